@@ -1,0 +1,26 @@
+"""polars_sdc: statistical disclosure control as a Polars extension.
+
+Importing the package registers the ``sdc`` namespace on ``pl.DataFrame``, ``pl.LazyFrame``
+and ``pl.Expr``; Numba kernels compile on first use only.
+
+>>> import polars as pl, polars_sdc
+>>> pl.DataFrame({"x": [1.0, 2.0, 9.0, 10.0]}).sdc.mdav(2, on="x")["x"].to_list()
+[1.5, 1.5, 9.5, 9.5]
+"""
+from __future__ import annotations
+
+from . import namespace as _namespace  # noqa: F401  (registers the namespaces)
+from ._errors import SDCError
+from .aggregate import aggregate
+from .anonymity import equivalence_classes, k_anonymity
+
+__all__ = ["SDCError", "aggregate", "equivalence_classes", "k_anonymity", "datasets"]
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    if name == "datasets":
+        import importlib
+
+        return importlib.import_module(".datasets", __name__)
+    raise AttributeError(f"module 'polars_sdc' has no attribute {name!r}")

@@ -1,0 +1,145 @@
+"""Column selection and validation shared by every method.
+
+Columns are chosen by name, list of names, or Polars selector; every problem raises
+:class:`SDCError` naming the column.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from ._errors import SDCError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+ColumnSpec = Any  # str | Sequence[str] | polars selector | None
+
+
+def _schema_of(frame: pl.DataFrame | pl.LazyFrame | Mapping[str, pl.DataType]) -> pl.Schema:
+    if isinstance(frame, pl.DataFrame):
+        return frame.schema
+    if isinstance(frame, pl.LazyFrame):
+        return frame.collect_schema()
+    return pl.Schema(frame)
+
+
+def is_numeric(dtype: pl.DataType) -> bool:
+    return dtype.is_numeric() or dtype == pl.Boolean
+
+
+def is_categorical(dtype: pl.DataType) -> bool:
+    return isinstance(dtype, (pl.Categorical, pl.Enum)) or dtype == pl.String
+
+
+def resolve_columns(
+    frame: pl.DataFrame | pl.LazyFrame | Mapping[str, pl.DataType],
+    on: ColumnSpec,
+    *,
+    kind: str = "any",
+    what: str = "on",
+    default: str = "all",
+) -> list[str]:
+    """Turn ``on`` (name, names, or selector) into a list of existing column names.
+
+    ``kind`` is ``"numeric"``, ``"categorical"``, ``"supported"`` (numeric or categorical)
+    or ``"any"``; a column of another kind raises :class:`SDCError`. ``on=None`` means all
+    columns (``default="all"``), all numeric columns (``default="numeric"``) or is an error
+    (``default="error"``).
+
+    >>> import polars as pl, polars.selectors as cs
+    >>> resolve_columns(pl.DataFrame({"a": [1], "b": ["x"]}), cs.numeric())
+    ['a']
+    """
+    schema = _schema_of(frame)
+    if on is None:
+        if default == "error":
+            raise SDCError(f"`{what}`: no columns given")
+        names = [c for c, t in schema.items() if default == "all" or is_numeric(t)]
+    elif isinstance(on, str):
+        names = [on]
+    elif isinstance(on, pl.Expr):
+        import polars.selectors as cs
+
+        if not cs.is_selector(on):
+            raise SDCError(f"`{what}`: expected column names or a Polars selector, got an expression")
+        names = list(cs.expand_selector(schema, on))
+    elif isinstance(on, Iterable):
+        names = []
+        for c in on:
+            if not isinstance(c, str):
+                raise SDCError(f"`{what}`: column names must be strings, got {c!r}")
+            names.append(c)
+    else:
+        raise SDCError(f"`{what}`: expected column names or a Polars selector, got {type(on).__name__}")
+    if not names:
+        raise SDCError(f"`{what}`: the selection matches no column")
+    seen: set[str] = set()
+    for c in names:
+        if c not in schema:
+            raise SDCError(f"column {c!r}: not in the frame (columns: {', '.join(schema.names())})")
+        if c in seen:
+            raise SDCError(f"column {c!r}: selected twice in `{what}`")
+        seen.add(c)
+        dtype = schema[c]
+        if kind == "numeric" and not is_numeric(dtype):
+            raise SDCError(f"column {c!r}: dtype {dtype} is not numeric; a numeric column is needed here")
+        if kind == "categorical" and not is_categorical(dtype):
+            raise SDCError(f"column {c!r}: dtype {dtype} is not String, Categorical or Enum")
+        if kind == "supported" and not (is_numeric(dtype) or is_categorical(dtype)):
+            raise SDCError(f"column {c!r}: dtype {dtype} is neither numeric nor String/Categorical/Enum")
+    return names
+
+
+def check_no_nulls(df: pl.DataFrame, columns: Sequence[str]) -> None:
+    """Raise :class:`SDCError` naming the first column of ``columns`` that holds nulls."""
+    if not columns:
+        return
+    counts = df.select(pl.col(c).null_count() for c in columns).row(0)
+    for c, n in zip(columns, counts):
+        if n:
+            raise SDCError(f"column {c!r}: {n} null value(s); fill or drop them before masking")
+
+
+def check_finite(df: pl.DataFrame, columns: Sequence[str]) -> None:
+    """Raise :class:`SDCError` for nulls, NaN or +-inf in the numeric ``columns``."""
+    check_no_nulls(df, columns)
+    floats = [c for c in columns if df.schema[c].is_float()]
+    if not floats:
+        return
+    row = df.select(
+        *(pl.col(c).is_nan().sum().alias(f"nan{i}") for i, c in enumerate(floats)),
+        *(pl.col(c).is_infinite().sum().alias(f"inf{i}") for i, c in enumerate(floats)),
+    ).row(0)
+    m = len(floats)
+    for i, c in enumerate(floats):
+        if row[i]:
+            raise SDCError(f"column {c!r}: {row[i]} NaN value(s); a finite number is needed in every row")
+        if row[m + i]:
+            raise SDCError(f"column {c!r}: {row[m + i]} infinite value(s); a finite number is needed in every row")
+
+
+def numeric_matrix(df: pl.DataFrame, columns: Sequence[str]) -> "np.ndarray":
+    """The ``columns`` as a C-contiguous float64 array of shape (n, p), after validation."""
+    import numpy as np
+
+    resolve_columns(df, list(columns), kind="numeric")
+    check_finite(df, columns)
+    out = np.empty((df.height, len(columns)), dtype=np.float64)
+    for j, c in enumerate(columns):
+        out[:, j] = df.get_column(c).cast(pl.Float64).to_numpy()
+    return out
+
+
+def check_k(k: Any, n: int, *, where: str = "") -> int:
+    """Validate the group size ``k`` against ``n`` rows; returns it as int."""
+    if isinstance(k, bool) or not isinstance(k, (int,)) and not (hasattr(k, "__index__")):
+        raise SDCError(f"k must be an integer, got {k!r}")
+    k = int(k)
+    if k < 1:
+        raise SDCError(f"k must be >= 1, got {k}")
+    if k > n:
+        raise SDCError(f"k = {k} is larger than the number of rows ({n}){where}")
+    return k

@@ -1,0 +1,13 @@
+"""The one exception type of polars_sdc."""
+
+
+class SDCError(ValueError):
+    """Bad input to a polars_sdc method; the message names the column and the problem.
+
+    >>> import polars as pl, polars_sdc
+    >>> try:
+    ...     pl.DataFrame({"a": [1.0, None]}).sdc.mdav(k=1, on="a")
+    ... except polars_sdc.SDCError as e:
+    ...     print(e)
+    column 'a': 1 null value(s); fill or drop them before masking
+    """

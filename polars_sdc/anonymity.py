@@ -1,0 +1,39 @@
+"""How a user checks a release: equivalence classes and the k of k-anonymity."""
+from __future__ import annotations
+
+import polars as pl
+
+from ._columns import ColumnSpec, resolve_columns
+
+
+def equivalence_classes(df: pl.DataFrame, on: ColumnSpec = None) -> pl.DataFrame:
+    """Every distinct combination of the ``on`` values with its row count (column
+    ``count``), smallest classes first (ties in the order the classes first appear).
+
+    >>> import polars as pl
+    >>> equivalence_classes(pl.DataFrame({"a": [1, 1, 2]}), "a").rows()
+    [(2, 1), (1, 2)]
+    """
+    on = resolve_columns(df, on)
+    name = "count"
+    while name in on:
+        name = "_" + name
+    return (
+        df.group_by(on, maintain_order=True)
+        .agg(pl.len().cast(pl.UInt32).alias(name))
+        .sort(name, maintain_order=True)
+    )
+
+
+def k_anonymity(df: pl.DataFrame, on: ColumnSpec = None) -> int:
+    """Size of the smallest equivalence class on ``on``: the release is k-anonymous for
+    every k up to this number (0 for an empty frame).
+
+    >>> import polars as pl
+    >>> k_anonymity(pl.DataFrame({"a": [1, 1, 2, 2, 2]}), "a")
+    2
+    """
+    on = resolve_columns(df, on)
+    if df.height == 0:
+        return 0
+    return int(df.group_by(on).len()["len"].min())

@@ -1,0 +1,5 @@
+"""Numba kernels: numpy arrays in, numpy arrays out; no Polars here.
+
+Nothing in this package is imported by ``import polars_sdc``: the method modules import
+the kernel they need on first use, so Numba loads and compiles only then (``cache=True``).
+"""

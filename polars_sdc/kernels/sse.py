@@ -1,0 +1,48 @@
+"""Within-group sum of squares of a partition (thesis 2.4.1, ILSSDM = SSE / SST)."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def group_sse(X, labels, n_groups):
+    """SSE = sum_g sum_{i in g} |x_i - mean_g|^2 for X (n, p) and labels in [0, n_groups).
+
+    Two passes (means first, then squared deviations), so large offsets do not cancel.
+    """
+    n, p = X.shape
+    counts = np.zeros(n_groups, dtype=np.int64)
+    sums = np.zeros((n_groups, p), dtype=np.float64)
+    for i in range(n):
+        g = labels[i]
+        counts[g] += 1
+        for j in range(p):
+            sums[g, j] += X[i, j]
+    for g in range(n_groups):
+        if counts[g] > 0:
+            for j in range(p):
+                sums[g, j] /= counts[g]
+    total = 0.0
+    for i in range(n):
+        g = labels[i]
+        for j in range(p):
+            d = X[i, j] - sums[g, j]
+            total += d * d
+    return total
+
+
+@njit(cache=True)
+def total_ss(X):
+    """SST = sum_i |x_i - mean|^2 (two passes)."""
+    n, p = X.shape
+    total = 0.0
+    for j in range(p):
+        m = 0.0
+        for i in range(n):
+            m += X[i, j]
+        m /= n
+        for i in range(n):
+            d = X[i, j] - m
+            total += d * d
+    return total

@@ -1,0 +1,1 @@
+"""Information-loss measures: SSE/SST (ILSSDM), ILD, and the classic measures."""

@@ -1,0 +1,20 @@
+"""Classic MDAV partition (thesis 2.3.4): the numpy face of :mod:`polars_sdc.kernels.mdav`."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def partition_mdav(X: np.ndarray, k: int) -> np.ndarray:
+    """UInt32 group ids for the rows of the float array X (n, p) by classic MDAV.
+
+    While >= 3k rows are left: xr = farthest from the centroid, xs = farthest from xr; xr
+    and its k-1 nearest form a group, then xs and its k-1 nearest. With 2k..3k-1 left, one
+    more group around the farthest record; the rest is the last group. Ties: lowest row.
+
+    >>> partition_mdav(np.array([[0.0], [0.1], [5.0], [5.1], [9.0], [9.2]]), 2).tolist()
+    [2, 2, 1, 1, 0, 0]
+    """
+    from ..kernels.mdav import mdav_labels
+
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    return mdav_labels(X, int(k))
