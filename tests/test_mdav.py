@@ -1,0 +1,152 @@
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polars_sdc
+from polars_sdc import SDCError
+from polars_sdc.microagg.mdav import partition_mdav
+from polars_sdc.partition import canonical_ids
+
+
+def reference_mdav(X, k):
+    """Plain numpy MDAV (SEEDS.md section 1); ties to the lowest row index."""
+    X = np.asarray(X, dtype=float)
+    left = np.arange(len(X))
+    labels = np.full(len(X), -1)
+    label = 0
+
+    def take(r):
+        nonlocal left, label
+        d = ((X[left] - X[r]) ** 2).sum(axis=1)
+        others = left[left != r]
+        do = ((X[others] - X[r]) ** 2).sum(axis=1)
+        order = np.lexsort((others, do))[: k - 1]
+        members = np.concatenate([[r], others[order]])
+        labels[members] = label
+        label += 1
+        left = np.setdiff1d(left, members)
+        return d
+
+    def farthest(v):
+        d = ((X[left] - v) ** 2).sum(axis=1)
+        return left[np.flatnonzero(d == d.max())[0]]
+
+    while len(left) >= 3 * k:
+        r = farthest(X[left].mean(axis=0))
+        take(r)
+        s = farthest(X[r])
+        take(s)
+    if len(left) >= 2 * k:
+        take(farthest(X[left].mean(axis=0)))
+    labels[left] = label
+    return labels
+
+
+@pytest.mark.parametrize("k, expected", [(3, 5.6922), (4, 7.4947), (5, 9.0884), (10, 14.1559)])
+def test_census_sse_sst_matches_literature(k, expected):
+    df = polars_sdc.datasets.census()
+    assert df.shape == (1080, 13)
+    g = df.sdc.partition(k)
+    assert 100 * df.sdc.ilssdm(groups=g) == pytest.approx(expected, abs=1e-3)
+    sizes = np.bincount(g.to_numpy())
+    assert (sizes == k).sum() >= len(sizes) - 1 and k <= sizes.max() <= 2 * k - 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 60),
+    p=st.integers(1, 4),
+    k=st.integers(1, 7),
+    seed=st.integers(0, 2**31),
+    ties=st.booleans(),
+)
+def test_kernel_equals_reference_and_group_sizes(n, p, k, seed, ties):
+    k = min(k, n)
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(n, p)).astype(float) if ties else rng.normal(size=(n, p))
+    labels = partition_mdav(X, k)
+    np.testing.assert_array_equal(canonical_ids(labels), canonical_ids(reference_mdav(X, k)))
+    sizes = np.bincount(labels)
+    assert sizes.min() >= k
+    assert (sizes == k).sum() >= len(sizes) - 1 and sizes.max() <= max(k, 2 * k - 1)
+
+
+def test_frame_method_keeps_rows_columns_and_input(rng):
+    df = pl.DataFrame(
+        {"id": np.arange(50), "x": rng.normal(size=50), "y": rng.integers(0, 100, 50), "s": ["a"] * 50}
+    )
+    before = df.clone()
+    out = df.sdc.mdav(5, on=["x", "y"], group_column="g")
+    assert df.equals(before)
+    assert out.columns == [*df.columns, "g"]
+    assert out.schema["y"] == pl.Float64 and out.schema["g"] == pl.UInt32
+    assert out.select("id", "s").equals(df.select("id", "s"))
+    assert out.sdc.k_anonymity(["x", "y"]) >= 5
+    # group means are the masked values
+    means = df.with_columns(g=out["g"]).group_by("g").agg(pl.col("x").mean())
+    joined = out.join(means, on="g", suffix="_m")
+    np.testing.assert_allclose(joined["x"], joined["x_m"], rtol=1e-12)
+
+
+def test_lazy_equals_eager(rng):
+    df = pl.DataFrame({"x": rng.normal(size=300), "y": rng.normal(size=300), "c": rng.integers(0, 3, 300)})
+    eager = df.sdc.mdav(4, on=["x", "y"], by="c", group_column="g")
+    lazy = df.lazy().sdc.mdav(4, on=["x", "y"], by="c", group_column="g")
+    assert isinstance(lazy, pl.LazyFrame)
+    assert lazy.collect_schema() == eager.schema
+    assert lazy.collect().equals(eager)
+    assert lazy.collect(engine="streaming").equals(eager)
+    g = df.lazy().sdc.partition(4, on=["x", "y"]).collect()["group"]
+    assert g.equals(df.sdc.partition(4, on=["x", "y"]))
+
+
+def test_strata_partition_each_stratum():
+    rng = np.random.default_rng(3)
+    df = pl.DataFrame({"x": rng.normal(size=40), "r": ["a"] * 13 + ["b"] * 27})
+    g = df.sdc.partition(3, on="x", by="r").to_numpy()
+    a, b = set(g[:13]), set(g[13:])
+    assert not a & b
+    alone = partition_mdav(polars_sdc.standardize.zscore(df["x"][13:].to_numpy()), 3)
+    np.testing.assert_array_equal(canonical_ids(g[13:]), canonical_ids(alone))
+    with pytest.raises(SDCError, match="stratum 'c' of `by`: 2 row"):
+        pl.concat([df, pl.DataFrame({"x": [0.0, 1.0], "r": ["c", "c"]})]).sdc.mdav(3, on="x", by="r")
+
+
+def test_standardize_option_changes_distance():
+    df = pl.DataFrame({"x": [0.0, 1.0, 2.0, 3.0], "y": [0.0, 1000.0, 0.0, 1000.0]})
+    raw = df.sdc.partition(2, standardize=False).to_list()
+    assert raw == [0, 1, 0, 1]  # y dominates unscaled
+
+
+def test_constant_column_does_not_crash():
+    df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "c": [7.0] * 4})
+    out = df.sdc.mdav(2)
+    assert out["c"].to_list() == [7.0] * 4
+
+
+@pytest.mark.parametrize(
+    "df, kwargs, message",
+    [
+        (pl.DataFrame({"x": [1.0, 2.0]}), {"k": 0}, "k must be >= 1"),
+        (pl.DataFrame({"x": [1.0, 2.0]}), {"k": 3}, "larger than the number of rows"),
+        (pl.DataFrame({"x": [1.0, None, 3.0]}), {"k": 1}, "column 'x': 1 null"),
+        (pl.DataFrame({"x": [1.0, float("nan")]}), {"k": 1}, "column 'x': 1 NaN"),
+        (pl.DataFrame({"x": ["a", "b"]}), {"k": 1, "on": "x"}, "column 'x': dtype String is not numeric"),
+        (pl.DataFrame({"x": [1.0, 2.0]}), {"k": 1, "on": "zz"}, "column 'zz': not in the frame"),
+    ],
+)
+def test_bad_input(df, kwargs, message):
+    with pytest.raises(SDCError, match=message):
+        df.sdc.mdav(**kwargs)
+
+
+def test_lazy_bad_columns_fail_before_collect():
+    with pytest.raises(SDCError, match="column 'zz'"):
+        pl.LazyFrame({"x": [1.0]}).sdc.mdav(1, on="zz")
+
+
+def test_unknown_method():
+    with pytest.raises(SDCError, match="unknown method 'nope'"):
+        pl.DataFrame({"x": [1.0]}).sdc.microaggregate(1, method="nope")
