@@ -1,32 +1,48 @@
 """MDAV: maximum distance to average vector (thesis 2.3.4, Domingo-Ferrer & Mateo-Sanz 2002).
 
-The kernel keeps the unassigned records compacted at the front of a work copy (a removed
-record swaps with the last live one), so every pass reads contiguous memory; the centroid
-comes from running column sums. Ties go to the lowest original row index, so the result does
-not depend on the storage order. O(n p) memory, O(n^2 p / k) time.
+Layout for speed, same result as the textbook algorithm:
+- the unassigned records live compacted in a column-major work copy (a removed record swaps
+  with the last live one), so distance passes are contiguous and vectorise across rows;
+- the record farthest from the centroid is found without a full pass most of the time: each
+  row keeps its distance to a reference centroid, and by the triangle inequality only rows
+  whose bound can reach the current maximum are measured exactly (the reference is refreshed
+  when the centroid has drifted too far);
+- ties go to the lowest original row index, so the result does not depend on storage order.
+O(n p) memory, O(n^2 p / k) time in the worst case.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
+@njit(cache=True)
+def _sq_dists(A, m, v, out):
+    """out[i] = |A[:, i] - v|^2 for the live columns i < m (column by column, vectorised over rows)."""
+    for i in range(m):
+        out[i] = 0.0
+    for j in range(A.shape[0]):
+        vj = v[j]
+        for i in range(m):
+            d = A[j, i] - vj
+            out[i] += d * d
 
-@njit(cache=True, inline="always")
-def _sqdist(A, i, v):
+
+@njit(cache=True)
+def _sq_dist_one(A, i, v):
     s = 0.0
-    for j in range(A.shape[1]):
-        d = A[i, j] - v[j]
+    for j in range(A.shape[0]):
+        d = A[j, i] - v[j]
         s += d * d
     return s
 
 
 @njit(cache=True)
-def _farthest_from(A, idx, m, v):
-    """Live position farthest from vector v (ties: lowest original index)."""
-    best = -1.0
+def _argmax(dist, idx, m):
+    """Live position with the largest dist (ties: lowest original index)."""
+    best = -np.inf
     bp = -1
     for i in range(m):
-        d = _sqdist(A, i, v)
+        d = dist[i]
         if d > best or (d == best and idx[i] < idx[bp]):
             best = d
             bp = i
@@ -34,32 +50,42 @@ def _farthest_from(A, idx, m, v):
 
 
 @njit(cache=True)
-def _nearest_group(A, idx, m, r, k, dist, chosen):
-    """Positions of row r and its k-1 nearest live rows, written to chosen[:k].
+def _nearest_and_farthest(A, idx, m, r, k, dist, chosen):
+    """Distances of every live row to row r (into dist), chosen[:k] = r and its k-1 nearest
+    live rows by (distance, original index); returns the position of the farthest row
+    outside chosen (ties: lowest original index).
 
-    Also leaves the squared distance of every live row to row r in dist[:m].
-    Order of neighbours: (distance, original index).
+    The last coordinate's loop also keeps the k-1 best so far, so selection costs no pass.
     """
-    p = A.shape[1]
-    v = A[r].copy()
+    p = A.shape[0]
     kk = k - 1
+    for i in range(m):
+        dist[i] = 0.0
+    for j in range(p - 1):
+        vj = A[j, r]
+        for i in range(m):
+            d = A[j, i] - vj
+            dist[i] += d * d
+    vj = A[p - 1, r]
     bd = np.empty(kk + 1, dtype=np.float64)
     bi = np.empty(kk + 1, dtype=np.int64)
     cnt = 0
+    thr = np.inf
+    far = -1.0
+    fp = -1
     for i in range(m):
-        s = 0.0
-        for j in range(p):
-            d = A[i, j] - v[j]
-            s += d * d
+        d = A[p - 1, i] - vj
+        s = dist[i] + d * d
         dist[i] = s
-        if i == r or kk == 0:
+        if s > far or (s == far and idx[i] < idx[fp]):
+            far = s
+            fp = i
+        if s > thr or i == r or kk == 0:
             continue
         if cnt == kk:
-            last = bi[cnt - 1]
-            if s > bd[cnt - 1] or (s == bd[cnt - 1] and idx[i] > idx[last]):
+            if s == thr and idx[i] > idx[bi[cnt - 1]]:
                 continue
             cnt -= 1
-        # insertion into the sorted buffer
         t = cnt
         while t > 0 and (bd[t - 1] > s or (bd[t - 1] == s and idx[bi[t - 1]] > idx[i])):
             bd[t] = bd[t - 1]
@@ -68,83 +94,139 @@ def _nearest_group(A, idx, m, r, k, dist, chosen):
         bd[t] = s
         bi[t] = i
         cnt += 1
+        if cnt == kk:
+            thr = bd[kk - 1]
     chosen[0] = r
     for t in range(kk):
         chosen[t + 1] = bi[t]
+    # the farthest row is in the group only when distances tie; then search outside it
+    inside = False
+    for t in range(k):
+        if chosen[t] == fp:
+            inside = True
+    if inside:
+        saved = np.empty(k, dtype=np.float64)
+        for t in range(k):
+            saved[t] = dist[chosen[t]]
+            dist[chosen[t]] = -1.0
+        fp = _argmax(dist, idx, m)
+        for t in range(k):
+            dist[chosen[t]] = saved[t]
+    return fp
 
 
 @njit(cache=True)
-def _remove(A, idx, dist, sums, m, chosen, k, labels, label):
-    """Label the rows at positions chosen[:k], subtract them from the sums, and swap them
-    out of the live prefix; returns the new live count."""
-    p = A.shape[1]
-    # remove highest positions first so swaps never move a still-to-remove row
+def _remove(A, idx, dist, refd, sums, m, chosen, k, labels, label):
+    """Label the rows at positions chosen[:k], drop them from the sums and swap them out of
+    the live prefix; returns the new live count."""
+    p = A.shape[0]
     pos = np.sort(chosen[:k])
     for t in range(k - 1, -1, -1):
         q = pos[t]
         labels[idx[q]] = label
         for j in range(p):
-            sums[j] -= A[q, j]
+            sums[j] -= A[j, q]
         m -= 1
         if q != m:
             for j in range(p):
-                A[q, j] = A[m, j]
+                A[j, q] = A[j, m]
             idx[q] = idx[m]
             dist[q] = dist[m]
+            refd[q] = refd[m]
     return m
+
+
+@njit(cache=True)
+def _farthest_from_centroid(A, idx, m, c, refc, refd, dist):
+    """Position of the live row farthest from c (ties: lowest index), using the reference
+    distances refd (to refc) as triangle-inequality bounds; refreshes them when too loose."""
+    p = A.shape[0]
+    delta = 0.0
+    for j in range(p):
+        d = c[j] - refc[j]
+        delta += d * d
+    delta = np.sqrt(delta)
+    lower = -np.inf
+    for i in range(m):
+        if refd[i] > lower:
+            lower = refd[i]
+    lower -= delta
+    margin = 1e-9 * (lower + 2.0 * delta + 1.0)
+    cut = lower - delta - margin
+    limit = max(64, m // 16)
+    ncand = 0
+    best = -np.inf
+    bp = -1
+    for i in range(m):
+        if refd[i] >= cut:
+            ncand += 1
+            if ncand > limit:
+                break
+            d = _sq_dist_one(A, i, c)
+            if d > best or (d == best and idx[i] < idx[bp]):
+                best = d
+                bp = i
+    if ncand <= limit:
+        return bp
+    # bounds too loose: measure everything against the new centroid and make it the reference
+    _sq_dists(A, m, c, dist)
+    for j in range(p):
+        refc[j] = c[j]
+    for i in range(m):
+        refd[i] = np.sqrt(dist[i])
+    return _argmax(dist, idx, m)
 
 
 @njit(cache=True)
 def mdav_labels(X, k):
     """Group label per row of X (n, p) by classic MDAV with minimum group size k.
 
-    Groups have exactly k rows except the last, which has k .. 2k-1. Labels are numbered in
-    order of creation.
+    While >= 3k rows are left: xr = farthest from the centroid, xs = farthest from xr (among
+    rows outside xr's group); groups of xr and its k-1 nearest, then xs and its k-1 nearest.
+    With 2k..3k-1 left, one group around the row farthest from the centroid; the rest is the
+    last group. Labels are numbered in order of creation.
     """
     n, p = X.shape
-    A = X.copy()
+    A = np.ascontiguousarray(X.T)
     idx = np.arange(n)
     labels = np.empty(n, dtype=np.uint32)
     dist = np.empty(n, dtype=np.float64)
+    refd = np.empty(n, dtype=np.float64)
     chosen = np.empty(k, dtype=np.int64)
     sums = np.zeros(p, dtype=np.float64)
-    for i in range(n):
-        for j in range(p):
-            sums[j] += A[i, j]
+    for j in range(p):
+        s = 0.0
+        for i in range(n):
+            s += A[j, i]
+        sums[j] = s
     c = np.empty(p, dtype=np.float64)
+    refc = np.empty(p, dtype=np.float64)
+    for j in range(p):
+        refc[j] = sums[j] / n
+    _sq_dists(A, n, refc, dist)
+    for i in range(n):
+        refd[i] = np.sqrt(dist[i])
     m = n
     label = 0
-    while m >= 3 * k:
+    while m >= 2 * k:
         for j in range(p):
             c[j] = sums[j] / m
-        r = _farthest_from(A, idx, m, c)
-        _nearest_group(A, idx, m, r, k, dist, chosen)
-        # xs: farthest from xr among the rows outside xr's group (dist is to xr)
-        for t in range(k):
-            dist[chosen[t]] = -1.0
-        s = -1
-        best = -1.0
-        for i in range(m):
-            if dist[i] > best or (dist[i] == best and idx[i] < idx[s]):
-                best = dist[i]
-                s = i
-        xs = idx[s]
-        m = _remove(A, idx, dist, sums, m, chosen, k, labels, label)
+        r = _farthest_from_centroid(A, idx, m, c, refc, refd, dist)
+        far = _nearest_and_farthest(A, idx, m, r, k, dist, chosen)
+        if m < 3 * k:
+            m = _remove(A, idx, dist, refd, sums, m, chosen, k, labels, label)
+            label += 1
+            break
+        xs = idx[far]
+        m = _remove(A, idx, dist, refd, sums, m, chosen, k, labels, label)
         label += 1
-        # locate xs again after the swaps
+        s = 0
         for i in range(m):
             if idx[i] == xs:
                 s = i
                 break
-        _nearest_group(A, idx, m, s, k, dist, chosen)
-        m = _remove(A, idx, dist, sums, m, chosen, k, labels, label)
-        label += 1
-    if m >= 2 * k:
-        for j in range(p):
-            c[j] = sums[j] / m
-        r = _farthest_from(A, idx, m, c)
-        _nearest_group(A, idx, m, r, k, dist, chosen)
-        m = _remove(A, idx, dist, sums, m, chosen, k, labels, label)
+        _nearest_and_farthest(A, idx, m, s, k, dist, chosen)
+        m = _remove(A, idx, dist, refd, sums, m, chosen, k, labels, label)
         label += 1
     for i in range(m):
         labels[idx[i]] = label
