@@ -12,7 +12,7 @@ def partition_mdav(X: np.ndarray, k: int) -> np.ndarray:
     more group around the farthest record; the rest is the last group. Ties: lowest row.
 
     >>> partition_mdav(np.array([[0.0], [0.1], [5.0], [5.1], [9.0], [9.2]]), 2).tolist()
-    [2, 2, 1, 1, 0, 0]
+    [0, 0, 2, 2, 1, 1]
     """
     from ..kernels.mdav import mdav_labels
 

@@ -1,0 +1,192 @@
+"""Small embedded data sets and the thesis's synthetic generators.
+
+- :func:`census`: the CASC "Census" microaggregation benchmark (1080 x 13).
+- :func:`adult`: UCI Adult ("Census Income"), 32,561 x 15.
+- :func:`synthetic`: the one-dimensional data sets DS0-DS12 of the thesis (seed 003,
+  Table A.1), generated from a seed.
+
+The two real data sets ship as zstd-compressed parquet files inside this package; they were
+made from ``../shared/data/{census,adult}.csv`` by :mod:`polars_sdc.datasets._build`
+(``python -m polars_sdc.datasets._build``), which documents every conversion. Nothing here
+reads outside the package at run time. Every call returns a fresh DataFrame.
+
+>>> from polars_sdc import datasets
+>>> datasets.census().shape
+(1080, 13)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+
+import polars as pl
+
+__all__ = ["census", "adult", "synthetic", "ds", "SyntheticSpec", "SYNTHETIC"]
+
+
+def _read(name: str) -> pl.DataFrame:
+    with resources.as_file(resources.files(__name__) / f"{name}.parquet") as path:
+        return pl.read_parquet(path)
+
+
+def census() -> pl.DataFrame:
+    """The "Census" benchmark of the CASC project: 1080 records x 13 numeric variables
+    (Int64) from the US Current Population Survey: AFNLWGT, AGI, EMCONTRB, FEDTAX, PTOTVAL,
+    STATETAX, TAXINC, POTHVAL, INTVAL, PEARNVAL, FICA, WSALVAL, ERNVAL.
+
+    Provenance: CASC project reference microdata (Brand, Domingo-Ferrer & Mateo-Sanz 2002),
+    identical to ``CASCrefmicrodata`` in the R package sdcMicro; copied unchanged from
+    ``census.csv``. In every row PTOTVAL = PEARNVAL + POTHVAL, so the covariance matrix is
+    singular. The standard microaggregation benchmark: classic MDAV on the 13 z-scored
+    columns gives SSE/SST = 5.6922 %, 7.4947 %, 9.0884 %, 14.1559 % for k = 3, 4, 5, 10
+    (thesis 2.4.1, ILSSDM).
+
+    >>> df = census()
+    >>> df.shape, df.schema["PTOTVAL"]
+    ((1080, 13), Int64)
+    >>> (df["PTOTVAL"] == df["PEARNVAL"] + df["POTHVAL"]).all()
+    True
+    """
+    return _read("census")
+
+
+def adult() -> pl.DataFrame:
+    """UCI Adult ("Census Income"), the training file ``adult.data`` (Becker & Kohavi 1996,
+    UCI Machine Learning Repository, CC BY 4.0; extracted from the 1994 US census):
+    32,561 rows x 15 columns, the data set of thesis chapter 4.1 and of seed 004.
+
+    Missing values (``?`` in the source) are null: 2,399 rows hold at least one (in
+    workclass, occupation, native-country). Text columns are ``pl.Enum`` with their
+    categories sorted; numeric columns are integers (age, education-num, capital-loss,
+    hours-per-week Int16; capital-gain Int32; fnlwgt Int64). ``income`` is ``<=50K`` in
+    24,720 rows and ``>50K`` in 7,841.
+
+    >>> df = adult()
+    >>> df.shape, df.schema["age"]
+    ((32561, 15), Int16)
+    >>> df["income"].dtype.categories.to_list()
+    ['<=50K', '>50K']
+    """
+    return _read("adult")
+
+
+@dataclass(frozen=True)
+class SyntheticSpec:
+    """One synthetic data set of thesis Table A.1: an equal-weight mixture of normals
+    ``N(mu, sigma)`` (sigma the standard deviation), or the uniform U(0, 1), with its size n."""
+
+    name: str
+    n: int
+    components: tuple[tuple[float, float], ...] = ()
+    uniform: bool = False
+
+    @property
+    def mean(self) -> float:
+        """The mixture's mean."""
+        if self.uniform:
+            return 0.5
+        return sum(mu for mu, _ in self.components) / len(self.components)
+
+    def __repr__(self) -> str:
+        if self.uniform:
+            law = "U(0, 1)"
+        else:
+            w = len(self.components)
+            law = " + ".join(f"{'' if w == 1 else f'1/{w} '}N({mu:g}, {s:g})" for mu, s in self.components)
+        return f"{self.name}: {law}, n = {self.n}"
+
+
+#: Thesis Table A.1 (seed 003, appendix A.1.2): the 13 data sets used to evaluate MIL.
+SYNTHETIC: dict[str, SyntheticSpec] = {
+    s.name: s
+    for s in (
+        SyntheticSpec("DS0", 100, ((0, 1),)),
+        SyntheticSpec("DS1", 200, ((5, 1), (10, 1))),
+        SyntheticSpec("DS2", 200, ((5, 1), (8, 1))),
+        SyntheticSpec("DS3", 200, ((5, 1), (10, 2))),
+        SyntheticSpec("DS4", 200, ((10, 3), (20, 2))),
+        SyntheticSpec("DS5", 300, ((0, 1), (5, 2), (12, 3))),
+        SyntheticSpec("DS6", 300, ((5, 1.5), (10, 1), (15, 1.5))),
+        SyntheticSpec("DS7", 300, ((5, 3), (15, 2), (20, 1))),
+        SyntheticSpec("DS8", 300, ((5, 3), (12, 1.5), (20, 2))),
+        SyntheticSpec("DS9", 300, ((5, 2), (10, 1.5), (18, 3))),
+        SyntheticSpec("DS10", 300, ((0, 1), (5, 1), (10, 1))),
+        SyntheticSpec("DS11", 300, ((0, 1), (3, 1), (6, 1))),
+        SyntheticSpec("DS12", 100, uniform=True),
+    )
+}
+
+_CLT_D = 6  # thesis A.1.2: normals as standardized means of d = 6 uniforms
+
+
+def _spec(name: str | int) -> SyntheticSpec:
+    from .._errors import SDCError
+
+    key = f"DS{name}" if isinstance(name, int) and not isinstance(name, bool) else str(name).upper()
+    try:
+        return SYNTHETIC[key]
+    except KeyError:
+        raise SDCError(f"unknown synthetic data set {name!r}; choose one of DS0..DS12") from None
+
+
+def synthetic(
+    name: str | int,
+    seed: int | None = None,
+    *,
+    n: int | None = None,
+    normal: str = "clt",
+) -> pl.DataFrame:
+    """Data set ``name`` ("DS0".."DS12", or 0..12) of thesis Table A.1 as a one-column
+    Float64 frame ``x``; the same ``seed`` gives the same data (``None``: fresh entropy).
+
+    As in thesis A.1.2, a mixture of w normals is the concatenation of w samples of
+    n/w points each (the first n mod w parts get one more), in the table's order, so the
+    data follow f(x) = (n_1 f_1(x) + ... + n_w f_w(x)) / n. A normal draw is
+    ``mu + sigma z`` with ``z = (mean of d uniforms - 1/2) / sqrt(1/(12 d))``, d = 6, the
+    thesis's central-limit generator (``normal="clt"``); ``normal="exact"`` uses numpy's
+    normal sampler instead. DS12 is U(0, 1). ``n`` overrides the table's size (the thesis
+    also runs N = 100 ... 100,000 in its timing study).
+
+    >>> df = synthetic("DS1", seed=0)
+    >>> df.shape, df.schema["x"]
+    ((200, 1), Float64)
+    >>> synthetic(1, seed=0).equals(df)
+    True
+    >>> SYNTHETIC["DS5"]
+    DS5: 1/3 N(0, 1) + 1/3 N(5, 2) + 1/3 N(12, 3), n = 300
+    """
+    import numpy as np
+
+    from .._errors import SDCError
+
+    spec = _spec(name)
+    size = spec.n if n is None else n
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
+        raise SDCError(f"n must be a positive integer, got {n!r}")
+    if normal not in ("clt", "exact"):
+        raise SDCError(f"normal must be 'clt' or 'exact', got {normal!r}")
+    size = int(size)
+    rng = np.random.default_rng(seed)
+    if spec.uniform:
+        x = rng.random(size)
+    else:
+        w = len(spec.components)
+        parts = []
+        for i, (mu, sigma) in enumerate(spec.components):
+            m = size // w + (1 if i < size % w else 0)
+            if normal == "clt":
+                z = (rng.random((m, _CLT_D)).mean(axis=1) - 0.5) / np.sqrt(1.0 / (12 * _CLT_D))
+            else:
+                z = rng.standard_normal(m)
+            parts.append(mu + sigma * z)
+        x = np.concatenate(parts)
+    return pl.DataFrame({"x": pl.Series("x", x, dtype=pl.Float64)})
+
+
+def ds(i: int, seed: int | None = None) -> pl.DataFrame:
+    """Shorthand for ``synthetic(i, seed)``: thesis data set DS``i``.
+
+    >>> ds(12, seed=3)["x"].is_between(0, 1).all()
+    True
+    """
+    return synthetic(i, seed)

@@ -1,0 +1,78 @@
+"""Rebuild the embedded parquet files of :mod:`polars_sdc.datasets` from the reference CSVs.
+
+This is a maintainer's script, never run by the package itself::
+
+    python -m polars_sdc.datasets._build                    # reads ../shared/data
+    python -m polars_sdc.datasets._build /path/to/csv_dir   # reads census.csv, adult.csv there
+
+- ``census.csv`` (1080 x 13, all integers) is stored as Int64 columns, unchanged.
+- ``adult.csv`` (UCI ``adult.data`` with a header): ``?`` becomes null, every text column
+  becomes a ``pl.Enum`` whose categories are its distinct values sorted, and the numeric
+  columns get the integer dtypes in :data:`ADULT_INTS`.
+
+Files are written with zstd compression; the build is deterministic, so rebuilding
+gives the same frames.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import polars as pl
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_SOURCE = HERE.parents[2] / "shared" / "data"  # <repo>/../shared/data
+
+#: integer dtypes of adult's numeric columns. Int16 where the values are small (Polars sums
+#: Int8/Int16 as Int64, so totals cannot overflow); fnlwgt is Int64 because its total over
+#: the file (6.2e9) would overflow an Int32 sum.
+ADULT_INTS: dict[str, pl.DataType] = {
+    "age": pl.Int16,
+    "fnlwgt": pl.Int64,
+    "education-num": pl.Int16,
+    "capital-gain": pl.Int32,
+    "capital-loss": pl.Int16,
+    "hours-per-week": pl.Int16,
+}
+
+
+def build_census(csv: str | Path) -> pl.DataFrame:
+    """The census benchmark from its CSV: 13 Int64 columns, row order kept."""
+    df = pl.read_csv(csv, infer_schema_length=None)
+    return df.with_columns(pl.all().cast(pl.Int64, strict=True))
+
+
+def build_adult(csv: str | Path) -> pl.DataFrame:
+    """UCI Adult from its CSV: ``?`` -> null, text columns -> sorted ``pl.Enum``, integer
+    columns -> :data:`ADULT_INTS` (strict casts: a value out of range is an error)."""
+    raw = pl.read_csv(csv, null_values="?", infer_schema_length=None)
+    exprs = []
+    for name, dtype in raw.schema.items():
+        col = pl.col(name)
+        if dtype == pl.String:
+            col = col.str.strip_chars()
+            cats = raw.get_column(name).str.strip_chars().drop_nulls().unique().sort().to_list()
+            exprs.append(col.cast(pl.Enum(cats)))
+        else:
+            exprs.append(col.cast(ADULT_INTS.get(name, pl.Int64), strict=True))
+    return raw.select(exprs)
+
+
+def write(df: pl.DataFrame, path: str | Path) -> None:
+    df.write_parquet(path, compression="zstd", compression_level=19, statistics=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    src = Path(argv[0]) if argv else DEFAULT_SOURCE
+    out = Path(argv[1]) if len(argv) > 1 else HERE
+    for name, build in (("census", build_census), ("adult", build_adult)):
+        df = build(src / f"{name}.csv")
+        target = out / f"{name}.parquet"
+        write(df, target)
+        print(f"{target}: {df.height} x {df.width}, {target.stat().st_size:,} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

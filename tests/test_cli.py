@@ -1,0 +1,222 @@
+"""The `polars-sdc` command: demo, anonymize, errors as one line with exit code 2."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+
+import polars as pl
+import pytest
+
+import polars_sdc
+from polars_sdc import cli, datasets
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def report_value(out: str, label: str) -> str:
+    m = re.search(rf"^\s*{label}\s+(\S+)", out, re.M)
+    assert m, (label, out)
+    return m.group(1)
+
+
+@pytest.fixture(scope="module")
+def small() -> pl.DataFrame:
+    """240 census rows, a few columns, plus a stratum and an id column."""
+    df = datasets.census().head(240).select("AGI", "FEDTAX", "PTOTVAL", "FICA")
+    return df.with_columns(
+        region=pl.Series(["north", "south", "east"] * 80),
+        id=pl.int_range(pl.len(), dtype=pl.Int64),
+    )
+
+
+# -- demo ---------------------------------------------------------------------------------
+def test_demo_report_and_file(tmp_path, capsys):
+    out_path = tmp_path / "protected.parquet"
+    code, out, err = run(capsys, "demo", "--out", out_path)
+    assert code == 0 and err == ""
+    assert report_value(out, "rows") == "1080"
+    assert report_value(out, "groups") == "216"
+    assert report_value(out, "smallest group") == "5"
+    assert report_value(out, "SSE/SST") == "9.0884"
+    assert float(report_value(out, "time")) >= 0
+    released = pl.read_parquet(out_path)
+    census = datasets.census()
+    assert released.shape == census.shape and released.columns == census.columns
+    assert all(t == pl.Float64 for t in released.dtypes)
+    assert polars_sdc.k_anonymity(released) >= 5
+    assert released.equals(census.sdc.microaggregate(5))
+
+
+def test_demo_default_name_and_other_k_as_csv(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "demo", "--k", "3")
+    assert code == 0
+    assert (tmp_path / "census_k3.parquet").is_file()
+    assert report_value(out, "SSE/SST") == "5.6922"
+    assert report_value(out, "groups") == "360"
+    code, out, _ = run(capsys, "demo", "--k", "10", "--out", "c10.csv")
+    assert code == 0 and report_value(out, "SSE/SST") == "14.1559"
+    released = pl.read_csv(tmp_path / "c10.csv")
+    assert released.height == 1080 and polars_sdc.k_anonymity(released) >= 10
+
+
+def test_demo_via_python_m(tmp_path):
+    target = tmp_path / "tmp.parquet"
+    proc = subprocess.run(
+        [sys.executable, "-m", "polars_sdc", "demo", "--out", str(target)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert target.is_file()
+    assert "9.088" in proc.stdout and "216" in proc.stdout
+    released = pl.read_parquet(target)
+    assert released.height == 1080 and polars_sdc.k_anonymity(released) >= 5
+
+
+def test_method_names_pass_through_the_registry(tmp_path, capsys, monkeypatch):
+    from polars_sdc import microagg
+
+    monkeypatch.setitem(microagg.METHODS, "mdav_alias", microagg.METHODS["mdav"])
+    code, out, _ = run(capsys, "demo", "--help")
+    assert code == 0 and "mdav_alias" in out
+    code, out, err = run(capsys, "demo", "--method", "mdav_alias", "--out", tmp_path / "a.parquet")
+    assert code == 0, err
+    assert "method mdav_alias" in out and report_value(out, "SSE/SST") == "9.0884"
+
+
+# -- anonymize ------------------------------------------------------------------------------
+def test_anonymize_csv_to_parquet_with_by(tmp_path, capsys, small):
+    src, dst = tmp_path / "in.csv", tmp_path / "out.parquet"
+    small.write_csv(src)
+    code, out, err = run(capsys, "anonymize", src, dst, "--k", "4", "--on", "AGI,FEDTAX,FICA", "--by", "region")
+    assert code == 0 and err == ""
+    released = pl.read_parquet(dst)
+    expected = pl.read_csv(src).sdc.microaggregate(4, ["AGI", "FEDTAX", "FICA"], by="region")
+    assert released.equals(expected)
+    # untouched columns and row order kept; every (stratum, group) has >= k rows
+    assert released.select("PTOTVAL", "region", "id").equals(small.select("PTOTVAL", "region", "id"))
+    sizes = released.group_by("region", "AGI", "FEDTAX", "FICA").len()["len"]
+    assert sizes.min() >= 4
+    lines = out.strip().splitlines()
+    assert len(lines) == 1
+    assert f"{sizes.len()} equivalence classes" in lines[0] and "240 rows" in lines[0] and f"smallest {sizes.min()}" in lines[0]
+
+
+def test_anonymize_parquet_to_csv_with_by_and_group_column(tmp_path, capsys, small):
+    src, dst = tmp_path / "in.parquet", tmp_path / "out.csv"
+    small.write_parquet(src)
+    code, out, _ = run(
+        capsys, "anonymize", src, dst, "--k", "5", "--on", "AGI,PTOTVAL", "--by", "region",
+        "--group-column", "g", "--no-standardize",
+    )
+    assert code == 0
+    released = pl.read_csv(dst)
+    expected = small.sdc.microaggregate(
+        5, ["AGI", "PTOTVAL"], by="region", standardize=False, group_column="g"
+    )
+    assert released.columns == expected.columns
+    assert released.drop("g").equals(expected.drop("g"))
+    assert released["g"].to_list() == expected["g"].to_list()
+    assert released.group_by("g").agg(pl.col("region").n_unique())["region"].max() == 1
+    counts = released["g"].value_counts()["count"]
+    assert counts.min() >= 5
+    assert f"{counts.len()} groups, smallest {counts.min()}" in out
+
+
+def test_anonymize_keeps_the_input_file(tmp_path, capsys, small):
+    src = tmp_path / "in.parquet"
+    small.write_parquet(src)
+    before = src.read_bytes()
+    assert run(capsys, "anonymize", src, tmp_path / "o.parquet", "--k", "3", "--on", "FICA")[0] == 0
+    assert src.read_bytes() == before
+
+
+# -- errors: one line on stderr, exit code 2 --------------------------------------------------
+@pytest.fixture
+def files(tmp_path, small):
+    src = tmp_path / "in.parquet"
+    small.write_parquet(src)
+    nulls = tmp_path / "nulls.csv"
+    nulls.write_text("a,b\n1,2\n,3\n4,5\n")
+    return {"src": src, "nulls": nulls, "out": tmp_path / "out.parquet", "dir": tmp_path}
+
+
+@pytest.mark.parametrize(
+    "argv, needles",
+    [
+        (["anonymize", "{src}", "{out}", "--k", "3", "--on", "AGI,agex"], ["'agex'", "not in the frame"]),
+        (["anonymize", "{src}", "{out}", "--k", "3", "--on", "region"], ["'region'", "not numeric"]),
+        (["anonymize", "{nulls}", "{out}", "--k", "1", "--on", "a"], ["'a'", "null"]),
+        (["anonymize", "{src}", "{out}", "--k", "100", "--on", "AGI", "--by", "region"], ["stratum", "k = 100"]),
+        (["anonymize", "{src}", "{out}", "--k", "500", "--on", "AGI"], ["k = 500", "240"]),
+        (["anonymize", "{src}", "{out}", "--k", "3", "--on", "AGI", "--by", "zone"], ["'zone'"]),
+        (["anonymize", "{dir}/missing.csv", "{out}", "--k", "3", "--on", "AGI"], ["missing.csv", "not found"]),
+        (["anonymize", "{src}", "{dir}/out.xlsx", "--k", "3", "--on", "AGI"], ["out.xlsx", "extension"]),
+        (["anonymize", "{dir}/in.json", "{out}", "--k", "3", "--on", "AGI"], ["in.json", "extension"]),
+        (["anonymize", "{src}", "{dir}/no/such/dir/o.parquet", "--k", "3", "--on", "AGI"], ["o.parquet"]),
+        (["anonymize", "{src}", "{out}", "--k", "3", "--on", "AGI", "--method", "nope"], ["'nope'", "mdav"]),
+        (["anonymize", "{src}", "{out}", "--k", "three", "--on", "AGI"], ["--k", "three"]),
+        (["anonymize", "{src}", "{out}", "--on", "AGI"], ["--k"]),
+        (["anonymize", "{src}", "{src}", "--k", "3", "--on", "AGI"], ["differ"]),
+        (["demo", "--k", "0"], ["k must be >= 1"]),
+        (["demo", "--out", "{dir}/x.txt"], ["x.txt", "extension"]),
+        (["frobnicate"], ["frobnicate"]),
+        ([], ["COMMAND"]),
+    ],
+)
+def test_errors_are_one_line_with_exit_code_2(capsys, files, argv, needles):
+    args = [a.format(**files) for a in argv]
+    code, out, err = run(capsys, *args)
+    assert code == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("polars-sdc: error: ")
+    assert "Traceback" not in err
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    assert not files["out"].exists()
+
+
+def test_error_line_from_a_subprocess(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "polars_sdc", "anonymize", str(tmp_path / "none.csv"), "o.csv", "--k", "2", "--on", "x"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "none.csv" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_help_exits_zero(capsys):
+    code, out, _ = run(capsys, "anonymize", "--help")
+    assert code == 0 and "--group-column" in out and "mdav" in out
+
+
+# -- progress indicator ---------------------------------------------------------------------
+def test_progress_spinner_on_long_work(capsys):
+    value = cli._with_progress("crunching", lambda: time.sleep(0.4) or 42, enabled=True, delay=0.05)
+    assert value == 42
+    err = capsys.readouterr().err
+    assert "crunching" in err and err.endswith("\r")
+
+
+def test_progress_silent_when_quick_or_disabled(capsys):
+    assert cli._with_progress("quick", lambda: 1, enabled=True, delay=5) == 1
+    assert cli._with_progress("off", lambda: time.sleep(0.1) or 2, enabled=False, delay=0) == 2
+    assert capsys.readouterr().err == ""
+
+
+def test_progress_passes_errors_through():
+    def boom():
+        time.sleep(0.1)
+        raise polars_sdc.SDCError("column 'x': bad")
+
+    with pytest.raises(polars_sdc.SDCError, match="'x'"):
+        cli._with_progress("failing", boom, enabled=True, delay=0.01)
