@@ -14,13 +14,17 @@ from ._errors import SDCError
 from .aggregate import aggregate
 from .anonymity import equivalence_classes, k_anonymity
 
-__all__ = ["SDCError", "aggregate", "equivalence_classes", "k_anonymity", "datasets"]
+__all__ = ["SDCError", "aggregate", "equivalence_classes", "k_anonymity", "datasets", "dist", "l1_accuracy"]
 __version__ = "0.1.0"
 
 
 def __getattr__(name: str):
-    if name == "datasets":
+    if name in ("datasets", "dist"):
         import importlib
 
-        return importlib.import_module(".datasets", __name__)
+        return importlib.import_module(f".{name}", __name__)
+    if name == "l1_accuracy":  # imported on first use: scipy loads only then
+        from .reconstruct import l1_accuracy
+
+        return l1_accuracy
     raise AttributeError(f"module 'polars_sdc' has no attribute {name!r}")

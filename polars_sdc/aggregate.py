@@ -26,8 +26,8 @@ def representative_expr(column: str, dtype: pl.DataType, group: str, *, ordinal:
     if is_numeric(dtype):
         return col.cast(pl.Float64).mean().over(group).alias(column)
     if is_categorical(dtype):
-        counts = pl.len().over(group, column)
-        return col.sort_by([counts, col], descending=[True, False]).first().over(group).alias(column)
+        # the smallest of the most frequent values (a windowed sort_by is ~20x slower)
+        return col.mode().min().over(group).alias(column)
     raise SDCError(f"column {column!r}: cannot aggregate dtype {dtype}")
 
 

@@ -55,25 +55,33 @@ class _FrameMethods:
         method: str = "mdav",
         by: ColumnSpec = None,
         standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: dict[str, float] | None = None,
+        refine: str | None = None,
         **options: Any,
     ) -> Any:
         """Group ids of a k-partition: a UInt32 Series ``"group"`` in row order (on a
-        LazyFrame, a LazyFrame with that one column).
+        LazyFrame, a LazyFrame with that one column). ``refine="mil"`` post-optimises the
+        partition by MIL (thesis 4.2).
 
-        ``on``: quasi-identifier columns (names or selector; default every numeric column),
-        z-scored unless ``standardize=False``; ``by``: strata partitioned separately.
+        ``on``: quasi-identifier columns (names or selector; default every numeric column):
+        numeric ones z-scored unless ``standardize=False``, String/Categorical/Enum ones by the
+        discrete distance (rank distance if listed in ``ordinal``), combined by the product
+        distance with per-column ``weights``; ``by``: strata partitioned separately.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 9.0, 2.0, 8.0]})
         >>> df.sdc.partition(2, on="x").to_list()
-        [1, 0, 1, 0]
+        [0, 1, 0, 1]
         """
-        from .microagg import partition_frame, partition_function
+        from .microagg import partition_frame, partition_function, refine_function
 
         partition_function(method)
+        refine_function(refine)
         self._check_columns(on, by)
         run = lambda df: partition_frame(  # noqa: E731
-            df, k, on, method=method, by=by, standardize=standardize, **options
+            df, k, on, method=method, by=by, standardize=standardize, ordinal=ordinal, weights=weights,
+            refine=refine, **options,
         )
         if self._lazy:
             return self._frame_op(lambda df: run(df).to_frame(), pl.Schema({"group": pl.UInt32}))
@@ -87,10 +95,16 @@ class _FrameMethods:
         method: str = "mdav",
         by: ColumnSpec = None,
         standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: dict[str, float] | None = None,
         group_column: str | None = None,
+        refine: str | None = None,
         **options: Any,
     ) -> Any:
-        """Replace the ``on`` columns by their group means under a k-partition from ``method``.
+        """Replace the ``on`` columns by their group representatives under a k-partition from
+        ``method``: means for numeric columns, the most frequent value for categorical ones,
+        the lower median for ``ordinal`` ones (see :meth:`partition` for the distance);
+        ``refine="mil"`` first post-optimises the partition by MIL (thesis 4.2).
 
         Every other column and the row order are kept; ``group_column`` adds the group ids.
 
@@ -99,15 +113,16 @@ class _FrameMethods:
         >>> df.sdc.microaggregate(2, on="x")["x"].to_list()
         [1.5, 8.5, 1.5, 8.5]
         """
-        from .microagg import microaggregate_frame, output_schema, partition_function
+        from .microagg import microaggregate_frame, output_schema, partition_function, refine_function
 
         partition_function(method)
+        refine_function(refine)
         self._check_columns(on, by)
-        schema = output_schema(self._schema(), on, group_column)
+        schema = output_schema(self._schema(), on, group_column, ordinal)
         return self._frame_op(
             lambda df: microaggregate_frame(
-                df, k, on, method=method, by=by, standardize=standardize,
-                group_column=group_column, **options,
+                df, k, on, method=method, by=by, standardize=standardize, ordinal=ordinal,
+                weights=weights, group_column=group_column, refine=refine, **options,
             ),
             schema,
         )
@@ -119,17 +134,150 @@ class _FrameMethods:
         *,
         by: ColumnSpec = None,
         standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: dict[str, float] | None = None,
         group_column: str | None = None,
+        refine: str | None = None,
     ) -> Any:
-        """Classic MDAV microaggregation (thesis 2.3.4): groups of k (one of k..2k-1).
+        """Classic MDAV microaggregation (thesis 2.3.4): groups of k (one of k..2k-1);
+        ``refine="mil"`` post-optimises the groups by MIL (thesis 4.2).
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 9.0, 2.0, 8.0, 5.0, 5.5]})
         >>> df.sdc.mdav(3, on="x")["x"].to_list()
-        [2.8333333333333335, 7.5, 2.8333333333333335, 7.5, 7.5, 2.8333333333333335]
+        [2.6666666666666665, 7.5, 2.6666666666666665, 7.5, 2.6666666666666665, 7.5]
         """
         return self.microaggregate(
-            k, on, method="mdav", by=by, standardize=standardize, group_column=group_column
+            k, on, method="mdav", by=by, standardize=standardize, ordinal=ordinal, weights=weights,
+            group_column=group_column, refine=refine,
+        )
+
+    def vmdav(
+        self,
+        k: int,
+        on: ColumnSpec = None,
+        *,
+        gamma: float = 1.0,
+        by: ColumnSpec = None,
+        standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: dict[str, float] | None = None,
+        group_column: str | None = None,
+        refine: str | None = None,
+    ) -> Any:
+        """V-MDAV microaggregation (thesis 2.3.4): groups of k..2k-1 grown while the nearest
+        outside record is closer to the group than gamma times its distance to the other
+        outside records; ``refine="mil"`` post-optimises the groups by MIL (thesis 4.2).
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [0.0, 0.5, 1.0, 5.0, 6.0, 9.0, 9.5]})
+        >>> df.sdc.vmdav(2, on="x", standardize=False)["x"].to_list()
+        [0.5, 0.5, 0.5, 5.5, 5.5, 9.25, 9.25]
+        """
+        from .microagg.vmdav import check_gamma
+
+        check_gamma(gamma)
+        return self.microaggregate(
+            k, on, method="vmdav", by=by, standardize=standardize, ordinal=ordinal, weights=weights,
+            group_column=group_column, refine=refine, gamma=gamma,
+        )
+
+    def mhm(
+        self,
+        k: int,
+        on: ColumnSpec = None,
+        *,
+        order: str = "npn",
+        by: ColumnSpec = None,
+        standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: dict[str, float] | None = None,
+        group_column: str | None = None,
+        refine: str | None = None,
+    ) -> Any:
+        """MHM microaggregation (seed 001): records ordered along a path (``order``: "npn",
+        "grid", "vgrid", or the fast "kd" and "kd-mdav" for large n), then cut optimally by the
+        Hansen–Mukherjee shortest path (eq. 2, Theorem 1); groups of k..2k-1.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [1.0, 9.0, 2.0, 8.0, 5.0, 5.5]})
+        >>> df.sdc.mhm(2, on="x")["x"].to_list()
+        [1.5, 8.5, 1.5, 8.5, 5.25, 5.25]
+        """
+        from .microagg.mhm import check_order
+
+        check_order(order)
+        return self.microaggregate(
+            k, on, method="mhm", by=by, standardize=standardize, ordinal=ordinal, weights=weights,
+            group_column=group_column, order=order, refine=refine,
+        )
+
+    def univariate(
+        self,
+        k: int,
+        on: ColumnSpec = None,
+        *,
+        by: ColumnSpec = None,
+        standardize: bool = True,
+        group_column: str | None = None,
+        refine: str | None = None,
+    ) -> Any:
+        """Optimal univariate microaggregation of one column (Hansen & Mukherjee, seed 001
+        ref. [3]): the k-partition with the least SSE, exactly.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [9.0, 1.0, 2.0, 8.0, 10.0, 1.5]})
+        >>> df.sdc.univariate(3, on="x")["x"].to_list()
+        [9.0, 1.5, 1.5, 9.0, 9.0, 1.5]
+        """
+        from ._columns import resolve_columns
+        from ._errors import SDCError
+
+        cols = resolve_columns(self._schema(), on, kind="numeric", default="numeric")
+        if len(cols) != 1:
+            raise SDCError(
+                f"columns {', '.join(map(repr, cols))}: univariate microaggregation takes exactly one "
+                "column; use mdav or mhm for several"
+            )
+        return self.microaggregate(
+            k, cols, method="univariate", by=by, standardize=standardize, group_column=group_column,
+            refine=refine,
+        )
+
+    def mil(
+        self,
+        k: int,
+        on: ColumnSpec = None,
+        *,
+        group: str = "g",
+        standardize: bool = True,
+        neighbours: int = 8,
+        exchanges: bool = True,
+        cycles: bool = True,
+        max_sweeps: int = 100,
+    ) -> Any:
+        """Refine the k-partition in column ``group`` by MIL (thesis 4.2): rows move between
+        groups (and swap, and rotate among three groups) while the SSE of the ``on`` columns
+        (default: every other numeric column; z-scored unless ``standardize=False``) drops
+        and every group keeps >= k rows. The column keeps its dtype and ids; nothing else
+        changes. See :func:`polars_sdc.microagg.mil.refine_mil` for the options.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 10.0, 11.0], "g": [0, 0, 1, 1, 1]})
+        >>> df.sdc.mil(2, "x", standardize=False)["g"].to_list()
+        [0, 0, 0, 1, 1]
+        """
+        from ._errors import SDCError
+        from .microagg.mil import mil_frame
+
+        schema = self._schema()
+        if not isinstance(group, str) or group not in schema:
+            raise SDCError(f"column {group!r}: group column not in the frame")
+        if on is not None:
+            self._check_columns(on, None)
+        opts = dict(neighbours=neighbours, exchanges=exchanges, cycles=cycles, max_sweeps=max_sweeps)
+        return self._frame_op(
+            lambda df: mil_frame(df, k, on, group=group, standardize=standardize, **opts), schema
         )
 
     def aggregate(self, groups: str | pl.Series, on: ColumnSpec, *, ordinal: Sequence[str] = ()) -> Any:
@@ -200,11 +348,325 @@ class _FrameMethods:
 
         return ilssdm_frame(self._collected(), on, groups=groups, masked=masked, standardize=standardize)
 
+    def ild(
+        self,
+        masked: pl.DataFrame | pl.LazyFrame | None = None,
+        *,
+        dist: Any = None,
+        groups: str | pl.Series | None = None,
+        on: ColumnSpec = None,
+        weights: Any = None,
+        exponent: float = 2,
+    ) -> float:
+        """ILD = (I(A) - I(A_hat)) / I(A) (seed 000 2.2, thesis 3.1), I = sum_ij d(x_i, x_j)^exponent,
+        for a row-aligned ``masked`` release or for ``groups`` replaced by their representatives.
+
+        ``dist``: a mapping column (or tuple of columns) -> distance (a name such as
+        ``"euclidean"``, ``"discrete"``, ``"levenshtein_norm"``, or a ``polars_sdc.dist``
+        distance) combined by the product distance with ``weights`` (None, ``"amount"`` =
+        1 / the column's own I, or a mapping); default Euclidean / discrete per column.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [1, 2, 3, 4], "g": [0, 0, 1, 1]})
+        >>> df.sdc.ild(groups="g")
+        0.2
+        """
+        from .loss.ild import ild, needed_columns
+
+        cols = needed_columns(self._schema(), dist, on, weights, groups)
+        return ild(self._collected(cols), masked, groups=groups, dist=dist, on=on, weights=weights, exponent=exponent)
+
+    def ild_report(
+        self,
+        masked: pl.DataFrame | pl.LazyFrame | None = None,
+        *,
+        dist: Any = None,
+        groups: str | pl.Series | None = None,
+        on: ColumnSpec = None,
+        weights: Any = None,
+        exponent: float = 2,
+    ) -> Any:
+        """ILD per column and overall with I(A) and I(A_hat): an ``ILDReport`` (``.ild``,
+        ``.by_column``, ``.to_frame()``); arguments as :meth:`ild`.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [1, 2, 3, 4], "c": ["a", "a", "b", "c"]})
+        >>> rep = df.sdc.ild_report(groups=pl.Series([0, 0, 1, 1]))
+        >>> rep.by_column
+        {'x': 0.2, 'c': 0.2}
+        """
+        from .loss.ild import ild_report, needed_columns
+
+        cols = needed_columns(self._schema(), dist, on, weights, groups)
+        return ild_report(
+            self._collected(cols), masked, groups=groups, dist=dist, on=on, weights=weights, exponent=exponent
+        )
+
+    def information_amount(
+        self, dist: Any = None, *, on: ColumnSpec = None, weights: Any = None, exponent: float = 2
+    ) -> float:
+        """I(A) = sum_i sum_j d(x_i, x_j)^exponent (thesis 3.1.2) under ``dist`` (as in :meth:`ild`).
+
+        >>> import polars as pl, polars_sdc
+        >>> pl.DataFrame({"x": [1, 2, 3, 4]}).sdc.information_amount()
+        40.0
+        """
+        from .loss.ild import information_amount, needed_columns
+
+        cols = needed_columns(self._schema(), dist, on, weights, None)
+        return information_amount(self._collected(cols), dist, on=on, weights=weights, exponent=exponent)
+
+    def loss_report(
+        self,
+        masked: pl.DataFrame | pl.LazyFrame | None = None,
+        *,
+        groups: str | pl.Series | None = None,
+        on: ColumnSpec = None,
+        dist: Any = None,
+        weights: Any = None,
+        exponent: float = 2,
+        label: str | None = None,
+        k: int | None = None,
+        hierarchies: Any = None,
+        max_dim: int = 2,
+    ) -> Any:
+        """ILD beside ILSSDM, DM (with ``k``), NCP (``hierarchies``), entropy loss, EBIL, CTBIL
+        (tables of up to ``max_dim`` columns) and CM (with a class ``label``): a ``LossReport``.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": [0, 0, 1, 1]})
+        >>> df.sdc.loss_report(groups="g", k=2).dm
+        8
+        """
+        from .loss.classic import loss_report
+        from .loss.ild import needed_columns
+
+        cols = needed_columns(self._schema(), dist, on, weights, groups)
+        if label is not None and label not in cols:
+            cols.append(label)
+        return loss_report(
+            self._collected(cols), masked, groups=groups, on=on, dist=dist, weights=weights, exponent=exponent,
+            label=label, k=k, hierarchies=hierarchies, max_dim=max_dim,
+        )
+
+    # -- global recoding and model-based utility (seed 002) -------------------------------
+    def recode(
+        self,
+        columns: ColumnSpec,
+        p: float,
+        *,
+        sep: str = "・",
+        hierarchy: Any = None,
+        ordinal: Any = None,
+    ) -> Any:
+        """Minimum-frequency global recoding (seed 002, Fig. 1) of categorical ``columns``:
+        with th = rows * p, the least frequent category merges with the second least (or
+        all tied least frequent ones merge) until every count exceeds th or one is left.
+
+        Labels join with ``sep``; nulls stay null; String/Categorical keep their dtype and an
+        Enum gets the new category set (on a LazyFrame it comes back Categorical: the new
+        categories are known only from the data). Ties: lowest position (Enum order, else
+        first appearance). ``hierarchy={col: {category: parent}}`` merges only siblings;
+        ``ordinal=[enum cols]`` or ``{col: order}`` merges only neighbours.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"c": ["農業"] * 5 + ["林業"] * 2 + ["製造業"] * 93})
+        >>> df.sdc.recode("c", p=0.05)["c"].value_counts(sort=True).rows()
+        [('製造業', 93), ('農業・林業', 7)]
+        """
+        from .recode import check_p, recode_frame, recode_output_schema
+
+        check_p(p)
+        schema = recode_output_schema(self._schema(), columns, lazy=self._lazy, hierarchy=hierarchy, ordinal=ordinal)
+        enum_as = pl.Categorical if self._lazy else None
+        return self._frame_op(
+            lambda df: recode_frame(
+                df, columns, p, sep=sep, hierarchy=hierarchy, ordinal=ordinal, enum_as=enum_as
+            ),
+            schema,
+        )
+
+    def recode_map(
+        self,
+        columns: ColumnSpec,
+        p: float,
+        *,
+        sep: str = "・",
+        hierarchy: Any = None,
+        ordinal: Any = None,
+    ) -> pl.DataFrame:
+        """What :meth:`recode` merges: one row per observed category with ``column``,
+        ``original``, ``recoded``, ``count`` and ``recoded_count`` (a LazyFrame is collected).
+
+        >>> import polars as pl, polars_sdc
+        >>> pl.DataFrame({"c": ["x", "y", "x", "z"]}).sdc.recode_map("c", 0.3)["recoded"].to_list()
+        ['x', 'y・z', 'y・z']
+        """
+        from ._columns import resolve_columns
+        from .recode import recode_map_frame
+
+        cols = resolve_columns(self._schema(), columns, kind="categorical", what="columns", default="error")
+        return recode_map_frame(self._collected(cols), cols, p, sep=sep, hierarchy=hierarchy, ordinal=ordinal)
+
+    def recode_utility(
+        self,
+        target: str,
+        inputs: ColumnSpec,
+        p: float,
+        *,
+        metric: str | None = "recall",
+        sep: str = "・",
+        test_size: float | None = None,
+        seed: int = 0,
+        l2: float = 1e-4,
+        undefined: str = "skip",
+    ) -> Any:
+        """Model-based information loss of recoding the ``inputs`` (seed 002, eq. 6):
+        metric of a multinomial logit predicting the original ``target`` from the original
+        inputs minus the same from the recoded inputs. ``metric`` is precision, recall
+        (the paper's choice), f or accuracy; ``None`` returns a report of all four.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": ["u"] * 12 + ["v"] * 10 + ["w"] * 8,
+        ...                    "y": ["a"] * 12 + ["b"] * 10 + ["a"] * 5 + ["b"] * 3})
+        >>> round(df.sdc.recode_utility("y", "x", p=0.3), 6)
+        0.031674
+        """
+        from ._columns import resolve_columns
+        from .utility import recode_utility
+
+        schema = self._schema()
+        cols = resolve_columns(schema, target, what="target", default="error") + resolve_columns(
+            schema, inputs, what="inputs", default="error"
+        )
+        return recode_utility(
+            self._collected(list(dict.fromkeys(cols))), target, inputs, p, metric=metric, sep=sep,
+            test_size=test_size, seed=seed, l2=l2, undefined=undefined,
+        )
+
+    def cramers_v(self, columns: ColumnSpec = None) -> pl.DataFrame:
+        """Cramér's V (seed 002, eq. 7) for every pair of ``columns`` (default: every
+        String/Categorical/Enum column) as a matrix frame (a LazyFrame is collected).
+
+        >>> import polars as pl, polars_sdc
+        >>> pl.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "u", "v", "v"]}).sdc.cramers_v()["a"].to_list()
+        [1.0, 1.0]
+        """
+        from ._columns import is_categorical, resolve_columns
+        from .utility import cramers_v
+
+        schema = self._schema()
+        if columns is None:
+            columns = [c for c, t in schema.items() if is_categorical(t)]
+        cols = resolve_columns(schema, columns, kind="supported", what="columns", default="error")
+        return cramers_v(self._collected(cols), cols)
+
+    def top_bottom_code(
+        self,
+        columns: ColumnSpec,
+        *,
+        lower: float | None = None,
+        upper: float | None = None,
+        lower_p: float | None = None,
+        upper_p: float | None = None,
+        replacement: str = "threshold",
+    ) -> Any:
+        """Top/bottom coding of numeric ``columns``: values above ``upper`` (or the top
+        ``upper_p`` share) and below ``lower`` (or the bottom ``lower_p`` share) become the
+        threshold, or with ``replacement="mean"`` the mean of the coded values. Native
+        expressions, so a LazyFrame stays lazy and streams.
+
+        >>> import polars as pl, polars_sdc
+        >>> pl.DataFrame({"x": [1, 5, 7, 90]}).sdc.top_bottom_code("x", upper=10)["x"].to_list()
+        [1, 5, 7, 10]
+        """
+        from .recode import top_bottom_frame_exprs
+
+        exprs = top_bottom_frame_exprs(
+            self._schema(), columns, lower=lower, upper=upper, lower_p=lower_p, upper_p=upper_p,
+            replacement=replacement,
+        )
+        return self._frame.with_columns(exprs)
+
+    # -- Laplace perturbation and reconstruction (seed 004) ----------------------------
+    def laplace(
+        self,
+        phi: Any = None,
+        on: ColumnSpec = None,
+        *,
+        k: int | None = None,
+        seed: int | None = None,
+        clamp: bool = False,
+        m: int = 1,
+    ) -> Any:
+        """Add Laplace(0, phi) noise to the numeric ``on`` columns (seed 004, eq. 1/2); they
+        become Float64, everything else is kept.
+
+        ``phi``: a number, ``{column: phi}`` or one per column; or ``k`` to calibrate
+        ``phi = 2 m (b - a) / ln((N - 1)/(k - 1))`` for Pk-anonymity from each column's range
+        (``m``: attributes released together). ``seed`` fixes the noise (keyed by column
+        name, drawn for the whole column: the same in eager, lazy and streaming runs);
+        ``clamp`` clips to the observed range.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0]})
+        >>> df.sdc.laplace(1e-12, "x", seed=7)["x"].round(6).to_list()
+        [1.0, 2.0, 3.0]
+        """
+        from ._columns import resolve_columns
+        from .noise import _check_seed, check_phi_arg, laplace_frame, laplace_on, laplace_output_schema
+
+        check_phi_arg(phi)
+        _check_seed(seed)
+        cols = resolve_columns(self._schema(), laplace_on(on, phi), kind="numeric", default="numeric")
+        schema = laplace_output_schema(self._schema(), cols)
+        return self._frame_op(
+            lambda df: laplace_frame(df, phi, cols, k=k, seed=seed, clamp=clamp, m=m), schema
+        )
+
+    def reconstruct_gmm(self, K: Any, on: ColumnSpec = None, phi: Any = None, **options: Any) -> Any:
+        """Fit the Gaussian mixture behind Laplace-perturbed ``on`` columns (seed 004, eq. 9):
+        a :class:`polars_sdc.reconstruct.GMMFit` (a LazyFrame is collected).
+
+        ``K``: components, or a range picked by BIC; ``phi``: the noise scale (number, per
+        column, mapping). Options of :func:`polars_sdc.reconstruct.fit_gmm`: ``method``
+        ("exact" / "gem"), ``model`` ("diagonal" / "rotated"), ``n_init``, ``seed``,
+        ``max_iter``, ``tol``, ``alpha``, ``criterion``, ``hist_bins``, ``prefit_bins``.
+
+        >>> import numpy as np, polars as pl, polars_sdc
+        >>> rng = np.random.default_rng(0)
+        >>> x = np.r_[rng.normal(-4, 1, 300), rng.normal(4, 1, 300)]
+        >>> noisy = pl.DataFrame({"x": x}).sdc.laplace(1.0, "x", seed=1)
+        >>> fit = noisy.sdc.reconstruct_gmm(2, "x", phi=1.0)
+        >>> np.round(np.sort(fit.means)).tolist()
+        [-4.0, 4.0]
+        """
+        from ._columns import resolve_columns
+        from .reconstruct import reconstruct_gmm_frame
+
+        cols = resolve_columns(self._schema(), on, kind="numeric", default="numeric")
+        return reconstruct_gmm_frame(self._collected(cols), K, cols, phi, **options)
+
+    def reconstruct_ibt(self, on: ColumnSpec, phi: Any, bins: Any, **options: Any) -> Any:
+        """The Iterative Bayesian Technique baseline (seed 004, 2.2.2) on one noisy column: a
+        :class:`polars_sdc.reconstruct.IBTFit` histogram on ``bins`` (edges or a count).
+
+        >>> import numpy as np, polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [0.0] * 500 + [1.0] * 500}).sdc.laplace(0.1, "x", seed=3)
+        >>> np.round(df.sdc.reconstruct_ibt("x", 0.1, [-0.5, 0.5, 1.5]).probabilities, 1).tolist()
+        [0.5, 0.5]
+        """
+        from ._columns import resolve_columns
+        from .reconstruct import reconstruct_ibt_frame
+
+        cols = resolve_columns(self._schema(), on, kind="numeric", default="error")
+        return reconstruct_ibt_frame(self._collected(cols), cols, phi, bins, **options)
+
     def _check_columns(self, on: ColumnSpec, by: ColumnSpec) -> None:
         from ._columns import resolve_columns
 
         schema = self._schema()
-        resolve_columns(schema, on, kind="numeric", default="numeric")
+        resolve_columns(schema, on, kind="supported", default="numeric")
         if by is not None:
             resolve_columns(schema, by, what="by")
 
@@ -250,3 +712,87 @@ class SDCExpr:
         if ordinal:
             return x.sort().get((pl.len() - 1) // 2).over(group)
         return x.cast(pl.Float64).mean().over(group)
+
+    def recode(
+        self,
+        p: float,
+        *,
+        sep: str = "・",
+        hierarchy: Any = None,
+        ordinal: Any = False,
+    ) -> pl.Expr:
+        """Minimum-frequency global recoding (seed 002, Fig. 1) of a String or Categorical
+        column (dtype kept; th = column length * p), on the whole column even when streaming.
+        ``hierarchy={category: parent}`` merges only siblings; ``ordinal=[order]`` only
+        neighbours. An Enum's new categories cannot be declared in advance: cast it to
+        Categorical first, or use ``df.sdc.recode``.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"c": ["農業"] * 5 + ["林業"] * 2 + ["製造業"] * 93})
+        >>> df.select(pl.col("c").sdc.recode(p=0.05))["c"].unique(maintain_order=True).to_list()
+        ['農業・林業', '製造業']
+        """
+        from .recode import check_p
+
+        check_p(p)
+
+        def run(s: pl.Series) -> pl.Series:
+            from ._errors import SDCError
+            from .recode import recode_series
+
+            if isinstance(s.dtype, pl.Enum):
+                raise SDCError(
+                    f"column {s.name!r}: an expression cannot declare the new Enum categories; "
+                    "cast it to Categorical first or use df.sdc.recode"
+                )
+            return recode_series(s, p, sep=sep, hierarchy=hierarchy, ordinal=ordinal)
+
+        return self._expr.map_batches(run, return_dtype=pl.dtype_of(self._expr))
+
+    def top_bottom_code(
+        self,
+        *,
+        lower: float | None = None,
+        upper: float | None = None,
+        lower_p: float | None = None,
+        upper_p: float | None = None,
+        replacement: str = "threshold",
+    ) -> pl.Expr:
+        """Top/bottom coding of a numeric column (native expression; see
+        :meth:`DataFrame.sdc.top_bottom_code`).
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [-50, 1, 5, 7, 90]})
+        >>> df.select(pl.col("x").sdc.top_bottom_code(lower=0, upper=10))["x"].to_list()
+        [0, 1, 5, 7, 10]
+        """
+        from .recode import top_bottom_expr
+
+        return top_bottom_expr(
+            self._expr, lower=lower, upper=upper, lower_p=lower_p, upper_p=upper_p, replacement=replacement
+        )
+
+    def laplace(
+        self, phi: Any = None, seed: int | None = None, *, k: int | None = None, clamp: bool = False, m: int = 1
+    ) -> pl.Expr:
+        """This column plus Laplace(0, phi) noise, Float64 (see :meth:`DataFrame.sdc.laplace`;
+        ``k`` calibrates phi for Pk-anonymity). A whole-column step (never per streaming
+        batch), so the same seed gives the same noise as ``df.sdc.laplace`` on that column.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [1.0, 2.0]})
+        >>> a = df.select(pl.col("x").sdc.laplace(2.0, seed=7))["x"]
+        >>> a.equals(df.sdc.laplace(2.0, "x", seed=7)["x"])
+        True
+        """
+        from .noise import _check_seed, check_phi_arg, laplace_series
+
+        check_phi_arg(phi)
+        _check_seed(seed)
+        if phi is not None and not isinstance(phi, (int, float)):
+            from ._errors import SDCError
+
+            raise SDCError(f"phi of an expression must be one number, got {phi!r}")
+        return self._expr.map_batches(
+            lambda s: laplace_series(s, phi, seed, k=k, clamp=clamp, m=m), return_dtype=pl.Float64
+        )

@@ -151,7 +151,7 @@ def files(tmp_path, small):
     "argv, needles",
     [
         (["anonymize", "{src}", "{out}", "--k", "3", "--on", "AGI,agex"], ["'agex'", "not in the frame"]),
-        (["anonymize", "{src}", "{out}", "--k", "3", "--on", "region"], ["'region'", "not numeric"]),
+        (["anonymize", "{src}", "{out}", "--k", "3", "--on", "AGI", "--method", "univariate,x"], ["univariate,x"]),
         (["anonymize", "{nulls}", "{out}", "--k", "1", "--on", "a"], ["'a'", "null"]),
         (["anonymize", "{src}", "{out}", "--k", "100", "--on", "AGI", "--by", "region"], ["stratum", "k = 100"]),
         (["anonymize", "{src}", "{out}", "--k", "500", "--on", "AGI"], ["k = 500", "240"]),

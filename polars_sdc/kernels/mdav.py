@@ -2,7 +2,9 @@
 
 Layout for speed, same result as the textbook algorithm:
 - the unassigned records live compacted in a column-major work copy (a removed record swaps
-  with the last live one), so distance passes are contiguous and vectorise across rows;
+  with the last live one); distances are computed in blocks of rows that stay in L1 while the
+  columns stream by, vectorised across rows, and the k-nearest selection rides on the last
+  column's loop;
 - the record farthest from the centroid is found without a full pass most of the time: each
   row keeps its distance to a reference centroid, and by the triangle inequality only rows
   whose bound can reach the current maximum are measured exactly (the reference is refreshed
@@ -15,16 +17,30 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+_BLOCK = 2048  # rows per block: the block's distances stay in L1 while the p columns stream by
+
+
+@njit(cache=True, inline="always")
+def _partial_block(A, b, e, q, p_used, ob):
+    """ob[t] = sum_{j < p_used} (A[j, b + t] - q[j])^2 for the rows b..e-1."""
+    w = e - b
+    for t in range(w):
+        ob[t] = 0.0
+    for j in range(p_used):
+        qj = q[j]
+        Ab = A[j, b:e]
+        for t in range(w):
+            d = Ab[t] - qj
+            ob[t] += d * d
+
+
 @njit(cache=True)
 def _sq_dists(A, m, v, out):
-    """out[i] = |A[:, i] - v|^2 for the live columns i < m (column by column, vectorised over rows)."""
-    for i in range(m):
-        out[i] = 0.0
-    for j in range(A.shape[0]):
-        vj = v[j]
-        for i in range(m):
-            d = A[j, i] - vj
-            out[i] += d * d
+    """out[i] = |A[:, i] - v|^2 for the live columns i < m (blocked, vectorised over rows)."""
+    p = A.shape[0]
+    for b in range(0, m, _BLOCK):
+        e = min(b + _BLOCK, m)
+        _partial_block(A, b, e, v, p, out[b:e])
 
 
 @njit(cache=True)
@@ -59,43 +75,43 @@ def _nearest_and_farthest(A, idx, m, r, k, dist, chosen):
     """
     p = A.shape[0]
     kk = k - 1
-    for i in range(m):
-        dist[i] = 0.0
-    for j in range(p - 1):
-        vj = A[j, r]
-        for i in range(m):
-            d = A[j, i] - vj
-            dist[i] += d * d
-    vj = A[p - 1, r]
+    q = A[:, r].copy()
+    qlast = q[p - 1]
     bd = np.empty(kk + 1, dtype=np.float64)
     bi = np.empty(kk + 1, dtype=np.int64)
     cnt = 0
     thr = np.inf
     far = -1.0
     fp = -1
-    for i in range(m):
-        d = A[p - 1, i] - vj
-        s = dist[i] + d * d
-        dist[i] = s
-        if s > far or (s == far and idx[i] < idx[fp]):
-            far = s
-            fp = i
-        if s > thr or i == r or kk == 0:
-            continue
-        if cnt == kk:
-            if s == thr and idx[i] > idx[bi[cnt - 1]]:
+    for b in range(0, m, _BLOCK):
+        e = min(b + _BLOCK, m)
+        ob = dist[b:e]
+        _partial_block(A, b, e, q, p - 1, ob)
+        Al = A[p - 1, b:e]
+        for t in range(e - b):
+            i = b + t
+            d = Al[t] - qlast
+            s = ob[t] + d * d
+            ob[t] = s
+            if s > far or (s == far and idx[i] < idx[fp]):
+                far = s
+                fp = i
+            if s > thr or i == r or kk == 0:
                 continue
-            cnt -= 1
-        t = cnt
-        while t > 0 and (bd[t - 1] > s or (bd[t - 1] == s and idx[bi[t - 1]] > idx[i])):
-            bd[t] = bd[t - 1]
-            bi[t] = bi[t - 1]
-            t -= 1
-        bd[t] = s
-        bi[t] = i
-        cnt += 1
-        if cnt == kk:
-            thr = bd[kk - 1]
+            if cnt == kk:
+                if s == thr and idx[i] > idx[bi[cnt - 1]]:
+                    continue
+                cnt -= 1
+            u = cnt
+            while u > 0 and (bd[u - 1] > s or (bd[u - 1] == s and idx[bi[u - 1]] > idx[i])):
+                bd[u] = bd[u - 1]
+                bi[u] = bi[u - 1]
+                u -= 1
+            bd[u] = s
+            bi[u] = i
+            cnt += 1
+            if cnt == kk:
+                thr = bd[kk - 1]
     chosen[0] = r
     for t in range(kk):
         chosen[t + 1] = bi[t]
@@ -113,6 +129,52 @@ def _nearest_and_farthest(A, idx, m, r, k, dist, chosen):
         for t in range(k):
             dist[chosen[t]] = saved[t]
     return fp
+
+
+@njit(cache=True)
+def _nearest_pruned(A, idx, m, s, k, dist_r, chosen):
+    """chosen[:k] = s and its k-1 nearest live rows by (distance, original index), where
+    dist_r holds every live row's squared distance to a row r and row s is the farthest
+    from r. By the triangle inequality |x - s| >= |s - r| - |x - r|, so a row is measured
+    only if that bound does not already exceed the current (k-1)-th best distance."""
+    p = A.shape[0]
+    kk = k - 1
+    q = A[:, s].copy()
+    big = np.sqrt(dist_r[s])
+    margin = 1e-9 * (big + 1.0)
+    bd = np.empty(kk + 1, dtype=np.float64)
+    bi = np.empty(kk + 1, dtype=np.int64)
+    cnt = 0
+    thr = np.inf
+    floor = -1.0  # rows with dist_r below floor are too close to r to be near s
+    for i in range(m):
+        if i == s or kk == 0 or dist_r[i] < floor:
+            continue
+        v = 0.0
+        for j in range(p):
+            d = A[j, i] - q[j]
+            v += d * d
+        if v > thr:
+            continue
+        if cnt == kk:
+            if v == thr and idx[i] > idx[bi[cnt - 1]]:
+                continue
+            cnt -= 1
+        u = cnt
+        while u > 0 and (bd[u - 1] > v or (bd[u - 1] == v and idx[bi[u - 1]] > idx[i])):
+            bd[u] = bd[u - 1]
+            bi[u] = bi[u - 1]
+            u -= 1
+        bd[u] = v
+        bi[u] = i
+        cnt += 1
+        if cnt == kk:
+            thr = bd[kk - 1]
+            lo = big - np.sqrt(thr) - margin
+            floor = lo * lo if lo > 0 else -1.0
+    chosen[0] = s
+    for t in range(kk):
+        chosen[t + 1] = bi[t]
 
 
 @njit(cache=True)
@@ -225,7 +287,7 @@ def mdav_labels(X, k):
             if idx[i] == xs:
                 s = i
                 break
-        _nearest_and_farthest(A, idx, m, s, k, dist, chosen)
+        _nearest_pruned(A, idx, m, s, k, dist, chosen)
         m = _remove(A, idx, dist, refd, sums, m, chosen, k, labels, label)
         label += 1
     for i in range(m):

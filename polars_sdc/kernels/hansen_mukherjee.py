@@ -1,0 +1,165 @@
+"""Hansen–Mukherjee shortest path over an ordered sequence (seed 001 section 4, MHM phases 1-2).
+
+Nodes 0..n, an edge (i, j) for i + k <= j < i + 2k whose length is the SSE of the records
+i+1..j (seed 001 eq. 2; here 0-based rows i..j-1). The best k-partition consistent with the
+order is the shortest path 0 -> n (Theorem 1); the graph is topologically ordered, so the
+path is a forward DP (procedure B'') instead of Dijkstra.
+
+Edge costs (procedure B', eqs. 6 and 8): all edges leaving node i share the first record
+x_i, so they are computed together from running sums of the records *shifted by x_i*:
+s1 = sum (x - x_i), s2 = sum |x - x_i|^2 and L = s2 - |s1|^2 / m, one O(p) update per record
+and one O(p) evaluation per edge — 2k - 1 updates for the k edges of a node, O(1) amortised
+per edge and O(k n p) in all, with O(n) extra memory. Shifting by a member of the group keeps
+the subtraction well conditioned: s2 = L + m |mean - x_i|^2 and |mean - x_i|^2 <= L, so
+s2 <= (m + 1) L and the relative error stays O(m eps) whatever the offset of the data (the
+global prefix sums of x and x^2 lose everything on data like 1e9 + N(0, 1)).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _node_edge_costs(X, i, k, out, s1):
+    """Lengths of the edges leaving node i: out[t] = SSE of rows i .. i+k+t-1 (0-based) for
+    t = 0 .. cnt-1; returns cnt (fewer than k edges near the end of the sequence)."""
+    n, p = X.shape
+    last = min(i + 2 * k - 1, n)  # exclusive end of the longest group
+    for d in range(p):
+        s1[d] = 0.0
+    s2 = 0.0
+    cnt = 0
+    for h in range(i, last):
+        for d in range(p):
+            v = X[h, d] - X[i, d]
+            s1[d] += v
+            s2 += v * v
+        m = h - i + 1
+        if m >= k:
+            q = 0.0
+            for d in range(p):
+                q += s1[d] * s1[d]
+            c = s2 - q / m
+            out[cnt] = c if c > 0.0 else 0.0
+            cnt += 1
+    return cnt
+
+
+@njit(cache=True)
+def edge_costs(X, k):
+    """All edge lengths as an (n + 1, k) array: ``L[i, t]`` is the SSE of rows i .. i+k+t-1
+    (the edge (i, i+k+t) of seed 001 eq. 2), NaN where that edge does not exist.
+
+    For inspection and tests (O(n k) memory); :func:`hm_labels` never stores them.
+    """
+    n, p = X.shape
+    L = np.full((n + 1, k), np.nan)
+    out = np.empty(k)
+    s1 = np.empty(p)
+    for i in range(n + 1):
+        cnt = _node_edge_costs(X, i, k, out, s1)
+        for t in range(cnt):
+            L[i, t] = out[t]
+    return L
+
+
+@njit(cache=True)
+def _labels_from_pred(pred, n):
+    """Group label per position (0, 1, ... along the sequence) from the shortest-path tree."""
+    g = 0
+    j = n
+    while j > 0:
+        g += 1
+        j = pred[j]
+    labels = np.empty(n, dtype=np.uint32)
+    j = n
+    while j > 0:
+        g -= 1
+        i = pred[j]
+        for h in range(i, j):
+            labels[h] = g
+        j = i
+    return labels
+
+
+@njit(cache=True)
+def hm_shortest_path(X, k):
+    """Optimal k-partition of the rows of X (n, p) into contiguous groups, in the given order.
+
+    Returns (labels, sse): uint32 group label per row (0, 1, ... along the order; every group
+    has k .. 2k-1 rows) and the SSE of that partition (the shortest-path length). Ties
+    between equally short paths go to the earliest predecessor. O(k n p) time, O(n) memory
+    besides X. Requires 1 <= k <= n.
+    """
+    n, p = X.shape
+    D = np.full(n + 1, np.inf)
+    pred = np.zeros(n + 1, dtype=np.int64)
+    D[0] = 0.0
+    out = np.empty(k)
+    s1 = np.empty(p)
+    for i in range(n - k + 1):
+        di = D[i]
+        if di == np.inf:
+            continue
+        cnt = _node_edge_costs(X, i, k, out, s1)
+        for t in range(cnt):
+            j = i + k + t
+            v = di + out[t]
+            if v < D[j]:
+                D[j] = v
+                pred[j] = i
+    return _labels_from_pred(pred, n), D[n]
+
+
+@njit(cache=True)
+def hm_shortest_path_1d(x, k):
+    """:func:`hm_shortest_path` for one column x (n,), the hot loop of optimal univariate
+    microaggregation on sorted data (Hansen & Mukherjee 2003): the same shifted sums with
+    scalars and a table of 1/m."""
+    n = x.shape[0]
+    D = np.full(n + 1, np.inf)
+    pred = np.zeros(n + 1, dtype=np.int64)
+    D[0] = 0.0
+    inv = np.empty(2 * k)
+    for m in range(1, 2 * k):
+        inv[m] = 1.0 / m
+    for i in range(n - k + 1):
+        di = D[i]
+        if di == np.inf:
+            continue
+        c = x[i]
+        s1 = 0.0
+        s2 = 0.0
+        last = min(i + 2 * k - 1, n)
+        for h in range(i, i + k - 1):
+            v = x[h] - c
+            s1 += v
+            s2 += v * v
+        for h in range(i + k - 1, last):
+            v = x[h] - c
+            s1 += v
+            s2 += v * v
+            cost = s2 - s1 * s1 * inv[h - i + 1]
+            if cost < 0.0:
+                cost = 0.0
+            val = di + cost
+            if val < D[h + 1]:
+                D[h + 1] = val
+                pred[h + 1] = i
+    return _labels_from_pred(pred, n), D[n]
+
+
+@njit(cache=True)
+def sort_ties_by_row(xs, perm):
+    """Given xs = x[perm] sorted ascending, put the rows of every run of equal values in
+    increasing row order (in place), so an unstable argsort gives the stable order."""
+    n = xs.shape[0]
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and xs[j] == xs[i]:
+            j += 1
+        if j - i > 1:
+            perm[i:j] = np.sort(perm[i:j])
+        i = j

@@ -1,0 +1,745 @@
+"""Path orderings of records for MHM (seed 001 procedures A and A', section 5.3).
+
+Every function takes a float64 (n, p) array and returns a permutation (int64, n): ``order[t]``
+is the row visited t-th. All paths start at the record farthest from the centroid (ties:
+lowest row), and every tie in a nearest-neighbour step goes to the lowest row index, so
+the result is deterministic.
+
+- :func:`npn_order` — Nearest Point Next (procedure A): O(n^2 p) time, O(n p) memory.
+- :func:`grid_order` — grid-block NPN (procedure A'): the next record is the nearest
+  unvisited one *in the current block*; an exhausted block passes to the nearest record in
+  the nearest ring of occupied blocks (Chebyshev distance in cell coordinates).
+- :func:`vgrid_order` — the variable-size grid of section 5.3 (FlexDice-style): blocks are
+  halved, widest side first, until each holds at most ``leaf_size`` records; empty halves
+  are not created; each block is linked to the block across the centre of each of its 2p
+  faces; an exhausted block passes to the nearest record among the blocks reached first by
+  a breadth-first search of that adjacency graph.
+- :func:`kd_order` — the fast ordering for large n: a median kd-tree (split on the dimension
+  of widest spread), leaves of at most ``leaf_size`` records visited depth-first, each leaf
+  walked by NPN from the record nearest the previous one. O(n log n p + n leaf_size p).
+  With ``mdav_k`` the leaves are large and partitioned by MDAV (:mod:`.mdav`), whose groups
+  become consecutive runs of the path.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .mdav import mdav_labels
+
+
+# ---------------------------------------------------------------------------------------
+# shared pieces
+@njit(cache=True)
+def _sqdist_rows(X, a, b):
+    s = 0.0
+    for d in range(X.shape[1]):
+        v = X[a, d] - X[b, d]
+        s += v * v
+    return s
+
+
+@njit(cache=True)
+def farthest_from_centroid(X):
+    """Row farthest from the column means (ties: lowest row) — the start of every path."""
+    n, p = X.shape
+    c = np.zeros(p)
+    for i in range(n):
+        for d in range(p):
+            c[d] += X[i, d]
+    for d in range(p):
+        c[d] /= n
+    best = -1.0
+    r = 0
+    for i in range(n):
+        s = 0.0
+        for d in range(p):
+            v = X[i, d] - c[d]
+            s += v * v
+        if s > best:
+            best = s
+            r = i
+    return r
+
+
+# ---------------------------------------------------------------------------------------
+# A: nearest point next
+@njit(cache=True)
+def npn_order(X):
+    """Nearest Point Next path (seed 001 section 3.2): start at the record farthest from the
+    centroid, then repeatedly the nearest unvisited record. O(n^2 p) time, O(n p) memory.
+    """
+    n, p = X.shape
+    order = np.empty(n, dtype=np.int64)
+    if n == 0:
+        return order
+    A = X.copy()
+    idx = np.arange(n)
+    cur = np.empty(p)
+    pos = farthest_from_centroid(X)
+    m = n
+    for t in range(n):
+        r = idx[pos]
+        order[t] = r
+        for d in range(p):
+            cur[d] = A[pos, d]
+        m -= 1  # swap-remove pos
+        if pos != m:
+            for d in range(p):
+                A[pos, d] = A[m, d]
+            idx[pos] = idx[m]
+        if m == 0:
+            break
+        best = np.inf
+        pos = -1
+        for i in range(m):
+            s = 0.0
+            for d in range(p):
+                v = A[i, d] - cur[d]
+                s += v * v
+            if s < best or (s == best and idx[i] < idx[pos]):
+                best = s
+                pos = i
+    return order
+
+
+# ---------------------------------------------------------------------------------------
+# block paths (A' and the variable grid share the walk inside blocks)
+@njit(cache=True)
+def _nearest_in_block(X, cur, b, start, cnt, pts, best, bp):
+    """Nearest unvisited record of block b to row cur, improving on (best, bp)."""
+    for t in range(start[b], start[b] + cnt[b]):
+        q = pts[t]
+        s = _sqdist_rows(X, cur, q)
+        if s < best or (s == best and q < bp):
+            best = s
+            bp = q
+    return best, bp
+
+
+@njit(cache=True)
+def _visit(q, block_of, start, cnt, pts, slot, active, active_pos, n_active):
+    """Mark row q visited: swap it out of its block's live segment; an emptied block leaves
+    the active list. Returns the new number of active blocks."""
+    b = block_of[q]
+    last = start[b] + cnt[b] - 1
+    sq = slot[q]
+    other = pts[last]
+    pts[sq] = other
+    slot[other] = sq
+    pts[last] = q
+    slot[q] = last
+    cnt[b] -= 1
+    if cnt[b] == 0:
+        ap = active_pos[b]
+        n_active -= 1
+        moved = active[n_active]
+        active[ap] = moved
+        active_pos[moved] = ap
+        active[n_active] = b
+        active_pos[b] = n_active
+    return n_active
+
+
+@njit(cache=True)
+def _block_csr(block_of, n_blocks):
+    n = block_of.shape[0]
+    cnt = np.zeros(n_blocks, dtype=np.int64)
+    for i in range(n):
+        cnt[block_of[i]] += 1
+    start = np.zeros(n_blocks + 1, dtype=np.int64)
+    for b in range(n_blocks):
+        start[b + 1] = start[b] + cnt[b]
+    fill = start[:-1].copy()
+    pts = np.empty(n, dtype=np.int64)
+    slot = np.empty(n, dtype=np.int64)
+    for i in range(n):  # rows in increasing order inside each block
+        b = block_of[i]
+        pts[fill[b]] = i
+        slot[i] = fill[b]
+        fill[b] += 1
+    return start, cnt, pts, slot
+
+
+@njit(cache=True)
+def grid_path(X, block_of, coords):
+    """Procedure A' on a uniform grid: ``block_of[i]`` is row i's block (0..B-1) and
+    ``coords`` (B, p) the integer cell coordinates of each block."""
+    n, p = X.shape
+    B = coords.shape[0]
+    start, cnt, pts, slot = _block_csr(block_of, B)
+    active = np.arange(B)
+    active_pos = np.arange(B)
+    n_active = B
+    order = np.empty(n, dtype=np.int64)
+    cur = farthest_from_centroid(X)
+    for t in range(n):
+        order[t] = cur
+        n_active = _visit(cur, block_of, start, cnt, pts, slot, active, active_pos, n_active)
+        if t == n - 1:
+            break
+        b = block_of[cur]
+        best = np.inf
+        bp = -1
+        if cnt[b] > 0:
+            best, bp = _nearest_in_block(X, cur, b, start, cnt, pts, best, bp)
+        else:
+            # nearest ring of occupied blocks, then the nearest record in that ring
+            rmin = np.iinfo(np.int64).max
+            for a in range(n_active):
+                c = active[a]
+                r = 0
+                for d in range(p):
+                    v = abs(coords[c, d] - coords[b, d])
+                    if v > r:
+                        r = v
+                if r < rmin:
+                    rmin = r
+            for a in range(n_active):
+                c = active[a]
+                r = 0
+                for d in range(p):
+                    v = abs(coords[c, d] - coords[b, d])
+                    if v > r:
+                        r = v
+                if r == rmin:
+                    best, bp = _nearest_in_block(X, cur, c, start, cnt, pts, best, bp)
+        cur = bp
+    return order
+
+
+def grid_order(X: np.ndarray, cells_per_dim: int) -> np.ndarray:
+    """Grid-block NPN (procedure A'): every dimension's range cut into ``cells_per_dim``
+    equal slices; only occupied cells become blocks (a hash of the cell coordinates, so the
+    number of dimensions does not matter); then :func:`grid_path`."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n, p = X.shape
+    if n == 0:
+        return np.empty(0, dtype=np.int64)
+    g = max(int(cells_per_dim), 1)
+    lo = X.min(axis=0)
+    span = X.max(axis=0) - lo
+    scale = np.where(span > 0, g / np.where(span > 0, span, 1.0), 0.0)
+    cells = np.minimum(((X - lo) * scale).astype(np.int64), g - 1)
+    coords, block_of = np.unique(cells, axis=0, return_inverse=True)
+    return grid_path(X, np.ascontiguousarray(block_of.ravel(), dtype=np.int64), np.ascontiguousarray(coords))
+
+
+# ---------------------------------------------------------------------------------------
+# variable-size grid (section 5.3)
+@njit(cache=True)
+def _build_vgrid(U, leaf_size):
+    """Halve blocks of the unit cube (widest side among the dimensions where the block's
+    records differ, ties lowest dimension) until each holds <= leaf_size records or
+    identical records. Returns the tree (split dim/value, children), the leaves' boxes and
+    the leaf of every row."""
+    n, p = U.shape
+    cap = 2 * n + 2
+    lo = np.zeros((cap, p))
+    hi = np.ones((cap, p))
+    sdim = np.full(cap, -1, dtype=np.int64)
+    sval = np.zeros(cap)
+    left = np.full(cap, -1, dtype=np.int64)
+    right = np.full(cap, -1, dtype=np.int64)
+    seg0 = np.zeros(cap, dtype=np.int64)
+    seg1 = np.zeros(cap, dtype=np.int64)
+    leaf_id = np.full(cap, -1, dtype=np.int64)
+    perm = np.arange(n)
+    n_nodes = 1
+    seg1[0] = n
+    stack = np.empty(cap, dtype=np.int64)
+    top = 0
+    stack[top] = 0
+    top += 1
+    n_leaves = 0
+    block_of = np.empty(n, dtype=np.int64)
+    pmin = np.empty(p)
+    pmax = np.empty(p)
+    while top > 0:
+        top -= 1
+        v = stack[top]
+        a = seg0[v]
+        b = seg1[v]
+        dim = -1
+        if b - a > leaf_size:
+            for d in range(p):
+                pmin[d] = np.inf
+                pmax[d] = -np.inf
+            for t in range(a, b):
+                r = perm[t]
+                for d in range(p):
+                    x = U[r, d]
+                    if x < pmin[d]:
+                        pmin[d] = x
+                    if x > pmax[d]:
+                        pmax[d] = x
+            w = -1.0
+            for d in range(p):
+                if pmax[d] > pmin[d] and hi[v, d] - lo[v, d] > w:
+                    w = hi[v, d] - lo[v, d]
+                    dim = d
+        if dim < 0:
+            leaf_id[v] = n_leaves
+            for t in range(a, b):
+                block_of[perm[t]] = n_leaves
+            n_leaves += 1
+            continue
+        s = 0.5 * (lo[v, dim] + hi[v, dim])
+        # partition perm[a:b] into (< s) and (>= s), stable in row order
+        tmp = perm[a:b].copy()
+        m = a
+        for t in range(tmp.shape[0]):
+            if U[tmp[t], dim] < s:
+                perm[m] = tmp[t]
+                m += 1
+        for t in range(tmp.shape[0]):
+            if U[tmp[t], dim] >= s:
+                perm[m] = tmp[t]
+                m += 1
+        mid = a
+        for t in range(tmp.shape[0]):
+            if U[tmp[t], dim] < s:
+                mid += 1
+        sdim[v] = dim
+        sval[v] = s
+        # right child pushed first so the left one is processed first
+        for side in range(2):
+            ca, cb = (mid, b) if side == 0 else (a, mid)
+            if cb == ca:
+                continue
+            c = n_nodes
+            n_nodes += 1
+            for d in range(p):
+                lo[c, d] = lo[v, d]
+                hi[c, d] = hi[v, d]
+            if side == 0:
+                lo[c, dim] = s
+                right[v] = c
+            else:
+                hi[c, dim] = s
+                left[v] = c
+            seg0[c] = ca
+            seg1[c] = cb
+            stack[top] = c
+            top += 1
+    leaf_lo = np.empty((n_leaves, p))
+    leaf_hi = np.empty((n_leaves, p))
+    for v in range(n_nodes):
+        if leaf_id[v] >= 0:
+            for d in range(p):
+                leaf_lo[leaf_id[v], d] = lo[v, d]
+                leaf_hi[leaf_id[v], d] = hi[v, d]
+    return (sdim[:n_nodes], sval[:n_nodes], left[:n_nodes], right[:n_nodes],
+            leaf_id[:n_nodes], leaf_lo, leaf_hi, block_of, n_leaves)
+
+
+@njit(cache=True)
+def _locate(sdim, sval, left, right, leaf_id, probe, fd, up):
+    """Leaf containing the point ``probe`` moved an infinitesimal step out of its face in
+    dimension fd (up: towards +), or -1 in empty space."""
+    v = 0
+    while leaf_id[v] < 0:
+        e = sdim[v]
+        s = sval[v]
+        if e == fd:
+            go_right = s <= probe[e] if up else s < probe[e]
+        else:
+            go_right = probe[e] >= s
+        v = right[v] if go_right else left[v]
+        if v < 0:
+            return -1
+    return leaf_id[v]
+
+
+@njit(cache=True)
+def _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi):
+    """Symmetric block graph (CSR): each leaf linked to the leaf across the centre of each of
+    its 2p faces (at most 2p links out, as in FlexDice), plus the reverse links."""
+    B, p = leaf_lo.shape
+    src = np.empty(2 * p * B, dtype=np.int64)
+    dst = np.empty(2 * p * B, dtype=np.int64)
+    m = 0
+    probe = np.empty(p)
+    for b in range(B):
+        for fd in range(p):
+            for up in (False, True):
+                if (up and leaf_hi[b, fd] >= 1.0) or (not up and leaf_lo[b, fd] <= 0.0):
+                    continue
+                for d in range(p):
+                    probe[d] = 0.5 * (leaf_lo[b, d] + leaf_hi[b, d])
+                probe[fd] = leaf_hi[b, fd] if up else leaf_lo[b, fd]
+                c = _locate(sdim, sval, left, right, leaf_id, probe, fd, up)
+                if c >= 0 and c != b:
+                    src[m] = b
+                    dst[m] = c
+                    m += 1
+    deg = np.zeros(B + 1, dtype=np.int64)
+    for t in range(m):
+        deg[src[t] + 1] += 1
+        deg[dst[t] + 1] += 1
+    for b in range(B):
+        deg[b + 1] += deg[b]
+    fill = deg[:-1].copy()
+    nbr = np.empty(2 * m, dtype=np.int64)
+    for t in range(m):
+        nbr[fill[src[t]]] = dst[t]
+        fill[src[t]] += 1
+        nbr[fill[dst[t]]] = src[t]
+        fill[dst[t]] += 1
+    return deg, nbr
+
+
+@njit(cache=True)
+def vgrid_order(X, leaf_size):
+    """Variable-size grid NPN (seed 001 section 5.3): see the module docstring.
+
+    Blocks hold at most ``leaf_size`` records (unless identical). Inside a block: nearest
+    unvisited record; when the block is exhausted, a breadth-first search of the block graph
+    stops at the first layer holding unvisited records and moves to the nearest of them (a
+    disconnected remainder is searched whole).
+    """
+    n, p = X.shape
+    order = np.empty(n, dtype=np.int64)
+    if n == 0:
+        return order
+    lo = np.empty(p)
+    span = np.empty(p)
+    for d in range(p):
+        lo[d] = X[0, d]
+        hi_d = X[0, d]
+        for i in range(n):
+            if X[i, d] < lo[d]:
+                lo[d] = X[i, d]
+            if X[i, d] > hi_d:
+                hi_d = X[i, d]
+        span[d] = hi_d - lo[d]
+    U = np.empty((n, p))
+    for i in range(n):
+        for d in range(p):
+            # scaled into [0, 1): the top face of the unit cube holds no record
+            U[i, d] = (X[i, d] - lo[d]) / span[d] * 0.999999 if span[d] > 0 else 0.0
+    sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, block_of, B = _build_vgrid(U, leaf_size)
+    deg, nbr = _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi)
+    start, cnt, pts, slot = _block_csr(block_of, B)
+    active = np.arange(B)
+    active_pos = np.arange(B)
+    n_active = B
+    seen = np.full(B, -1, dtype=np.int64)
+    queue = np.empty(B, dtype=np.int64)
+    cur = farthest_from_centroid(X)
+    for t in range(n):
+        order[t] = cur
+        n_active = _visit(cur, block_of, start, cnt, pts, slot, active, active_pos, n_active)
+        if t == n - 1:
+            break
+        b = block_of[cur]
+        best = np.inf
+        bp = -1
+        if cnt[b] > 0:
+            best, bp = _nearest_in_block(X, cur, b, start, cnt, pts, best, bp)
+        else:
+            # BFS layer by layer from b; stop at the first layer with unvisited records
+            seen[b] = t
+            qh = 0
+            qt = 0
+            queue[qt] = b
+            qt += 1
+            found = False
+            while qh < qt and not found:
+                layer_end = qt
+                while qh < layer_end:
+                    u = queue[qh]
+                    qh += 1
+                    for e in range(deg[u], deg[u + 1]):
+                        w = nbr[e]
+                        if seen[w] != t:
+                            seen[w] = t
+                            queue[qt] = w
+                            qt += 1
+                for e in range(layer_end, qt):
+                    w = queue[e]
+                    if cnt[w] > 0:
+                        found = True
+                        best, bp = _nearest_in_block(X, cur, w, start, cnt, pts, best, bp)
+            if not found:
+                for a in range(n_active):
+                    best, bp = _nearest_in_block(X, cur, active[a], start, cnt, pts, best, bp)
+        cur = bp
+    return order
+
+
+# ---------------------------------------------------------------------------------------
+# kd-tree order (fast, for large n)
+@njit(cache=True)
+def _before(key, r, s):
+    """Row r sorts before row s by (key, row)."""
+    return key[r] < key[s] or (key[r] == key[s] and r < s)
+
+
+@njit(cache=True)
+def _select(perm, a, b, kth, key):
+    """Reorder perm[a:b] so that perm[kth] holds the element of rank kth - a by
+    (key[row], row), smaller ones before it and larger after (quickselect)."""
+    lo = a
+    hi = b - 1
+    while hi > lo:
+        mid = (lo + hi) // 2
+        x0 = perm[lo]
+        x1 = perm[mid]
+        x2 = perm[hi]
+        if _before(key, x1, x0):
+            x0, x1 = x1, x0
+        if _before(key, x2, x1):
+            x1, x2 = x2, x1
+            if _before(key, x1, x0):
+                x0, x1 = x1, x0
+        pr = x1
+        i = lo
+        j = hi
+        while i <= j:
+            while _before(key, perm[i], pr):
+                i += 1
+            while _before(key, pr, perm[j]):
+                j -= 1
+            if i <= j:
+                tmp = perm[i]
+                perm[i] = perm[j]
+                perm[j] = tmp
+                i += 1
+                j -= 1
+        if kth <= j:
+            hi = j
+        elif kth >= i:
+            lo = i
+        else:
+            return
+
+
+_PCA_SAMPLE = 2048
+
+
+@njit(cache=True)
+def _split_direction(X, perm, a, b, rule, mean, v, w):
+    """Unit direction v along which the rows perm[a:b] are split: rule 0 the axis of widest
+    range, 1 the axis of largest variance, 2 the principal axis (8 power iterations started
+    from the largest-variance axis, on a sample of the rows when there are many)."""
+    p = X.shape[1]
+    m = b - a
+    for d in range(p):
+        v[d] = 0.0
+    if rule == 0:
+        dim = 0
+        best = -1.0
+        for d in range(p):
+            lo = np.inf
+            hi = -np.inf
+            for t in range(a, b):
+                x = X[perm[t], d]
+                lo = min(lo, x)
+                hi = max(hi, x)
+            if hi - lo > best:
+                best = hi - lo
+                dim = d
+        v[dim] = 1.0
+        return
+    for d in range(p):
+        mean[d] = 0.0
+    for t in range(a, b):
+        for d in range(p):
+            mean[d] += X[perm[t], d]
+    for d in range(p):
+        mean[d] /= m
+    dim = 0
+    best = -1.0
+    for d in range(p):
+        s = 0.0
+        for t in range(a, b):
+            x = X[perm[t], d] - mean[d]
+            s += x * x
+        if s > best:
+            best = s
+            dim = d
+    v[dim] = 1.0
+    if rule != 2:
+        return
+    # power iteration on an evenly spaced sample of at most _PCA_SAMPLE rows
+    stride = max(1, m // _PCA_SAMPLE)
+    for it in range(8):
+        for d in range(p):
+            w[d] = 0.0
+        for t in range(a, b, stride):
+            r = perm[t]
+            dot = 0.0
+            for d in range(p):
+                dot += (X[r, d] - mean[d]) * v[d]
+            for d in range(p):
+                w[d] += dot * (X[r, d] - mean[d])
+        nrm = 0.0
+        for d in range(p):
+            nrm += w[d] * w[d]
+        if nrm == 0.0:
+            return
+        nrm = np.sqrt(nrm)
+        for d in range(p):
+            v[d] = w[d] / nrm
+
+
+@njit(cache=True)
+def _dot_row(X, r, v):
+    s = 0.0
+    for d in range(X.shape[1]):
+        s += X[r, d] * v[d]
+    return s
+
+
+@njit(cache=True)
+def _walk_leaf_mdav(X, perm, a, b, k, order, out, prev):
+    """Append the rows perm[a:b] to the path group by group: MDAV groups of the leaf,
+    nearest centroid (to the last visited row) next, each group walked by NPN."""
+    n, p = X.shape
+    m = b - a
+    sub = np.empty((m, p))
+    for t in range(m):
+        for d in range(p):
+            sub[t, d] = X[perm[a + t], d]
+    lab = mdav_labels(sub, min(k, m))
+    G = 0
+    for t in range(m):
+        if lab[t] + 1 > G:
+            G = lab[t] + 1
+    cen = np.zeros((G, p))
+    cnt = np.zeros(G, dtype=np.int64)
+    for t in range(m):
+        g = lab[t]
+        cnt[g] += 1
+        for d in range(p):
+            cen[g, d] += sub[t, d]
+    for g in range(G):
+        for d in range(p):
+            cen[g, d] /= cnt[g]
+    gstart = np.zeros(G + 1, dtype=np.int64)
+    for g in range(G):
+        gstart[g + 1] = gstart[g] + cnt[g]
+    by_group = np.empty(m, dtype=np.int64)  # leaf positions grouped by label (counting sort)
+    fill = gstart[:-1].copy()
+    for t in range(m):
+        by_group[fill[lab[t]]] = t
+        fill[lab[t]] += 1
+    done = np.zeros(G, dtype=np.bool_)
+    live = np.empty(m, dtype=np.int64)
+    for gs in range(G):
+        best = np.inf
+        bg = -1
+        for g in range(G):
+            if done[g]:
+                continue
+            s = 0.0
+            for d in range(p):
+                v = cen[g, d] - X[prev, d]
+                s += v * v
+            if s < best:
+                best = s
+                bg = g
+        done[bg] = True
+        c = cnt[bg]
+        for t in range(c):
+            live[t] = perm[a + by_group[gstart[bg] + t]]
+        for step in range(c):
+            best = np.inf
+            bt = -1
+            for t in range(c - step):
+                q = live[t]
+                s = 0.0 if q == prev else _sqdist_rows(X, prev, q)
+                if s < best or (s == best and q < live[bt]):
+                    best = s
+                    bt = t
+            q = live[bt]
+            live[bt] = live[c - step - 1]
+            order[out] = q
+            out += 1
+            prev = q
+    return out, prev
+
+
+@njit(cache=True)
+def kd_order(X, leaf_size, rule=2, mdav_k=0):
+    """kd-tree order: median splits down to leaves of at most ``leaf_size`` records, on the
+    principal axis of each segment (``rule=2``; 1: axis of largest variance, 0: of widest
+    range); leaves in depth-first order, the half on the side of the previous visited
+    record first (the path starts at the record farthest from the centroid); each leaf
+    walked by NPN from its record nearest the previous one. O(n log n p) time.
+
+    With ``mdav_k > 0`` each leaf is first partitioned by MDAV with that k; the leaf's
+    groups are then visited nearest-centroid-next and each group walked by NPN, so the
+    MDAV groups are runs of the path (MHM can then only improve on leaf-wise MDAV);
+    O(n leaf_size p / mdav_k) more time.
+    """
+    n, p = X.shape
+    order = np.empty(n, dtype=np.int64)
+    if n == 0:
+        return order
+    perm = np.arange(n)
+    key = np.empty(n)
+    mean = np.empty(p)
+    v = np.empty(p)
+    w = np.empty(p)
+    first = farthest_from_centroid(X)
+    cap = 2 * 64 + 16
+    sa = np.empty(cap, dtype=np.int64)
+    sb = np.empty(cap, dtype=np.int64)
+    sa[0] = 0
+    sb[0] = n
+    top = 1
+    out = 0
+    prev = first
+    live = np.empty(max(leaf_size, 1), dtype=np.int64)
+    while top > 0:
+        top -= 1
+        a = sa[top]
+        b = sb[top]
+        if b - a <= leaf_size and mdav_k > 0:
+            out, prev = _walk_leaf_mdav(X, perm, a, b, mdav_k, order, out, prev)
+            continue
+        if b - a <= leaf_size:
+            m = b - a
+            for t in range(m):
+                live[t] = perm[a + t]
+            for step in range(m):
+                best = np.inf
+                bt = -1
+                for t in range(m - step):
+                    q = live[t]
+                    s = 0.0 if q == prev else _sqdist_rows(X, prev, q)
+                    if s < best or (s == best and q < live[bt]):
+                        best = s
+                        bt = t
+                q = live[bt]
+                live[bt] = live[m - step - 1]
+                order[out] = q
+                out += 1
+                prev = q
+            continue
+        _split_direction(X, perm, a, b, rule, mean, v, w)
+        for t in range(a, b):
+            key[perm[t]] = _dot_row(X, perm[t], v)
+        mid = (a + b) // 2
+        _select(perm, a, b, mid, key)
+        # the half on prev's side of the split is visited first (pushed last)
+        sv = key[perm[mid]]
+        pk = _dot_row(X, prev, v)
+        low_first = pk < sv or (pk == sv and prev < perm[mid])
+        if low_first:
+            sa[top] = mid
+            sb[top] = b
+            top += 1
+            sa[top] = a
+            sb[top] = mid
+            top += 1
+        else:
+            sa[top] = a
+            sb[top] = mid
+            top += 1
+            sa[top] = mid
+            sb[top] = b
+            top += 1
+    return order

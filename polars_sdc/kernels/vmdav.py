@@ -1,0 +1,265 @@
+"""V-MDAV: variable-size MDAV (thesis 2.3.4, Solanas & Martinez-Balleste 2006).
+
+The original precomputes every pairwise distance (O(n^2) memory). Here the unassigned
+records stay compacted at the front of a column-major work copy (a removed record swaps with
+the last live one), each live record keeps its squared distance to the fixed centroid
+(``dc``) and to the nearest member of the group being built (``dD``, updated when a record
+joins). Finding x_r and e_min is then a scan over one array; the scan that measures d_out
+(e_min to its nearest unassigned record) also gives the distances that update ``dD`` when
+e_min joins. O(n p) memory,
+O(n^2 p) time in the worst case. For one column (p = 1) the unassigned records always form
+a contiguous run of the sorted values, and :func:`vmdav_labels_1d` runs in O(n log n).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_BLOCK = 256
+
+
+@njit(cache=True)
+def _sq_dists(A, m, v, out):
+    """out[i] = |A[:, i] - v|^2 for the live columns i < m of the (p, n) work array A
+    (blocked so the inner loop runs over contiguous rows)."""
+    p = A.shape[0]
+    acc = np.empty(_BLOCK, dtype=np.float64)
+    for b in range(0, m, _BLOCK):
+        w = min(b + _BLOCK, m) - b
+        for t in range(w):
+            acc[t] = 0.0
+        for j in range(p):
+            vj = v[j]
+            for t in range(w):
+                d = A[j, b + t] - vj
+                acc[t] += d * d
+        for t in range(w):
+            out[b + t] = acc[t]
+
+
+@njit(cache=True)
+def _k_nearest(dist, idx, m, r, k, chosen):
+    """chosen[:k] = r and the k-1 other live positions with the smallest (dist, row index)."""
+    kk = k - 1
+    bd = np.empty(kk + 1, dtype=np.float64)
+    bi = np.empty(kk + 1, dtype=np.int64)
+    cnt = 0
+    for i in range(m):
+        if i == r or kk == 0:
+            continue
+        s = dist[i]
+        if cnt == kk:
+            if s > bd[cnt - 1] or (s == bd[cnt - 1] and idx[i] > idx[bi[cnt - 1]]):
+                continue
+            cnt -= 1
+        t = cnt
+        while t > 0 and (bd[t - 1] > s or (bd[t - 1] == s and idx[bi[t - 1]] > idx[i])):
+            bd[t] = bd[t - 1]
+            bi[t] = bi[t - 1]
+            t -= 1
+        bd[t] = s
+        bi[t] = i
+        cnt += 1
+    chosen[0] = r
+    for t in range(kk):
+        chosen[t + 1] = bi[t]
+
+
+@njit(cache=True)
+def _drop(A, idx, dc, dD, m, q):
+    """Swap live position q with the last live one; returns the new live count."""
+    m -= 1
+    if q != m:
+        for j in range(A.shape[0]):
+            A[j, q] = A[j, m]
+        idx[q] = idx[m]
+        dc[q] = dc[m]
+        dD[q] = dD[m]
+    return m
+
+
+@njit(cache=True)
+def _join_leftovers(X, labels, n_groups, rows, n_rows):
+    """Each row in rows[:n_rows] (unlabelled) joins the group whose centroid is nearest
+    (centroids of the groups as formed, before any leftover joins; ties: lowest label)."""
+    if n_rows == 0:
+        return
+    n, p = X.shape
+    sums = np.zeros((n_groups, p), dtype=np.float64)
+    counts = np.zeros(n_groups, dtype=np.int64)
+    is_left = np.zeros(n, dtype=np.bool_)
+    for t in range(n_rows):
+        is_left[rows[t]] = True
+    for i in range(n):
+        if is_left[i]:
+            continue
+        g = labels[i]
+        counts[g] += 1
+        for j in range(p):
+            sums[g, j] += X[i, j]
+    for g in range(n_groups):
+        for j in range(p):
+            sums[g, j] /= counts[g]
+    for t in range(n_rows):
+        i = rows[t]
+        best = np.inf
+        bg = 0
+        for g in range(n_groups):
+            s = 0.0
+            for j in range(p):
+                d = X[i, j] - sums[g, j]
+                s += d * d
+            if s < best:
+                best = s
+                bg = g
+        labels[i] = bg
+
+
+@njit(cache=True)
+def vmdav_labels(X, k, gamma):
+    """Group label per row of X (n, p) by V-MDAV with minimum size k and gain factor gamma.
+
+    c = centroid of all rows, computed once. While >= k rows are unassigned: x_r = the
+    unassigned row farthest from c; D = x_r and its k-1 nearest unassigned rows; then while
+    |D| < 2k-1: e_min = the unassigned row nearest to D (distance to D's nearest member,
+    d_in), d_out = distance from e_min to its nearest other unassigned row (infinite when
+    there is none); e_min joins D if d_in < gamma * d_out, else D is closed. Rows left
+    over (< k) join the group with the nearest centroid. Ties: lowest row index. Labels in
+    order of creation.
+    """
+    n, p = X.shape
+    A = np.ascontiguousarray(X.T)  # (p, n) work copy; live rows compacted at the front
+    idx = np.arange(n)
+    labels = np.empty(n, dtype=np.uint32)
+    dc = np.empty(n, dtype=np.float64)  # squared distance to the centroid c (fixed)
+    dD = np.empty(n, dtype=np.float64)  # squared distance to the nearest member of D
+    tmp = np.empty(n, dtype=np.float64)
+    chosen = np.empty(k, dtype=np.int64)
+    c = np.zeros(p, dtype=np.float64)
+    for i in range(n):
+        for j in range(p):
+            c[j] += X[i, j]
+    for j in range(p):
+        c[j] /= n
+    _sq_dists(A, n, c, dc)
+    g2 = gamma * gamma
+    v = np.empty(p, dtype=np.float64)
+    m = n
+    label = 0
+    while m >= k:
+        # x_r: farthest from c (ties: lowest row index)
+        r = 0
+        for i in range(1, m):
+            if dc[i] > dc[r] or (dc[i] == dc[r] and idx[i] < idx[r]):
+                r = i
+        for j in range(p):
+            v[j] = A[j, r]
+        _sq_dists(A, m, v, dD)
+        _k_nearest(dD, idx, m, r, k, chosen)
+        for t in range(1, k):
+            for j in range(p):
+                v[j] = A[j, chosen[t]]
+            _sq_dists(A, m, v, tmp)
+            for i in range(m):
+                if tmp[i] < dD[i]:
+                    dD[i] = tmp[i]
+        pos = np.sort(chosen)
+        for t in range(k - 1, -1, -1):
+            labels[idx[pos[t]]] = label
+            m = _drop(A, idx, dc, dD, m, pos[t])
+        size = k
+        while size < 2 * k - 1 and m > 0:
+            e = 0
+            for i in range(1, m):
+                if dD[i] < dD[e] or (dD[i] == dD[e] and idx[i] < idx[e]):
+                    e = i
+            if m == 1:
+                join = gamma > 0.0
+            else:
+                for j in range(p):
+                    v[j] = A[j, e]
+                _sq_dists(A, m, v, tmp)
+                d_out2 = np.inf
+                for i in range(m):
+                    if i != e and tmp[i] < d_out2:
+                        d_out2 = tmp[i]
+                join = dD[e] < g2 * d_out2
+            if not join:
+                break
+            if m > 1:
+                for i in range(m):
+                    if tmp[i] < dD[i]:
+                        dD[i] = tmp[i]
+            labels[idx[e]] = label
+            m = _drop(A, idx, dc, dD, m, e)
+            size += 1
+        label += 1
+    rows = idx[:m].copy()
+    _join_leftovers(X, labels, label, rows, m)
+    return labels
+
+
+@njit(cache=True)
+def vmdav_labels_1d(x, k, gamma):
+    """:func:`vmdav_labels` for one column x (n,), in O(n log n).
+
+    With one column the unassigned values are always one contiguous run [lo, hi] of the
+    sorted values: x_r is one end of the run (|x - c| is convex), D takes the k values at
+    that end, e_min is the next value inward, d_in its gap to D and d_out its gap to the
+    value after it. Same groups and labels as :func:`vmdav_labels` when the values are
+    distinct (with ties only the choice among equal values may differ).
+    """
+    n = x.shape[0]
+    order = np.argsort(x, kind="mergesort")
+    s = x[order]
+    labels = np.empty(n, dtype=np.uint32)
+    c = 0.0
+    for i in range(n):
+        c += x[i]
+    c /= n
+    lo = 0
+    hi = n - 1
+    label = 0
+    while hi - lo + 1 >= k:
+        dlo = (s[lo] - c) ** 2
+        dhi = (s[hi] - c) ** 2
+        top = dhi > dlo or (dhi == dlo and order[hi] < order[lo])
+        if top:
+            for t in range(k):
+                labels[order[hi - t]] = label
+            hi -= k
+            size = k
+            while size < 2 * k - 1 and hi >= lo:
+                d_in = s[hi + 1] - s[hi]
+                if hi > lo:
+                    join = d_in < gamma * (s[hi] - s[hi - 1])
+                else:
+                    join = gamma > 0.0
+                if not join:
+                    break
+                labels[order[hi]] = label
+                hi -= 1
+                size += 1
+        else:
+            for t in range(k):
+                labels[order[lo + t]] = label
+            lo += k
+            size = k
+            while size < 2 * k - 1 and lo <= hi:
+                d_in = s[lo] - s[lo - 1]
+                if lo < hi:
+                    join = d_in < gamma * (s[lo + 1] - s[lo])
+                else:
+                    join = gamma > 0.0
+                if not join:
+                    break
+                labels[order[lo]] = label
+                lo += 1
+                size += 1
+        label += 1
+    m = hi - lo + 1
+    rows = np.empty(max(m, 0), dtype=np.int64)
+    for t in range(m):
+        rows[t] = order[lo + t]
+    _join_leftovers(x.reshape(n, 1), labels, label, rows, m)
+    return labels

@@ -1,0 +1,357 @@
+"""The classic information-loss measures ILD is compared with (thesis 2.4.3, 3.3; seed 002 3).
+
+* :func:`discernibility` -- DM = sum_{|E|>=k} |E|^2 + sum_{|E|<k} |D| |E| (Bayardo & Agrawal);
+* :func:`classification_metric` -- CM, share of rows outside their group's majority class;
+* :func:`ncp` -- Normalized Certainty Penalty (Xu et al.), numeric ranges and hierarchy leaves;
+* :func:`ebil` -- entropy-based loss, seed 002 eq. 5: sum over records of H(V | V' = j);
+* :func:`entropy_loss` -- (H(A) - H(A_hat)) / H(A), the entropy analogue of ILD (thesis 3.3.3);
+* :func:`ctbil` -- contingency-table loss, seed 002 eq. 3.
+
+ILSSDM (SSE/SST) lives in :mod:`polars_sdc.loss.sse`. A partition is a group column / ids
+(``groups``) or, for a release, the equivalence classes of its ``on`` columns.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .._columns import check_no_nulls, is_numeric, numeric_matrix, resolve_columns
+from .._errors import SDCError
+
+
+def _partition(df: pl.DataFrame, groups: Any, on: Sequence[str] | None) -> np.ndarray:
+    """Group ids per row: the given partition, else the equivalence classes on ``on``."""
+    from ..partition import group_ids
+
+    if groups is not None:
+        return group_ids(df, groups).to_numpy().astype(np.int64)
+    cols = resolve_columns(df, on)
+    check_no_nulls(df, cols)
+    return df.select(pl.struct(cols).rank("dense")).to_series().to_numpy().astype(np.int64) - 1
+
+
+def discernibility(df: pl.DataFrame, groups: Any = None, *, on: Any = None, k: int | None = None) -> int:
+    """Discernibility Metric ``sum_{|E|>=k} |E|^2 + sum_{|E|<k} |D| |E|`` over the groups E
+    (thesis 2.4.3); without ``k`` every group counts |E|^2. Groups are ``groups`` or the
+    equivalence classes of ``on``.
+
+    >>> df = pl.DataFrame({"g": [0, 1, 1, 1, 2, 2, 2, 2]})
+    >>> discernibility(df, "g", k=3)
+    33
+    """
+    g = _partition(df, groups, on)
+    sizes = np.bincount(g)
+    sizes = sizes[sizes > 0].astype(np.int64)
+    if k is None:
+        return int((sizes**2).sum())
+    big = sizes >= k
+    return int((sizes[big] ** 2).sum() + df.height * sizes[~big].sum())
+
+
+def classification_metric(
+    df: pl.DataFrame, label: str, groups: Any = None, *, on: Any = None, suppressed: Any = None
+) -> float:
+    """Classification Metric (thesis 2.4.3): the share of rows that are suppressed or whose
+    ``label`` is not the majority label of their group (the majority over the group's
+    unsuppressed rows). ``suppressed`` is a Boolean column name or Series.
+
+    >>> df = pl.DataFrame({"g": [0, 0, 0, 1, 1], "y": ["a", "a", "b", "c", "c"]})
+    >>> classification_metric(df, "y", "g")
+    0.2
+    """
+    resolve_columns(df, label, what="label")
+    check_no_nulls(df, [label])
+    g = _partition(df, groups, on)
+    if suppressed is None:
+        sup = np.zeros(df.height, dtype=bool)
+    else:
+        s = df.get_column(suppressed) if isinstance(suppressed, str) else pl.Series(suppressed)
+        if s.len() != df.height or s.dtype != pl.Boolean or s.null_count():
+            raise SDCError("suppressed: expected a Boolean column or Series without nulls, one value per row")
+        sup = s.to_numpy()
+    if df.height == 0:
+        return 0.0
+    t = pl.DataFrame({"g": g, "y": df.get_column(label), "s": sup}).filter(~pl.col("s"))
+    majority = t.group_by("g", "y").len().group_by("g").agg(pl.col("len").max()).get_column("len").sum()
+    return float((df.height - (majority or 0)) / df.height)
+
+
+def ncp(
+    original: pl.DataFrame,
+    groups: Any = None,
+    *,
+    masked: pl.DataFrame | None = None,
+    on: Any = None,
+    hierarchies: Mapping[str, Any] | None = None,
+    weights: Mapping[str, float] | None = None,
+) -> float:
+    """Normalized Certainty Penalty ``NCP(T) = sum_t sum_i w_i NCP_{A_i}(t)`` (thesis eq. 2.1,
+    Xu et al. 2006). A row's group is its class under ``groups`` or, with ``masked``, the
+    rows sharing its released ``on`` values. Numeric: ``(max - min of the group) / range of
+    the column``. Categorical: ``size(u) / |A|`` with u the lowest common ancestor of the
+    group's values in ``hierarchies[col]`` (a :func:`polars_sdc.dist.tree` or a child -> parent
+    mapping; default: every value under one root), size(u) its leaves and |A| the leaves of
+    the hierarchy; 0 when the group holds one value (nothing generalised, as in Xu et al.).
+
+    >>> df = pl.DataFrame({"x": [0.0, 2.0, 6.0, 10.0], "g": [0, 0, 1, 1]})
+    >>> ncp(df, "g", on="x")
+    1.2
+    """
+    from .. import dist as _dist
+
+    if (groups is None) == (masked is None):
+        raise SDCError("NCP needs exactly one of `groups` (a partition) or `masked` (a release)")
+    exclude = [groups] if isinstance(groups, str) else []
+    cols = [c for c in resolve_columns(original, on, kind="supported") if c not in exclude]
+    if masked is not None:
+        if masked.height != original.height:
+            raise SDCError(f"masked frame has {masked.height} rows, the original {original.height}; they must be row-aligned")
+        g = _partition(masked, None, cols)
+    else:
+        g = _partition(original, groups, None)
+    check_no_nulls(original, cols)
+    hierarchies = dict(hierarchies or {})
+    weights = dict(weights or {})
+    unknown = [c for c in [*hierarchies, *weights] if c not in cols]
+    if unknown:
+        raise SDCError(f"column {unknown[0]!r}: given a hierarchy or weight but not among the measured columns")
+    t = original.select(cols).with_columns(pl.Series("__g", g))
+    total = 0.0
+    for c in cols:
+        w = float(weights.get(c, 1.0))
+        if is_numeric(original.schema[c]) and c not in hierarchies:
+            x = numeric_matrix(original, [c])[:, 0]
+            rng = x.max() - x.min() if x.size else 0.0
+            if rng == 0:
+                continue
+            spans = t.group_by("__g").agg(
+                (pl.col(c).max() - pl.col(c).min()).cast(pl.Float64).alias("s"), pl.len().alias("n")
+            )
+            total += w * float((spans["s"] * spans["n"]).sum()) / rng
+            continue
+        h = hierarchies.get(c)
+        if h is None:
+            h = _dist.tree({v: "__sdc_all__" for v in original.get_column(c).unique().to_list()})
+        elif not isinstance(h, _dist.Tree):
+            h = _dist.tree(h)
+        h = h.bind([c], [])
+        leaves = h.leaves_under()
+        n_leaves = int(leaves.max())
+        for vals, n in (
+            t.group_by("__g").agg(pl.col(c).unique().alias("v"), pl.len().alias("n")).select("v", "n").iter_rows()
+        ):
+            if len(vals) < 2:
+                continue
+            u = h.lowest_common_ancestor(h.nodes_of(vals))
+            total += w * n * float(leaves[u]) / n_leaves
+    return float(total)
+
+
+def _entropy(counts: np.ndarray, base: float) -> float:
+    p = counts[counts > 0] / counts.sum()
+    return float(-(p * np.log(p)).sum() / math.log(base))
+
+
+def _aligned(original: pl.DataFrame, masked: Any, cols: Sequence[str]) -> pl.DataFrame:
+    if isinstance(masked, pl.LazyFrame):
+        masked = masked.select(cols).collect()
+    missing = [c for c in cols if c not in masked.columns]
+    if missing:
+        raise SDCError(f"column {missing[0]!r}: not in the masked frame")
+    if masked.height != original.height:
+        raise SDCError(f"masked frame has {masked.height} rows, the original {original.height}; they must be row-aligned")
+    check_no_nulls(original, cols)
+    check_no_nulls(masked, cols)
+    return masked
+
+
+def ebil(original: pl.DataFrame, masked: Any, on: Any = None, *, base: float = math.e) -> float:
+    """Entropy-based information loss (seed 002 eq. 5): ``sum_{r} H(V | V' = j_r)`` summed over
+    the ``on`` columns, with P(V | V') estimated from the row-aligned pairs (original, masked).
+
+    >>> o = pl.DataFrame({"v": ["a", "b", "c", "c"]})
+    >>> round(ebil(o, pl.DataFrame({"v": ["ab", "ab", "c", "c"]}), base=2), 12)
+    2.0
+    """
+    cols = resolve_columns(original, on)
+    masked = _aligned(original, masked, cols)
+    total = 0.0
+    for c in cols:
+        t = pl.DataFrame({"v": original.get_column(c), "m": masked.get_column(c)})
+        joint = t.group_by("v", "m").len()
+        for part in joint.partition_by("m"):
+            n = part.get_column("len").to_numpy().astype(np.float64)
+            total += float(n.sum()) * _entropy(n, base)
+    return total
+
+
+def entropy_loss(
+    original: pl.DataFrame, masked: Any = None, *, groups: Any = None, on: Any = None
+) -> float:
+    """``(H(A) - H(A_hat)) / H(A)`` for the empirical distribution of the ``on`` records
+    (thesis 3.3.3): N distinct values in n groups of k give ``log k / log N``. The release is
+    ``masked`` or the representatives of ``groups``. 0 when H(A) = 0.
+
+    >>> df = pl.DataFrame({"x": [1, 2, 3, 4], "g": [0, 0, 1, 1]})
+    >>> entropy_loss(df, groups="g", on="x")
+    0.5
+    """
+    from ..aggregate import aggregate
+
+    if (masked is None) == (groups is None):
+        raise SDCError("entropy loss needs exactly one of `masked` or `groups`")
+    exclude = [groups] if isinstance(groups, str) else []
+    cols = [c for c in resolve_columns(original, on, kind="supported") if c not in exclude]
+    if groups is not None:
+        check_no_nulls(original, cols)
+        masked = aggregate(original.select(cols), _partition(original, groups, None), cols)
+    masked = _aligned(original, masked, cols)
+
+    def h(frame: pl.DataFrame) -> float:
+        n = frame.group_by(cols).len().get_column("len").to_numpy().astype(np.float64)
+        return _entropy(n, math.e)
+
+    before = h(original.select(cols))
+    return (before - h(masked.select(cols))) / before if before > 0 else 0.0
+
+
+def ctbil(original: pl.DataFrame, masked: Any, on: Any = None, *, max_dim: int = 2, normalize: bool = False) -> float:
+    """Contingency-table loss (seed 002 eq. 3): over every set of 1..``max_dim`` of the ``on``
+    columns, the sum of |original count - masked count| over the cells of their frequency
+    table (a cell missing on one side counts 0 there). ``normalize`` divides each table's sum
+    by its number of cells (the product of the columns' numbers of distinct values).
+
+    >>> o = pl.DataFrame({"v": ["a", "b", "c", "c"]})
+    >>> ctbil(o, pl.DataFrame({"v": ["a", "a", "c", "c"]}))
+    2.0
+    """
+    cols = resolve_columns(original, on)
+    masked = _aligned(original, masked, cols)
+    if not (isinstance(max_dim, int) and max_dim >= 1):
+        raise SDCError(f"max_dim must be an integer >= 1, got {max_dim!r}")
+
+    def common(c: str) -> tuple[pl.Series, pl.Series]:
+        a, b = original.get_column(c), masked.get_column(c)
+        if a.dtype != b.dtype and is_numeric(a.dtype) and is_numeric(b.dtype):
+            return a.cast(pl.Float64), b.cast(pl.Float64)
+        if a.dtype != b.dtype or isinstance(a.dtype, pl.Categorical):
+            return a.cast(pl.String), b.cast(pl.String)
+        return a, b
+
+    pairs = {c: common(c) for c in cols}
+    A = pl.DataFrame([pairs[c][0] for c in cols])
+    B = pl.DataFrame([pairs[c][1] for c in cols])
+    total = 0.0
+    for t in range(1, min(max_dim, len(cols)) + 1):
+        for sub in itertools.combinations(cols, t):
+            s = list(sub)
+            ca = A.group_by(s).len().rename({"len": "__a"})
+            cb = B.group_by(s).len().rename({"len": "__b"})
+            j = ca.join(cb, on=s, how="full", coalesce=True, nulls_equal=True).fill_null(0)
+            diff = float((j["__a"].cast(pl.Int64) - j["__b"].cast(pl.Int64)).abs().sum())
+            if normalize:
+                cells = math.prod(pl.concat([A.get_column(c), B.get_column(c)]).n_unique() for c in s)
+                diff /= cells
+            total += diff
+    return total
+
+
+# -- the report --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LossReport:
+    """ILD beside the classic measures for one release (``None``: not applicable).
+
+    ``ilssdm`` is SSE/SST of the numeric columns (z-scored); ``dm`` and ``ncp`` use the
+    partition; ``cm`` needs a class ``label``.
+    """
+
+    ild: float
+    ilssdm: float | None
+    dm: int
+    ncp: float
+    entropy_loss: float
+    ebil: float
+    ctbil: float
+    cm: float | None
+    rows: int
+
+    def to_frame(self) -> pl.DataFrame:
+        """Two columns: ``measure`` and ``value`` (Float64; null when not applicable)."""
+        names = [f.name for f in fields(self) if f.name != "rows"]
+        vals = [getattr(self, n) for n in names]
+        return pl.DataFrame(
+            {"measure": names, "value": [None if v is None else float(v) for v in vals]},
+            schema={"measure": pl.String, "value": pl.Float64},
+        )
+
+    def __repr__(self) -> str:
+        lines = [f"LossReport({self.rows} rows)"]
+        for n, v in zip(self.to_frame()["measure"], self.to_frame()["value"]):
+            lines.append(f"  {n:<13} {'n/a' if v is None else format(v, '.6g')}")
+        return "\n".join(lines)
+
+
+def loss_report(
+    original: pl.DataFrame,
+    masked: Any = None,
+    *,
+    groups: Any = None,
+    on: Any = None,
+    dist: Any = None,
+    weights: Any = None,
+    exponent: float = 2,
+    label: str | None = None,
+    k: int | None = None,
+    hierarchies: Mapping[str, Any] | None = None,
+    max_dim: int = 2,
+) -> LossReport:
+    """ILD (:func:`polars_sdc.loss.ild.ild`) and ILSSDM, DM, NCP, entropy loss, EBIL, CTBIL
+    and CM for a release given as ``masked`` (row-aligned) or ``groups`` (representatives).
+    The partition for DM/NCP/CM is ``groups`` or the equivalence classes of the release.
+
+    >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": [0, 0, 1, 1]})
+    >>> r = loss_report(df, groups="g", on="x", k=2)
+    >>> r.ild, r.dm
+    (0.2, 8)
+    """
+    from ..aggregate import aggregate
+    from .ild import ild_report, resolve_blocks
+    from .sse import ilssdm_frame
+
+    if (masked is None) == (groups is None):
+        raise SDCError("loss_report needs exactly one of `masked` (a release) or `groups` (a partition)")
+    exclude = [groups] if isinstance(groups, str) else []
+    blocks, _ = resolve_blocks(original.schema, dist, on, weights, exclude)
+    cols = list(dict.fromkeys(c for b in blocks for c in b.columns))
+    rep = ild_report(original, masked, groups=groups, dist=dist, on=on, weights=weights, exponent=exponent)
+    if groups is not None:
+        part = _partition(original, groups, None)
+        released = aggregate(original.select(cols), part, cols)
+    else:
+        released = _aligned(original, masked, cols).select(cols)
+        part = _partition(released, None, cols)
+    num = [c for c in cols if is_numeric(original.schema[c])]
+    il = None
+    if num:
+        il = ilssdm_frame(original, num, groups=pl.Series(part) if groups is not None else None,
+                          masked=released.select(num) if groups is None else None)
+    cm = None
+    if label is not None:
+        cm = classification_metric(original, label, pl.Series(part))
+    return LossReport(
+        ild=rep.ild,
+        ilssdm=il,
+        dm=discernibility(original, pl.Series(part), k=k),
+        ncp=ncp(original, pl.Series(part), on=cols, hierarchies=hierarchies),
+        entropy_loss=entropy_loss(original, released, on=cols),
+        ebil=ebil(original, released, cols),
+        ctbil=ctbil(original, released, cols, max_dim=max_dim),
+        cm=cm,
+        rows=original.height,
+    )

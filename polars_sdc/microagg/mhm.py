@@ -1,0 +1,95 @@
+"""MHM microaggregation (seed 001; Domingo-Ferrer et al. 2006): order the records along a
+path, then cut the path optimally with the Hansen–Mukherjee shortest path.
+
+The numpy face of :mod:`polars_sdc.kernels.path_order` and
+:mod:`polars_sdc.kernels.hansen_mukherjee`. Orderings (``order=``):
+
+- ``"npn"``: Nearest Point Next (seed 001 procedure A); O(n^2 p) time, O(n p) memory.
+- ``"grid"``: grid-block NPN (procedure A'); ``cells_per_dim`` slices per column
+  (default: about 2k records per occupied cell when every cell were filled, at least 2).
+- ``"vgrid"``: the variable-size grid of section 5.3 for many columns; blocks of at most
+  ``leaf_size`` records (default 4k) joined by face adjacency.
+- ``"kd"``: a fast ordering for large n: median kd-tree on each segment's principal axis,
+  leaves (``leaf_size``, default k) in depth-first order, NPN inside a leaf;
+  O(n log n p) time.
+- ``"kd-mdav"``: the recommended fast ordering: the same kd-tree with large leaves
+  (``leaf_size``, default 4096) each partitioned by MDAV, its groups visited one after the
+  other (nearest centroid next), so MHM never does worse than leaf-wise MDAV; with
+  n <= leaf_size this is MDAV-then-MHM, which improves on MDAV (census k = 3: 5.6049 %
+  against MDAV's 5.6922 %). O(n log n p + n leaf_size p / k) time.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._errors import SDCError
+
+ORDERS = ("npn", "grid", "vgrid", "kd", "kd-mdav")
+
+
+KD_MDAV_LEAF = 4096
+
+
+def check_order(order: object) -> None:
+    """Raise :class:`SDCError` unless ``order`` names an MHM path ordering."""
+    if not isinstance(order, str) or order not in ORDERS:
+        raise SDCError(f"unknown MHM order {order!r}; choose one of {', '.join(ORDERS)}")
+
+
+def path_order(X: np.ndarray, k: int, order: str = "npn", *, cells_per_dim: int | None = None,
+               leaf_size: int | None = None) -> np.ndarray:
+    """The path of procedure A / A' as a permutation of the rows of X (int64): row
+    ``result[t]`` is visited t-th. Every path starts at the record farthest from the
+    centroid; ties go to the lowest row.
+
+    >>> path_order(np.array([[0.0], [10.0], [1.0], [9.0]]), 2, "npn").tolist()
+    [0, 2, 3, 1]
+    """
+    from ..kernels import path_order as po
+
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n, p = X.shape
+    check_order(order)
+    if cells_per_dim is not None and order != "grid":
+        raise SDCError(f"`cells_per_dim` applies to order='grid' only, not {order!r}")
+    if leaf_size is not None and order not in ("vgrid", "kd", "kd-mdav"):
+        raise SDCError(f"`leaf_size` applies to order='vgrid', 'kd' or 'kd-mdav' only, not {order!r}")
+    for name, v in (("cells_per_dim", cells_per_dim), ("leaf_size", leaf_size)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1):
+            raise SDCError(f"`{name}` must be a positive integer, got {v!r}")
+    if order == "npn":
+        return po.npn_order(X)
+    if order == "grid":
+        if cells_per_dim is None:
+            cells_per_dim = max(2, int(round((n / (2.0 * k)) ** (1.0 / max(p, 1)))))
+        return po.grid_order(X, int(cells_per_dim))
+    if order == "vgrid":
+        return po.vgrid_order(X, int(leaf_size if leaf_size is not None else 4 * k))
+    if order == "kd":
+        return po.kd_order(X, int(leaf_size if leaf_size is not None else k), 2, 0)
+    return po.kd_order(X, int(max(leaf_size if leaf_size is not None else KD_MDAV_LEAF, 2 * k)), 2, k)
+
+
+def partition_mhm(X: np.ndarray, k: int, order: str = "npn", *, cells_per_dim: int | None = None,
+                  leaf_size: int | None = None) -> np.ndarray:
+    """UInt32 group ids for the rows of X (n, p) by MHM: :func:`path_order`, then the
+    shortest path 0 -> n in the DAG with an edge (i, j) for i + k <= j < i + 2k of length
+    SSE(records i+1..j) (seed 001 eq. 2, Theorem 1): the best k-partition consistent with
+    the path; every group has k .. 2k-1 rows. Groups are numbered along the path.
+
+    >>> X = np.array([[0.0], [0.1], [5.0], [5.2], [9.0], [9.1], [0.2]])
+    >>> partition_mhm(X, 2).tolist()
+    [2, 2, 1, 1, 0, 0, 2]
+    """
+    from ..kernels.hansen_mukherjee import hm_shortest_path
+
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n = X.shape[0]
+    k = int(k)
+    if n == 0:
+        return np.empty(0, dtype=np.uint32)
+    perm = path_order(X, k, order, cells_per_dim=cells_per_dim, leaf_size=leaf_size)
+    seq, _ = hm_shortest_path(np.ascontiguousarray(X[perm]), k)
+    labels = np.empty(n, dtype=np.uint32)
+    labels[perm] = seq
+    return labels

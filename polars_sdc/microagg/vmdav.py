@@ -1,0 +1,57 @@
+"""V-MDAV partition (thesis 2.3.4): the numpy face of :mod:`polars_sdc.kernels.vmdav`."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._errors import SDCError
+
+
+def check_gamma(gamma: float) -> float:
+    """``gamma`` as a float, or :class:`SDCError` unless it is a finite number >= 0.
+
+    >>> check_gamma(1)
+    1.0
+    """
+    if isinstance(gamma, bool):
+        raise SDCError(f"gamma must be a number >= 0, got {gamma!r}")
+    try:
+        value = float(gamma)
+    except (TypeError, ValueError):
+        raise SDCError(f"gamma must be a number >= 0, got {gamma!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise SDCError(f"gamma must be a finite number >= 0, got {gamma!r}")
+    return value
+
+
+def partition_vmdav(X: np.ndarray, k: int, gamma: float = 1.0) -> np.ndarray:
+    """UInt32 group ids for the rows of the float array X (n, p) by V-MDAV.
+
+    The centroid c of all rows is computed once. While >= k rows are unassigned: the row
+    farthest from c and its k-1 nearest unassigned rows form a group D; the nearest
+    unassigned row e_min then joins D while d_in < gamma * d_out and |D| < 2k - 1 (d_in:
+    e_min to D's nearest member; d_out: e_min to its nearest other unassigned row). The
+    last < k rows join the group with the nearest centroid. Groups have k .. 2k-1 rows
+    (more only where leftovers joined); gamma = 0 never extends a group. Ties: lowest row.
+
+    >>> X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [9.0], [9.2]])
+    >>> partition_vmdav(X, 2).tolist()
+    [1, 1, 1, 2, 2, 0, 0]
+    >>> partition_vmdav(X, 2, gamma=0.0).tolist()
+    [1, 1, 2, 2, 2, 0, 0]
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if X.ndim == 1:
+        X = X[:, None]
+    gamma = check_gamma(gamma)
+    k = int(k)
+    if k < 1 or k > X.shape[0]:
+        raise SDCError(f"k = {k} must be between 1 and the number of rows ({X.shape[0]})")
+    if X.shape[1] == 1:
+        from ..kernels.vmdav import vmdav_labels_1d
+
+        return vmdav_labels_1d(np.ascontiguousarray(X[:, 0]), k, gamma)
+    from ..kernels.vmdav import vmdav_labels
+
+    return vmdav_labels(X, k, gamma)

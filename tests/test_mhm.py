@@ -1,0 +1,329 @@
+"""MHM (seed 001): the Hansen–Mukherjee shortest path and the path orderings."""
+import itertools
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from microaggregation import calculate_sse_dynamic
+
+import polars_sdc  # noqa: F401
+from polars_sdc import SDCError
+from polars_sdc.kernels import path_order as po
+from polars_sdc.kernels.hansen_mukherjee import edge_costs, hm_shortest_path
+from polars_sdc.kernels.mdav import mdav_labels
+from polars_sdc.microagg.mhm import ORDERS, partition_mhm, path_order
+
+
+def direct_sse(X, labels):
+    X = np.asarray(X, dtype=float)
+    return sum(((X[labels == g] - X[labels == g].mean(axis=0)) ** 2).sum() for g in np.unique(labels))
+
+
+def compositions(n, k):
+    """Every way to cut 0..n into consecutive groups of size >= k (no upper bound)."""
+    if n == 0:
+        yield ()
+        return
+    for first in range(k, n + 1):
+        for rest in compositions(n - first, k):
+            yield (first,) + rest
+
+
+def brute_force_ordered(X, k):
+    best = np.inf
+    for sizes in compositions(len(X), k):
+        labels = np.repeat(np.arange(len(sizes)), sizes)
+        best = min(best, direct_sse(X, labels))
+    return best
+
+
+def reference_npn(X):
+    """Plain NPN (seed 001 3.2): farthest from the centroid, then nearest unvisited."""
+    X = np.asarray(X, dtype=float)
+    d0 = ((X - X.mean(axis=0)) ** 2).sum(axis=1)
+    cur = int(np.flatnonzero(d0 == d0.max())[0])
+    order, left = [cur], set(range(len(X))) - {cur}
+    while left:
+        cand = np.array(sorted(left))
+        d = ((X[cand] - X[cur]) ** 2).sum(axis=1)
+        cur = int(cand[np.flatnonzero(d == d.min())[0]])
+        order.append(cur)
+        left.remove(cur)
+    return np.array(order)
+
+
+def reference_grid(X, g):
+    """Plain procedure A': uniform cells, nearest unvisited in the current cell, else the
+    nearest record in the nearest Chebyshev ring of occupied cells."""
+    X = np.asarray(X, dtype=float)
+    lo, span = X.min(axis=0), np.ptp(X, axis=0)
+    cells = np.where(span > 0, np.minimum(((X - lo) * (g / np.where(span > 0, span, 1))).astype(int), g - 1), 0)
+    d0 = ((X - X.mean(axis=0)) ** 2).sum(axis=1)
+    cur = int(np.flatnonzero(d0 == d0.max())[0])
+    order, left = [cur], set(range(len(X))) - {cur}
+    while left:
+        cand = np.array(sorted(left))
+        same = cand[(cells[cand] == cells[cur]).all(axis=1)]
+        if same.size == 0:
+            ring = np.abs(cells[cand] - cells[cur]).max(axis=1)
+            same = cand[ring == ring.min()]
+        d = ((X[same] - X[cur]) ** 2).sum(axis=1)
+        cur = int(same[np.flatnonzero(d == d.min())[0]])
+        order.append(cur)
+        left.remove(cur)
+    return np.array(order)
+
+
+# --- the shortest path ---------------------------------------------------------------
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 14), p=st.integers(1, 3), k=st.integers(1, 5), seed=st.integers(0, 2**32 - 1))
+def test_dp_equals_brute_force_over_order_consistent_partitions(n, p, k, seed):
+    k = min(k, n)
+    X = np.random.default_rng(seed).normal(size=(n, p)).round(2)  # rounding makes ties
+    labels, length = hm_shortest_path(X, k)
+    best = brute_force_ordered(X, k)
+    assert length == pytest.approx(best, rel=1e-9, abs=1e-9)
+    assert direct_sse(X, labels) == pytest.approx(best, rel=1e-9, abs=1e-9)
+    # contiguous groups numbered along the order, sizes k .. 2k-1 (Theorem 1's graph)
+    assert labels[0] == 0 and np.all(np.diff(labels.astype(int)) >= 0)
+    assert np.all(np.diff(labels.astype(int)) <= 1)
+    sizes = np.bincount(labels)
+    assert sizes.min() >= k and sizes.max() <= 2 * k - 1
+
+
+@pytest.mark.parametrize("n, p, k", [(400, 3, 3), (500, 2, 5), (300, 6, 10), (257, 1, 7)])
+def test_dp_sse_equals_microaggregation_package(n, p, k):
+    X = np.random.default_rng(n + k).normal(size=(n, p))
+    labels, length = hm_shortest_path(X, k)
+    expected = calculate_sse_dynamic(X, k)
+    assert length == pytest.approx(expected, rel=1e-9)
+    assert direct_sse(X, labels) == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e6, 1e9])
+def test_edge_costs_equal_direct_sse_with_large_offsets(offset):
+    rng = np.random.default_rng(7)
+    E = rng.normal(size=(60, 3))
+    X = offset + E  # X - offset recovers E' exactly (Sterbenz), the reference input
+    Xs = X - offset
+    k = 4
+    L = edge_costs(X, k)
+    assert L.shape == (61, k)
+    for i in range(61):
+        for t in range(k):
+            j = i + k + t
+            if j <= 60:
+                G = Xs[i:j]
+                assert L[i, t] == pytest.approx(((G - G.mean(axis=0)) ** 2).sum(), rel=1e-9)
+            else:
+                assert np.isnan(L[i, t])
+    # the whole path is offset-invariant too
+    assert hm_shortest_path(X, k)[1] == pytest.approx(calculate_sse_dynamic(Xs, k), rel=1e-9)
+
+
+def test_prefix_sums_would_fail_where_edge_costs_do_not():
+    # what the shifted sums avoid: SSE from global sums of x and x^2 loses every digit here
+    X = 1e9 + np.random.default_rng(3).normal(size=(40, 2))
+    G = X[10:15]
+    naive = float((G ** 2).sum() - (G.sum(axis=0) ** 2 / 5).sum())
+    exact = float((((G - 1e9) - (G - 1e9).mean(axis=0)) ** 2).sum())
+    assert abs(naive - exact) > 0.5 * exact
+    assert edge_costs(X, 5)[10, 0] == pytest.approx(exact, rel=1e-9)
+
+
+def test_mhm_on_mdav_order_never_worse_than_mdav():
+    # Theorem 1: the MDAV partition (groups of k..2k-1) is consistent with a path that walks
+    # its groups one by one, so the shortest path can only improve on it ("kd-mdav" with
+    # one leaf is exactly that path)
+    rng = np.random.default_rng(11)
+    for k in (2, 3, 5):
+        X = rng.normal(size=(203, 4))
+        g = mdav_labels(X, k)
+        perm = path_order(X, k, "kd-mdav", leaf_size=203)
+        runs = g[perm]
+        assert (runs[1:] != runs[:-1]).sum() == g.max()  # every MDAV group is one run
+        labels = partition_mhm(X, k, "kd-mdav", leaf_size=203)
+        assert direct_sse(X, labels) <= direct_sse(X, g) + 1e-9
+        assert direct_sse(X, labels) == pytest.approx(
+            calculate_sse_dynamic(np.ascontiguousarray(X[perm]), k), rel=1e-9
+        )
+
+
+def test_census_mdav_then_mhm_beats_mdav():
+    # census 13 columns z-scored: MDAV gives 5.6922 / 9.0884 % (datasets README); cutting
+    # the MDAV path optimally lowers both
+    from polars_sdc.standardize import zscore
+
+    X = zscore(polars_sdc.datasets.census().to_numpy().astype(float))
+    tot = ((X - X.mean(axis=0)) ** 2).sum()
+    for k, mdav in ((3, 5.6922), (5, 9.0884)):
+        assert 100 * direct_sse(X, mdav_labels(X, k)) / tot == pytest.approx(mdav, abs=1e-3)
+        assert 100 * direct_sse(X, partition_mhm(X, k, "kd-mdav")) / tot < mdav - 0.01
+
+
+# --- orderings ---------------------------------------------------------------------------
+@pytest.mark.parametrize("n, p", [(1, 2), (2, 1), (37, 2), (60, 5)])
+def test_npn_equals_plain_reference(n, p):
+    X = np.random.default_rng(n * p).normal(size=(n, p)).round(1)  # ties by lowest row
+    np.testing.assert_array_equal(po.npn_order(X), reference_npn(X))
+
+
+@pytest.mark.parametrize("g, n, p", [(2, 50, 2), (3, 80, 2), (4, 120, 3), (2, 40, 6)])
+def test_grid_equals_plain_reference(g, n, p):
+    X = np.random.default_rng(g + n).normal(size=(n, p)).round(1)
+    np.testing.assert_array_equal(po.grid_order(X, g), reference_grid(X, g))
+
+
+def test_one_block_orders_are_npn():
+    X = np.random.default_rng(5).normal(size=(70, 3))
+    npn = po.npn_order(X)
+    np.testing.assert_array_equal(po.grid_order(X, 1), npn)
+    np.testing.assert_array_equal(po.vgrid_order(X, 70), npn)
+    np.testing.assert_array_equal(po.kd_order(X, 70, 2), npn)
+
+
+def test_vgrid_blocks_are_walked_one_at_a_time():
+    rng = np.random.default_rng(9)
+    X = np.concatenate([rng.normal(size=(150, 4)), 6 + 0.3 * rng.normal(size=(50, 4))])
+    leaf = 8
+    order = po.vgrid_order(X, leaf)
+    assert sorted(order) == list(range(len(X)))
+    # rebuild the blocks the way vgrid_order does and check the path's structure
+    lo, span = X.min(axis=0), np.ptp(X, axis=0)
+    U = np.ascontiguousarray((X - lo) / span * 0.999999)
+    sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, block_of, B = po._build_vgrid(U, leaf)
+    sizes = np.bincount(block_of, minlength=B)
+    assert sizes.max() <= leaf and B >= len(X) // leaf
+    assert np.all((U >= leaf_lo[block_of]) & (U < leaf_hi[block_of]))
+    runs = block_of[order]
+    starts = runs[np.r_[True, runs[1:] != runs[:-1]]]
+    assert len(starts) == B  # every block entered once and left only when exhausted
+    # face adjacency: symmetric, at most 2p links out of each block before symmetrising
+    deg, nbr = po._vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi)
+    edges = {(b, int(c)) for b in range(B) for c in nbr[deg[b]:deg[b + 1]]}
+    assert all((c, b) in edges for b, c in edges)
+    for b, c in edges:  # linked blocks touch: boxes meet on a face
+        gap = np.maximum(leaf_lo[b] - leaf_hi[c], leaf_lo[c] - leaf_hi[b])
+        assert np.all(gap <= 0) and np.any(gap == 0)
+
+
+def test_kd_order_visits_leaves_as_runs():
+    X = np.random.default_rng(4).normal(size=(500, 3))
+    order = po.kd_order(X, 6, 2)
+    assert sorted(order) == list(range(500))
+    assert order[0] == po.farthest_from_centroid(X)
+    # a kd path is local: consecutive steps are far shorter than random pairs
+    step = np.sqrt(((X[order[1:]] - X[order[:-1]]) ** 2).sum(axis=1)).mean()
+    rand = np.sqrt(((X[1:] - X[:-1]) ** 2).sum(axis=1)).mean()
+    assert step < 0.5 * rand
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    n=st.integers(1, 80),
+    p=st.integers(1, 5),
+    k=st.integers(1, 9),
+    order=st.sampled_from(ORDERS),
+    dup=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_every_order_gives_a_k_partition(n, p, k, order, dup, seed):
+    k = min(k, n)
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    if dup:  # many identical records and a constant column
+        X = X.round(0)
+        X[:, 0] = 3.0
+    perm = path_order(X, k, order)
+    assert sorted(perm) == list(range(n))
+    labels = partition_mhm(X, k, order)
+    assert labels.dtype == np.uint32 and labels.shape == (n,)
+    sizes = np.bincount(labels)
+    assert sizes.min() >= k and sizes.max() <= max(2 * k - 1, 1)
+    # and it is the best cut of its own path
+    assert direct_sse(X, labels) == pytest.approx(
+        calculate_sse_dynamic(np.ascontiguousarray(X[perm]), k), rel=1e-9, abs=1e-9
+    )
+    np.testing.assert_array_equal(partition_mhm(X, k, order), labels)  # deterministic
+
+
+def test_path_order_options_checked():
+    X = np.zeros((5, 2))
+    with pytest.raises(SDCError, match="unknown MHM order 'hilbert'"):
+        path_order(X, 2, "hilbert")
+    with pytest.raises(SDCError, match="cells_per_dim"):
+        path_order(X, 2, "npn", cells_per_dim=3)
+    with pytest.raises(SDCError, match="leaf_size"):
+        path_order(X, 2, "kd", leaf_size=0)
+
+
+# --- the frame face ------------------------------------------------------------------------
+@pytest.fixture
+def frame():
+    rng = np.random.default_rng(21)
+    return pl.DataFrame(
+        {
+            "id": np.arange(90),
+            "region": rng.choice(["n", "s"], 90).tolist(),
+            "a": rng.normal(size=90),
+            "b": rng.integers(0, 100, 90),
+            "c": 1e9 + rng.normal(size=90),
+        }
+    )
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_frame_lazy_equals_eager(frame, order):
+    eager = frame.sdc.mhm(3, on=["a", "b", "c"], order=order, group_column="g")
+    lazy = frame.lazy().sdc.mhm(3, on=["a", "b", "c"], order=order, group_column="g")
+    assert isinstance(lazy, pl.LazyFrame)
+    assert lazy.collect_schema() == eager.schema
+    assert lazy.collect().equals(eager)
+    assert eager["id"].to_list() == list(range(90)) and eager.columns == frame.columns + ["g"]
+    assert eager.schema["b"] == pl.Float64 and frame.schema["b"] == pl.Int64  # input untouched
+    assert eager.group_by("g").len()["len"].min() >= 3
+    # the frame method is the numpy partition of the z-scored columns
+    from polars_sdc.standardize import zscore
+
+    X = zscore(frame.select("a", "b", "c").to_numpy().astype(float))
+    expected = partition_mhm(X, 3, order)
+    same = eager["g"].to_numpy()[:, None] == eager["g"].to_numpy()[None, :]
+    np.testing.assert_array_equal(same, expected[:, None] == expected[None, :])
+
+
+def test_frame_strata_and_partition(frame):
+    out = frame.sdc.mhm(4, on=["a", "b"], by="region", order="kd", group_column="g")
+    per = out.group_by("g").agg(pl.col("region").n_unique().alias("r"), pl.len())
+    assert per["r"].max() == 1 and per["len"].min() >= 4
+    g = frame.sdc.partition(4, on=["a", "b"], method="mhm", order="grid")
+    assert g.dtype == pl.UInt32 and np.bincount(g.to_numpy()).min() >= 4
+
+
+def test_frame_errors(frame):
+    with pytest.raises(SDCError, match="unknown MHM order"):
+        frame.lazy().sdc.mhm(3, on="a", order="nope")
+    with pytest.raises(SDCError, match="column 'nope'"):
+        frame.sdc.mhm(3, on=["a", "nope"])
+    with pytest.raises(SDCError, match="larger than the number of rows"):
+        frame.sdc.mhm(91, on="a")
+    with pytest.raises(SDCError, match="null"):
+        frame.with_columns(pl.when(pl.col("id") == 3).then(None).otherwise(pl.col("a")).alias("a")).sdc.mhm(
+            3, on="a"
+        )
+
+
+def test_census_mhm_orders_are_consistent():
+    # MHM cuts each path optimally, so on census any order beats a plain cut of its path
+    # into consecutive groups of k (the last one taking the remainder)
+    df = polars_sdc.datasets.census()
+    from polars_sdc.standardize import zscore
+
+    X = zscore(df.to_numpy().astype(float))
+    for order in ORDERS:
+        perm = path_order(X, 5, order)
+        naive = np.minimum(np.arange(1080) // 5, 1080 // 5 - 1)
+        g = partition_mhm(X, 5, order)
+        assert direct_sse(X, g) <= direct_sse(X[perm], naive) + 1e-9
+        assert 100 * df.sdc.ilssdm(groups=pl.Series(g)) < 20
