@@ -255,20 +255,27 @@ def _check_unique(final: list[_Node], out: list[str], labels: Sequence[str], col
 
 # -- columns -------------------------------------------------------------------------------
 def _category_table(s: pl.Series) -> tuple[pl.Series, list[str], list[int]]:
-    """(physical codes as UInt32 with nulls kept, labels in natural order, counts) of the
-    observed categories of a String / Categorical / Enum series; counting is vectorised."""
+    """(dense category codes 0..K-1 as UInt32 with nulls kept, labels in natural order,
+    counts) of the observed categories of a String / Categorical / Enum series. Codes come
+    from the physical representation (Enum, Categorical) or one cast to an Enum (String);
+    counting is a numpy bincount: no Python loop over rows."""
     import numpy as np
 
     if isinstance(s.dtype, pl.Enum):
-        enum = s
         labels = list(s.dtype.categories)
+        codes = s.cat.physical().cast(pl.UInt32)
     else:
         uniq = s.drop_nulls().unique(maintain_order=True)  # first appearance, row order
         labels = uniq.cast(pl.String).to_list()
-        enum = s.cast(pl.String).cast(pl.Enum(labels)) if labels else None
-    if enum is None:
-        return pl.Series(s.name, [None] * s.len(), dtype=pl.UInt32), [], []
-    codes = enum.cat.physical().cast(pl.UInt32)
+        if not labels:
+            return pl.Series(s.name, [None] * s.len(), dtype=pl.UInt32), [], []
+        ids = uniq.cat.physical().cast(pl.UInt32).to_numpy() if s.dtype == pl.Categorical else None
+        if ids is not None and int(ids.max()) < 4 * s.len() + 1_000_000:
+            dense = np.zeros(int(ids.max()) + 1, dtype=np.uint32)  # global id -> dense code
+            dense[ids] = np.arange(len(labels), dtype=np.uint32)
+            codes = pl.Series(dense).gather(s.cat.physical().cast(pl.UInt32))
+        else:
+            codes = s.cast(pl.String).cast(pl.Enum(labels)).cat.physical().cast(pl.UInt32)
     counts = np.bincount(codes.drop_nulls().to_numpy(), minlength=len(labels))
     used = np.flatnonzero(counts)
     if used.size < len(labels):  # unused Enum categories take no part
@@ -360,21 +367,17 @@ def recode_series(
 
 
 def _apply(s: pl.Series, codes: pl.Series, labels: list[str], new: list[str], enum_as: Any) -> pl.Series:
-    """Rebuild the column from the physical codes and the new labels (vectorised gathers)."""
-    import numpy as np
-
-    first: dict[str, int] = {}
-    for i, lab in enumerate(new):  # new categories in position order of their first part
-        first.setdefault(lab, i)
-    new_cats = sorted(first, key=first.__getitem__)
-    index = {lab: j for j, lab in enumerate(new_cats)}
-    enum = pl.Enum(new_cats)
-    phys = pl.Series([], dtype=enum).cat.physical().dtype
-    remap = pl.Series(np.array([index[lab] for lab in new], dtype=np.uint32)).cast(phys)
-    out = remap.gather(codes).cat.to(enum).rename(s.name)
+    """Rebuild the column as one gather of a small lookup Series (new label per code, in the
+    output dtype) by the codes; null codes give nulls."""
     if isinstance(s.dtype, pl.Enum):
-        return out if enum_as is None else out.cast(enum_as)
-    return out.cast(s.dtype)
+        first: dict[str, int] = {}
+        for i, lab in enumerate(new):  # new categories in position order of their first part
+            first.setdefault(lab, i)
+        dtype = pl.Enum(sorted(first, key=first.__getitem__)) if enum_as is None else enum_as
+    else:
+        dtype = s.dtype
+    lookup = pl.Series(s.name, new, dtype=pl.String).cast(dtype)
+    return lookup.gather(codes)
 
 
 # -- frames --------------------------------------------------------------------------------

@@ -737,7 +737,7 @@ def fit_gmm(
     ``prefit_bins``: the starts are first fitted to convergence on an equal-width histogram
     with this many bins per column and only the best is then refined on the records
     themselves (the result is the records' fit; "auto": 4096 bins for one column, 256 per
-    column for two, when n >= 50,000; None: off).
+    column for two, when n >= 20,000; None: off).
     ``accelerate``: SQUAREM extrapolation of the exact EM of the diagonal model (the
     likelihood still never decreases); ``n_iter`` counts the passes over the data.
 
@@ -777,7 +777,7 @@ def fit_gmm(
     else:
         Yf, w = np.ascontiguousarray(Y), np.ones(n)
     if prefit_bins == "auto":
-        prefit_bins = {1: 4096, 2: 256}.get(d) if (n >= 50_000 and hist_bins is None) else None
+        prefit_bins = {1: 4096, 2: 256}.get(d) if (n >= 20_000 and hist_bins is None) else None
     prefit = _binned(Yf, prefit_bins) if prefit_bins is not None else None
     fits: list[GMMFit] = []
     for k in ks:

@@ -1,242 +1,386 @@
 """MDAV: maximum distance to average vector (thesis 2.3.4, Domingo-Ferrer & Mateo-Sanz 2002).
 
-Layout for speed, same result as the textbook algorithm:
-- the unassigned records live compacted in a column-major work copy (a removed record swaps
-  with the last live one); distances are computed in blocks of rows that stay in L1 while the
-  columns stream by, vectorised across rows, and the k-nearest selection rides on the last
-  column's loop;
-- the record farthest from the centroid is found without a full pass most of the time: each
-  row keeps its distance to a reference centroid, and by the triangle inequality only rows
-  whose bound can reach the current maximum are measured exactly (the reference is refreshed
-  when the centroid has drifted too far);
-- ties go to the lowest original row index, so the result does not depend on storage order.
-O(n p) memory, O(n^2 p / k) time in the worst case.
+Same result as the textbook algorithm (ties to the lowest original row index), found with a
+branch-and-bound search instead of full passes over the data:
+
+- the rows are stored row-major in the leaf order of a kd-tree (median splits on the widest
+  column, leaves of at most ``_LEAF`` rows); a removed row swaps with the last live row of its
+  leaf, and the leaf's and its ancestors' live counts and bounds are refitted;
+- every node keeps a tight bounding box of its live rows and the range [rmin, rmax] of their
+  distances to a reference point (the centroid at the last refresh);
+- the k-1 nearest rows of a query are searched nearest-node-first and a node is skipped when
+  a lower bound of its distances exceeds the current (k-1)-th best; the farthest row is
+  searched farthest-node-first with upper bounds.
+
+Box bounds are computed with the same floating-point operations, in the same column order,
+as the row distance sum_j (x_j - q_j)^2, and rounding is monotone, so a box bound never
+crosses a row's computed distance; the reference-distance bounds (triangle inequality) carry
+a relative margin of 1e-9. Hence every pruning is exact and the partition is the textbook one.
+O(n p) memory.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-_BLOCK = 2048  # rows per block: the block's distances stay in L1 while the p columns stream by
-
-
-@njit(cache=True, inline="always")
-def _partial_block(A, b, e, q, p_used, ob):
-    """ob[t] = sum_{j < p_used} (A[j, b + t] - q[j])^2 for the rows b..e-1."""
-    w = e - b
-    for t in range(w):
-        ob[t] = 0.0
-    for j in range(p_used):
-        qj = q[j]
-        Ab = A[j, b:e]
-        for t in range(w):
-            d = Ab[t] - qj
-            ob[t] += d * d
+_LEAF = 32  # rows per kd-tree leaf at most
+_REL = 1e-9  # relative margin on triangle-inequality bounds (rounding is ~1e-15)
+_TINY = 1e-150  # absolute margin on such bounds (covers underflow)
 
 
 @njit(cache=True)
-def _sq_dists(A, m, v, out):
-    """out[i] = |A[:, i] - v|^2 for the live columns i < m (blocked, vectorised over rows)."""
-    p = A.shape[0]
-    for b in range(0, m, _BLOCK):
-        e = min(b + _BLOCK, m)
-        _partial_block(A, b, e, v, p, out[b:e])
+def _nth_element(X, order, dim, lo, hi, kth):
+    """Reorder order[lo:hi] so that X[order[kth], dim] has rank kth, smaller values before it,
+    larger after it (Hoare partition with a median-of-three pivot)."""
+    while hi - lo > 2:
+        mid = (lo + hi) // 2
+        a = X[order[lo], dim]
+        b = X[order[mid], dim]
+        c = X[order[hi - 1], dim]
+        if a > b:
+            a, b = b, a
+        pivot = c if c < b else b
+        if pivot < a:
+            pivot = a
+        i = lo
+        j = hi - 1
+        while i <= j:
+            while X[order[i], dim] < pivot:
+                i += 1
+            while X[order[j], dim] > pivot:
+                j -= 1
+            if i <= j:
+                order[i], order[j] = order[j], order[i]
+                i += 1
+                j -= 1
+        if kth <= j:
+            hi = j + 1
+        elif kth >= i:
+            lo = i
+        else:
+            return
+    if hi - lo == 2 and X[order[lo], dim] > X[order[lo + 1], dim]:
+        order[lo], order[lo + 1] = order[lo + 1], order[lo]
 
 
 @njit(cache=True)
-def _sq_dist_one(A, i, v):
+def _build(X, leaf):
+    """kd-tree over the rows of X: (order, node starts, node ends, first leaf node).
+
+    Implicit complete binary tree: node v has children 2v+1, 2v+2; each internal node splits
+    its row range at the middle, by the median of its widest column."""
+    n, p = X.shape
+    depth = 0
+    while ((n + (1 << depth) - 1) >> depth) > leaf:
+        depth += 1
+    first_leaf = (1 << depth) - 1
+    nnodes = 2 * first_leaf + 1
+    start = np.empty(nnodes, dtype=np.int64)
+    end = np.empty(nnodes, dtype=np.int64)
+    order = np.arange(n)
+    start[0] = 0
+    end[0] = n
+    for v in range(first_leaf):
+        s = start[v]
+        e = end[v]
+        best = -1.0
+        dim = 0
+        for j in range(p):
+            lo = np.inf
+            hi = -np.inf
+            for t in range(s, e):
+                x = X[order[t], j]
+                if x < lo:
+                    lo = x
+                if x > hi:
+                    hi = x
+            if hi - lo > best:
+                best = hi - lo
+                dim = j
+        mid = (s + e) // 2
+        _nth_element(X, order, dim, s, e, mid)
+        start[2 * v + 1] = s
+        end[2 * v + 1] = mid
+        start[2 * v + 2] = mid
+        end[2 * v + 2] = e
+    return order, start, end, first_leaf
+
+
+@njit(cache=True)
+def _sq_dist_row(T, t, q):
+    """sum_j (T[t, j] - q[j])^2, in column order (the distance every decision uses)."""
     s = 0.0
-    for j in range(A.shape[0]):
-        d = A[j, i] - v[j]
+    for j in range(T.shape[1]):
+        d = T[t, j] - q[j]
         s += d * d
     return s
 
 
 @njit(cache=True)
-def _argmax(dist, idx, m):
-    """Live position with the largest dist (ties: lowest original index)."""
-    best = -np.inf
-    bp = -1
-    for i in range(m):
-        d = dist[i]
-        if d > best or (d == best and idx[i] < idx[bp]):
-            best = d
-            bp = i
-    return bp
+def _fit_leaf(T, refd, v, start, cnt, lo, hi, rmin, rmax):
+    """Tight box and reference-distance range of the live rows of leaf v."""
+    p = T.shape[1]
+    s = start[v]
+    e = s + cnt[v]
+    for j in range(p):
+        a = np.inf
+        b = -np.inf
+        for t in range(s, e):
+            x = T[t, j]
+            if x < a:
+                a = x
+            if x > b:
+                b = x
+        lo[v, j] = a
+        hi[v, j] = b
+    a = np.inf
+    b = -np.inf
+    for t in range(s, e):
+        r = refd[t]
+        if r < a:
+            a = r
+        if r > b:
+            b = r
+    rmin[v] = a
+    rmax[v] = b
 
 
 @njit(cache=True)
-def _nearest_and_farthest(A, idx, m, r, k, dist, chosen):
-    """Distances of every live row to row r (into dist), chosen[:k] = r and its k-1 nearest
-    live rows by (distance, original index); returns the position of the farthest row
-    outside chosen (ties: lowest original index).
+def _fit_inner(v, cnt, lo, hi, rmin, rmax):
+    """Bounds of internal node v from its non-empty children."""
+    p = lo.shape[1]
+    c1 = 2 * v + 1
+    c2 = c1 + 1
+    if cnt[c1] == 0:
+        c1 = c2
+    elif cnt[c2] == 0:
+        c2 = c1
+    for j in range(p):
+        lo[v, j] = min(lo[c1, j], lo[c2, j])
+        hi[v, j] = max(hi[c1, j], hi[c2, j])
+    rmin[v] = min(rmin[c1], rmin[c2])
+    rmax[v] = max(rmax[c1], rmax[c2])
 
-    The last coordinate's loop also keeps the k-1 best so far, so selection costs no pass.
-    """
-    p = A.shape[0]
-    kk = k - 1
-    q = A[:, r].copy()
-    qlast = q[p - 1]
-    bd = np.empty(kk + 1, dtype=np.float64)
-    bi = np.empty(kk + 1, dtype=np.int64)
-    cnt = 0
+
+@njit(cache=True)
+def _refit_all(T, refd, start, cnt, first_leaf, lo, hi, rmin, rmax):
+    for v in range(first_leaf, 2 * first_leaf + 1):
+        if cnt[v] > 0:
+            _fit_leaf(T, refd, v, start, cnt, lo, hi, rmin, rmax)
+    for v in range(first_leaf - 1, -1, -1):
+        if cnt[v] > 0:
+            _fit_inner(v, cnt, lo, hi, rmin, rmax)
+
+
+@njit(cache=True)
+def _box_lower(lo, hi, v, q):
+    """Lower bound of the computed distance of q to any row inside the box of node v."""
+    s = 0.0
+    for j in range(lo.shape[1]):
+        qj = q[j]
+        a = lo[v, j]
+        b = hi[v, j]
+        if qj < a:
+            d = a - qj
+            s += d * d
+        elif qj > b:
+            d = b - qj
+            s += d * d
+        else:
+            s += 0.0
+    return s
+
+
+@njit(cache=True)
+def _box_upper(lo, hi, v, q):
+    """Upper bound of the computed distance of q to any row inside the box of node v."""
+    s = 0.0
+    for j in range(lo.shape[1]):
+        qj = q[j]
+        d = lo[v, j] - qj
+        d2 = hi[v, j] - qj
+        if -d > d2:
+            s += d * d
+        else:
+            s += d2 * d2
+    return s
+
+
+@njit(cache=True)
+def _ref_lower(rmin, rmax, dq):
+    """Squared lower bound of |x - q| from rmin <= |x - ref| <= rmax and |q - ref| = dq."""
+    g = rmin - dq
+    if dq - rmax > g:
+        g = dq - rmax
+    g -= _REL * (rmax + dq) + _TINY
+    if g <= 0.0:
+        return 0.0
+    return g * g * (1.0 - _REL)
+
+
+@njit(cache=True)
+def _ref_upper(rmax, dq):
+    """Squared upper bound of |x - q| from |x - ref| <= rmax and |q - ref| = dq."""
+    g = (rmax + dq) * (1.0 + _REL) + _TINY
+    return g * g * (1.0 + _REL)
+
+
+@njit(cache=True)
+def _nearest(T, idx, refd, start, cnt, first_leaf, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi, sn, sb):
+    """bi[:kk] = original indices of the kk live rows nearest to q by (distance, original
+    index), excluding the row with original index qi; dq = |q - ref|."""
+    found = 0
     thr = np.inf
-    far = -1.0
-    fp = -1
-    for b in range(0, m, _BLOCK):
-        e = min(b + _BLOCK, m)
-        ob = dist[b:e]
-        _partial_block(A, b, e, q, p - 1, ob)
-        Al = A[p - 1, b:e]
-        for t in range(e - b):
-            i = b + t
-            d = Al[t] - qlast
-            s = ob[t] + d * d
-            ob[t] = s
-            if s > far or (s == far and idx[i] < idx[fp]):
-                far = s
-                fp = i
-            if s > thr or i == r or kk == 0:
-                continue
-            if cnt == kk:
-                if s == thr and idx[i] > idx[bi[cnt - 1]]:
+    if kk == 0 or cnt[0] == 0:
+        return
+    sp = 0
+    sn[0] = 0
+    sb[0] = 0.0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        v = sn[sp]
+        if sb[sp] > thr:
+            continue
+        if v >= first_leaf:
+            s = start[v]
+            for t in range(s, s + cnt[v]):
+                g = refd[t] - dq
+                if g < 0.0:
+                    g = -g
+                g -= _REL * (refd[t] + dq) + _TINY
+                if g > 0.0 and g * g * (1.0 - _REL) > thr:
                     continue
-                cnt -= 1
-            u = cnt
-            while u > 0 and (bd[u - 1] > s or (bd[u - 1] == s and idx[bi[u - 1]] > idx[i])):
-                bd[u] = bd[u - 1]
-                bi[u] = bi[u - 1]
-                u -= 1
-            bd[u] = s
-            bi[u] = i
-            cnt += 1
-            if cnt == kk:
-                thr = bd[kk - 1]
-    chosen[0] = r
-    for t in range(kk):
-        chosen[t + 1] = bi[t]
-    # the farthest row is in the group only when distances tie; then search outside it
-    inside = False
-    for t in range(k):
-        if chosen[t] == fp:
-            inside = True
-    if inside:
-        saved = np.empty(k, dtype=np.float64)
-        for t in range(k):
-            saved[t] = dist[chosen[t]]
-            dist[chosen[t]] = -1.0
-        fp = _argmax(dist, idx, m)
-        for t in range(k):
-            dist[chosen[t]] = saved[t]
-    return fp
+                d = _sq_dist_row(T, t, q)
+                if d > thr:
+                    continue
+                o = idx[t]
+                if o == qi:
+                    continue
+                if found == kk:
+                    if d == thr and o > bi[kk - 1]:
+                        continue
+                    found -= 1
+                u = found
+                while u > 0 and (bd[u - 1] > d or (bd[u - 1] == d and bi[u - 1] > o)):
+                    bd[u] = bd[u - 1]
+                    bi[u] = bi[u - 1]
+                    u -= 1
+                bd[u] = d
+                bi[u] = o
+                found += 1
+                if found == kk:
+                    thr = bd[kk - 1]
+        else:
+            c1 = 2 * v + 1
+            c2 = c1 + 1
+            b1 = np.inf
+            b2 = np.inf
+            if cnt[c1] > 0:
+                b1 = max(_box_lower(lo, hi, c1, q), _ref_lower(rmin[c1], rmax[c1], dq))
+            if cnt[c2] > 0:
+                b2 = max(_box_lower(lo, hi, c2, q), _ref_lower(rmin[c2], rmax[c2], dq))
+            if b1 > b2:
+                c1, c2 = c2, c1
+                b1, b2 = b2, b1
+            # push the farther child first so the nearer one is searched first
+            if b2 <= thr:
+                sn[sp] = c2
+                sb[sp] = b2
+                sp += 1
+            if b1 <= thr:
+                sn[sp] = c1
+                sb[sp] = b1
+                sp += 1
 
 
 @njit(cache=True)
-def _nearest_pruned(A, idx, m, s, k, dist_r, chosen):
-    """chosen[:k] = s and its k-1 nearest live rows by (distance, original index), where
-    dist_r holds every live row's squared distance to a row r and row s is the farthest
-    from r. By the triangle inequality |x - s| >= |s - r| - |x - r|, so a row is measured
-    only if that bound does not already exceed the current (k-1)-th best distance."""
-    p = A.shape[0]
-    kk = k - 1
-    q = A[:, s].copy()
-    big = np.sqrt(dist_r[s])
-    margin = 1e-9 * (big + 1.0)
-    bd = np.empty(kk + 1, dtype=np.float64)
-    bi = np.empty(kk + 1, dtype=np.int64)
-    cnt = 0
-    thr = np.inf
-    floor = -1.0  # rows with dist_r below floor are too close to r to be near s
-    for i in range(m):
-        if i == s or kk == 0 or dist_r[i] < floor:
+def _farthest(T, idx, refd, start, cnt, first_leaf, lo, hi, rmax, q, dq, sn, sb):
+    """Original index of the live row farthest from q (ties: lowest original index);
+    dq = |q - ref|."""
+    best = -1.0
+    bo = -1
+    sn[0] = 0
+    sb[0] = np.inf
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        v = sn[sp]
+        if sb[sp] < best:
             continue
-        v = 0.0
-        for j in range(p):
-            d = A[j, i] - q[j]
-            v += d * d
-        if v > thr:
-            continue
-        if cnt == kk:
-            if v == thr and idx[i] > idx[bi[cnt - 1]]:
-                continue
-            cnt -= 1
-        u = cnt
-        while u > 0 and (bd[u - 1] > v or (bd[u - 1] == v and idx[bi[u - 1]] > idx[i])):
-            bd[u] = bd[u - 1]
-            bi[u] = bi[u - 1]
-            u -= 1
-        bd[u] = v
-        bi[u] = i
-        cnt += 1
-        if cnt == kk:
-            thr = bd[kk - 1]
-            lo = big - np.sqrt(thr) - margin
-            floor = lo * lo if lo > 0 else -1.0
-    chosen[0] = s
-    for t in range(kk):
-        chosen[t + 1] = bi[t]
+        if v >= first_leaf:
+            s = start[v]
+            for t in range(s, s + cnt[v]):
+                if _ref_upper(refd[t], dq) < best:
+                    continue
+                d = _sq_dist_row(T, t, q)
+                o = idx[t]
+                if d > best or (d == best and o < bo):
+                    best = d
+                    bo = o
+        else:
+            c1 = 2 * v + 1
+            c2 = c1 + 1
+            b1 = -1.0
+            b2 = -1.0
+            if cnt[c1] > 0:
+                b1 = min(_box_upper(lo, hi, c1, q), _ref_upper(rmax[c1], dq))
+            if cnt[c2] > 0:
+                b2 = min(_box_upper(lo, hi, c2, q), _ref_upper(rmax[c2], dq))
+            if b1 < b2:
+                c1, c2 = c2, c1
+                b1, b2 = b2, b1
+            # push the nearer child first so the farther one is searched first
+            if cnt[c2] > 0 and b2 >= best:
+                sn[sp] = c2
+                sb[sp] = b2
+                sp += 1
+            if cnt[c1] > 0 and b1 >= best:
+                sn[sp] = c1
+                sb[sp] = b1
+                sp += 1
+    return bo
 
 
 @njit(cache=True)
-def _remove(A, idx, dist, refd, sums, m, chosen, k, labels, label):
-    """Label the rows at positions chosen[:k], drop them from the sums and swap them out of
-    the live prefix; returns the new live count."""
-    p = A.shape[0]
-    pos = np.sort(chosen[:k])
-    for t in range(k - 1, -1, -1):
-        q = pos[t]
-        labels[idx[q]] = label
+def _remove(T, idx, refd, pos, leaf_of, start, cnt, lo, hi, rmin, rmax, sums, o, labels, label):
+    """Give the live row with original index o the label, drop it from the sums and swap it
+    out of its leaf's live range; refit the bounds on its path to the root."""
+    p = T.shape[1]
+    t = pos[o]
+    v = leaf_of[t]
+    last = start[v] + cnt[v] - 1
+    labels[o] = label
+    for j in range(p):
+        sums[j] -= T[t, j]
+    if t != last:
         for j in range(p):
-            sums[j] -= A[j, q]
-        m -= 1
-        if q != m:
-            for j in range(p):
-                A[j, q] = A[j, m]
-            idx[q] = idx[m]
-            dist[q] = dist[m]
-            refd[q] = refd[m]
-    return m
+            T[t, j], T[last, j] = T[last, j], T[t, j]
+        refd[t], refd[last] = refd[last], refd[t]
+        o2 = idx[last]
+        idx[t] = o2
+        idx[last] = o
+        pos[o2] = t
+        pos[o] = last
+    u = v
+    while True:
+        cnt[u] -= 1
+        if u == 0:
+            break
+        u = (u - 1) // 2
+    if cnt[v] > 0:
+        _fit_leaf(T, refd, v, start, cnt, lo, hi, rmin, rmax)
+    u = v
+    while u > 0:
+        u = (u - 1) // 2
+        if cnt[u] > 0:
+            _fit_inner(u, cnt, lo, hi, rmin, rmax)
 
 
 @njit(cache=True)
-def _farthest_from_centroid(A, idx, m, c, refc, refd, dist):
-    """Position of the live row farthest from c (ties: lowest index), using the reference
-    distances refd (to refc) as triangle-inequality bounds; refreshes them when too loose."""
-    p = A.shape[0]
-    delta = 0.0
-    for j in range(p):
-        d = c[j] - refc[j]
-        delta += d * d
-    delta = np.sqrt(delta)
-    lower = -np.inf
-    for i in range(m):
-        if refd[i] > lower:
-            lower = refd[i]
-    lower -= delta
-    margin = 1e-9 * (lower + 2.0 * delta + 1.0)
-    cut = lower - delta - margin
-    limit = max(64, m // 16)
-    ncand = 0
-    best = -np.inf
-    bp = -1
-    for i in range(m):
-        if refd[i] >= cut:
-            ncand += 1
-            if ncand > limit:
-                break
-            d = _sq_dist_one(A, i, c)
-            if d > best or (d == best and idx[i] < idx[bp]):
-                best = d
-                bp = i
-    if ncand <= limit:
-        return bp
-    # bounds too loose: measure everything against the new centroid and make it the reference
-    _sq_dists(A, m, c, dist)
-    for j in range(p):
-        refc[j] = c[j]
-    for i in range(m):
-        refd[i] = np.sqrt(dist[i])
-    return _argmax(dist, idx, m)
+def _set_reference(T, m_rows, ref, refd):
+    for t in range(m_rows):
+        refd[t] = np.sqrt(_sq_dist_row(T, t, ref))
 
 
 @njit(cache=True)
@@ -246,50 +390,101 @@ def mdav_labels(X, k):
     While >= 3k rows are left: xr = farthest from the centroid, xs = farthest from xr (among
     rows outside xr's group); groups of xr and its k-1 nearest, then xs and its k-1 nearest.
     With 2k..3k-1 left, one group around the row farthest from the centroid; the rest is the
-    last group. Labels are numbered in order of creation.
+    last group. Labels are numbered in order of creation; every distance is the squared
+    Euclidean sum_j (x_j - y_j)^2 and ties go to the lowest row index (thesis 2.3.4).
+
+    >>> mdav_labels(np.array([[0.0], [0.1], [5.0], [5.1], [9.0], [9.2]]), 2).tolist()
+    [0, 0, 2, 2, 1, 1]
     """
     n, p = X.shape
-    A = np.ascontiguousarray(X.T)
-    idx = np.arange(n)
-    labels = np.empty(n, dtype=np.uint32)
-    dist = np.empty(n, dtype=np.float64)
-    refd = np.empty(n, dtype=np.float64)
-    chosen = np.empty(k, dtype=np.int64)
+    labels = np.zeros(n, dtype=np.uint32)
+    if n < 2 * k:
+        return labels
+    order, start, end, first_leaf = _build(X, _LEAF)
+    nnodes = 2 * first_leaf + 1
+    T = np.empty((n, p), dtype=np.float64)
+    idx = np.empty(n, dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
+    leaf_of = np.empty(n, dtype=np.int64)
+    for t in range(n):
+        o = order[t]
+        idx[t] = o
+        pos[o] = t
+        for j in range(p):
+            T[t, j] = X[o, j]
+    for v in range(first_leaf, nnodes):
+        for t in range(start[v], end[v]):
+            leaf_of[t] = v
+    cnt = end - start
     sums = np.zeros(p, dtype=np.float64)
     for j in range(p):
         s = 0.0
         for i in range(n):
-            s += A[j, i]
+            s += X[i, j]
         sums[j] = s
     c = np.empty(p, dtype=np.float64)
-    refc = np.empty(p, dtype=np.float64)
+    ref = np.empty(p, dtype=np.float64)
     for j in range(p):
-        refc[j] = sums[j] / n
-    _sq_dists(A, n, refc, dist)
-    for i in range(n):
-        refd[i] = np.sqrt(dist[i])
+        ref[j] = sums[j] / n
+    refd = np.empty(n, dtype=np.float64)
+    _set_reference(T, n, ref, refd)
+    lo = np.empty((nnodes, p), dtype=np.float64)
+    hi = np.empty((nnodes, p), dtype=np.float64)
+    rmin = np.empty(nnodes, dtype=np.float64)
+    rmax = np.empty(nnodes, dtype=np.float64)
+    _refit_all(T, refd, start, cnt, first_leaf, lo, hi, rmin, rmax)
+    depth = 0
+    while (1 << depth) - 1 < first_leaf:
+        depth += 1
+    sn = np.empty(2 * depth + 4, dtype=np.int64)
+    sb = np.empty(2 * depth + 4, dtype=np.float64)
+    kk = k - 1
+    bd = np.empty(kk + 1, dtype=np.float64)
+    bi = np.empty(kk + 1, dtype=np.int64)
+    q = np.empty(p, dtype=np.float64)
     m = n
     label = 0
     while m >= 2 * k:
         for j in range(p):
             c[j] = sums[j] / m
-        r = _farthest_from_centroid(A, idx, m, c, refc, refd, dist)
-        far = _nearest_and_farthest(A, idx, m, r, k, dist, chosen)
+        dq = np.sqrt(_sq_dist_row(c.reshape(1, p), 0, ref))
+        if dq > 0.05 * rmax[0]:
+            # the centroid drifted: make it the reference so the bounds stay tight
+            for j in range(p):
+                ref[j] = c[j]
+            for v in range(first_leaf, nnodes):
+                s = start[v]
+                for t in range(s, s + cnt[v]):
+                    refd[t] = np.sqrt(_sq_dist_row(T, t, ref))
+            _refit_all(T, refd, start, cnt, first_leaf, lo, hi, rmin, rmax)
+            dq = 0.0
+        xr = _farthest(T, idx, refd, start, cnt, first_leaf, lo, hi, rmax, c, dq, sn, sb)
+        t = pos[xr]
+        for j in range(p):
+            q[j] = T[t, j]
+        dq = refd[t]
+        _nearest(T, idx, refd, start, cnt, first_leaf, lo, hi, rmin, rmax, q, dq, xr, kk, bd, bi, sn, sb)
+        _remove(T, idx, refd, pos, leaf_of, start, cnt, lo, hi, rmin, rmax, sums, xr, labels, label)
+        for u in range(kk):
+            _remove(T, idx, refd, pos, leaf_of, start, cnt, lo, hi, rmin, rmax, sums, bi[u], labels, label)
+        label += 1
         if m < 3 * k:
-            m = _remove(A, idx, dist, refd, sums, m, chosen, k, labels, label)
-            label += 1
+            m -= k
             break
-        xs = idx[far]
-        m = _remove(A, idx, dist, refd, sums, m, chosen, k, labels, label)
+        m -= k
+        xs = _farthest(T, idx, refd, start, cnt, first_leaf, lo, hi, rmax, q, dq, sn, sb)
+        t = pos[xs]
+        for j in range(p):
+            q[j] = T[t, j]
+        dq = refd[t]
+        _nearest(T, idx, refd, start, cnt, first_leaf, lo, hi, rmin, rmax, q, dq, xs, kk, bd, bi, sn, sb)
+        _remove(T, idx, refd, pos, leaf_of, start, cnt, lo, hi, rmin, rmax, sums, xs, labels, label)
+        for u in range(kk):
+            _remove(T, idx, refd, pos, leaf_of, start, cnt, lo, hi, rmin, rmax, sums, bi[u], labels, label)
         label += 1
-        s = 0
-        for i in range(m):
-            if idx[i] == xs:
-                s = i
-                break
-        _nearest_pruned(A, idx, m, s, k, dist, chosen)
-        m = _remove(A, idx, dist, refd, sums, m, chosen, k, labels, label)
-        label += 1
-    for i in range(m):
-        labels[idx[i]] = label
+        m -= k
+    for v in range(first_leaf, nnodes):
+        s = start[v]
+        for t in range(s, s + cnt[v]):
+            labels[idx[t]] = label
     return labels

@@ -38,11 +38,17 @@ class Mil1DResult:
 
 
 def _codes(labels: Any, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """(unique ids, int64 codes 0..G-1) of a k-partition; checks length and group sizes."""
+    """(ids in order of first appearance, int64 codes 0..G-1 into them) of a k-partition;
+    checks length and group sizes."""
     labels = np.asarray(labels)
     if labels.ndim != 1 or labels.size != n:
         raise SDCError(f"labels: {labels.size} group ids for {n} rows")
-    uniq, codes = np.unique(labels, return_inverse=True)
+    # codes by first appearance in row order, so the result does not depend on the id values
+    uniq, first, codes = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty(uniq.size, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(uniq.size)
+    uniq = uniq[np.argsort(rank)]
+    codes = rank[codes.ravel()]
     counts = np.bincount(codes, minlength=uniq.size)
     if counts.size and counts.min() < k:
         g = int(np.argmin(counts))
@@ -138,12 +144,18 @@ def refine_mil(
     >= k rows and no group is created or emptied.
 
     On one column with groups contiguous in sorted order, Algorithm 1 (:func:`mil_1d`) runs
-    first. Then each sweep: (1) every row of a group with more than k rows moves to the
-    group, among the ``neighbours`` whose centroids are nearest its own group's, that lowers
-    SSE most — change n_b/(n_b+1)|x-c_b|^2 - n_a/(n_a-1)|x-c_a|^2 (eq. 4.9); (2) for each
-    pair of neighbouring groups the best exchange of one row each is made while it lowers
-    SSE (``exchanges=False`` skips this). Sweeps repeat until nothing changes (at most
-    ``max_sweeps``). O(n p) memory.
+    first. Then rounds of sweeps over the groups and their ``neighbours`` nearest groups
+    (by centroid): (1) every row of a group with more than k rows moves to the neighbour
+    group that lowers SSE most, change n_b/(n_b+1)|x-c_b|^2 - n_a/(n_a-1)|x-c_a|^2 (eq. 4.9);
+    (2) for each pair of neighbouring groups the best exchange of one row each is made while
+    it lowers SSE (``exchanges``); (3) for each triple of a group and two of its neighbours,
+    the best rotation of one row each among the three (``cycles``; groups of at most
+    max(2k, min(3k, 64)) rows). Sizes stay the same in (2) and (3), so partitions whose
+    groups all have exactly k rows improve too. Sweeps repeat, re-testing only groups that
+    changed, until nothing changes; then the neighbour lists are refreshed (at most
+    ``max_rounds`` rounds and ``max_sweeps`` sweeps in all). The order of work depends only
+    on the order in which groups first appear, not on the id values. O(n p + G L) memory;
+    the first neighbour lists take O(G^2 p) time for G groups.
 
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [10.0], [11.0]])
     >>> refine_mil(X, [0, 0, 0, 1, 1, 1], 2).tolist()
