@@ -1,4 +1,4 @@
-"""Write notebooks/05_noise.ipynb (then execute it with benchmarks/run_notebooks.py)."""
+"""Write notebooks/05_reconstruction.ipynb (then execute it with benchmarks/run_notebooks.py)."""
 from pathlib import Path
 
 import nbformat as nbf
@@ -90,6 +90,6 @@ plt.tight_layout(); plt.show()"""),
 ]
 nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                "language_info": {"name": "python"}}
-out = Path(__file__).parent.parent / "notebooks" / "05_noise.ipynb"
+out = Path(__file__).parent.parent / "notebooks" / "05_reconstruction.ipynb"
 nbf.write(nb, out)
 print("wrote", out)
