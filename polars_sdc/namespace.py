@@ -251,6 +251,8 @@ class _FrameMethods:
         *,
         group: str = "g",
         standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: dict[str, float] | None = None,
         neighbours: int = 8,
         exchanges: bool = True,
         cycles: bool = True,
@@ -258,7 +260,7 @@ class _FrameMethods:
     ) -> Any:
         """Refine the k-partition in column ``group`` by MIL (thesis 4.2): rows move between
         groups (and swap, and rotate among three groups) while the SSE of the ``on`` columns
-        (default: every other numeric column; z-scored unless ``standardize=False``) drops
+        (default: every other numeric column), in the distance of :meth:`partition`, drops
         and every group keeps >= k rows. The column keeps its dtype and ids; nothing else
         changes. See :func:`polars_sdc.microagg.mil.refine_mil` for the options.
 
@@ -274,10 +276,15 @@ class _FrameMethods:
         if not isinstance(group, str) or group not in schema:
             raise SDCError(f"column {group!r}: group column not in the frame")
         if on is not None:
-            self._check_columns(on, None)
+            from ._columns import resolve_columns
+
+            resolve_columns(schema, on, kind="supported")
         opts = dict(neighbours=neighbours, exchanges=exchanges, cycles=cycles, max_sweeps=max_sweeps)
         return self._frame_op(
-            lambda df: mil_frame(df, k, on, group=group, standardize=standardize, **opts), schema
+            lambda df: mil_frame(
+                df, k, on, group=group, standardize=standardize, ordinal=ordinal, weights=weights, **opts
+            ),
+            schema,
         )
 
     def aggregate(self, groups: str | pl.Series, on: ColumnSpec, *, ordinal: Sequence[str] = ()) -> Any:

@@ -83,7 +83,11 @@ def threshold(n: int, p: float) -> int:
 
 
 def check_p(p: Any) -> float:
-    """Validate the minimum share ``p`` (0 < p < 1)."""
+    """Validate the minimum share ``p`` of Fig. 1 (0 < p < 1) and return it as a float.
+
+    >>> check_p(0.05)
+    0.05
+    """
     if isinstance(p, bool) or not isinstance(p, (int, float)) or not (0.0 < float(p) < 1.0):
         raise SDCError(f"p must be a number strictly between 0 and 1, got {p!r}")
     return float(p)
@@ -309,7 +313,14 @@ def recode_table(
     ordinal: bool | Sequence[str] = False,
     n: int | None = None,
 ) -> tuple[pl.Series, list[str], list[int], list[str]]:
-    """(codes, labels, counts, new label per label) for one column; ``n`` defaults to its length."""
+    """(codes, labels, counts, new label per label) of Fig. 1 for one column; ``n`` (for
+    th = n * p) defaults to the column's length.
+
+    >>> import polars as pl
+    >>> _, labels, counts, new = recode_table(pl.Series("c", ["x", "y", "x", "z"]), 0.3)
+    >>> labels, counts, new
+    (['x', 'y', 'z'], [2, 1, 1], ['x', 'y・z', 'y・z'])
+    """
     name = s.name
     if not is_categorical(s.dtype):
         raise SDCError(f"column {name!r}: dtype {s.dtype} is not String, Categorical or Enum")
@@ -484,7 +495,12 @@ def recode_output_schema(
 ) -> pl.Schema:
     """Schema after :func:`recode_frame` (the options are checked here too, before any data
     is read); on a LazyFrame an Enum column is declared (and returned) Categorical, since its
-    new categories are known only from the data."""
+    new categories are known only from the data.
+
+    >>> import polars as pl
+    >>> recode_output_schema(pl.Schema({"e": pl.Enum(["a", "b"])}), "e", lazy=True)
+    Schema([('e', Categorical)])
+    """
     cols = resolve_columns(schema, columns, kind="categorical", what="columns", default="error")
     for c, h in _per_column(hierarchy, cols, "hierarchy").items():
         _check_hierarchy(h, c)
@@ -556,7 +572,13 @@ def top_bottom_expr(
 
 
 def top_bottom_frame_exprs(schema: pl.Schema, columns: ColumnSpec, **options: Any) -> list[pl.Expr]:
-    """One :func:`top_bottom_expr` per numeric column of ``columns`` (names kept)."""
+    """One :func:`top_bottom_expr` per numeric column of ``columns`` (names kept).
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"x": [1, 50], "y": [-5, 2]})
+    >>> df.with_columns(top_bottom_frame_exprs(df.schema, ["x", "y"], lower=0, upper=10)).rows()
+    [(1, 0), (10, 2)]
+    """
     cols = resolve_columns(schema, columns, kind="numeric", what="columns", default="error")
     for c in cols:
         if schema[c] == pl.Boolean:

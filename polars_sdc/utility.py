@@ -342,8 +342,14 @@ def model_metrics(
     undefined: str = "skip",
     classes: list[str] | None = None,
 ) -> dict[str, float]:
-    """Metrics of a multinomial logit predicting ``target`` from categorical ``inputs``
-    (in-sample, or fitted on rows with ``test`` False and scored on rows with it True)."""
+    """Metrics (section 4.4) of a multinomial logit predicting ``target`` from categorical
+    ``inputs`` (in-sample, or fitted on rows with ``test`` False and scored on rows with it True).
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"x": ["u", "u", "v", "v"] * 5, "y": ["a", "a", "b", "a"] * 5})
+    >>> model_metrics(df, "y", ["x"])["accuracy"]
+    0.75
+    """
     inputs = list(inputs)
     split = None
     frame = df.select(target, *inputs)

@@ -93,13 +93,18 @@ def test_mil_1d_properties(seed, n, k, shape):
     assert (r.moves == 0) == np.array_equal(new, labels)
     sizes = np.bincount(new)
     assert sizes.min() >= k and set(np.unique(new)) == set(np.unique(labels))
-    # local minimum: no single move of a row to any group lowers SSE
-    assert _single_move_gain(x, new, k) <= 1e-9 * (1 + after)
+    # local minimum: no single move of a row to any group lowers SSE. (With tied values the
+    # order of groups that share a value is arbitrary and Algorithm 1 only looks at the
+    # adjacent one; the multivariate refinement, which tries every nearby group, covers that.)
+    if np.unique(x).size == n:
+        assert _single_move_gain(x, new, k) <= 1e-9 * (1 + after)
+    refined = refine_mil(x, labels, k, neighbours=n)
+    assert _single_move_gain(x, refined, k) <= 1e-9 * (1 + after)
     # never below the optimal univariate k-partition
     opt = sse(x, partition_univariate(x[:, None], k))
     assert after >= opt - 1e-9 * (1 + opt)
     # the multivariate refinement starts from Algorithm 1 on one column, so it is no worse
-    assert sse(x, refine_mil(x, labels, k)) <= after + 1e-9 * (1 + after)
+    assert sse(x, refined) <= after + 1e-9 * (1 + after)
 
 
 def test_mil_1d_rejects_non_contiguous_groups():
@@ -235,6 +240,14 @@ def test_frame_mil_keeps_ids_dtype_and_other_columns():
     Z = zscore(df.select("a", "b").to_numpy())
     codes = refine_mil(Z, g.to_numpy(), 5)
     assert out["g"].to_list() == [f"grp{v}" for v in codes]
+    # the same partition as refine="mil" in the microaggregation pipeline
+    from polars_sdc.partition import canonical_ids
+
+    piped = df.sdc.partition(5, ["a", "b"], refine="mil").to_numpy()
+    assert np.array_equal(canonical_ids(out["g"].to_numpy()), canonical_ids(piped))
+    # categorical quasi-identifiers take part through the same feature matrix
+    mixed = start.sdc.mil(5, ["a", "b", "s"], group="g")
+    assert mixed.group_by("g").len()["len"].min() >= 5
     # default on=: every numeric column except the group column (here "id", "a", "b")
     ints = df.with_columns(g.alias("g"))
     assert ints.sdc.mil(5, group="g")["g"].dtype == pl.UInt32
@@ -257,8 +270,8 @@ def test_frame_mil_errors():
         df.sdc.mil(2, ["a"], group="nope")
     with pytest.raises(polars_sdc.SDCError, match="'g'.*quasi-identifier"):
         df.sdc.mil(1, ["a", "g"], group="g")
-    with pytest.raises(polars_sdc.SDCError, match="'s'.*not numeric"):
-        df.sdc.mil(1, ["s"], group="g")
+    with pytest.raises(polars_sdc.SDCError, match="'id'.*neither numeric nor"):
+        df.with_columns(pl.col("id").implode().over("g")).sdc.mil(1, ["id"], group="g")
     nulls = df.with_columns(pl.when(pl.col("id") == 0).then(None).otherwise(pl.col("g")).alias("g"))
     with pytest.raises(polars_sdc.SDCError, match="null"):
         nulls.sdc.mil(1, ["a"], group="g")

@@ -5,9 +5,11 @@ faces of :mod:`polars_sdc.kernels.mil`.
   order (what MDAV, V-MDAV and the univariate methods give on one column); also counts the
   move tests (判定回数) for the thesis's timing study.
 - :func:`refine_mil`: any number of columns and any k-partition. Sweeps of single-record
-  moves (to the groups with the nearest centroids, by the exact SSE change of eq. 4.9) and
-  pairwise exchanges between neighbouring groups (sizes kept, so a partition whose groups
-  all have exactly k rows can still improve), until a sweep changes nothing.
+  moves (to the groups with the nearest centroids, by the exact SSE change of eq. 4.9),
+  pairwise exchanges and 3-cycles between neighbouring groups (sizes kept, so a partition
+  whose groups all have exactly k rows can still improve), until a sweep changes nothing.
+- :func:`mil_frame`: the same on a frame's group column (``df.sdc.mil``); ``refine="mil"``
+  on the microaggregation methods applies :func:`refine_mil` per stratum.
 """
 from __future__ import annotations
 
@@ -220,33 +222,49 @@ def refine_mil(
     return uniq[codes]
 
 
-def mil_frame(df: Any, k: int, on: Any = None, *, group: str = "g", standardize: bool = True, **options: Any) -> Any:
+def mil_frame(
+    df: Any,
+    k: int,
+    on: Any = None,
+    *,
+    group: str = "g",
+    standardize: bool = True,
+    ordinal: Any = (),
+    weights: Any = None,
+    **options: Any,
+) -> Any:
     """``df`` with the partition in column ``group`` refined by :func:`refine_mil` on the
-    ``on`` columns (z-scored unless ``standardize=False``); the column keeps its dtype and
-    its ids, only rows move between groups."""
+    ``on`` columns, in the same feature matrix the microaggregation methods use (numeric
+    columns z-scored unless ``standardize=False``; categorical ones by the discrete or, if
+    ``ordinal``, rank distance; ``weights`` per column). The column keeps its dtype and its
+    ids; only rows move between groups.
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 10.0, 11.0], "g": ["a", "a", "b", "b", "b"]})
+    >>> mil_frame(df, 2, "x", standardize=False)["g"].to_list()
+    ['a', 'a', 'a', 'b', 'b']
+    """
     import polars as pl
 
-    from .._columns import check_k, numeric_matrix, resolve_columns
+    from .._columns import check_k, resolve_columns
     from ..partition import group_ids
+    from .features import feature_matrix
 
-    if not isinstance(group, str):
-        raise SDCError(f"group must be a column name, got {group!r}")
-    if group not in df.columns:
+    if not isinstance(group, str) or group not in df.columns:
         raise SDCError(f"column {group!r}: group column not in the frame")
     if on is None:
         on = [c for c in resolve_columns(df, None, kind="numeric", default="numeric") if c != group]
         if not on:
             raise SDCError(f"`on`: no numeric column besides the group column {group!r}")
-    on = resolve_columns(df, on, kind="numeric", default="numeric")
+    on = resolve_columns(df, on, kind="supported")
     if group in on:
         raise SDCError(f"column {group!r}: the group column cannot also be a quasi-identifier")
+    for c in ordinal:
+        if c not in on:
+            raise SDCError(f"column {c!r}: marked ordinal but not among the quasi-identifiers")
     k = check_k(k, df.height)
     group_ids(df, group)  # length and nulls
-    X = numeric_matrix(df, on)
-    if standardize:
-        from ..standardize import zscore
-
-        X = zscore(X)
+    X = feature_matrix(df, on, standardize=standardize, ordinal=ordinal, weights=weights)
     s = df.get_column(group)
     values = s.unique(maintain_order=True)
     table = pl.DataFrame({"v": values, "c": np.arange(values.len(), dtype=np.int64)})
