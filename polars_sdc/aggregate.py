@@ -50,21 +50,22 @@ def aggregate(
     """Replace the columns ``on`` of ``df`` by their group representatives.
 
     ``groups`` is a column name or a Series of group ids aligned with ``df``. Row order
-    and all other columns are kept; ``df`` is not modified.
+    and all other columns are kept; ``df`` is not modified. Nulls, NaN or infinity in a
+    column to aggregate raise :class:`SDCError` (one bad value would spread to its group).
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"x": [1, 3, 10, 20], "c": ["a", "b", "b", "b"]})
     >>> aggregate(df, pl.Series([0, 0, 1, 1]), ["x", "c"])["x"].to_list()
     [2.0, 2.0, 15.0, 15.0]
     """
-    from ._columns import check_no_nulls, resolve_columns
+    from ._columns import check_finite, resolve_columns
     from .partition import group_ids
 
     on = resolve_columns(df, list(on), kind="supported")
     unknown = [c for c in ordinal if c not in on]
     if unknown:
         raise SDCError(f"column {unknown[0]!r}: marked ordinal but not among the aggregated columns")
-    check_no_nulls(df, on)
+    check_finite(df, on)
     g = group_ids(df, groups)
     tmp = "__sdc_group__"
     while tmp in df.columns:

@@ -4,9 +4,10 @@ Subcommands:
 
 - ``polars-sdc demo [--out PATH] [--k 5] [--method mdav]``: microaggregate the embedded census
   data (all 13 columns, z-scored), print a short report and write the protected file.
-- ``polars-sdc anonymize IN OUT --k K --on COLS [--by COLS] [--method M] [--no-standardize]
-  [--group-column NAME]``: microaggregate a CSV or Parquet file (chosen by extension) as a
-  lazy scan -> ``lf.sdc.microaggregate`` -> sink pipeline and print a one-line summary.
+- ``polars-sdc anonymize IN OUT --k K --on COLS [--by COLS [--merge-small-strata]] [--method M]
+  [--no-standardize] [--group-column NAME]``: microaggregate a CSV or Parquet file (chosen by
+  extension) as a lazy scan -> ``lf.sdc.microaggregate`` -> sink pipeline and print a one-line
+  summary.
 
 Any error (bad input, missing file, unknown extension, Polars errors) is printed as one
 line ``polars-sdc: error: ...`` on stderr with exit code 2, never as a traceback.
@@ -181,6 +182,7 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
         by=by,
         standardize=not args.standardize_off,
         group_column=args.group_column,
+        merge_small_strata=args.merge_small_strata,
     )
     t0 = time.perf_counter()
     _with_progress("anonymizing", lambda: _sink(masked, args.output), enabled=args.progress)
@@ -241,6 +243,10 @@ def build_parser() -> argparse.ArgumentParser:
     anon.add_argument("--k", type=_int, required=True, help="minimum group size")
     anon.add_argument("--on", required=True, metavar="COLS", help="numeric columns to mask, comma-separated")
     anon.add_argument("--by", metavar="COLS", help="strata columns, comma-separated; each stratum is partitioned alone")
+    anon.add_argument(
+        "--merge-small-strata", action="store_true",
+        help="pool the strata with fewer than k rows instead of stopping with an error",
+    )
     anon.add_argument("--method", default="mdav", help=f"partition method: {methods} (default mdav)")
     anon.add_argument(
         "--no-standardize", dest="standardize_off", action="store_true",

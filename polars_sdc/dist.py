@@ -285,6 +285,12 @@ class Tree(Distance):
         self._anc = anc
 
     def nodes_of(self, values: Iterable[Any]) -> "np.ndarray":
+        """Node index of each value; :class:`SDCError` for a value outside the hierarchy.
+
+        >>> t = tree({"a1": "a", "a2": "a"})
+        >>> int(t.nodes_of(["a2"])[0]) == t.index["a2"]
+        True
+        """
         import numpy as np
 
         out = []

@@ -58,30 +58,33 @@ class _FrameMethods:
         ordinal: Sequence[str] = (),
         weights: dict[str, float] | None = None,
         refine: str | None = None,
+        merge_small_strata: bool = False,
         **options: Any,
     ) -> Any:
         """Group ids of a k-partition: a UInt32 Series ``"group"`` in row order (on a
         LazyFrame, a LazyFrame with that one column). ``refine="mil"`` post-optimises the
         partition by MIL (thesis 4.2).
 
-        ``on``: quasi-identifier columns (names or selector; default every numeric column):
-        numeric ones z-scored unless ``standardize=False``, String/Categorical/Enum ones by the
-        discrete distance (rank distance if listed in ``ordinal``), combined by the product
-        distance with per-column ``weights``; ``by``: strata partitioned separately.
+        ``on``: quasi-identifier columns (names or selector; default every numeric column not
+        in ``by``): numeric ones z-scored unless ``standardize=False``, String/Categorical/Enum
+        ones by the discrete distance (rank distance if listed in ``ordinal``), combined by the
+        product distance with per-column ``weights``; ``by``: strata partitioned separately (a
+        stratum with fewer than k rows is an error unless ``merge_small_strata=True``, which
+        pools the small strata); ``options``: the method's own (``gamma``, ``order``, ...).
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 9.0, 2.0, 8.0]})
         >>> df.sdc.partition(2, on="x").to_list()
         [0, 1, 0, 1]
         """
-        from .microagg import partition_frame, partition_function, refine_function
+        from .microagg import check_options, partition_frame, refine_function
 
-        partition_function(method)
+        check_options(method, options)
         refine_function(refine)
         self._check_columns(on, by)
         run = lambda df: partition_frame(  # noqa: E731
             df, k, on, method=method, by=by, standardize=standardize, ordinal=ordinal, weights=weights,
-            refine=refine, **options,
+            refine=refine, merge_small_strata=merge_small_strata, **options,
         )
         if self._lazy:
             return self._frame_op(lambda df: run(df).to_frame(), pl.Schema({"group": pl.UInt32}))
@@ -99,6 +102,7 @@ class _FrameMethods:
         weights: dict[str, float] | None = None,
         group_column: str | None = None,
         refine: str | None = None,
+        merge_small_strata: bool = False,
         **options: Any,
     ) -> Any:
         """Replace the ``on`` columns by their group representatives under a k-partition from
@@ -113,16 +117,17 @@ class _FrameMethods:
         >>> df.sdc.microaggregate(2, on="x")["x"].to_list()
         [1.5, 8.5, 1.5, 8.5]
         """
-        from .microagg import microaggregate_frame, output_schema, partition_function, refine_function
+        from .microagg import check_options, microaggregate_frame, output_schema, refine_function
 
-        partition_function(method)
+        check_options(method, options)
         refine_function(refine)
         self._check_columns(on, by)
-        schema = output_schema(self._schema(), on, group_column, ordinal)
+        schema = output_schema(self._schema(), on, group_column, ordinal, by)
         return self._frame_op(
             lambda df: microaggregate_frame(
                 df, k, on, method=method, by=by, standardize=standardize, ordinal=ordinal,
-                weights=weights, group_column=group_column, refine=refine, **options,
+                weights=weights, group_column=group_column, refine=refine,
+                merge_small_strata=merge_small_strata, **options,
             ),
             schema,
         )
@@ -138,6 +143,7 @@ class _FrameMethods:
         weights: dict[str, float] | None = None,
         group_column: str | None = None,
         refine: str | None = None,
+        merge_small_strata: bool = False,
     ) -> Any:
         """Classic MDAV microaggregation (thesis 2.3.4): groups of k (one of k..2k-1);
         ``refine="mil"`` post-optimises the groups by MIL (thesis 4.2).
@@ -149,7 +155,7 @@ class _FrameMethods:
         """
         return self.microaggregate(
             k, on, method="mdav", by=by, standardize=standardize, ordinal=ordinal, weights=weights,
-            group_column=group_column, refine=refine,
+            group_column=group_column, refine=refine, merge_small_strata=merge_small_strata,
         )
 
     def vmdav(
@@ -164,6 +170,7 @@ class _FrameMethods:
         weights: dict[str, float] | None = None,
         group_column: str | None = None,
         refine: str | None = None,
+        merge_small_strata: bool = False,
     ) -> Any:
         """V-MDAV microaggregation (thesis 2.3.4): groups of k..2k-1 grown while the nearest
         outside record is closer to the group than gamma times its distance to the other
@@ -179,7 +186,7 @@ class _FrameMethods:
         check_gamma(gamma)
         return self.microaggregate(
             k, on, method="vmdav", by=by, standardize=standardize, ordinal=ordinal, weights=weights,
-            group_column=group_column, refine=refine, gamma=gamma,
+            group_column=group_column, refine=refine, merge_small_strata=merge_small_strata, gamma=gamma,
         )
 
     def mhm(
@@ -194,6 +201,7 @@ class _FrameMethods:
         weights: dict[str, float] | None = None,
         group_column: str | None = None,
         refine: str | None = None,
+        merge_small_strata: bool = False,
     ) -> Any:
         """MHM microaggregation (seed 001): records ordered along a path (``order``: "npn",
         "grid", "vgrid", or the fast "kd" and "kd-mdav" for large n), then cut optimally by the
@@ -209,7 +217,7 @@ class _FrameMethods:
         check_order(order)
         return self.microaggregate(
             k, on, method="mhm", by=by, standardize=standardize, ordinal=ordinal, weights=weights,
-            group_column=group_column, order=order, refine=refine,
+            group_column=group_column, order=order, refine=refine, merge_small_strata=merge_small_strata,
         )
 
     def univariate(
@@ -221,6 +229,7 @@ class _FrameMethods:
         standardize: bool = True,
         group_column: str | None = None,
         refine: str | None = None,
+        merge_small_strata: bool = False,
     ) -> Any:
         """Optimal univariate microaggregation of one column (Hansen & Mukherjee, seed 001
         ref. [3]): the k-partition with the least SSE, exactly.
@@ -232,8 +241,9 @@ class _FrameMethods:
         """
         from ._columns import resolve_columns
         from ._errors import SDCError
+        from .microagg import quasi_identifiers
 
-        cols = resolve_columns(self._schema(), on, kind="numeric", default="numeric")
+        cols = resolve_columns(self._schema(), quasi_identifiers(self._schema(), on, by), kind="numeric")
         if len(cols) != 1:
             raise SDCError(
                 f"columns {', '.join(map(repr, cols))}: univariate microaggregation takes exactly one "
@@ -241,7 +251,7 @@ class _FrameMethods:
             )
         return self.microaggregate(
             k, cols, method="univariate", by=by, standardize=standardize, group_column=group_column,
-            refine=refine,
+            refine=refine, merge_small_strata=merge_small_strata,
         )
 
     def mil(
@@ -670,12 +680,9 @@ class _FrameMethods:
         return reconstruct_ibt_frame(self._collected(cols), cols, phi, bins, **options)
 
     def _check_columns(self, on: ColumnSpec, by: ColumnSpec) -> None:
-        from ._columns import resolve_columns
+        from .microagg import quasi_identifiers
 
-        schema = self._schema()
-        resolve_columns(schema, on, kind="supported", default="numeric")
-        if by is not None:
-            resolve_columns(schema, by, what="by")
+        quasi_identifiers(self._schema(), on, by)
 
 
 @pl.api.register_dataframe_namespace("sdc")

@@ -190,7 +190,12 @@ def laplace_series(
     s: pl.Series, phi: Any = None, seed: int | None = None, *, k: int | None = None, clamp: bool = False, m: int = 1
 ) -> pl.Series:
     """One column's noisy values: the same numbers as :func:`laplace_frame` gives that column
-    (the stream is keyed by the Series name)."""
+    (the stream is keyed by the Series name; seed 004 eq. 1/2).
+
+    >>> s = pl.Series("x", [1.0, 2.0, 3.0])
+    >>> laplace_series(s, 2.0, 7).equals(laplace_frame(s.to_frame(), 2.0, "x", seed=7)["x"])
+    True
+    """
     df = s.to_frame()
     return laplace_frame(df, phi, s.name, k=k, seed=seed, clamp=clamp, m=m).to_series()
 

@@ -192,10 +192,13 @@ class GMMFit:
 
     def __repr__(self) -> str:
         rows = ", ".join(f"{w:.3f}" for w in self.weights)
+        # passes of the other starts / the histogram prefit, so "n_iter=1" after a prefit
+        # does not read as a one-step fit
+        prefit = f", n_prefit={self.n_prefit}" if self.n_prefit else ""
         return (
             f"GMMFit(columns={list(self.columns)}, K={self.K}, method={self.method!r}, "
             f"model={self.model!r}, weights=[{rows}], loglik={self.loglik:.4f}, "
-            f"bic={self.bic:.4f}, n_iter={self.n_iter}, converged={self.converged})"
+            f"bic={self.bic:.4f}, n_iter={self.n_iter}{prefit}, converged={self.converged})"
         )
 
     def to_frame(self) -> pl.DataFrame:
@@ -213,7 +216,14 @@ class GMMFit:
         return pl.DataFrame(data)
 
     def marginal(self, column: str) -> "GMMFit":
-        """The one-column mixture of ``column`` (exact marginal of the fitted mixture)."""
+        """The one-column mixture of ``column`` (exact marginal of the fitted mixture, eq. 17).
+
+        >>> fit = GMMFit(("a", "b"), (1.0, 1.0), np.array([1.0]), np.array([[0.0, 5.0]]),
+        ...              np.array([[1.0, 4.0]]), 0.0, 0.0, 0, True)
+        >>> m = fit.marginal("b")
+        >>> m.columns, m.means.tolist(), m.variances.tolist()
+        (('b',), [5.0], [4.0])
+        """
         if column not in self.columns:
             raise SDCError(f"column {column!r}: not one of the fitted columns {list(self.columns)}")
         j = self.columns.index(column)
@@ -850,7 +860,12 @@ class IBTFit:
         return np.diff(c)
 
     def pdf(self, x: Any) -> np.ndarray:
-        """The piecewise-constant density of the reconstructed histogram."""
+        """The piecewise-constant density of the reconstructed histogram (0 outside the bins).
+
+        >>> fit = IBTFit("x", 1.0, np.array([0.0, 1.0, 3.0]), np.array([0.5, 0.5]), 0.0, 1, True)
+        >>> fit.pdf([0.5, 2.0, 5.0]).tolist()
+        [0.5, 0.25, 0.0]
+        """
         x = np.asarray(x, dtype=np.float64)
         b = np.searchsorted(self.edges, x, side="right") - 1
         inside = (b >= 0) & (b < self.probabilities.size)
@@ -858,7 +873,11 @@ class IBTFit:
         return np.where(inside, dens[np.clip(b, 0, self.probabilities.size - 1)], 0.0)
 
     def to_frame(self) -> pl.DataFrame:
-        """One row per bin: lower, upper, probability."""
+        """One row per bin: lower, upper, probability.
+
+        >>> IBTFit("x", 1.0, np.array([0.0, 1.0, 3.0]), np.array([0.5, 0.5]), 0.0, 1, True).to_frame().rows()
+        [(0.0, 1.0, 0.5), (1.0, 3.0, 0.5)]
+        """
         return pl.DataFrame({"lower": self.edges[:-1], "upper": self.edges[1:], "probability": self.probabilities})
 
 

@@ -290,7 +290,14 @@ class UtilityReport:
     il: dict = field(repr=False)
 
     def to_frame(self) -> pl.DataFrame:
-        """One row per metric: ``metric``, ``original``, ``recoded``, ``il``."""
+        """One row per metric: ``metric``, ``original``, ``recoded``, ``il`` (eq. 6).
+
+        >>> import polars as pl
+        >>> df = pl.DataFrame({"x": ["u"] * 12 + ["v"] * 10 + ["w"] * 8,
+        ...                    "y": ["a"] * 12 + ["b"] * 10 + ["a"] * 5 + ["b"] * 3})
+        >>> recode_utility(df, "y", "x", 0.3, metric=None).to_frame()["metric"].to_list()
+        ['precision', 'recall', 'f', 'accuracy']
+        """
         return pl.DataFrame(
             {
                 "metric": list(METRICS),

@@ -188,18 +188,27 @@ def _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax):
 
 @njit(cache=True)
 def _fit_inner(v, cnt, lo, hi, rmin, rmax):
-    """Bounds of internal node v from its non-empty children."""
+    """Bounds of internal node v from its non-empty children; False when they did not change
+    (then no ancestor's bounds change either)."""
     c1 = 2 * v + 1
     c2 = c1 + 1
     if cnt[c1] == 0:
         c1 = c2
     elif cnt[c2] == 0:
         c2 = c1
+    changed = False
     for j in range(lo.shape[1]):
-        lo[v, j] = min(lo[c1, j], lo[c2, j])
-        hi[v, j] = max(hi[c1, j], hi[c2, j])
-    rmin[v] = min(rmin[c1], rmin[c2])
-    rmax[v] = max(rmax[c1], rmax[c2])
+        a = min(lo[c1, j], lo[c2, j])
+        b = max(hi[c1, j], hi[c2, j])
+        changed |= (a != lo[v, j]) | (b != hi[v, j])
+        lo[v, j] = a
+        hi[v, j] = b
+    a = min(rmin[c1], rmin[c2])
+    b = max(rmax[c1], rmax[c2])
+    changed |= (a != rmin[v]) | (b != rmax[v])
+    rmin[v] = a
+    rmax[v] = b
+    return changed
 
 
 @njit(cache=True)
@@ -365,11 +374,12 @@ def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, alive, sums, o
         u = (u - 1) // 2
     if cnt[v] > 0:
         _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax)
+    # an empty node is never visited again; otherwise refit upwards until nothing changes
     u = v
     while u > 0:
         u = (u - 1) // 2
-        if cnt[u] > 0:
-            _fit_inner(u, cnt, lo, hi, rmin, rmax)
+        if cnt[u] > 0 and not _fit_inner(u, cnt, lo, hi, rmin, rmax):
+            break
 
 
 @njit(cache=True)

@@ -282,7 +282,12 @@ class LossReport:
     rows: int
 
     def to_frame(self) -> pl.DataFrame:
-        """Two columns: ``measure`` and ``value`` (Float64; null when not applicable)."""
+        """Two columns: ``measure`` and ``value`` (Float64; null when not applicable).
+
+        >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": [0, 0, 1, 1]})
+        >>> loss_report(df, groups="g", on="x", k=2).to_frame().head(3).rows()
+        [('ild', 0.2), ('ilssdm', 0.2), ('dm', 8.0)]
+        """
         names = [f.name for f in fields(self) if f.name != "rows"]
         vals = [getattr(self, n) for n in names]
         return pl.DataFrame(

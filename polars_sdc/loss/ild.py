@@ -249,7 +249,12 @@ class ILDReport:
         return {c: _ratio(a, m) for c, a, m in zip(self.columns, self.amount, self.amount_masked)}
 
     def to_frame(self) -> pl.DataFrame:
-        """One row per block and a last row ``"(overall)"``: distance, weight, I(A), I(A_hat), ILD."""
+        """One row per block and a last row ``"(overall)"``: distance, weight, I(A), I(A_hat), ILD.
+
+        >>> df = pl.DataFrame({"x": [1, 2, 3, 4], "g": [0, 0, 1, 1]})
+        >>> ild_report(df, groups="g").to_frame().select("column", "I", "I_masked", "ild").rows()
+        [('x', 40.0, 32.0, 0.2), ('(overall)', 40.0, 32.0, 0.2)]
+        """
         return pl.DataFrame(
             {
                 "column": [*self.columns, "(overall)"],

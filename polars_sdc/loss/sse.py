@@ -58,12 +58,21 @@ def ilssdm_frame(
     standardize: bool = True,
 ) -> float:
     """ILSSDM of the ``on`` columns of a DataFrame for a partition or a masked release
-    (z-scored with the original's mean and std unless ``standardize=False``)."""
+    (z-scored with the original's mean and std unless ``standardize=False``). ``on=None``
+    means every numeric column except a ``groups`` column named by a string.
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"g": [0, 0, 1, 1], "x": [1.0, 2.0, 3.0, 4.0]})
+    >>> ilssdm_frame(df, groups="g", standardize=False)
+    0.2
+    """
     import polars as pl
 
     from .._columns import numeric_matrix, resolve_columns
     from ..partition import group_ids
 
+    if on is None and isinstance(groups, str):  # the group ids are not data
+        on = [c for c in resolve_columns(df, None, kind="numeric", default="numeric") if c != groups]
     cols = resolve_columns(df, on, kind="numeric", default="numeric")
     X = numeric_matrix(df, cols)
     if (groups is None) == (masked is None):
