@@ -32,9 +32,16 @@ def representative_expr(column: str, dtype: pl.DataType, group: str, *, ordinal:
 
 
 def aggregate_output_schema(schema: pl.Schema, on: Sequence[str], ordinal: Sequence[str] = ()) -> pl.Schema:
-    """Schema after :func:`aggregate`: numeric non-ordinal columns become Float64."""
+    """Schema after :func:`aggregate`: numeric non-ordinal columns become Float64. Checks
+    the dtypes as :func:`representative_expr` would, so a lazy plan fails when it is built.
+
+    >>> schema = pl.Schema({"x": pl.Int64, "o": pl.Int8, "s": pl.String})
+    >>> aggregate_output_schema(schema, ["x", "o", "s"], ordinal=["o"])
+    Schema([('x', Float64), ('o', Int8), ('s', String)])
+    """
     out = dict(schema)
     for c in on:
+        representative_expr(c, schema[c], "_", ordinal=c in ordinal)  # raises for a bad dtype
         if c not in ordinal and is_numeric(schema[c]):
             out[c] = pl.Float64
     return pl.Schema(out)

@@ -260,6 +260,7 @@ class _FrameMethods:
         on: ColumnSpec = None,
         *,
         group: str = "g",
+        by: ColumnSpec = None,
         standardize: bool = True,
         ordinal: Sequence[str] = (),
         weights: dict[str, float] | None = None,
@@ -272,7 +273,8 @@ class _FrameMethods:
         groups (and swap, and rotate among three groups) while the SSE of the ``on`` columns
         (default: every other numeric column), in the distance of :meth:`partition`, drops
         and every group keeps >= k rows. The column keeps its dtype and ids; nothing else
-        changes. See :func:`polars_sdc.microagg.mil.refine_mil` for the options.
+        changes. With ``by=`` rows move only within their stratum. See
+        :func:`polars_sdc.microagg.mil.refine_mil` for the options.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 10.0, 11.0], "g": [0, 0, 1, 1, 1]})
@@ -289,10 +291,14 @@ class _FrameMethods:
             from ._columns import resolve_columns
 
             resolve_columns(schema, on, kind="supported")
+        if by is not None:
+            from ._columns import resolve_columns
+
+            resolve_columns(schema, by, what="by")
         opts = dict(neighbours=neighbours, exchanges=exchanges, cycles=cycles, max_sweeps=max_sweeps)
         return self._frame_op(
             lambda df: mil_frame(
-                df, k, on, group=group, standardize=standardize, ordinal=ordinal, weights=weights, **opts
+                df, k, on, group=group, by=by, standardize=standardize, ordinal=ordinal, weights=weights, **opts
             ),
             schema,
         )

@@ -308,3 +308,22 @@ def test_unknown_refine():
         df.sdc.mdav(2, ["a"], refine="foo")
     with pytest.raises(polars_sdc.SDCError, match="unknown refine"):
         df.lazy().sdc.partition(2, ["a"], refine="MIL")
+
+
+def test_frame_mil_by_keeps_rows_in_their_stratum():
+    rng = np.random.default_rng(11)
+    n = 90
+    df = pl.DataFrame({"x": rng.normal(size=n), "y": rng.normal(size=n), "r": ["a"] * 40 + ["b"] * 50})
+    g = df.sdc.partition(3, on=["x", "y"], by="r")
+    df = df.with_columns(g=g)
+    out = df.sdc.mil(3, ["x", "y"], group="g", by="r")
+    # every group stays inside one stratum and keeps >= 3 rows
+    per = out.group_by("g").agg(pl.col("r").n_unique().alias("strata"), pl.len().alias("size"))
+    assert per["strata"].max() == 1 and per["size"].min() >= 3
+    # within a stratum the result is what refining that stratum alone gives
+    alone = df.filter(pl.col("r") == "b").sdc.mil(3, ["x", "y"], group="g")
+    assert out.filter(pl.col("r") == "b")["g"].to_list() == alone["g"].to_list()
+    assert df.lazy().sdc.mil(3, ["x", "y"], group="g", by="r").collect().equals(out)
+    mixed = df.with_columns(g=pl.Series([0] * 45 + [1] * 45))
+    with pytest.raises(polars_sdc.SDCError, match="column .g.: group 0 spans several strata"):
+        mixed.sdc.mil(3, ["x", "y"], group="g", by="r")

@@ -199,3 +199,13 @@ def test_command_line_merges_small_strata(tmp_path, capsys):
     assert cli.main(args + ["--merge-small-strata"]) == 0
     expected = pl.read_csv(src).sdc.mdav(3, ["x", "y"], by="s", merge_small_strata=True)
     assert pl.read_parquet(dst).equals(expected)
+
+
+def test_ordinal_string_fails_when_the_lazy_plan_is_built():
+    df = pl.DataFrame({"s": list("abcabc"), "x": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
+    for frame in (df, df.lazy()):
+        with pytest.raises(SDCError, match="column 's': an ordinal column must be numeric or an Enum"):
+            frame.sdc.mdav(2, on=["s", "x"], ordinal=["s"])
+    enum = df.with_columns(pl.col("s").cast(pl.Enum(["c", "b", "a"])))
+    out = enum.lazy().sdc.mdav(2, on=["s", "x"], ordinal=["s"]).collect()
+    assert out.schema["s"] == enum.schema["s"] and out.equals(enum.sdc.mdav(2, on=["s", "x"], ordinal=["s"]))

@@ -228,6 +228,7 @@ def mil_frame(
     on: Any = None,
     *,
     group: str = "g",
+    by: Any = None,
     standardize: bool = True,
     ordinal: Any = (),
     weights: Any = None,
@@ -237,7 +238,8 @@ def mil_frame(
     ``on`` columns, in the same feature matrix the microaggregation methods use (numeric
     columns z-scored unless ``standardize=False``; categorical ones by the discrete or, if
     ``ordinal``, rank distance; ``weights`` per column). The column keeps its dtype and its
-    ids; only rows move between groups.
+    ids; only rows move between groups. With ``by=``, rows move only within their stratum
+    (each stratum refined on its own, z-scores per stratum, as ``partition(by=...)`` made it).
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 10.0, 11.0], "g": ["a", "a", "b", "b", "b"]})
@@ -264,10 +266,29 @@ def mil_frame(
             raise SDCError(f"column {c!r}: marked ordinal but not among the quasi-identifiers")
     k = check_k(k, df.height)
     group_ids(df, group)  # length and nulls
-    X = feature_matrix(df, on, standardize=standardize, ordinal=ordinal, weights=weights)
     s = df.get_column(group)
     values = s.unique(maintain_order=True)
     table = pl.DataFrame({"v": values, "c": np.arange(values.len(), dtype=np.int64)})
     codes = s.to_frame("v").join(table, on="v", how="left", maintain_order="left").get_column("c").to_numpy()
-    new = refine_mil(X, codes, k, **options)
+    if by is None:
+        X = feature_matrix(df, on, standardize=standardize, ordinal=ordinal, weights=weights)
+        new = refine_mil(X, codes, k, **options)
+    else:
+        from . import strata_rows
+
+        by_cols = resolve_columns(df, by, what="by")
+        clash = [c for c in by_cols if c == group or c in on]
+        if clash:
+            raise SDCError(f"column {clash[0]!r}: cannot be both a stratum (`by`) and a group or quasi-identifier column")
+        new = codes.copy()
+        seen = np.full(values.len(), -1, dtype=np.int64)
+        for i, (key, rows) in enumerate(strata_rows(df, by_cols)):
+            mine = np.unique(codes[rows])
+            other = seen[mine]
+            if (other >= 0).any():
+                g = values[int(mine[np.flatnonzero(other >= 0)[0]])]
+                raise SDCError(f"column {group!r}: group {g!r} spans several strata of `by`; refine per stratum needs groups inside one stratum")
+            seen[mine] = i
+            X = feature_matrix(df[rows], on, standardize=standardize, ordinal=ordinal, weights=weights)
+            new[rows] = refine_mil(X, codes[rows], k, **options)
     return df.with_columns(values.gather(new).alias(group))
