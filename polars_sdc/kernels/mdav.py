@@ -5,16 +5,21 @@ order, ties to the lowest original row index), found without full passes over th
 row keeps r = its distance to a reference point (the centroid, refreshed when the centroid
 drifts), and two stores of the live rows answer the two queries of MDAV:
 
-- farthest row from a point q (the centroid, or xr): the rows sorted by r, largest first.
-  By the triangle inequality |x - q| <= r_x + |q - ref|, so the scan stops at the first row
-  whose bound falls below the best distance found; removed rows are skipped and squeezed
-  out of the scanned prefix;
+- farthest row from a point q (the centroid, or xr): the rows sorted by r, largest first,
+  column-major, measured in vectorised blocks. By the triangle inequality
+  |x - q| <= r_x + |q - ref|, so the scan stops at the first block whose bound falls below
+  the best distance found (about 3 % of the rows at n = 3e5); removed rows are marked
+  and squeezed out of the scanned prefix;
 - the k-1 nearest rows of xr / xs: a kd-tree (median splits on the widest column, leaves of
   at most ``_LEAF`` rows stored column-major so a leaf's distances vectorise). Each node keeps
   the bounding box of its live rows and their range [rmin, rmax] of r; the search goes
   nearest node first and skips a node whose lower bound exceeds the current (k-1)-th best.
   A removed row swaps with the last live row of its leaf and the bounds on its path are
-  refitted.
+  refitted; when half of the rows are gone the tree is rebuilt on the live ones (MDAV
+  empties the outer leaves first, where all the queries are);
+- when the bounds prune badly (many columns: a pair measures more than half of the live rows)
+  one fused pass over the live rows finds xr's neighbours and xs, and the bounded searches
+  are probed again after ``_PROBE`` pairs.
 
 Box bounds use the same floating-point operations, in the same column order, as the row
 distance, and rounding is monotone, so a box bound never crosses a computed distance; the
@@ -26,9 +31,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-_LEAF = 32  # rows per kd-tree leaf at most
+_LEAF = 64  # rows per kd-tree leaf at most
 _REL = 1e-9  # relative margin on triangle-inequality bounds (rounding is ~1e-15)
 _TINY = 1e-150  # absolute margin on such bounds (covers underflow)
+_SCAN = 64  # rows per block of the farthest-row scan
+_REBUILD = 0.5  # rebuild the kd-tree when this fraction of the rows it was built on is left
+_PROBE = 16  # pairs between probes of the bounded searches when they pruned badly
 _DRIFT = 0.05  # refresh the reference when the centroid moved this fraction of the data radius
 
 
@@ -65,49 +73,6 @@ def _nth_element(X, order, dim, lo, hi, kth):
             return
     if hi - lo == 2 and X[order[lo], dim] > X[order[lo + 1], dim]:
         order[lo], order[lo + 1] = order[lo + 1], order[lo]
-
-
-@njit(cache=True)
-def _build(X, leaf):
-    """kd-tree over the rows of X: (order, node starts, node ends, first leaf node).
-
-    Implicit complete binary tree: node v has children 2v+1, 2v+2; each internal node splits
-    its row range at the middle, by the median of its widest column."""
-    n, p = X.shape
-    depth = 0
-    while ((n + (1 << depth) - 1) >> depth) > leaf:
-        depth += 1
-    first_leaf = (1 << depth) - 1
-    nnodes = 2 * first_leaf + 1
-    start = np.empty(nnodes, dtype=np.int64)
-    end = np.empty(nnodes, dtype=np.int64)
-    order = np.arange(n)
-    start[0] = 0
-    end[0] = n
-    for v in range(first_leaf):
-        s = start[v]
-        e = end[v]
-        best = -1.0
-        dim = 0
-        for j in range(p):
-            lo = np.inf
-            hi = -np.inf
-            for t in range(s, e):
-                x = X[order[t], j]
-                if x < lo:
-                    lo = x
-                if x > hi:
-                    hi = x
-            if hi - lo > best:
-                best = hi - lo
-                dim = j
-        mid = (s + e) // 2
-        _nth_element(X, order, dim, s, e, mid)
-        start[2 * v + 1] = s
-        end[2 * v + 1] = mid
-        start[2 * v + 2] = mid
-        end[2 * v + 2] = e
-    return order, start, end, first_leaf
 
 
 @njit(cache=True)
@@ -244,14 +209,48 @@ def _ref_upper(r, dq):
 
 
 @njit(cache=True)
+def _leaf_dists(TD, f, c, q, buf):
+    """buf[:c] = distances of q to the first c slots of leaf f (vectorised over slots)."""
+    for t in range(c):
+        buf[t] = 0.0
+    for j in range(TD.shape[1]):
+        qj = q[j]
+        row = TD[f, j]
+        for t in range(c):
+            d = row[t] - qj
+            buf[t] += d * d
+
+
+@njit(cache=True)
+def _offer(d, o, kk, bd, bi, found, thr):
+    """Insert (d, o) into the sorted kk best bd/bi if it beats the kk-th; (found, thr)."""
+    if found == kk:
+        if d > thr or (d == thr and o > bi[kk - 1]):
+            return found, thr
+        found -= 1
+    u = found
+    while u > 0 and (bd[u - 1] > d or (bd[u - 1] == d and bi[u - 1] > o)):
+        bd[u] = bd[u - 1]
+        bi[u] = bi[u - 1]
+        u -= 1
+    bd[u] = d
+    bi[u] = o
+    found += 1
+    if found == kk:
+        thr = bd[kk - 1]
+    return found, thr
+
+
+@njit(cache=True)
 def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi, buf, sn, sb):
     """bi[:kk] = original indices of the kk live rows nearest to q by (distance, original
-    index), leaving out the row with original index qi; dq = |q - ref|."""
+    index), leaving out the row with original index qi; dq = |q - ref|. Returns the number
+    of rows measured."""
     if kk == 0:
-        return
-    p = TD.shape[1]
+        return 0
     found = 0
     thr = np.inf
+    measured = 0
     sn[0] = 0
     sb[0] = 0.0
     sp = 1
@@ -263,35 +262,13 @@ def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi,
         if v >= first_leaf:
             f = v - first_leaf
             c = cnt[v]
-            for t in range(c):
-                buf[t] = 0.0
-            for j in range(p):
-                qj = q[j]
-                row = TD[f, j]
-                for t in range(c):
-                    d = row[t] - qj
-                    buf[t] += d * d
+            measured += c
+            _leaf_dists(TD, f, c, q, buf)
             for t in range(c):
                 d = buf[t]
-                if d > thr:
-                    continue
                 o = TI[f, t]
-                if o == qi:
-                    continue
-                if found == kk:
-                    if d == thr and o > bi[kk - 1]:
-                        continue
-                    found -= 1
-                u = found
-                while u > 0 and (bd[u - 1] > d or (bd[u - 1] == d and bi[u - 1] > o)):
-                    bd[u] = bd[u - 1]
-                    bi[u] = bi[u - 1]
-                    u -= 1
-                bd[u] = d
-                bi[u] = o
-                found += 1
-                if found == kk:
-                    thr = bd[kk - 1]
+                if d <= thr and o != qi:
+                    found, thr = _offer(d, o, kk, bd, bi, found, thr)
         else:
             c1 = 2 * v + 1
             c2 = c1 + 1
@@ -309,44 +286,90 @@ def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi,
                 sn[sp] = c1
                 sb[sp] = b1
                 sp += 1
+    return measured
 
 
 @njit(cache=True)
-def _farthest(LX, LR, LI, alive, head, stop, q, dq):
-    """(original index of the live row farthest from q, new head) over the list rows
-    head..stop-1 sorted by r descending (ties: lowest original index); dq = |q - ref|.
-    Removed rows met in the scanned prefix are squeezed out when they are many."""
+def _nearest_and_farthest(TD, TI, first_leaf, cnt, q, qi, kk, bd, bi, buf):
+    """One pass over every live row: bi[:kk] as in :func:`_nearest`, and returns the original
+    index of the live row farthest from q other than qi (ties: lowest original index). Used
+    when the data are too high-dimensional for the bounds to prune."""
+    found = 0
+    thr = np.inf
     best = -1.0
     bo = -1
-    dead = 0
-    t = head
-    while t < stop:
-        if _ref_upper(LR[t], dq) < best:
-            break
-        o = LI[t]
-        if not alive[o]:
-            dead += 1
-        else:
-            d = _sq_dist(LX[t], q)
-            if d > best or (d == best and o < bo):
+    for f in range(TD.shape[0]):
+        c = cnt[f + first_leaf]
+        _leaf_dists(TD, f, c, q, buf)
+        for t in range(c):
+            d = buf[t]
+            o = TI[f, t]
+            if o == qi:
+                continue
+            if d >= best and (d > best or o < bo):
                 best = d
                 bo = o
-        t += 1
-    if 8 * dead > t - head:
-        w = t
-        for i in range(t - 1, head - 1, -1):
-            if alive[LI[i]]:
-                w -= 1
-                if w != i:
-                    LX[w] = LX[i]
-                    LR[w] = LR[i]
-                    LI[w] = LI[i]
-        head = w
-    return bo, head
+            if kk > 0 and d <= thr:
+                found, thr = _offer(d, o, kk, bd, bi, found, thr)
+    return bo
 
 
 @njit(cache=True)
-def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, alive, sums, o, labels, label):
+def _farthest(LX, LR, LI, lpos, head, stop, q, dq, buf):
+    """(original index of the live row farthest from q, new head, rows measured) over the
+    list slots head..stop-1, sorted by r descending (ties: lowest original index);
+    dq = |q - ref|.
+
+    Blocks of rows are measured column-major (vectorised); the scan stops at the first block
+    whose largest bound r + dq falls below the best distance. Removed rows (LI = -1) met in
+    the scanned prefix are squeezed out when they are many."""
+    p = LX.shape[0]
+    best = -1.0
+    bo = -1
+    b = head
+    start = head
+    while b < stop:
+        if _ref_upper(LR[b], dq) < best:
+            break
+        e = min(b + _SCAN, stop)
+        w = e - b
+        for t in range(w):
+            buf[t] = 0.0
+        for j in range(p):
+            qj = q[j]
+            col = LX[j, b:e]
+            for t in range(w):
+                d = col[t] - qj
+                buf[t] += d * d
+        for t in range(w):
+            d = buf[t]
+            if d >= best:
+                o = LI[b + t]
+                if o >= 0 and (d > best or o < bo):
+                    best = d
+                    bo = o
+        b = e
+    dead = 0
+    for t in range(head, b):
+        dead += LI[t] < 0
+    if 8 * dead > b - head:
+        w = b
+        for i in range(b - 1, head - 1, -1):
+            o = LI[i]
+            if o >= 0:
+                w -= 1
+                if w != i:
+                    for j in range(p):
+                        LX[j, w] = LX[j, i]
+                    LR[w] = LR[i]
+                    LI[w] = o
+                    lpos[o] = w
+        head = w
+    return bo, head, b - start
+
+
+@njit(cache=True)
+def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums, o, labels, label):
     """Give the live row with original index o the label, drop it from the sums and swap it
     out of its leaf's live slots; refit the bounds on its path to the root."""
     p = TD.shape[1]
@@ -356,7 +379,7 @@ def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, alive, sums, o
     v = f + first_leaf
     last = cnt[v] - 1
     labels[o] = label
-    alive[o] = False
+    LI[lpos[o]] = -1
     for j in range(p):
         sums[j] -= TD[f, j, t]
     if t != last:
@@ -383,7 +406,7 @@ def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, alive, sums, o
 
 
 @njit(cache=True)
-def _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI):
+def _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos):
     """r = distance to ref for every live row (kd-tree slots) and the list of live rows
     sorted by r descending; returns the list length."""
     nleaf, p, C = TD.shape
@@ -405,30 +428,19 @@ def _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI):
         f = s // C
         t = s - f * C
         for j in range(p):
-            LX[i, j] = TD[f, j, t]
+            LX[j, i] = TD[f, j, t]
         LR[i] = TR[f, t]
         LI[i] = TI[f, t]
+        lpos[LI[i]] = i
     return m
 
 
 @njit(cache=True)
-def mdav_labels(X, k):
-    """Group label per row of X (n, p) by classic MDAV with minimum group size k.
-
-    While >= 3k rows are left: xr = farthest from the centroid, xs = farthest from xr (among
-    rows outside xr's group); groups of xr and its k-1 nearest, then xs and its k-1 nearest.
-    With 2k..3k-1 left, one group around the row farthest from the centroid; the rest is the
-    last group. Labels are numbered in order of creation; distances are squared Euclidean,
-    ties go to the lowest row index (thesis 2.3.4).
-
-    >>> mdav_labels(np.array([[0.0], [0.1], [5.0], [5.1], [9.0], [9.2]]), 2).tolist()
-    [0, 0, 2, 2, 1, 1]
-    """
-    n, p = X.shape
-    labels = np.zeros(n, dtype=np.uint32)
-    if n < 2 * k:
-        return labels
-    order, start, end, first_leaf = _build(X, _LEAF)
+def _tree(Xs, os, rs, leaf, pos):
+    """kd-tree store of the rows Xs (m, p) with original indices os and reference distances
+    rs: (TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf); sets pos[o] = leaf * C + slot."""
+    m, p = Xs.shape
+    order, start, end, first_leaf = _build(Xs, leaf)
     nnodes = 2 * first_leaf + 1
     nleaf = first_leaf + 1
     C = 0
@@ -437,16 +449,66 @@ def mdav_labels(X, k):
     TD = np.empty((nleaf, p, C), dtype=np.float64)
     TR = np.empty((nleaf, C), dtype=np.float64)
     TI = np.empty((nleaf, C), dtype=np.int64)
-    pos = np.empty(n, dtype=np.int64)
     for f in range(nleaf):
         v = f + first_leaf
         for t in range(end[v] - start[v]):
-            o = order[start[v] + t]
+            i = order[start[v] + t]
+            o = os[i]
             TI[f, t] = o
+            TR[f, t] = rs[i]
             pos[o] = f * C + t
             for j in range(p):
-                TD[f, j, t] = X[o, j]
+                TD[f, j, t] = Xs[i, j]
     cnt = end - start
+    lo = np.empty((nnodes, p), dtype=np.float64)
+    hi = np.empty((nnodes, p), dtype=np.float64)
+    rmin = np.empty(nnodes, dtype=np.float64)
+    rmax = np.empty(nnodes, dtype=np.float64)
+    _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax)
+    return TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf
+
+
+@njit(cache=True)
+def _live_rows(TD, TR, TI, first_leaf, cnt):
+    """The live rows of a kd-tree store: (rows (m, p), original indices, reference distances)."""
+    nleaf, p, C = TD.shape
+    m = cnt[0]
+    Xs = np.empty((m, p), dtype=np.float64)
+    os = np.empty(m, dtype=np.int64)
+    rs = np.empty(m, dtype=np.float64)
+    i = 0
+    for f in range(nleaf):
+        for t in range(cnt[f + first_leaf]):
+            for j in range(p):
+                Xs[i, j] = TD[f, j, t]
+            os[i] = TI[f, t]
+            rs[i] = TR[f, t]
+            i += 1
+    return Xs, os, rs
+
+
+@njit(cache=True)
+def mdav_labels(X, k, leaf=_LEAF):
+    """Group label per row of X (n, p) by classic MDAV with minimum group size k.
+
+    While >= 3k rows are left: xr = farthest from the centroid, xs = farthest from xr (among
+    rows outside xr's group); groups of xr and its k-1 nearest, then xs and its k-1 nearest.
+    With 2k..3k-1 left, one group around the row farthest from the centroid; the rest is the
+    last group. Labels are numbered in order of creation; distances are squared Euclidean,
+    ties go to the lowest row index (thesis 2.3.4). ``leaf`` (rows per kd-tree leaf) changes
+    the speed only, never the result.
+
+    >>> mdav_labels(np.array([[0.0], [0.1], [5.0], [5.1], [9.0], [9.2]]), 2).tolist()
+    [0, 0, 2, 2, 1, 1]
+    """
+    n, p = X.shape
+    labels = np.zeros(n, dtype=np.uint32)
+    if n < 2 * k:
+        return labels
+    leaf = max(leaf, 1)
+    pos = np.empty(n, dtype=np.int64)
+    TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf = _tree(X, np.arange(n), np.zeros(n), leaf, pos)
+    built = n
     sums = np.zeros(p, dtype=np.float64)
     for j in range(p):
         s = 0.0
@@ -457,16 +519,12 @@ def mdav_labels(X, k):
     ref = np.empty(p, dtype=np.float64)
     for j in range(p):
         ref[j] = sums[j] / n
-    LX = np.empty((n, p), dtype=np.float64)
+    LX = np.empty((p, n), dtype=np.float64)
     LR = np.empty(n, dtype=np.float64)
     LI = np.empty(n, dtype=np.int64)
-    stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI)
+    lpos = np.empty(n, dtype=np.int64)
+    stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos)
     head = 0
-    alive = np.ones(n, dtype=np.bool_)
-    lo = np.empty((nnodes, p), dtype=np.float64)
-    hi = np.empty((nnodes, p), dtype=np.float64)
-    rmin = np.empty(nnodes, dtype=np.float64)
-    rmax = np.empty(nnodes, dtype=np.float64)
     _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax)
     depth = 0
     while (1 << depth) - 1 < first_leaf:
@@ -476,11 +534,18 @@ def mdav_labels(X, k):
     kk = k - 1
     bd = np.empty(kk + 1, dtype=np.float64)
     bi = np.empty(kk + 1, dtype=np.int64)
-    buf = np.empty(C, dtype=np.float64)
+    buf = np.empty(min(leaf, n), dtype=np.float64)
+    sbuf = np.empty(_SCAN, dtype=np.float64)
     q = np.empty(p, dtype=np.float64)
     m = n
     label = 0
+    full = 0
     while m >= 2 * k:
+        if m <= _REBUILD * built:
+            # removed rows leave sparse leaves with wide boxes behind: rebuild on the live rows
+            Xs, os, rs = _live_rows(TD, TR, TI, first_leaf, cnt)
+            TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf = _tree(Xs, os, rs, leaf, pos)
+            built = m
         for j in range(p):
             c[j] = sums[j] / m
         dq = np.sqrt(_sq_dist(c, ref))
@@ -488,29 +553,49 @@ def mdav_labels(X, k):
             # the centroid drifted: make it the reference so that the bounds stay tight
             for j in range(p):
                 ref[j] = c[j]
-            stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI)
+            stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos)
             head = 0
             _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax)
             dq = np.sqrt(_sq_dist(c, ref))
+        # one pair of groups: xr (farthest from the centroid) and xs (farthest from xr)
+        measured = 0
+        xs = -1
         for g in range(2):
             if g == 0:
-                xr, head = _farthest(LX, LR, LI, alive, head, stop, c, dq)
+                xr, head, _ = _farthest(LX, LR, LI, lpos, head, stop, c, dq, sbuf)
+            elif xs >= 0 and LI[lpos[xs]] >= 0:
+                xr = xs
             else:
-                xr, head = _farthest(LX, LR, LI, alive, head, stop, q, dq)
-            f = pos[xr] // C
-            t = pos[xr] - f * C
+                xr, head, scanned = _farthest(LX, LR, LI, lpos, head, stop, q, dq, sbuf)
+                measured += scanned
+            f = pos[xr] // TD.shape[2]
+            t = pos[xr] - f * TD.shape[2]
             for j in range(p):
                 q[j] = TD[f, j, t]
             dq = TR[f, t]
-            _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, xr, kk, bd, bi, buf, sn, sb)
-            _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, alive, sums, xr, labels, label)
-            for u in range(kk):
-                _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, alive, sums, bi[u], labels, label)
+            if g == 0 and full > 0:
+                xs = _nearest_and_farthest(TD, TI, first_leaf, cnt, q, xr, kk, bd, bi, buf)
+            else:
+                scanned = _nearest(
+                    TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, xr, kk, bd, bi, buf, sn, sb
+                )
+                measured += scanned if g == 0 else 0
+            for u in range(-1, kk):
+                o = xr if u < 0 else bi[u]
+                _remove(
+                    TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums, o, labels, label
+                )
             label += 1
             m -= k
             if m < 2 * k:
                 break
-    for i in range(n):
-        if alive[i]:
-            labels[i] = label
+        # when the bounds prune badly (many columns), one fused pass per pair is cheaper than
+        # a search for xr's neighbours plus a scan for xs; probe the searches again now and then
+        if full > 0:
+            full -= 1
+        elif 2 * measured > m:
+            full = _PROBE
+    for f in range(TD.shape[0]):
+        for t in range(cnt[f + first_leaf]):
+            labels[TI[f, t]] = label
     return labels
