@@ -593,6 +593,27 @@ def _dot_row(X, r, v):
 
 
 @njit(cache=True)
+def _npn_walk(X, live, m, order, out, prev):
+    """Walk the rows live[:m] nearest-next from row ``prev`` (ties: lowest row), appending
+    them to order[out:]; returns the new (out, prev). live[:m] is consumed."""
+    for step in range(m):
+        best = np.inf
+        bt = -1
+        for t in range(m - step):
+            q = live[t]
+            s = 0.0 if q == prev else _sqdist_rows(X, prev, q)
+            if s < best or (s == best and q < live[bt]):
+                best = s
+                bt = t
+        q = live[bt]
+        live[bt] = live[m - step - 1]
+        order[out] = q
+        out += 1
+        prev = q
+    return out, prev
+
+
+@njit(cache=True)
 def _walk_leaf_mdav(X, perm, a, b, k, order, out, prev):
     """Append the rows perm[a:b] to the path group by group: MDAV groups of the leaf,
     nearest centroid (to the last visited row) next, each group walked by NPN."""
@@ -644,20 +665,7 @@ def _walk_leaf_mdav(X, perm, a, b, k, order, out, prev):
         c = cnt[bg]
         for t in range(c):
             live[t] = perm[a + by_group[gstart[bg] + t]]
-        for step in range(c):
-            best = np.inf
-            bt = -1
-            for t in range(c - step):
-                q = live[t]
-                s = 0.0 if q == prev else _sqdist_rows(X, prev, q)
-                if s < best or (s == best and q < live[bt]):
-                    best = s
-                    bt = t
-            q = live[bt]
-            live[bt] = live[c - step - 1]
-            order[out] = q
-            out += 1
-            prev = q
+        out, prev = _npn_walk(X, live, c, order, out, prev)
     return out, prev
 
 
@@ -704,20 +712,7 @@ def kd_order(X, leaf_size, rule=2, mdav_k=0):
             m = b - a
             for t in range(m):
                 live[t] = perm[a + t]
-            for step in range(m):
-                best = np.inf
-                bt = -1
-                for t in range(m - step):
-                    q = live[t]
-                    s = 0.0 if q == prev else _sqdist_rows(X, prev, q)
-                    if s < best or (s == best and q < live[bt]):
-                        best = s
-                        bt = t
-                q = live[bt]
-                live[bt] = live[m - step - 1]
-                order[out] = q
-                out += 1
-                prev = q
+            out, prev = _npn_walk(X, live, m, order, out, prev)
             continue
         _split_direction(X, perm, a, b, rule, mean, v, w)
         for t in range(a, b):
