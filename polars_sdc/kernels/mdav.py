@@ -31,6 +31,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._common import widest_dim
+
 _LEAF = 64  # rows per kd-tree leaf at most
 _REL = 1e-9  # relative margin on triangle-inequality bounds (rounding is ~1e-15)
 _TINY = 1e-150  # absolute margin on such bounds (covers underflow)
@@ -96,18 +98,7 @@ def _build(X, leaf):
     for v in range(first_leaf):
         s = start[v]
         e = end[v]
-        best = -1.0
-        dim = 0
-        for j in range(p):
-            lo = np.inf
-            hi = -np.inf
-            for t in range(s, e):
-                x = X[order[t], j]
-                lo = min(lo, x)
-                hi = max(hi, x)
-            if hi - lo > best:
-                best = hi - lo
-                dim = j
+        dim = widest_dim(X, order, s, e)
         mid = (s + e) // 2
         _nth_element(X, order, dim, s, e, mid)
         start[2 * v + 1] = s

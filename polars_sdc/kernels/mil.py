@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._common import sq_dist_rows
+
 _RTOL = 1e-12
 
 
@@ -190,15 +192,6 @@ def _sq_to(X, i, c):
 
 
 @njit(cache=True)
-def _sq_rows(X, i, r):
-    s = 0.0
-    for j in range(X.shape[1]):
-        d = X[i, j] - X[r, j]
-        s += d * d
-    return s
-
-
-@njit(cache=True)
 def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep):
     """One pass of single-record moves; returns the number of moves made.
 
@@ -299,7 +292,7 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                 ia = _sq_to(X, i, ca)
                 ib = _sq_to(X, i, cb)
                 for t in range(nb):
-                    delta = ra[t] - ia + ib - rb[t] - _sq_rows(X, i, members[mstart[b] + t]) * w
+                    delta = ra[t] - ia + ib - rb[t] - sq_dist_rows(X, i, members[mstart[b] + t]) * w
                     if delta < best:
                         best = delta
                         bs = s
@@ -328,7 +321,7 @@ def _fill_pair(X, members, mstart, x, y, out):
     for u in range(mstart[x + 1] - mstart[x]):
         iu = members[mstart[x] + u]
         for v in range(mstart[y + 1] - mstart[y]):
-            out[u, v] = _sq_rows(X, iu, members[mstart[y] + v])
+            out[u, v] = sq_dist_rows(X, iu, members[mstart[y] + v])
 
 
 @njit(cache=True)

@@ -25,20 +25,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._common import sq_dist_rows, widest_dim
 from .mdav import mdav_labels
 
 
 # ---------------------------------------------------------------------------------------
 # shared pieces
-@njit(cache=True)
-def _sqdist_rows(X, a, b):
-    s = 0.0
-    for d in range(X.shape[1]):
-        v = X[a, d] - X[b, d]
-        s += v * v
-    return s
-
-
 @njit(cache=True)
 def farthest_from_centroid(X):
     """Row farthest from the column means (ties: lowest row) — the start of every path."""
@@ -110,7 +102,7 @@ def _nearest_in_block(X, cur, b, start, cnt, pts, best, bp):
     """Nearest unvisited record of block b to row cur, improving on (best, bp)."""
     for t in range(start[b], start[b] + cnt[b]):
         q = pts[t]
-        s = _sqdist_rows(X, cur, q)
+        s = sq_dist_rows(X, cur, q)
         if s < best or (s == best and q < bp):
             best = s
             bp = q
@@ -528,19 +520,7 @@ def _split_direction(X, perm, a, b, rule, mean, v, w):
     for d in range(p):
         v[d] = 0.0
     if rule == 0:
-        dim = 0
-        best = -1.0
-        for d in range(p):
-            lo = np.inf
-            hi = -np.inf
-            for t in range(a, b):
-                x = X[perm[t], d]
-                lo = min(lo, x)
-                hi = max(hi, x)
-            if hi - lo > best:
-                best = hi - lo
-                dim = d
-        v[dim] = 1.0
+        v[widest_dim(X, perm, a, b)] = 1.0
         return
     for d in range(p):
         mean[d] = 0.0
@@ -601,7 +581,7 @@ def _npn_walk(X, live, m, order, out, prev):
         bt = -1
         for t in range(m - step):
             q = live[t]
-            s = 0.0 if q == prev else _sqdist_rows(X, prev, q)
+            s = 0.0 if q == prev else sq_dist_rows(X, prev, q)
             if s < best or (s == best and q < live[bt]):
                 best = s
                 bt = t
