@@ -13,38 +13,12 @@ from typing import Any
 
 import polars as pl
 
-from ._columns import ColumnSpec
+from .._columns import ColumnSpec
+from ._base import FrameOps
 
 
-class _FrameMethods:
+class _FrameMethods(FrameOps):
     """Methods shared by ``DataFrame.sdc`` and ``LazyFrame.sdc``."""
-
-    _frame: pl.DataFrame | pl.LazyFrame
-
-    def __init__(self, frame: pl.DataFrame | pl.LazyFrame) -> None:
-        self._frame = frame
-
-    # -- plumbing -------------------------------------------------------------------
-    @property
-    def _lazy(self) -> bool:
-        return isinstance(self._frame, pl.LazyFrame)
-
-    def _schema(self) -> pl.Schema:
-        f = self._frame
-        return f.collect_schema() if isinstance(f, pl.LazyFrame) else f.schema
-
-    def _frame_op(self, fn: Callable[[pl.DataFrame], pl.DataFrame], schema: pl.Schema) -> Any:
-        """Run ``fn`` on the whole frame: now (DataFrame) or as one lazy step (LazyFrame)."""
-        if isinstance(self._frame, pl.LazyFrame):
-            return self._frame.map_batches(fn, schema=schema, streamable=False)
-        return fn(self._frame)
-
-    def _collected(self, columns: Sequence[str] | None = None) -> pl.DataFrame:
-        """The frame as a DataFrame (a LazyFrame is collected, restricted to ``columns``)."""
-        f = self._frame
-        if isinstance(f, pl.LazyFrame):
-            return (f.select(columns) if columns is not None else f).collect()
-        return f
 
     # -- microaggregation -----------------------------------------------------------
     def partition(
@@ -77,7 +51,7 @@ class _FrameMethods:
         >>> df.sdc.partition(2, on="x").to_list()
         [0, 1, 0, 1]
         """
-        from .microagg import check_options, partition_frame, refine_function
+        from ..microagg import check_options, partition_frame, refine_function
 
         check_options(method, options)
         refine_function(refine)
@@ -117,7 +91,7 @@ class _FrameMethods:
         >>> df.sdc.microaggregate(2, on="x")["x"].to_list()
         [1.5, 8.5, 1.5, 8.5]
         """
-        from .microagg import check_options, microaggregate_frame, output_schema, refine_function
+        from ..microagg import check_options, microaggregate_frame, output_schema, refine_function
 
         check_options(method, options)
         refine_function(refine)
@@ -181,7 +155,7 @@ class _FrameMethods:
         >>> df.sdc.vmdav(2, on="x", standardize=False)["x"].to_list()
         [0.5, 0.5, 0.5, 5.5, 5.5, 9.25, 9.25]
         """
-        from .microagg.vmdav import check_gamma
+        from ..microagg.vmdav import check_gamma
 
         check_gamma(gamma)
         return self.microaggregate(
@@ -212,7 +186,7 @@ class _FrameMethods:
         >>> df.sdc.mhm(2, on="x")["x"].to_list()
         [1.5, 8.5, 1.5, 8.5, 5.25, 5.25]
         """
-        from .microagg.mhm import check_order
+        from ..microagg.mhm import check_order
 
         check_order(order)
         return self.microaggregate(
@@ -239,9 +213,9 @@ class _FrameMethods:
         >>> df.sdc.univariate(3, on="x")["x"].to_list()
         [9.0, 1.5, 1.5, 9.0, 9.0, 1.5]
         """
-        from ._columns import resolve_columns
-        from ._errors import SDCError
-        from .microagg import quasi_identifiers
+        from .._columns import resolve_columns
+        from .._errors import SDCError
+        from ..microagg import quasi_identifiers
 
         cols = resolve_columns(self._schema(), quasi_identifiers(self._schema(), on, by), kind="numeric")
         if len(cols) != 1:
@@ -281,18 +255,18 @@ class _FrameMethods:
         >>> df.sdc.mil(2, "x", standardize=False)["g"].to_list()
         [0, 0, 0, 1, 1]
         """
-        from ._errors import SDCError
-        from .microagg.mil import mil_frame
+        from .._errors import SDCError
+        from ..microagg.mil import mil_frame
 
         schema = self._schema()
         if not isinstance(group, str) or group not in schema:
             raise SDCError(f"column {group!r}: group column not in the frame")
         if on is not None:
-            from ._columns import resolve_columns
+            from .._columns import resolve_columns
 
             resolve_columns(schema, on, kind="supported")
         if by is not None:
-            from ._columns import resolve_columns
+            from .._columns import resolve_columns
 
             resolve_columns(schema, by, what="by")
         opts = dict(neighbours=neighbours, exchanges=exchanges, cycles=cycles, max_sweeps=max_sweeps)
@@ -312,8 +286,8 @@ class _FrameMethods:
         >>> df.sdc.aggregate("g", "c")["c"].to_list()
         ['a', 'a', 'b', 'b']
         """
-        from ._columns import resolve_columns
-        from .aggregate import aggregate, aggregate_output_schema
+        from .._columns import resolve_columns
+        from ..aggregate import aggregate, aggregate_output_schema
 
         cols = resolve_columns(self._schema(), on, kind="supported")
         schema = aggregate_output_schema(self._schema(), cols, ordinal)
@@ -327,8 +301,8 @@ class _FrameMethods:
         >>> pl.DataFrame({"a": [1, 1, 2]}).sdc.equivalence_classes("a").rows()
         [(2, 1), (1, 2)]
         """
-        from ._columns import resolve_columns
-        from .anonymity import equivalence_classes
+        from .._columns import resolve_columns
+        from ..anonymity import equivalence_classes
 
         cols = resolve_columns(self._schema(), on)
         schema = equivalence_classes(pl.DataFrame(schema=self._schema()), cols).schema
@@ -341,8 +315,8 @@ class _FrameMethods:
         >>> pl.DataFrame({"a": [1, 1, 2, 2, 2]}).sdc.k_anonymity("a")
         2
         """
-        from ._columns import resolve_columns
-        from .anonymity import k_anonymity
+        from .._columns import resolve_columns
+        from ..anonymity import k_anonymity
 
         cols = resolve_columns(self._schema(), on)
         return k_anonymity(self._collected(cols), cols)
@@ -367,7 +341,7 @@ class _FrameMethods:
         >>> df.sdc.ilssdm("x", groups=pl.Series([0, 0, 1, 1]), standardize=False)
         0.2
         """
-        from .loss.sse import ilssdm_frame
+        from ..loss.sse import ilssdm_frame
 
         return ilssdm_frame(self._collected(), on, groups=groups, masked=masked, standardize=standardize)
 
@@ -394,7 +368,7 @@ class _FrameMethods:
         >>> df.sdc.ild(groups="g")
         0.2
         """
-        from .loss.ild import ild, needed_columns
+        from ..loss.ild import ild, needed_columns
 
         cols = needed_columns(self._schema(), dist, on, weights, groups)
         return ild(self._collected(cols), masked, groups=groups, dist=dist, on=on, weights=weights, exponent=exponent)
@@ -418,7 +392,7 @@ class _FrameMethods:
         >>> rep.by_column
         {'x': 0.2, 'c': 0.2}
         """
-        from .loss.ild import ild_report, needed_columns
+        from ..loss.ild import ild_report, needed_columns
 
         cols = needed_columns(self._schema(), dist, on, weights, groups)
         return ild_report(
@@ -434,7 +408,7 @@ class _FrameMethods:
         >>> pl.DataFrame({"x": [1, 2, 3, 4]}).sdc.information_amount()
         40.0
         """
-        from .loss.ild import information_amount, needed_columns
+        from ..loss.ild import information_amount, needed_columns
 
         cols = needed_columns(self._schema(), dist, on, weights, None)
         return information_amount(self._collected(cols), dist, on=on, weights=weights, exponent=exponent)
@@ -461,8 +435,8 @@ class _FrameMethods:
         >>> df.sdc.loss_report(groups="g", k=2).dm
         8
         """
-        from .loss.classic import loss_report
-        from .loss.ild import needed_columns
+        from ..loss.classic import loss_report
+        from ..loss.ild import needed_columns
 
         cols = needed_columns(self._schema(), dist, on, weights, groups)
         if label is not None and label not in cols:
@@ -497,7 +471,7 @@ class _FrameMethods:
         >>> df.sdc.recode("c", p=0.05)["c"].value_counts(sort=True).rows()
         [('製造業', 93), ('農業・林業', 7)]
         """
-        from .recode import check_p, recode_frame, recode_output_schema
+        from ..recode import check_p, recode_frame, recode_output_schema
 
         check_p(p)
         schema = recode_output_schema(self._schema(), columns, lazy=self._lazy, hierarchy=hierarchy, ordinal=ordinal)
@@ -525,8 +499,8 @@ class _FrameMethods:
         >>> pl.DataFrame({"c": ["x", "y", "x", "z"]}).sdc.recode_map("c", 0.3)["recoded"].to_list()
         ['x', 'y・z', 'y・z']
         """
-        from ._columns import resolve_columns
-        from .recode import recode_map_frame
+        from .._columns import resolve_columns
+        from ..recode import recode_map_frame
 
         cols = resolve_columns(self._schema(), columns, kind="categorical", what="columns", default="error")
         return recode_map_frame(self._collected(cols), cols, p, sep=sep, hierarchy=hierarchy, ordinal=ordinal)
@@ -555,8 +529,8 @@ class _FrameMethods:
         >>> round(df.sdc.recode_utility("y", "x", p=0.3), 6)
         0.031674
         """
-        from ._columns import resolve_columns
-        from .utility import recode_utility
+        from .._columns import resolve_columns
+        from ..utility import recode_utility
 
         schema = self._schema()
         cols = resolve_columns(schema, target, what="target", default="error") + resolve_columns(
@@ -575,8 +549,8 @@ class _FrameMethods:
         >>> pl.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "u", "v", "v"]}).sdc.cramers_v()["a"].to_list()
         [1.0, 1.0]
         """
-        from ._columns import is_categorical, resolve_columns
-        from .utility import cramers_v
+        from .._columns import is_categorical, resolve_columns
+        from ..utility import cramers_v
 
         schema = self._schema()
         if columns is None:
@@ -603,7 +577,7 @@ class _FrameMethods:
         >>> pl.DataFrame({"x": [1, 5, 7, 90]}).sdc.top_bottom_code("x", upper=10)["x"].to_list()
         [1, 5, 7, 10]
         """
-        from .recode import top_bottom_frame_exprs
+        from ..recode import top_bottom_frame_exprs
 
         exprs = top_bottom_frame_exprs(
             self._schema(), columns, lower=lower, upper=upper, lower_p=lower_p, upper_p=upper_p,
@@ -636,8 +610,8 @@ class _FrameMethods:
         >>> df.sdc.laplace(1e-12, "x", seed=7)["x"].round(6).to_list()
         [1.0, 2.0, 3.0]
         """
-        from ._columns import resolve_columns
-        from .noise import _check_seed, check_phi_arg, laplace_frame, laplace_on, laplace_output_schema
+        from .._columns import resolve_columns
+        from ..noise import _check_seed, check_phi_arg, laplace_frame, laplace_on, laplace_output_schema
 
         check_phi_arg(phi)
         _check_seed(seed)
@@ -664,8 +638,8 @@ class _FrameMethods:
         >>> np.round(np.sort(fit.means)).tolist()
         [-4.0, 4.0]
         """
-        from ._columns import resolve_columns
-        from .reconstruct import reconstruct_gmm_frame
+        from .._columns import resolve_columns
+        from ..reconstruct import reconstruct_gmm_frame
 
         cols = resolve_columns(self._schema(), on, kind="numeric", default="numeric")
         return reconstruct_gmm_frame(self._collected(cols), K, cols, phi, **options)
@@ -679,25 +653,29 @@ class _FrameMethods:
         >>> np.round(df.sdc.reconstruct_ibt("x", 0.1, [-0.5, 0.5, 1.5]).probabilities, 1).tolist()
         [0.5, 0.5]
         """
-        from ._columns import resolve_columns
-        from .reconstruct import reconstruct_ibt_frame
+        from .._columns import resolve_columns
+        from ..reconstruct import reconstruct_ibt_frame
 
         cols = resolve_columns(self._schema(), on, kind="numeric", default="error")
         return reconstruct_ibt_frame(self._collected(cols), cols, phi, bins, **options)
 
     def _check_columns(self, on: ColumnSpec, by: ColumnSpec) -> None:
-        from .microagg import quasi_identifiers
+        from ..microagg import quasi_identifiers
 
         quasi_identifiers(self._schema(), on, by)
 
 
+# every DataFrame / LazyFrame method group: a mixin of FrameOps (one per area, in this package)
+FRAME_METHOD_GROUPS: tuple[type, ...] = (_FrameMethods,)
+
+
 @pl.api.register_dataframe_namespace("sdc")
-class SDCFrame(_FrameMethods):
+class SDCFrame(*FRAME_METHOD_GROUPS):
     """``df.sdc``: statistical disclosure control on a DataFrame."""
 
 
 @pl.api.register_lazyframe_namespace("sdc")
-class SDCLazyFrame(_FrameMethods):
+class SDCLazyFrame(*FRAME_METHOD_GROUPS):
     """``lf.sdc``: the same methods, lazily; frame results stay LazyFrames until collect."""
 
 
@@ -752,13 +730,13 @@ class SDCExpr:
         >>> df.select(pl.col("c").sdc.recode(p=0.05))["c"].unique(maintain_order=True).to_list()
         ['農業・林業', '製造業']
         """
-        from .recode import check_p
+        from ..recode import check_p
 
         check_p(p)
 
         def run(s: pl.Series) -> pl.Series:
-            from ._errors import SDCError
-            from .recode import recode_series
+            from .._errors import SDCError
+            from ..recode import recode_series
 
             if isinstance(s.dtype, pl.Enum):
                 raise SDCError(
@@ -786,7 +764,7 @@ class SDCExpr:
         >>> df.select(pl.col("x").sdc.top_bottom_code(lower=0, upper=10))["x"].to_list()
         [0, 1, 5, 7, 10]
         """
-        from .recode import top_bottom_expr
+        from ..recode import top_bottom_expr
 
         return top_bottom_expr(
             self._expr, lower=lower, upper=upper, lower_p=lower_p, upper_p=upper_p, replacement=replacement
@@ -805,12 +783,12 @@ class SDCExpr:
         >>> a.equals(df.sdc.laplace(2.0, "x", seed=7)["x"])
         True
         """
-        from .noise import _check_seed, check_phi_arg, laplace_series
+        from ..noise import _check_seed, check_phi_arg, laplace_series
 
         check_phi_arg(phi)
         _check_seed(seed)
         if phi is not None and not isinstance(phi, (int, float)):
-            from ._errors import SDCError
+            from .._errors import SDCError
 
             raise SDCError(f"phi of an expression must be one number, got {phi!r}")
         return self._expr.map_batches(
