@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from ._errors import SDCError
+from ._typing import ColumnSpec
+from ._validation import check_int
 
 if TYPE_CHECKING:
     import numpy as np
-
-ColumnSpec = Any  # str | Sequence[str] | polars selector | None
 
 
 def _schema_of(frame: pl.DataFrame | pl.LazyFrame | Mapping[str, pl.DataType]) -> pl.Schema:
@@ -135,11 +135,7 @@ def numeric_matrix(df: pl.DataFrame, columns: Sequence[str]) -> "np.ndarray":
 
 def check_k(k: Any, n: int, *, where: str = "") -> int:
     """Validate the group size ``k`` against ``n`` rows; returns it as int."""
-    if isinstance(k, bool) or not isinstance(k, (int,)) and not (hasattr(k, "__index__")):
-        raise SDCError(f"k must be an integer, got {k!r}")
-    k = int(k)
-    if k < 1:
-        raise SDCError(f"k must be >= 1, got {k}")
+    k = check_int(k, "k", minimum=1)
     if k > n:
         raise SDCError(f"k = {k} is larger than the number of rows ({n}){where}")
     return k

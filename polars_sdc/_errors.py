@@ -1,8 +1,9 @@
 """The one exception type of polars_sdc."""
 
 
-class SDCError(ValueError):
-    """Bad input to a polars_sdc method; the message names the column and the problem.
+class SDCError(ValueError, TypeError):
+    """Bad input to a polars_sdc method; the message names the column and the problem. It is
+    both a ``ValueError`` and a ``TypeError``, so callers catching either see it.
 
     >>> import polars as pl, polars_sdc
     >>> try:

@@ -1,0 +1,390 @@
+"""The microaggregation pipeline: arguments checked once into a frozen :class:`MicroaggSpec`,
+then frame -> feature matrix -> partition (per stratum) -> released frame.
+
+A call from the namespace is two hops: ``df.sdc.mdav(...)`` builds the spec
+(:meth:`MicroaggSpec.build`, every check against the schema, so a LazyFrame plan fails when
+it is built) and runs ``spec.apply``; ``spec.method.partition`` is the method's own function
+(:func:`polars_sdc.microagg.mdav.partition_mdav`, ...), which calls its Numba kernel.
+
+Strata (``by=``): each stratum is partitioned alone. ``merge_small_strata=True`` pools the
+strata with fewer than k rows (:func:`merge_small_strata_rows`); since the stratum columns
+are quasi-identifiers too, the pooled rows are released under one stratum label per column
+(``pooled_label``, or the pooled values joined by ``"+"``), so every released class on
+``on + by`` has >= k rows.
+"""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .._columns import check_k, is_categorical, is_numeric, resolve_columns
+from .._errors import SDCError
+from .._typing import ColumnSpec
+from .._validation import check_bool, check_choice, check_int
+from ..partition import GROUP_DTYPE, canonical_ids
+from .features import feature_matrix
+from .mdav import partition_mdav
+from .mhm import check_order, partition_mhm
+from .mil import refine_mil
+from .univariate import partition_univariate
+from .vmdav import check_gamma, partition_vmdav
+
+POOLED_SEPARATOR = "+"
+
+
+@dataclass(frozen=True)
+class Method:
+    """A partition method: its function ``partition(X, k, **options) -> uint32 labels`` and
+    a validator per option (returns the clean value)."""
+
+    name: str
+    partition: Callable[..., np.ndarray]
+    option_checks: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
+    one_numeric_column: bool = False
+
+    def options(self) -> list[str]:
+        """The option names ``partition`` takes (after ``X`` and ``k``)."""
+        return list(inspect.signature(self.partition).parameters)[2:]
+
+    def check_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The options, validated; an unknown one is an error naming what the method takes.
+
+        >>> METHODS["vmdav"].check_options({"gama": 1.0})
+        Traceback (most recent call last):
+        ...
+        polars_sdc._errors.SDCError: unknown option 'gama' for method 'vmdav'; it takes: gamma
+        """
+        takes = self.options()
+        out = {}
+        for name, value in options.items():
+            if name not in takes:
+                listed = ", ".join(takes) if takes else "no options"
+                raise SDCError(f"unknown option {name!r} for method {self.name!r}; it takes: {listed}")
+            check = self.option_checks.get(name)
+            out[name] = value if check is None else check(value)
+        return out
+
+
+def _checked_order(order: Any) -> str:
+    check_order(order)
+    return order
+
+
+#: Partition methods by name: function references (their Numba kernels load on first call).
+METHODS: dict[str, Method] = {
+    "mdav": Method("mdav", partition_mdav),
+    "vmdav": Method("vmdav", partition_vmdav, {"gamma": check_gamma}),
+    "mhm": Method("mhm", partition_mhm, {"order": _checked_order}),
+    "univariate": Method("univariate", partition_univariate, one_numeric_column=True),
+}
+
+#: Post-optimisations by name: ``refine(X, labels, k, **refine_options) -> labels``.
+REFINERS: dict[str, Callable[..., np.ndarray]] = {
+    "mil": refine_mil,
+}
+
+
+def _refiner_options(refine: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    takes = list(inspect.signature(REFINERS[refine]).parameters)[3:]
+    for name in options:
+        if name not in takes:
+            raise SDCError(f"unknown refine option {name!r} for refine={refine!r}; it takes: {', '.join(takes)}")
+    return dict(options)
+
+
+def quasi_identifiers(
+    frame: pl.DataFrame | pl.LazyFrame | Mapping[str, pl.DataType], on: ColumnSpec, by: ColumnSpec = None
+) -> list[str]:
+    """The ``on`` columns as names; ``on=None`` means every numeric column except the ``by``
+    (strata) columns. A column may not be both a quasi-identifier and a stratum.
+
+    >>> quasi_identifiers(pl.DataFrame({"c": [1], "x": [2.0], "s": ["a"]}), None, by="c")
+    ['x']
+    """
+    strata = [] if by is None else resolve_columns(frame, by, what="by")
+    if on is None and strata:
+        numeric = [c for c in resolve_columns(frame, None, kind="numeric", default="numeric") if c not in strata]
+        if not numeric:
+            raise SDCError("`on`: no numeric column besides the `by` columns; name the quasi-identifiers")
+        on = numeric
+    names = resolve_columns(frame, on, kind="supported", default="numeric")
+    for c in names:
+        if c in strata:
+            raise SDCError(f"column {c!r}: in both `on` and `by`; a stratum column cannot be masked")
+    return names
+
+
+def merge_small_strata_rows(strata: list[tuple[Any, np.ndarray]], k: int) -> list[tuple[Any, np.ndarray]]:
+    """Pool the strata with fewer than ``k`` rows into one stratum (keyed by the tuple of their
+    keys); if the pool itself has fewer than ``k`` rows it joins the smallest stratum that has
+    at least ``k`` (ties: first appearance). Rows stay in increasing order.
+
+    >>> s = [("a", np.array([0, 3])), ("b", np.array([1, 2, 4, 5])), ("c", np.array([6]))]
+    >>> [(key, rows.tolist()) for key, rows in merge_small_strata_rows(s, 3)]
+    [('b', [1, 2, 4, 5]), (('a', 'c'), [0, 3, 6])]
+    >>> [(key, rows.tolist()) for key, rows in merge_small_strata_rows(s, 4)]
+    [(('b', ('a', 'c')), [0, 1, 2, 3, 4, 5, 6])]
+    >>> [(key, rows.tolist()) for key, rows in merge_small_strata_rows(s, 2)]
+    [(('a', ('c',)), [0, 3, 6]), ('b', [1, 2, 4, 5])]
+    """
+    small = [(key, rows) for key, rows in strata if rows.size < k]
+    if not small:
+        return strata
+    big = [(key, rows) for key, rows in strata if rows.size >= k]
+    pool_key = tuple(key for key, _ in small)
+    pool = np.sort(np.concatenate([rows for _, rows in small]))
+    if pool.size >= k or not big:
+        return big + [(pool_key, pool)]
+    target = min(range(len(big)), key=lambda i: (big[i][1].size, i))
+    key, rows = big[target]
+    big[target] = ((key, pool_key), np.sort(np.concatenate([rows, pool])))
+    return big
+
+
+def strata_rows(df: pl.DataFrame, by: ColumnSpec) -> list[tuple[Any, np.ndarray]]:
+    """(stratum key, row indices) for each stratum of ``by``, in order of first appearance."""
+    by = resolve_columns(df, by, what="by")
+    keyed = df.select(by).with_row_index("__row__")
+    out = []
+    for key, part in keyed.group_by(by, maintain_order=True):
+        out.append((key if len(by) > 1 else key[0], part.get_column("__row__").to_numpy()))
+    return out
+
+
+def _pooled_dtype(dtype: pl.DataType, column: str, pooled_label: Any) -> pl.DataType:
+    """The dtype a stratum column has in the release when small strata may be pooled."""
+    if pooled_label is None or isinstance(pooled_label, str):
+        if dtype == pl.String or isinstance(dtype, pl.Categorical):
+            return dtype
+        if isinstance(dtype, pl.Enum) and pooled_label is not None and pooled_label in dtype.categories:
+            return dtype
+        return pl.String
+    try:
+        pl.Series([pooled_label]).cast(dtype, strict=True)
+    except Exception:  # noqa: BLE001  (any Polars cast failure)
+        raise SDCError(
+            f"column {column!r}: pooled_label {pooled_label!r} does not fit its dtype {dtype}; "
+            "give a string label (the column then becomes String)"
+        ) from None
+    return dtype
+
+
+@dataclass(frozen=True)
+class MicroaggSpec:
+    """One microaggregation call, validated: build it with :meth:`build`, run it with
+    :meth:`partition` (group ids) or :meth:`apply` (the released frame)."""
+
+    k: int
+    on: tuple[str, ...]
+    method: Method
+    options: Mapping[str, Any]
+    by: tuple[str, ...] = ()
+    standardize: bool = True
+    ordinal: tuple[str, ...] = ()
+    weights: Mapping[str, float] | None = None
+    group_column: str | None = None
+    refine: str | None = None
+    refine_options: Mapping[str, Any] = field(default_factory=dict)
+    merge_small_strata: bool = False
+    pooled_label: Any = None
+    input_schema: pl.Schema = field(default_factory=pl.Schema)
+
+    @classmethod
+    def build(
+        cls,
+        schema: pl.Schema | pl.DataFrame | pl.LazyFrame,
+        k: int,
+        on: ColumnSpec = None,
+        *,
+        method: str = "mdav",
+        by: ColumnSpec = None,
+        standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: Mapping[str, float] | None = None,
+        group_column: str | None = None,
+        refine: str | None = None,
+        refine_options: Mapping[str, Any] | None = None,
+        merge_small_strata: bool = False,
+        pooled_label: Any = None,
+        **options: Any,
+    ) -> MicroaggSpec:
+        """Check every argument against ``schema`` once (k against the row count is checked
+        when the data arrive).
+
+        >>> spec = MicroaggSpec.build(pl.Schema({"x": pl.Float64, "r": pl.String}), 2, "x", by="r")
+        >>> spec.on, spec.by, spec.method.name
+        (('x',), ('r',), 'mdav')
+        """
+        if isinstance(schema, pl.LazyFrame):
+            schema = schema.collect_schema()
+        elif isinstance(schema, pl.DataFrame):
+            schema = schema.schema
+        k = check_int(k, "k", minimum=1)
+        meth = METHODS[check_choice(method, "method", METHODS)]
+        options = meth.check_options(options)
+        if refine is not None:
+            check_choice(refine, "refine", REFINERS)
+        refine_options = _refiner_options(refine, refine_options or {}) if refine is not None else {}
+        if refine is None and refine_options:
+            raise SDCError("refine_options given without refine=")
+        on_cols = quasi_identifiers(schema, on, by)
+        if meth.one_numeric_column:
+            on_cols = resolve_columns(schema, on_cols, kind="numeric")
+            if len(on_cols) != 1:
+                raise SDCError(
+                    f"columns {', '.join(map(repr, on_cols))}: {meth.name} microaggregation takes exactly one "
+                    "column; use mdav or mhm for several"
+                )
+        ordinal = tuple(ordinal)
+        for c in ordinal:
+            if c not in on_cols:
+                raise SDCError(f"column {c!r}: marked ordinal but not among the quasi-identifiers")
+        if group_column is not None:
+            if not isinstance(group_column, str):
+                raise SDCError(f"group_column must be a column name, got {group_column!r}")
+            if group_column in schema:
+                raise SDCError(f"column {group_column!r}: already in the frame; choose another `group_column` name")
+        by_cols = tuple(resolve_columns(schema, by, what="by")) if by is not None else ()
+        merge_small_strata = check_bool(merge_small_strata, "merge_small_strata")
+        if pooled_label is not None and not merge_small_strata:
+            raise SDCError("pooled_label applies with merge_small_strata=True only")
+        spec = cls(
+            k=k, on=tuple(on_cols), method=meth, options=options, by=by_cols,
+            standardize=check_bool(standardize, "standardize"), ordinal=ordinal,
+            weights=dict(weights) if weights is not None else None, group_column=group_column,
+            refine=refine, refine_options=refine_options, merge_small_strata=merge_small_strata,
+            pooled_label=pooled_label, input_schema=schema,
+        )
+        spec.output_schema()  # dtype problems (ordinal String, pooled label) fail now
+        return spec
+
+    # -- schema ----------------------------------------------------------------------------
+    def output_schema(self) -> pl.Schema:
+        """Schema of :meth:`apply`'s result: masked numeric columns Float64, pooled stratum
+        columns as :func:`_pooled_dtype` says, the group column UInt32."""
+        from ..aggregate import aggregate_output_schema
+
+        out = dict(aggregate_output_schema(self.input_schema, list(self.on), self.ordinal))
+        if self.merge_small_strata:
+            for c in self.by:
+                out[c] = _pooled_dtype(self.input_schema[c], c, self.pooled_label)
+        if self.group_column is not None:
+            out[self.group_column] = GROUP_DTYPE
+        return pl.Schema(out)
+
+    # -- running -----------------------------------------------------------------------------
+    def _features(self, df: pl.DataFrame) -> np.ndarray:
+        return feature_matrix(df, self.on, standardize=self.standardize, ordinal=self.ordinal, weights=self.weights)
+
+    def _run(self, df: pl.DataFrame) -> np.ndarray:
+        X = self._features(df)
+        labels = np.asarray(self.method.partition(X, self.k, **self.options), dtype=np.uint32)
+        if self.refine is not None:
+            labels = np.asarray(REFINERS[self.refine](X, labels, self.k, **self.refine_options), dtype=np.uint32)
+        return labels
+
+    def strata(self, df: pl.DataFrame) -> list[tuple[Any, np.ndarray]]:
+        """The strata as (key, rows), small ones pooled if asked; an error names a stratum
+        with fewer than k rows."""
+        strata = strata_rows(df, list(self.by))
+        if self.merge_small_strata:
+            strata = merge_small_strata_rows(strata, self.k)
+        for key, rows in strata:
+            if rows.size < self.k:
+                raise SDCError(
+                    f"stratum {key!r} of `by`: {rows.size} row(s), fewer than k = {self.k} "
+                    "(merge_small_strata=True, or --merge-small-strata, pools small strata)"
+                )
+        return strata
+
+    def partition(self, df: pl.DataFrame, strata: list[tuple[Any, np.ndarray]] | None = None) -> pl.Series:
+        """Group ids (UInt32 Series ``"group"``, row order kept), numbered across strata."""
+        check_k(self.k, df.height)
+        if not self.by:
+            return pl.Series("group", canonical_ids(self._run(df)), dtype=GROUP_DTYPE)
+        for c in self.on:  # fail on bad values before any stratum runs
+            feature_matrix(df.select(c), [c], standardize=False, ordinal=self.ordinal)
+        labels = np.empty(df.height, dtype=np.uint32)
+        offset = 0
+        for _, rows in strata if strata is not None else self.strata(df):
+            part = self._run(df[rows])
+            labels[rows] = part + offset
+            offset += int(part.max()) + 1
+        return pl.Series("group", canonical_ids(labels), dtype=GROUP_DTYPE)
+
+    def apply(self, df: pl.DataFrame) -> pl.DataFrame:
+        """The release: ``on`` columns replaced by their group representatives (mean, mode,
+        or lower median for ``ordinal``), pooled strata relabelled, the group column added."""
+        from ..aggregate import aggregate
+
+        strata = self.strata(df) if self.by else None
+        groups = self.partition(df, strata)
+        out = aggregate(df, groups, list(self.on), ordinal=self.ordinal)
+        if self.merge_small_strata:
+            out = self._relabel_pooled(out, strata or [])
+        if self.group_column is not None:
+            out = out.with_columns(groups.alias(self.group_column))
+        return out
+
+    def _relabel_pooled(self, df: pl.DataFrame, strata: list[tuple[Any, np.ndarray]]) -> pl.DataFrame:
+        """Give every row of a pooled stratum one value per stratum column (the pooled
+        values joined by ``+`` in order of first appearance, or ``pooled_label``)."""
+        schema = self.output_schema()
+        pooled = np.zeros(df.height, dtype=bool)
+        for _, rows in strata:
+            if df[rows].select(pl.struct(list(self.by)).n_unique()).item() > 1:
+                pooled[rows] = True
+        mask = pl.Series(pooled)
+        new = []
+        for c in self.by:
+            dtype = schema[c]
+            values = df.get_column(c).filter(mask).unique(maintain_order=True)
+            if values.len() <= 1:
+                new.append(df.get_column(c).cast(dtype))
+                continue
+            if self.pooled_label is not None:
+                label = self.pooled_label
+            else:
+                label = POOLED_SEPARATOR.join(values.cast(pl.String).fill_null("null").to_list())
+            col = df.get_column(c)
+            if dtype == pl.String or isinstance(dtype, (pl.Categorical, pl.Enum)):
+                col = col.cast(pl.String)
+            new.append(
+                pl.select(pl.when(pl.lit(mask)).then(pl.lit(label)).otherwise(pl.lit(col)).cast(dtype).alias(c))
+                .to_series()
+            )
+        return df.with_columns(new)
+
+
+def partition_frame(df: pl.DataFrame, k: int, on: ColumnSpec = None, **arguments: Any) -> pl.Series:
+    """Group ids (UInt32 Series ``"group"``, row order kept) of a k-partition of ``df``; the
+    arguments are those of :meth:`MicroaggSpec.build`.
+
+    ``on`` selects the quasi-identifiers (default: every numeric column not in ``by``): numeric
+    columns are z-scored unless ``standardize=False``; String/Categorical/Enum columns take
+    part by the discrete distance, or the rank distance if listed in ``ordinal``; ``weights``
+    weighs each column in the product distance (see :mod:`polars_sdc.microagg.features`). With
+    ``by=`` each stratum is partitioned on its own and ids are numbered across strata.
+
+    >>> df = pl.DataFrame({"r": ["a", "a", "a", "b"], "x": [1.0, 2.0, 3.0, 9.0]})
+    >>> partition_frame(df, 2, "x", by="r", merge_small_strata=True).to_list()
+    [0, 0, 1, 1]
+    """
+    return MicroaggSpec.build(df.schema, k, on, **arguments).partition(df)
+
+
+def microaggregate_frame(df: pl.DataFrame, k: int, on: ColumnSpec = None, **arguments: Any) -> pl.DataFrame:
+    """``df`` with the ``on`` columns replaced by their group representatives under the
+    partition of :func:`partition_frame` (see :meth:`MicroaggSpec.apply`).
+
+    >>> df = pl.DataFrame({"age": [30.0, 31, 32, 33, 34, 35, 36, 80], "region": ["N"] * 7 + ["Z"]})
+    >>> out = microaggregate_frame(df, 3, "age", by="region", merge_small_strata=True)
+    >>> out["region"].to_list()[-3:], out.sdc.k_anonymity(["age", "region"])
+    (['N+Z', 'N+Z', 'N+Z'], 3)
+    """
+    return MicroaggSpec.build(df.schema, k, on, **arguments).apply(df)

@@ -1,0 +1,268 @@
+"""``df.sdc`` / ``lf.sdc`` microaggregation: every method builds one
+:class:`~polars_sdc.microagg.MicroaggSpec` (all checks, against the schema) and runs it as one
+whole-frame step. From here to a method's kernel: ``spec.method.partition`` (e.g.
+:func:`polars_sdc.microagg.mhm.partition_mhm`), then its Numba kernel.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from .._typing import ColumnSpec, MethodName, OrderName, RefineName
+from ..microagg.pipeline import MicroaggSpec
+from ._base import FrameOps
+
+
+def _arguments(local: dict[str, Any]) -> dict[str, Any]:
+    """A method's own arguments (its ``locals()``), minus ``self``."""
+    return {name: value for name, value in local.items() if name != "self"}
+
+
+class MicroaggMethods(FrameOps):
+    """k-anonymity by microaggregation (MDAV, V-MDAV, MHM, optimal univariate, MIL)."""
+
+    def _release(self, k: int, on: ColumnSpec, **arguments: Any) -> Any:
+        spec = MicroaggSpec.build(self._schema(), k, on, **arguments)
+        return self._frame_op(spec.apply, spec.output_schema())
+
+    def partition(
+        self,
+        k: int,
+        on: ColumnSpec = None,
+        *,
+        method: MethodName = "mdav",
+        by: ColumnSpec = None,
+        standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: Mapping[str, float] | None = None,
+        refine: RefineName | None = None,
+        refine_options: Mapping[str, Any] | None = None,
+        merge_small_strata: bool = False,
+        **options: Any,
+    ) -> Any:
+        """Group ids of a k-partition: a UInt32 Series ``"group"`` in row order (on a
+        LazyFrame, a LazyFrame with that one column). ``refine="mil"`` post-optimises the
+        partition by MIL (thesis 4.2).
+
+        ``on``: quasi-identifier columns (names or selector; default every numeric column not
+        in ``by``): numeric ones z-scored unless ``standardize=False``, String/Categorical/Enum
+        ones by the discrete distance (rank distance if listed in ``ordinal``), combined by the
+        product distance with per-column ``weights``; ``by``: strata partitioned separately (a
+        stratum with fewer than k rows is an error unless ``merge_small_strata=True``, which
+        pools the small strata); ``options``: the method's own (``gamma``, ``order``, ...).
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [1.0, 9.0, 2.0, 8.0]})
+        >>> df.sdc.partition(2, on="x").to_list()
+        [0, 1, 0, 1]
+        """
+        arguments = _arguments(locals())
+        arguments.update(arguments.pop("options"))
+        spec = MicroaggSpec.build(self._schema(), **arguments)
+        if self._lazy:
+            return self._frame_op(lambda df: spec.partition(df).to_frame(), pl.Schema({"group": pl.UInt32}))
+        return spec.partition(self._frame)
+
+    def microaggregate(
+        self,
+        k: int,
+        on: ColumnSpec = None,
+        *,
+        method: MethodName = "mdav",
+        by: ColumnSpec = None,
+        standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: Mapping[str, float] | None = None,
+        group_column: str | None = None,
+        refine: RefineName | None = None,
+        refine_options: Mapping[str, Any] | None = None,
+        merge_small_strata: bool = False,
+        pooled_label: Any = None,
+        **options: Any,
+    ) -> Any:
+        """Replace the ``on`` columns by their group representatives under a k-partition from
+        ``method``: means for numeric columns, the most frequent value for categorical ones,
+        the lower median for ``ordinal`` ones (see :meth:`partition` for the distance);
+        ``refine="mil"`` first post-optimises the partition by MIL (thesis 4.2).
+
+        Every other column and the row order are kept; ``group_column`` adds the group ids.
+        With ``merge_small_strata=True`` the rows of pooled strata are released under one
+        stratum label per ``by`` column — ``pooled_label``, or the pooled values joined by
+        ``"+"`` — because the stratum is a quasi-identifier too; a ``by`` column that is not
+        String/Categorical then becomes String (or keeps its dtype if ``pooled_label`` fits it).
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"id": [1, 2, 3, 4], "x": [1.0, 9.0, 2.0, 8.0]})
+        >>> df.sdc.microaggregate(2, on="x")["x"].to_list()
+        [1.5, 8.5, 1.5, 8.5]
+        """
+        arguments = _arguments(locals())
+        arguments.update(arguments.pop("options"))
+        return self._release(**arguments)
+
+    def mdav(
+        self,
+        k: int,
+        on: ColumnSpec = None,
+        *,
+        by: ColumnSpec = None,
+        standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: Mapping[str, float] | None = None,
+        group_column: str | None = None,
+        refine: RefineName | None = None,
+        refine_options: Mapping[str, Any] | None = None,
+        merge_small_strata: bool = False,
+        pooled_label: Any = None,
+    ) -> Any:
+        """Classic MDAV microaggregation (thesis 2.3.4): groups of k (one of k..2k-1);
+        ``refine="mil"`` post-optimises the groups by MIL (thesis 4.2). Other arguments: see
+        :meth:`microaggregate`.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [1.0, 9.0, 2.0, 8.0, 5.0, 5.5]})
+        >>> df.sdc.mdav(3, on="x")["x"].to_list()
+        [2.6666666666666665, 7.5, 2.6666666666666665, 7.5, 2.6666666666666665, 7.5]
+        """
+        return self._release(method="mdav", **_arguments(locals()))
+
+    def vmdav(
+        self,
+        k: int,
+        on: ColumnSpec = None,
+        *,
+        gamma: float = 1.0,
+        by: ColumnSpec = None,
+        standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: Mapping[str, float] | None = None,
+        group_column: str | None = None,
+        refine: RefineName | None = None,
+        refine_options: Mapping[str, Any] | None = None,
+        merge_small_strata: bool = False,
+        pooled_label: Any = None,
+    ) -> Any:
+        """V-MDAV microaggregation (thesis 2.3.4): groups of k..2k-1 grown while the nearest
+        outside record is closer to the group than gamma times its distance to the other
+        outside records; ``refine="mil"`` post-optimises the groups by MIL (thesis 4.2).
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [0.0, 0.5, 1.0, 5.0, 6.0, 9.0, 9.5]})
+        >>> df.sdc.vmdav(2, on="x", standardize=False)["x"].to_list()
+        [0.5, 0.5, 0.5, 5.5, 5.5, 9.25, 9.25]
+        """
+        return self._release(method="vmdav", **_arguments(locals()))
+
+    def mhm(
+        self,
+        k: int,
+        on: ColumnSpec = None,
+        *,
+        order: OrderName = "npn",
+        by: ColumnSpec = None,
+        standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: Mapping[str, float] | None = None,
+        group_column: str | None = None,
+        refine: RefineName | None = None,
+        refine_options: Mapping[str, Any] | None = None,
+        merge_small_strata: bool = False,
+        pooled_label: Any = None,
+    ) -> Any:
+        """MHM microaggregation (seed 001): records ordered along a path (``order``: "npn",
+        "grid", "vgrid", or the fast "kd" and "kd-mdav" for large n), then cut optimally by the
+        Hansen–Mukherjee shortest path (eq. 2, Theorem 1); groups of k..2k-1.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [1.0, 9.0, 2.0, 8.0, 5.0, 5.5]})
+        >>> df.sdc.mhm(2, on="x")["x"].to_list()
+        [1.5, 8.5, 1.5, 8.5, 5.25, 5.25]
+        """
+        return self._release(method="mhm", **_arguments(locals()))
+
+    def univariate(
+        self,
+        k: int,
+        on: ColumnSpec = None,
+        *,
+        by: ColumnSpec = None,
+        standardize: bool = True,
+        group_column: str | None = None,
+        refine: RefineName | None = None,
+        refine_options: Mapping[str, Any] | None = None,
+        merge_small_strata: bool = False,
+        pooled_label: Any = None,
+    ) -> Any:
+        """Optimal univariate microaggregation of one column (Hansen & Mukherjee, seed 001
+        ref. [3]): the k-partition with the least SSE, exactly.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [9.0, 1.0, 2.0, 8.0, 10.0, 1.5]})
+        >>> df.sdc.univariate(3, on="x")["x"].to_list()
+        [9.0, 1.5, 1.5, 9.0, 9.0, 1.5]
+        """
+        return self._release(method="univariate", **_arguments(locals()))
+
+    def mil(
+        self,
+        k: int,
+        on: ColumnSpec = None,
+        *,
+        group: str = "g",
+        by: ColumnSpec = None,
+        standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: Mapping[str, float] | None = None,
+        neighbours: int = 8,
+        exchanges: bool = True,
+        cycles: bool = True,
+        max_sweeps: int = 100,
+    ) -> Any:
+        """Refine the k-partition in column ``group`` by MIL (thesis 4.2): rows move between
+        groups (and swap, and rotate among three groups) while the SSE of the ``on`` columns
+        (default: every other numeric column), in the distance of :meth:`partition`, drops
+        and every group keeps >= k rows. The column keeps its dtype and ids; nothing else
+        changes. With ``by=`` rows move only within their stratum. See
+        :func:`polars_sdc.microagg.mil.refine_mil` for the options.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 10.0, 11.0], "g": [0, 0, 1, 1, 1]})
+        >>> df.sdc.mil(2, "x", standardize=False)["g"].to_list()
+        [0, 0, 0, 1, 1]
+        """
+        from .._columns import resolve_columns
+        from .._errors import SDCError
+        from ..microagg.mil import mil_frame
+
+        schema = self._schema()
+        if not isinstance(group, str) or group not in schema:
+            raise SDCError(f"column {group!r}: group column not in the frame")
+        if on is not None:
+            resolve_columns(schema, on, kind="supported")
+        if by is not None:
+            resolve_columns(schema, by, what="by")
+        opts = dict(neighbours=neighbours, exchanges=exchanges, cycles=cycles, max_sweeps=max_sweeps)
+        return self._frame_op(
+            lambda df: mil_frame(
+                df, k, on, group=group, by=by, standardize=standardize, ordinal=ordinal, weights=weights, **opts
+            ),
+            schema,
+        )
+
+    def aggregate(self, groups: str | pl.Series, on: ColumnSpec, *, ordinal: Sequence[str] = ()) -> Any:
+        """Replace the ``on`` columns by their group representative: mean (numeric, Float64),
+        most frequent value (String/Categorical/Enum; ties: smallest), lower median (``ordinal``).
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"g": [0, 0, 1, 1], "c": ["a", "b", "b", "b"]})
+        >>> df.sdc.aggregate("g", "c")["c"].to_list()
+        ['a', 'a', 'b', 'b']
+        """
+        from .._columns import resolve_columns
+        from ..aggregate import aggregate, aggregate_output_schema
+
+        cols = resolve_columns(self._schema(), on, kind="supported")
+        schema = aggregate_output_schema(self._schema(), cols, ordinal)
+        return self._frame_op(lambda df: aggregate(df, groups, cols, ordinal=ordinal), schema)
