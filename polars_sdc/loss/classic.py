@@ -263,12 +263,26 @@ def ctbil(original: pl.DataFrame, masked: Any, on: Any = None, *, max_dim: int =
 
 
 # -- the report --------------------------------------------------------------------------
+#: One line per measure: what it says (the README and ``LossReport`` print these).
+MEANINGS: dict[str, str] = {
+    "ild": "information amount lost under the chosen distances (ILD)",
+    "ilssdm": "SSE/SST of the numeric columns, z-scored: within-group share of the variance",
+    "dm": "Discernibility Metric: sum of squared class sizes (a class below k counts n x size)",
+    "ncp": "Normalized Certainty Penalty: generalisation width summed over rows and columns",
+    "entropy_loss": "share of the entropy of the records lost",
+    "ebil": "entropy-based loss: uncertainty (nats) left about an original value given its release",
+    "ctbil": "contingency-table loss: |original - released| cell counts, tables of <= max_dim columns",
+    "cm": "Classification Metric: share of rows outside their group's majority label",
+}
+
+
 @dataclass(frozen=True)
 class LossReport:
     """ILD beside the classic measures for one release (``None``: not applicable).
 
     ``ilssdm`` is SSE/SST of the numeric columns (z-scored); ``dm`` and ``ncp`` use the
-    partition; ``cm`` needs a class ``label``.
+    partition; ``cm`` needs a class ``label``. :meth:`normalized` puts every measure on
+    0 (no loss) .. 1 (all lost); ``columns``, ``tables`` and ``ebil_max`` are what it divides by.
     """
 
     ild: float
@@ -280,25 +294,66 @@ class LossReport:
     ctbil: float
     cm: float | None
     rows: int
+    columns: int = 1
+    tables: int = 1
+    ebil_max: float = 0.0
 
-    def to_frame(self) -> pl.DataFrame:
-        """Two columns: ``measure`` and ``value`` (Float64; null when not applicable).
+    MEASURES = ("ild", "ilssdm", "dm", "ncp", "entropy_loss", "ebil", "ctbil", "cm")
+
+    def normalized(self) -> dict[str, float | None]:
+        """Each measure on [0, 1], 0 = nothing lost, 1 = everything lost: DM as
+        ``(DM - n) / (n^2 - n)`` (each record its own class .. one class), NCP divided by
+        ``n`` x columns (Xu et al.'s GCP), EBIL by ``n sum_c H(V_c)`` (the release says nothing
+        about the value), CTBIL by ``2 n`` per table (every cell moved); ILD, ILSSDM, entropy
+        loss and CM are shares already.
 
         >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": [0, 0, 1, 1]})
-        >>> loss_report(df, groups="g", on="x", k=2).to_frame().head(3).rows()
+        >>> loss_report(df, groups="g", on="x", k=2).normalized()["dm"]
+        0.3333333333333333
+        """
+        n = self.rows
+
+        def ratio(value: float, scale: float) -> float:
+            return float(value) / scale if scale > 0 else 0.0
+
+        return {
+            "ild": self.ild,
+            "ilssdm": self.ilssdm,
+            "dm": ratio(self.dm - n, n * n - n),
+            "ncp": ratio(self.ncp, n * self.columns),
+            "entropy_loss": self.entropy_loss,
+            "ebil": ratio(self.ebil, self.ebil_max),
+            "ctbil": ratio(self.ctbil, 2.0 * n * self.tables),
+            "cm": self.cm,
+        }
+
+    def to_frame(self) -> pl.DataFrame:
+        """Columns ``measure``, ``value`` (Float64; null when not applicable), ``normalized``
+        (0 = no loss, 1 = all lost) and ``meaning``.
+
+        >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": [0, 0, 1, 1]})
+        >>> loss_report(df, groups="g", on="x", k=2).to_frame().head(3).select("measure", "value").rows()
         [('ild', 0.2), ('ilssdm', 0.2), ('dm', 8.0)]
         """
-        names = [f.name for f in fields(self) if f.name != "rows"]
+        norm = self.normalized()
+        names = list(self.MEASURES)
         vals = [getattr(self, n) for n in names]
         return pl.DataFrame(
-            {"measure": names, "value": [None if v is None else float(v) for v in vals]},
-            schema={"measure": pl.String, "value": pl.Float64},
+            {
+                "measure": names,
+                "value": [None if v is None else float(v) for v in vals],
+                "normalized": [None if norm[n] is None else float(norm[n]) for n in names],
+                "meaning": [MEANINGS[n] for n in names],
+            },
+            schema={"measure": pl.String, "value": pl.Float64, "normalized": pl.Float64, "meaning": pl.String},
         )
 
     def __repr__(self) -> str:
-        lines = [f"LossReport({self.rows} rows)"]
-        for n, v in zip(self.to_frame()["measure"], self.to_frame()["value"]):
-            lines.append(f"  {n:<13} {'n/a' if v is None else format(v, '.6g')}")
+        lines = [f"LossReport({self.rows} rows)   value   normalized (0 = no loss, 1 = all lost)"]
+        for n, v, z, m in self.to_frame().iter_rows():
+            value = "n/a" if v is None else format(v, ".6g")
+            norm = "" if z is None else format(z, ".4f")
+            lines.append(f"  {n:<13} {value:>12} {norm:>8}  {m}")
         return "\n".join(lines)
 
 
@@ -359,4 +414,10 @@ def loss_report(
         ctbil=ctbil(original, released, cols, max_dim=max_dim),
         cm=cm,
         rows=original.height,
+        columns=len(cols),
+        tables=sum(math.comb(len(cols), t) for t in range(1, min(max_dim, len(cols)) + 1)),
+        ebil_max=original.height * sum(
+            _entropy(original.get_column(c).value_counts().get_column("count").to_numpy().astype(np.float64), math.e)
+            for c in cols
+        ),
     )
