@@ -34,28 +34,30 @@ for name, opts in methods.items():
         rows.append({"method": name, "k": k, "SSE/SST %": 100 * census.sdc.ilssdm(groups=g)})
 loss = pl.DataFrame(rows)
 loss.filter(pl.col("k").is_in([3, 4, 5, 10])).pivot("k", index="method", values="SSE/SST %")"""),
-    code("""fig, ax = plt.subplots(figsize=(7, 4))
+    code("""from matplotlib.ticker import MaxNLocator
+
+fig, ax = plt.subplots(figsize=(7, 4))
 for (name,), part in loss.group_by("method", maintain_order=True):
     ax.plot(part["k"], part["SSE/SST %"], marker="o", label=name)
-ax.set(xlabel="k (minimum group size)", ylabel="SSE/SST (%)", title="Census (1080 x 13): information loss against k")
-ax.legend()
+ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+ax.set(xlabel="k (minimum group size)", ylabel="SSE/SST (%)", ylim=(0, None),
+       title="Census (1080 x 13): information loss against k")
+ax.legend(title="method")
 plt.tight_layout()"""),
     md("""## What the groups look like
 
 A small two-dimensional sample, k = 4: every record is joined to its group's mean (the released value)."""),
     code("""import numpy as np
+from polars_sdc import plot
 
 rng = np.random.default_rng(3)
 pts = pl.DataFrame({"x": rng.normal(size=60), "y": rng.normal(size=60) + 0.6 * rng.normal(size=60)})
 fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), sharex=True, sharey=True)
 for ax, (name, opts) in zip(axes, [("MDAV", dict(method="mdav")), ("MHM, NPN order", dict(method="mhm", order="npn")),
                                   ("MDAV + MIL", dict(method="mdav", refine="mil"))]):
-    out = pts.sdc.microaggregate(4, **opts, group_column="g")
-    for (gx, gy, x, y) in zip(out["x"], out["y"], pts["x"], pts["y"]):
-        ax.plot([x, gx], [y, gy], color="grey", lw=0.7)
-    ax.scatter(pts["x"], pts["y"], c=out["g"], cmap="tab20", s=25, zorder=3)
-    ax.scatter(out["x"], out["y"], marker="x", color="black", s=30, zorder=4)
-    ax.set_title(f"{name}: SSE/SST = {100 * pts.sdc.ilssdm(groups=out['g']):.2f} %")
+    g = pts.sdc.partition(4, **opts)
+    plot.groups_2d(pts, "x", "y", g, ax=ax, title=f"{name}: SSE/SST = {100 * pts.sdc.ilssdm(groups=g):.2f} %")
+    ax.set(xlabel="x (standard units)", ylabel="y (standard units)")
 plt.tight_layout()"""),
 ]
 nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}

@@ -203,8 +203,10 @@ def reconstruction(
 
 def unlabelled_axes(fig: Any) -> list[str]:
     """What is missing on each visible axes of ``fig``: an x label, a y label, a title (its own
-    or the figure's), or a legend when it draws more than one labelled series; colour bars and
-    image panels need no axis labels of their own. An empty list: every plot is readable.
+    or the figure's), or a legend naming its labelled series when it draws more than one.
+    In a grid of subplots one label serves a whole column (x) or row (y), and one legend serves
+    every panel whose series it names; colour bars need no labels of their own. An empty list:
+    every plot is readable.
 
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt
@@ -215,28 +217,45 @@ def unlabelled_axes(fig: Any) -> list[str]:
     """
     problems = []
     suptitle = fig._suptitle.get_text() if getattr(fig, "_suptitle", None) is not None else ""
-    colorbar_axes = {id(cb_ax) for cb_ax in fig.axes if getattr(cb_ax, "_colorbar", None) is not None}
+    panels = [ax for ax in fig.axes if ax.get_visible() and ax.axison and not _is_colorbar(ax)]
+    legend_texts = {t.get_text() for leg in getattr(fig, "legends", []) for t in leg.get_texts()}
+    for ax in panels:
+        if ax.get_legend() is not None:
+            legend_texts |= {t.get_text() for t in ax.get_legend().get_texts()}
     for i, ax in enumerate(fig.axes):
-        if not ax.get_visible() or not ax.axison or id(ax) in colorbar_axes or ax.get_label() == "<colorbar>":
+        if ax not in panels:
             continue
-        if not ax.get_xlabel() and not _shared_label(ax, "x"):
+        if not ax.get_xlabel() and not any(o.get_xlabel() for o in _same_line(ax, panels, "col")):
             problems.append(f"axes {i}: no x label")
-        if not ax.get_ylabel() and not _shared_label(ax, "y"):
+        if not ax.get_ylabel() and not any(o.get_ylabel() for o in _same_line(ax, panels, "row")):
             problems.append(f"axes {i}: no y label")
         if not ax.get_title() and not suptitle:
             problems.append(f"axes {i}: no title")
-        series = [a for a in [*ax.lines, *ax.collections, *ax.patches, *ax.containers]
+        labels = [str(a.get_label()) for a in [*ax.lines, *ax.collections, *ax.patches, *ax.containers]
                   if not str(a.get_label()).startswith("_")]
-        if len(series) > 1 and ax.get_legend() is None and not _figure_legend(fig):
-            problems.append(f"axes {i}: no legend for {len(series)} series")
+        if len(labels) > 1 and not set(labels) <= legend_texts:
+            problems.append(f"axes {i}: no legend for {len(labels)} series")
     return problems
 
 
-def _shared_label(ax: Any, which: str) -> bool:
-    """A label on another axes of the same shared row / column counts (one label per grid)."""
-    group = ax.get_shared_x_axes() if which == "x" else ax.get_shared_y_axes()
-    return any((o.get_xlabel() if which == "x" else o.get_ylabel()) for o in group.get_siblings(ax) if o is not ax)
+def _is_colorbar(ax: Any) -> bool:
+    return getattr(ax, "_colorbar", None) is not None or ax.get_label() == "<colorbar>"
 
 
-def _figure_legend(fig: Any) -> bool:
-    return bool(getattr(fig, "legends", None))
+def _same_line(ax: Any, panels: list[Any], which: str) -> list[Any]:
+    """The panel that carries the label for ``ax``'s grid column (``"col"``: the lowest visible
+    panel of the column) or row (``"row"``: the first visible panel of the row), if another."""
+    spec = ax.get_subplotspec() if hasattr(ax, "get_subplotspec") else None
+    if spec is None:
+        return []
+    line = []
+    for other in panels:
+        o = other.get_subplotspec() if hasattr(other, "get_subplotspec") else None
+        if o is None or o.get_gridspec() is not spec.get_gridspec():
+            continue
+        if (which == "col" and o.colspan == spec.colspan) or (which == "row" and o.rowspan == spec.rowspan):
+            line.append((o.rowspan.stop if which == "col" else -o.colspan.start, other))
+    if not line:
+        return []
+    keeper = max(line, key=lambda t: t[0])[1]
+    return [] if keeper is ax else [keeper]

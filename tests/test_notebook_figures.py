@@ -1,0 +1,44 @@
+"""Every figure the notebooks draw is readable: axis labels, a title, a legend where several
+series share an axes (checked with :func:`polars_sdc.plot.unlabelled_axes`).
+
+The notebooks' code cells run here in a fresh interpreter with the Agg backend (nbmake runs
+them as notebooks too); figures stay open so they can be inspected at the end.
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
+
+RUNNER = r"""
+import json, sys, os
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+plt.show = lambda *a, **k: None
+from polars_sdc.plot import unlabelled_axes
+path = sys.argv[1]
+os.chdir(os.path.dirname(path))
+cells = [c for c in json.load(open(path))["cells"] if c["cell_type"] == "code"]
+env = {"__name__": "__main__"}
+for cell in cells:
+    src = "".join(cell["source"])
+    src = "\n".join(line for line in src.splitlines() if not line.lstrip().startswith(("%", "!")))
+    exec(compile(src, path, "exec"), env)
+problems = []
+for num in plt.get_fignums():
+    fig = plt.figure(num)
+    problems += [f"figure {num}: {p}" for p in unlabelled_axes(fig)]
+print(json.dumps(problems))
+"""
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_notebook_figure_is_labelled(path):
+    proc = subprocess.run([sys.executable, "-c", RUNNER, str(path)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    problems = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert problems == [], f"{path.name}: " + "; ".join(problems)
