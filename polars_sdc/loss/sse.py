@@ -83,6 +83,10 @@ def ilssdm_frame(
     if on is None and isinstance(groups, str):  # the group ids are not data
         on = [c for c in resolve_columns(df, None, kind="numeric", default="numeric") if c != groups]
     cols = resolve_columns(df, on, kind="numeric", default="numeric")
+    if df.height == 0:
+        from .._errors import SDCError
+
+        raise SDCError("the frame has no rows; information loss needs at least one row")
     X = numeric_matrix(df, cols)
     if (groups is None) == (masked is None):
         raise TypeError("ilssdm needs exactly one of groups= or masked=")
