@@ -77,21 +77,77 @@ def _format(path: str | Path, role: str) -> str:
         ) from None
 
 
-def _scan(path: str) -> pl.LazyFrame:
+def _scan(path: str, null_values: Sequence[str] | None = None) -> pl.LazyFrame:
     fmt = _format(path, "input")
+    if Path(path).is_dir():
+        raise _UsageError(f"input {path!r} is a directory; give a .csv or .parquet file")
     if not Path(path).is_file():
         raise FileNotFoundError(f"input file {path!r} not found")
     if fmt == "csv":
-        return pl.scan_csv(path, infer_schema_length=10_000)
+        return pl.scan_csv(path, infer_schema_length=10_000, null_values=list(null_values) if null_values else None)
     return pl.scan_parquet(path)
 
 
-def _sink(lf: pl.LazyFrame, path: str) -> None:
-    fmt = _format(path, "output")
+def _check_numeric_text(lf: pl.LazyFrame, on: Sequence[str]) -> None:
+    """A CSV column of ``on`` read as String although most of its values are numbers holds a
+    stray token (e.g. "n/a"): raise naming the column and the first bad value instead of
+    masking it silently as a nominal category."""
+    schema = lf.collect_schema()
+    text = [c for c in on if c in schema and schema[c] == pl.String]
+    if not text:
+        return
+    df = lf.select(text).collect()
+    for c in text:
+        s = df.get_column(c)
+        values = s.drop_nulls()
+        parsed = values.str.strip_chars().cast(pl.Float64, strict=False)
+        good = int(parsed.is_not_null().sum())
+        if good and 2 * good >= values.len():
+            bad_at = (s.is_not_null() & s.str.strip_chars().cast(pl.Float64, strict=False).is_null()).arg_true()
+            row = int(bad_at[0])
+            raise SDCError(
+                f"column {c!r}: value {s[row]!r} (row {row + 1}) is not a number, though {good} of "
+                f"{values.len()} values are; fix the file or pass --null-values {s[row]!r}"
+            )
+
+
+def _sink(lf: pl.LazyFrame, path: str, fmt: str | None = None) -> None:
+    fmt = fmt or _format(path, "output")
     if fmt == "csv":
         lf.sink_csv(path)
     else:
         lf.sink_parquet(path)
+
+
+def _same_file(a: str, b: str) -> bool:
+    """True when the paths name one file: same real path (symlinks resolved) or the same
+    inode (a hard link)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # b does not exist yet
+        return False
+
+
+def _file_mode(target: str) -> int:
+    """The permission bits the output gets: those of the file it replaces, else the umask's."""
+    try:
+        return os.stat(target).st_mode & 0o777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+def _temp_path(target: str) -> str:
+    """A fresh file name next to ``target`` (same directory, so the final rename is atomic)."""
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(target))
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".part", dir=folder)
+    os.close(fd)
+    return tmp
 
 
 def _write(df: pl.DataFrame, path: str) -> None:
@@ -176,10 +232,15 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _cmd_anonymize(args: argparse.Namespace) -> int:
     on = _columns(args.on)
     by = _columns(args.by) if args.by else None
-    _format(args.output, "output")
-    if os.path.abspath(args.input) == os.path.abspath(args.output):
-        raise _UsageError("output file must differ from the input file")
-    lf = _scan(args.input)
+    null_values = _columns(args.null_values) if args.null_values else None
+    out_fmt = _format(args.output, "output")
+    if _same_file(args.input, args.output):
+        raise _UsageError("output file must differ from the input file (it is the same file, a link or a symlink to it)")
+    if os.path.isdir(args.output):
+        raise _UsageError(f"output {args.output!r} is a directory; give a .csv or .parquet file name")
+    lf = _scan(args.input, null_values)
+    if _format(args.input, "input") == "csv":
+        _check_numeric_text(lf, on)
     masked = lf.sdc.microaggregate(
         args.k,
         on,
@@ -190,19 +251,33 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
         group_column=args.group_column,
         merge_small_strata=args.merge_small_strata,
     )
-    t0 = time.perf_counter()
-    _with_progress("anonymizing", lambda: _sink(masked, args.output), enabled=args.progress)
-    elapsed = time.perf_counter() - t0
-    result = _scan(args.output)
-    # read the release back: group sizes, or (without group ids) its equivalence classes on
-    # the masked and strata columns, i.e. the k-anonymity a recipient can check
-    if args.group_column:
-        n_groups, smallest = _group_stats(result, [args.group_column])
-        what = "groups"
-    else:
-        n_groups, smallest = _group_stats(result, on + (by or []))
-        what = "equivalence classes"
-    rows = result.select(pl.len()).collect().item()
+    # write next to the output, check the release, then rename over the output: a failure
+    # (or a release below k) never leaves a partial or unsafe file, never touches the input
+    tmp = _temp_path(args.output)
+    try:
+        t0 = time.perf_counter()
+        _with_progress("anonymizing", lambda: _sink(masked, tmp, out_fmt), enabled=args.progress)
+        elapsed = time.perf_counter() - t0
+        result = pl.scan_csv(tmp, infer_schema_length=10_000) if out_fmt == "csv" else pl.scan_parquet(tmp)
+        # read the release back: its equivalence classes on the masked and strata columns,
+        # i.e. the k-anonymity a recipient can check (and the group sizes if written)
+        n_classes, smallest = _group_stats(result, on + (by or []))
+        if smallest < args.k:
+            raise SDCError(
+                f"the release has an equivalence class of {smallest} row(s) on {','.join(on + (by or []))}, "
+                f"fewer than k = {args.k}; nothing written"
+            )
+        if args.group_column:
+            n_groups, smallest = _group_stats(result, [args.group_column])
+            what = "groups"
+        else:
+            n_groups, what = n_classes, "equivalence classes"
+        rows = result.select(pl.len()).collect().item()
+        os.chmod(tmp, _file_mode(args.output))
+        os.replace(tmp, args.output)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
     print(
         f"wrote {args.output}: {rows} rows, {len(on)} column(s) microaggregated by {args.method} "
         f"(k = {args.k}{', by ' + ','.join(by) if by else ''}), {n_groups} {what}, "
@@ -267,6 +342,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="partition the raw values instead of z-scores",
     )
     anon.add_argument("--group-column", metavar="NAME", help="also write the group ids in column NAME")
+    anon.add_argument(
+        "--null-values", metavar="TOKENS",
+        help="CSV tokens read as missing, comma-separated (e.g. n/a,NA); a numeric --on column holding "
+        "any other non-number is an error",
+    )
     anon.add_argument(
         "--progress", action=argparse.BooleanOptionalAction, default=None,
         help="spinner on stderr (default: only when run in a terminal)",

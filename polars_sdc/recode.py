@@ -5,7 +5,8 @@ Fig. 1 of the paper: with ``n`` records and minimum share ``p`` the threshold is
 ``th = n * p``. Sort the categories of a column by frequency; if a single category has the
 smallest frequency, merge it with the second smallest; if several tie for the smallest,
 merge all of them; repeat until the smallest frequency exceeds ``th`` or one category is
-left. A merged category is named by joining its parts with ``sep`` ("農業・林業").
+left. A merged category is named by joining its parts with ``sep`` ("農業・林業"); a label
+longer than 200 characters keeps its first parts and ends ``…(+N more)``.
 
 Conventions (the paper leaves them open):
 
@@ -51,6 +52,7 @@ from ._columns import ColumnSpec, is_categorical, resolve_columns
 from ._errors import SDCError
 
 DEFAULT_SEP = "・"
+MAX_LABEL_CHARS = 200  # a longer merged label is cut: "a・b・…(+N more)"
 
 
 # -- the merge plan on a frequency table (no rows here: one entry per category) ------------
@@ -63,12 +65,22 @@ class _Node:
     parent: str | None = None
 
     def merged(self, others: Sequence["_Node"]) -> "_Node":
+        """The union of this node and ``others`` (which are consumed: the largest part and
+        member lists are extended in place, so repeated merging costs O(K log K) in all,
+        never O(K^2); parts are sorted only when the label is written)."""
         nodes = [self, *others]
+        big_parts = max(nodes, key=lambda x: len(x.parts)).parts
+        big_members = max(nodes, key=lambda x: len(x.members)).members
+        for x in nodes:
+            if x.parts is not big_parts:
+                big_parts.extend(x.parts)
+            if x.members is not big_members:
+                big_members.extend(x.members)
         return _Node(
             count=sum(x.count for x in nodes),
             pos=min(x.pos for x in nodes),
-            parts=sorted(p for x in nodes for p in x.parts),
-            members=[m for x in nodes for m in x.members],
+            parts=big_parts,
+            members=big_members,
             parent=self.parent,
         )
 
@@ -121,6 +133,20 @@ def merge_plan(
         raise SDCError(f"column {column!r}: the separator must be a non-empty string, got {sep!r}")
     if hierarchy is not None and ordinal:
         raise SDCError(f"column {column!r}: choose either a hierarchy or an ordinal order, not both")
+    import gc
+
+    # one small object per category: the cyclic GC would rescan them all again and again
+    # (quadratic in the number of categories); none of them forms a cycle
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _merge_plan(labels, counts, th, sep, hierarchy, ordinal, column)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _merge_plan(labels, counts, th, sep, hierarchy, ordinal, column) -> list[str]:
     nodes = [
         _Node(int(c), i, [(i, str(lab))], [i], None) for i, (lab, c) in enumerate(zip(labels, counts))
     ]
@@ -132,11 +158,28 @@ def merge_plan(
         final = _plan_free(nodes, th)
     out = [""] * len(labels)
     for node in final:
-        text = sep.join(t for _, t in node.parts)
+        text = _label(sorted(node.parts), sep)
         for m in node.members:
             out[m] = text
     _check_unique(final, out, labels, column)
     return out
+
+
+def _label(parts: Sequence[tuple[int, str]], sep: str) -> str:
+    """The merged label: the parts joined by ``sep``; beyond MAX_LABEL_CHARS characters the
+    first parts that fit, then ``…(+N more)`` with N the number of parts left out (merges of
+    thousands of categories would otherwise make labels of megabytes)."""
+    texts = [t for _, t in parts]
+    if len(texts) <= 1 or sum(len(t) for t in texts) + len(sep) * (len(texts) - 1) <= MAX_LABEL_CHARS:
+        return sep.join(texts)
+    kept: list[str] = []
+    size = 0
+    for t in texts:
+        if kept and size + len(sep) + len(t) > MAX_LABEL_CHARS - 20:
+            break
+        kept.append(t)
+        size += len(t) + (len(sep) if len(kept) > 1 else 0)
+    return f"{sep.join(kept)}{sep}…(+{len(texts) - len(kept)} more)"
 
 
 def _plan_free(nodes: list[_Node], th: int) -> list[_Node]:
@@ -387,8 +430,12 @@ def _apply(s: pl.Series, codes: pl.Series, labels: list[str], new: list[str], en
         dtype = pl.Enum(sorted(first, key=first.__getitem__)) if enum_as is None else enum_as
     else:
         dtype = s.dtype
-    lookup = pl.Series(s.name, new, dtype=pl.String).cast(dtype)
-    return lookup.gather(codes)
+    # one lookup entry per distinct new label (not per category: thousands of categories
+    # merged into one label would repeat it thousands of times), then two gathers
+    index: dict[str, int] = {}
+    code_of = [index.setdefault(lab, len(index)) for lab in new]
+    lookup = pl.Series(s.name, list(index), dtype=pl.String).cast(dtype)
+    return lookup.gather(pl.Series(code_of, dtype=pl.UInt32).gather(codes))
 
 
 # -- frames --------------------------------------------------------------------------------
@@ -470,18 +517,21 @@ def recode_map_frame(
     check_p(p)
     trees = _per_column(hierarchy, cols, "hierarchy")
     orders = _ordinal_spec(ordinal, cols)
-    rows: dict[str, list] = {"column": [], "original": [], "recoded": [], "count": []}
+    parts = []
     for c in cols:
         _, labels, counts, new = recode_table(
             df.get_column(c), p, sep=sep, hierarchy=trees.get(c), ordinal=orders.get(c, False)
         )
-        rows["column"] += [c] * len(labels)
-        rows["original"] += labels
-        rows["recoded"] += new
-        rows["count"] += counts
-    table = pl.DataFrame(
-        rows, schema={"column": pl.String, "original": pl.String, "recoded": pl.String, "count": pl.UInt32}
-    )
+        index: dict[str, int] = {}
+        code_of = [index.setdefault(lab, len(index)) for lab in new]
+        recoded = pl.Series("recoded", list(index), dtype=pl.String).gather(pl.Series(code_of, dtype=pl.UInt32))
+        parts.append(pl.DataFrame({
+            "column": pl.Series([c] * len(labels), dtype=pl.String),
+            "original": pl.Series(labels, dtype=pl.String),
+            "recoded": recoded,
+            "count": pl.Series(counts, dtype=pl.UInt32),
+        }))
+    table = pl.concat(parts)
     return table.with_columns(pl.col("count").sum().over("column", "recoded").alias("recoded_count"))
 
 
@@ -553,6 +603,15 @@ def top_bottom_expr(
         raise SDCError("give a threshold or a share p for each side, not both")
     if lower is None and upper is None and lower_p is None and upper_p is None:
         raise SDCError("top/bottom coding needs lower, upper, lower_p or upper_p")
+    for name, v in (("lower", lower), ("upper", upper)):
+        if v is not None and (
+            isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(float(v))
+        ):
+            raise SDCError(f"`{name}` must be a number (not NaN), got {v!r}")
+    if lower is not None and upper is not None and lower > upper:
+        raise SDCError(f"`lower` = {lower!r} is above `upper` = {upper!r}; the coded ranges would overlap")
+    if lower_p is not None and upper_p is not None and lower_p + upper_p > 1.0:
+        raise SDCError(f"lower_p + upper_p = {lower_p + upper_p!r} exceeds 1; the coded shares would overlap")
     lo = x.quantile(lower_p, "lower") if lower_p is not None else (None if lower is None else pl.lit(lower))
     hi = x.quantile(1.0 - upper_p, "higher") if upper_p is not None else (None if upper is None else pl.lit(upper))
     if replacement == "threshold":
@@ -564,11 +623,30 @@ def top_bottom_expr(
         return out.name.keep()
     xf = x.cast(pl.Float64)
     out = xf
+    # the mean by an exactly rounded sum over the whole column: the same in eager, lazy,
+    # chunked and streaming runs (a float sum would depend on how the column is chunked)
     if hi is not None:
-        out = pl.when(x > hi).then(xf.filter(x > hi).mean()).otherwise(out)
+        out = pl.when(x > hi).then(_exact_mean(xf.filter(x > hi))).otherwise(out)
     if lo is not None:
-        out = pl.when(x < lo).then(xf.filter(x < lo).mean()).otherwise(out)
+        out = pl.when(x < lo).then(_exact_mean(xf.filter(x < lo))).otherwise(out)
     return out.name.keep()
+
+
+def _fsum_mean(s: pl.Series) -> pl.Series:
+    import numpy as np
+
+    v = s.drop_nulls().to_numpy()
+    if v.size == 0:
+        return pl.Series([None], dtype=pl.Float64)
+    try:
+        mean = math.fsum(v.tolist()) / v.size
+    except OverflowError:  # the sum of values near 1e308 overflows: sum them scaled (exact)
+        mean = float(np.ldexp(math.fsum(np.ldexp(v, -64).tolist()) / v.size, 64))
+    return pl.Series([mean], dtype=pl.Float64)
+
+
+def _exact_mean(x: pl.Expr) -> pl.Expr:
+    return x.map_batches(_fsum_mean, return_dtype=pl.Float64, returns_scalar=True)
 
 
 def top_bottom_frame_exprs(schema: pl.Schema, columns: ColumnSpec, **options: Any) -> list[pl.Expr]:
@@ -583,7 +661,34 @@ def top_bottom_frame_exprs(schema: pl.Schema, columns: ColumnSpec, **options: An
     for c in cols:
         if schema[c] == pl.Boolean:
             raise SDCError(f"column {c!r}: a Boolean column cannot be top/bottom coded")
+        if schema[c].is_integer() and options.get("replacement", "threshold") == "threshold":
+            _check_int_threshold(c, schema[c], options.get("lower"), "lower")
+            _check_int_threshold(c, schema[c], options.get("upper"), "upper")
     return [top_bottom_expr(pl.col(c), **options).alias(c) for c in cols]
+
+
+def _check_int_threshold(column: str, dtype: pl.DataType, v: Any, name: str) -> None:
+    """A threshold written into an integer column must be a whole number in its range."""
+    if v is None or isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(float(v)):
+        return  # reported by top_bottom_expr
+    info = {pl.Int8: 8, pl.Int16: 16, pl.Int32: 32, pl.Int64: 64, pl.Int128: 128}
+    bits = next((b for t, b in info.items() if dtype == t), None)
+    if bits is not None:
+        lo_, hi_ = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+    else:
+        ubits = {pl.UInt8: 8, pl.UInt16: 16, pl.UInt32: 32, pl.UInt64: 64}
+        b = next((b for t, b in ubits.items() if dtype == t), 128)
+        lo_, hi_ = 0, 2**b - 1
+    if not (math.isfinite(float(v)) and lo_ <= v <= hi_):
+        raise SDCError(
+            f"column {column!r}: `{name}` = {v!r} is outside the range of its dtype {dtype} "
+            f"({lo_} .. {hi_}); it cannot be written into the column"
+        )
+    if float(v) != math.floor(float(v)):
+        raise SDCError(
+            f"column {column!r}: `{name}` = {v!r} is not a whole number, but the column is {dtype}; "
+            "use a whole threshold or replacement='mean'"
+        )
 
 
 __all__ = [

@@ -89,7 +89,7 @@ def npn_order(X):
             for d in range(p):
                 v = A[i, d] - cur[d]
                 s += v * v
-            if s < best or (s == best and idx[i] < idx[pos]):
+            if pos < 0 or s < best or (s == best and idx[i] < idx[pos]):
                 best = s
                 pos = i
     return order
@@ -103,7 +103,7 @@ def _nearest_in_block(X, cur, b, start, cnt, pts, best, bp):
     for t in range(start[b], start[b] + cnt[b]):
         q = pts[t]
         s = sq_dist_rows(X, cur, q)
-        if s < best or (s == best and q < bp):
+        if bp < 0 or s < best or (s == best and q < bp):
             best = s
             bp = q
     return best, bp
@@ -582,7 +582,7 @@ def _npn_walk(X, live, m, order, out, prev):
         for t in range(m - step):
             q = live[t]
             s = 0.0 if q == prev else sq_dist_rows(X, prev, q)
-            if s < best or (s == best and q < live[bt]):
+            if bt < 0 or s < best or (s == best and q < live[bt]):
                 best = s
                 bt = t
         q = live[bt]
@@ -638,7 +638,7 @@ def _walk_leaf_mdav(X, perm, a, b, k, order, out, prev):
             for d in range(p):
                 v = cen[g, d] - X[prev, d]
                 s += v * v
-            if s < best:
+            if bg < 0 or s < best:
                 best = s
                 bg = g
         done[bg] = True

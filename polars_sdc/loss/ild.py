@@ -216,8 +216,11 @@ def block_amount(frame: pl.DataFrame, block: Block, exponent: float) -> float:
 
 
 def _ratio(before: float, after: float) -> float:
+    """(before - after) / before, never negative: a release can spread a discrete column more
+    evenly than the original (a group's most frequent value as representative), which raises
+    I; that is no gain of information, so it is reported as no loss (0)."""
     if before > 0:
-        return (before - after) / before
+        return max(0.0, (before - after) / before)
     return 0.0 if after == 0 else math.nan
 
 
@@ -357,6 +360,7 @@ def ild_report(
     (40.0, 32.0, 0.2)
     """
     e = _check_exponent(exponent)
+    _check_rows(original)
     exclude = [groups] if isinstance(groups, str) else []
     blocks, wspec = resolve_blocks(original.schema, dist, on, weights, exclude)
     cols = list(dict.fromkeys(c for b in blocks for c in b.columns))
@@ -383,6 +387,8 @@ def ild_report(
             # group means: I(A) - I(A_hat) = 2 N SSE (seed 000 eq. 5), no cancellation
             m = a - 2.0 * orig.height * sse(numeric_matrix(orig, list(b.columns)), gids.to_numpy())
             m = max(m, 0.0)
+        elif _unchanged(orig, rel, b.columns):
+            m = a  # the release left these columns as they were: exactly no loss
         else:
             m = block_amount(rel, b, e)
         amounts.append(a)
@@ -438,6 +444,7 @@ def information_amount(
     144.0
     """
     e = _check_exponent(exponent)
+    _check_rows(df)
     blocks, wspec = resolve_blocks(df.schema, dist, on, weights)
     cols = list(dict.fromkeys(c for b in blocks for c in b.columns))
     frame = df.select(cols)
@@ -445,6 +452,25 @@ def information_amount(
     amounts = [block_amount(frame, b, e) for b in blocks]
     amounts2 = amounts if e == 2 or wspec != "amount" else [block_amount(frame, b, 2) for b in blocks]
     return _total(frame, blocks, _weights(blocks, wspec, amounts2), amounts, e)
+
+
+def _check_rows(frame: pl.DataFrame) -> None:
+    if frame.height == 0:
+        raise SDCError("the frame has no rows; information loss needs at least one row")
+
+
+def _unchanged(orig: pl.DataFrame, rel: pl.DataFrame, cols: Sequence[str]) -> bool:
+    """True when the release holds exactly the original values in ``cols`` (dtype aside)."""
+    for c in cols:
+        a, b = orig.get_column(c), rel.get_column(c)
+        if a.dtype != b.dtype:
+            try:
+                b = b.cast(a.dtype, strict=True)
+            except Exception:  # noqa: BLE001 - not castable back: it changed
+                return False
+        if not a.equals(b, check_names=False):
+            return False
+    return True
 
 
 def _check_exponent(exponent: Any) -> float:

@@ -39,9 +39,18 @@ def ilssdm(X: np.ndarray, groups: np.ndarray | None = None, masked: np.ndarray |
     >>> ilssdm(np.array([[1.0], [2.0], [3.0], [4.0]]), groups=np.array([0, 0, 1, 1]))
     0.2
     """
+    from ..standardize import SAFE_EXP, pow2_exponent
+
+    X = np.asarray(X, dtype=np.float64)
+    Y = None if masked is None else np.asarray(masked, dtype=np.float64)
+    # SSE / SST is scale-free: one common power of two (exact) keeps both sums finite and nonzero
+    e = max(pow2_exponent(X), pow2_exponent(Y) if Y is not None else -10**9)
+    if not -SAFE_EXP <= e <= SAFE_EXP:
+        X = np.ldexp(X, -e)
+        Y = None if Y is None else np.ldexp(Y, -e)
     total = sst(X)
-    if masked is not None:
-        err = float(np.sum((np.asarray(X, dtype=np.float64) - np.asarray(masked, dtype=np.float64)) ** 2))
+    if Y is not None:
+        err = float(np.sum((X - Y) ** 2))
     elif groups is not None:
         err = sse(X, groups)
     else:
@@ -74,6 +83,10 @@ def ilssdm_frame(
     if on is None and isinstance(groups, str):  # the group ids are not data
         on = [c for c in resolve_columns(df, None, kind="numeric", default="numeric") if c != groups]
     cols = resolve_columns(df, on, kind="numeric", default="numeric")
+    if df.height == 0:
+        from .._errors import SDCError
+
+        raise SDCError("the frame has no rows; information loss needs at least one row")
     X = numeric_matrix(df, cols)
     if (groups is None) == (masked is None):
         raise TypeError("ilssdm needs exactly one of groups= or masked=")
@@ -85,13 +98,18 @@ def ilssdm_frame(
         if masked.height != df.height:
             raise SDCError(f"masked frame has {masked.height} rows, the original {df.height}; they must be row-aligned")
         Y = numeric_matrix(masked, cols)
-    if standardize:
-        mean = X.mean(axis=0)
-        std = X.std(axis=0)
-        scale = np.where(std > 0, std, 1.0)
-        X = (X - mean) / scale
+    if standardize:  # the original's mean and std, computed without overflow or underflow
+        from ..standardize import apply_zscore, zscore_params
+
+        params = zscore_params(X)
+        Xz = apply_zscore(X, *params)
         if masked is not None:
-            Y = (Y - mean) / scale
+            Ym = Y
+            Y = apply_zscore(Y, *params)
+            # a constant original column keeps scale 1: masked deviations from it still count
+            for j in np.flatnonzero(params[1] == 0):
+                Y[:, j] = Ym[:, j] - (X[0, j] if X.shape[0] else 0.0)
+        X = Xz
     if masked is not None:
         return ilssdm(X, masked=Y)
     return ilssdm(X, groups=group_ids(df, groups).to_numpy())

@@ -46,35 +46,71 @@ def feature_matrix(
     >>> feature_matrix(pl.DataFrame({"c": ["a", "b", "a"]}), ["c"]).round(4).tolist()
     [[0.7071, 0.0], [0.0, 0.7071], [0.7071, 0.0]]
     """
-    from ..standardize import zscore
+    from ..standardize import SAFE_EXP, pow2_exponent, zscore
 
     weights = dict(weights or {})
     for c, w in weights.items():
         if c not in on:
             raise SDCError(f"column {c!r}: has a weight but is not a quasi-identifier")
-        if not (isinstance(w, (int, float)) and np.isfinite(w) and w >= 0):
+        if isinstance(w, bool) or not (isinstance(w, (int, float, np.integer, np.floating)) and np.isfinite(w) and w >= 0):
             raise SDCError(f"column {c!r}: weight must be a finite number >= 0, got {w!r}")
-    blocks = []
+    # each block is (values, e): the true features are values * 2^e, so neither a huge value
+    # (|x| ~ 1e308 with standardize=False) nor a huge weight (w ~ 1e308) overflows here
+    blocks: list[tuple[np.ndarray, int]] = []
     for c in on:
         s = df.get_column(c)
         w = float(weights.get(c, 1.0))
         if is_numeric(s.dtype):
             check_finite(df, [c])
             x = s.cast(pl.Float64).to_numpy().reshape(-1, 1)
-            blocks.append((zscore(x) if standardize else x) * np.sqrt(w))
+            v = zscore(x) if standardize else x
+            blocks.append(_weighted(v, w))
             continue
         check_no_nulls(df, [c])
         codes, size = category_codes(s)
         if c in ordinal:
-            blocks.append((codes / max(size, 1) * np.sqrt(w)).reshape(-1, 1))
+            blocks.append(_weighted((codes / max(size, 1)).reshape(-1, 1), w))
             continue
         used, dense = np.unique(codes, return_inverse=True)
         if used.size > MAX_NOMINAL_CATEGORIES:
             raise SDCError(
                 f"column {c!r}: {used.size} categories; more than {MAX_NOMINAL_CATEGORIES} nominal categories "
-                "cannot take part in microaggregation — recode it first (df.sdc.recode) or mark it ordinal"
+                "cannot take part in microaggregation — recode it first (df.sdc.recode), or, if its values "
+                "are ordered, make it an Enum (or numeric) column and mark it ordinal"
             )
         block = np.zeros((s.len(), used.size))
-        block[np.arange(s.len()), dense.ravel()] = np.sqrt(w / 2.0)
-        blocks.append(block)
-    return np.ascontiguousarray(np.hstack(blocks)) if blocks else np.empty((df.height, 0))
+        block[np.arange(s.len()), dense.ravel()] = 1.0
+        blocks.append(_weighted(block, w / 2.0))
+    if not blocks:
+        return np.empty((df.height, 0))
+    live = [(b, e + pow2_exponent(b)) for b, e in blocks if b.size and np.any(b != 0)]
+    top = max((t for _, t in live), default=0)
+    if all(e == 0 for _, e in blocks) and -SAFE_EXP <= top <= SAFE_EXP:
+        return np.ascontiguousarray(np.hstack([b for b, _ in blocks]))  # the ordinary path, untouched
+    # one common power of two for every block: the largest |feature| becomes O(1)
+    return np.ascontiguousarray(np.hstack([np.ldexp(b, e - top) for b, e in blocks]))
+
+
+def _sqrt_pow2(w: float) -> tuple[float, int]:
+    """(m, e) with sqrt(w) = m * 2^e exactly up to the rounding of one sqrt; m in [0.5, 2)."""
+    if w == 0.0:
+        return 0.0, 0
+    f, ew = np.frexp(w)
+    if ew % 2:
+        f, ew = f * 2.0, ew - 1
+    return float(np.sqrt(f)), int(ew // 2)
+
+
+def _weighted(v: np.ndarray, w: float) -> tuple[np.ndarray, int]:
+    """The block v * sqrt(w) as (values, e): plainly when that is safe, else with v and
+    sqrt(w) split into mantissa and power of two so nothing overflows or underflows."""
+    from ..standardize import SAFE_EXP, pow2_exponent
+
+    with np.errstate(over="ignore", under="ignore"):
+        out = v * np.sqrt(w)
+    if np.all(np.isfinite(out)) and -SAFE_EXP <= pow2_exponent(out) <= SAFE_EXP:
+        if w == 0.0 or not np.any(v != 0) or np.any(out != 0):
+            return out, 0
+    m, ew = _sqrt_pow2(w)
+    ev = pow2_exponent(v)
+    return np.ldexp(v, -ev) * m, ev + ew

@@ -16,5 +16,7 @@ def partition_mdav(X: np.ndarray, k: int) -> np.ndarray:
     """
     from ..kernels.mdav import mdav_labels
 
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    from ..standardize import unit_scale
+
+    X = unit_scale(np.ascontiguousarray(X, dtype=np.float64))  # exact; no overflow in distances
     return mdav_labels(X, int(k))

@@ -47,7 +47,9 @@ def path_order(X: np.ndarray, k: int, order: str = "npn", *, cells_per_dim: int 
     """
     from ..kernels import path_order as po
 
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    from ..standardize import unit_scale
+
+    X = unit_scale(np.ascontiguousarray(X, dtype=np.float64))
     n, p = X.shape
     check_order(order)
     if cells_per_dim is not None and order != "grid":
@@ -83,7 +85,9 @@ def partition_mhm(X: np.ndarray, k: int, order: str = "npn", *, cells_per_dim: i
     """
     from ..kernels.hansen_mukherjee import hm_shortest_path
 
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    from ..standardize import unit_scale
+
+    X = unit_scale(np.ascontiguousarray(X, dtype=np.float64))  # exact; no overflow in distances
     n = X.shape[0]
     k = int(k)
     if n == 0:

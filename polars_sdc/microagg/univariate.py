@@ -33,6 +33,9 @@ def partition_univariate(X: np.ndarray, k: int) -> np.ndarray:
         x = X
     else:
         raise SDCError(f"univariate microaggregation needs a column, got an array of shape {X.shape}")
+    from ..standardize import unit_scale
+
+    x = unit_scale(x)  # exact; the path's sums of squares cannot overflow
     n = x.shape[0]
     if n == 0:
         return np.empty(0, dtype=np.uint32)

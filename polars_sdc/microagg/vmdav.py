@@ -41,9 +41,12 @@ def partition_vmdav(X: np.ndarray, k: int, gamma: float = 1.0) -> np.ndarray:
     >>> partition_vmdav(X, 2, gamma=0.0).tolist()
     [1, 1, 2, 2, 2, 0, 0]
     """
+    from ..standardize import unit_scale
+
     X = np.ascontiguousarray(X, dtype=np.float64)
     if X.ndim == 1:
         X = X[:, None]
+    X = unit_scale(X)  # exact; no overflow in distances
     gamma = check_gamma(gamma)
     k = int(k)
     if k < 1 or k > X.shape[0]:

@@ -29,10 +29,9 @@ class _FrameMethods(FrameOps):
         >>> pl.DataFrame({"a": [1, 1, 2]}).sdc.equivalence_classes("a").rows()
         [(2, 1), (1, 2)]
         """
-        from .._columns import resolve_columns
-        from ..anonymity import equivalence_classes
+        from ..anonymity import equivalence_classes, quasi_identifier_columns
 
-        cols = resolve_columns(self._schema(), on)
+        cols = quasi_identifier_columns(self._schema(), on)
         schema = equivalence_classes(pl.DataFrame(schema=self._schema()), cols).schema
         return self._frame_op(lambda df: equivalence_classes(df, cols), schema)
 
@@ -43,10 +42,9 @@ class _FrameMethods(FrameOps):
         >>> pl.DataFrame({"a": [1, 1, 2, 2, 2]}).sdc.k_anonymity("a")
         2
         """
-        from .._columns import resolve_columns
-        from ..anonymity import k_anonymity
+        from ..anonymity import k_anonymity, quasi_identifier_columns
 
-        cols = resolve_columns(self._schema(), on)
+        cols = quasi_identifier_columns(self._schema(), on)
         return k_anonymity(self._collected(cols), cols)
 
     # -- information loss -------------------------------------------------------------
