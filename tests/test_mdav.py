@@ -8,6 +8,7 @@ import polars_sdc
 from polars_sdc import SDCError
 from polars_sdc.microagg.mdav import partition_mdav
 from polars_sdc.partition import canonical_ids
+from conftest import size
 from naive import reference_mdav
 
 
@@ -23,7 +24,7 @@ def test_census_sse_sst_matches_literature(k, expected):
 
 @settings(max_examples=40, deadline=None)
 @given(
-    n=st.integers(1, 60),
+    n=st.integers(1, size(60, 300)),
     p=st.integers(1, 4),
     k=st.integers(1, 7),
     seed=st.integers(0, 2**31),
@@ -155,7 +156,7 @@ KINDS = ["normal", "ties", "offset", "skewed", "duplicates"]
 
 @settings(max_examples=60, deadline=None)
 @given(
-    n=st.integers(1, 150),
+    n=st.integers(1, size(150, 600)),
     p=st.integers(1, 4),
     k=st.integers(1, 6),
     leaf=st.integers(1, 8),

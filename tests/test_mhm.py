@@ -14,6 +14,7 @@ from polars_sdc.kernels import path_order as po
 from polars_sdc.kernels.hansen_mukherjee import edge_costs, hm_shortest_path
 from polars_sdc.kernels.mdav import mdav_labels
 from polars_sdc.microagg.mhm import ORDERS, partition_mhm, path_order
+from conftest import size
 from naive import brute_force_ordered, direct_sse, reference_grid, reference_npn
 
 
@@ -163,7 +164,7 @@ def test_kd_order_visits_leaves_as_runs():
 
 @settings(max_examples=30, deadline=None)
 @given(
-    n=st.integers(1, 80),
+    n=st.integers(1, size(80, 400)),
     p=st.integers(1, 5),
     k=st.integers(1, 9),
     order=st.sampled_from(ORDERS),

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 import polars_sdc
 from polars_sdc.kernels.vmdav import vmdav_labels
 from polars_sdc.microagg.vmdav import partition_vmdav
+from conftest import size
 from naive import reference_vmdav
 
 
@@ -25,7 +26,7 @@ def _data(seed, n, p, kind):
 @settings(max_examples=60, deadline=None)
 @given(
     seed=st.integers(0, 10_000),
-    n=st.integers(1, 40),
+    n=st.integers(1, size(40, 120)),
     p=st.integers(1, 3),
     kfrac=st.floats(0.0, 1.0),
     gamma=st.sampled_from([0.0, 0.5, 1.0, 2.0]),
@@ -44,7 +45,7 @@ def test_kernel_equals_reference(seed, n, p, kfrac, gamma, kind):
 @settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(0, 10_000),
-    n=st.integers(2, 120),
+    n=st.integers(2, size(120, 500)),
     p=st.integers(1, 4),
     k=st.integers(1, 12),
     gamma=st.floats(0.0, 3.0),
