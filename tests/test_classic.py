@@ -111,14 +111,30 @@ def test_loss_report_collects_the_measures():
     })
     r = df.sdc.loss_report(groups="g", on=["x", "c"], label="y", k=2)
     masked = df.sdc.aggregate("g", ["x", "c"])
+    # every value worked out by hand from the definitions. Released: x -> 1.5, 3.5, 10.5 (pair
+    # means); c -> a, b (group {b, c}: most frequent, ties to the smallest), c.
+    assert masked["c"].to_list() == ["a", "a", "b", "b", "c", "c"]
+    x = np.array([1.0, 2.0, 3.0, 4.0, 10.0, 11.0])
+    sst, sse = ((x - x.mean()) ** 2).sum(), 3 * 2 * 0.5**2  # 90.83..., 1.5
+    # ILD, e = 2: I(x) = 2 N SST = 1090 and I(x_hat) = I(x) - 2 N SSE = 1072 (seed 000 eq. 5);
+    # discrete c: I = N^2 - sum n_v^2 = 36 - (4 + 1 + 9) = 22, released 36 - 3 * 4 = 24
+    assert 2 * 6 * sst == pytest.approx(1090)
+    assert r.ild == pytest.approx(((1090 + 22) - (1072 + 24)) / (1090 + 22), abs=1e-12)
+    assert r.ilssdm == pytest.approx(sse / sst, abs=1e-12)
+    assert r.dm == 3 * 2**2  # three classes of 2 >= k
+    assert r.cm == pytest.approx(1 / 6)  # group 0 holds p and q: one minority row of 6
+    # NCP: x ranges 1 + 1 + 1 over 10, two rows each; c: only group {b, c} generalises (2 rows)
+    assert r.ncp == pytest.approx(2 * 3 / 10 + 2, abs=1e-12)
+    # EBIL: each released x value hides 2 equally likely originals (3 x 2 ln 2); c: one group
+    assert r.ebil == pytest.approx(3 * 2 * math.log(2) + 2 * math.log(2), rel=1e-12)
+    # CTBIL: x 6 + 6, c |2-2| + |1-2| + |3-2| = 2, (x, c) 6 + 6
+    assert r.ctbil == 12 + 2 + 12
+    # entropy: 6 distinct records -> 3 classes of 2: (ln 6 - ln 3) / ln 6
+    assert r.entropy_loss == pytest.approx(math.log(2) / math.log(6), rel=1e-12)
+    # and the frame-level functions agree with the report
     assert r.ild == df.sdc.ild(groups="g", on=["x", "c"])
     assert r.ilssdm == pytest.approx(ilssdm_frame(df, "x", groups="g"), abs=1e-12)
-    assert r.dm == 12
-    assert r.cm == pytest.approx(1 / 6)  # group 0 holds p and q
-    assert r.ncp == ncp(df, "g", on=["x", "c"])
-    assert r.ebil == ebil(df, masked, ["x", "c"])
-    assert r.ctbil == ctbil(df, masked, ["x", "c"])
-    assert r.entropy_loss == entropy_loss(df, masked, on=["x", "c"])
+    assert r.ebil == ebil(df, masked, ["x", "c"]) and r.ctbil == ctbil(df, masked, ["x", "c"])
     # the same release given as a frame: the equivalence classes are the groups here
     r2 = df.lazy().sdc.loss_report(masked.lazy(), on=["x", "c"], label="y", k=2)
     assert r2.dm == r.dm and r2.cm == r.cm and r2.ctbil == r.ctbil

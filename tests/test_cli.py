@@ -4,6 +4,8 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import io
+import threading
 import time
 
 import polars as pl
@@ -38,7 +40,9 @@ def small() -> pl.DataFrame:
 # -- demo ---------------------------------------------------------------------------------
 def test_demo_report_and_file(tmp_path, capsys):
     out_path = tmp_path / "protected.parquet"
+    t0 = time.perf_counter()
     code, out, err = run(capsys, "demo", "--out", out_path)
+    wall = time.perf_counter() - t0
     assert code == 0 and err == ""
     assert report_value(out, "rows") == "1080"
     assert report_value(out, "groups") == "216"
@@ -46,7 +50,9 @@ def test_demo_report_and_file(tmp_path, capsys):
     # MDAV then MIL (thesis 4.2) by default; the report also gives MDAV alone (the published 9.0884)
     assert report_value(out, "SSE/SST") == "7.9581"
     assert report_value(out, "without MIL") == "9.0884"
-    assert float(report_value(out, "time")) >= 0
+    # the reported time is the work's, in seconds: positive and within the call's wall time
+    assert re.search(r"^\s*time\s+\d+\.\d{3} s$", out, re.M), out
+    assert 0 < float(report_value(out, "time")) <= wall + 5e-4
     released = pl.read_parquet(out_path)
     census = datasets.census()
     assert released.shape == census.shape and released.columns == census.columns
@@ -217,11 +223,30 @@ def test_help_exits_zero(capsys):
 
 
 # -- progress indicator ---------------------------------------------------------------------
-def test_progress_spinner_on_long_work(capsys):
-    value = cli._with_progress("crunching", lambda: time.sleep(0.4) or 42, enabled=True, delay=0.05)
+class _Stderr(io.StringIO):
+    """A stderr that signals when the spinner has drawn a frame."""
+
+    def __init__(self, label: str):
+        super().__init__()
+        self.label, self.drawn = label, threading.Event()
+
+    def write(self, text: str) -> int:
+        n = super().write(text)
+        if self.label in text:
+            self.drawn.set()
+        return n
+
+
+def test_progress_spinner_on_long_work(monkeypatch):
+    # the work lasts until the spinner has drawn a frame, however slow the machine: no sleeps
+    err = _Stderr("crunching")
+    monkeypatch.setattr(sys, "stderr", err)
+    value = cli._with_progress("crunching", lambda: err.drawn.wait(60) and 42, enabled=True, delay=0.05)
     assert value == 42
-    err = capsys.readouterr().err
-    assert "crunching" in err and err.endswith("\r")
+    text = err.getvalue()
+    frame = re.search(r"\r[|/\\-] crunching +(\d+\.\d) s", text)
+    assert frame and float(frame.group(1)) >= 0.05, text  # elapsed time counts from the start
+    assert text.endswith("\r") and text.rsplit("\r", 2)[-2].strip() == ""  # the line is erased at the end
 
 
 def test_progress_silent_when_quick_or_disabled(capsys):

@@ -10,40 +10,7 @@ from hypothesis import strategies as st
 from polars_sdc import SDCError, dist
 from polars_sdc.dist import encode_strings
 from polars_sdc.kernels.strings import DAMERAU, HAMMING, LEVENSHTEIN, LEVENSHTEIN_NORM, string_amount, string_matrix
-
-
-def lev_ref(a, b):
-    D = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
-    for i in range(len(a) + 1):
-        D[i][0] = i
-    for j in range(len(b) + 1):
-        D[0][j] = j
-    for i in range(1, len(a) + 1):
-        for j in range(1, len(b) + 1):
-            D[i][j] = min(D[i - 1][j] + 1, D[i][j - 1] + 1, D[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
-    return D[-1][-1]
-
-
-def damerau_ref(a, b):
-    """Unrestricted Damerau-Levenshtein by the textbook recurrence with last-seen rows."""
-    INF = len(a) + len(b)
-    H = [[INF] * (len(b) + 2) for _ in range(len(a) + 2)]
-    for i in range(len(a) + 1):
-        H[i + 1][1] = i
-    for j in range(len(b) + 1):
-        H[1][j + 1] = j
-    last = {}
-    for i in range(1, len(a) + 1):
-        db = 0
-        for j in range(1, len(b) + 1):
-            k, l = last.get(b[j - 1], 0), db
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            if cost == 0:
-                db = j
-            H[i + 1][j + 1] = min(H[i][j] + cost, H[i + 1][j] + 1, H[i][j + 1] + 1,
-                                  H[k][l] + (i - k - 1) + 1 + (j - l - 1))
-        last[a[i - 1]] = i
-    return H[-1][-1]
+from naive import damerau_ref, lev_ref
 
 
 def matrix_of(kind, strings):

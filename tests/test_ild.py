@@ -14,6 +14,7 @@ from polars_sdc import SDCError, dist
 from polars_sdc.loss.classic import entropy_loss
 from polars_sdc.loss.ild import ild, ild_report, information_amount
 from polars_sdc.loss.sse import ilssdm
+from naive import lev_ref, naive_amount, pnorm_ref
 
 TOL = 1e-12
 
@@ -163,27 +164,6 @@ def test_discrete_ild_and_entropy_loss_of_equal_groups(n, k):
 
 
 # -- the fast paths against the naive O(N^2) definition -------------------------------------
-def naive(values, d, exponent):
-    return sum(d(a, b) ** exponent for a in values for b in values)
-
-
-def lev(a, b):
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return prev[-1]
-
-
-def pnorm_ref(p):
-    def d(x, y):
-        diffs = [abs(u - v) for u, v in zip(x, y)]
-        return max(diffs) if math.isinf(p) else sum(t**p for t in diffs) ** (1 / p)
-    return d
-
-
 small_ints = st.lists(st.integers(-5, 5), min_size=1, max_size=14)
 
 
@@ -192,7 +172,7 @@ small_ints = st.lists(st.integers(-5, 5), min_size=1, max_size=14)
 def test_one_column_amount_equals_naive(xs, exponent):
     df = pl.DataFrame({"x": xs})
     got = information_amount(df, exponent=exponent)
-    assert got == pytest.approx(naive(xs, lambda a, b: abs(a - b), exponent), rel=1e-12, abs=1e-9)
+    assert got == pytest.approx(naive_amount(xs, lambda a, b: abs(a - b), exponent), rel=1e-12, abs=1e-9)
 
 
 @settings(max_examples=40, deadline=None)
@@ -201,7 +181,7 @@ def test_one_column_amount_equals_naive(xs, exponent):
 def test_pnorm_over_two_columns_equals_naive(rows, p, exponent):
     df = pl.DataFrame({"a": [r[0] for r in rows], "b": [float(r[1]) for r in rows]})
     got = information_amount(df, dist.pnorm(p), exponent=exponent)
-    want = naive([(float(a), b) for a, b in rows], pnorm_ref(p), exponent)
+    want = naive_amount([(float(a), b) for a, b in rows], pnorm_ref(p), exponent)
     assert got == pytest.approx(want, rel=1e-10, abs=1e-9)
 
 
@@ -212,10 +192,10 @@ words = st.lists(st.text("abcé", max_size=5), min_size=1, max_size=10)
 @given(ws=words, exponent=st.sampled_from([1, 2, 3]))
 def test_string_amounts_equal_naive(ws, exponent):
     df = pl.DataFrame({"s": ws})
-    assert information_amount(df, "levenshtein", exponent=exponent) == pytest.approx(naive(ws, lev, exponent))
-    norm = lambda a, b: lev(a, b) / max(len(a), len(b), 1)  # noqa: E731
-    assert information_amount(df, "levenshtein_norm", exponent=exponent) == pytest.approx(naive(ws, norm, exponent))
-    assert information_amount(df, "discrete", exponent=exponent) == naive(ws, lambda a, b: float(a != b), exponent)
+    assert information_amount(df, "levenshtein", exponent=exponent) == pytest.approx(naive_amount(ws, lev_ref, exponent))
+    norm = lambda a, b: lev_ref(a, b) / max(len(a), len(b), 1)  # noqa: E731
+    assert information_amount(df, "levenshtein_norm", exponent=exponent) == pytest.approx(naive_amount(ws, norm, exponent))
+    assert information_amount(df, "discrete", exponent=exponent) == naive_amount(ws, lambda a, b: float(a != b), exponent)
 
 
 @settings(max_examples=30, deadline=None)
@@ -227,10 +207,38 @@ def test_tree_and_graph_amounts_equal_naive(vals, exponent):
     nodes = sorted(set(vals))
     D = t.bind(["v"], []).pairwise(pl.DataFrame({"v": nodes}))
     tref = lambda a, b: D[nodes.index(a), nodes.index(b)]  # noqa: E731
-    assert information_amount(df, {"v": t}, exponent=exponent) == naive(vals, tref, exponent)
+    assert information_amount(df, {"v": t}, exponent=exponent) == naive_amount(vals, tref, exponent)
     # tree distance == shortest paths in the tree as a graph with unit edges
     g = dist.graph([(c, p, 1) for c, p in TREE_MAP.items()] + [("East", "top", 1), ("West", "top", 1)])
-    assert information_amount(df, {"v": g}, exponent=exponent) == naive(vals, tref, exponent)
+    assert information_amount(df, {"v": g}, exponent=exponent) == naive_amount(vals, tref, exponent)
+
+
+def test_one_weighted_column_example_40():
+    # thesis 3.1.1's I = 40 (x = 1, 2, 3, 4, e = 2); weight w scales d^2, so d^e by w^(e/2):
+    # weight 4 gives 160 with e = 2 and 2 * 20 = 40 with e = 1 (sum |x_i - x_j| = 20)
+    df = pl.DataFrame({"x": [1, 2, 3, 4]})
+    assert information_amount(df, on="x", weights={"x": 4.0}) == 160.0
+    assert information_amount(df, on="x", exponent=1) == 20.0
+    assert information_amount(df, on="x", weights={"x": 4.0}, exponent=1) == 40.0
+
+
+@settings(max_examples=30, deadline=None)
+@given(xs=st.lists(st.integers(-5, 5), min_size=1, max_size=10),
+       w=st.sampled_from([0.25, 1.0, 4.0, 9.0]), exponent=st.sampled_from([1, 2, 1.5, 0.5]),
+       kind=st.sampled_from(["euclidean", "levenshtein"]))
+def test_one_weighted_block_equals_naive(xs, w, exponent, kind):
+    # a single block takes the shortcut w^(e/2) * I; the naive sum is over (w d^2)^(e/2)
+    if kind == "euclidean":
+        df, vals, d = pl.DataFrame({"x": xs}), xs, (lambda a, b: abs(a - b))
+    else:
+        vals = ["a" * abs(v) + "b" * (v % 3) for v in xs]
+        df, d = pl.DataFrame({"x": vals}), lev_ref
+    got = information_amount(df, {"x": kind}, weights={"x": w}, exponent=exponent)
+    want = naive_amount(vals, lambda a, b: math.sqrt(w * d(a, b) ** 2), exponent)
+    assert got == pytest.approx(want, rel=1e-10, abs=1e-9)
+    masked = pl.DataFrame({"x": [vals[0]] * len(vals)})  # everything replaced by one value
+    r = df.sdc.ild_report(masked, dist={"x": kind}, weights={"x": w}, exponent=exponent)
+    assert r.total == pytest.approx(want, rel=1e-10, abs=1e-9) and r.total_masked == 0
 
 
 @settings(max_examples=30, deadline=None)
@@ -244,11 +252,11 @@ def test_product_distance_equals_naive(rows, exponent):
 
     def d(r, q):
         return math.sqrt(w["n"] * (r[0] - q[0]) ** 2 + w["c"] * M["abc".index(r[1]), "abc".index(q[1])] ** 2
-                         + w["s"] * lev(r[2], q[2]) ** 2)
+                         + w["s"] * lev_ref(r[2], q[2]) ** 2)
 
     spec = {"n": "euclidean", "c": MIXED_MATRIX, "s": "levenshtein"}
     got = information_amount(df, spec, weights=w, exponent=exponent)
-    assert got == pytest.approx(naive(rows, d, exponent), rel=1e-10)
+    assert got == pytest.approx(naive_amount(rows, d, exponent), rel=1e-10)
 
 
 def test_ordinal_distance_seed002_example_and_amount():
@@ -260,7 +268,7 @@ def test_ordinal_distance_seed002_example_and_amount():
     ref = lambda x, y: abs(ages.index(x) - ages.index(y)) / 10  # noqa: E731
     vals = df["a"].to_list()
     for e in (1, 2, 3):
-        assert information_amount(df, "ordinal", exponent=e) == pytest.approx(naive(vals, ref, e), rel=1e-12)
+        assert information_amount(df, "ordinal", exponent=e) == pytest.approx(naive_amount(vals, ref, e), rel=1e-12)
     # without an Enum: the sorted distinct values of original and release give the order
     o = pl.DataFrame({"v": [1, 5, 9, 9]})
     m = pl.DataFrame({"v": [5, 5, 9, 9]})
@@ -335,7 +343,7 @@ def test_default_columns_and_single_multi_column_distance():
     r1 = df.sdc.ild_report(groups="g", dist="manhattan")
     assert r1.columns == ("(a, b)",)
     rows = list(zip(df["a"], df["b"]))
-    assert r1.total == naive(rows, pnorm_ref(1), 2)
+    assert r1.total == naive_amount(rows, pnorm_ref(1), 2)
 
 
 def test_errors_name_the_problem():

@@ -8,40 +8,8 @@ import polars_sdc
 from polars_sdc import SDCError
 from polars_sdc.microagg.mdav import partition_mdav
 from polars_sdc.partition import canonical_ids
-
-
-def reference_mdav(X, k):
-    """Plain numpy MDAV (SEEDS.md section 1); ties to the lowest row index."""
-    X = np.asarray(X, dtype=float)
-    left = np.arange(len(X))
-    labels = np.full(len(X), -1)
-    label = 0
-
-    def take(r):
-        nonlocal left, label
-        d = ((X[left] - X[r]) ** 2).sum(axis=1)
-        others = left[left != r]
-        do = ((X[others] - X[r]) ** 2).sum(axis=1)
-        order = np.lexsort((others, do))[: k - 1]
-        members = np.concatenate([[r], others[order]])
-        labels[members] = label
-        label += 1
-        left = np.setdiff1d(left, members)
-        return d
-
-    def farthest(v):
-        d = ((X[left] - v) ** 2).sum(axis=1)
-        return left[np.flatnonzero(d == d.max())[0]]
-
-    while len(left) >= 3 * k:
-        r = farthest(X[left].mean(axis=0))
-        take(r)
-        s = farthest(X[r])
-        take(s)
-    if len(left) >= 2 * k:
-        take(farthest(X[left].mean(axis=0)))
-    labels[left] = label
-    return labels
+from conftest import size
+from naive import reference_mdav
 
 
 @pytest.mark.parametrize("k, expected", [(3, 5.6922), (4, 7.4947), (5, 9.0884), (10, 14.1559)])
@@ -56,7 +24,7 @@ def test_census_sse_sst_matches_literature(k, expected):
 
 @settings(max_examples=40, deadline=None)
 @given(
-    n=st.integers(1, 60),
+    n=st.integers(1, size(60, 300)),
     p=st.integers(1, 4),
     k=st.integers(1, 7),
     seed=st.integers(0, 2**31),
@@ -120,6 +88,25 @@ def test_standardize_option_changes_distance():
     assert raw == [0, 1, 0, 1]  # y dominates unscaled
 
 
+@pytest.mark.parametrize("method", ["mdav", "vmdav", "mhm"])
+def test_standardize_switch_reaches_the_distance(method):
+    # y's scale is 1000 x's: unscaled, y alone decides the groups; z-scored both count
+    rng = np.random.default_rng(11)
+    x, y = rng.normal(size=40), rng.normal(size=40) * 1000.0
+    df = pl.DataFrame({"x": x, "y": y})
+    X = np.column_stack([x, y])
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    raw = df.sdc.partition(4, method=method, standardize=False).to_numpy()
+    std = df.sdc.partition(4, method=method).to_numpy()
+    assert not np.array_equal(canonical_ids(raw), canonical_ids(std))
+    if method == "mdav":  # the plain reference on the raw and on the z-scored matrix
+        np.testing.assert_array_equal(canonical_ids(raw), canonical_ids(reference_mdav(X, 4)))
+        np.testing.assert_array_equal(canonical_ids(std), canonical_ids(reference_mdav(Z, 4)))
+    # the raw partition is the one of y alone (x's share of the distance is negligible)
+    alone = pl.DataFrame({"y": y}).sdc.partition(4, method=method).to_numpy()
+    np.testing.assert_array_equal(canonical_ids(raw), canonical_ids(alone))
+
+
 def test_constant_column_does_not_crash():
     df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "c": [7.0] * 4})
     out = df.sdc.mdav(2)
@@ -169,7 +156,7 @@ KINDS = ["normal", "ties", "offset", "skewed", "duplicates"]
 
 @settings(max_examples=60, deadline=None)
 @given(
-    n=st.integers(1, 150),
+    n=st.integers(1, size(150, 600)),
     p=st.integers(1, 4),
     k=st.integers(1, 6),
     leaf=st.integers(1, 8),

@@ -14,66 +14,8 @@ from polars_sdc.kernels import path_order as po
 from polars_sdc.kernels.hansen_mukherjee import edge_costs, hm_shortest_path
 from polars_sdc.kernels.mdav import mdav_labels
 from polars_sdc.microagg.mhm import ORDERS, partition_mhm, path_order
-
-
-def direct_sse(X, labels):
-    X = np.asarray(X, dtype=float)
-    return sum(((X[labels == g] - X[labels == g].mean(axis=0)) ** 2).sum() for g in np.unique(labels))
-
-
-def compositions(n, k):
-    """Every way to cut 0..n into consecutive groups of size >= k (no upper bound)."""
-    if n == 0:
-        yield ()
-        return
-    for first in range(k, n + 1):
-        for rest in compositions(n - first, k):
-            yield (first,) + rest
-
-
-def brute_force_ordered(X, k):
-    best = np.inf
-    for sizes in compositions(len(X), k):
-        labels = np.repeat(np.arange(len(sizes)), sizes)
-        best = min(best, direct_sse(X, labels))
-    return best
-
-
-def reference_npn(X):
-    """Plain NPN (seed 001 3.2): farthest from the centroid, then nearest unvisited."""
-    X = np.asarray(X, dtype=float)
-    d0 = ((X - X.mean(axis=0)) ** 2).sum(axis=1)
-    cur = int(np.flatnonzero(d0 == d0.max())[0])
-    order, left = [cur], set(range(len(X))) - {cur}
-    while left:
-        cand = np.array(sorted(left))
-        d = ((X[cand] - X[cur]) ** 2).sum(axis=1)
-        cur = int(cand[np.flatnonzero(d == d.min())[0]])
-        order.append(cur)
-        left.remove(cur)
-    return np.array(order)
-
-
-def reference_grid(X, g):
-    """Plain procedure A': uniform cells, nearest unvisited in the current cell, else the
-    nearest record in the nearest Chebyshev ring of occupied cells."""
-    X = np.asarray(X, dtype=float)
-    lo, span = X.min(axis=0), np.ptp(X, axis=0)
-    cells = np.where(span > 0, np.minimum(((X - lo) * (g / np.where(span > 0, span, 1))).astype(int), g - 1), 0)
-    d0 = ((X - X.mean(axis=0)) ** 2).sum(axis=1)
-    cur = int(np.flatnonzero(d0 == d0.max())[0])
-    order, left = [cur], set(range(len(X))) - {cur}
-    while left:
-        cand = np.array(sorted(left))
-        same = cand[(cells[cand] == cells[cur]).all(axis=1)]
-        if same.size == 0:
-            ring = np.abs(cells[cand] - cells[cur]).max(axis=1)
-            same = cand[ring == ring.min()]
-        d = ((X[same] - X[cur]) ** 2).sum(axis=1)
-        cur = int(same[np.flatnonzero(d == d.min())[0]])
-        order.append(cur)
-        left.remove(cur)
-    return np.array(order)
+from conftest import size
+from naive import brute_force_ordered, direct_sse, reference_grid, reference_npn
 
 
 # --- the shortest path ---------------------------------------------------------------
@@ -222,7 +164,7 @@ def test_kd_order_visits_leaves_as_runs():
 
 @settings(max_examples=30, deadline=None)
 @given(
-    n=st.integers(1, 80),
+    n=st.integers(1, size(80, 400)),
     p=st.integers(1, 5),
     k=st.integers(1, 9),
     order=st.sampled_from(ORDERS),

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import polars_sdc
 from polars_sdc.recode import merge_plan, recode_series, threshold
+from naive import reference_fig1, reference_ordinal_plan, reference_threshold
 
 # Table 1 / Table 2 of the paper: row 001 agriculture, 002 forestry, ...
 PAPER = [("農業", 5), ("林業", 2), ("サービス業", 30), ("不動産業", 13), ("製造業", 50)]
@@ -19,23 +20,6 @@ def paper_frame() -> pl.DataFrame:
     first = [lab for lab, _ in PAPER]
     rest = [lab for lab, c in PAPER for _ in range(c - 1)]
     return pl.DataFrame({"row": range(1, 101), "industry": first + rest})
-
-
-def reference_fig1(counts: list[int], th: float) -> list[list[int]]:
-    """Fig. 1 written plainly: groups of original indices (ties: lowest first position)."""
-    groups = [[i] for i in range(len(counts))]
-    size = lambda g: sum(counts[i] for i in g)  # noqa: E731
-    while len(groups) > 1:
-        groups.sort(key=lambda g: (size(g), min(g)))
-        if size(groups[0]) > th:
-            break
-        if size(groups[1]) == size(groups[0]):
-            tied = [g for g in groups if size(g) == size(groups[0])]
-        else:
-            tied = groups[:2]
-        merged = sorted(i for g in tied for i in g)
-        groups = [g for g in groups if g not in tied] + [merged]
-    return sorted(groups)
 
 
 # -- the paper's worked example ------------------------------------------------------------
@@ -64,9 +48,10 @@ def test_paper_recode_map_and_threshold():
         ("industry", "不動産業", "不動産業", 13, 13),
         ("industry", "製造業", "製造業", 50, 50),
     ]
+    # th = n p; 100 * 0.29 is 28.999999999999996 in floating point, yet the paper's th is 29
     assert threshold(100, 0.05) == 5 and threshold(100, 0.29) == 29 and threshold(7, 0.3) == 2
     # p = 0.13: th = 13, so 7 (農業・林業) merges with 13 (不動産業) into 20 > 13
-    labels = merge_plan([lab for lab, _ in PAPER], [c for _, c in PAPER], threshold(100, 0.13))
+    labels = merge_plan([lab for lab, _ in PAPER], [c for _, c in PAPER], 13)
     assert labels[0] == labels[1] == labels[3] == "農業・林業・不動産業"
 
 
@@ -119,12 +104,13 @@ def test_unused_enum_categories_dropped():
 @settings(max_examples=60, deadline=None)
 @given(
     counts=st.lists(st.integers(1, 40), min_size=1, max_size=12),
-    p=st.floats(0.01, 0.6),
+    p=st.integers(100, 6000).map(lambda i: i / 10_000),  # decimals: th = floor(n p) is exact
 )
 def test_every_count_exceeds_th_or_one_left(counts, p):
     labels = [f"c{i}" for i in range(len(counts))]
     n = sum(counts)
-    th = threshold(n, p)
+    th = reference_threshold(n, p)
+    assert threshold(n, p) == th
     new = merge_plan(labels, counts, th)
     final: dict[str, int] = {}
     for lab, c in zip(new, counts):
@@ -142,7 +128,7 @@ def test_every_count_exceeds_th_or_one_left(counts, p):
 @given(
     codes=st.lists(st.integers(0, 6), min_size=1, max_size=60),
     nulls=st.lists(st.booleans(), min_size=60, max_size=60),
-    p=st.floats(0.02, 0.5),
+    p=st.integers(200, 5000).map(lambda i: i / 10_000),
 )
 def test_series_matches_plan_for_every_dtype(codes, nulls, p):
     values = [None if nulls[i] else f"v{c}" for i, c in enumerate(codes)]
@@ -151,7 +137,7 @@ def test_series_matches_plan_for_every_dtype(codes, nulls, p):
     assert base.len() == s.len() and base.is_null().to_list() == s.is_null().to_list()
     seen = list(dict.fromkeys(v for v in values if v is not None))
     counts = [values.count(v) for v in seen]
-    new = dict(zip(seen, merge_plan(seen, counts, threshold(len(values), p)))) if seen else {}
+    new = dict(zip(seen, merge_plan(seen, counts, reference_threshold(len(values), p)))) if seen else {}
     assert base.to_list() == [None if v is None else new[v] for v in values]
     assert recode_series(s.cast(pl.Categorical), p).cast(pl.String).to_list() == base.to_list()
 
@@ -250,6 +236,23 @@ def test_ordinal_merges_only_neighbours():
         shuffled.sdc.recode("age", p=0.07, ordinal="age")
     with pytest.raises(polars_sdc.SDCError, match="not in the ordinal order"):
         shuffled.sdc.recode("age", p=0.07, ordinal={"age": bands[:3]})
+
+
+def test_ordinal_tie_between_neighbours_goes_to_the_preceding_one():
+    # b (1) is the smallest; both neighbours have 3: it merges with the preceding a
+    assert merge_plan(["a", "b", "c"], [3, 1, 3], 1, ordinal=True) == ["a・b", "a・b", "c"]
+    assert merge_plan(["a", "b", "c"], [3, 1, 2], 1, ordinal=True) == ["a", "b・c", "b・c"]
+    assert merge_plan(["a", "b", "c"], [2, 1, 3], 1, ordinal=True) == ["a・b", "a・b", "c"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(counts=st.lists(st.integers(1, 12), min_size=1, max_size=10), th=st.integers(0, 25))
+def test_ordinal_plan_equals_reference(counts, th):
+    labels = [f"c{i}" for i in range(len(counts))]
+    new = merge_plan(labels, counts, th, ordinal=True)
+    runs = [[i for i, lab in enumerate(new) if lab == x] for x in dict.fromkeys(new)]
+    assert runs == reference_ordinal_plan(counts, th)
+    assert all(r == list(range(r[0], r[-1] + 1)) for r in runs)  # neighbours only
 
 
 # -- bad input -----------------------------------------------------------------------------

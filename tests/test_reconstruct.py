@@ -11,23 +11,10 @@ from scipy import integrate, special
 import polars_sdc
 from polars_sdc import SDCError
 from polars_sdc.reconstruct import GMMFit, convolved_logpdf, fit_gmm, l1_accuracy
+from naive import plain_gmm_em, quad_convolution
 
 # quad reports harmless round-off on the sharp Laplace kink; the assertions check the values
 pytestmark = pytest.mark.filterwarnings("ignore::scipy.integrate.IntegrationWarning")
-
-
-def joint(x, y, mu, var, phi):
-    """N(x; mu, var) * Laplace(y - x; phi), the integrand of eq. 6."""
-    return np.exp(-0.5 * (x - mu) ** 2 / var) / math.sqrt(2 * math.pi * var) * np.exp(-abs(y - x) / phi) / (2 * phi)
-
-
-def quad_convolution(y, mu, var, phi, g=lambda x: 1.0):
-    s = math.sqrt(var)
-    lo, hi = min(y, mu) - 40 * (s + phi), max(y, mu) + 40 * (s + phi)
-    return integrate.quad(
-        lambda x: joint(x, y, mu, var, phi) * g(x), lo, hi, limit=400, epsabs=0, epsrel=1e-12,
-        points=sorted({y - 30 * phi, y, y + 30 * phi, mu - 10 * s, mu, mu + 10 * s}),
-    )[0]
 
 
 PARAMS = [(0.0, 1.0, 1.0), (3.0, 0.2, 2.45), (-1.0, 0.01, 3.18), (9.0, 4.0, 0.05), (0.0, 1e-4, 1.0), (2.0, 1.0, 1e-3)]
@@ -132,17 +119,6 @@ def test_exact_em_monotone_for_two_columns_and_weights_and_gem_too():
         fit = fit_gmm(Y, [0.8, 0.4], 2, n_init=1, max_iter=150, tol=1e-8, **kw)
         h = np.diff(fit.history)
         assert np.all(h >= -1e-9 * abs(fit.history[-1])), kw
-
-
-def plain_gmm_em(x, mu, var, rho, iters=3000):
-    """Textbook EM for a 1-D Gaussian mixture (no noise)."""
-    for _ in range(iters):
-        logp = -0.5 * (x[:, None] - mu) ** 2 / var - 0.5 * np.log(2 * np.pi * var) + np.log(rho)
-        g = np.exp(logp - special.logsumexp(logp, axis=1, keepdims=True))
-        nk = g.sum(axis=0)
-        rho, mu = nk / x.size, (g * x[:, None]).sum(axis=0) / nk
-        var = (g * (x[:, None] - mu) ** 2).sum(axis=0) / nk
-    return mu, var, rho
 
 
 def test_tiny_phi_approaches_a_plain_gaussian_mixture_fit():

@@ -11,35 +11,7 @@ import polars_sdc  # noqa: F401
 from polars_sdc import SDCError
 from polars_sdc.kernels.hansen_mukherjee import hm_shortest_path, hm_shortest_path_1d
 from polars_sdc.microagg.univariate import partition_univariate
-
-
-def sse1(x, labels):
-    x = np.asarray(x, dtype=float)
-    return sum(((x[labels == g] - x[labels == g].mean()) ** 2).sum() for g in np.unique(labels))
-
-
-def set_partitions(items, k):
-    """Every partition of ``items`` into groups of size >= k (not only contiguous ones)."""
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    # the group holding `first`: first + any subset of the rest
-    n = len(rest)
-    for mask in range(1 << n):
-        group = [first] + [rest[i] for i in range(n) if mask >> i & 1]
-        if len(group) < k:
-            continue
-        others = [rest[i] for i in range(n) if not mask >> i & 1]
-        for tail in set_partitions(others, k):
-            yield [group] + tail
-
-
-def brute_force(x, k):
-    best = np.inf
-    for part in set_partitions(list(range(len(x))), k):
-        best = min(best, sum(((x[g] - x[g].mean()) ** 2).sum() for g in part))
-    return best
+from naive import brute_dp, brute_force_univariate, direct_sse
 
 
 @settings(max_examples=40, deadline=None)
@@ -53,7 +25,7 @@ def test_equals_brute_force_over_all_partitions(x, k, scale):
     k = min(k, len(x))
     labels = partition_univariate(x, k)
     assert labels.dtype == np.uint32
-    assert sse1(x, labels) == pytest.approx(brute_force(x, k), rel=1e-9, abs=1e-9)
+    assert direct_sse(x, labels) == pytest.approx(brute_force_univariate(x, k), rel=1e-9, abs=1e-9)
     sizes = np.bincount(labels)
     assert sizes.min() >= k and sizes.max() <= max(2 * k - 1, 1)
 
@@ -62,11 +34,11 @@ def test_equals_brute_force_over_all_partitions(x, k, scale):
 def test_equals_microagg1d(n, k):
     rng = np.random.default_rng(n + k)
     x = np.concatenate([rng.normal(size=n // 2), rng.integers(0, 30, n - n // 2).astype(float)])  # ties too
-    ours = sse1(x, partition_univariate(x, k))
+    ours = direct_sse(x, partition_univariate(x, k))
     assert ours == pytest.approx(calculate_sse_dynamic(np.sort(x)[:, None], k), rel=1e-9)
-    assert ours == pytest.approx(sse1(x, univariate_microaggregation(x, k, method="wilber")), rel=1e-9)
+    assert ours == pytest.approx(direct_sse(x, univariate_microaggregation(x, k, method="wilber")), rel=1e-9)
     # microagg1d's default ("simple", stable=1) is not always optimal; ours is never worse
-    assert ours <= sse1(x, univariate_microaggregation(x, k)) * (1 + 1e-12)
+    assert ours <= direct_sse(x, univariate_microaggregation(x, k)) * (1 + 1e-12)
     assert np.bincount(partition_univariate(x, k)).min() >= k
 
 
@@ -74,22 +46,9 @@ def test_microagg1d_default_can_miss_the_optimum():
     # found while testing: on this input microagg1d's default loses 0.7 % SSE
     rng = np.random.default_rng(1003)
     x = np.concatenate([rng.normal(size=500), rng.integers(0, 30, 500).astype(float)])
-    ours = sse1(x, partition_univariate(x, 3))
+    ours = direct_sse(x, partition_univariate(x, 3))
     assert ours == pytest.approx(brute_dp(x, 3), rel=1e-9)
-    assert sse1(x, univariate_microaggregation(x, 3)) > ours * 1.005
-
-
-def brute_dp(x, k):
-    """Plain O(n k) DP over the sorted values with two-pass group SSE (no shortcuts)."""
-    x = np.sort(np.asarray(x, dtype=float))
-    n = len(x)
-    D = np.full(n + 1, np.inf)
-    D[0] = 0.0
-    for j in range(k, n + 1):
-        for m in range(k, min(2 * k - 1, j) + 1):
-            g = x[j - m:j]
-            D[j] = min(D[j], D[j - m] + ((g - g.mean()) ** 2).sum())
-    return D[n]
+    assert direct_sse(x, univariate_microaggregation(x, 3)) > ours * 1.005
 
 
 def test_groups_are_intervals_numbered_upwards():
@@ -138,7 +97,7 @@ def test_frame_lazy_equals_eager_and_strata():
         part = df.with_row_index().filter(pl.col("s") == key)
         x = part["income"].to_numpy()
         g = eager["g"].to_numpy()[part["index"].to_numpy()]
-        assert sse1(x, g) == pytest.approx(sse1(x, partition_univariate(x, 5)), rel=1e-9)
+        assert direct_sse(x, g) == pytest.approx(direct_sse(x, partition_univariate(x, 5)), rel=1e-9)
     assert eager.group_by("g").len()["len"].min() >= 5
 
 

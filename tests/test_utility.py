@@ -6,8 +6,7 @@ import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.optimize import check_grad, minimize
-from scipy.special import logsumexp
+from scipy.optimize import check_grad
 
 import polars_sdc
 from polars_sdc import datasets
@@ -21,6 +20,7 @@ from polars_sdc.utility import (
     logit_objective,
     recode_utility,
 )
+from naive import reference_fit, reference_metrics
 
 
 # -- the regression against a plain, row-by-row, scipy-optimised likelihood ----------------
@@ -34,30 +34,6 @@ def toy_rows(rng, n=240):
     X = np.column_stack([(a == 1), (a == 2), (b == 1), (b == 2), (b == 3)]).astype(float)
     idx = np.column_stack([np.where(a > 0, a - 1, -1), np.where(b > 0, 2 + b - 1, -1)])
     return X, idx, y
-
-
-def reference_fit(X, y, K, l2):
-    """Row-by-row penalised mean negative log-likelihood, minimised by scipy's BFGS."""
-    n, d = X.shape
-    Xi = np.hstack([np.ones((n, 1)), X])
-
-    def f(theta):
-        W = np.hstack([np.zeros((d + 1, 1)), theta.reshape(d + 1, K - 1)])
-        eta = Xi @ W
-        nll = np.sum(logsumexp(eta, axis=1) - eta[np.arange(n), y])
-        return nll / n + 0.5 * l2 * np.sum(theta.reshape(d + 1, K - 1)[1:] ** 2)
-
-    def g(theta):
-        W = np.hstack([np.zeros((d + 1, 1)), theta.reshape(d + 1, K - 1)])
-        eta = Xi @ W
-        P = np.exp(eta - logsumexp(eta, axis=1, keepdims=True))
-        Y = np.eye(K)[y]
-        G = Xi.T @ (P - Y)[:, 1:] / n
-        G[1:] += l2 * theta.reshape(d + 1, K - 1)[1:]
-        return G.ravel()
-
-    res = minimize(f, np.zeros((d + 1) * (K - 1)), jac=g, method="BFGS", options={"gtol": 1e-11, "maxiter": 10000})
-    return res.x.reshape(d + 1, K - 1), res.fun
 
 
 @pytest.mark.parametrize("l2", [1e-2, 1e-4])
@@ -105,25 +81,6 @@ def test_fit_errors():
 
 
 # -- metrics ---------------------------------------------------------------------------------
-def reference_metrics(y, pred, K):
-    prec, rec, f = [], [], []
-    for a in range(K):
-        tp = sum(1 for t, q in zip(y, pred) if t == a and q == a)
-        npred = sum(1 for q in pred if q == a)
-        ntrue = sum(1 for t in y if t == a)
-        p_a = tp / npred if npred else None
-        r_a = tp / ntrue if ntrue else None
-        if p_a is not None:
-            prec.append(p_a)
-        if r_a is not None:
-            rec.append(r_a)
-        if p_a is not None and r_a is not None:
-            f.append(0.0 if p_a + r_a == 0 else 2 * p_a * r_a / (p_a + r_a))
-    acc = sum(1 for t, q in zip(y, pred) if t == q) / len(y)
-    mean = lambda v: sum(v) / len(v) if v else float("nan")  # noqa: E731
-    return {"precision": mean(prec), "recall": mean(rec), "f": mean(f), "accuracy": acc}
-
-
 @settings(max_examples=40, deadline=None)
 @given(
     pairs=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=40),

@@ -1,0 +1,278 @@
+"""The README's code runs and prints what the README shows.
+
+Every ```python block of README.md runs, in order, in one namespace (like a notebook):
+
+- a block of ``>>>`` lines is a doctest: each shown result is compared with the value;
+- any other python block followed directly by a plain ``` block: the value of its last line
+  is compared with that block (a frame as Polars prints it, "shape:" line left out);
+- a line ``expression   # 87.54`` inside a block: the value, rounded to the digits shown;
+- the ``$ polars-sdc ...`` output block: the command is run, every line compared (the
+  ``time`` line only by its form);
+- the census table "SSE/SST in percent": every cell is recomputed.
+
+A block that needs files the reader has (``people.parquet`` ...) is skipped, by the
+substrings in ``SKIP``. A failure names the README line, what the README shows and what the
+code gives now, so a README number that changed on purpose (new noise, a new method) is
+updated by copying the "got" text. To print every block's current output with its README
+line numbers: ``PYTHONPATH=$PWD python tests/test_readme.py``.
+"""
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import math
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+SKIP = ("people.parquet", "people.csv")  # blocks about the reader's own files
+FLOAT_REL = 1e-12  # a shown float (full repr) and the value agree to this relative error
+
+
+@dataclass
+class Block:
+    lang: str
+    line: int  # README line of the block's first content line (1-based)
+    text: str
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+
+def parse_blocks(text: str) -> list[Block]:
+    """Fenced blocks in order, with the README line where each one's content starts."""
+    blocks, lang, start, buf = [], None, 0, []
+    for no, line in enumerate(text.splitlines(), 1):
+        fence = re.match(r"^```(\w*)\s*$", line)
+        if fence and lang is None:
+            lang, start, buf = fence.group(1), no + 1, []
+        elif line.strip() == "```" and lang is not None:
+            blocks.append(Block(lang, start, "\n".join(buf)))
+            lang = None
+        elif lang is not None:
+            buf.append(line)
+    return blocks
+
+
+# -- rendering and comparing ------------------------------------------------------------------
+def render(value, expected: str) -> str:
+    """``value`` as the README shows it: frames as Polars prints them, in the README's style."""
+    if isinstance(value, (pl.DataFrame, pl.Series)):
+        hide_types = not any(set(line.strip(" │┆")) == {"-"} or "---" in line for line in expected.splitlines())
+        with pl.Config(tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=hide_types, tbl_rows=50):
+            return str(value)
+    if isinstance(value, str):
+        return value
+    return repr(value)
+
+
+def _same_line(want: str, got: str) -> bool:
+    if want.rstrip() == got.rstrip():
+        return True
+    try:
+        w, g = float(want), float(got)
+    except ValueError:
+        return False
+    return math.isclose(w, g, rel_tol=FLOAT_REL, abs_tol=0.0)
+
+
+def diff(where: str, first_line: int, want: str, got: str) -> list[str]:
+    """One message per differing line: README line number, shown text, current text."""
+    W, G = want.splitlines(), got.splitlines()
+    out = []
+    for i in range(max(len(W), len(G))):
+        w = W[i] if i < len(W) else "<nothing>"
+        g = G[i] if i < len(G) else "<nothing>"
+        if not _same_line(w, g):
+            out.append(f"README.md line {first_line + i} ({where}):\n    README shows: {w}\n    code gives:   {g}")
+    if out:
+        out.append(f"current output of {where} (to paste into the README):\n" + got)
+    return out
+
+
+# -- running blocks ---------------------------------------------------------------------------
+def run_cell(source: str, env: dict, first_line: int):
+    """Exec a block like a notebook cell; return the value of a final expression (or None).
+    Lines of the form ``expr  # number`` are checked on the way; their mismatches returned."""
+    tree = ast.parse(source)
+    problems = []
+    src_lines = source.splitlines()
+    last = None
+    for k, node in enumerate(tree.body):
+        is_last = k == len(tree.body) - 1
+        if isinstance(node, ast.Expr):
+            value = eval(compile(ast.Expression(node.value), README.name, "eval"), env)
+            comment = re.search(r"#\s*(-?\d+(?:\.\d+)?)\s*$", src_lines[node.end_lineno - 1])
+            if comment:
+                shown = comment.group(1)
+                digits = len(shown.split(".")[1]) if "." in shown else 0
+                got = f"{float(value):.{digits}f}"
+                if got != shown:
+                    problems.append(f"README.md line {first_line + node.end_lineno - 1}: "
+                                    f"`{ast.unparse(node.value)}` is shown as {shown}, the code gives {got}")
+            if is_last:
+                last = value
+        else:
+            exec(compile(ast.Module([node], []), README.name, "exec"), env)
+    return last, problems
+
+
+def run_doctest_block(block: Block, env: dict) -> list[str]:
+    """``>>>`` statements with their shown results."""
+    problems, lines, i = [], block.lines, 0
+    while i < len(lines):
+        if not lines[i].startswith(">>> "):
+            i += 1
+            continue
+        start, stmt = i, [lines[i][4:]]
+        i += 1
+        while i < len(lines) and lines[i].startswith("... "):
+            stmt.append(lines[i][4:])
+            i += 1
+        want = []
+        while i < len(lines) and not lines[i].startswith(">>> ") and lines[i].strip():
+            want.append(lines[i])
+            i += 1
+        code = "\n".join(stmt)
+        code = re.sub(r"\s+#[^\n'\"]*$", "", code)
+        try:
+            value = eval(compile(code, README.name, "eval"), env)
+        except SyntaxError:
+            exec(compile(code, README.name, "exec"), env)
+            value = None
+        got = "" if value is None else render(value, "\n".join(want))
+        problems += diff(f"`{code}`", block.line + start + 1, "\n".join(want), got)
+    return problems
+
+
+def run_cli_block(block: Block) -> list[str]:
+    """A ``$ polars-sdc ...`` transcript: run the command, compare every line (time: its form)."""
+    import shlex
+
+    from polars_sdc import cli
+
+    argv = shlex.split(block.lines[0][2:])[1:]
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        code = cli.main(argv)
+    got = buf.getvalue().rstrip("\n")
+    want = "\n".join(block.lines[1:])
+    mask = lambda s: re.sub(r"^(\s*time\s+)\d+\.\d{3} s$", r"\1<t> s", s, flags=re.M)  # noqa: E731
+    problems = [] if code == 0 else [f"README.md line {block.line}: `{block.lines[0][2:]}` exited with {code}"]
+    return problems + diff(f"`{block.lines[0][2:]}`", block.line + 1, mask(want), mask(got))
+
+
+def readme_problems(show: bool = False, text: str | None = None) -> list[str]:
+    """Run the README (or ``text``); every mismatch as a message (``show``: print each output)."""
+    blocks = parse_blocks(README.read_text() if text is None else text)
+    env: dict = {"__name__": "__readme__"}
+    problems: list[str] = []
+    for b, nxt in zip(blocks, blocks[1:] + [None]):
+        if b.lang == "" and b.lines and b.lines[0].startswith("$ polars-sdc "):
+            problems += run_cli_block(b)
+            continue
+        if b.lang != "python" or any(s in b.text for s in SKIP):
+            continue
+        if b.text.lstrip().startswith(">>>"):
+            found = run_doctest_block(b, env)
+            problems += found
+            if show:
+                print(f"--- README.md line {b.line}: doctest block, {len(found)} difference(s)")
+            continue
+        value, found = run_cell(b.text, env, b.line)
+        problems += found
+        if nxt is not None and nxt.lang == "" and value is not None:
+            got = render(value, nxt.text)
+            problems += diff(f"the output of the block at line {b.line}", nxt.line, nxt.text, got)
+            if show:
+                print(f"--- README.md line {nxt.line} (output of the block at line {b.line}):\n{got}")
+    return problems
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the CLI demo writes its file here
+    return tmp_path
+
+
+def test_readme_blocks_print_what_the_readme_shows(in_tmp):
+    problems = readme_problems()
+    assert not problems, "\n".join(problems)
+
+
+def test_checker_reports_each_changed_line():
+    # a small README in the same style, with three wrong outputs and one right one
+    text = "\n".join([
+        "# t", "```python", ">>> 2 * 3", "7", ">>> x = 0.1 + 0.2", ">>> x", "0.30000000000000004", "```",
+        "```python", "import polars as pl", "y = 2.0 ** 0.5   # 1.41", "y * y     # 2.01", "```",
+        "```python", 'pl.DataFrame({"a": [1, 2]})', "```", "```",
+        "┌─────┐", "│ a   │", "│ --- │", "│ i64 │", "╞═════╡", "│ 1   │", "│ 3   │", "└─────┘", "```",
+    ])
+    problems = readme_problems(text=text)
+    assert len([p for p in problems if p.startswith("README.md line")]) == 3, problems
+    assert "README.md line 4 (`2 * 3`)" in problems[0] and "code gives:   6" in problems[0]
+    assert any(p.startswith("README.md line 12: `y * y` is shown as 2.01, the code gives 2.00") for p in problems)
+    assert any(p.startswith("README.md line 24 (the output of the block at line 15)") and "│ 2   │" in p
+               for p in problems)
+    assert any(p.startswith("current output of") for p in problems)  # the text to paste
+
+
+# -- the census table -------------------------------------------------------------------------
+def census_table() -> tuple[int, list[int], list[tuple[str, list[str]]]]:
+    """(README line of the first row, the k of each column, rows of (label, shown cells))."""
+    lines = README.read_text().splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("| method | k = "))
+    ks = [int(c.split("=")[1]) for c in lines[head].strip("|").split("|")[1:]]
+    rows, i = [], head + 2
+    while i < len(lines) and lines[i].startswith("|"):
+        cells = [c.strip() for c in lines[i].strip().strip("|").split("|")]
+        rows.append((cells[0], cells[1:]))
+        i += 1
+    return head + 3, ks, rows
+
+
+def method_of(label: str) -> dict:
+    """partition() arguments for a table row, read from its label."""
+    refine = "mil" if "+ MIL" in label else None
+    order = re.search(r'order="([\w-]+)"', label)
+    if order:
+        return {"method": "mhm", "order": order.group(1), "refine": refine}
+    if label.startswith("V-MDAV"):
+        return {"method": "vmdav", "gamma": 1.0, "refine": refine}
+    if label.startswith("MDAV"):
+        return {"method": "mdav", "refine": refine}
+    raise AssertionError(f"README census table: no rule for the row {label!r}; add one to method_of()")
+
+
+def test_readme_census_table():
+    from polars_sdc import datasets
+
+    census = datasets.census()
+    first, ks, rows = census_table()
+    assert ks == [3, 4, 5, 10] and len(rows) >= 9
+    problems = []
+    for r, (label, shown) in enumerate(rows):
+        kwargs = method_of(label)
+        for k, cell in zip(ks, shown):
+            g = census.sdc.partition(k, **kwargs)
+            got = f"{100 * census.sdc.ilssdm(groups=g):.4f}"
+            if got != cell:
+                problems.append(f"README.md line {first + r}, {label[:40]!r}, k = {k}: shown {cell}, computed {got}")
+    assert not problems, "\n".join(problems)
+
+
+if __name__ == "__main__":  # print the current outputs, for updating the README by hand
+    import tempfile
+
+    os.chdir(tempfile.mkdtemp())
+    found = readme_problems(show=True)
+    print("\n".join(found) if found else "README matches the code")
+    sys.exit(1 if found else 0)
