@@ -1,8 +1,8 @@
 """Type aliases of the public API (for readers and type checkers; nothing is checked here)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal, Union
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, TypedDict, Union
 
 import polars as pl
 
@@ -18,3 +18,23 @@ OrderName = Literal["npn", "grid", "vgrid", "kd", "kd-mdav"]
 
 #: Post-optimisations of a partition (``refine=``).
 RefineName = Literal["mil"]
+
+
+class PartitionOptions(TypedDict, total=False):
+    """Keyword arguments every microaggregation method takes (see ``df.sdc.partition``)."""
+
+    by: ColumnSpec
+    standardize: bool
+    ordinal: Sequence[str]
+    weights: Mapping[str, float] | None
+    refine: RefineName | None
+    refine_options: Mapping[str, Any] | None
+    merge_small_strata: bool
+
+
+class ReleaseOptions(PartitionOptions, total=False):
+    """Keyword arguments of the releasing methods (``df.sdc.mdav``, ...): a partition's, plus the
+    group-id column and the label of pooled strata (see ``df.sdc.microaggregate``)."""
+
+    group_column: str | None
+    pooled_label: Any

@@ -36,6 +36,10 @@ from .vmdav import check_gamma, partition_vmdav
 
 POOLED_SEPARATOR = "+"
 
+#: The keyword arguments of :meth:`MicroaggSpec.build` that every method takes.
+COMMON_ARGUMENTS = ("by", "standardize", "ordinal", "weights", "group_column", "refine", "refine_options",
+                    "merge_small_strata", "pooled_label")
+
 
 @dataclass(frozen=True)
 class Method:
@@ -57,14 +61,17 @@ class Method:
         >>> METHODS["vmdav"].check_options({"gama": 1.0})
         Traceback (most recent call last):
         ...
-        polars_sdc._errors.SDCError: unknown option 'gama' for method 'vmdav'; it takes: gamma
+        polars_sdc._errors.SDCError: unknown option 'gama' for method 'vmdav'; it takes: gamma (and the arguments every method takes: by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label)
         """
         takes = self.options()
         out = {}
         for name, value in options.items():
             if name not in takes:
                 listed = ", ".join(takes) if takes else "no options"
-                raise SDCError(f"unknown option {name!r} for method {self.name!r}; it takes: {listed}")
+                raise SDCError(
+                    f"unknown option {name!r} for method {self.name!r}; it takes: {listed} "
+                    f"(and the arguments every method takes: {', '.join(COMMON_ARGUMENTS)})"
+                )
             check = self.option_checks.get(name)
             out[name] = value if check is None else check(value)
         return out

@@ -6,18 +6,13 @@ whole-frame step. From here to a method's kernel: ``spec.method.partition`` (e.g
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import polars as pl
 
-from .._typing import ColumnSpec, MethodName, OrderName, RefineName
+from .._typing import ColumnSpec, MethodName, OrderName, ReleaseOptions, RefineName
 from ..microagg.pipeline import MicroaggSpec
 from ._base import FrameOps
-
-
-def _arguments(local: dict[str, Any]) -> dict[str, Any]:
-    """A method's own arguments (its ``locals()``), minus ``self``."""
-    return {name: value for name, value in local.items() if name != "self"}
 
 
 class MicroaggMethods(FrameOps):
@@ -27,21 +22,7 @@ class MicroaggMethods(FrameOps):
         spec = MicroaggSpec.build(self._schema(), k, on, **arguments)
         return self._frame_op(spec.apply, spec.output_schema())
 
-    def partition(
-        self,
-        k: int,
-        on: ColumnSpec = None,
-        *,
-        method: MethodName = "mdav",
-        by: ColumnSpec = None,
-        standardize: bool = True,
-        ordinal: Sequence[str] = (),
-        weights: Mapping[str, float] | None = None,
-        refine: RefineName | None = None,
-        refine_options: Mapping[str, Any] | None = None,
-        merge_small_strata: bool = False,
-        **options: Any,
-    ) -> Any:
+    def partition(self, k: int, on: ColumnSpec = None, *, method: MethodName = "mdav", **options: Any) -> Any:
         """Group ids of a k-partition: a UInt32 Series ``"group"`` in row order (on a
         LazyFrame, a LazyFrame with that one column). ``refine="mil"`` post-optimises the
         partition by MIL (thesis 4.2).
@@ -51,37 +32,21 @@ class MicroaggMethods(FrameOps):
         ones by the discrete distance (rank distance if listed in ``ordinal``), combined by the
         product distance with per-column ``weights``; ``by``: strata partitioned separately (a
         stratum with fewer than k rows is an error unless ``merge_small_strata=True``, which
-        pools the small strata); ``options``: the method's own (``gamma``, ``order``, ...).
+        pools the small strata); ``refine``/``refine_options``: the post-optimisation and its
+        options; the method's own options (``gamma``, ``order``, ...) by name. Every keyword
+        is checked once by :meth:`polars_sdc.microagg.MicroaggSpec.build`.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 9.0, 2.0, 8.0]})
         >>> df.sdc.partition(2, on="x").to_list()
         [0, 1, 0, 1]
         """
-        arguments = _arguments(locals())
-        arguments.update(arguments.pop("options"))
-        spec = MicroaggSpec.build(self._schema(), **arguments)
+        spec = MicroaggSpec.build(self._schema(), k, on, method=method, **options)
         if self._lazy:
             return self._frame_op(lambda df: spec.partition(df).to_frame(), pl.Schema({"group": pl.UInt32}))
         return spec.partition(self._frame)
 
-    def microaggregate(
-        self,
-        k: int,
-        on: ColumnSpec = None,
-        *,
-        method: MethodName = "mdav",
-        by: ColumnSpec = None,
-        standardize: bool = True,
-        ordinal: Sequence[str] = (),
-        weights: Mapping[str, float] | None = None,
-        group_column: str | None = None,
-        refine: RefineName | None = None,
-        refine_options: Mapping[str, Any] | None = None,
-        merge_small_strata: bool = False,
-        pooled_label: Any = None,
-        **options: Any,
-    ) -> Any:
+    def microaggregate(self, k: int, on: ColumnSpec = None, *, method: MethodName = "mdav", **options: Any) -> Any:
         """Replace the ``on`` columns by their group representatives under a k-partition from
         ``method``: means for numeric columns, the most frequent value for categorical ones,
         the lower median for ``ordinal`` ones (see :meth:`partition` for the distance);
@@ -98,25 +63,9 @@ class MicroaggMethods(FrameOps):
         >>> df.sdc.microaggregate(2, on="x")["x"].to_list()
         [1.5, 8.5, 1.5, 8.5]
         """
-        arguments = _arguments(locals())
-        arguments.update(arguments.pop("options"))
-        return self._release(**arguments)
+        return self._release(k, on, method=method, **options)
 
-    def mdav(
-        self,
-        k: int,
-        on: ColumnSpec = None,
-        *,
-        by: ColumnSpec = None,
-        standardize: bool = True,
-        ordinal: Sequence[str] = (),
-        weights: Mapping[str, float] | None = None,
-        group_column: str | None = None,
-        refine: RefineName | None = None,
-        refine_options: Mapping[str, Any] | None = None,
-        merge_small_strata: bool = False,
-        pooled_label: Any = None,
-    ) -> Any:
+    def mdav(self, k: int, on: ColumnSpec = None, **options: Unpack[ReleaseOptions]) -> Any:
         """Classic MDAV microaggregation (thesis 2.3.4): groups of k (one of k..2k-1);
         ``refine="mil"`` post-optimises the groups by MIL (thesis 4.2). Other arguments: see
         :meth:`microaggregate`.
@@ -126,24 +75,9 @@ class MicroaggMethods(FrameOps):
         >>> df.sdc.mdav(3, on="x")["x"].to_list()
         [2.6666666666666665, 7.5, 2.6666666666666665, 7.5, 2.6666666666666665, 7.5]
         """
-        return self._release(method="mdav", **_arguments(locals()))
+        return self._release(k, on, method="mdav", **options)
 
-    def vmdav(
-        self,
-        k: int,
-        on: ColumnSpec = None,
-        *,
-        gamma: float = 1.0,
-        by: ColumnSpec = None,
-        standardize: bool = True,
-        ordinal: Sequence[str] = (),
-        weights: Mapping[str, float] | None = None,
-        group_column: str | None = None,
-        refine: RefineName | None = None,
-        refine_options: Mapping[str, Any] | None = None,
-        merge_small_strata: bool = False,
-        pooled_label: Any = None,
-    ) -> Any:
+    def vmdav(self, k: int, on: ColumnSpec = None, *, gamma: float = 1.0, **options: Unpack[ReleaseOptions]) -> Any:
         """V-MDAV microaggregation (thesis 2.3.4): groups of k..2k-1 grown while the nearest
         outside record is closer to the group than gamma times its distance to the other
         outside records; ``refine="mil"`` post-optimises the groups by MIL (thesis 4.2).
@@ -153,24 +87,9 @@ class MicroaggMethods(FrameOps):
         >>> df.sdc.vmdav(2, on="x", standardize=False)["x"].to_list()
         [0.5, 0.5, 0.5, 5.5, 5.5, 9.25, 9.25]
         """
-        return self._release(method="vmdav", **_arguments(locals()))
+        return self._release(k, on, method="vmdav", gamma=gamma, **options)
 
-    def mhm(
-        self,
-        k: int,
-        on: ColumnSpec = None,
-        *,
-        order: OrderName = "npn",
-        by: ColumnSpec = None,
-        standardize: bool = True,
-        ordinal: Sequence[str] = (),
-        weights: Mapping[str, float] | None = None,
-        group_column: str | None = None,
-        refine: RefineName | None = None,
-        refine_options: Mapping[str, Any] | None = None,
-        merge_small_strata: bool = False,
-        pooled_label: Any = None,
-    ) -> Any:
+    def mhm(self, k: int, on: ColumnSpec = None, *, order: OrderName = "npn", **options: Unpack[ReleaseOptions]) -> Any:
         """MHM microaggregation (seed 001): records ordered along a path (``order``: "npn",
         "grid", "vgrid", or the fast "kd" and "kd-mdav" for large n), then cut optimally by the
         Hansen–Mukherjee shortest path (eq. 2, Theorem 1); groups of k..2k-1.
@@ -180,21 +99,9 @@ class MicroaggMethods(FrameOps):
         >>> df.sdc.mhm(2, on="x")["x"].to_list()
         [1.5, 8.5, 1.5, 8.5, 5.25, 5.25]
         """
-        return self._release(method="mhm", **_arguments(locals()))
+        return self._release(k, on, method="mhm", order=order, **options)
 
-    def univariate(
-        self,
-        k: int,
-        on: ColumnSpec = None,
-        *,
-        by: ColumnSpec = None,
-        standardize: bool = True,
-        group_column: str | None = None,
-        refine: RefineName | None = None,
-        refine_options: Mapping[str, Any] | None = None,
-        merge_small_strata: bool = False,
-        pooled_label: Any = None,
-    ) -> Any:
+    def univariate(self, k: int, on: ColumnSpec = None, **options: Unpack[ReleaseOptions]) -> Any:
         """Optimal univariate microaggregation of one column (Hansen & Mukherjee, seed 001
         ref. [3]): the k-partition with the least SSE, exactly.
 
@@ -203,7 +110,7 @@ class MicroaggMethods(FrameOps):
         >>> df.sdc.univariate(3, on="x")["x"].to_list()
         [9.0, 1.5, 1.5, 9.0, 9.0, 1.5]
         """
-        return self._release(method="univariate", **_arguments(locals()))
+        return self._release(k, on, method="univariate", **options)
 
     def mil(
         self,
