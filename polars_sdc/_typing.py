@@ -34,7 +34,9 @@ class PartitionOptions(TypedDict, total=False):
 
 class ReleaseOptions(PartitionOptions, total=False):
     """Keyword arguments of the releasing methods (``df.sdc.mdav``, ...): a partition's, plus the
-    group-id column and the label of pooled strata (see ``df.sdc.microaggregate``)."""
+    group-id column, the label of pooled strata and how integer columns are released (see
+    ``df.sdc.microaggregate``)."""
 
     group_column: str | None
     pooled_label: Any
+    integers: Literal["round", "float"]

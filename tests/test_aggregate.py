@@ -26,10 +26,31 @@ G = pl.Series("g", [0, 0, 0, 1, 1, 1, 1], dtype=pl.UInt32)
 
 
 def test_mean_for_numeric():
-    out = polars_sdc.aggregate(frame(), G, ["x", "f"])
+    out = polars_sdc.aggregate(frame(), G, ["x", "f"], integers="float")
     assert out["x"].dtype == pl.Float64
     assert out["x"].to_list() == [3.0] * 3 + [25.0] * 4
     assert out["f"].to_list() == [1.0] * 3 + [3.5] * 4
+
+
+def test_integer_mean_rounded_half_to_even_in_its_dtype():
+    df = pl.DataFrame({
+        "g": [0, 0, 1, 1, 2, 2, 3, 3, 3, 4, 4],
+        "i8": pl.Series([1, 2, 2, 3, -1, -2, 1, 1, 2, 127, 126], dtype=pl.Int8),
+        "u64": pl.Series([2**64 - 1, 2**64 - 2, 0, 1, 5, 6, 7, 7, 8, 1, 2], dtype=pl.UInt64),
+    })
+    out = polars_sdc.aggregate(df, "g", ["i8", "u64"])
+    assert out.schema["i8"] == pl.Int8 and out.schema["u64"] == pl.UInt64
+    # means 1.5 -> 2, 2.5 -> 2, -1.5 -> -2, 4/3 -> 1, 126.5 -> 126 (half to even)
+    assert out["i8"].to_list() == [2, 2, 2, 2, -2, -2, 1, 1, 1, 126, 126]
+    # exact near 2**64 (a float mean would round 2**64 - 1.5 to 2**64 and overflow)
+    assert out["u64"].to_list() == [2**64 - 2] * 2 + [0, 0, 6, 6, 7, 7, 7, 2, 2]
+    # a plain reference: Python's round() is half to even on exact fractions
+    from fractions import Fraction
+    for g, part in df.group_by("g"):
+        for c in ("i8", "u64"):
+            vals = part[c].to_list()
+            want = round(Fraction(sum(vals), len(vals)))
+            assert set(out.filter(pl.col("g") == g[0])[c].to_list()) == {want}
 
 
 def test_mode_keeps_dtype_and_breaks_ties_by_smallest_value():

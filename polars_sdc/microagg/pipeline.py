@@ -26,6 +26,7 @@ from .._columns import check_k, is_categorical, is_numeric, resolve_columns
 from .._errors import SDCError
 from .._typing import ColumnSpec
 from .._validation import check_bool, check_choice, check_int
+from ..aggregate import check_integers
 from ..partition import GROUP_DTYPE, canonical_ids
 from .features import feature_matrix
 from .mdav import partition_mdav
@@ -38,7 +39,7 @@ POOLED_SEPARATOR = "+"
 
 #: The keyword arguments of :meth:`MicroaggSpec.build` that every method takes.
 COMMON_ARGUMENTS = ("by", "standardize", "ordinal", "weights", "group_column", "refine", "refine_options",
-                    "merge_small_strata", "pooled_label")
+                    "merge_small_strata", "pooled_label", "integers")
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class Method:
         >>> METHODS["vmdav"].check_options({"gama": 1.0})
         Traceback (most recent call last):
         ...
-        polars_sdc._errors.SDCError: unknown option 'gama' for method 'vmdav'; it takes: gamma (and the arguments every method takes: by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label)
+        polars_sdc._errors.SDCError: unknown option 'gama' for method 'vmdav'; it takes: gamma (and the arguments every method takes: by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers)
         """
         takes = self.options()
         out = {}
@@ -199,6 +200,7 @@ class MicroaggSpec:
     refine_options: Mapping[str, Any] = field(default_factory=dict)
     merge_small_strata: bool = False
     pooled_label: Any = None
+    integers: str = "round"
     input_schema: pl.Schema = field(default_factory=pl.Schema)
 
     @classmethod
@@ -218,6 +220,7 @@ class MicroaggSpec:
         refine_options: Mapping[str, Any] | None = None,
         merge_small_strata: bool = False,
         pooled_label: Any = None,
+        integers: str = "round",
         **options: Any,
     ) -> MicroaggSpec:
         """Check every argument against ``schema`` once (k against the row count is checked
@@ -265,7 +268,7 @@ class MicroaggSpec:
             standardize=check_bool(standardize, "standardize"), ordinal=ordinal,
             weights=dict(weights) if weights is not None else None, group_column=group_column,
             refine=refine, refine_options=refine_options, merge_small_strata=merge_small_strata,
-            pooled_label=pooled_label, input_schema=schema,
+            pooled_label=pooled_label, integers=check_integers(integers), input_schema=schema,
         )
         spec.output_schema()  # dtype problems (ordinal String, pooled label) fail now
         return spec
@@ -276,7 +279,7 @@ class MicroaggSpec:
         columns as :func:`_pooled_dtype` says, the group column UInt32."""
         from ..aggregate import aggregate_output_schema
 
-        out = dict(aggregate_output_schema(self.input_schema, list(self.on), self.ordinal))
+        out = dict(aggregate_output_schema(self.input_schema, list(self.on), self.ordinal, self.integers))
         if self.merge_small_strata:
             for c in self.by:
                 out[c] = _pooled_dtype(self.input_schema[c], c, self.pooled_label)
@@ -331,7 +334,7 @@ class MicroaggSpec:
 
         strata = self.strata(df) if self.by else None
         groups = self.partition(df, strata)
-        out = aggregate(df, groups, list(self.on), ordinal=self.ordinal)
+        out = aggregate(df, groups, list(self.on), ordinal=self.ordinal, integers=self.integers)
         if self.merge_small_strata:
             out = self._relabel_pooled(out, strata or [])
         if self.group_column is not None:

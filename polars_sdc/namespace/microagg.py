@@ -53,6 +53,9 @@ class MicroaggMethods(FrameOps):
         ``refine="mil"`` first post-optimises the partition by MIL (thesis 4.2).
 
         Every other column and the row order are kept; ``group_column`` adds the group ids.
+        Integer columns keep their dtype: the group's exact mean rounded half to even
+        (``integers="float"``: the Float64 mean; on the census data, MDAV k = 5, rounding
+        moves SSE/SST from 9.0884355 % to 9.0884364 %, 1e-7 of its value).
         With ``merge_small_strata=True`` the rows of pooled strata are released under one
         stratum label per ``by`` column — ``pooled_label``, or the pooled values joined by
         ``"+"`` — because the stratum is a quasi-identifier too; a ``by`` column that is not
@@ -158,9 +161,13 @@ class MicroaggMethods(FrameOps):
             schema,
         )
 
-    def aggregate(self, groups: str | pl.Series, on: ColumnSpec, *, ordinal: Sequence[str] = ()) -> Any:
-        """Replace the ``on`` columns by their group representative: mean (numeric, Float64),
-        most frequent value (String/Categorical/Enum; ties: smallest), lower median (``ordinal``).
+    def aggregate(
+        self, groups: str | pl.Series, on: ColumnSpec, *, ordinal: Sequence[str] = (), integers: str = "round"
+    ) -> Any:
+        """Replace the ``on`` columns by their group representative: mean (float columns:
+        Float64; integer columns: rounded half to even in their dtype, or Float64 with
+        ``integers="float"``), most frequent value (String/Categorical/Enum; ties: smallest),
+        lower median (``ordinal``).
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"g": [0, 0, 1, 1], "c": ["a", "b", "b", "b"]})
@@ -171,5 +178,5 @@ class MicroaggMethods(FrameOps):
         from ..aggregate import aggregate, aggregate_output_schema
 
         cols = resolve_columns(self._schema(), on, kind="supported")
-        schema = aggregate_output_schema(self._schema(), cols, ordinal)
-        return self._frame_op(lambda df: aggregate(df, groups, cols, ordinal=ordinal), schema)
+        schema = aggregate_output_schema(self._schema(), cols, ordinal, integers)
+        return self._frame_op(lambda df: aggregate(df, groups, cols, ordinal=ordinal, integers=integers), schema)
