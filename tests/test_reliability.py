@@ -348,3 +348,62 @@ def test_item15_messages(tmp_path, capsys):
     with pytest.raises(Exception) as err:
         many.select(pl.col("x").sdc.recode(p=0.05))
     assert "column 'x'" in str(err.value).splitlines()[0]
+
+
+# -- 9. MDAV ties on standardized data: the textbook partition -------------------------------
+def _reference_mdav_exact_mean(X, k):
+    """Plain numpy MDAV (thesis 2.3.4) whose centroid is the exactly summed column mean
+    (math.fsum), ties to the lowest row index."""
+    import math
+
+    X = np.asarray(X, dtype=float)
+    left = np.arange(len(X))
+    labels = np.full(len(X), -1)
+    label = 0
+
+    def mean(rows):
+        return np.array([math.fsum(X[rows, j].tolist()) for j in range(X.shape[1])]) / len(rows)
+
+    def take(r):
+        nonlocal left, label
+        others = left[left != r]
+        d = ((X[others] - X[r]) ** 2).sum(axis=1)
+        members = np.concatenate([[r], others[np.lexsort((others, d))[: k - 1]]])
+        labels[members] = label
+        label += 1
+        left = np.setdiff1d(left, members)
+
+    def farthest(v):
+        d = ((X[left] - v) ** 2).sum(axis=1)
+        return left[np.flatnonzero(d == d.max())[0]]
+
+    while len(left) >= 3 * k:
+        r = farthest(mean(left))
+        take(r)
+        take(farthest(X[r]))
+    if len(left) >= 2 * k:
+        take(farthest(mean(left)))
+    labels[left] = label
+    return labels
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2, 90), p=st.integers(1, 4), k=st.integers(2, 6), levels=st.integers(2, 5),
+       seed=st.integers(0, 2**31))
+def test_item9_property_mdav_ties_on_zscores_equal_textbook(n, p, k, levels, seed):
+    from polars_sdc.microagg.mdav import partition_mdav
+    from polars_sdc.standardize import zscore
+
+    k = min(k, n)
+    X = zscore(np.random.default_rng(seed).integers(0, levels, (n, p)).astype(float))
+    got = partition_mdav(X, k)
+    assert canonical_ids(got).tolist() == canonical_ids(_reference_mdav_exact_mean(X, k)).tolist()
+
+
+def test_item9_frame_with_ties_is_textbook():
+    r = np.random.default_rng(9)
+    df = pl.DataFrame({"a": r.integers(0, 4, 300), "b": r.integers(0, 3, 300)})
+    from polars_sdc.standardize import zscore
+
+    want = _reference_mdav_exact_mean(zscore(df.to_numpy().astype(float)), 5)
+    assert canonical_ids(df.sdc.partition(5, ["a", "b"]).to_numpy()).tolist() == canonical_ids(want).tolist()
