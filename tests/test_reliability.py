@@ -407,3 +407,14 @@ def test_item9_frame_with_ties_is_textbook():
 
     want = _reference_mdav_exact_mean(zscore(df.to_numpy().astype(float)), 5)
     assert canonical_ids(df.sdc.partition(5, ["a", "b"]).to_numpy()).tolist() == canonical_ids(want).tolist()
+
+
+@pytest.mark.parametrize("scale", [1e154, 1e300, 1e-162, 1e-300])
+def test_item5_expression_zscore_extremes(scale):
+    x = [1.0, 2.0, 4.0, -7.0]
+    want = pl.DataFrame({"x": x}).select(pl.col("x").sdc.zscore())["x"].to_numpy()
+    df = pl.DataFrame({"x": [v * scale for v in x]})
+    got = df.select(pl.col("x").sdc.zscore())["x"].to_numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    lazy = df.lazy().select(pl.col("x").sdc.zscore()).collect(engine="streaming")["x"].to_numpy()
+    np.testing.assert_allclose(lazy, want, rtol=1e-12)
