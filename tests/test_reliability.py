@@ -418,3 +418,27 @@ def test_item5_expression_zscore_extremes(scale):
     np.testing.assert_allclose(got, want, rtol=1e-12)
     lazy = df.lazy().select(pl.col("x").sdc.zscore()).collect(engine="streaming")["x"].to_numpy()
     np.testing.assert_allclose(lazy, want, rtol=1e-12)
+
+
+@FAST
+@given(e=st.integers(-1000, 1000), seed=st.integers(0, 2**16), exponent=st.sampled_from([1, 2, 1.5]),
+       weights=st.sampled_from([None, "amount"]))
+def test_item5_property_ild_is_scale_free(e, seed, exponent, weights):
+    """ILD of a Euclidean column at any magnitude (2^-1000 .. 2^1000) equals its ILD at scale 1:
+    no overflow to inf / NaN, no underflow to a false 0."""
+    r = np.random.default_rng(seed)
+    x = r.normal(size=24)
+    c = r.choice(["a", "b", "c"], 24)
+    base = pl.DataFrame({"x": x, "c": c})
+    out = base.sdc.mdav(3, ["x", "c"], group_column="g")
+    on = ["x", "c"] if exponent == 2 else ["x"]
+    want = base.sdc.ild(out.select("x", "c"), on=on, exponent=exponent, weights=weights)
+    big = base.with_columns(pl.Series("x", np.ldexp(x, e)))
+    rel = out.select(pl.Series("x", np.ldexp(out["x"].to_numpy(), e)), "c")
+    got = big.sdc.ild(rel, on=on, exponent=exponent, weights=weights)
+    if weights is None and on == ["x", "c"]:  # the discrete block's weight is not scale-free
+        assert 0.0 <= got <= 1.0
+    else:
+        assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
+    grouped = big.with_columns(out["g"]).sdc.ild(groups="g", on=["x"])
+    assert grouped == pytest.approx(base.with_columns(out["g"]).sdc.ild(groups="g", on=["x"]), rel=1e-9)
