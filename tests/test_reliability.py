@@ -442,3 +442,18 @@ def test_item5_property_ild_is_scale_free(e, seed, exponent, weights):
         assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
     grouped = big.with_columns(out["g"]).sdc.ild(groups="g", on=["x"])
     assert grouped == pytest.approx(base.with_columns(out["g"]).sdc.ild(groups="g", on=["x"]), rel=1e-9)
+
+
+@settings(max_examples=80, deadline=None)
+@given(counts=st.lists(st.integers(1, 8), min_size=1, max_size=60), th=st.integers(0, 20))
+def test_item13_property_flat_plan_equals_node_plan(counts, th):
+    """The flat-array Fig. 1 (used without hierarchy/order) merges exactly like the node plan."""
+    from polars_sdc.recode import _Node, _label, _plan_free, _plan_free_fast
+
+    labels = [f"c{i}" for i in range(len(counts))]
+    nodes = [_Node(c, i, [(i, lab)], [i], None) for i, (lab, c) in enumerate(zip(labels, counts))]
+    want = [""] * len(labels)
+    for node in _plan_free(nodes, th):
+        for m in node.members:
+            want[m] = _label(sorted(node.parts), "・")
+    assert _plan_free_fast(labels, counts, th, "・", "c") == want
