@@ -457,3 +457,20 @@ def test_item13_property_flat_plan_equals_node_plan(counts, th):
         for m in node.members:
             want[m] = _label(sorted(node.parts), "・")
     assert _plan_free_fast(labels, counts, th, "・", "c") == want
+
+
+@FAST
+@given(dtype=st.sampled_from([pl.Float64, pl.Int32, pl.Boolean, pl.String, pl.Categorical]),
+       n=st.integers(0, 5), lazy=st.booleans())
+def test_item12_14_property_no_silent_defaults(dtype, n, lazy):
+    """k_anonymity / equivalence_classes never guess the quasi-identifiers; loss measures on
+    a frame without rows raise a clear error, whatever the dtype."""
+    values = {pl.Float64: [1.5], pl.Int32: [2], pl.Boolean: [True], pl.String: ["a"], pl.Categorical: ["a"]}[dtype]
+    df = pl.DataFrame({"a": values * n}, schema={"a": dtype})
+    frame = df.lazy() if lazy else df
+    with pytest.raises(SDCError, match="quasi-identifier"):
+        frame.sdc.k_anonymity()
+    assert frame.sdc.k_anonymity("a") == (n if n else 0)
+    if n == 0:
+        with pytest.raises(SDCError, match="no rows"):
+            df.sdc.ild(df, on="a")
