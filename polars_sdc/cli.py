@@ -6,9 +6,12 @@ Subcommands:
   the embedded census data (all 13 columns, z-scored; MDAV then MIL by default), print a short
   report (with the loss before MIL) and write the protected file.
 - ``polars-sdc anonymize IN OUT --k K --on COLS [--by COLS [--merge-small-strata]] [--method M]
-  [--refine mil|none] [--no-standardize] [--group-column NAME]``: microaggregate a CSV or Parquet file (chosen by
-  extension) as a lazy scan -> ``lf.sdc.microaggregate`` -> sink pipeline and print a one-line
-  summary.
+  [--refine mil|none] [--no-standardize] [--group-column NAME] [--null-values TOKENS]``: microaggregate a CSV or
+  Parquet file (chosen by extension) as a lazy scan -> ``lf.sdc.microaggregate`` -> sink pipeline and print a
+  one-line summary. The release is written to a temporary file in the output's directory, read back, and
+  renamed over the output only if every equivalence class on the ``--on`` and ``--by`` columns has at least
+  k rows; an output that is the input (same path, a symlink or a hard link to it) is refused, and so is a
+  numeric CSV column holding a stray token such as "n/a" (unless listed in ``--null-values``).
 
 Any error (bad input, missing file, unknown extension, Polars errors) is printed as one
 line ``polars-sdc: error: ...`` on stderr with exit code 2, never as a traceback.

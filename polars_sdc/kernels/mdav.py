@@ -360,7 +360,22 @@ def _farthest(LX, LR, LI, lpos, head, stop, q, dq, buf):
 
 
 @njit(cache=True)
-def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums, o, labels, label):
+def _add_exact(sums, errs, j, x):
+    """sums[j] + errs[j] += x as a double-double (TwoSum, then renormalised): the centroid
+    then depends only on which rows are left, not on the order they were removed in, so
+    distances that tie in exact arithmetic tie here as in a fresh (exactly summed) mean."""
+    a = sums[j]
+    s = a + x
+    bv = s - a
+    e = (a - (s - bv)) + (x - bv)
+    t = errs[j] + e
+    hi = s + t
+    errs[j] = t - (hi - s)
+    sums[j] = hi
+
+
+@njit(cache=True)
+def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums, o, labels, label, errs):
     """Give the live row with original index o the label, drop it from the sums and swap it
     out of its leaf's live slots; refit the bounds on its path to the root."""
     p = TD.shape[1]
@@ -372,7 +387,7 @@ def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums
     labels[o] = label
     LI[lpos[o]] = -1
     for j in range(p):
-        sums[j] -= TD[f, j, t]
+        _add_exact(sums, errs, j, -TD[f, j, t])
     if t != last:
         for j in range(p):
             TD[f, j, t] = TD[f, j, last]
@@ -501,15 +516,14 @@ def mdav_labels(X, k, leaf=_LEAF):
     TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf = _tree(X, np.arange(n), np.zeros(n), leaf, pos)
     built = n
     sums = np.zeros(p, dtype=np.float64)
+    errs = np.zeros(p, dtype=np.float64)  # low parts: sums + errs is the exact column sum
     for j in range(p):
-        s = 0.0
         for i in range(n):
-            s += X[i, j]
-        sums[j] = s
+            _add_exact(sums, errs, j, X[i, j])
     c = np.empty(p, dtype=np.float64)
     ref = np.empty(p, dtype=np.float64)
     for j in range(p):
-        ref[j] = sums[j] / n
+        ref[j] = (sums[j] + errs[j]) / n
     LX = np.empty((p, n), dtype=np.float64)
     LR = np.empty(n, dtype=np.float64)
     LI = np.empty(n, dtype=np.int64)
@@ -538,7 +552,7 @@ def mdav_labels(X, k, leaf=_LEAF):
             TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf = _tree(Xs, os, rs, leaf, pos)
             built = m
         for j in range(p):
-            c[j] = sums[j] / m
+            c[j] = (sums[j] + errs[j]) / m
         dq = np.sqrt(_sq_dist(c, ref))
         if dq > _DRIFT * rmax[0]:
             # the centroid drifted: make it the reference so that the bounds stay tight
@@ -574,7 +588,7 @@ def mdav_labels(X, k, leaf=_LEAF):
             for u in range(-1, kk):
                 o = xr if u < 0 else bi[u]
                 _remove(
-                    TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums, o, labels, label
+                    TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums, o, labels, label, errs
                 )
             label += 1
             m -= k

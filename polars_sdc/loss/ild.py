@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -195,17 +195,22 @@ def _records_amount(frame: pl.DataFrame, blocks: Sequence[Block], weights: Seque
     return _pairwise(counts, num, num_blocks, cat_blocks, exponent)
 
 
-def block_amount(frame: pl.DataFrame, block: Block, exponent: float) -> float:
-    """``I`` of one block of ``frame`` with the block's distance and the given exponent."""
+def block_amount(frame: pl.DataFrame, block: Block, exponent: float, shift: int = 0) -> float:
+    """``I`` of one block of ``frame`` with the block's distance and the given exponent; a
+    Euclidean (p-norm) block with ``shift`` E is measured on its values times 2^-E (exact), so
+    the result is ``I / 2^(exponent E)``."""
     d, cols = block.distance, list(block.columns)
     if isinstance(d, _dist.PNorm):
         X = numeric_matrix(frame, cols)
+        if shift:
+            X = np.ldexp(X, -shift)
         if exponent == 2 and (d.p == 2 or len(cols) == 1):
             return sum(amount_1d(X[:, j], 2) for j in range(len(cols)))
         if exponent == 1 and (d.p == 1 or len(cols) == 1):
             return sum(amount_1d(X[:, j], 1) for j in range(len(cols)))
         values, counts = _distinct(frame, cols)
-        return _pairwise(counts, numeric_matrix(values, cols), [(len(cols), d.p, 1.0)], [], exponent)
+        V = numeric_matrix(values, cols)
+        return _pairwise(counts, np.ldexp(V, -shift) if shift else V, [(len(cols), d.p, 1.0)], [], exponent)
     check_no_nulls(frame, cols)
     if frame.height == 0:
         return 0.0
@@ -218,10 +223,35 @@ def block_amount(frame: pl.DataFrame, block: Block, exponent: float) -> float:
 def _ratio(before: float, after: float) -> float:
     """(before - after) / before, never negative: a release can spread a discrete column more
     evenly than the original (a group's most frequent value as representative), which raises
-    I; that is no gain of information, so it is reported as no loss (0)."""
+    I; that is no gain of information, so it is reported as no loss (0). NaN stays NaN."""
     if before > 0:
-        return max(0.0, (before - after) / before)
+        r = (before - after) / before
+        return 0.0 if r < 0 else r
     return 0.0 if after == 0 else math.nan
+
+
+def _p2(x: float, lg: float) -> float:
+    """x * 2^lg without a spurious overflow of the power itself (inf only if the product is)."""
+    if x == 0 or lg == 0:
+        return x
+    half = lg / 2
+    try:
+        return x * 2.0**half * 2.0 ** (lg - half)
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def _block_shift(orig: pl.DataFrame, rel: pl.DataFrame | None, block: Block) -> int:
+    """E with the Euclidean block's |values| below 2^E, when they lie outside 2^+-100; else 0."""
+    from ..standardize import SAFE_EXP, pow2_exponent
+
+    if not isinstance(block.distance, _dist.PNorm):
+        return 0
+    cols = list(block.columns)
+    e = pow2_exponent(numeric_matrix(orig, cols))
+    if rel is not None and rel.height and all(c in rel.columns for c in cols):
+        e = max(e, pow2_exponent(numeric_matrix(rel, cols)))
+    return 0 if -SAFE_EXP <= e <= SAFE_EXP else e
 
 
 # -- the report --------------------------------------------------------------------------
@@ -242,13 +272,19 @@ class ILDReport:
     total: float
     total_masked: float
     exponent: float
+    # (overall, per block) losses formed from rescaled amounts when some block needed it
+    ratios: tuple[float, tuple[float, ...]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def ild(self) -> float:
+        if self.ratios is not None:
+            return self.ratios[0]
         return _ratio(self.total, self.total_masked)
 
     @property
     def by_column(self) -> dict[str, float]:
+        if self.ratios is not None:
+            return dict(zip(self.columns, self.ratios[1]))
         return {c: _ratio(a, m) for c, a, m in zip(self.columns, self.amount, self.amount_masked)}
 
     def to_frame(self) -> pl.DataFrame:
@@ -378,26 +414,50 @@ def ild_report(
             b.distance.check(b.columns, rel.schema)
             bound.append(Block(b.columns, b.distance.bind(b.columns, [orig, rel])))
     blocks = bound
+    # a Euclidean block of huge or tiny values (|x| ~ 1e200, 1e-170) is measured on its columns
+    # rescaled by a power of two 2^-E (exact): its amounts are a_s * 2^(e E), and the ratios
+    # are formed from the scaled numbers, so squares neither overflow nor underflow
+    scalable = e == 2 or len(blocks) == 1
+    shifts = [_block_shift(orig, rel, b) if scalable else 0 for b in blocks]
     amounts, masked_amounts, amounts2 = [], [], []
-    for b in blocks:
-        a = block_amount(orig, b, e)
+    for b, sh in zip(blocks, shifts):
+        a = block_amount(orig, b, e, sh)
         if b.columns in by_sse:
             from .sse import sse
 
             # group means: I(A) - I(A_hat) = 2 N SSE (seed 000 eq. 5), no cancellation
-            m = a - 2.0 * orig.height * sse(numeric_matrix(orig, list(b.columns)), gids.to_numpy())
+            X = numeric_matrix(orig, list(b.columns))
+            m = a - 2.0 * orig.height * sse(np.ldexp(X, -sh) if sh else X, gids.to_numpy())
             m = max(m, 0.0)
         elif _unchanged(orig, rel, b.columns):
             m = a  # the release left these columns as they were: exactly no loss
         else:
-            m = block_amount(rel, b, e)
+            m = block_amount(rel, b, e, sh)
         amounts.append(a)
         masked_amounts.append(m)
         if wspec == "amount":
-            amounts2.append(a if e == 2 else block_amount(orig, b, 2))
-    w = _weights(blocks, wspec, amounts2)
-    total = _total(orig, blocks, w, amounts, e)
-    total_m = _total(rel, blocks, w, masked_amounts, e)
+            amounts2.append(a if e == 2 else block_amount(orig, b, 2, sh))
+    w = _weights(blocks, wspec, amounts2)  # with "amount": times 2^(-2 E) each
+    wexp = [-2 * sh if wspec == "amount" else 0 for sh in shifts]
+    if any(shifts):
+        if len(blocks) == 1:
+            terms = [(w[0] ** (e / 2) * amounts[0], wexp[0] * e / 2 + e * shifts[0])]
+            terms_m = [(w[0] ** (e / 2) * masked_amounts[0], terms[0][1])]
+        else:  # e == 2
+            terms = [(wi * a, we + 2 * sh) for wi, a, we, sh in zip(w, amounts, wexp, shifts)]
+            terms_m = [(wi * m, we + 2 * sh) for wi, m, we, sh in zip(w, masked_amounts, wexp, shifts)]
+        top = max((lg for v, lg in terms if v), default=0.0)
+        total_s = math.fsum(_p2(v, lg - top) for v, lg in terms)
+        total_ms = math.fsum(_p2(v, lg - top) for v, lg in terms_m)
+        ratios = (_ratio(total_s, total_ms), tuple(_ratio(a, m) for a, m in zip(amounts, masked_amounts)))
+        total, total_m = _p2(total_s, top), _p2(total_ms, top)
+        amounts = [_p2(a, e * sh) for a, sh in zip(amounts, shifts)]
+        masked_amounts = [_p2(m, e * sh) for m, sh in zip(masked_amounts, shifts)]
+        w = [_p2(wi, we) for wi, we in zip(w, wexp)]
+    else:
+        total = _total(orig, blocks, w, amounts, e)
+        total_m = _total(rel, blocks, w, masked_amounts, e)
+        ratios = None
     return ILDReport(
         columns=tuple(b.label for b in blocks),
         distances=tuple(repr(b.distance) for b in blocks),
@@ -407,6 +467,7 @@ def ild_report(
         total=total,
         total_masked=total_m,
         exponent=e,
+        ratios=ratios,
     )
 
 

@@ -7,6 +7,10 @@ that plain Euclidean distance on the matrix equals it and group centroids stay m
   category codes times sqrt(w / 2), so two different categories are exactly sqrt(w) apart;
 - ordinal categorical column (seed 002 eq. 2, d = rank difference / number of categories):
   rank / |D(V)| times sqrt(w), the rank being the Enum order or else the sorted order.
+
+Extreme magnitudes (raw values or weights up to 1.8e308, or down to 1e-300): the whole matrix
+is multiplied by one power of two so that its largest |entry| is O(1). That is exact, keeps
+every ratio of distances, hence the partition, and keeps squared distances finite and nonzero.
 """
 from __future__ import annotations
 

@@ -54,7 +54,8 @@ def _codes(labels: Any, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     counts = np.bincount(codes, minlength=uniq.size)
     if counts.size and counts.min() < k:
         g = int(np.argmin(counts))
-        raise SDCError(f"group {uniq[g]!r} has {counts[g]} row(s), fewer than k = {k}; MIL needs a k-partition")
+        label = uniq[g].item() if hasattr(uniq[g], "item") else uniq[g]
+        raise SDCError(f"group {label!r} has {int(counts[g])} row(s), fewer than k = {k}; MIL needs a k-partition")
     return uniq, codes.astype(np.int64)
 
 

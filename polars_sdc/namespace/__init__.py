@@ -418,6 +418,10 @@ class SDCExpr:
         [-1.0, 1.0]
         """
         x = self._expr.cast(pl.Float64)
+        # |x| beyond 2^+-100: rescale by a power of two first (exact), so the variance neither
+        # overflows (|x| ~ 1e154) nor underflows (|x| ~ 1e-162) and zeroes the column
+        e = x.abs().max().log(2).floor()
+        x = pl.when(e.is_finite() & ((e > 100) | (e < -100))).then(x * pl.lit(2.0).pow(-e)).otherwise(x)
         std = x.std(ddof=0)
         return pl.when(std > 0).then((x - x.mean()) / std).otherwise(0.0)
 
