@@ -114,3 +114,10 @@ def test_partition_helpers():
     check_k_partition(np.array([0, 0, 1, 1]), 2)
     with pytest.raises(SDCError, match="group 1 has 1 row"):
         check_k_partition(np.array([0, 0, 1]), 2)
+
+
+def test_float_mean_near_the_largest_double_stays_finite():
+    df = pl.DataFrame({"x": [1.5e308, 1.6e308, 1.7e308, -1.0, 1.0, 2.0], "g": [0, 0, 0, 1, 1, 1]})
+    out = polars_sdc.aggregate(df, "g", ["x"])["x"].to_list()
+    assert out[:3] == pytest.approx([1.6e308] * 3, rel=1e-15)
+    assert out[3:] == [2 / 3] * 3  # ordinary groups: the plain mean, bit for bit
