@@ -52,3 +52,46 @@ def frame_keys(df: pl.DataFrame, key: str | None) -> np.ndarray:
     if key is None:
         return rng.row_positions(df.height)
     return rng.row_keys(df.get_column(key))
+
+
+def strata(df: pl.DataFrame, by: list[str] | None) -> tuple[np.ndarray, list[tuple]]:
+    """Stratum index per row (int64, 0..S-1, strata sorted by value, nulls last) and the
+    strata values; one stratum ``()`` when ``by`` is empty.
+
+    >>> strata(pl.DataFrame({"r": ["b", "a", "b"]}), ["r"])
+    (array([1, 0, 1]), [('a',), ('b',)])
+    """
+    if not by:
+        return np.zeros(df.height, dtype=np.int64), [()]
+    u = df.select(by).unique().sort(by, nulls_last=True).with_row_index("__sdc_stratum__")
+    idx = df.select(by).join(u, on=by, how="left", nulls_equal=True, maintain_order="left")
+    return idx.get_column("__sdc_stratum__").to_numpy().astype(np.int64), u.drop("__sdc_stratum__").rows()
+
+
+def check_fraction(name: str, v: Any, *, lo: float = 0.0, hi: float = 1.0, lo_open: bool = False) -> float:
+    """A real number in [lo, hi] (or (lo, hi]); bools refused."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise SDCError(f"{name} must be a number in [{lo}, {hi}], got {v!r}")
+    f = float(v)
+    if not (np.isfinite(f) and (f > lo if lo_open else f >= lo) and f <= hi):
+        raise SDCError(f"{name} must be a number in {'(' if lo_open else '['}{lo}, {hi}], got {v!r}")
+    return f
+
+
+_FAST = 200_000   # from this many rows the Numba pass of the generator pays for its load time
+
+
+def uniform(seed: int, stream: str, keys: np.ndarray) -> np.ndarray:
+    """:func:`polars_sdc.rng.uniform`, bit for bit, in one Numba pass on large inputs."""
+    if keys.shape[0] < _FAST:
+        return rng.uniform(seed, stream, keys)
+    from ..kernels.masking import uniform as kernel
+
+    return kernel(np.ascontiguousarray(keys, dtype=np.uint64), rng.stream_hash(seed, stream))
+
+
+def normal(seed: int, stream: str, keys: np.ndarray) -> np.ndarray:
+    """:func:`polars_sdc.rng.normal`, bit for bit (Box-Muller on the same two uniforms)."""
+    u1 = uniform(seed, stream + "/n1", keys)
+    u2 = uniform(seed, stream + "/n2", keys)
+    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)

@@ -668,8 +668,10 @@ class _FrameMethods(FrameOps):
         quasi_identifiers(self._schema(), on, by)
 
 
+from .masking import MaskingMethods  # noqa: E402
+
 # every DataFrame / LazyFrame method group: a mixin of FrameOps (one per area, in this package)
-FRAME_METHOD_GROUPS: tuple[type, ...] = (_FrameMethods,)
+FRAME_METHOD_GROUPS: tuple[type, ...] = (_FrameMethods, MaskingMethods)
 
 
 @pl.api.register_dataframe_namespace("sdc")

@@ -1,0 +1,74 @@
+"""Numba kernels of the masking methods: the per-row generator of :mod:`polars_sdc.rng` in one
+pass (bit-identical to ``rng.uniform``), PRAM's alias tables and rank swapping."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, uint64
+
+_G = uint64(0x9E3779B97F4A7C15)
+_M1 = uint64(0xBF58476D1CE4E5B9)
+_M2 = uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True, inline="always")
+def _mix(z):
+    z = z ^ (z >> uint64(30))
+    z = z * _M1
+    z = z ^ (z >> uint64(27))
+    z = z * _M2
+    return z ^ (z >> uint64(31))
+
+
+@njit(cache=True, inline="always")
+def _unit(z):
+    return (float(z >> uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def uniform(keys, h):
+    """``rng.uniform`` for stream hash ``h``: ``mix(mix(key * G + h) ^ h)`` -> (0, 1)."""
+    n = keys.shape[0]
+    out = np.empty(n)
+    for i in range(n):
+        out[i] = _unit(_mix(_mix(keys[i] * _G + h) ^ h))
+    return out
+
+
+@njit(cache=True)
+def alias_tables(M):
+    """Walker's alias tables of each row of the row-stochastic ``M`` (G, L): ``(prob, alias)``
+    such that ``j = floor(u L)``, released ``j`` if ``frac(u L) < prob[r, j]`` else ``alias[r, j]``
+    draws from row ``r`` exactly (up to rounding)."""
+    G, L = M.shape
+    prob = np.ones((G, L))
+    alias = np.empty((G, L), dtype=np.int64)
+    small = np.empty(L, dtype=np.int64)
+    large = np.empty(L, dtype=np.int64)
+    for r in range(G):
+        q = M[r] * L
+        ns = 0
+        nl = 0
+        for j in range(L):
+            alias[r, j] = j
+            if q[j] < 1.0:
+                small[ns] = j
+                ns += 1
+            else:
+                large[nl] = j
+                nl += 1
+        while ns > 0 and nl > 0:
+            ns -= 1
+            s = small[ns]
+            g = large[nl - 1]
+            prob[r, s] = q[s]
+            alias[r, s] = g
+            q[g] = q[g] + q[s] - 1.0
+            if q[g] < 1.0:
+                nl -= 1
+                small[ns] = g
+                ns += 1
+        for t in range(nl):
+            prob[r, large[t]] = 1.0
+        for t in range(ns):
+            prob[r, small[t]] = 1.0
+    return prob, alias
