@@ -63,3 +63,39 @@ class MaskingMethods(FrameOps):
         by_cols = [] if by is None else resolve_columns(self._schema(), by, what="by")
         return pram_matrix(self._collected(cols + by_cols), cols, pd=pd, alpha=alpha, by=by_cols or None,
                            seed=seed, matrix=matrix)
+
+    def rank_swap(
+        self,
+        on: ColumnSpec = None,
+        *,
+        p: float | None = None,
+        r0: float | None = None,
+        k0: float | None = None,
+        top: float = 0.0,
+        bottom: float = 0.0,
+        seed: int | None = None,
+        key: str | None = None,
+    ) -> Any:
+        """Rank swapping (Moore 1996; sdcMicro ``rankSwap``) of the numeric ``on`` columns: each
+        value is swapped at most once, with one chosen uniformly among the free values whose
+        rank is at most ``p * n`` above it (``p`` a fraction, default 0.05), so every column
+        stays a permutation. Or ``r0`` (correlation kept) / ``k0`` (subset-mean preservation)
+        set ``p`` as in sdcMicro; ``top`` / ``bottom`` fractions are replaced by their mean and
+        not swapped. Draws: ``polars_sdc.rng`` stream ``rank_swap/{column}``, keys = positions
+        or ``key``.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
+        >>> sorted(df.sdc.rank_swap("x", p=0.25, seed=2)["x"].to_list())
+        [1, 2, 3, 4, 5, 6, 7, 8]
+        """
+        from ..masking._common import check_seed, resolve_on
+        from ..masking.rank_swap import _check_args, rank_swap_frame, rank_swap_output_schema
+
+        _, _, _, t, b = _check_args(p, r0, k0, top, bottom)
+        check_seed(seed)
+        cols = resolve_on(self._schema(), on, key, kind="numeric", default="numeric")
+        return self._frame_op(
+            lambda df: rank_swap_frame(df, cols, p=p, r0=r0, k0=k0, top=top, bottom=bottom, seed=seed, key=key),
+            rank_swap_output_schema(self._schema(), cols, t, b),
+        )
