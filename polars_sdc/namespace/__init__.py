@@ -15,6 +15,7 @@ import polars as pl
 
 from .._columns import ColumnSpec
 from ._base import FrameOps
+from .risk import RiskMethods
 
 
 class _FrameMethods(FrameOps):
@@ -666,7 +667,7 @@ class _FrameMethods(FrameOps):
 
 
 # every DataFrame / LazyFrame method group: a mixin of FrameOps (one per area, in this package)
-FRAME_METHOD_GROUPS: tuple[type, ...] = (_FrameMethods,)
+FRAME_METHOD_GROUPS: tuple[type, ...] = (_FrameMethods, RiskMethods)
 
 
 @pl.api.register_dataframe_namespace("sdc")
