@@ -27,3 +27,38 @@ class RiskMethods(FrameOps):
         check_alpha(alpha)
         schema = frequencies_output_schema(self._schema())
         return self._frame_op(lambda df: frequencies_frame(df, cols, weight, alpha), schema)
+
+    def individual_risk(
+        self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None
+    ) -> Any:
+        """The frame with ``fk``, ``Fk``, ``risk`` (sdcMicro's approximate individual risk) and,
+        with ``household=``, ``household_risk`` (``1 - prod(1 - r)``) appended.
+
+        >>> import polars as pl, polars_sdc
+        >>> pl.DataFrame({"a": [1, 1, 2]}).sdc.individual_risk("a")["risk"].to_list()
+        [0.5, 0.5, 1.0]
+        """
+        from ..risk.frequencies import check_alpha, key_columns
+        from ..risk.individual import individual_risk_frame, individual_risk_output_schema
+
+        cols = key_columns(self._schema(), on, weight)
+        check_alpha(alpha)
+        schema = individual_risk_output_schema(self._schema(), household)
+        return self._frame_op(lambda df: individual_risk_frame(df, cols, weight, alpha, household), schema)
+
+    def global_risk(
+        self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None
+    ) -> dict[str, float]:
+        """Global risk (mean individual risk) and expected re-identifications (sum), plus the
+        household versions with ``household=`` (a LazyFrame is collected: needed columns only).
+
+        >>> import polars as pl, polars_sdc
+        >>> pl.DataFrame({"a": [1, 1, 2, 3]}).sdc.global_risk("a")["expected_reidentifications"]
+        3.0
+        """
+        from ..risk.frequencies import key_columns
+        from ..risk.individual import global_risk
+
+        cols = key_columns(self._schema(), on, weight)
+        need = cols + [c for c in (weight, household) if c is not None]
+        return global_risk(self._collected(need), cols, weight, alpha, household)
