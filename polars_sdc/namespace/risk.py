@@ -62,3 +62,20 @@ class RiskMethods(FrameOps):
         cols = key_columns(self._schema(), on, weight)
         need = cols + [c for c in (weight, household) if c is not None]
         return global_risk(self._collected(need), cols, weight, alpha, household)
+
+    def suda(self, on: ColumnSpec, max_size: int | None = None, dis_fraction: float = 0.01) -> Any:
+        """The frame with ``suda`` (SUDA2 score: sum of (M - |MSU|)! over the record's minimal
+        sample uniques) and ``dis_suda`` (DIS-SUDA) appended, as sdcMicro's ``suda2``.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"a": [1, 1, 2, 2], "b": [1, 2, 1, 1], "c": [0, 0, 0, 1]})
+        >>> df.sdc.suda(["a", "b", "c"])["suda"].to_list()
+        [1.0, 2.0, 1.0, 2.0]
+        """
+        from ..risk.frequencies import key_columns
+        from ..risk.suda import check_suda_args, suda_frame, suda_output_schema
+
+        cols = key_columns(self._schema(), on)
+        check_suda_args(len(cols), max_size, dis_fraction)
+        schema = suda_output_schema(self._schema())
+        return self._frame_op(lambda df: suda_frame(df, cols, max_size, dis_fraction), schema)
