@@ -20,14 +20,19 @@ _EMPTY = -1
 
 
 @njit(cache=True)
-def _extend(pid, pgroups, col, width, out_ids, counts, buf, hkeys, hslot_of, used):
+def _extend(pid, pcounts, pgroups, col, width, out_ids, counts, buf, hkeys, hslot_of, used):
     """Dense ids of (parent id, col) pairs into out_ids, their counts into counts; returns
-    the number of groups."""
+    the number of groups. A row alone in its parent group stays alone: no lookup."""
     n = pid.size
     g = 0
     span = pgroups * width
     if span <= buf.size:
         for r in range(n):
+            if pcounts[pid[r]] == 1:
+                out_ids[r] = g
+                counts[g] = 1
+                g += 1
+                continue
             v = pid[r] * width + col[r]
             t = buf[v]
             if t < 0:
@@ -38,10 +43,17 @@ def _extend(pid, pgroups, col, width, out_ids, counts, buf, hkeys, hslot_of, use
             out_ids[r] = t
             counts[t] += 1
         for r in range(n):
-            buf[pid[r] * width + col[r]] = -1
+            if pcounts[pid[r]] != 1:
+                buf[pid[r] * width + col[r]] = -1
         return g
     mask = hkeys.size - 1
+    nused = 0
     for r in range(n):
+        if pcounts[pid[r]] == 1:
+            out_ids[r] = g
+            counts[g] = 1
+            g += 1
+            continue
         v = np.int64(pid[r]) * width + col[r]
         h = (np.uint64(v) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20)
         s = np.int64(h & np.uint64(mask))
@@ -53,7 +65,8 @@ def _extend(pid, pgroups, col, width, out_ids, counts, buf, hkeys, hslot_of, use
             if k == _EMPTY:
                 hkeys[s] = v
                 hslot_of[s] = g
-                used[g] = s
+                used[nused] = s
+                nused += 1
                 counts[g] = 0
                 t = g
                 g += 1
@@ -61,7 +74,7 @@ def _extend(pid, pgroups, col, width, out_ids, counts, buf, hkeys, hslot_of, use
             s = (s + 1) & mask
         out_ids[r] = t
         counts[t] += 1
-    for i in range(g):
+    for i in range(nused):
         hkeys[used[i]] = _EMPTY
     return g
 
@@ -79,7 +92,8 @@ def unique_bits(cols, miss, cand, max_size):
     ids = np.zeros((max_size + 1, n), dtype=np.int32)
     ngroups = np.zeros(max_size + 1, dtype=np.int64)
     ngroups[0] = 1
-    counts = np.zeros(n + 1, dtype=np.int32)
+    counts = np.zeros((max_size + 1, n + 1), dtype=np.int32)
+    counts[0, 0] = n
     width = np.zeros(M, dtype=np.int64)
     for k in range(M):
         mx = 0
@@ -107,15 +121,17 @@ def unique_bits(cols, miss, cand, max_size):
         if ngroups[d] == n:  # parent already all unique: so is S
             for r in range(n):
                 ids[d + 1, r] = ids[d, r]
-                counts[r] = 1
+                counts[d + 1, r] = 1
             ngroups[d + 1] = n
         else:
-            ngroups[d + 1] = _extend(ids[d], ngroups[d], cols[k], width[k], ids[d + 1], counts, buf, hkeys, hslot, used)
+            ngroups[d + 1] = _extend(
+                ids[d], counts[d], ngroups[d], cols[k], width[k], ids[d + 1], counts[d + 1], buf, hkeys, hslot, used
+            )
         w = S >> 6
         b = np.uint64(1) << np.uint64(S & 63)
         for c in range(nc):
             r = cand[c]
-            if (miss[r] & S) == 0 and counts[ids[d + 1, r]] == 1:
+            if (miss[r] & S) == 0 and counts[d + 1, ids[d + 1, r]] == 1:
                 bits[c, w] |= b
         stack_s[d + 1] = S
         stack_k[d + 1] = k + 1
