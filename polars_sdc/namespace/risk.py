@@ -79,3 +79,42 @@ class RiskMethods(FrameOps):
         check_suda_args(len(cols), max_size, dis_fraction)
         schema = suda_output_schema(self._schema())
         return self._frame_op(lambda df: suda_frame(df, cols, max_size, dis_fraction), schema)
+
+    def l_diversity(self, on: ColumnSpec, sensitive: str, kind: str = "distinct", c: float = 2.0) -> Any:
+        """The frame with ``l_diversity`` appended: the l of each record's equivalence class
+        on ``on`` for the ``sensitive`` column (``kind`` "distinct", "entropy" or "recursive"
+        (c, l); sdcMicro ``ldiversity``). The release's l is the column's minimum.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"k": [1, 1, 2, 2], "s": ["a", "b", "c", "c"]})
+        >>> df.sdc.l_diversity("k", "s")["l_diversity"].min()
+        1.0
+        """
+        from ..risk.diversity import KINDS, diversity_output_schema, l_diversity_frame, sensitive_columns
+        from ..risk.frequencies import key_columns
+        from .._errors import SDCError
+
+        cols = key_columns(self._schema(), on)
+        (s,) = sensitive_columns(self._schema(), cols, [sensitive] if isinstance(sensitive, str) else sensitive)
+        if kind not in KINDS:
+            raise SDCError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+        schema = diversity_output_schema(self._schema(), "l_diversity")
+        return self._frame_op(lambda df: l_diversity_frame(df, cols, s, kind, c), schema)
+
+    def t_closeness(self, on: ColumnSpec, sensitive: str, ordered: bool | None = None) -> Any:
+        """The frame with ``t_closeness`` appended: the Earth Mover's Distance between each
+        record's class distribution of ``sensitive`` and the whole table's (ordered distance
+        for numeric/Enum, equal distance for nominal columns). The release's t is the maximum.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"k": [1, 1, 2, 2], "s": ["a", "b", "a", "a"]})
+        >>> df.sdc.t_closeness("k", "s")["t_closeness"].max()
+        0.25
+        """
+        from ..risk.diversity import diversity_output_schema, sensitive_columns, t_closeness_frame
+        from ..risk.frequencies import key_columns
+
+        cols = key_columns(self._schema(), on)
+        (s,) = sensitive_columns(self._schema(), cols, [sensitive] if isinstance(sensitive, str) else sensitive)
+        schema = diversity_output_schema(self._schema(), "t_closeness")
+        return self._frame_op(lambda df: t_closeness_frame(df, cols, s, ordered), schema)
