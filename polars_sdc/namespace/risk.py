@@ -118,3 +118,45 @@ class RiskMethods(FrameOps):
         (s,) = sensitive_columns(self._schema(), cols, [sensitive] if isinstance(sensitive, str) else sensitive)
         schema = diversity_output_schema(self._schema(), "t_closeness")
         return self._frame_op(lambda df: t_closeness_frame(df, cols, s, ordered), schema)
+
+    def linkage_risk(self, masked: Any, on: ColumnSpec = None) -> float:
+        """Share of ``masked`` records (same rows, same order) whose nearest original record
+        (standardised columns, Euclidean, k-d tree) is their own; ties count fractionally.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [0.0, 1.0, 2.0], "y": [1.0, 0.0, 5.0]})
+        >>> df.sdc.linkage_risk(df)
+        1.0
+        """
+        from ..risk.linkage import linkage_risk
+
+        orig, mask = self._pair_frames(masked, on)
+        return linkage_risk(orig, mask, mask.columns)
+
+    def interval_disclosure(self, masked: Any, on: ColumnSpec = None, k: float = 0.05) -> float:
+        """Share of records whose every original value lies within masked +- k * sd(masked)
+        (sdcMicro ``dRisk``).
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
+        >>> df.sdc.interval_disclosure(df.with_columns(pl.col("x") * 2), "x")
+        0.0
+        """
+        from ..risk.linkage import interval_disclosure
+
+        orig, mask = self._pair_frames(masked, on)
+        return interval_disclosure(orig, mask, mask.columns, k=k)
+
+    def _pair_frames(self, masked: Any, on: ColumnSpec) -> tuple[Any, Any]:
+        import polars as pl
+
+        from .._columns import resolve_columns
+        from .._errors import SDCError
+
+        if not isinstance(masked, (pl.DataFrame, pl.LazyFrame)):
+            raise SDCError(f"masked: expected a DataFrame or LazyFrame, got {type(masked).__name__}")
+        cols = resolve_columns(self._schema(), on, kind="numeric", default="numeric")
+        resolve_columns(masked if isinstance(masked, pl.DataFrame) else masked.collect_schema(), cols,
+                        kind="numeric", what="on (masked)")
+        mask = masked.select(cols)
+        return self._collected(cols), mask.collect() if isinstance(mask, pl.LazyFrame) else mask
