@@ -2,6 +2,7 @@
 ``polars_sdc.risk``)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .._columns import ColumnSpec
@@ -160,3 +161,38 @@ class RiskMethods(FrameOps):
                         kind="numeric", what="on (masked)")
         mask = masked.select(cols)
         return self._collected(cols), mask.collect() if isinstance(mask, pl.LazyFrame) else mask
+
+    def risk(
+        self,
+        on: ColumnSpec,
+        weight: str | None = None,
+        *,
+        alpha: float = 1.0,
+        household: str | None = None,
+        suda: bool = True,
+        max_size: int | None = None,
+        dis_fraction: float = 0.01,
+        threshold: float = 0.1,
+        population_size: float | None = None,
+        ks: Sequence[int] = (2, 3, 5),
+    ) -> Any:
+        """Every disclosure-risk measure of the release on keys ``on``: a ``RiskResult`` with
+        ``.per_record`` (fk, Fk, individual risk, SUDA, DIS-SUDA; row order kept) and
+        ``.summary`` (k-anonymity violations, global risk, expected re-identifications, ARX's
+        prosecutor / journalist / marketer risk, population uniqueness). A LazyFrame is
+        collected (only the needed columns).
+
+        >>> import polars as pl, polars_sdc
+        >>> r = pl.DataFrame({"a": [1, 1, 2, 3]}).sdc.risk("a", suda=False)
+        >>> r["expected_reidentifications"], r["prosecutor_highest"]
+        (3.0, 1.0)
+        """
+        from ..risk.frequencies import key_columns
+        from ..risk.measure import measure_risk
+
+        cols = key_columns(self._schema(), on, weight)
+        need = cols + [c for c in (weight, household) if c is not None]
+        return measure_risk(
+            self._collected(need), cols, weight, alpha=alpha, household=household, suda=suda, max_size=max_size,
+            dis_fraction=dis_fraction, threshold=threshold, population_size=population_size, ks=ks,
+        )
