@@ -135,3 +135,18 @@ def test_bad_input():
     out = df.sdc.frequencies("a")
     assert out.columns == ["a", "w", "v", "fk", "Fk"] and out["fk"].to_list() == [1.0, 1.0]
     assert df["fk"].to_list() == [0, 0]
+
+
+def test_k_anonymity_and_classes_follow_the_alpha_rule():
+    df = _read("francdat_na")
+    for alpha in (1.0, 0.5, 0.0):
+        fk = df.sdc.frequencies(KEYS, weight="w", alpha=alpha)["fk"]
+        assert df.sdc.k_anonymity(KEYS, alpha=alpha) == fk.min()
+        ec = df.sdc.equivalence_classes(KEYS, alpha=alpha)
+        assert ec["count"].min() == fk.min() and ec.height == df.unique(KEYS).height
+        lazy = df.lazy().sdc.equivalence_classes(KEYS, alpha=alpha).collect()
+        assert lazy.equals(ec)
+    # without missing values nothing changes
+    full = _read("francdat")
+    assert full.sdc.k_anonymity(KEYS) == 1
+    assert full.sdc.equivalence_classes(KEYS)["count"].dtype == pl.UInt32

@@ -295,7 +295,7 @@ class _FrameMethods(FrameOps):
         return self._frame_op(lambda df: aggregate(df, groups, cols, ordinal=ordinal), schema)
 
     # -- checking a release -----------------------------------------------------------
-    def equivalence_classes(self, on: ColumnSpec = None) -> Any:
+    def equivalence_classes(self, on: ColumnSpec = None, alpha: float = 1.0) -> Any:
         """Each distinct combination of the ``on`` values with its row count, smallest first.
 
         >>> import polars as pl, polars_sdc
@@ -306,10 +306,10 @@ class _FrameMethods(FrameOps):
         from ..anonymity import equivalence_classes
 
         cols = resolve_columns(self._schema(), on)
-        schema = equivalence_classes(pl.DataFrame(schema=self._schema()), cols).schema
-        return self._frame_op(lambda df: equivalence_classes(df, cols), schema)
+        schema = equivalence_classes(pl.DataFrame(schema=self._schema()), cols, alpha).schema
+        return self._frame_op(lambda df: equivalence_classes(df, cols, alpha), schema)
 
-    def k_anonymity(self, on: ColumnSpec = None) -> int:
+    def k_anonymity(self, on: ColumnSpec = None, alpha: float = 1.0) -> int:
         """The size of the smallest equivalence class on ``on`` (a LazyFrame is collected).
 
         >>> import polars as pl, polars_sdc
@@ -320,7 +320,7 @@ class _FrameMethods(FrameOps):
         from ..anonymity import k_anonymity
 
         cols = resolve_columns(self._schema(), on)
-        return k_anonymity(self._collected(cols), cols)
+        return k_anonymity(self._collected(cols), cols, alpha)
 
     # -- information loss -------------------------------------------------------------
     def ilssdm(
