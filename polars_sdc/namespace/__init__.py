@@ -15,6 +15,7 @@ import polars as pl
 
 from .._columns import ColumnSpec
 from ._base import FrameOps
+from .risk import RiskMethods
 
 
 class _FrameMethods(FrameOps):
@@ -294,7 +295,7 @@ class _FrameMethods(FrameOps):
         return self._frame_op(lambda df: aggregate(df, groups, cols, ordinal=ordinal), schema)
 
     # -- checking a release -----------------------------------------------------------
-    def equivalence_classes(self, on: ColumnSpec = None) -> Any:
+    def equivalence_classes(self, on: ColumnSpec = None, alpha: float = 1.0) -> Any:
         """Each distinct combination of the ``on`` values with its row count, smallest first.
 
         >>> import polars as pl, polars_sdc
@@ -305,10 +306,10 @@ class _FrameMethods(FrameOps):
         from ..anonymity import equivalence_classes
 
         cols = resolve_columns(self._schema(), on)
-        schema = equivalence_classes(pl.DataFrame(schema=self._schema()), cols).schema
-        return self._frame_op(lambda df: equivalence_classes(df, cols), schema)
+        schema = equivalence_classes(pl.DataFrame(schema=self._schema()), cols, alpha).schema
+        return self._frame_op(lambda df: equivalence_classes(df, cols, alpha), schema)
 
-    def k_anonymity(self, on: ColumnSpec = None) -> int:
+    def k_anonymity(self, on: ColumnSpec = None, alpha: float = 1.0) -> int:
         """The size of the smallest equivalence class on ``on`` (a LazyFrame is collected).
 
         >>> import polars as pl, polars_sdc
@@ -319,7 +320,7 @@ class _FrameMethods(FrameOps):
         from ..anonymity import k_anonymity
 
         cols = resolve_columns(self._schema(), on)
-        return k_anonymity(self._collected(cols), cols)
+        return k_anonymity(self._collected(cols), cols, alpha)
 
     # -- information loss -------------------------------------------------------------
     def ilssdm(
@@ -671,7 +672,7 @@ class _FrameMethods(FrameOps):
 from .masking import MaskingMethods  # noqa: E402
 
 # every DataFrame / LazyFrame method group: a mixin of FrameOps (one per area, in this package)
-FRAME_METHOD_GROUPS: tuple[type, ...] = (_FrameMethods, MaskingMethods)
+FRAME_METHOD_GROUPS: tuple[type, ...] = (_FrameMethods, RiskMethods, MaskingMethods)
 
 
 @pl.api.register_dataframe_namespace("sdc")
