@@ -167,3 +167,36 @@ class MaskingMethods(FrameOps):
             stats = stats.collect() if self._lazy else stats
         exprs = recode_intervals_exprs(cols, stats, breaks=breaks, n=n, method=method, right_closed=right_closed)
         return self._frame.with_columns(exprs)
+
+    def suppress(
+        self,
+        k: int,
+        on: ColumnSpec,
+        *,
+        importance: Any = None,
+        by: ColumnSpec = None,
+        alpha: float = 1.0,
+        combs: Any = None,
+    ) -> Any:
+        """Local suppression to k-anonymity (after sdcMicro ``localSuppression``): set few key
+        values to null so that every record's key combination is shared by >= k records, a
+        null matching any value with the ``alpha`` rule of ``frequencies``. ``importance``:
+        one integer per key, 1 = keep longest (default: keys with more categories are
+        suppressed first); ``by``: within strata; ``combs=[2, 3]``: for every subset of keys of
+        those sizes. Greedy by rounds on exact wildcard counts (see
+        :mod:`polars_sdc.masking.suppress`).
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"a": ["x", "x", "x", "y"], "b": ["u", "u", "v", "v"]})
+        >>> out = df.sdc.suppress(2, ["a", "b"])
+        >>> out.rows(), out.sdc.k_anonymity(["a", "b"])
+        ([('x', 'u'), ('x', 'u'), (None, 'v'), (None, 'v')], 2)
+        """
+        from .._columns import resolve_columns
+        from ..masking.suppress import suppress_frame
+
+        resolve_columns(self._schema(), on, kind="supported", default="error")
+        return self._frame_op(
+            lambda df: suppress_frame(df, k, on, importance=importance, by=by, alpha=alpha, combs=combs),
+            self._schema(),
+        )
