@@ -277,3 +277,53 @@ def suppress_frame(
 def suppressed_count(original: pl.DataFrame, released: pl.DataFrame, on: Sequence[str]) -> int:
     """Number of key values that are null in ``released`` but not in ``original``."""
     return int(sum((released.get_column(c).is_null() & original.get_column(c).is_not_null()).sum() for c in on))
+
+
+def suppress_risky_frame(
+    df: pl.DataFrame, on: ColumnSpec, *, risk_above: float, weight: str | None = None, key_var: str | None = None,
+    alpha: float = 1.0,
+) -> pl.DataFrame:
+    """Suppress key values in the records whose individual risk (sdcMicro ``indivRisk`` from
+    ``fk``/``Fk``, :mod:`polars_sdc.risk.individual`) exceeds ``risk_above`` (after sdcMicro
+    ``localSupp``).
+
+    Which key: ``key_var`` if given (sdcMicro's ``keyVar``: that key only, one pass, as
+    ``localSupp``); otherwise, in each risky record, the not yet suppressed key with the most
+    categories (the one most likely to make the record rare, as sdcMicro's default importance),
+    then the risks are recomputed and the next key goes in the records still above the
+    threshold, until none is (a record with every key suppressed matches every record).
+
+    >>> df = pl.DataFrame({"a": ["x"] * 5 + ["y"], "b": [1, 1, 1, 2, 2, 2]})
+    >>> suppress_risky_frame(df, ["a", "b"], risk_above=0.5)["a"].to_list()
+    ['x', 'x', 'x', 'x', 'x', None]
+    """
+    from ..risk.frequencies import check_alpha, frequencies, key_columns
+    from ..risk.individual import individual_risk
+
+    keys = key_columns(df, on, weight)
+    a = check_alpha(alpha)
+    if isinstance(risk_above, bool) or not isinstance(risk_above, (int, float)) or not 0 <= risk_above <= 1:
+        raise SDCError(f"risk_above must be a number in [0, 1], got {risk_above!r}")
+    if key_var is not None and key_var not in keys:
+        raise SDCError(f"key_var {key_var!r}: not one of the keys in `on`")
+    if df.height == 0:
+        return df.clone()
+    ncat = {c: df.get_column(c).n_unique() for c in keys}
+    order = sorted(keys, key=lambda c: -ncat[c])          # stable: ties keep the `on` order
+    out = df
+    for _ in range(len(keys) if key_var is None else 1):
+        fk, Fk = frequencies(out, keys, weight, a)
+        risky = individual_risk(fk, Fk) > risk_above
+        if not risky.any():
+            break
+        target = np.full(df.height, None, dtype=object)
+        if key_var is not None:
+            target[risky] = key_var
+        else:
+            nulls = {c: out.get_column(c).is_null().to_numpy() for c in order}
+            for c in reversed(order):
+                target[risky & ~nulls[c]] = c               # ends with the first free key in `order`
+        out = out.with_columns(
+            pl.when(pl.Series([t == c for t in target])).then(None).otherwise(pl.col(c)).alias(c) for c in keys
+        )
+    return out

@@ -200,3 +200,31 @@ class MaskingMethods(FrameOps):
             lambda df: suppress_frame(df, k, on, importance=importance, by=by, alpha=alpha, combs=combs),
             self._schema(),
         )
+
+    def suppress_risky(
+        self,
+        on: ColumnSpec,
+        *,
+        risk_above: float,
+        weight: str | None = None,
+        key_var: str | None = None,
+        alpha: float = 1.0,
+    ) -> Any:
+        """Suppress key values in the records whose individual risk (sdcMicro ``indivRisk``,
+        with ``weight`` the sampling weights) exceeds ``risk_above`` (after sdcMicro
+        ``localSupp``): ``key_var`` in them, or by default their not yet suppressed key with the
+        most categories, repeated until no record is above the threshold.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"a": ["x", "x", "x", "y"], "b": [1, 1, 1, 1], "w": [10.0, 10.0, 10.0, 2.0]})
+        >>> df.sdc.suppress_risky(["a", "b"], weight="w", risk_above=0.2)["a"].to_list()
+        ['x', 'x', 'x', None]
+        """
+        from ..masking.suppress import suppress_risky_frame
+        from ..risk.frequencies import key_columns
+
+        key_columns(self._schema(), on, weight)
+        return self._frame_op(
+            lambda df: suppress_risky_frame(df, on, risk_above=risk_above, weight=weight, key_var=key_var, alpha=alpha),
+            self._schema(),
+        )
