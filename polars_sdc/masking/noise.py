@@ -52,46 +52,60 @@ def _latent(seed: int, cols: list[str], keys: np.ndarray) -> np.ndarray:
     return Z
 
 
-def _cov(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _cov(X: np.ndarray, block: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and sample covariance (n - 1), centred, in row blocks (no n x p temporary)."""
+    n, p = X.shape
     mu = X.mean(axis=0)
-    Xc = X - mu
-    return mu, (Xc.T @ Xc) / max(X.shape[0] - 1, 1)
+    S = np.zeros((p, p))
+    for i in range(0, n, block):
+        B = X[i:i + block] - mu
+        S += B.T @ B
+    return mu, S / max(n - 1, 1)
 
 
 def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, delta: float) -> np.ndarray:
-    """The masked matrix from data ``X`` (n, p) and standard normal draws ``Z`` (n, p).
+    """The masked matrix from data ``X`` (n, p) and standard normal draws ``Z`` (n, p); both
+    are overwritten (the result may be one of them).
 
     >>> X = np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.5], [4.0, 8.0]])
-    >>> Y = add_noise_values(X, np.random.default_rng(0).normal(size=(4, 2)), "moments", 150, 0.1)
+    >>> Y = add_noise_values(X.copy(), np.random.default_rng(0).normal(size=(4, 2)), "moments", 150, 0.1)
     >>> bool(np.allclose(Y.mean(0), X.mean(0))), bool(np.allclose(np.cov(Y.T), np.cov(X.T)))
     (True, True)
     """
     n, p = X.shape
     if n < 2:
-        return X.copy()
+        return X
     scale = X.std(axis=0, ddof=1)
     scale[~(scale > 0)] = 1.0
-    Xs = X / scale                                 # scale-free: no overflow, Sigma well conditioned
-    mu, S = _cov(Xs)
+    X /= scale                                     # scale-free: no overflow, Sigma well conditioned
+    mu, S = _cov(X)
     a = noise / 100.0
     if method == "additive":
-        Ys = Xs + Z * (a * np.sqrt(np.diag(S)))
+        Z *= a * np.sqrt(np.diag(S))
+        Z += X
+        Y = Z
     elif method == "correlated2":
         d1 = math.sqrt(1.0 - delta * delta)
-        sd = np.sqrt(np.diag(S))
-        Ys = Xs * d1 + delta * ((1.0 - d1) / delta * mu + sd * Z)
+        Z *= delta * np.sqrt(np.diag(S))
+        Z += (1.0 - d1) * mu
+        X *= d1
+        X += Z
+        Y = X
     else:
         root = _psd_root(S)
-        Ys = Xs + math.sqrt(a) * (Z @ root)         # N(0, a Sigma), inside the range of Sigma
+        Y = Z @ (math.sqrt(a) * root)              # N(0, a Sigma), inside the range of Sigma
+        del Z
+        Y += X
+        del X
         if method == "moments":
-            muz, Sz = _cov(Ys)
-            T = _psd_root(Sz, inverse=True) @ root
-            Ys = mu + (Ys - muz) @ T
-            # one refinement pass removes the rounding of the eigen-decompositions
-            m2, S2 = _cov(Ys)
-            T2 = _psd_root(S2, inverse=True) @ root
-            Ys = mu + (Ys - m2) @ T2
-    return Ys * scale
+            # recolour twice: the second pass removes the rounding of the first
+            for _ in range(2):
+                muz, Sz = _cov(Y)
+                Y -= muz
+                Y = Y @ (_psd_root(Sz, inverse=True) @ root)
+                Y += mu
+    Y *= scale
+    return Y
 
 
 def add_noise_frame(

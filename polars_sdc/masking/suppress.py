@@ -82,26 +82,40 @@ def _true_fk(C: np.ndarray, g: np.ndarray, alpha: float) -> np.ndarray:
 
 class _Keys:
     """Integer keys of rows on a subset of the key columns (mixed radix over the codes, the
-    stratum first); exact, with a row-unique fallback when the radix product overflows."""
+    stratum first), from the codes *before* suppression: a row is only ever asked for its key
+    on columns where it still has its value, so the keys of every subset are computed once
+    and cached. Exact; rows are hashed (64 bits) when the radix product overflows."""
 
     def __init__(self, C: np.ndarray, g: np.ndarray):
-        self.C, self.g = C, g
+        self.C = C                                   # current codes (-1 = suppressed)
+        self.C0 = np.asfortranarray(C)               # codes before suppression
+        self.g = g
         self.card = C.max(axis=0, initial=-1) + 2
         self.g_card = int(g.max(initial=0)) + 1
+        self._cache: dict[tuple, np.ndarray] = {}
 
     def space(self, cols: list[int]) -> float:
         """The number of possible keys on ``cols`` (as a float: it may be huge)."""
         return float(self.g_card) * float(np.prod([float(self.card[j]) for j in cols]))
 
+    def _all(self, cols: list[int]) -> np.ndarray:
+        t = tuple(cols)
+        h = self._cache.get(t)
+        if h is None:
+            if self.space(cols) < 2.0 ** 62:
+                h = self.g.astype(np.int64)
+                for j in cols:
+                    h = h * int(self.card[j]) + (self.C0[:, j] + 1)
+            else:
+                sub = pl.DataFrame([pl.Series(self.g)] + [pl.Series(self.C0[:, j]) for j in cols])
+                h = sub.hash_rows(seed=0).to_numpy().view(np.int64) & np.int64(2**62 - 1)
+            if len(self._cache) > 96:
+                self._cache.clear()
+            self._cache[t] = h
+        return h
+
     def of(self, rows: np.ndarray | slice, cols: list[int]) -> np.ndarray:
-        if self.space(cols) < 2.0 ** 62:
-            h = self.g[rows].astype(np.int64)
-            for j in cols:
-                h = h * int(self.card[j]) + (self.C[rows, j] + 1)
-            return h
-        # too many combinations for one int64: hash the rows (64-bit, exact enough here)
-        sub = pl.DataFrame([pl.Series(self.g[rows])] + [pl.Series(self.C[rows, j]) for j in cols])
-        return sub.hash_rows(seed=0).to_numpy().view(np.int64) & np.int64(2**62 - 1)
+        return self._all(cols)[rows]
 
 
 def _lookup(src: np.ndarray, dst: np.ndarray, space: float, weights: np.ndarray | None = None
