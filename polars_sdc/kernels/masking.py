@@ -119,3 +119,22 @@ def rank_swap_partners(keys, h, w, max_tries):
         partner[j] = found
         partner[found] = j
     return partner
+
+
+@njit(cache=True)
+def alias_draw(codes, sidx, prob, alias, L, u):
+    """PRAM's per-row draw in one pass (the same arithmetic as the numpy version in
+    ``masking/pram.py``): row ``r = sidx * L + code``, ``x = u L``, ``j = min(floor(x), L - 1)``,
+    released ``j`` if ``x - j < prob[r, j]`` else ``alias[r, j]``; a null (-1) stays -1."""
+    n = codes.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        c = codes[i]
+        if c < 0:
+            out[i] = -1
+            continue
+        r = sidx[i] * L + c
+        x = u[i] * L
+        j = min(np.int64(x), L - 1)
+        out[i] = j if x - j < prob[r, j] else alias[r, j]
+    return out

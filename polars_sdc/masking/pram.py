@@ -173,6 +173,10 @@ def _draw(codes: np.ndarray, sidx: np.ndarray, mats: list[PramMatrix], u: np.nda
         return codes.copy()
     M = np.ascontiguousarray(np.stack([m.matrix for m in mats]).reshape(-1, L))
     prob, alias = alias_tables(M / M.sum(axis=1, keepdims=True))
+    if codes.shape[0] >= 200_000:
+        from ..kernels.masking import alias_draw
+
+        return alias_draw(codes, np.ascontiguousarray(sidx, dtype=np.int64), prob, alias, L, u)
     ok = codes >= 0
     r = np.where(ok, sidx * L + codes, 0)
     x = u * L
