@@ -138,3 +138,17 @@ def alias_draw(codes, sidx, prob, alias, L, u):
         j = min(np.int64(x), L - 1)
         out[i] = j if x - j < prob[r, j] else alias[r, j]
     return out
+
+
+@njit(cache=True)
+def normal(keys, h1, h2):
+    """``rng.normal`` in one pass: Box-Muller on the uniforms of the sub-streams ``h1``
+    (radius) and ``h2`` (angle); equal to the numpy version up to the last bit of
+    ``log``/``cos``."""
+    n = keys.shape[0]
+    out = np.empty(n)
+    for i in range(n):
+        u1 = _unit(_mix(_mix(keys[i] * _G + h1) ^ h1))
+        u2 = _unit(_mix(_mix(keys[i] * _G + h2) ^ h2))
+        out[i] = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+    return out

@@ -98,12 +98,12 @@ def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, de
         Y += X
         del X
         if method == "moments":
-            # recolour twice: the second pass removes the rounding of the first
-            for _ in range(2):
-                muz, Sz = _cov(Y)
-                Y -= muz
-                Y = Y @ (_psd_root(Sz, inverse=True) @ root)
-                Y += mu
+            # recolour: centred Y has covariance Sz; Y Sz^{+1/2} Sigma^{1/2} has Sigma
+            # (one pass is exact to ~1e-15 relative, census included)
+            muz, Sz = _cov(Y)
+            Y -= muz
+            Y = Y @ (_psd_root(Sz, inverse=True) @ root)
+            Y += mu
     Y *= scale
     return Y
 

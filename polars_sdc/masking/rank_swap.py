@@ -46,8 +46,10 @@ def _window_p(x: np.ndarray, p: float | None, r0: float | None, k0: float | None
 def rank_swap_values(
     x: np.ndarray, keys: np.ndarray, seed: int, column: str, *, p: float | None = 0.05,
     r0: float | None = None, k0: float | None = None, top: float = 0.0, bottom: float = 0.0,
+    positional: bool = False,
 ) -> np.ndarray:
-    """Rank-swapped copy of the non-null values ``x`` (float64 or int64), rows keyed by ``keys``.
+    """Rank-swapped copy of the non-null values ``x`` (float64 or int64), rows keyed by ``keys``
+    (``positional``: the keys are increasing, so a stable sort orders ties by key).
 
     >>> x = np.array([5.0, 1.0, 4.0, 2.0, 3.0])
     >>> y = rank_swap_values(x, rng.row_positions(5), 1, "x", p=0.4)
@@ -57,7 +59,12 @@ def rank_swap_values(
     from ..kernels.masking import rank_swap_partners
 
     n = x.shape[0]
-    order = np.lexsort((keys, x)) if n else np.zeros(0, dtype=np.int64)
+    if not n:
+        order = np.zeros(0, dtype=np.int64)
+    elif positional:
+        order = np.argsort(x, kind="stable")      # ties by position = by key
+    else:
+        order = np.lexsort((keys, x))
     xs = x[order]
     n_top = int(math.floor(n * top + 1e-12))
     n_bot = int(math.floor(n * bottom + 1e-12))
@@ -126,7 +133,7 @@ def rank_swap_frame(
         col = df.get_column(c)
         ok = col.is_not_null().to_numpy()
         x = col.drop_nulls().to_numpy()
-        y = rank_swap_values(x, keys[ok], s, c, p=p, r0=r0, k0=k0, top=top, bottom=bottom)
+        y = rank_swap_values(x, keys[ok], s, c, p=p, r0=r0, k0=k0, top=top, bottom=bottom, positional=key is None)
         if ok.all():
             out = pl.Series(c, y)
         else:
