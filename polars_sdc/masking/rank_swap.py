@@ -76,8 +76,9 @@ def rank_swap_values(
     pw = _window_p(mid.astype(np.float64), p, r0, k0)
     w = int(math.floor(pw * mid.shape[0] + 1e-9))
     if w > 0 and mid.shape[0] > 1:
-        partner = rank_swap_partners(np.ascontiguousarray(keys[order][lo:hi]), rng.stream_hash(seed, f"rank_swap/{column}"),
-                                     w, 64)
+        ks = keys[order[lo:hi]]
+        partner = rank_swap_partners(np.ascontiguousarray(ks, dtype=np.uint64),
+                                     rng.stream_hash(seed, f"rank_swap/{column}"), w, 64)
         out_sorted[lo:hi] = mid[partner]
     if n_top:
         out_sorted[hi:] = xs[hi:].astype(np.float64).mean()
