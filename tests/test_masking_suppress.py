@@ -82,13 +82,14 @@ def test_importance_decides_which_key_is_kept():
     assert df3.sdc.suppress(2, ["a", "b"]).row(4) == ("q", None)
 
 
-def test_combs_make_every_subset_k_anonymous():
+@pytest.mark.parametrize("alpha", [1.0, 0.5])
+def test_combs_make_every_subset_k_anonymous(alpha):
     r = np.random.default_rng(3)
     df = pl.DataFrame({c: r.integers(0, 6, 400) for c in "abcd"})
-    out = df.sdc.suppress(3, list("abcd"), combs=[2, 3])
+    out = df.sdc.suppress(3, list("abcd"), combs=[2, 3], alpha=alpha)
     for size in (2, 3):
         for sub in itertools.combinations("abcd", size):
-            assert frequencies(out, list(sub), None, 1.0)[0].min() >= 3
+            assert frequencies(out, list(sub), None, alpha)[0].min() >= 3
     assert suppressed_count(df, out, list("abcd")) > 0
 
 

@@ -279,9 +279,15 @@ def suppress_frame(
                 isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 1 <= c <= len(keys) for c in sizes_c):
             raise SDCError(f"combs must be subset sizes between 1 and {len(keys)}, got {combs!r}")
         subsets = [list(t) for size in sizes_c for t in itertools.combinations(range(len(keys)), int(size))]
-    for sub in subsets:
-        sub_imp = np.argsort(np.argsort(imp[sub], kind="stable"), kind="stable") + 1
-        C[:, sub] = _suppress_keys(np.ascontiguousarray(C[:, sub]), g, k, a, sub_imp)
+    # with alpha < 1 a later subset's suppressions can lower an earlier subset's frequencies:
+    # repeat until a whole pass changes nothing (with alpha = 1 one pass is enough)
+    for _ in range(len(keys) + 1):
+        before = (C < 0).sum()
+        for sub in subsets:
+            sub_imp = np.argsort(np.argsort(imp[sub], kind="stable"), kind="stable") + 1
+            C[:, sub] = _suppress_keys(np.ascontiguousarray(C[:, sub]), g, k, a, sub_imp)
+        if len(subsets) == 1 or a == 1.0 or (C < 0).sum() == before:
+            break
     return df.with_columns(
         pl.when(pl.Series(C[:, j] < 0) & pl.col(c).is_not_null()).then(None).otherwise(pl.col(c)).alias(c)
         for j, c in enumerate(keys)
