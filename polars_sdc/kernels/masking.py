@@ -152,3 +152,19 @@ def normal(keys, h1, h2):
         u2 = _unit(_mix(_mix(keys[i] * _G + h2) ^ h2))
         out[i] = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
     return out
+
+
+@njit(cache=True)
+def tall_matmul(Y, T):
+    """``Y @ T`` for a tall ``Y`` (n, p) and a small ``T`` (p, q), one row at a time: no BLAS
+    threads (they spin badly on a shared machine) and one pass over ``Y``."""
+    n, p = Y.shape
+    q = T.shape[1]
+    out = np.empty((n, q))
+    for i in range(n):
+        for k in range(q):
+            s = 0.0
+            for j in range(p):
+                s += Y[i, j] * T[j, k]
+            out[i, k] = s
+    return out
