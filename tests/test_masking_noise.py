@@ -108,3 +108,18 @@ def test_nulls_and_overflow_name_the_column():
         pl.DataFrame({"a": [1.0, None, 3.0]}).sdc.add_noise("a", seed=1)
     with pytest.raises(SDCError, match="column 'a'.*overflow"):
         pl.DataFrame({"a": [-1.7e308, 1.7e308, 0.0]}).sdc.add_noise("a", noise=1e6, seed=1)
+
+
+def test_moments_on_a_large_singular_frame_uses_the_one_pass_kernels_and_stays_exact():
+    n = 250_000                      # above the size where the Numba generator and product take over
+    r = np.random.default_rng(9)
+    a, b = r.normal(3, 2, n), r.lognormal(1, 0.5, n)
+    df = pl.DataFrame({"a": a, "b": b, "s": a + b})
+    X = df.to_numpy()
+    Y = df.sdc.add_noise(method="moments", seed=4).to_numpy()
+    mx, Sx = _moments(X)
+    my, Sy = _moments(Y)
+    sd = np.sqrt(np.diag(Sx))
+    assert np.all(np.abs(my - mx) <= 1e-9 * sd)
+    assert np.all(np.abs(Sy - Sx) <= 1e-9 * np.outer(sd, sd))
+    assert np.abs(Y[:, 2] - Y[:, 0] - Y[:, 1]).max() <= 1e-9 * np.abs(X[:, 2]).max()
