@@ -15,6 +15,7 @@ import polars as pl
 
 from .._columns import ColumnSpec
 from ._base import FrameOps
+from .masking import MaskingMethods
 from .risk import RiskMethods
 
 
@@ -668,8 +669,6 @@ class _FrameMethods(FrameOps):
 
         quasi_identifiers(self._schema(), on, by)
 
-
-from .masking import MaskingMethods  # noqa: E402
 
 # every DataFrame / LazyFrame method group: a mixin of FrameOps (one per area, in this package)
 FRAME_METHOD_GROUPS: tuple[type, ...] = (_FrameMethods, RiskMethods, MaskingMethods)
