@@ -155,12 +155,12 @@ def normal(keys, h1, h2):
 
 
 @njit(cache=True)
-def tall_matmul(Y, T):
-    """``Y @ T`` for a tall ``Y`` (n, p) and a small ``T`` (p, q), one row at a time: no BLAS
-    threads (they spin badly on a shared machine) and one pass over ``Y``."""
+def tall_matmul(Y, T, out):
+    """``out[:] = Y @ T`` for a tall ``Y`` (n, p) and a small ``T`` (p, q), one row at a time
+    (any memory layout; column-major is what the noise methods pass): no BLAS threads (they
+    spin badly on a shared machine) and one pass over ``Y``."""
     n, p = Y.shape
     q = T.shape[1]
-    out = np.empty((n, q))
     for i in range(n):
         for k in range(q):
             s = 0.0

@@ -46,19 +46,20 @@ def _psd_root(S: np.ndarray, inverse: bool = False, rtol: float = 1e-12) -> np.n
 
 
 def _latent(seed: int, cols: list[str], keys: np.ndarray) -> np.ndarray:
-    Z = np.empty((keys.shape[0], len(cols)))
+    Z = np.empty((keys.shape[0], len(cols)), order="F")          # column-major throughout
     for j, c in enumerate(cols):
         Z[:, j] = normal(seed, f"add_noise/{c}", keys)
     return Z
 
 
 def _matmul(Y: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """``Y @ T``; on large inputs a one-pass Numba loop instead of threaded BLAS."""
+    """``Y @ T`` as a column-major array; on large inputs a one-pass Numba loop instead of
+    threaded BLAS."""
     if Y.shape[0] < 200_000:
-        return Y @ T
+        return np.asfortranarray(Y @ T)
     from ..kernels.masking import tall_matmul
 
-    return tall_matmul(np.ascontiguousarray(Y), np.ascontiguousarray(T))
+    return tall_matmul(Y, np.ascontiguousarray(T), np.empty((Y.shape[0], T.shape[1]), order="F"))
 
 
 def _cov(X: np.ndarray, block: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
@@ -132,8 +133,9 @@ def add_noise_frame(
     check_seed(seed)
     cols = resolve_on(df.schema, on, key, kind="numeric", default="numeric")
     check_finite(df, cols)
-    X = np.column_stack([df.get_column(c).cast(pl.Float64).to_numpy() for c in cols]) if df.height else \
-        np.zeros((0, len(cols)))
+    X = np.empty((df.height, len(cols)), order="F")               # column-major throughout
+    for j, c in enumerate(cols):
+        X[:, j] = df.get_column(c).cast(pl.Float64).to_numpy()
     Z = _latent(seed_or_fresh(seed), cols, frame_keys(df, key))
     with np.errstate(over="ignore", invalid="ignore"):
         Y = add_noise_values(X, Z, method, noise, delta)
