@@ -24,9 +24,14 @@ def quasi_identifier_columns(frame, on: ColumnSpec) -> list[str]:
     return resolve_columns(frame, on)
 
 
-def equivalence_classes(df: pl.DataFrame, on: ColumnSpec = None) -> pl.DataFrame:
+def equivalence_classes(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 1.0) -> pl.DataFrame:
     """Every distinct combination of the ``on`` values with its row count (column
     ``count``), smallest classes first (ties in the order the classes first appear).
+
+    With missing key values the count is the combination's ``fk`` under sdcMicro's rule (a
+    missing value matches any value, weighted by ``alpha``; :mod:`polars_sdc.risk.frequencies`),
+    so the classes agree with ``frequencies`` after local suppression; ``count`` is Float64
+    when ``alpha`` is strictly between 0 and 1.
 
     >>> import polars as pl
     >>> equivalence_classes(pl.DataFrame({"a": [1, 1, 2]}), "a").rows()
@@ -36,16 +41,28 @@ def equivalence_classes(df: pl.DataFrame, on: ColumnSpec = None) -> pl.DataFrame
     name = "count"
     while name in on:
         name = "_" + name
+    dtype = pl.UInt32 if alpha in (0, 1) else pl.Float64
+    if _has_missing(df, on):
+        from .risk.frequencies import frequencies
+
+        fk, _ = frequencies(df, on, None, alpha)
+        return (
+            df.select(on)
+            .with_columns(pl.Series(name, fk).cast(dtype))
+            .unique(on, keep="first", maintain_order=True)
+            .sort(name, maintain_order=True)
+        )
     return (
         df.group_by(on, maintain_order=True)
-        .agg(pl.len().cast(pl.UInt32).alias(name))
+        .agg(pl.len().cast(dtype).alias(name))
         .sort(name, maintain_order=True)
     )
 
 
-def k_anonymity(df: pl.DataFrame, on: ColumnSpec = None) -> int:
+def k_anonymity(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 1.0) -> int:
     """Size of the smallest equivalence class on ``on``: the release is k-anonymous for
-    every k up to this number (0 for an empty frame).
+    every k up to this number (0 for an empty frame). With missing key values: the smallest
+    ``fk`` under sdcMicro's wildcard rule with weight ``alpha`` (see :func:`equivalence_classes`).
 
     >>> import polars as pl
     >>> k_anonymity(pl.DataFrame({"a": [1, 1, 2, 2, 2]}), "a")
@@ -54,4 +71,17 @@ def k_anonymity(df: pl.DataFrame, on: ColumnSpec = None) -> int:
     on = quasi_identifier_columns(df, on)
     if df.height == 0:
         return 0
+    if _has_missing(df, on):
+        from .risk.frequencies import frequencies
+
+        m = float(frequencies(df, on, None, alpha)[0].min())
+        return int(m) if m.is_integer() else m  # type: ignore[return-value]
     return int(df.group_by(on).len()["len"].min())
+
+
+def _has_missing(df: pl.DataFrame, on: list[str]) -> bool:
+    if df.height == 0:
+        return False
+    checks = [pl.col(c).is_null().any().alias(f"n{i}") for i, c in enumerate(on)]
+    checks += [pl.col(c).is_nan().any().alias(f"f{i}") for i, c in enumerate(on) if df.schema[c].is_float()]
+    return any(df.select(checks).row(0))

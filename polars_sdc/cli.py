@@ -12,6 +12,8 @@ Subcommands:
   renamed over the output only if every equivalence class on the ``--on`` and ``--by`` columns has at least
   k rows; an output that is the input (same path, a symlink or a hard link to it) is refused, and so is a
   numeric CSV column holding a stray token such as "n/a" (unless listed in ``--null-values``).
+- ``polars-sdc risk FILE --on COLS [--weight COL] [--alpha A] [--threshold T] [--no-suda]``:
+  print the disclosure risk of a file (``lf.sdc.risk``).
 
 Any error (bad input, missing file, unknown extension, Polars errors) is printed as one
 line ``polars-sdc: error: ...`` on stderr with exit code 2, never as a traceback.
@@ -289,6 +291,44 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_risk(args: argparse.Namespace) -> int:
+    on = _columns(args.on)
+    lf = _scan(args.input)
+    t0 = time.perf_counter()
+    result = _with_progress(
+        "measuring risk",
+        lambda: lf.sdc.risk(on, weight=args.weight, alpha=args.alpha, suda=args.suda, threshold=args.threshold),
+        enabled=args.progress,
+    )
+    elapsed = time.perf_counter() - t0
+    print(f"disclosure risk of {args.input} on keys {', '.join(on)}" + (f", weight {args.weight}" if args.weight else ""))
+    for name, value in result.as_dict().items():
+        text = f"{value:.7g}" if isinstance(value, float) else str(value)
+        print(f"  {name:<38} {text}")
+    print(f"  {'time':<38} {elapsed:.2f} s")
+    return 0
+
+
+def _add_risk_parser(sub: Any) -> None:
+    risk = sub.add_parser(
+        "risk",
+        help="measure the disclosure risk of a CSV or Parquet file",
+        description="Print k-anonymity violations, individual/global risk (sdcMicro), SUDA2 and "
+        "ARX's prosecutor/journalist/marketer risk of FILE on the key columns --on.",
+    )
+    risk.add_argument("input", metavar="FILE", help="input .csv or .parquet")
+    risk.add_argument("--on", required=True, metavar="COLS", help="key (quasi-identifier) columns, comma-separated")
+    risk.add_argument("--weight", metavar="COL", help="sampling-weight column (weights >= 1)")
+    risk.add_argument("--alpha", type=float, default=1.0, help="weight of a missing-value match, 0..1 (default 1)")
+    risk.add_argument("--threshold", type=float, default=0.1, help="ARX's acceptable record risk (default 0.1)")
+    risk.add_argument("--suda", action=argparse.BooleanOptionalAction, default=True, help="SUDA2 scores (default on)")
+    risk.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=None,
+        help="spinner on stderr (default: only when run in a terminal)",
+    )
+    risk.set_defaults(run=_cmd_risk)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``polars-sdc``; the methods listed in the help are read from
     ``polars_sdc.microagg.METHODS`` when it is built.
@@ -355,6 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="spinner on stderr (default: only when run in a terminal)",
     )
     anon.set_defaults(run=_cmd_anonymize)
+    _add_risk_parser(sub)
     return parser
 
 

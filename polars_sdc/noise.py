@@ -5,14 +5,15 @@ directly, per column, or calibrated for Pk-anonymity (Igarashi et al. [6] as use
 ``phi = 2 m (b - a) / ln((N - 1)/(k - 1))`` for an attribute with observed range ``[a, b]``,
 N records and m attributes released together (m = 1 per attribute, as in the paper's tables).
 
-Noise is drawn for the whole column at once from a generator seeded by ``(seed, column
-name)``: the same seed gives the same noise eagerly, lazily and in streaming collects, a
-column's noise does not depend on which other columns are perturbed with it, and two columns
-never share a noise vector.
+Noise comes from the shared per-row generator :mod:`polars_sdc.rng`: row ``i`` of column ``c``
+gets ``rng.laplace(seed, f"laplace/{c}", keys, phi)[i]`` where ``keys`` are the row positions,
+or the values of a ``key=`` column (:func:`polars_sdc.rng.row_keys`). The same seed and keys
+give the same noise eagerly, lazily, in streaming collects, inside ``.over()`` groups (with a
+key) and on Spark partitions; a column's noise does not depend on which other columns are
+perturbed with it, and two columns never share a noise vector.
 """
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -21,6 +22,7 @@ import numpy as np
 import polars as pl
 
 from ._columns import ColumnSpec, check_finite, resolve_columns
+from . import rng
 from ._errors import SDCError
 
 
@@ -68,23 +70,50 @@ def calibrate_phi(df: pl.DataFrame, on: ColumnSpec, k: int, *, m: int = 1) -> di
 def _check_seed(seed: Any) -> None:
     if seed is None:
         return
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
         raise SDCError(f"seed must be a non-negative integer or None, got {seed!r}")
 
 
-def _column_rng(seed: int, name: str) -> np.random.Generator:
-    key = int.from_bytes(hashlib.blake2b(name.encode("utf-8"), digest_size=8).digest(), "little")
-    return np.random.default_rng(np.random.SeedSequence([int(seed), key]))
-
-
 def _fresh_seed() -> int:
-    return int(np.random.SeedSequence().entropy) % (1 << 63)
+    return rng.fresh_seed()
 
 
-def laplace_values(x: np.ndarray, phi: float, seed: int, name: str, *, clamp: bool = False) -> np.ndarray:
-    """``x + Laplace(0, phi)`` for one column (float64), noise from ``(seed, name)``;
-    ``clamp`` clips the result to the observed ``[min(x), max(x)]``."""
-    y = x + _column_rng(seed, name).laplace(0.0, phi, x.shape[0])
+def _as_phi(v: Any, where: str) -> float:
+    """One Laplace scale: a finite real number > 0 (a bool is refused, like ``k`` and ``p``)."""
+    if isinstance(v, (bool, np.bool_)):
+        raise SDCError(f"{where}phi must be a number > 0, got the bool {v!r}")
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        raise SDCError(f"{where}phi must be a number > 0, got {v!r}") from None
+    if not (math.isfinite(f) and f > 0):
+        raise SDCError(f"{where}phi must be a finite number > 0, got {v!r}")
+    return f
+
+
+def laplace_values(
+    x: np.ndarray, phi: float, seed: int, name: str, *, clamp: bool = False, keys: np.ndarray | None = None
+) -> np.ndarray:
+    """``x + Laplace(0, phi)`` for one column (float64): the noise of row ``i`` is
+    ``rng.laplace(seed, f"laplace/{name}", keys, phi)[i]``, ``keys`` the row positions by
+    default; ``clamp`` clips the result to the observed ``[min(x), max(x)]``. A release that
+    would overflow float64 (``phi`` near 1e308) is refused, never returned as inf.
+
+    >>> from polars_sdc import rng
+    >>> x = np.array([1.0, 2.0, 3.0])
+    >>> y = laplace_values(x, 2.0, 5, "x")
+    >>> bool(np.allclose(y - x, rng.laplace(5, "laplace/x", rng.row_positions(3), 2.0)))
+    True
+    """
+    if keys is None:
+        keys = rng.row_positions(x.shape[0])
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = x + rng.laplace(seed, f"laplace/{name}", keys, phi)
+    if not np.isfinite(y).all():
+        raise SDCError(
+            f"column {name!r}: Laplace noise of scale phi={phi:g} overflows float64 (the release would hold inf); "
+            "use a smaller phi or rescale the column"
+        )
     if clamp and x.size:
         np.clip(y, x.min(), x.max(), out=y)
     return y
@@ -110,13 +139,7 @@ def phi_vector(phi: Any, columns: Sequence[str]) -> np.ndarray:
         values = [phi] * len(columns)
     out = np.empty(len(columns))
     for j, (c, v) in enumerate(zip(columns, values)):
-        try:
-            f = float(v)
-        except (TypeError, ValueError):
-            raise SDCError(f"column {c!r}: phi must be a number, got {v!r}") from None
-        if not (math.isfinite(f) and f > 0):
-            raise SDCError(f"column {c!r}: phi must be a finite number > 0, got {v!r}")
-        out[j] = f
+        out[j] = _as_phi(v, f"column {c!r}: ")
     return out
 
 
@@ -132,6 +155,8 @@ def _phi_map(df: pl.DataFrame, cols: list[str], phi: Any, k: Any, m: int) -> dic
     for c, v in phis.items():
         if not v > 0:
             raise SDCError(f"column {c!r}: constant column, the calibrated phi is 0; drop it from `on`")
+        if not math.isfinite(v):
+            raise SDCError(f"column {c!r}: the calibrated phi overflows float64 (range too wide); give phi")
     return phis
 
 
@@ -142,12 +167,7 @@ def check_phi_arg(phi: Any) -> None:
     values = phi.values() if isinstance(phi, Mapping) else (
         phi if isinstance(phi, Sequence) and not isinstance(phi, (str, bytes)) else [phi])
     for v in values:
-        try:
-            f = float(v)
-        except (TypeError, ValueError):
-            raise SDCError(f"phi must be a number > 0, got {v!r}") from None
-        if not (math.isfinite(f) and f > 0):
-            raise SDCError(f"phi must be a finite number > 0, got {v!r}")
+        _as_phi(v, "")
 
 
 def laplace_on(on: ColumnSpec, phi: Any) -> ColumnSpec:
@@ -166,38 +186,61 @@ def laplace_frame(
     seed: int | None = None,
     clamp: bool = False,
     m: int = 1,
+    key: str | None = None,
 ) -> pl.DataFrame:
     """Add Laplace noise to the ``on`` columns (Float64 out); other columns and row order kept.
+    Row ``i`` of column ``c`` gets ``rng.laplace(seed, f"laplace/{c}", keys, phi)[i]``, keys =
+    row positions or the ``key`` column (never itself perturbed, nor in the default ``on``).
 
     >>> df = pl.DataFrame({"id": [1, 2], "x": [1.0, 2.0]})
     >>> out = laplace_frame(df, 1e-12, "x", seed=1)
     >>> out["x"].round(6).to_list(), out["id"].to_list()
     ([1.0, 2.0], [1, 2])
     """
+    from .masking._common import frame_keys, resolve_on
+
     _check_seed(seed)
-    cols = resolve_columns(df, laplace_on(on, phi), kind="numeric", default="numeric")
+    cols = resolve_on(df.schema, laplace_on(on, phi), key, kind="numeric", default="numeric")
     check_finite(df, cols)
     phis = _phi_map(df, cols, phi, k, m)
     s = _fresh_seed() if seed is None else int(seed)
+    keys = frame_keys(df, key)
     new = []
     for c in cols:
         x = df.get_column(c).cast(pl.Float64).to_numpy()
-        new.append(pl.Series(c, laplace_values(x, phis[c], s, c, clamp=clamp), dtype=pl.Float64))
+        new.append(pl.Series(c, laplace_values(x, phis[c], s, c, clamp=clamp, keys=keys), dtype=pl.Float64))
     return df.with_columns(new)
 
 
 def laplace_series(
-    s: pl.Series, phi: Any = None, seed: int | None = None, *, k: int | None = None, clamp: bool = False, m: int = 1
+    s: pl.Series,
+    phi: Any = None,
+    seed: int | None = None,
+    *,
+    k: int | None = None,
+    clamp: bool = False,
+    m: int = 1,
+    keys: pl.Series | None = None,
+    name: str | None = None,
 ) -> pl.Series:
     """One column's noisy values: the same numbers as :func:`laplace_frame` gives that column
-    (the stream is keyed by the Series name; seed 004 eq. 1/2).
+    (stream ``f"laplace/{name}"``, ``name`` defaulting to the Series name; row keys = positions
+    or the ``keys`` Series; seed 004 eq. 1/2).
 
     >>> s = pl.Series("x", [1.0, 2.0, 3.0])
     >>> laplace_series(s, 2.0, 7).equals(laplace_frame(s.to_frame(), 2.0, "x", seed=7)["x"])
     True
     """
-    df = s.to_frame()
-    return laplace_frame(df, phi, s.name, k=k, seed=seed, clamp=clamp, m=m).to_series()
+    name = s.name if name is None else name
+    if not name:
+        raise SDCError("laplace: the column has no name, so it has no noise stream; alias it or use df.sdc.laplace")
+    df = s.alias(name).to_frame()
+    key = None
+    if keys is not None:
+        key = "__sdc_key__" if keys.name == name else keys.name or "__sdc_key__"
+        df = df.with_columns(keys.alias(key))
+    out = laplace_frame(df, phi, name, k=k, seed=seed, clamp=clamp, m=m, key=key)
+    return out.get_column(name).alias(s.name)
 
 
 def laplace_output_schema(schema: pl.Schema, cols: Sequence[str]) -> pl.Schema:

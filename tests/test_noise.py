@@ -130,3 +130,122 @@ def test_nulls_and_nan_raise_naming_the_column():
     with pytest.raises(SDCError, match="phi must be"):
         pl.col("x").sdc.laplace(0.0, seed=1)
     assert isinstance(polars_sdc.SDCError("x"), ValueError)
+
+
+# -- the shared per-row generator (polars_sdc.rng), key=, grouped contexts -------------------
+from polars_sdc import rng  # noqa: E402
+
+
+def test_noise_is_the_shared_generator_convention():
+    """noise = rng.laplace(seed, f"laplace/{col}", keys, phi): the convention other engines rely on."""
+    df = _frame(5000)
+    out = df.sdc.laplace({"x": 2.0, "n": 0.5}, seed=11)
+    keys = rng.row_positions(df.height)
+    for c, phi in (("x", 2.0), ("n", 0.5)):
+        noise = out[c].to_numpy() - df[c].cast(pl.Float64).to_numpy()
+        np.testing.assert_allclose(noise, rng.laplace(11, f"laplace/{c}", keys, phi), rtol=0, atol=1e-9)
+    keyed = df.sdc.laplace(2.0, "x", seed=11, key="id")
+    np.testing.assert_allclose(
+        keyed["x"].to_numpy() - df["x"].to_numpy(),
+        rng.laplace(11, "laplace/x", rng.row_keys(df["id"]), 2.0), rtol=0, atol=1e-9,
+    )
+    # string keys hash the same way
+    sdf = df.with_columns(pl.format("r{}", "id").alias("rid"))
+    np.testing.assert_allclose(
+        sdf.sdc.laplace(2.0, "x", seed=11, key="rid")["x"].to_numpy() - df["x"].to_numpy(),
+        rng.laplace(11, "laplace/x", rng.row_keys(sdf["rid"]), 2.0), rtol=0, atol=1e-9,
+    )
+
+
+def test_a_keyed_row_keeps_its_noise_under_reordering_and_filtering():
+    df = _frame(3000)
+    base = df.sdc.laplace(1.0, "x", seed=4, key="id")
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=1).sdc.laplace(1.0, "x", seed=4, key="id")
+    assert shuffled.sort("id").equals(base)
+    sub = df.filter(pl.col("n") == 3).sdc.laplace(1.0, "x", seed=4, key="id")
+    assert sub.equals(base.filter(pl.col("n") == 3))
+    # the key is never perturbed, nor part of the default `on`
+    assert base["id"].equals(df["id"])
+    assert df.sdc.laplace(1.0, seed=4, key="id")["id"].equals(df["id"])
+
+
+def test_over_and_group_by_agg_never_repeat_noise_across_groups():
+    n = 6000
+    df = pl.DataFrame({"id": np.arange(n), "g": np.arange(n) % 3, "x": np.zeros(n)})
+    # issue reproducer: a seeded laplace inside .over() used to give every group one noise vector
+    with pytest.raises(Exception, match="would repeat the same noise in every group"):
+        df.select(pl.col("x").sdc.laplace(1.0, seed=1).over("g"))
+    with pytest.raises(Exception, match="would repeat the same noise in every group"):
+        df.group_by("g").agg(pl.col("x").sdc.laplace(1.0, seed=1))
+    frame = df.sdc.laplace(1.0, "x", seed=1, key="id")
+    over = df.select(pl.col("x").sdc.laplace(1.0, seed=1, key="id").over("g"))
+    assert over["x"].equals(frame["x"])
+    agg = (df.group_by("g", maintain_order=True)
+           .agg("id", pl.col("x").sdc.laplace(1.0, seed=1, key="id")).explode("id", "x").sort("id"))
+    assert agg["x"].equals(frame["x"])
+    # per group noise vectors are distinct (no exact difference leaks between groups)
+    per_group = [over.filter(df["g"] == g)["x"].to_numpy() for g in range(3)]
+    assert not np.allclose(per_group[0], per_group[1]) and not np.allclose(per_group[1], per_group[2])
+    # unseeded: a fresh seed per group call, groups differ too
+    fresh = df.select(pl.col("x").sdc.laplace(1.0).over("g"))["x"].to_numpy()
+    assert not np.allclose(fresh[df["g"].to_numpy() == 0], fresh[df["g"].to_numpy() == 1])
+    # k-calibration per stratum inside .over(): phi from the group's range
+    y = pl.DataFrame({"id": np.arange(8), "g": [0] * 4 + [1] * 4, "x": [0.0, 1, 2, 3, 0, 10, 20, 30]})
+    per = y.select(pl.col("x").sdc.laplace(k=2, seed=3, key="id").over("g"))["x"].to_numpy()
+    keys = rng.row_keys(y["id"])
+    phi0, phi1 = pk_phi(0, 3, 4, 2), pk_phi(0, 30, 4, 2)
+    np.testing.assert_allclose(per[:4] - y["x"].to_numpy()[:4], rng.laplace(3, "laplace/x", keys[:4], phi0), atol=1e-9)
+    np.testing.assert_allclose(per[4:] - y["x"].to_numpy()[4:], rng.laplace(3, "laplace/x", keys[4:], phi1), atol=1e-9)
+
+
+def test_select_after_filter_and_streaming_match_the_frame_method():
+    df = _frame(200_000)
+    lf = df.lazy().filter(pl.col("n") > 2)
+    want = df.filter(pl.col("n") > 2).sdc.laplace(1.5, "x", seed=9)
+    for engine in ("in-memory", "streaming"):
+        got = lf.select(pl.col("x").sdc.laplace(1.5, seed=9)).collect(engine=engine)
+        assert got["x"].equals(want["x"])
+        keyed = lf.select(pl.col("x").sdc.laplace(1.5, seed=9, key="id")).collect(engine=engine)
+        assert keyed["x"].equals(df.sdc.laplace(1.5, "x", seed=9, key="id").filter(pl.col("n") > 2)["x"])
+        lazy = df.lazy().sdc.laplace(1.5, "x", seed=9, key="id").collect(engine=engine)
+        assert lazy.equals(df.sdc.laplace(1.5, "x", seed=9, key="id"))
+
+
+@pytest.mark.parametrize("phi", [1e308, 1.7e308, [1e308]])
+def test_phi_that_overflows_float64_is_refused_never_inf(phi):
+    df = pl.DataFrame({"x": np.linspace(-1, 1, 1000)})
+    with pytest.raises(SDCError, match="column 'x'.*overflows float64"):
+        df.sdc.laplace(phi, "x", seed=1)
+    with pytest.raises(Exception, match="overflows float64"):
+        df.select(pl.col("x").sdc.laplace(1e308, seed=1))
+    # a big but safe phi still works and stays finite
+    assert df.sdc.laplace(1e300, "x", seed=1)["x"].is_finite().all()
+
+
+def test_calibrated_phi_that_overflows_is_refused():
+    df = pl.DataFrame({"x": [-1.7e308, 0.0, 1.7e308]})
+    with pytest.raises(SDCError, match="column 'x'"):
+        df.sdc.laplace(on="x", k=2, seed=1)
+
+
+@pytest.mark.parametrize("phi", [True, False, np.bool_(True), {"x": True}, [True]])
+def test_bool_phi_is_refused_like_k_and_p(phi):
+    df = pl.DataFrame({"x": [1.0, 2.0, 3.0]})
+    with pytest.raises(SDCError, match="phi must be a number"):
+        df.sdc.laplace(phi, "x", seed=1)
+    with pytest.raises(SDCError, match="phi must be a number"):
+        pl.col("x").sdc.laplace(True, seed=1)
+
+
+def test_bad_keys_raise_naming_the_key():
+    df = pl.DataFrame({"id": [1, 1, 2], "x": [1.0, 2.0, 3.0], "f": [0.1, 0.2, 0.3]})
+    with pytest.raises(SDCError, match="key column 'id'.*more than once"):
+        df.sdc.laplace(1.0, "x", seed=1, key="id")
+    with pytest.raises(SDCError, match="key column 'nope'"):
+        df.sdc.laplace(1.0, "x", seed=1, key="nope")
+    with pytest.raises(SDCError, match="key column 'x'.*also in `on`"):
+        df.sdc.laplace(1.0, "x", seed=1, key="x")
+    with pytest.raises(SDCError, match="key column 'f'.*cannot be a key"):
+        df.sdc.laplace(1.0, "x", seed=1, key="f")
+    with pytest.raises(SDCError, match="key column 'id'.*null"):
+        pl.DataFrame({"id": [1, None], "x": [1.0, 2.0]}).sdc.laplace(1.0, "x", seed=1, key="id")

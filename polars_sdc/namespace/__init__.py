@@ -15,14 +15,16 @@ import polars as pl
 
 from .._columns import ColumnSpec
 from ._base import FrameOps
+from .masking import MaskingMethods
 from .microagg import MicroaggMethods
+from .risk import RiskMethods
 
 
 class _FrameMethods(FrameOps):
     """Methods shared by ``DataFrame.sdc`` and ``LazyFrame.sdc``."""
 
     # -- checking a release -----------------------------------------------------------
-    def equivalence_classes(self, on: ColumnSpec = None) -> Any:
+    def equivalence_classes(self, on: ColumnSpec = None, alpha: float = 1.0) -> Any:
         """Each distinct combination of the ``on`` values with its row count, smallest first.
 
         >>> import polars as pl, polars_sdc
@@ -32,10 +34,10 @@ class _FrameMethods(FrameOps):
         from ..anonymity import equivalence_classes, quasi_identifier_columns
 
         cols = quasi_identifier_columns(self._schema(), on)
-        schema = equivalence_classes(pl.DataFrame(schema=self._schema()), cols).schema
-        return self._frame_op(lambda df: equivalence_classes(df, cols), schema)
+        schema = equivalence_classes(pl.DataFrame(schema=self._schema()), cols, alpha).schema
+        return self._frame_op(lambda df: equivalence_classes(df, cols, alpha), schema)
 
-    def k_anonymity(self, on: ColumnSpec = None) -> int:
+    def k_anonymity(self, on: ColumnSpec = None, alpha: float = 1.0) -> int:
         """The size of the smallest equivalence class on ``on`` (a LazyFrame is collected).
 
         >>> import polars as pl, polars_sdc
@@ -45,7 +47,7 @@ class _FrameMethods(FrameOps):
         from ..anonymity import k_anonymity, quasi_identifier_columns
 
         cols = quasi_identifier_columns(self._schema(), on)
-        return k_anonymity(self._collected(cols), cols)
+        return k_anonymity(self._collected(cols), cols, alpha)
 
     # -- information loss -------------------------------------------------------------
     def ilssdm(
@@ -321,15 +323,17 @@ class _FrameMethods(FrameOps):
         seed: int | None = None,
         clamp: bool = False,
         m: int = 1,
+        key: str | None = None,
     ) -> Any:
         """Add Laplace(0, phi) noise to the numeric ``on`` columns (seed 004, eq. 1/2); they
         become Float64, everything else is kept.
 
         ``phi``: a number, ``{column: phi}`` or one per column; or ``k`` to calibrate
         ``phi = 2 m (b - a) / ln((N - 1)/(k - 1))`` for Pk-anonymity from each column's range
-        (``m``: attributes released together). ``seed`` fixes the noise (keyed by column
-        name, drawn for the whole column: the same in eager, lazy and streaming runs);
-        ``clamp`` clips to the observed range.
+        (``m``: attributes released together). ``seed`` fixes the noise: row ``i`` of column
+        ``c`` gets ``polars_sdc.rng.laplace(seed, f"laplace/{c}", keys, phi)[i]``, keys = row
+        positions or the values of the ``key`` column (unique, no nulls): the same in eager,
+        lazy, streaming and Spark runs; ``clamp`` clips to the observed range.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0]})
@@ -337,14 +341,15 @@ class _FrameMethods(FrameOps):
         [1.0, 2.0, 3.0]
         """
         from .._columns import resolve_columns
+        from ..masking._common import resolve_on
         from ..noise import _check_seed, check_phi_arg, laplace_frame, laplace_on, laplace_output_schema
 
         check_phi_arg(phi)
         _check_seed(seed)
-        cols = resolve_columns(self._schema(), laplace_on(on, phi), kind="numeric", default="numeric")
+        cols = resolve_on(self._schema(), laplace_on(on, phi), key, kind="numeric", default="numeric")
         schema = laplace_output_schema(self._schema(), cols)
         return self._frame_op(
-            lambda df: laplace_frame(df, phi, cols, k=k, seed=seed, clamp=clamp, m=m), schema
+            lambda df: laplace_frame(df, phi, cols, k=k, seed=seed, clamp=clamp, m=m, key=key), schema
         )
 
     def reconstruct_gmm(self, K: Any, on: ColumnSpec = None, phi: Any = None, **options: Any) -> Any:
@@ -390,7 +395,7 @@ class _FrameMethods(FrameOps):
 
 
 # every DataFrame / LazyFrame method group: a mixin of FrameOps (one per area, in this package)
-FRAME_METHOD_GROUPS: tuple[type, ...] = (MicroaggMethods, _FrameMethods)
+FRAME_METHOD_GROUPS: tuple[type, ...] = (MicroaggMethods, _FrameMethods, RiskMethods, MaskingMethods)
 
 
 @pl.api.register_dataframe_namespace("sdc")
@@ -499,11 +504,21 @@ class SDCExpr:
         )
 
     def laplace(
-        self, phi: Any = None, seed: int | None = None, *, k: int | None = None, clamp: bool = False, m: int = 1
+        self,
+        phi: Any = None,
+        seed: int | None = None,
+        *,
+        k: int | None = None,
+        clamp: bool = False,
+        m: int = 1,
+        key: str | pl.Expr | None = None,
     ) -> pl.Expr:
         """This column plus Laplace(0, phi) noise, Float64 (see :meth:`DataFrame.sdc.laplace`;
         ``k`` calibrates phi for Pk-anonymity). A whole-column step (never per streaming
         batch), so the same seed gives the same noise as ``df.sdc.laplace`` on that column.
+        Inside ``.over()`` / ``group_by().agg()`` rows are keyed by their position in the group,
+        which would repeat one noise vector in every group: there a seeded call needs ``key=``
+        (a column identifying the rows) and refuses to run without one.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 2.0]})
@@ -511,14 +526,26 @@ class SDCExpr:
         >>> a.equals(df.sdc.laplace(2.0, "x", seed=7)["x"])
         True
         """
+        from .._errors import SDCError
         from ..noise import _check_seed, check_phi_arg, laplace_series
 
         check_phi_arg(phi)
         _check_seed(seed)
         if phi is not None and not isinstance(phi, (int, float)):
-            from .._errors import SDCError
-
             raise SDCError(f"phi of an expression must be one number, got {phi!r}")
-        return self._expr.map_batches(
-            lambda s: laplace_series(s, phi, seed, k=k, clamp=clamp, m=m), return_dtype=pl.Float64
-        )
+        name = self._expr.meta.output_name(raise_if_undetermined=False)
+
+        def run(s: pl.Series, keys: pl.Series | None = None) -> pl.Series:
+            col = name or s.name
+            if keys is None and seed is not None and name is not None and s.name != name:
+                raise SDCError(
+                    f"column {col!r}: a seeded laplace inside .over() / group_by().agg() would repeat the same "
+                    "noise in every group (rows are keyed by their position in the group); pass key= a column "
+                    "that identifies the rows"
+                )
+            return laplace_series(s, phi, seed, k=k, clamp=clamp, m=m, keys=keys, name=col)
+
+        if key is None:
+            return self._expr.map_batches(run, return_dtype=pl.Float64)
+        key_expr = pl.col(key) if isinstance(key, str) else key
+        return pl.map_batches([self._expr, key_expr], lambda ss: run(ss[0], ss[1]), return_dtype=pl.Float64)

@@ -1,0 +1,170 @@
+"""Numba kernels of the masking methods: the per-row generator of :mod:`polars_sdc.rng` in one
+pass (bit-identical to ``rng.uniform``), PRAM's alias tables and rank swapping."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, uint64
+
+_G = uint64(0x9E3779B97F4A7C15)
+_M1 = uint64(0xBF58476D1CE4E5B9)
+_M2 = uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True, inline="always")
+def _mix(z):
+    z = z ^ (z >> uint64(30))
+    z = z * _M1
+    z = z ^ (z >> uint64(27))
+    z = z * _M2
+    return z ^ (z >> uint64(31))
+
+
+@njit(cache=True, inline="always")
+def _unit(z):
+    return (float(z >> uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def uniform(keys, h):
+    """``rng.uniform`` for stream hash ``h``: ``mix(mix(key * G + h) ^ h)`` -> (0, 1)."""
+    n = keys.shape[0]
+    out = np.empty(n)
+    for i in range(n):
+        out[i] = _unit(_mix(_mix(keys[i] * _G + h) ^ h))
+    return out
+
+
+@njit(cache=True)
+def alias_tables(M):
+    """Walker's alias tables of each row of the row-stochastic ``M`` (G, L): ``(prob, alias)``
+    such that ``j = floor(u L)``, released ``j`` if ``frac(u L) < prob[r, j]`` else ``alias[r, j]``
+    draws from row ``r`` exactly (up to rounding)."""
+    G, L = M.shape
+    prob = np.ones((G, L))
+    alias = np.empty((G, L), dtype=np.int64)
+    small = np.empty(L, dtype=np.int64)
+    large = np.empty(L, dtype=np.int64)
+    for r in range(G):
+        q = M[r] * L
+        ns = 0
+        nl = 0
+        for j in range(L):
+            alias[r, j] = j
+            if q[j] < 1.0:
+                small[ns] = j
+                ns += 1
+            else:
+                large[nl] = j
+                nl += 1
+        while ns > 0 and nl > 0:
+            ns -= 1
+            s = small[ns]
+            g = large[nl - 1]
+            prob[r, s] = q[s]
+            alias[r, s] = g
+            q[g] = q[g] + q[s] - 1.0
+            if q[g] < 1.0:
+                nl -= 1
+                small[ns] = g
+                ns += 1
+        for t in range(nl):
+            prob[r, large[t]] = 1.0
+        for t in range(ns):
+            prob[r, small[t]] = 1.0
+    return prob, alias
+
+
+@njit(cache=True)
+def rank_swap_partners(keys, h, w, max_tries):
+    """Rank swapping (Moore 1996) on ``n`` values already in rank order: walking up the ranks,
+    each value not yet swapped is swapped with a value chosen uniformly among the not yet
+    swapped ones of ranks ``j+1 .. j+w``; every value is swapped at most once. The choice for
+    rank ``j`` uses the 64-bit stream of its row key ``keys[j]`` (``rng.bits`` of hash ``h``,
+    then SplitMix steps): rejection sampling up to ``max_tries`` draws, then an exact pick
+    among the free ranks. Returns ``partner`` (``partner[j] == j``: not swapped)."""
+    n = keys.shape[0]
+    partner = np.arange(n)
+    taken = np.zeros(n, dtype=np.bool_)
+    for j in range(n):
+        if taken[j]:
+            continue
+        hi = min(n - 1, j + w)
+        span = hi - j
+        if span <= 0:
+            continue
+        z = _mix(_mix(keys[j] * _G + h) ^ h)
+        found = -1
+        for _ in range(max_tries):
+            k = j + 1 + min(int(_unit(z) * span), span - 1)
+            if not taken[k]:
+                found = k
+                break
+            z = _mix(z + _G)
+        if found < 0:
+            free = 0
+            for k in range(j + 1, hi + 1):
+                if not taken[k]:
+                    free += 1
+            if free == 0:
+                continue
+            pick = min(int(_unit(z) * free), free - 1)
+            for k in range(j + 1, hi + 1):
+                if not taken[k]:
+                    if pick == 0:
+                        found = k
+                        break
+                    pick -= 1
+        taken[j] = True
+        taken[found] = True
+        partner[j] = found
+        partner[found] = j
+    return partner
+
+
+@njit(cache=True)
+def alias_draw(codes, sidx, prob, alias, L, u):
+    """PRAM's per-row draw in one pass (the same arithmetic as the numpy version in
+    ``masking/pram.py``): row ``r = sidx * L + code``, ``x = u L``, ``j = min(floor(x), L - 1)``,
+    released ``j`` if ``x - j < prob[r, j]`` else ``alias[r, j]``; a null (-1) stays -1."""
+    n = codes.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        c = codes[i]
+        if c < 0:
+            out[i] = -1
+            continue
+        r = sidx[i] * L + c
+        x = u[i] * L
+        j = min(np.int64(x), L - 1)
+        out[i] = j if x - j < prob[r, j] else alias[r, j]
+    return out
+
+
+@njit(cache=True)
+def normal(keys, h1, h2):
+    """``rng.normal`` in one pass: Box-Muller on the uniforms of the sub-streams ``h1``
+    (radius) and ``h2`` (angle); equal to the numpy version up to the last bit of
+    ``log``/``cos``."""
+    n = keys.shape[0]
+    out = np.empty(n)
+    for i in range(n):
+        u1 = _unit(_mix(_mix(keys[i] * _G + h1) ^ h1))
+        u2 = _unit(_mix(_mix(keys[i] * _G + h2) ^ h2))
+        out[i] = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+    return out
+
+
+@njit(cache=True)
+def tall_matmul(Y, T, out):
+    """``out[:] = Y @ T`` for a tall ``Y`` (n, p) and a small ``T`` (p, q), one row at a time
+    (any memory layout; column-major is what the noise methods pass): no BLAS threads (they
+    spin badly on a shared machine) and one pass over ``Y``."""
+    n, p = Y.shape
+    q = T.shape[1]
+    for i in range(n):
+        for k in range(q):
+            s = 0.0
+            for j in range(p):
+                s += Y[i, j] * T[j, k]
+            out[i, k] = s
+    return out

@@ -1,0 +1,103 @@
+"""Shared argument handling of the randomised masking methods: the ``key=`` column, seeds."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .. import rng
+from .._columns import ColumnSpec, resolve_columns
+from .._errors import SDCError
+
+
+def check_seed(seed: Any) -> None:
+    """``seed``: None or an integer in [0, 2**64)."""
+    if seed is None:
+        return
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise SDCError(f"seed must be a non-negative integer or None, got {seed!r}")
+
+
+def seed_or_fresh(seed: int | None) -> int:
+    """The user's seed, or one from the OS entropy when None."""
+    return rng.fresh_seed() if seed is None else int(seed)
+
+
+def check_key(schema: pl.Schema, key: str | None, on: list[str] | None = None) -> None:
+    """``key``: None or the name of an existing column that is not perturbed itself."""
+    if key is None:
+        return
+    if not isinstance(key, str):
+        raise SDCError(f"key must be a column name, got {key!r}")
+    if key not in schema:
+        raise SDCError(f"key column {key!r}: not in the frame")
+    if on is not None and key in on:
+        raise SDCError(f"key column {key!r}: is also in `on`; the key identifies rows and is not masked")
+
+
+def resolve_on(schema: pl.Schema, on: ColumnSpec, key: str | None, *, kind: str, default: str) -> list[str]:
+    """``on`` resolved; when ``on`` is None the ``key`` column is left out of the default."""
+    cols = resolve_columns(schema, on, kind=kind, default=default)
+    if on is None and key is not None:
+        cols = [c for c in cols if c != key]
+        if not cols:
+            raise SDCError("`on`: no column left besides the key column")
+    check_key(schema, key, cols)
+    return cols
+
+
+def frame_keys(df: pl.DataFrame, key: str | None) -> np.ndarray:
+    """The per-row keys of ``df``: row positions, or :func:`polars_sdc.rng.row_keys` of ``key``."""
+    if key is None:
+        return rng.row_positions(df.height)
+    return rng.row_keys(df.get_column(key))
+
+
+def strata(df: pl.DataFrame, by: list[str] | None) -> tuple[np.ndarray, list[tuple]]:
+    """Stratum index per row (int64, 0..S-1, strata sorted by value, nulls last) and the
+    strata values; one stratum ``()`` when ``by`` is empty.
+
+    >>> strata(pl.DataFrame({"r": ["b", "a", "b"]}), ["r"])
+    (array([1, 0, 1]), [('a',), ('b',)])
+    """
+    if not by:
+        return np.zeros(df.height, dtype=np.int64), [()]
+    u = df.select(by).unique().sort(by, nulls_last=True).with_row_index("__sdc_stratum__")
+    idx = df.select(by).join(u, on=by, how="left", nulls_equal=True, maintain_order="left")
+    return idx.get_column("__sdc_stratum__").to_numpy().astype(np.int64), u.drop("__sdc_stratum__").rows()
+
+
+def check_fraction(name: str, v: Any, *, lo: float = 0.0, hi: float = 1.0, lo_open: bool = False) -> float:
+    """A real number in [lo, hi] (or (lo, hi]); bools refused."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise SDCError(f"{name} must be a number in [{lo}, {hi}], got {v!r}")
+    f = float(v)
+    if not (np.isfinite(f) and (f > lo if lo_open else f >= lo) and f <= hi):
+        raise SDCError(f"{name} must be a number in {'(' if lo_open else '['}{lo}, {hi}], got {v!r}")
+    return f
+
+
+_FAST = 200_000   # from this many rows the Numba pass of the generator pays for its load time
+
+
+def uniform(seed: int, stream: str, keys: np.ndarray) -> np.ndarray:
+    """:func:`polars_sdc.rng.uniform`, bit for bit, in one Numba pass on large inputs."""
+    if keys.shape[0] < _FAST:
+        return rng.uniform(seed, stream, keys)
+    from ..kernels.masking import uniform as kernel
+
+    return kernel(np.ascontiguousarray(keys, dtype=np.uint64), rng.stream_hash(seed, stream))
+
+
+def normal(seed: int, stream: str, keys: np.ndarray) -> np.ndarray:
+    """:func:`polars_sdc.rng.normal` (Box-Muller on the same two uniforms; on large inputs in
+    one Numba pass, equal up to the last bit of ``log``/``cos``)."""
+    if keys.shape[0] >= _FAST:
+        from ..kernels.masking import normal as kernel
+
+        k = np.ascontiguousarray(keys, dtype=np.uint64)
+        return kernel(k, rng.stream_hash(seed, stream + "/n1"), rng.stream_hash(seed, stream + "/n2"))
+    u1 = uniform(seed, stream + "/n1", keys)
+    u2 = uniform(seed, stream + "/n2", keys)
+    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)

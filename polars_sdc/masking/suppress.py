@@ -1,0 +1,349 @@
+"""Local suppression to k-anonymity (after sdcMicro 5.8.1 ``localSuppression`` / ``localSupp``).
+
+A suppressed key value becomes null, and a null matches any value: the frequencies of
+:mod:`polars_sdc.risk.frequencies` (sdcMicro ``freqCalc`` with the ``alpha`` rule) decide
+whether a record is k-anonymous.
+
+Algorithm (ours; sdcMicro's is a record-by-record greedy that suppresses the key with most
+categories that differs from a close record). With ``alpha = 1`` suppression never lowers a
+frequency: a record whose key values are kept on the subset ``T`` of the keys is compatible
+with, at least, every record that had its values on ``T`` in the original data. So:
+
+1. ``count_T(r)`` = number of records equal to ``r`` on ``T`` (one Polars window count per
+   subset ``T``; ``2^m`` subsets for ``m`` keys, visited cheapest first and only while some
+   record still needs one);
+2. each record with ``fk < k`` gets the *smallest* set of suppressions ``S`` (ties: the least
+   important keys, then the largest ``count``) with ``count_{keys - S}(r) >= k``;
+3. records are processed in rounds, the easiest (fewest suppressions needed) first: after a
+   round the true frequencies are recomputed, and records that became k-anonymous thanks to
+   the wildcards suppressed so far (a suppressed record matches them) need nothing;
+4. with ``alpha < 1`` the lower bound of step 1 may not hold, so rounds continue on the
+   remaining violators with more suppressions until none is left (a record with every key
+   suppressed matches all ``n`` records).
+
+``importance`` (sdcMicro's convention): one integer per key, 1 = keep longest; by default keys
+with more categories are suppressed first. ``combs=[2, 3]`` applies the rule to every subset
+of 2 and of 3 keys in turn (sdcMicro ``combs``). ``by``: k-anonymity within each stratum (the
+strata are never suppressed).
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .._columns import ColumnSpec, check_k, resolve_columns
+from .._errors import SDCError
+
+
+def _importance(codes: pl.DataFrame, keys: list[str], importance: Any) -> np.ndarray:
+    m = len(keys)
+    if importance is None:
+        ncat = np.array([codes.get_column(c).n_unique() for c in keys])
+        # many categories -> suppressed first -> importance m; ties keep key order
+        order = np.argsort(-ncat, kind="stable")
+        imp = np.empty(m, dtype=np.int64)
+        imp[order] = np.arange(m, 0, -1)
+        return imp
+    if isinstance(importance, (str, bytes)) or not isinstance(importance, Sequence) or len(importance) != m:
+        raise SDCError(f"importance must be a list of {m} integers (1 = keep longest), got {importance!r}")
+    if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= v <= m for v in importance):
+        raise SDCError(f"importance must hold integers between 1 and {m}, got {list(importance)!r}")
+    return np.asarray(importance, dtype=np.int64)
+
+
+def _masks(m: int, imp: np.ndarray) -> list[int]:
+    """Suppression sets as bit masks, cheapest first: fewer suppressions, then the least
+    important keys (a key of importance i weighs 2^(m - i))."""
+    w = [2 ** (m - int(i)) for i in imp]
+    return sorted(range(1 << m), key=lambda s: (bin(s).count("1"), sum(w[j] for j in range(m) if s >> j & 1)))
+
+
+def _true_fk(C: np.ndarray, g: np.ndarray, alpha: float) -> np.ndarray:
+    """fk of every row (sdcMicro freqCalc rule, :func:`polars_sdc.risk.frequencies.frequencies`)
+    of the code matrix ``C`` (-1 = null) within the strata ``g``."""
+    from ..risk.frequencies import frequencies
+
+    m = C.shape[1]
+    keys = [f"k{j}" for j in range(m)]
+    frame = pl.DataFrame({c: C[:, j] for j, c in enumerate(keys)}).select(
+        pl.when(pl.col(c) >= 0).then(pl.col(c)).alias(c) for c in keys)
+    if g.max(initial=0) == 0:
+        return frequencies(frame, keys, None, alpha)[0]
+    out = np.empty(C.shape[0])
+    parts = frame.with_columns(pl.Series("__g", g), pl.Series("__i", np.arange(C.shape[0])))
+    for part in parts.partition_by("__g", as_dict=False):
+        out[part.get_column("__i").to_numpy()] = frequencies(part, keys, None, alpha)[0]
+    return out
+
+
+class _Keys:
+    """Integer keys of rows on a subset of the key columns (mixed radix over the codes, the
+    stratum first), from the codes *before* suppression: a row is only ever asked for its key
+    on columns where it still has its value, so the keys of every subset are computed once
+    and cached. Exact; rows are hashed (64 bits) when the radix product overflows."""
+
+    def __init__(self, C: np.ndarray, g: np.ndarray):
+        self.C = C                                   # current codes (-1 = suppressed)
+        self.C0 = np.asfortranarray(C)               # codes before suppression
+        self.g = g
+        self.card = C.max(axis=0, initial=-1) + 2
+        self.g_card = int(g.max(initial=0)) + 1
+        self._cache: dict[tuple, np.ndarray] = {}
+
+    def space(self, cols: list[int]) -> float:
+        """The number of possible keys on ``cols`` (as a float: it may be huge)."""
+        return float(self.g_card) * float(np.prod([float(self.card[j]) for j in cols]))
+
+    def _all(self, cols: list[int]) -> np.ndarray:
+        t = tuple(cols)
+        h = self._cache.get(t)
+        if h is None:
+            if self.space(cols) < 2.0 ** 62:
+                h = self.g.astype(np.int64)
+                for j in cols:
+                    h = h * int(self.card[j]) + (self.C0[:, j] + 1)
+            else:
+                sub = pl.DataFrame([pl.Series(self.g)] + [pl.Series(self.C0[:, j]) for j in cols])
+                h = sub.hash_rows(seed=0).to_numpy().view(np.int64) & np.int64(2**62 - 1)
+            if len(self._cache) > 96:
+                self._cache.clear()
+            self._cache[t] = h
+        return h
+
+    def of(self, rows: np.ndarray | slice, cols: list[int]) -> np.ndarray:
+        return self._all(cols)[rows]
+
+
+def _lookup(src: np.ndarray, dst: np.ndarray, space: float, weights: np.ndarray | None = None
+            ) -> tuple[np.ndarray, np.ndarray | None]:
+    """For each key of ``dst``: the number of ``src`` keys equal to it (and their ``weights``
+    sum)."""
+    if src.size == 0:
+        return np.zeros(dst.size), (None if weights is None else np.zeros(dst.size))
+    if space <= max(4 * src.size, 1 << 21):
+        cnt = np.bincount(src, minlength=int(space))[dst].astype(np.float64)
+        w = None if weights is None else np.bincount(src, weights=weights, minlength=int(space))[dst]
+        return cnt, w
+    u, inv = np.unique(src, return_inverse=True)
+    inv = inv.ravel()
+    pos = np.minimum(np.searchsorted(u, dst), u.size - 1)
+    found = u[pos] == dst
+    cnt = np.where(found, np.bincount(inv, minlength=u.size)[pos], 0).astype(np.float64)
+    w = None if weights is None else np.where(found, np.bincount(inv, weights=weights, minlength=u.size)[pos], 0.0)
+    return cnt, w
+
+
+def _counts(K: _Keys, nullmask: np.ndarray, bad: np.ndarray, kept: list[int], viol: np.ndarray,
+            exact: bool) -> tuple[np.ndarray, np.ndarray]:
+    """For the rows ``bad`` (complete on ``kept``): how many rows are compatible with them on
+    ``kept`` (rows complete there and equal, plus, when ``exact``, rows with nulls there that
+    agree on their other kept keys) and how many violators are among the equal complete rows."""
+    tmask = sum(1 << j for j in kept)
+    q = nullmask & tmask
+    full = np.flatnonzero(q == 0)
+    dst = K.of(bad, kept)
+    src = K.of(full, kept) if full.size < K.C.shape[0] else K.of(slice(None), kept)
+    cnt, cov = _lookup(src, dst, K.space(kept), viol[full].astype(np.float64))
+    if exact:
+        partial = np.flatnonzero(q != 0)
+        if partial.size:
+            pq = q[partial]
+            for pattern in np.unique(pq):
+                rows = partial[pq == pattern]
+                sub = [j for j in kept if not pattern >> j & 1]
+                cnt += _lookup(K.of(rows, sub), K.of(bad, sub), K.space(sub))[0]
+    return cnt, cov
+
+
+def _fk_wildcard(K: _Keys) -> np.ndarray:
+    """fk with ``alpha = 1`` (a null matches anything): for each row, the number of rows of its
+    stratum that agree with it wherever both have a value."""
+    n, m = K.C.shape
+    nullmask = ((K.C < 0) * (1 << np.arange(m))).sum(axis=1)
+    fk = np.empty(n)
+    zero = np.zeros(n, dtype=np.int64)
+    for pattern in np.unique(nullmask):
+        rows = np.flatnonzero(nullmask == pattern)
+        kept = [j for j in range(m) if not pattern >> j & 1]
+        fk[rows] = _counts(K, nullmask, rows, kept, zero, exact=True)[0]
+    return fk
+
+
+def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.ndarray) -> np.ndarray:
+    """Suppress (-1) codes of ``C`` until every row has fk >= k (within its stratum ``g``)."""
+    n, m = C.shape
+    masks = _masks(m, imp)
+    C = C.copy()
+    K = _Keys(C, g)
+    bits = 1 << np.arange(m)
+    fk = _fk_wildcard(K) if alpha == 1.0 else _true_fk(C, g, alpha)
+    for _ in range(n * m + 1):
+        bad = np.flatnonzero(fk < k)
+        if bad.size == 0:
+            return C
+        nullmask = ((C < 0) * bits).sum(axis=1)
+        already = nullmask[bad]
+        viol = np.zeros(n, dtype=np.int64)
+        viol[bad] = 1
+        choice = np.full(bad.size, -1)
+        cover = np.zeros(bad.size)
+        cost = np.full(bad.size, m + 1)
+        for s in masks:
+            size = bin(s).count("1")
+            # a mask contains what the record already lost, and adds to it
+            ok = ((already & s) == already) & (already != s) & ((choice < 0) | (cost == size))
+            if not ok.any():
+                if (choice >= 0).all():
+                    break
+                continue
+            kept = [j for j in range(m) if not s >> j & 1]
+            rows = bad[ok]
+            if kept:
+                cnt, cov = _counts(K, nullmask, rows, kept, viol, exact=alpha == 1.0)
+            else:
+                cnt = np.full(rows.size, float(n))
+                cov = np.full(rows.size, float(bad.size))
+            cur = np.flatnonzero(ok)
+            # among the cheapest masks, the one whose wildcard helps the most other violators
+            hit = (cnt >= k) & ((choice[cur] < 0) | (cov > cover[cur]))
+            idx = cur[hit]
+            choice[idx] = s
+            cover[idx] = cov[hit]
+            cost[idx] = size
+        choice[choice < 0] = (1 << m) - 1
+        # a round: the records needing the fewest new suppressions, those whose wildcard covers
+        # most violators first, at most half of them; the others wait for the recomputed
+        # frequencies (the wildcards may already cover them)
+        need = np.array([bin(int(c) & ~int(a)).count("1") for c, a in zip(choice, already)])
+        if alpha == 1.0:
+            cand = np.flatnonzero(need == need.min())
+            cand = cand[np.argsort(-cover[cand], kind="stable")]
+            cand = cand[: max(64, cand.size // 2)]
+        else:
+            cand = np.arange(bad.size)
+        for r, s in zip(bad[cand], choice[cand]):
+            for j in range(m):
+                if s >> j & 1:
+                    C[r, j] = -1
+        fk = _fk_wildcard(K) if alpha == 1.0 else _true_fk(C, g, alpha)
+    raise SDCError("suppress: no k-anonymous suppression found (internal limit reached)")
+
+
+def suppress_frame(
+    df: pl.DataFrame, k: int, on: ColumnSpec, *, importance: Any = None, by: ColumnSpec = None,
+    alpha: float = 1.0, combs: Any = None,
+) -> pl.DataFrame:
+    """Local suppression of the key columns ``on`` to k-anonymity (see the module docstring):
+    suppressed values become null; dtypes, row order and other columns kept.
+
+    >>> df = pl.DataFrame({"a": ["x", "x", "x", "y"], "b": [1, 1, 1, 1]})
+    >>> suppress_frame(df, 2, ["a", "b"])["a"].to_list()
+    ['x', 'x', 'x', None]
+    """
+    from ..risk.frequencies import check_alpha, key_codes
+
+    keys = resolve_columns(df, on, kind="supported", default="error")
+    by_cols = [] if by is None else resolve_columns(df, by, what="by")
+    for b in by_cols:
+        if b in keys:
+            raise SDCError(f"column {b!r}: in both `on` and `by`")
+        if df.get_column(b).null_count():
+            raise SDCError(f"column {b!r}: a stratum (`by`) column must have no nulls")
+    a = check_alpha(alpha)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise SDCError(f"k must be an integer >= 1, got {k!r}")
+    if df.height == 0:
+        return df.clone()
+    k = int(k)
+    sizes = [df.height] if not by_cols else df.group_by(by_cols).len().get_column("len").to_list()
+    if min(sizes) < k:
+        check_k(k, min(sizes), where=" in the smallest `by` stratum" if by_cols else "")
+    imp = _importance(df.select(keys), keys, importance)
+    codes = key_codes(df, keys)
+    C = np.column_stack([codes.get_column(c).cast(pl.Int64).fill_null(-1).to_numpy() for c in keys])
+    if by_cols:
+        from ._common import strata
+
+        g = strata(df, by_cols)[0]
+    else:
+        g = np.zeros(df.height, dtype=np.int64)
+    if combs is None:
+        subsets = [list(range(len(keys)))]
+    else:
+        sizes_c = [combs] if isinstance(combs, (int, np.integer)) and not isinstance(combs, bool) else combs
+        if not isinstance(sizes_c, Sequence) or not sizes_c or any(
+                isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 1 <= c <= len(keys) for c in sizes_c):
+            raise SDCError(f"combs must be subset sizes between 1 and {len(keys)}, got {combs!r}")
+        subsets = [list(t) for size in sizes_c for t in itertools.combinations(range(len(keys)), int(size))]
+    # with alpha < 1 a later subset's suppressions can lower an earlier subset's frequencies:
+    # repeat until a whole pass changes nothing (with alpha = 1 one pass is enough)
+    for _ in range(len(keys) + 1):
+        before = (C < 0).sum()
+        for sub in subsets:
+            sub_imp = np.argsort(np.argsort(imp[sub], kind="stable"), kind="stable") + 1
+            C[:, sub] = _suppress_keys(np.ascontiguousarray(C[:, sub]), g, k, a, sub_imp)
+        if len(subsets) == 1 or a == 1.0 or (C < 0).sum() == before:
+            break
+    return df.with_columns(
+        pl.when(pl.Series(C[:, j] < 0) & pl.col(c).is_not_null()).then(None).otherwise(pl.col(c)).alias(c)
+        for j, c in enumerate(keys)
+    )
+
+
+def suppressed_count(original: pl.DataFrame, released: pl.DataFrame, on: Sequence[str]) -> int:
+    """Number of key values that are null in ``released`` but not in ``original``."""
+    return int(sum((released.get_column(c).is_null() & original.get_column(c).is_not_null()).sum() for c in on))
+
+
+def suppress_risky_frame(
+    df: pl.DataFrame, on: ColumnSpec, *, risk_above: float, weight: str | None = None, key_var: str | None = None,
+    alpha: float = 1.0,
+) -> pl.DataFrame:
+    """Suppress key values in the records whose individual risk (sdcMicro ``indivRisk`` from
+    ``fk``/``Fk``, :mod:`polars_sdc.risk.individual`) exceeds ``risk_above`` (after sdcMicro
+    ``localSupp``).
+
+    Which key: ``key_var`` if given (sdcMicro's ``keyVar``: that key only, one pass, as
+    ``localSupp``); otherwise, in each risky record, the not yet suppressed key with the most
+    categories (the one most likely to make the record rare, as sdcMicro's default importance),
+    then the risks are recomputed and the next key goes in the records still above the
+    threshold, until none is (a record with every key suppressed matches every record).
+
+    >>> df = pl.DataFrame({"a": ["x"] * 5 + ["y"], "b": [1, 1, 1, 2, 2, 2]})
+    >>> suppress_risky_frame(df, ["a", "b"], risk_above=0.5)["a"].to_list()
+    ['x', 'x', 'x', 'x', 'x', None]
+    """
+    from ..risk.frequencies import check_alpha, frequencies, key_columns
+    from ..risk.individual import individual_risk
+
+    keys = key_columns(df, on, weight)
+    a = check_alpha(alpha)
+    if isinstance(risk_above, bool) or not isinstance(risk_above, (int, float)) or not 0 <= risk_above <= 1:
+        raise SDCError(f"risk_above must be a number in [0, 1], got {risk_above!r}")
+    if key_var is not None and key_var not in keys:
+        raise SDCError(f"key_var {key_var!r}: not one of the keys in `on`")
+    if df.height == 0:
+        return df.clone()
+    ncat = {c: df.get_column(c).n_unique() for c in keys}
+    order = sorted(keys, key=lambda c: -ncat[c])          # stable: ties keep the `on` order
+    out = df
+    for _ in range(len(keys) if key_var is None else 1):
+        fk, Fk = frequencies(out, keys, weight, a)
+        risky = individual_risk(fk, Fk) > risk_above
+        if not risky.any():
+            break
+        target = np.full(df.height, None, dtype=object)
+        if key_var is not None:
+            target[risky] = key_var
+        else:
+            nulls = {c: out.get_column(c).is_null().to_numpy() for c in order}
+            for c in reversed(order):
+                target[risky & ~nulls[c]] = c               # ends with the first free key in `order`
+        out = out.with_columns(
+            pl.when(pl.Series([t == c for t in target])).then(None).otherwise(pl.col(c)).alias(c) for c in keys
+        )
+    return out

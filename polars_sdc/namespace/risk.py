@@ -1,0 +1,198 @@
+"""``df.sdc`` / ``lf.sdc`` disclosure-risk methods (thin: validate, then delegate to
+``polars_sdc.risk``)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .._columns import ColumnSpec
+from ._base import FrameOps
+
+
+class RiskMethods(FrameOps):
+    """Disclosure-risk measures on a DataFrame or LazyFrame."""
+
+    def frequencies(self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0) -> Any:
+        """The frame with Float64 columns ``fk`` (sample frequency of the record's key
+        combination) and ``Fk`` (sum of sampling weights over it) appended; missing key
+        values match any value, weighted by ``alpha`` (sdcMicro ``freqCalc``).
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"a": [1, 1, 2], "w": [10.0, 5.0, 3.0]})
+        >>> df.sdc.frequencies("a", weight="w")["Fk"].to_list()
+        [15.0, 15.0, 3.0]
+        """
+        from ..risk.frequencies import check_alpha, frequencies_frame, frequencies_output_schema, key_columns
+
+        cols = key_columns(self._schema(), on, weight)
+        check_alpha(alpha)
+        schema = frequencies_output_schema(self._schema())
+        return self._frame_op(lambda df: frequencies_frame(df, cols, weight, alpha), schema)
+
+    def individual_risk(
+        self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None
+    ) -> Any:
+        """The frame with ``fk``, ``Fk``, ``risk`` (sdcMicro's approximate individual risk) and,
+        with ``household=``, ``household_risk`` (``1 - prod(1 - r)``) appended.
+
+        >>> import polars as pl, polars_sdc
+        >>> pl.DataFrame({"a": [1, 1, 2]}).sdc.individual_risk("a")["risk"].to_list()
+        [0.5, 0.5, 1.0]
+        """
+        from ..risk.frequencies import check_alpha, key_columns
+        from ..risk.individual import individual_risk_frame, individual_risk_output_schema
+
+        cols = key_columns(self._schema(), on, weight)
+        check_alpha(alpha)
+        schema = individual_risk_output_schema(self._schema(), household)
+        return self._frame_op(lambda df: individual_risk_frame(df, cols, weight, alpha, household), schema)
+
+    def global_risk(
+        self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None
+    ) -> dict[str, float]:
+        """Global risk (mean individual risk) and expected re-identifications (sum), plus the
+        household versions with ``household=`` (a LazyFrame is collected: needed columns only).
+
+        >>> import polars as pl, polars_sdc
+        >>> pl.DataFrame({"a": [1, 1, 2, 3]}).sdc.global_risk("a")["expected_reidentifications"]
+        3.0
+        """
+        from ..risk.frequencies import key_columns
+        from ..risk.individual import global_risk
+
+        cols = key_columns(self._schema(), on, weight)
+        need = cols + [c for c in (weight, household) if c is not None]
+        return global_risk(self._collected(need), cols, weight, alpha, household)
+
+    def suda(self, on: ColumnSpec, max_size: int | None = None, dis_fraction: float = 0.01) -> Any:
+        """The frame with ``suda`` (SUDA2 score: sum of (M - |MSU|)! over the record's minimal
+        sample uniques) and ``dis_suda`` (DIS-SUDA) appended, as sdcMicro's ``suda2``.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"a": [1, 1, 2, 2], "b": [1, 2, 1, 1], "c": [0, 0, 0, 1]})
+        >>> df.sdc.suda(["a", "b", "c"])["suda"].to_list()
+        [1.0, 2.0, 1.0, 2.0]
+        """
+        from ..risk.frequencies import key_columns
+        from ..risk.suda import check_suda_args, suda_frame, suda_output_schema
+
+        cols = key_columns(self._schema(), on)
+        check_suda_args(len(cols), max_size, dis_fraction)
+        schema = suda_output_schema(self._schema())
+        return self._frame_op(lambda df: suda_frame(df, cols, max_size, dis_fraction), schema)
+
+    def l_diversity(self, on: ColumnSpec, sensitive: str, kind: str = "distinct", c: float = 2.0) -> Any:
+        """The frame with ``l_diversity`` appended: the l of each record's equivalence class
+        on ``on`` for the ``sensitive`` column (``kind`` "distinct", "entropy" or "recursive"
+        (c, l); sdcMicro ``ldiversity``). The release's l is the column's minimum.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"k": [1, 1, 2, 2], "s": ["a", "b", "c", "c"]})
+        >>> df.sdc.l_diversity("k", "s")["l_diversity"].min()
+        1.0
+        """
+        from ..risk.diversity import KINDS, diversity_output_schema, l_diversity_frame, sensitive_columns
+        from ..risk.frequencies import key_columns
+        from .._errors import SDCError
+
+        cols = key_columns(self._schema(), on)
+        (s,) = sensitive_columns(self._schema(), cols, [sensitive] if isinstance(sensitive, str) else sensitive)
+        if kind not in KINDS:
+            raise SDCError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+        schema = diversity_output_schema(self._schema(), "l_diversity")
+        return self._frame_op(lambda df: l_diversity_frame(df, cols, s, kind, c), schema)
+
+    def t_closeness(self, on: ColumnSpec, sensitive: str, ordered: bool | None = None) -> Any:
+        """The frame with ``t_closeness`` appended: the Earth Mover's Distance between each
+        record's class distribution of ``sensitive`` and the whole table's (ordered distance
+        for numeric/Enum, equal distance for nominal columns). The release's t is the maximum.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"k": [1, 1, 2, 2], "s": ["a", "b", "a", "a"]})
+        >>> df.sdc.t_closeness("k", "s")["t_closeness"].max()
+        0.25
+        """
+        from ..risk.diversity import diversity_output_schema, sensitive_columns, t_closeness_frame
+        from ..risk.frequencies import key_columns
+
+        cols = key_columns(self._schema(), on)
+        (s,) = sensitive_columns(self._schema(), cols, [sensitive] if isinstance(sensitive, str) else sensitive)
+        schema = diversity_output_schema(self._schema(), "t_closeness")
+        return self._frame_op(lambda df: t_closeness_frame(df, cols, s, ordered), schema)
+
+    def linkage_risk(self, masked: Any, on: ColumnSpec = None) -> float:
+        """Share of ``masked`` records (same rows, same order) whose nearest original record
+        (standardised columns, Euclidean, k-d tree) is their own; ties count fractionally.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [0.0, 1.0, 2.0], "y": [1.0, 0.0, 5.0]})
+        >>> df.sdc.linkage_risk(df)
+        1.0
+        """
+        from ..risk.linkage import linkage_risk
+
+        orig, mask = self._pair_frames(masked, on)
+        return linkage_risk(orig, mask, mask.columns)
+
+    def interval_disclosure(self, masked: Any, on: ColumnSpec = None, k: float = 0.05) -> float:
+        """Share of records whose every original value lies within masked +- k * sd(masked)
+        (sdcMicro ``dRisk``).
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
+        >>> df.sdc.interval_disclosure(df.with_columns(pl.col("x") * 2), "x")
+        0.0
+        """
+        from ..risk.linkage import interval_disclosure
+
+        orig, mask = self._pair_frames(masked, on)
+        return interval_disclosure(orig, mask, mask.columns, k=k)
+
+    def _pair_frames(self, masked: Any, on: ColumnSpec) -> tuple[Any, Any]:
+        import polars as pl
+
+        from .._columns import resolve_columns
+        from .._errors import SDCError
+
+        if not isinstance(masked, (pl.DataFrame, pl.LazyFrame)):
+            raise SDCError(f"masked: expected a DataFrame or LazyFrame, got {type(masked).__name__}")
+        cols = resolve_columns(self._schema(), on, kind="numeric", default="numeric")
+        resolve_columns(masked if isinstance(masked, pl.DataFrame) else masked.collect_schema(), cols,
+                        kind="numeric", what="on (masked)")
+        mask = masked.select(cols)
+        return self._collected(cols), mask.collect() if isinstance(mask, pl.LazyFrame) else mask
+
+    def risk(
+        self,
+        on: ColumnSpec,
+        weight: str | None = None,
+        *,
+        alpha: float = 1.0,
+        household: str | None = None,
+        suda: bool = True,
+        max_size: int | None = None,
+        dis_fraction: float = 0.01,
+        threshold: float = 0.1,
+        population_size: float | None = None,
+        ks: Sequence[int] = (2, 3, 5),
+    ) -> Any:
+        """Every disclosure-risk measure of the release on keys ``on``: a ``RiskResult`` with
+        ``.per_record`` (fk, Fk, individual risk, SUDA, DIS-SUDA; row order kept) and
+        ``.summary`` (k-anonymity violations, global risk, expected re-identifications, ARX's
+        prosecutor / journalist / marketer risk, population uniqueness). A LazyFrame is
+        collected (only the needed columns).
+
+        >>> import polars as pl, polars_sdc
+        >>> r = pl.DataFrame({"a": [1, 1, 2, 3]}).sdc.risk("a", suda=False)
+        >>> r["expected_reidentifications"], r["prosecutor_highest"]
+        (3.0, 1.0)
+        """
+        from ..risk.frequencies import key_columns
+        from ..risk.measure import measure_risk
+
+        cols = key_columns(self._schema(), on, weight)
+        need = cols + [c for c in (weight, household) if c is not None]
+        return measure_risk(
+            self._collected(need), cols, weight, alpha=alpha, household=household, suda=suda, max_size=max_size,
+            dis_fraction=dis_fraction, threshold=threshold, population_size=population_size, ks=ks,
+        )

@@ -1,0 +1,273 @@
+"""ARX's re-identification risk models: prosecutor, journalist and marketer risk (El Emam's
+"Guide to the De-Identification of Personal Health Information", as ARX's
+``RiskModelSampleSummary`` defines them) and population-uniqueness estimates (Zayatz 1991,
+Pitman via Hoshino 2001, SNB via Chen & Keller-McNulty 1998) with Dankar et al.'s (2012)
+decision rule (ARX ``RiskModelPopulationUniqueness``).
+
+Equivalence classes: records with equal key values (a missing value is its own value, as in
+ARX). ``f_k``: size of class k in the sample; ``F_k``: its size in the population, estimated
+by the class's sum of sampling weights (``F_k = f_k`` without weights: the sample is the
+population); n records, u classes, ``threshold`` the acceptable re-identification probability.
+
+- **Prosecutor** (the attacker knows the target is in the release): a record's risk is
+  ``1 / f_k``; *highest* = ``1 / min f_k``; *average* (success rate) = ``u / n``; *records at
+  risk* = share of records with ``1 / f_k > threshold``.
+- **Journalist** (the target is somebody of the population): a record's risk is ``1 / F_k``;
+  *highest* = ``1 / min F_k``; *records at risk* = share of records with
+  ``1 / F_k > threshold``; *average* = ``max(u / sum_k F_k, (1/n) sum_k f_k / F_k)``.
+- **Marketer** (re-identify as many as possible): ``(1/n) sum_k f_k / F_k``.
+- **Population uniqueness** (needs a population size N: ``population_size=`` or the sum of
+  weights; sampling fraction ``pi = n / N``; ``c_j`` = number of sample classes of size j):
+
+  * Zayatz: ``P = (c_1 h_1) / sum_j c_j h_j`` with ``h_j`` the hypergeometric probability of
+    drawing exactly one of j marked units in n draws from N; uniques = ``c_1 P / pi``.
+  * Pitman: (theta, alpha) solve the likelihood equations of Pitman's sampling formula
+    (Hoshino 2001) ``sum_{i<u} 1/(theta + i alpha) = sum_{i<n} 1/(theta + i)`` and
+    ``sum_{i<u} i/(theta + i alpha) = sum_j c_j sum_{k<j} 1/(k - alpha)``;
+    uniques = ``Gamma(theta + 1) / Gamma(theta + alpha) * N^alpha``.
+  * SNB (shifted negative binomial class sizes ``F - 1 ~ NB(a, b)``, Bernoulli sampling with
+    rate pi): K (number of non-empty population classes) by the Shlosser-type estimator
+    ``K = u + c_1 [sum_j j pi^2 (1 - pi^2)^(j-1) c_j] / [sum_j c_j (1 - pi)^j ((1 + pi)^j - 1)]
+    * ([sum_j (1 - pi)^j c_j] / [sum_j j pi (1 - pi)^(j-1) c_j])^2``; (a, b) solve
+    ``E[c_1] = c_1``, ``E[c_2] = c_2`` with, for ``D = (1 - pi)(1 - b)``,
+    ``E[c_1] = K pi (b / (1 - D))^a (1 + a D / (1 - D))`` and
+    ``E[c_2] = K pi^2 a b^a (1 - b) (2 - (1 - a) D) / (2 (1 - D)^(a + 2))``; uniques = ``K b^a``.
+  * Dankar et al.'s rule: ``pi <= 0.1``: Pitman (Zayatz if Pitman fails); otherwise the
+    smaller of Zayatz and SNB (Zayatz if SNB fails). No sample unique: 0. An estimate that
+    does not exist (solver failure, NaN, 0) is reported as NaN.
+
+  The population-uniqueness *risk* is the estimated number of population uniques / N.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+
+from .._errors import SDCError
+from .frequencies import check_weights, key_codes, key_columns
+
+
+def class_sizes(df: pl.DataFrame, on, weight: str | None = None) -> pl.DataFrame:
+    """One row per equivalence class (missing = own value): ``f`` (sample size) and ``F``
+    (sum of weights, or ``f``).
+
+    >>> import polars as pl
+    >>> class_sizes(pl.DataFrame({"a": [1, 1, None]}), "a").sort("f")["f"].to_list()
+    [1, 2]
+    """
+    cols = key_columns(df, on, weight)
+    codes = key_codes(df, cols)
+    w = df.get_column(weight).cast(pl.Float64) if weight is not None else pl.repeat(1.0, df.height, eager=True)
+    frame = codes.with_columns(w.alias("_w"))
+    return frame.group_by(cols).agg(f=pl.len(), F=pl.col("_w").sum()).select("f", "F")
+
+
+def sample_models(f: np.ndarray, F: np.ndarray, threshold: float = 0.1) -> dict[str, float]:
+    """Prosecutor, journalist and marketer risk from the class sizes (module docstring).
+
+    >>> import numpy as np
+    >>> r = sample_models(np.array([1, 2, 3]), np.array([1, 2, 3]), threshold=0.4)
+    >>> r["prosecutor_highest"], r["prosecutor_average"], r["prosecutor_records_at_risk"]
+    (1.0, 0.5, 0.5)
+    """
+    f = np.asarray(f, dtype=np.float64)
+    F = np.asarray(F, dtype=np.float64)
+    n = f.sum()
+    u = f.size
+    if n == 0:
+        nan = float("nan")
+        return {k: nan for k in (
+            "prosecutor_highest", "prosecutor_average", "prosecutor_records_at_risk",
+            "journalist_highest", "journalist_average", "journalist_records_at_risk", "marketer_risk")}
+    marketer = float((f / F).sum() / n)
+    return {
+        "prosecutor_highest": float(1.0 / f.min()),
+        "prosecutor_average": float(u / n),
+        "prosecutor_records_at_risk": float(f[1.0 / f > threshold].sum() / n),
+        "journalist_highest": float(1.0 / F.min()),
+        "journalist_average": float(max(u / F.sum(), marketer)),
+        "journalist_records_at_risk": float(f[1.0 / F > threshold].sum() / n),
+        "marketer_risk": marketer,
+    }
+
+
+def _histogram(f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    sizes, counts = np.unique(np.asarray(f, dtype=np.int64), return_counts=True)
+    return sizes.astype(np.float64), counts.astype(np.float64)
+
+
+def zayatz_uniques(f: np.ndarray, N: float) -> float:
+    """Zayatz's estimate of the number of population uniques (module docstring).
+
+    >>> round(zayatz_uniques(np.array([1, 1, 2, 5]), 90.0), 4)
+    5.5346
+    """
+    from scipy.stats import hypergeom
+
+    sizes, counts = _histogram(f)
+    n = float(np.sum(f))
+    c1 = counts[sizes == 1].sum()
+    if c1 == 0:
+        return 0.0
+    h = hypergeom.pmf(1, int(round(N)), sizes.astype(np.int64), int(n))
+    denom = float((counts * h).sum())
+    if not denom > 0:
+        return float("nan")
+    p = c1 * hypergeom.pmf(1, int(round(N)), 1, int(n)) / denom
+    return float(c1 * p / (n / N))
+
+
+def pitman_uniques(f: np.ndarray, N: float) -> float:
+    """Pitman-model estimate of the number of population uniques (Hoshino 2001; module
+    docstring); NaN when the likelihood equations have no usable solution.
+
+    >>> f = np.repeat([1, 2, 3, 8], [100, 30, 10, 5])
+    >>> round(pitman_uniques(f, 4600.0), 1)
+    347.6
+    """
+    from scipy.optimize import root
+    from scipy.special import digamma, gammaln
+
+    sizes, counts = _histogram(f)
+    n = float(np.sum(f))
+    u = float(np.size(f))
+    c1 = counts[sizes == 1].sum()
+    if c1 == 0:
+        return 0.0
+    c2 = counts[sizes == 2].sum() or 1.0
+    big = sizes > 1
+
+    def equations(x):
+        t, a = x
+        if not (0 < a < 1) or t <= -a:
+            return [1e6, 1e6]
+        s1 = (digamma(t / a + u) - digamma(t / a + 1)) / a
+        s2 = digamma(t + n) - digamma(t + 1)
+        s3 = ((u - 1) - t * s1) / a
+        s4 = float((counts[big] * (digamma(sizes[big] - a) - digamma(1 - a))).sum())
+        return [s1 - s2, s3 - s4]
+
+    c = c1 * (c1 - 1) / c2
+    den = 2 * c1 * u + c1 * c - n * c
+    t0 = (n * u * c - c1 * (n - 1) * (2 * u + c)) / den if den != 0 else 1.0
+    a0 = (t0 * (c1 - n) + (n - 1) * c1) / (n * u)
+    starts = [(t0, a0), (max(t0, 1.0), 0.5), (1.0, 0.5), (10.0, 0.1)]
+    for t, a in starts:
+        if not (np.isfinite(t) and np.isfinite(a) and 0 < a < 1 and t > -a):
+            continue
+        sol = root(equations, [t, a], method="hybr")
+        t, a = sol.x
+        if sol.success and 0 < a < 1 and t > -a and np.allclose(equations(sol.x), 0, atol=1e-6):
+            val = math.exp(gammaln(t + 1) - gammaln(t + a) + a * math.log(N))
+            if 0 <= val <= N:
+                return float(val)
+    return float("nan")
+
+
+def snb_uniques(f: np.ndarray, N: float) -> float:
+    """SNB-model estimate of the number of population uniques (Chen & Keller-McNulty 1998;
+    module docstring); NaN when the moment equations have no solution.
+
+    >>> f = np.repeat([1, 2, 3, 8], [100, 30, 10, 5])
+    >>> round(snb_uniques(f, 690.0), 1)
+    144.7
+    """
+    from scipy.optimize import root
+
+    sizes, counts = _histogram(f)
+    n = float(np.sum(f))
+    u = float(np.size(f))
+    c1 = counts[sizes == 1].sum()
+    c2 = counts[sizes == 2].sum()
+    if c1 == 0:
+        return 0.0
+    p = n / N
+    v1 = (sizes * p * p * (1 - p * p) ** (sizes - 1) * counts).sum()
+    v2 = (counts * (1 - p) ** sizes * ((1 + p) ** sizes - 1)).sum()
+    v3 = ((1 - p) ** sizes * counts).sum()
+    v4 = (sizes * p * (1 - p) ** (sizes - 1) * counts).sum()
+    if v2 == 0 or v4 == 0:
+        return float("nan")
+    K = u + c1 * (v1 / v2) * (v3 / v4) ** 2
+
+    def equations(x):
+        a, b = x
+        if not (a > 0 and 0 < b < 1):
+            return [1e6, 1e6]
+        D = (1 - p) * (1 - b)
+        e1 = K * p * (b / (1 - D)) ** a * (1 + a * D / (1 - D))
+        e2 = K * p * p * a * b**a * (1 - b) * (2 - (1 - a) * D) / (2 * (1 - D) ** (a + 2))
+        return [e1 / c1 - 1, (e2 - c2) / max(c2, 1.0)]
+
+    for a, b in ((1.0, 0.5), (0.5, 0.1), (2.0, 0.9), (0.1, 0.01)):
+        sol = root(equations, [a, b], method="hybr")
+        a, b = sol.x
+        if sol.success and a > 0 and 0 < b < 1 and np.allclose(equations(sol.x), 0, atol=1e-6):
+            val = K * b**a
+            if 0 <= val <= N:
+                return float(val)
+    return float("nan")
+
+
+def _valid(v: float) -> bool:
+    return not math.isnan(v) and v != 0.0
+
+
+def population_uniqueness(f: np.ndarray, N: float) -> dict[str, object]:
+    """Estimated population uniques by Zayatz, Pitman, SNB and Dankar et al.'s rule, and the
+    rule's choice and risk (uniques / N). Module docstring.
+
+    >>> f = np.repeat([1, 2, 3, 8], [100, 30, 10, 5])
+    >>> population_uniqueness(f, 4600.0)["dankar_model"], population_uniqueness(f, 690.0)["dankar_model"]
+    ('pitman', 'snb')
+    """
+    n = float(np.sum(f))
+    if not N >= n or n == 0:
+        raise SDCError(f"population size {N!r} must be at least the sample size {int(n)}")
+    has_unique = bool((np.asarray(f) == 1).any())
+    if not has_unique:
+        return {"zayatz": 0.0, "pitman": 0.0, "snb": 0.0, "dankar": 0.0, "dankar_model": "none",
+                "population_uniqueness": 0.0}
+    z = zayatz_uniques(f, N)
+    pi = n / N
+    if pi <= 0.1:
+        p = pitman_uniques(f, N)
+        s = float("nan")
+        d, model = (p, "pitman") if _valid(p) else (z, "zayatz")
+    else:
+        p = float("nan")
+        s = snb_uniques(f, N)
+        if _valid(s) and s <= z:
+            d, model = s, "snb"
+        else:
+            d, model = z, "zayatz"
+    return {"zayatz": z, "pitman": p, "snb": s, "dankar": d, "dankar_model": model,
+            "population_uniqueness": float(d / N) if _valid(d) else float("nan")}
+
+
+def arx_risk(
+    df: pl.DataFrame, on, weight: str | None = None, *, threshold: float = 0.1, population_size: float | None = None
+) -> dict[str, object]:
+    """Prosecutor, journalist, marketer risk and (with weights or ``population_size``) the
+    population-uniqueness estimates of a frame (module docstring).
+
+    >>> import polars as pl
+    >>> arx_risk(pl.DataFrame({"a": [1, 1, 2, 3]}), "a")["prosecutor_average"]
+    0.75
+    """
+    if not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
+        raise SDCError(f"threshold must be in (0, 1], got {threshold!r}")
+    cols = key_columns(df, on, weight)
+    if weight is not None:
+        check_weights(df, weight)
+    sizes = class_sizes(df, cols, weight)
+    f = sizes.get_column("f").to_numpy()
+    F = sizes.get_column("F").to_numpy()
+    out: dict[str, object] = sample_models(f, F, threshold)
+    N = population_size if population_size is not None else (float(F.sum()) if weight is not None else None)
+    if N is not None and f.size and N > f.sum():
+        out.update({f"population_{k}" if k in ("zayatz", "pitman", "snb", "dankar") else k: v
+                    for k, v in population_uniqueness(f, float(N)).items()})
+    return out

@@ -1,0 +1,218 @@
+"""Sample and population frequencies of key combinations: ``fk`` and ``Fk``.
+
+Definitions (as sdcMicro 5.8.1 ``freqCalc`` computes them, Templ, Kowarik & Meindl 2015):
+
+- ``fk`` of a record: the number of records of the sample that share its combination of
+  key (quasi-identifier) values; ``Fk``: the sum of the sampling weights over those records,
+  an estimate of the population frequency (``Fk = fk`` without weights).
+- **Missing key values** (null, and NaN in a float key) are wildcards. Two records are
+  *compatible* when they agree on every key where both have a value. With ``alpha`` in
+  [0, 1]:
+
+  * a record without missing keys: ``fk`` = number of identical records + ``alpha`` x the
+    number of compatible records that have missing keys (but not all keys missing);
+  * a record with some missing keys: ``fk`` = number of identical records (same values and
+    same missing positions) + the number of compatible records without missing keys +
+    ``alpha`` x the number of compatible records with a different missing pattern or values;
+  * a record with every key missing: ``fk = n`` (it matches everybody).
+
+  ``Fk`` is the same sum with each record counted by its weight. ``alpha = 1`` (default)
+  counts every wildcard match; ``alpha = 0`` stops records with missing keys from raising
+  the frequencies of other records (they still see the complete records they match).
+- Weights must be finite, non-null and >= 1 (a weight is the number of population units a
+  sample record stands for).
+
+The public entry points are :func:`frequencies` (numpy arrays ``fk, Fk`` in row order) and
+:func:`frequencies_frame` (the frame with ``fk`` and ``Fk`` columns appended).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from .._columns import ColumnSpec, check_finite, resolve_columns
+from .._errors import SDCError
+
+FK = "fk"
+FK_POP = "Fk"
+
+
+def check_alpha(alpha: float) -> float:
+    """Validate the wildcard weight ``alpha`` (a number in [0, 1])."""
+    try:
+        a = float(alpha)
+    except (TypeError, ValueError):
+        raise SDCError(f"alpha must be a number in [0, 1], got {alpha!r}") from None
+    if not (0.0 <= a <= 1.0):
+        raise SDCError(f"alpha must be in [0, 1], got {alpha!r}")
+    return a
+
+
+def key_columns(frame: pl.DataFrame | pl.LazyFrame | pl.Schema, on: ColumnSpec, weight: str | None = None) -> list[str]:
+    """Resolve the key columns ``on`` (required; numeric, Boolean, String, Categorical, Enum)."""
+    cols = resolve_columns(frame, on, kind="supported", default="error")
+    if weight is not None:
+        if not isinstance(weight, str):
+            raise SDCError(f"`weight`: expected one column name, got {weight!r}")
+        resolve_columns(frame, [weight], kind="numeric", what="weight")
+        if weight in cols:
+            raise SDCError(f"column {weight!r}: is both a key (`on`) and the sampling weight")
+    return cols
+
+
+def check_weights(df: pl.DataFrame, weight: str) -> None:
+    """Raise :class:`SDCError` unless every sampling weight is finite and >= 1."""
+    check_finite(df, [weight])
+    bad = df.select((pl.col(weight) < 1).sum()).item()
+    if bad:
+        raise SDCError(f"column {weight!r}: {bad} sampling weight(s) below 1; weights must be >= 1")
+
+
+def key_codes(df: pl.DataFrame, on: Sequence[str]) -> pl.DataFrame:
+    """The key columns as UInt32 codes (equal values share a code), nulls (and NaN) kept as null."""
+    exprs = []
+    for c in on:
+        dtype = df.schema[c]
+        e = pl.col(c)
+        if dtype.is_float():
+            e = e.fill_nan(None)
+        if isinstance(dtype, (pl.Categorical, pl.Enum)):
+            e = e.to_physical().cast(pl.UInt32)
+        else:
+            e = e.rank("dense").cast(pl.UInt32)
+        exprs.append(e.alias(c))
+    return df.select(exprs)
+
+
+def _agg(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    if not by:
+        return frame.select(pl.col("_c").sum(), pl.col("_w").sum())
+    return frame.group_by(by).agg(pl.col("_c").sum(), pl.col("_w").sum())
+
+
+def _matched(target: pl.DataFrame, source: pl.DataFrame, by: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """For each row of ``target``: total count and weight of ``source`` rows equal on ``by``."""
+    if target.height == 0 or source.height == 0:
+        return np.zeros(target.height), np.zeros(target.height)
+    s = _agg(source, by)
+    if not by:
+        c, w = s.row(0)
+        return np.full(target.height, float(c)), np.full(target.height, float(w))
+    j = target.select(by).join(s, on=by, how="left", maintain_order="left")
+    return (
+        j.get_column("_c").fill_null(0).cast(pl.Float64).to_numpy(),
+        j.get_column("_w").fill_null(0).cast(pl.Float64).to_numpy(),
+    )
+
+
+def frequencies(
+    df: pl.DataFrame, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """``fk`` and ``Fk`` of every record (float64 arrays in row order); see the module
+    docstring for the definition and the missing-value rule (sdcMicro ``freqCalc``).
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"a": [1, 1, None], "b": ["x", "y", "y"], "w": [10, 20, 30]})
+    >>> fk, Fk = frequencies(df, ["a", "b"], "w")
+    >>> fk.tolist(), Fk.tolist()
+    ([1.0, 2.0, 2.0], [10.0, 50.0, 50.0])
+    """
+    on = key_columns(df, on, weight)
+    a = check_alpha(alpha)
+    if weight is not None:
+        check_weights(df, weight)
+    n = df.height
+    if n == 0:
+        return np.zeros(0), np.zeros(0)
+    codes = key_codes(df, on)
+    w = (
+        df.get_column(weight).cast(pl.Float64)
+        if weight is not None
+        else pl.Series("_w", np.ones(n))
+    )
+    m = len(on)
+    pattern = pl.sum_horizontal(
+        [pl.col(c).is_null().cast(pl.UInt32) * (1 << j) for j, c in enumerate(on)]
+    ).cast(pl.UInt32 if m < 32 else pl.UInt64)
+    frame = codes.with_columns(_w=w.alias("_w").cast(pl.Float64), _p=pattern)
+    if not (frame.get_column("_p") != 0).any():
+        out = frame.select(pl.len().over(on).cast(pl.Float64).alias("fk"), pl.col("_w").sum().over(on).alias("Fk"))
+        return out.get_column("fk").to_numpy(), out.get_column("Fk").to_numpy()
+
+    full = (1 << m) - 1
+    combos = frame.group_by([*on, "_p"]).agg(_c=pl.len().cast(pl.Float64), _w=pl.col("_w").sum())
+    complete = combos.filter(pl.col("_p") == 0)
+    partial = combos.filter((pl.col("_p") != 0) & (pl.col("_p") != full))
+    all_na = combos.filter(pl.col("_p") == full)
+    patterns = sorted(partial.get_column("_p").unique().to_list())
+    by_pattern = {p: partial.filter(pl.col("_p") == p) for p in patterns}
+    present = {p: [c for j, c in enumerate(on) if not (p >> j) & 1] for p in patterns}
+
+    # complete combinations: + alpha x compatible partial-missing records
+    add_c = np.zeros(complete.height)
+    add_w = np.zeros(complete.height)
+    for p in patterns:
+        c, w_ = _matched(complete, by_pattern[p], present[p])
+        add_c += c
+        add_w += w_
+    complete_raw = complete
+    complete = complete.with_columns(_c=pl.col("_c") + a * add_c, _w=pl.col("_w") + a * add_w)
+
+    # partial-missing combinations: + compatible complete records + alpha x other compatible
+    # records with missing keys (every other partial pattern and the all-missing records)
+    parts = []
+    na_c = float(all_na.get_column("_c").sum()) if all_na.height else 0.0
+    na_w = float(all_na.get_column("_w").sum()) if all_na.height else 0.0
+    for p in patterns:
+        target = by_pattern[p]
+        c, w_ = _matched(target, complete_raw, present[p])
+        oc = np.full(target.height, na_c)
+        ow = np.full(target.height, na_w)
+        for q in patterns:
+            if q == p:
+                continue
+            shared = [col for col in present[p] if col in present[q]]
+            c2, w2 = _matched(target, by_pattern[q], shared)
+            oc += c2
+            ow += w2
+        parts.append(target.with_columns(_c=pl.col("_c") + c + a * oc, _w=pl.col("_w") + w_ + a * ow))
+    total_w = float(frame.get_column("_w").sum())
+    all_na = all_na.with_columns(_c=pl.lit(float(n)), _w=pl.lit(total_w))
+    result = pl.concat([complete, *parts, all_na], how="vertical")
+    j = frame.select([*on, "_p"]).join(
+        result, on=[*on, "_p"], how="left", nulls_equal=True, maintain_order="left"
+    )
+    return j.get_column("_c").to_numpy(), j.get_column("_w").to_numpy()
+
+
+def frequencies_output_schema(schema: pl.Schema) -> pl.Schema:
+    """Schema of :func:`frequencies_frame`: the input's, plus Float64 ``fk`` and ``Fk``."""
+    out = dict(schema)
+    out[FK] = pl.Float64
+    out[FK_POP] = pl.Float64
+    return pl.Schema(out)
+
+
+def frequencies_frame(
+    df: pl.DataFrame, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0
+) -> pl.DataFrame:
+    """``df`` with two Float64 columns appended: ``fk`` (sample frequency of the record's key
+    combination) and ``Fk`` (sum of sampling weights over it; ``fk`` without ``weight``).
+
+    Missing key values follow sdcMicro's ``freqCalc`` rule with weight ``alpha`` (module
+    docstring). Existing columns named ``fk``/``Fk`` are replaced unless they are keys or the
+    weight (then :class:`SDCError`). Row order and every other column are kept.
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"a": [1, 1, 2], "w": [10.0, 5.0, 3.0]})
+    >>> frequencies_frame(df, "a", "w").select("fk", "Fk").rows()
+    [(2.0, 15.0), (2.0, 15.0), (1.0, 3.0)]
+    """
+    cols = key_columns(df, on, weight)
+    for name in (FK, FK_POP):
+        if name in cols or name == weight:
+            raise SDCError(f"column {name!r}: is a key or the weight; rename it before computing frequencies")
+    fk, Fk = frequencies(df, cols, weight, alpha)
+    return df.with_columns(pl.Series(FK, fk, dtype=pl.Float64), pl.Series(FK_POP, Fk, dtype=pl.Float64))

@@ -1,0 +1,115 @@
+"""One call for the disclosure risk of a release: ``df.sdc.risk(on=..., weight=...)``.
+
+Per record (row order kept): ``fk``, ``Fk`` (:mod:`.frequencies`, missing values by the
+``alpha`` rule), ``risk`` (individual risk, :mod:`.individual`), ``household_risk`` (with
+``household=``), ``suda`` and ``dis_suda`` (:mod:`.suda`). Summary: number of records,
+k-anonymity (smallest ``fk``), records violating k-anonymity for each k in ``ks`` (``fk < k``),
+sample uniques (``fk == 1``), global risk and expected re-identifications (sdcMicro
+``measure_risk``), records with an MSU and the largest DIS-SUDA score, and ARX's prosecutor,
+journalist and marketer risk with the population-uniqueness estimates (:mod:`.arx`).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from .._columns import ColumnSpec
+from .._errors import SDCError
+from .frequencies import check_alpha, frequencies, key_columns
+
+
+class RiskResult:
+    """Result of :func:`measure_risk`: ``per_record`` (DataFrame, one row per record) and
+    ``summary`` (DataFrame with columns ``measure`` and ``value``); ``result["global_risk"]``
+    reads one summary value."""
+
+    def __init__(self, per_record: pl.DataFrame, summary: dict[str, object], keys: Sequence[str]):
+        self.per_record = per_record
+        self._summary = summary
+        self.keys = list(keys)
+
+    @property
+    def summary(self) -> pl.DataFrame:
+        names = list(self._summary)
+        values = [float(v) if isinstance(v, (int, float, np.floating, np.integer)) else float("nan") for v in self._summary.values()]
+        return pl.DataFrame({"measure": names, "value": values})
+
+    def as_dict(self) -> dict[str, object]:
+        """The summary as a dict (the population model chosen by Dankar's rule as a string)."""
+        return dict(self._summary)
+
+    def __getitem__(self, name: str) -> object:
+        return self._summary[name]
+
+    def __repr__(self) -> str:
+        lines = [f"RiskResult on keys {', '.join(self.keys)}"]
+        for k, v in self._summary.items():
+            lines.append(f"  {k:<36} {v:.6g}" if isinstance(v, float) else f"  {k:<36} {v}")
+        return "\n".join(lines)
+
+
+def measure_risk(
+    df: pl.DataFrame,
+    on: ColumnSpec,
+    weight: str | None = None,
+    *,
+    alpha: float = 1.0,
+    household: str | None = None,
+    suda: bool = True,
+    max_size: int | None = None,
+    dis_fraction: float = 0.01,
+    threshold: float = 0.1,
+    population_size: float | None = None,
+    ks: Sequence[int] = (2, 3, 5),
+) -> RiskResult:
+    """Every risk measure of a release at once (module docstring).
+
+    >>> import polars as pl
+    >>> r = measure_risk(pl.DataFrame({"a": [1, 1, 2, 3], "b": [0, 0, 0, 1]}), ["a", "b"])
+    >>> r["k_anonymity"], r["records_violating_k2"], r["global_risk"]
+    (1, 2, 0.75)
+    >>> r.per_record.columns
+    ['fk', 'Fk', 'risk', 'suda', 'dis_suda']
+    """
+    from .arx import arx_risk
+    from .individual import individual_risk
+    from .suda import suda as suda_scores
+
+    cols = key_columns(df, on, weight)
+    a = check_alpha(alpha)
+    if df.height == 0:
+        raise SDCError("the frame is empty; there is no release to measure")
+    for k in ks:
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise SDCError(f"ks: every k must be a positive integer, got {k!r}")
+    fk, Fk = frequencies(df, cols, weight, a)
+    r = individual_risk(fk, Fk)
+    columns = {"fk": fk, "Fk": Fk, "risk": r}
+    summary: dict[str, object] = {
+        "records": df.height,
+        "k_anonymity": int(fk.min()) if float(fk.min()).is_integer() else float(fk.min()),
+    }
+    for k in ks:
+        summary[f"records_violating_k{k}"] = int((fk < k).sum())
+    summary["sample_uniques"] = int((fk == 1).sum())
+    summary["global_risk"] = float(r.mean())
+    summary["expected_reidentifications"] = float(r.sum())
+    if household is not None:
+        from .individual import _risk_arrays
+
+        _, _, _, _, h = _risk_arrays(df, cols, weight, a, household)
+        columns["household_risk"] = h
+        summary["household_risk"] = float(h.mean())
+        summary["household_expected_reidentifications"] = float(h.sum())
+    if suda:
+        s = suda_scores(df, cols, max_size, dis_fraction)
+        columns["suda"] = s.score
+        columns["dis_suda"] = s.dis
+        summary["records_with_msu"] = int((s.score > 0).sum())
+        summary["dis_suda_max"] = float(s.dis.max())
+        summary["dis_suda_mean"] = float(s.dis.mean())
+    summary.update(arx_risk(df, cols, weight, threshold=threshold, population_size=population_size))
+    per_record = pl.DataFrame({k: pl.Series(k, v, dtype=pl.Float64) for k, v in columns.items()})
+    return RiskResult(per_record, summary, cols)

@@ -1,0 +1,125 @@
+"""add_noise: sdcMicro 5.8.1 addNoise methods and the exact moment-preserving variant."""
+import numpy as np
+import polars as pl
+import pytest
+
+import polars_sdc  # noqa: F401
+from polars_sdc import SDCError, rng
+
+CENSUS = "/work/shared/data/census.csv"
+
+
+def _moments(X):
+    return X.mean(axis=0), np.cov(X.T)
+
+
+def test_moments_on_the_census_keep_means_and_the_singular_covariance_exactly():
+    df = pl.read_csv(CENSUS)
+    X = df.to_numpy().astype(float)
+    assert np.linalg.matrix_rank(np.cov(X.T)) < X.shape[1]           # PTOTVAL = PEARNVAL + POTHVAL
+    out = df.sdc.add_noise(method="moments", seed=1)
+    Y = out.to_numpy()
+    mx, Sx = _moments(X)
+    my, Sy = _moments(Y)
+    sd = np.sqrt(np.diag(Sx))
+    assert np.all(np.abs(my - mx) <= 1e-9 * sd)
+    assert np.all(np.abs(Sy - Sx) <= 1e-9 * np.outer(sd, sd))
+    # the exact linear relation survives the noise; the records did change
+    rel = (out["PTOTVAL"] - out["PEARNVAL"] - out["POTHVAL"]).abs().max()
+    assert rel <= 1e-9 * df["PTOTVAL"].abs().max()
+    assert np.all(np.abs(Y - X).mean(axis=0) > 0.1 * sd)
+    assert np.corrcoef(X[:, 0], Y[:, 0])[0, 1] < 0.99
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1.0, 1e150])
+def test_moments_at_extreme_magnitudes(scale):
+    r = np.random.default_rng(3)
+    X = r.normal(size=(500, 3)) @ np.array([[1, 0.5, 0], [0, 1, 0.3], [0, 0, 1]]) * scale
+    df = pl.DataFrame(X, schema=["a", "b", "c"])
+    Y = df.sdc.add_noise(method="moments", seed=2).to_numpy()
+    mx, Sx = _moments(X)
+    my, Sy = _moments(Y)
+    sd = np.sqrt(np.diag(Sx))
+    assert np.all(np.abs(my - mx) <= 1e-9 * sd)
+    assert np.all(np.abs(Sy - Sx) <= 1e-9 * np.outer(sd, sd))
+
+
+def test_additive_is_sdcmicros_noise_percent_of_sd_on_the_shared_generator():
+    n = 250_000                      # above the size where the one-pass Numba generator takes over
+    r = np.random.default_rng(0)
+    df = pl.DataFrame({"id": np.arange(n), "a": r.normal(10, 3, n), "b": r.integers(0, 100, n)})
+    out = df.sdc.add_noise(["a", "b"], method="additive", noise=50, seed=4)
+    keys = rng.row_positions(n)
+    for c in ("a", "b"):
+        x = df[c].cast(pl.Float64).to_numpy()
+        want = x + rng.normal(4, f"add_noise/{c}", keys) * 0.5 * x.std(ddof=1)
+        np.testing.assert_allclose(out[c].to_numpy(), want, rtol=1e-12, atol=1e-9)
+    keyed = df.sdc.add_noise("a", noise=50, seed=4, key="id")
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=1).sdc.add_noise("a", noise=50, seed=4, key="id")
+    np.testing.assert_allclose(shuffled.sort("id")["a"].to_numpy(), keyed["a"].to_numpy(), rtol=1e-12)
+
+
+def test_correlated_noise_has_the_data_covariance_and_correlated2_keeps_moments():
+    n = 200_000
+    r = np.random.default_rng(1)
+    X = r.multivariate_normal([5, -2], [[4, 3], [3, 9]], n)
+    df = pl.DataFrame(X, schema=["a", "b"])
+    E = df.sdc.add_noise(method="correlated", noise=40, seed=5).to_numpy() - X
+    np.testing.assert_allclose(np.cov(E.T), 0.4 * np.cov(X.T), rtol=0.03)
+    Y = df.sdc.add_noise(method="correlated2", delta=0.3, seed=5).to_numpy()
+    np.testing.assert_allclose(Y.mean(0), X.mean(0), atol=0.05)
+    np.testing.assert_allclose(Y.var(0), X.var(0), rtol=0.02)
+    assert np.corrcoef(X[:, 0], Y[:, 0])[0, 1] == pytest.approx(np.sqrt(1 - 0.09), abs=0.01)
+
+
+def test_eager_lazy_streaming_and_frame_untouched():
+    n = 150_000
+    r = np.random.default_rng(2)
+    df = pl.DataFrame({"a": r.normal(size=n), "b": r.normal(size=n), "s": ["x"] * n})
+    before = df.clone()
+    for method in ("additive", "moments"):
+        eager = df.sdc.add_noise(["a", "b"], method=method, seed=8)
+        chunked = pl.concat([df.slice(0, 50_000), df.slice(50_000)], rechunk=False)
+        assert chunked.lazy().sdc.add_noise(["a", "b"], method=method, seed=8).collect(engine="streaming").equals(eager)
+        assert eager["s"].equals(df["s"])
+    assert df.equals(before)
+    assert pl.DataFrame({"a": [1.0]}).sdc.add_noise("a", seed=1)["a"].to_list() == [1.0]
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(on="s"), "column 's'.*not numeric"),
+        (dict(on="a", method="ROMM"), "method must be one of"),
+        (dict(on="a", noise=-1), "noise must be"),
+        (dict(on="a", noise=True), "noise must be"),
+        (dict(on="a", delta=0), "delta must be"),
+        (dict(on="a", key="a"), "key column 'a'"),
+    ],
+)
+def test_bad_input_raises_sdc_error(kwargs, match):
+    df = pl.DataFrame({"a": [1.0, 2.0, 4.0], "s": ["x", "y", "z"]})
+    with pytest.raises(SDCError, match=match):
+        df.sdc.add_noise(**kwargs)
+
+
+def test_nulls_and_overflow_name_the_column():
+    with pytest.raises(SDCError, match="column 'a': 1 null"):
+        pl.DataFrame({"a": [1.0, None, 3.0]}).sdc.add_noise("a", seed=1)
+    with pytest.raises(SDCError, match="column 'a'.*overflow"):
+        pl.DataFrame({"a": [-1.7e308, 1.7e308, 0.0]}).sdc.add_noise("a", noise=1e6, seed=1)
+
+
+def test_moments_on_a_large_singular_frame_uses_the_one_pass_kernels_and_stays_exact():
+    n = 250_000                      # above the size where the Numba generator and product take over
+    r = np.random.default_rng(9)
+    a, b = r.normal(3, 2, n), r.lognormal(1, 0.5, n)
+    df = pl.DataFrame({"a": a, "b": b, "s": a + b})
+    X = df.to_numpy()
+    Y = df.sdc.add_noise(method="moments", seed=4).to_numpy()
+    mx, Sx = _moments(X)
+    my, Sy = _moments(Y)
+    sd = np.sqrt(np.diag(Sx))
+    assert np.all(np.abs(my - mx) <= 1e-9 * sd)
+    assert np.all(np.abs(Sy - Sx) <= 1e-9 * np.outer(sd, sd))
+    assert np.abs(Y[:, 2] - Y[:, 0] - Y[:, 1]).max() <= 1e-9 * np.abs(X[:, 2]).max()

@@ -1,0 +1,43 @@
+"""`polars-sdc risk FILE --on ... [--weight w]`: reference numbers, errors as one line."""
+import re
+from pathlib import Path
+
+import pytest
+
+from polars_sdc import cli
+
+DATA = Path("/work/shared/data")
+
+
+def test_risk_command_francdat(capsys, tmp_path):
+    src = DATA / "francdat.csv"
+    if not src.exists():
+        pytest.skip("reference data not available")
+    code = cli.main(["risk", str(src), "--on", "Key1,Key2,Key3,Key4", "--weight", "w", "--no-progress"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    value = lambda name: float(re.search(rf"^\s*{name}\s+(\S+)", out, re.M).group(1))  # noqa: E731
+    assert value("global_risk") == pytest.approx(0.1208158, rel=1e-6)
+    assert value("expected_reidentifications") == pytest.approx(0.966526, rel=1e-6)
+    assert value("records_violating_k2") == 4
+    assert value("records_with_msu") == 4
+    # parquet input and no weights
+    pq = tmp_path / "f.parquet"
+    import polars as pl
+
+    pl.read_csv(src).write_parquet(pq)
+    assert cli.main(["risk", str(pq), "--on", "Key1,Key2", "--no-suda", "--no-progress"]) == 0
+    out, _ = capsys.readouterr()
+    assert "records_with_msu" not in out and "prosecutor_highest" in out
+
+
+def test_risk_command_errors(capsys):
+    src = DATA / "francdat.csv"
+    if not src.exists():
+        pytest.skip("reference data not available")
+    assert cli.main(["risk", str(src), "--on", "Key1,nope"]) == 2
+    _, err = capsys.readouterr()
+    assert err.count("\n") == 1 and "'nope'" in err
+    assert cli.main(["risk", str(src), "--on", "Key1", "--weight", "Num1"]) == 2
+    _, err = capsys.readouterr()
+    assert "'Num1'" in err and "below 1" in err

@@ -1,0 +1,152 @@
+"""fk / Fk: sdcMicro reference numbers (francdat, francdat_na), a plain group_by, a
+brute-force pairwise count of the missing-value rule, lazy == eager, bad input."""
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import polars_sdc  # noqa: F401
+from polars_sdc import SDCError
+from polars_sdc.risk.frequencies import frequencies, frequencies_frame
+
+DATA = Path("/work/shared/data")
+KEYS = ["Key1", "Key2", "Key3", "Key4"]
+
+
+def _read(name):
+    path = DATA / f"{name}.csv"
+    if not path.exists():
+        pytest.skip(f"reference data {path} not available")
+    return pl.read_csv(path)
+
+
+def brute_force(rows, weights, alpha):
+    """The freqCalc rule, record by record (None = missing)."""
+    n = len(rows)
+    fk, Fk = np.zeros(n), np.zeros(n)
+    for i, ri in enumerate(rows):
+        miss_i = [v is None for v in ri]
+        if all(miss_i):
+            fk[i], Fk[i] = n, sum(weights)
+            continue
+        for j, rj in enumerate(rows):
+            miss_j = [v is None for v in rj]
+            compatible = all(a is None or b is None or a == b for a, b in zip(ri, rj))
+            if not compatible:
+                continue
+            if ri == rj:
+                share = 1.0
+            elif not any(miss_i):
+                share = alpha if any(miss_j) and not all(miss_j) else 0.0
+            else:
+                share = 1.0 if not any(miss_j) else alpha
+            fk[i] += share
+            Fk[i] += share * weights[j]
+    return fk, Fk
+
+
+def test_francdat_reference():
+    df = _read("francdat")
+    out = df.sdc.frequencies(KEYS, weight="w")
+    assert out["fk"].to_list() == [2, 2, 2, 1, 1, 1, 1, 2]
+    np.testing.assert_allclose(out["Fk"].to_numpy(), [110, 84.5, 84.5, 17, 541, 8, 5, 110], rtol=1e-12)
+    assert out.drop("fk", "Fk").equals(df)
+
+
+@pytest.mark.parametrize(
+    "alpha, fk, Fk",
+    [
+        (1.0, [2, 2, 2, 1, 2, 2, 1, 2], [110, 84.5, 84.5, 17, 549, 549, 5, 110]),
+        (0.5, [2, 2, 2, 1, 2, 1.5, 1, 1.5], [110, 84.5, 84.5, 17, 549, 278.5, 5, 101]),
+        (0.0, [2, 2, 2, 1, 2, 1, 1, 1], [110, 84.5, 84.5, 17, 549, 8, 5, 92]),
+    ],
+)
+def test_francdat_na_reference(alpha, fk, Fk):
+    df = _read("francdat_na")
+    out = df.sdc.frequencies(KEYS, weight="w", alpha=alpha)
+    np.testing.assert_allclose(out["fk"].to_numpy(), fk, rtol=1e-12)
+    np.testing.assert_allclose(out["Fk"].to_numpy(), Fk, rtol=1e-12)
+    lazy = df.lazy().sdc.frequencies(KEYS, weight="w", alpha=alpha)
+    assert lazy.collect().equals(out)
+    assert lazy.collect(engine="streaming").equals(out)
+
+
+keys_st = st.lists(
+    st.tuples(st.sampled_from([0, 1, 2, None]), st.sampled_from(["a", "b", None]), st.sampled_from([0.5, 1.5, None])),
+    min_size=1,
+    max_size=25,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(keys_st, st.sampled_from([0.0, 0.3, 1.0]), st.integers(0, 2**31))
+def test_missing_rule_against_brute_force(rows, alpha, seed):
+    w = (1 + np.random.default_rng(seed).integers(0, 50, len(rows))).astype(float)
+    df = pl.DataFrame({"a": [r[0] for r in rows], "b": [r[1] for r in rows], "c": [r[2] for r in rows], "w": w},
+                      schema={"a": pl.Int64, "b": pl.String, "c": pl.Float64, "w": pl.Float64})
+    fk, Fk = frequencies(df, ["a", "b", "c"], "w", alpha)
+    bfk, bFk = brute_force(rows, w.tolist(), alpha)
+    np.testing.assert_allclose(fk, bfk, rtol=1e-12)
+    np.testing.assert_allclose(Fk, bFk, rtol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["x", "y"]), st.booleans()), min_size=1, max_size=40))
+def test_no_missing_equals_group_by(rows):
+    df = pl.DataFrame(rows, schema={"a": pl.Int32, "b": pl.Categorical, "c": pl.Boolean}, orient="row")
+    df = df.with_columns(w=pl.int_range(pl.len()).cast(pl.Float64) + 1)
+    out = frequencies_frame(df, ["a", "b", "c"], "w")
+    ref = df.join(df.group_by("a", "b", "c").agg(n=pl.len(), s=pl.col("w").sum()), on=["a", "b", "c"],
+                  maintain_order="left")
+    np.testing.assert_array_equal(out["fk"].to_numpy(), ref["n"].to_numpy())
+    np.testing.assert_allclose(out["Fk"].to_numpy(), ref["s"].to_numpy())
+    # no weights: Fk = fk
+    out2 = frequencies_frame(df, ["a", "b", "c"])
+    assert out2["fk"].equals(out2["Fk"].alias("fk"))
+
+
+def test_nan_is_missing_and_all_missing_matches_everybody():
+    df = pl.DataFrame({"a": [1.0, float("nan"), 1.0, None], "b": ["u", "u", "v", None]})
+    fk, _ = frequencies(df, ["a", "b"])
+    assert fk.tolist() == [2.0, 3.0, 1.0, 4.0]
+    assert fk.tolist() == brute_force([(1.0, "u"), (None, "u"), (1.0, "v"), (None, None)], [1] * 4, 1.0)[0].tolist()
+
+
+def test_bad_input():
+    df = pl.DataFrame({"a": [1, 2], "w": [1.0, 0.5], "v": [1.0, None], "fk": [0, 0]})
+    with pytest.raises(SDCError, match="'w'.*below 1"):
+        df.sdc.frequencies("a", weight="w")
+    with pytest.raises(SDCError, match="'v'.*null"):
+        df.sdc.frequencies("a", weight="v")
+    with pytest.raises(SDCError, match="'zz'"):
+        df.sdc.frequencies("zz")
+    with pytest.raises(SDCError, match="'a'.*key"):
+        df.sdc.frequencies("a", weight="a")
+    with pytest.raises(SDCError, match="alpha"):
+        df.sdc.frequencies("a", alpha=2)
+    with pytest.raises(SDCError, match="'fk'"):
+        df.sdc.frequencies("fk")
+    with pytest.raises(SDCError, match="no columns"):
+        df.sdc.frequencies(None)
+    assert df.head(0).sdc.frequencies("a")["fk"].len() == 0
+    # an existing non-key column named fk is replaced, nothing else changes
+    out = df.sdc.frequencies("a")
+    assert out.columns == ["a", "w", "v", "fk", "Fk"] and out["fk"].to_list() == [1.0, 1.0]
+    assert df["fk"].to_list() == [0, 0]
+
+
+def test_k_anonymity_and_classes_follow_the_alpha_rule():
+    df = _read("francdat_na")
+    for alpha in (1.0, 0.5, 0.0):
+        fk = df.sdc.frequencies(KEYS, weight="w", alpha=alpha)["fk"]
+        assert df.sdc.k_anonymity(KEYS, alpha=alpha) == fk.min()
+        ec = df.sdc.equivalence_classes(KEYS, alpha=alpha)
+        assert ec["count"].min() == fk.min() and ec.height == df.unique(KEYS).height
+        lazy = df.lazy().sdc.equivalence_classes(KEYS, alpha=alpha).collect()
+        assert lazy.equals(ec)
+    # without missing values nothing changes
+    full = _read("francdat")
+    assert full.sdc.k_anonymity(KEYS) == 1
+    assert full.sdc.equivalence_classes(KEYS)["count"].dtype == pl.UInt32
