@@ -50,24 +50,36 @@ def census() -> pl.DataFrame:
     return _read("census")
 
 
-def adult() -> pl.DataFrame:
+def adult(missing: str | None = None) -> pl.DataFrame:
     """UCI Adult ("Census Income"), the training file ``adult.data`` (Becker & Kohavi 1996,
     UCI Machine Learning Repository, CC BY 4.0; extracted from the 1994 US census):
-    32,561 rows x 15 columns, the data set of thesis chapter 4.1 and of seed 004.
+    32,561 rows x 15 columns, the data set of thesis chapter 4.1 and of Hasegawa et al.
 
     Missing values (``?`` in the source) are null: 2,399 rows hold at least one (in
-    workclass, occupation, native-country). Text columns are ``pl.Enum`` with their
-    categories sorted; numeric columns are integers (age, education-num, capital-loss,
-    hours-per-week Int16; capital-gain Int32; fnlwgt Int64). ``income`` is ``<=50K`` in
-    24,720 rows and ``>50K`` in 7,841.
+    workclass, occupation, native-country). ``missing="?"`` gives them back as the source's
+    ordinary category ``"?"`` (then the text columns are String, exactly as
+    ``pl.read_csv("adult.csv")`` reads the UCI file with column names). Otherwise text columns
+    are ``pl.Enum`` with their categories sorted; numeric columns are integers (age,
+    education-num, capital-loss, hours-per-week Int16; capital-gain Int32; fnlwgt Int64).
+    ``income`` is ``<=50K`` in 24,720 rows and ``>50K`` in 7,841.
 
     >>> df = adult()
     >>> df.shape, df.schema["age"]
     ((32561, 15), Int16)
     >>> df["income"].dtype.categories.to_list()
     ['<=50K', '>50K']
+    >>> adult(missing="?")["workclass"].value_counts().filter(pl.col("workclass") == "?").item(0, "count")
+    1836
     """
-    return _read("adult")
+    df = _read("adult")
+    if missing is None:
+        return df
+    if not isinstance(missing, str):
+        from .._errors import SDCError
+
+        raise SDCError(f"missing must be None (nulls) or a string label such as '?', got {missing!r}")
+    text = [c for c, t in df.schema.items() if isinstance(t, pl.Enum)]
+    return df.with_columns(pl.col(c).cast(pl.String).fill_null(missing) for c in text)
 
 
 @dataclass(frozen=True)
