@@ -269,7 +269,7 @@ class GMMFit:
         c = np.asarray(self.cdf(e), dtype=np.float64)
         if open_ends:
             c[0], c[-1] = 0.0, 1.0
-        return np.diff(c)
+        return np.maximum(np.diff(c), 0.0)  # a cdf rounded a hair above 1 must not give -1e-17
 
     def crosstab(self, edges: Any, *, open_ends: bool = True) -> np.ndarray:
         """The reconstructed cross table: probability of every cell of the grid given by one
@@ -324,6 +324,23 @@ class GMMFit:
 
 
 
+def _sd_min(var_floor: Any, phi: np.ndarray, n: int, columns: tuple[str, ...]) -> np.ndarray | None:
+    """Per-column smallest component standard deviation from ``var_floor`` (see :func:`fit_gmm`)."""
+    if var_floor is None:
+        return None
+    if isinstance(var_floor, str):
+        if var_floor != "auto":
+            raise SDCError(f"var_floor must be 'auto', None or a variance >= 0, got {var_floor!r}")
+        return AUTO_FLOOR * phi * n ** AUTO_POWER
+    v = np.asarray(var_floor, dtype=np.float64)
+    if v.ndim > 1 or (v.ndim == 1 and v.size != len(columns)) or not np.all(np.isfinite(v)) or np.any(v < 0):
+        raise SDCError(f"var_floor must be 'auto', None or one variance >= 0 (or one per column), got {var_floor!r}")
+    return np.broadcast_to(np.sqrt(v), (len(columns),)).copy()
+
+
+AUTO_FLOOR, AUTO_POWER = 1.0, -0.25
+
+
 def _binned(Y: np.ndarray, bins: int) -> tuple[np.ndarray, np.ndarray]:
     """Centres and counts of the non-empty cells of an equal-width histogram of Y."""
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 2:
@@ -353,6 +370,7 @@ def fit_gmm(
     hist_bins: int | None = None,
     prefit_bins: Any = "auto",
     accelerate: bool = True,
+    var_floor: Any = "auto",
     columns: Sequence[str] | None = None,
 ) -> GMMFit:
     """Maximum-likelihood Gaussian mixture behind Laplace-perturbed data (eq. 9, Algorithm 1/2).
@@ -409,11 +427,12 @@ def fit_gmm(
     if prefit_bins == "auto":
         prefit_bins = {1: 4096, 2: 256}.get(d) if (n >= 20_000 and hist_bins is None) else None
     prefit = _binned(Yf, prefit_bins) if prefit_bins is not None else None
+    sd_min = _sd_min(var_floor, ph, n, columns)
     fits: list[GMMFit] = []
     for k in ks:
         opts = dict(
             method=method, n_init=n_init, seed=seed, max_iter=max_iter, tol=tol, alpha=alpha,
-            init_iter=init_iter, accelerate=accelerate,
+            init_iter=init_iter, accelerate=accelerate, sd_min=sd_min,
         )
         if model == "diagonal":
             st = _run_diagonal(Yf, w, ph, k, prefit=prefit, **opts)
