@@ -176,7 +176,8 @@ def _iterate_squarem(state: _State, Y, w, phi, max_iter, tol, sd_floor) -> _Stat
                 lr = q[:K] - q[:K].max()
                 rho = np.exp(lr) / np.exp(lr).sum()
                 mu = q[K:K + K * d].reshape(K, d)
-                sd = np.maximum(np.exp(q[K + K * d:]).reshape(K, d), sd_floor)
+                with np.errstate(over="ignore"):  # an overshooting step is rejected just below
+                    sd = np.maximum(np.exp(q[K + K * d:]).reshape(K, d), sd_floor)
                 if np.all(np.isfinite(mu)) and np.all(np.isfinite(sd)):
                     s3 = _State(rho, np.ascontiguousarray(mu), np.ascontiguousarray(sd), state.alpha)
                     _evaluate(s3, Y, w, phi, nch)
