@@ -200,8 +200,9 @@ def fit_multinomial_onehot(
     column (0..n_columns-1) of each input's level, -1 for a reference level. The likelihood
     and its gradient (O(U m K) instead of the dense O(U d K)) are compiled in
     :mod:`polars_sdc.kernels.logit`; the optimiser is the same scipy L-BFGS-B. A hand-written
-    compiled L-BFGS was only 1.4-1.9x faster than scipy's on this same objective with BLAS on
-    one thread (``benchmarks/bench_logit.py``), so it was dropped.
+    compiled L-BFGS on this same objective was 1.0-1.6x faster per fit than scipy's with BLAS
+    on one thread, and about 2x on a sweep of 150 small fits (``benchmarks/bench_logit.py``),
+    so it was dropped.
 
     >>> idx = np.array([[-1], [0]])
     >>> fit = fit_multinomial_onehot(idx, 1, np.array([[3.0, 1.0], [1.0, 3.0]]), l2=0.0, tol=1e-10)
