@@ -1,4 +1,5 @@
-"""Multinomial logit likelihood on one-hot categorical designs (seed 002, section 4.3)."""
+"""Multinomial logit likelihood on one-hot categorical designs (Sano & Hattori, section 4.3);
+the optimiser is scipy's L-BFGS-B (:func:`polars_sdc.utility.logit.fit_multinomial_onehot`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -63,84 +64,3 @@ def onehot_objective(theta, idx, C, l2):
             f += 0.5 * l2 * W[i, k] * W[i, k]
             G[i, k] += l2 * W[i, k]
     return f, G.ravel()
-
-
-@njit(cache=True)
-def _scaled_objective(theta, idx, C, l2_sum, n):
-    f, g = onehot_objective(theta, idx, C, l2_sum)
-    return f / n, g / n
-
-
-@njit(cache=True)
-def lbfgs_onehot(theta0, idx, C, l2_sum, n, memory, gtol, maxiter):
-    """Minimise ``onehot_objective(theta) / n`` by L-BFGS (two-loop recursion, ``memory``
-    pairs) with a backtracking Armijo line search; stops when max|gradient| <= gtol.
-
-    Also stops after 10 steps without a decrease above float resolution. Returns (theta,
-    mean objective, max|gradient|, iterations). Everything stays in this
-    compiled loop: no BLAS calls, whose thread start-up dominated scipy's L-BFGS-B on
-    these small problems.
-    """
-    x = theta0.copy()
-    P = x.size
-    f, g = _scaled_objective(x, idx, C, l2_sum, n)
-    S = np.zeros((memory, P))
-    Y = np.zeros((memory, P))
-    rho = np.zeros(memory)
-    alpha = np.zeros(memory)
-    stored = 0
-    head = 0
-    it = 0
-    flat = 0
-    gmax = np.max(np.abs(g)) if P else 0.0
-    while it < maxiter and gmax > gtol:
-        q = g.copy()
-        for i in range(stored):
-            j = (head - 1 - i) % memory
-            alpha[j] = rho[j] * np.dot(S[j], q)
-            q -= alpha[j] * Y[j]
-        if stored > 0:
-            j = (head - 1) % memory
-            q *= np.dot(S[j], Y[j]) / np.dot(Y[j], Y[j])
-        else:
-            q *= 1.0 / max(1.0, np.sqrt(np.dot(g, g)))
-        for i in range(stored - 1, -1, -1):
-            j = (head - 1 - i) % memory
-            b = rho[j] * np.dot(Y[j], q)
-            q += S[j] * (alpha[j] - b)
-        d = -q
-        dg = np.dot(d, g)
-        if dg >= 0.0:  # not a descent direction: restart from steepest descent
-            stored = 0
-            d = -g / max(1.0, np.sqrt(np.dot(g, g)))
-            dg = np.dot(d, g)
-        step = 1.0
-        ok = False
-        for _ in range(60):
-            xn = x + step * d
-            fn, gn = _scaled_objective(xn, idx, C, l2_sum, n)
-            if fn <= f + 1e-4 * step * dg:
-                ok = True
-                break
-            step *= 0.5
-        if not ok:
-            break
-        s = xn - x
-        y = gn - g
-        sy = np.dot(s, y)
-        if sy > 1e-12 * np.dot(y, y):
-            S[head] = s
-            Y[head] = y
-            rho[head] = 1.0 / sy
-            head = (head + 1) % memory
-            stored = min(stored + 1, memory)
-        if f - fn <= 1e-15 * max(1.0, abs(f)):
-            flat += 1
-        else:
-            flat = 0
-        x, f, g = xn, fn, gn
-        gmax = np.max(np.abs(g))
-        it += 1
-        if flat >= 10:  # no decrease left in floating point
-            break
-    return x, f, gmax, it

@@ -13,8 +13,10 @@ noisy data alone. Laid out like scikit-learn's ``mixture`` module:
   Algorithm 2 (``model="rotated"``: per-component PCA rotation).
 - :mod:`.gmm`: :func:`fit_gmm`, the entry point (several starts, ``K`` a range picked by
   BIC or by the likelihood as in the paper, histogram options for large N, the diagonal
-  multi-D model of eq. 19) and its result :class:`GMMFit`.
-- :mod:`.ibt`: :func:`fit_ibt`, the Iterative Bayesian Technique baseline, and :class:`IBTFit`.
+  multi-D model of eq. 19, a variance floor ``phi (N/K)^(-1/4)`` so that a tight ``tol``
+  cannot collapse a component onto a point) and its result :class:`GMMFit`.
+- :mod:`.ibt`: :func:`fit_ibt`, the Iterative Bayesian Technique baseline (capped at 1000
+  iterations by default; ``max_iter=None`` runs it to convergence), and :class:`IBTFit`.
 - :mod:`.accuracy`: :func:`l1_accuracy`, the paper's score (100 for equal histograms, 0 for
   disjoint ones).
 - :mod:`.frame`: the DataFrame faces used by ``df.sdc.reconstruct_gmm`` / ``reconstruct_ibt``.

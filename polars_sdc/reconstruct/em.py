@@ -18,6 +18,13 @@ def _n_chunks(n: int) -> int:
     return int(min(64, max(1, n // 4096)))
 
 
+def _sd_floor(sd_y: np.ndarray, sd_min) -> np.ndarray:
+    """The smallest standard deviation a component may take, per column: 1e-6 of the spread
+    of y (numerical safety), or ``sd_min`` when larger (the variance floor of ``fit_gmm``)."""
+    floor = np.maximum(1e-6 * np.where(sd_y > 0, sd_y, 1.0), 1e-300)
+    return floor if sd_min is None else np.maximum(floor, sd_min)
+
+
 def _init_start(Y: np.ndarray, w: np.ndarray, phi: np.ndarray, K: int, rng: np.random.Generator, first: bool):
     """(rho, mu, sd) of one start: quantiles (first start, one column) or k-means++ seeding."""
     n, d = Y.shape
@@ -83,6 +90,7 @@ def _propose(state: _State, method: str, total: float, sd_floor: np.ndarray):
     else:  # eq. 11: mu += alpha dL/dmu, sigma += alpha dL/dsigma (Fisher's identity)
         mu = state.mu + state.alpha * A1 / state.sd
         sd = state.sd + state.alpha * (A2 - Nk[:, None]) / state.sd
+        sd = np.where(np.isfinite(sd), np.maximum(sd, sd_floor), sd)  # projected onto the floor
     mu = np.where(live, mu, state.mu)
     sd = np.where(live, sd, state.sd)
     return rho, np.ascontiguousarray(mu), np.ascontiguousarray(sd)
@@ -168,7 +176,8 @@ def _iterate_squarem(state: _State, Y, w, phi, max_iter, tol, sd_floor) -> _Stat
                 lr = q[:K] - q[:K].max()
                 rho = np.exp(lr) / np.exp(lr).sum()
                 mu = q[K:K + K * d].reshape(K, d)
-                sd = np.maximum(np.exp(q[K + K * d:]).reshape(K, d), sd_floor)
+                with np.errstate(over="ignore"):  # an overshooting step is rejected just below
+                    sd = np.maximum(np.exp(q[K + K * d:]).reshape(K, d), sd_floor)
                 if np.all(np.isfinite(mu)) and np.all(np.isfinite(sd)):
                     s3 = _State(rho, np.ascontiguousarray(mu), np.ascontiguousarray(sd), state.alpha)
                     _evaluate(s3, Y, w, phi, nch)
@@ -184,20 +193,20 @@ def _iterate_squarem(state: _State, Y, w, phi, max_iter, tol, sd_floor) -> _Stat
     return state
 
 
-def _run_diagonal(Y, w, phi, K, *, method, n_init, seed, max_iter, tol, alpha, init_iter, accelerate=True, prefit=None):
+def _run_diagonal(Y, w, phi, K, *, method, n_init, seed, max_iter, tol, alpha, init_iter, accelerate=True, prefit=None, sd_min=None):
     """Starts (screened for ``init_iter`` passes), then the best to convergence. With
     ``prefit = (centres, counts)`` the starts run to convergence on that histogram first and
     only the winner is polished on the records, so few passes over a large n are needed."""
     rng = np.random.default_rng(seed)
     p = w / w.sum()
     sd_y = np.sqrt(p @ (Y - p @ Y) ** 2)
-    sd_floor = np.maximum(1e-6 * np.where(sd_y > 0, sd_y, 1.0), 1e-300)
+    sd_floor = _sd_floor(sd_y, sd_min)
     Ys, ws = prefit if prefit is not None else (Y, w)
     nch = _n_chunks(Ys.shape[0])
     starts = []
     for s in range(n_init):
         rho, mu, sd = _init_start(Ys, ws, phi, K, rng, first=(s == 0))
-        st = _State(rho, mu, sd, alpha)
+        st = _State(rho, mu, np.maximum(sd, sd_floor), alpha)
         _evaluate(st, Ys, ws, phi, nch)
         if n_init > 1:
             _iterate(st, Ys, ws, phi, method, min(init_iter, max_iter), tol, sd_floor, accelerate)
@@ -217,7 +226,7 @@ def _run_diagonal(Y, w, phi, K, *, method, n_init, seed, max_iter, tol, alpha, i
     return best
 
 
-def _run_rotated(Y, w, phi, K, *, method, n_init, seed, max_iter, tol, alpha, init_iter, accelerate=False):
+def _run_rotated(Y, w, phi, K, *, method, n_init, seed, max_iter, tol, alpha, init_iter, accelerate=False, sd_min=None):
     """Algorithm 2: responsibilities, hard assignment, per-component PCA rotation, a diagonal
     M-step in each component's frame, rotation back. Returns the state with rotations."""
     rng = np.random.default_rng(seed)
@@ -225,7 +234,7 @@ def _run_rotated(Y, w, phi, K, *, method, n_init, seed, max_iter, tol, alpha, in
     total = float(w.sum())
     p = w / total
     sd_y = np.sqrt(p @ (Y - p @ Y) ** 2)
-    sd_floor = np.maximum(1e-6 * np.where(sd_y > 0, sd_y, 1.0), 1e-300)
+    sd_floor = _sd_floor(sd_y, sd_min)
 
     def run(rho, mu, sdr, R, steps, alpha_):
         # mu: (K, d) original coordinates; sdr: (K, d) along each component's axes R[l] (columns)
@@ -285,6 +294,7 @@ def _run_rotated(Y, w, phi, K, *, method, n_init, seed, max_iter, tol, alpha, in
     best = None
     for s in range(n_init):
         rho, mu, sd = _init_start(Y, w, phi, K, rng, first=(s == 0))
+        sd = np.maximum(sd, sd_floor)
         R = np.tile(np.eye(d), (K, 1, 1))
         steps = min(init_iter, max_iter) if n_init > 1 else max_iter
         res = run(rho, mu.copy(), sd.copy(), R, steps, alpha)

@@ -78,15 +78,21 @@ def _laplace_cdf(z: np.ndarray, phi: float) -> np.ndarray:
 
 
 def fit_ibt(
-    y: Any, phi: float, bins: Any, *, max_iter: int = 1000, tol: float = 1e-3, column: str = "x"
+    y: Any, phi: float, bins: Any, *, max_iter: int | None = 1000, tol: float = 1e-3, column: str = "x"
 ) -> IBTFit:
     """Iterative Bayesian Technique on the bins of x (Hasegawa et al., section 2.2.2, eq. 3).
 
     x lives on the bin centres; the noisy values are binned with the narrowest bin width;
     ``A[j, b] = P(y in y-bin j | x = centre b)`` from the Laplace CDF; then
     ``p_b <- p_b sum_j h_j A[j, b] / (A p)_j / N`` until the log-likelihood changes by less
-    than ``tol`` or ``max_iter``. ``bins``: edges, or a number of equal-width bins over the
-    range of y.
+    than ``tol`` or after ``max_iter`` iterations. ``bins``: edges, or a number of equal-width
+    bins over the range of y.
+
+    The cap matters. By default IBT stops after 1000 iterations (``converged=False``), or
+    earlier when ``|dL| < 1e-3``. That early stop acts as smoothing. Run to convergence
+    (``max_iter=None``, no cap, until ``|dL| < tol``), IBT approaches the nonparametric maximum
+    likelihood estimate. That estimate is spiky on bins much narrower than phi, and its L1
+    accuracy can be far lower (``benchmarks/README.md``: Adult age on unit bins).
 
     >>> rng = np.random.default_rng(0)
     >>> fit = fit_ibt(rng.integers(0, 2, 2000) + rng.laplace(0, 0.1, 2000), 0.1, [-0.5, 0.5, 1.5])
@@ -99,6 +105,11 @@ def fit_ibt(
     if not np.all(np.isfinite(y)):
         raise SDCError(f"column {column!r}: NaN or infinite values; a finite number is needed in every row")
     phi = float(phi_vector(phi, [column])[0])
+    if max_iter is not None and (isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1):
+        raise SDCError(f"max_iter must be an integer >= 1 or None (no cap), got {max_iter!r}")
+    if not (isinstance(tol, (int, float)) and not isinstance(tol, bool) and tol > 0):
+        raise SDCError(f"tol must be > 0, got {tol!r}")
+    cap = math.inf if max_iter is None else int(max_iter)
     if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
         if bins < 1:
             raise SDCError(f"column {column!r}: bins must be >= 1, got {bins}")
@@ -126,7 +137,7 @@ def fit_ibt(
     converged = False
     it = 0
     L = L_old
-    while it < max_iter:
+    while it < cap:
         q = A @ p
         L = float(counts @ np.log(np.maximum(q, 1e-300)))
         if abs(L - L_old) < tol:
