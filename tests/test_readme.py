@@ -4,7 +4,8 @@ Every ```python block of README.md runs, in order, in one namespace (like a note
 
 - a block of ``>>>`` lines is a doctest: each shown result is compared with the value;
 - any other python block followed directly by a plain ``` block: the value of its last line
-  is compared with that block (a frame as Polars prints it, "shape:" line left out);
+  is compared with that block (a frame as Polars prints it; the "shape:" line and the dtype
+  row only if the README shows them);
 - a line ``expression   # 87.54`` inside a block: the value, rounded to the digits shown;
 - the ``$ polars-sdc ...`` output block: the command is run, every line compared (the
   ``time`` line only by its form);
@@ -67,7 +68,8 @@ def render(value, expected: str) -> str:
     """``value`` as the README shows it: frames as Polars prints them, in the README's style."""
     if isinstance(value, (pl.DataFrame, pl.Series)):
         hide_types = not any(set(line.strip(" │┆")) == {"-"} or "---" in line for line in expected.splitlines())
-        with pl.Config(tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=hide_types, tbl_rows=50):
+        hide_shape = not expected.lstrip().startswith("shape:")
+        with pl.Config(tbl_hide_dataframe_shape=hide_shape, tbl_hide_column_data_types=hide_types, tbl_rows=50):
             return str(value)
     if isinstance(value, str):
         return value
