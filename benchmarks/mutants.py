@@ -177,11 +177,11 @@ MUTATIONS: list[Mutation] = [
     M("rng-laplace-sign-dropped", "polars_sdc/rng.py",
       "return -scale * np.sign(u) * np.log1p(-2.0 * np.abs(u))",
       "return -scale * np.log1p(-2.0 * np.abs(u))",
-      ("tests/test_noise.py",)),
+      ("tests/test_rng_distribution.py", "tests/test_noise.py")),
     M("rng-stream-ignored", "polars_sdc/rng.py",
       'digest = hashlib.blake2b(f"{int(seed)}\\x00{stream}".encode("utf-8"), digest_size=8).digest()',
       'digest = hashlib.blake2b(f"{int(seed)}\\x00".encode("utf-8"), digest_size=8).digest()',
-      ("tests/test_noise.py",)),
+      ("tests/test_rng_distribution.py", "tests/test_noise.py")),
 ]
 
 
