@@ -3,8 +3,8 @@
 Every ```python block of README.md runs, in order, in one namespace (like a notebook):
 
 - a block of ``>>>`` lines is a doctest: each shown result is compared with the value;
-- any other python block followed directly by a plain ``` block: the value of its last line
-  is compared with that block (a frame as Polars prints it; the "shape:" line and the dtype
+- any other python block followed directly by a plain ``` block: what it prints, then the
+  value of its last line, is compared with that block (a frame as Polars prints it; the "shape:" line and the dtype
   row only if the README shows them);
 - a line ``expression   # 87.54`` inside a block: the value, rounded to the digits shown;
 - the ``$ polars-sdc ...`` output block: the command is run, every line compared (the
@@ -189,10 +189,13 @@ def readme_problems(show: bool = False, text: str | None = None) -> list[str]:
             if show:
                 print(f"--- README.md line {b.line}: doctest block, {len(found)} difference(s)")
             continue
-        value, found = run_cell(b.text, env, b.line)
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            value, found = run_cell(b.text, env, b.line)
         problems += found
-        if nxt is not None and nxt.lang == "" and value is not None:
-            got = render(value, nxt.text)
+        if nxt is not None and nxt.lang == "" and (value is not None or printed.getvalue()):
+            got = printed.getvalue() + ("" if value is None else render(value, nxt.text))
+            got = got.rstrip("\n")
             problems += diff(f"the output of the block at line {b.line}", nxt.line, nxt.text, got)
             if show:
                 print(f"--- README.md line {nxt.line} (output of the block at line {b.line}):\n{got}")
@@ -217,6 +220,7 @@ def test_checker_reports_each_changed_line():
         "```python", "import polars as pl", "y = 2.0 ** 0.5   # 1.41", "y * y     # 2.01", "```",
         "```python", 'pl.DataFrame({"a": [1, 2]})', "```", "```",
         "┌─────┐", "│ a   │", "│ --- │", "│ i64 │", "╞═════╡", "│ 1   │", "│ 3   │", "└─────┘", "```",
+        "```python", 'print("ok")', "```", "```", "ok", "```",
     ])
     problems = readme_problems(text=text)
     assert len([p for p in problems if p.startswith("README.md line")]) == 3, problems
