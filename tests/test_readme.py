@@ -96,7 +96,7 @@ def diff(where: str, first_line: int, want: str, got: str) -> list[str]:
         if not _same_line(w, g):
             out.append(f"README.md line {first_line + i} ({where}):\n    README shows: {w}\n    code gives:   {g}")
     if out:
-        out.append(f"current output of {where} (to paste into the README):\n" + got)
+        out.append(f"current text for {where} (to paste into the README):\n" + got)
     return out
 
 
@@ -228,7 +228,7 @@ def test_checker_reports_each_changed_line():
     assert any(p.startswith("README.md line 12: `y * y` is shown as 2.01, the code gives 2.00") for p in problems)
     assert any(p.startswith("README.md line 24 (the output of the block at line 15)") and "│ 2   │" in p
                for p in problems)
-    assert any(p.startswith("current output of") for p in problems)  # the text to paste
+    assert any(p.startswith("current text for") for p in problems)  # the text to paste
 
 
 # -- the census table -------------------------------------------------------------------------
