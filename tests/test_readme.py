@@ -3,8 +3,9 @@
 Every ```python block of README.md runs, in order, in one namespace (like a notebook):
 
 - a block of ``>>>`` lines is a doctest: each shown result is compared with the value;
-- any other python block followed directly by a plain ``` block: the value of its last line
-  is compared with that block (a frame as Polars prints it, "shape:" line left out);
+- any other python block followed directly by a plain ``` block: what it prints, then the
+  value of its last line, is compared with that block (a frame as Polars prints it; the "shape:" line and the dtype
+  row only if the README shows them);
 - a line ``expression   # 87.54`` inside a block: the value, rounded to the digits shown;
 - the ``$ polars-sdc ...`` output block: the command is run, every line compared (the
   ``time`` line only by its form);
@@ -67,7 +68,8 @@ def render(value, expected: str) -> str:
     """``value`` as the README shows it: frames as Polars prints them, in the README's style."""
     if isinstance(value, (pl.DataFrame, pl.Series)):
         hide_types = not any(set(line.strip(" │┆")) == {"-"} or "---" in line for line in expected.splitlines())
-        with pl.Config(tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=hide_types, tbl_rows=50):
+        hide_shape = not expected.lstrip().startswith("shape:")
+        with pl.Config(tbl_hide_dataframe_shape=hide_shape, tbl_hide_column_data_types=hide_types, tbl_rows=50):
             return str(value)
     if isinstance(value, str):
         return value
@@ -94,7 +96,7 @@ def diff(where: str, first_line: int, want: str, got: str) -> list[str]:
         if not _same_line(w, g):
             out.append(f"README.md line {first_line + i} ({where}):\n    README shows: {w}\n    code gives:   {g}")
     if out:
-        out.append(f"current output of {where} (to paste into the README):\n" + got)
+        out.append(f"current text for {where} (to paste into the README):\n" + got)
     return out
 
 
@@ -187,10 +189,13 @@ def readme_problems(show: bool = False, text: str | None = None) -> list[str]:
             if show:
                 print(f"--- README.md line {b.line}: doctest block, {len(found)} difference(s)")
             continue
-        value, found = run_cell(b.text, env, b.line)
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            value, found = run_cell(b.text, env, b.line)
         problems += found
-        if nxt is not None and nxt.lang == "" and value is not None:
-            got = render(value, nxt.text)
+        if nxt is not None and nxt.lang == "" and (value is not None or printed.getvalue()):
+            got = printed.getvalue() + ("" if value is None else render(value, nxt.text))
+            got = got.rstrip("\n")
             problems += diff(f"the output of the block at line {b.line}", nxt.line, nxt.text, got)
             if show:
                 print(f"--- README.md line {nxt.line} (output of the block at line {b.line}):\n{got}")
@@ -215,6 +220,7 @@ def test_checker_reports_each_changed_line():
         "```python", "import polars as pl", "y = 2.0 ** 0.5   # 1.41", "y * y     # 2.01", "```",
         "```python", 'pl.DataFrame({"a": [1, 2]})', "```", "```",
         "┌─────┐", "│ a   │", "│ --- │", "│ i64 │", "╞═════╡", "│ 1   │", "│ 3   │", "└─────┘", "```",
+        "```python", 'print("ok")', "```", "```", "ok", "```",
     ])
     problems = readme_problems(text=text)
     assert len([p for p in problems if p.startswith("README.md line")]) == 3, problems
@@ -222,7 +228,7 @@ def test_checker_reports_each_changed_line():
     assert any(p.startswith("README.md line 12: `y * y` is shown as 2.01, the code gives 2.00") for p in problems)
     assert any(p.startswith("README.md line 24 (the output of the block at line 15)") and "│ 2   │" in p
                for p in problems)
-    assert any(p.startswith("current output of") for p in problems)  # the text to paste
+    assert any(p.startswith("current text for") for p in problems)  # the text to paste
 
 
 # -- the census table -------------------------------------------------------------------------

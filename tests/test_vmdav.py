@@ -42,6 +42,24 @@ def test_kernel_equals_reference(seed, n, p, kfrac, gamma, kind):
         assert partition_vmdav(X, k, gamma).tolist() == ref.tolist()
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(1, size(40, 150)),
+    kfrac=st.floats(0.0, 1.0),
+    gamma=st.sampled_from([0.0, 0.5, 1.0, 2.0]),
+)
+def test_one_column_path_on_tied_gaps_equals_reference(seed, n, kfrac, gamma):
+    # distinct values whose gaps are 1 or 2: d_in == gamma * d_out happens exactly, and the
+    # rule is strict (e_min joins only if d_in < gamma * d_out)
+    rng = np.random.default_rng(seed)
+    x = np.cumsum(rng.integers(1, 3, size=n)).astype(float)
+    X = rng.permutation(x).reshape(-1, 1)
+    k = 1 + int(kfrac * (n - 1))
+    ref, _ = reference_vmdav(X, k, gamma)
+    assert partition_vmdav(X, k, gamma).tolist() == ref.tolist()
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(0, 10_000),
