@@ -51,7 +51,9 @@ ax.hist(noisy["x"], bins=120, density=True, alpha=0.3, label="noisy release y")
 ax.plot(xs, fit.noisy_pdf(xs), "C0--", label="fitted density of y (eq. 6)")
 ax.plot(xs, fit.pdf(xs), "C3", label=f"reconstructed x (GMM, K={fit.K})")
 ax.stairs(ibt.probabilities / np.diff(edges), edges, color="C2", label="IBT histogram")
-ax.set_ylim(0, 1.3); ax.set_xlabel("x"); ax.legend(); plt.show()"""),
+ax.set_ylim(0, 1.15 * max(true_pdf.max(), fit.pdf(xs).max()))
+ax.set(xlabel="x", ylabel="density (per unit of x)", title=f"True, noisy and reconstructed distribution (N = {n}, phi = {phi:.2f})")
+ax.legend(); plt.show()"""),
     md("""## The exact EM and the paper's generalised EM
 The exact EM uses the posterior of x given y (a two-piece truncated normal) and its likelihood never
 decreases; the paper's generalised EM takes gradient steps with a learning rate."""),
@@ -61,9 +63,10 @@ fig, ax = plt.subplots(figsize=(7, 3))
 ax.plot(exact.history, label=f"exact EM ({exact.n_iter} passes)")
 ax.plot(gem.history, label=f"generalised EM ({gem.n_iter} passes)")
 ax.set_ylim(exact.history[-1] - 60, exact.history[-1] + 5)
-ax.set_xlabel("pass"); ax.set_ylabel("log-likelihood"); ax.legend(); plt.show()
+ax.set(xlabel="pass", ylabel="log-likelihood", title="Exact EM against the generalised EM (K = 4)")
+ax.legend(); plt.show()
 print("monotone:", bool(np.all(np.diff(exact.history) >= -1e-9 * abs(exact.loglik))))"""),
-    md("## Clustering and a synthetic sample\nThe most responsible component of each noisy record (seed 004, 4.3), and records drawn from the reconstruction."),
+    md("## Clustering and a synthetic sample\nThe most responsible component of each noisy record (Hasegawa et al., 4.3), and records drawn from the reconstruction."),
     code("""clusters = fit.predict(noisy)
 print(pl.DataFrame({"true component": z, "predicted": clusters}).group_by("true component", "predicted").len().sort("len", descending=True).head(6))
 fit.sample(5, seed=1)"""),
@@ -82,11 +85,15 @@ grid = [np.linspace(-6, 6, 25)] * 2
 true_ct = np.histogram2d(X[:, 0], X[:, 1], grid)[0]
 noisy_ct = np.histogram2d(noisy2["a"], noisy2["b"], grid)[0]
 panels = [("true", true_ct), ("noisy", noisy_ct), ("diagonal K=2", diag.crosstab(grid)), ("Algorithm 2 K=2", rot.crosstab(grid))]
-fig, axes = plt.subplots(1, 4, figsize=(14, 3.4))
+fig, axes = plt.subplots(1, 4, figsize=(15, 3.6), sharey=True, layout="constrained")
+vmax = max((ct / ct.sum()).max() for _, ct in panels)
 for ax, (name, ct) in zip(axes, panels):
-    ax.imshow(ct.T / ct.sum(), origin="lower", extent=[-6, 6, -6, 6], cmap="viridis")
+    im = ax.imshow(ct.T / ct.sum(), origin="lower", extent=[-6, 6, -6, 6], cmap="viridis", vmin=0, vmax=vmax)
     ax.set_title(f"{name}\\nL1 acc. {polars_sdc.l1_accuracy(true_ct, ct):.1f}")
-plt.tight_layout(); plt.show()"""),
+    ax.set_xlabel("a")
+axes[0].set_ylabel("b")
+fig.colorbar(im, ax=axes, label="share of records per cell")
+plt.show()"""),
 ]
 nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                "language_info": {"name": "python"}}
