@@ -1,4 +1,4 @@
-"""Global recoding speed on 10M rows, and the paper's experiment (seed 002) on Adult.
+"""Global recoding speed on 10M rows, and the paper's experiment (Sano & Hattori) on Adult.
 
     python benchmarks/bench_recode.py [--rows 10000000] [--repeat 2] [--skip-speed] [--skip-paper]
 

@@ -10,7 +10,7 @@ nb.cells = [
 
 Every method returns a *k-partition* (groups of at least k records); each record is then released as its
 group's mean. The loss is SSE/SST on the z-scored data (0 = nothing lost, 1 = everything replaced by the
-overall mean). Methods: classic **MDAV** and **V-MDAV** (thesis 2.3.4), **MHM** (seed 001: order the records
+overall mean). Methods: classic **MDAV** and **V-MDAV** (thesis 2.3.4), **MHM** (Suzaki et al.: order the records
 along a path, then cut the path optimally by the Hansen–Mukherjee shortest path) with several orderings, and
 **MIL** post-optimisation (thesis 4.2) on top of MDAV."""),
     code("""import polars as pl

@@ -6,7 +6,7 @@ import nbformat as nbf
 nb = nbf.v4.new_notebook()
 md, code = nbf.v4.new_markdown_cell, nbf.v4.new_code_cell
 nb.cells = [
-    md("""# Laplace noise and reconstructing the distribution (seed 004)
+    md("""# Laplace noise and reconstructing the distribution (Hasegawa et al.)
 
 Protect a numeric column by adding Laplace noise, then recover the *distribution* of the original
 values from the noisy release alone: a Gaussian mixture convolved with the Laplace noise is fitted

@@ -1,4 +1,4 @@
-"""Distances between values for ILD (thesis 3.1.3 and 3.2; seed 000 2.1; seed 002 eq. 2).
+"""Distances between values for ILD (thesis 3.1.3 and 3.2; Akiyama & Wada 2.1; Sano & Hattori eq. 2).
 
 A distance needs only ``d >= 0``, ``d(x, y) = 0`` iff ``x = y`` and symmetry; the triangle
 inequality is not required (thesis 3.1.3). Each distance here evaluates itself on the U
@@ -6,7 +6,7 @@ inequality is not required (thesis 3.1.3). Each distance here evaluates itself o
 
 * :func:`pnorm` / :func:`euclidean` -- p-norms (p = 1, 2, inf, any p >= 1) over numeric columns;
 * :func:`discrete` -- 0 if equal, else 1 (any dtype, also whole records);
-* :func:`ordinal` -- seed 002 eq. 2: categories from min up to (not including) max, over
+* :func:`ordinal` -- Sano & Hattori eq. 2: categories from min up to (not including) max, over
   the number of categories;
 * :func:`tree` -- number of edges between two nodes of a hierarchy (values may be inner nodes);
 * :func:`graph` -- weighted-graph distance from an edge list (shortest paths, or the edge
@@ -152,7 +152,7 @@ def euclidean() -> PNorm:
 
 # -- categorical ---------------------------------------------------------------------
 class Discrete(Distance):
-    """0 for equal values, 1 otherwise (seed 000 2.1, seed 002 eq. 1)."""
+    """0 for equal values, 1 otherwise (Akiyama & Wada 2.1, Sano & Hattori eq. 1)."""
 
     multi = True
 
@@ -220,7 +220,7 @@ class Ordinal(Distance):
 
 
 def ordinal(categories: Sequence[Any] | None = None) -> Ordinal:
-    """The ordinal distance of seed 002 eq. 2 on one column. The order is ``categories``,
+    """The ordinal distance of Sano & Hattori eq. 2 on one column. The order is ``categories``,
     else an Enum's categories, else the sorted distinct values of the original and masked.
 
     >>> import polars as pl

@@ -1,7 +1,7 @@
-"""Laplace perturbation of numeric columns and its calibration for Pk-anonymity (seed 004, 2.2.1).
+"""Laplace perturbation of numeric columns and its calibration for Pk-anonymity (Hasegawa et al., 2.2.1).
 
 Each released value is ``y = x + e`` with ``e ~ Laplace(0, phi)`` (eq. 1/2). ``phi`` is given
-directly, per column, or calibrated for Pk-anonymity (Igarashi et al. [6] as used in seed 004):
+directly, per column, or calibrated for Pk-anonymity (Igarashi et al. [6] as used in Hasegawa et al.):
 ``phi = 2 m (b - a) / ln((N - 1)/(k - 1))`` for an attribute with observed range ``[a, b]``,
 N records and m attributes released together (m = 1 per attribute, as in the paper's tables).
 
@@ -28,7 +28,7 @@ from ._errors import SDCError
 
 def pk_phi(a: float, b: float, n: int, k: int, m: int = 1) -> float:
     """The Laplace scale giving Pk-anonymity ``k`` to an attribute with range ``[a, b]`` in a
-    table of ``n`` records: ``2 m (b - a) / ln((n - 1)/(k - 1))`` (seed 004, section 5).
+    table of ``n`` records: ``2 m (b - a) / ln((n - 1)/(k - 1))`` (Hasegawa et al., section 5).
 
     >>> round(pk_phi(17, 90, 32561, 2), 4)      # UCI Adult age
     14.0508
@@ -225,7 +225,7 @@ def laplace_series(
 ) -> pl.Series:
     """One column's noisy values: the same numbers as :func:`laplace_frame` gives that column
     (stream ``f"laplace/{name}"``, ``name`` defaulting to the Series name; row keys = positions
-    or the ``keys`` Series; seed 004 eq. 1/2).
+    or the ``keys`` Series; Hasegawa et al. eq. 1/2).
 
     >>> s = pl.Series("x", [1.0, 2.0, 3.0])
     >>> laplace_series(s, 2.0, 7).equals(laplace_frame(s.to_frame(), 2.0, "x", seed=7)["x"])

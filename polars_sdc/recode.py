@@ -1,4 +1,4 @@
-"""Global recoding: minimum-frequency merging of categories (seed 002, Fig. 1), its
+"""Global recoding: minimum-frequency merging of categories (Sano & Hattori, Fig. 1), its
 hierarchy- and order-constrained variants, and top/bottom coding of numeric columns.
 
 Fig. 1 of the paper: with ``n`` records and minimum share ``p`` the threshold is
@@ -115,7 +115,7 @@ def merge_plan(
     ordinal: bool = False,
     column: str = "",
 ) -> list[str]:
-    """New label of each category after minimum-frequency recoding (Fig. 1 of seed 002).
+    """New label of each category after minimum-frequency recoding (Fig. 1 of Sano & Hattori).
 
     ``labels`` are the categories in their natural position order, ``counts`` their
     frequencies (all > 0) and ``th`` the integer threshold; merging goes on while the
@@ -467,7 +467,7 @@ def recode_series(
     n: int | None = None,
     enum_as: pl.DataType | None = None,
 ) -> pl.Series:
-    """Minimum-frequency global recoding (seed 002, Fig. 1) of one categorical Series.
+    """Minimum-frequency global recoding (Sano & Hattori, Fig. 1) of one categorical Series.
 
     The dtype kind is kept (String -> String, Categorical -> Categorical, Enum -> Enum over
     the new categories; ``enum_as=pl.Categorical`` gives a Categorical instead); nulls stay

@@ -1,4 +1,4 @@
-"""Classic information-loss measures (thesis 2.4.3, seed 002 section 3) and loss_report."""
+"""Classic information-loss measures (thesis 2.4.3, Sano & Hattori section 3) and loss_report."""
 import math
 
 import numpy as np
@@ -116,7 +116,7 @@ def test_loss_report_collects_the_measures():
     assert masked["c"].to_list() == ["a", "a", "b", "b", "c", "c"]
     x = np.array([1.0, 2.0, 3.0, 4.0, 10.0, 11.0])
     sst, sse = ((x - x.mean()) ** 2).sum(), 3 * 2 * 0.5**2  # 90.83..., 1.5
-    # ILD, e = 2: I(x) = 2 N SST = 1090 and I(x_hat) = I(x) - 2 N SSE = 1072 (seed 000 eq. 5);
+    # ILD, e = 2: I(x) = 2 N SST = 1090 and I(x_hat) = I(x) - 2 N SSE = 1072 (Akiyama & Wada eq. 5);
     # discrete c: I = N^2 - sum n_v^2 = 36 - (4 + 1 + 9) = 22, released 36 - 3 * 4 = 24
     assert 2 * 6 * sst == pytest.approx(1090)
     assert r.ild == pytest.approx(((1090 + 22) - (1072 + 24)) / (1090 + 22), abs=1e-12)

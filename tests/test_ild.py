@@ -1,4 +1,4 @@
-"""ILD (seed 000, thesis ch. 3): every worked number of SEEDS section 2, and the fast paths
+"""ILD (Akiyama & Wada, thesis ch. 3): every worked number of the worked examples of Akiyama & Wada and the thesis, and the fast paths
 against the naive O(N^2) definition."""
 import math
 from fractions import Fraction
@@ -23,7 +23,7 @@ def exact(x: float, frac: Fraction) -> bool:
     return abs(x - float(frac)) <= TOL * max(1.0, abs(float(frac)))
 
 
-# -- seed 000 example 2.1 / thesis 3.1.1 -------------------------------------------------
+# -- Akiyama & Wada example 2.1 / thesis 3.1.1 -------------------------------------------------
 def test_numeric_example_40_32():
     df = pl.DataFrame({"x": [1, 2, 3, 4], "g": [0, 0, 1, 1]})
     r = df.sdc.ild_report(groups="g")
@@ -34,7 +34,7 @@ def test_numeric_example_40_32():
     assert df.sdc.information_amount(on="x") == 40.0
 
 
-# -- seed 000 example 2.2 / thesis 3.1.2: tree with inner nodes ---------------------------
+# -- Akiyama & Wada example 2.2 / thesis 3.1.2: tree with inner nodes ---------------------------
 SYMBOLS = {"a1": "a", "a2": "a", "a11": "a1", "a12": "a1", "a21": "a2", "a22": "a2"}
 
 
@@ -48,11 +48,11 @@ def test_tree_example_144_32():
     assert S.sdc.ild(pl.DataFrame({"s": ["a"] * 4}), dist=d) == 1.0
 
 
-# -- seed 000 3.1 / thesis 3.2.1, tables 3.1 and 3.2: prefectures ---------------------------
+# -- Akiyama & Wada 3.1 / thesis 3.2.1, tables 3.1 and 3.2: prefectures ---------------------------
 PREFS = ["Nagano", "Niigata", "Tokyo", "Kanagawa", "Osaka", "Nara", "Fukuoka", "Kumamoto"]
 REGIONS = ["Koshinetsu"] * 2 + ["Kanto"] * 2 + ["Kansai"] * 2 + ["Kyushu"] * 2
 AREA = ["East"] * 4 + ["West"] * 4
-REGION_DIST = {  # SEEDS section 2's reconstruction of figs. 3.3/3.4
+REGION_DIST = {  # the worked examples of Akiyama & Wada and the thesis's reconstruction of figs. 3.3/3.4
     ("Koshinetsu", "Kanto"): 2, ("Kanto", "Kansai"): 4, ("Kansai", "Kyushu"): 2,
     ("Koshinetsu", "Kansai"): 2, ("Koshinetsu", "Kyushu"): 6, ("Kanto", "Kyushu"): 4,
 }

@@ -1,4 +1,4 @@
-"""MHM (seed 001): the Hansen–Mukherjee shortest path and the path orderings."""
+"""MHM (Suzaki et al.): the Hansen–Mukherjee shortest path and the path orderings."""
 import itertools
 
 import numpy as np

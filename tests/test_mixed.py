@@ -26,7 +26,7 @@ def test_embedding_reproduces_product_distance(rng):
     expected = (
         w["x"] * (zx[:, None] - zx[None, :]) ** 2
         + w["nom"] * (nom[:, None] != nom[None, :])
-        # seed 002 eq. 2: categories between the two over |D(V)| = 4 (the Enum has 4)
+        # Sano & Hattori eq. 2: categories between the two over |D(V)| = 4 (the Enum has 4)
         + w["ord"] * (np.abs(rank[:, None] - rank[None, :]) / 4) ** 2
     )
     np.testing.assert_allclose(pairwise_sq(X), expected, atol=1e-12)

@@ -1,4 +1,4 @@
-"""Laplace perturbation (seed 004, 2.2.1) and its Pk-anonymity calibration."""
+"""Laplace perturbation (Hasegawa et al., 2.2.1) and its Pk-anonymity calibration."""
 import math
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Minimum-frequency global recoding (seed 002, Fig. 1), its constrained variants and
+"""Minimum-frequency global recoding (Sano & Hattori, Fig. 1), its constrained variants and
 top/bottom coding."""
 import math
 

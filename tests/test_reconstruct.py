@@ -1,4 +1,4 @@
-"""Gaussian-mixture reconstruction from Laplace-perturbed data (seed 004), IBT, L1 accuracy."""
+"""Gaussian-mixture reconstruction from Laplace-perturbed data (Hasegawa et al.), IBT, L1 accuracy."""
 import math
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Optimal univariate microaggregation (Hansen & Mukherjee 2003, seed 001 ref. [3])."""
+"""Optimal univariate microaggregation (Hansen & Mukherjee 2003, Suzaki et al. ref. [3])."""
 import numpy as np
 import polars as pl
 import pytest

@@ -1,4 +1,4 @@
-"""Model-based utility (seed 002): multinomial logit, metrics, IL of eq. (6), Cramér's V."""
+"""Model-based utility (Sano & Hattori): multinomial logit, metrics, IL of eq. (6), Cramér's V."""
 import itertools
 
 import numpy as np

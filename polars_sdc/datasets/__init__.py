@@ -2,7 +2,7 @@
 
 - :func:`census`: the CASC "Census" microaggregation benchmark (1080 x 13).
 - :func:`adult`: UCI Adult ("Census Income"), 32,561 x 15.
-- :func:`synthetic`: the one-dimensional data sets DS0-DS12 of the thesis (seed 003,
+- :func:`synthetic`: the one-dimensional data sets DS0-DS12 of the thesis (the thesis,
   Table A.1), generated from a seed.
 
 The two real data sets ship as zstd-compressed parquet files inside this package; they were
@@ -108,7 +108,7 @@ class SyntheticSpec:
         return f"{self.name}: {law}, n = {self.n}"
 
 
-#: Thesis Table A.1 (seed 003, appendix A.1.2): the 13 data sets used to evaluate MIL.
+#: Thesis Table A.1 (the thesis, appendix A.1.2): the 13 data sets used to evaluate MIL.
 SYNTHETIC: dict[str, SyntheticSpec] = {
     s.name: s
     for s in (

@@ -1,7 +1,7 @@
-"""Hansen–Mukherjee shortest path over an ordered sequence (seed 001 section 4, MHM phases 1-2).
+"""Hansen–Mukherjee shortest path over an ordered sequence (Suzaki et al. section 4, MHM phases 1-2).
 
 Nodes 0..n, an edge (i, j) for i + k <= j < i + 2k whose length is the SSE of the records
-i+1..j (seed 001 eq. 2; here 0-based rows i..j-1). The best k-partition consistent with the
+i+1..j (Suzaki et al. eq. 2; here 0-based rows i..j-1). The best k-partition consistent with the
 order is the shortest path 0 -> n (Theorem 1); the graph is topologically ordered, so the
 path is a forward DP (procedure B'') instead of Dijkstra.
 
@@ -49,7 +49,7 @@ def _node_edge_costs(X, i, k, out, s1):
 @njit(cache=True)
 def edge_costs(X, k):
     """All edge lengths as an (n + 1, k) array: ``L[i, t]`` is the SSE of rows i .. i+k+t-1
-    (the edge (i, i+k+t) of seed 001 eq. 2), NaN where that edge does not exist.
+    (the edge (i, i+k+t) of Suzaki et al. eq. 2), NaN where that edge does not exist.
 
     For inspection and tests (O(n k) memory); :func:`hm_labels` never stores them.
     """

@@ -1,4 +1,4 @@
-"""EM for a Gaussian mixture observed through Laplace noise (seed 004, eq. 6-15 and 19).
+"""EM for a Gaussian mixture observed through Laplace noise (Hasegawa et al., eq. 6-15 and 19).
 
 A record is ``y = x + e`` with ``x ~ N(mu, s^2)`` (one mixture component, one dimension)
 and ``e ~ Laplace(0, phi)``. With ``t = (y - mu) / s`` and ``a = s / phi`` the convolved

@@ -1,4 +1,4 @@
-"""Path orderings of records for MHM (seed 001 procedures A and A', section 5.3).
+"""Path orderings of records for MHM (Suzaki et al. procedures A and A', section 5.3).
 
 Every function takes a float64 (n, p) array and returns a permutation (int64, n): ``order[t]``
 is the row visited t-th. All paths start at the record farthest from the centroid (ties:
@@ -58,7 +58,7 @@ def farthest_from_centroid(X):
 # A: nearest point next
 @njit(cache=True)
 def npn_order(X):
-    """Nearest Point Next path (seed 001 section 3.2): start at the record farthest from the
+    """Nearest Point Next path (Suzaki et al. section 3.2): start at the record farthest from the
     centroid, then repeatedly the nearest unvisited record. O(n^2 p) time, O(n p) memory.
     """
     n, p = X.shape
@@ -383,7 +383,7 @@ def _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi):
 
 @njit(cache=True)
 def vgrid_order(X, leaf_size):
-    """Variable-size grid NPN (seed 001 section 5.3): see the module docstring.
+    """Variable-size grid NPN (Suzaki et al. section 5.3): see the module docstring.
 
     Blocks hold at most ``leaf_size`` records (unless identical). Inside a block: nearest
     unvisited record; when the block is exhausted, a breadth-first search of the block graph

@@ -1,11 +1,11 @@
-"""The classic information-loss measures ILD is compared with (thesis 2.4.3, 3.3; seed 002 3).
+"""The classic information-loss measures ILD is compared with (thesis 2.4.3, 3.3; Sano & Hattori 3).
 
 * :func:`discernibility` -- DM = sum_{|E|>=k} |E|^2 + sum_{|E|<k} |D| |E| (Bayardo & Agrawal);
 * :func:`classification_metric` -- CM, share of rows outside their group's majority class;
 * :func:`ncp` -- Normalized Certainty Penalty (Xu et al.), numeric ranges and hierarchy leaves;
-* :func:`ebil` -- entropy-based loss, seed 002 eq. 5: sum over records of H(V | V' = j);
+* :func:`ebil` -- entropy-based loss, Sano & Hattori eq. 5: sum over records of H(V | V' = j);
 * :func:`entropy_loss` -- (H(A) - H(A_hat)) / H(A), the entropy analogue of ILD (thesis 3.3.3);
-* :func:`ctbil` -- contingency-table loss, seed 002 eq. 3.
+* :func:`ctbil` -- contingency-table loss, Sano & Hattori eq. 3.
 
 ILSSDM (SSE/SST) lives in :mod:`polars_sdc.loss.sse`. A partition is a group column / ids
 (``groups``) or, for a release, the equivalence classes of its ``on`` columns.
@@ -172,7 +172,7 @@ def _aligned(original: pl.DataFrame, masked: Any, cols: Sequence[str]) -> pl.Dat
 
 
 def ebil(original: pl.DataFrame, masked: Any, on: Any = None, *, base: float = math.e) -> float:
-    """Entropy-based information loss (seed 002 eq. 5): ``sum_{r} H(V | V' = j_r)`` summed over
+    """Entropy-based information loss (Sano & Hattori eq. 5): ``sum_{r} H(V | V' = j_r)`` summed over
     the ``on`` columns, with P(V | V') estimated from the row-aligned pairs (original, masked).
 
     >>> o = pl.DataFrame({"v": ["a", "b", "c", "c"]})
@@ -222,7 +222,7 @@ def entropy_loss(
 
 
 def ctbil(original: pl.DataFrame, masked: Any, on: Any = None, *, max_dim: int = 2, normalize: bool = False) -> float:
-    """Contingency-table loss (seed 002 eq. 3): over every set of 1..``max_dim`` of the ``on``
+    """Contingency-table loss (Sano & Hattori eq. 3): over every set of 1..``max_dim`` of the ``on``
     columns, the sum of |original count - masked count| over the cells of their frequency
     table (a cell missing on one side counts 0 there). ``normalize`` divides each table's sum
     by its number of cells (the product of the columns' numbers of distinct values).

@@ -1,10 +1,10 @@
-"""ILD: information loss based on distance (seed 000 section 2, thesis 3.1).
+"""ILD: information loss based on distance (Akiyama & Wada section 2, thesis 3.1).
 
 Information amount ``I(A) = sum_i sum_j d(x_i, x_j)^e`` over ordered pairs of rows (e = 2 in
 the papers, which also tabulate e = 1), and ``ILD = (I(A) - I(A_hat)) / I(A)`` when each row is
 replaced by its released value. The naive sum is O(N^2); here:
 
-* Euclidean distance, e = 2: ``I = 2 N SST`` (seed 000 eq. 3), O(N); with group means
+* Euclidean distance, e = 2: ``I = 2 N SST`` (Akiyama & Wada eq. 3), O(N); with group means
   ``I(A) - I(A_hat) = 2 N SSE``, so ILD == SSE / SST (eq. 6) -- computed by :mod:`.sse`;
 * one numeric column (or ordinal scores), e = 1: ``I = 2 sum_k gap_k * below_k * above_k``
   over the sorted values, O(N log N);
@@ -351,7 +351,7 @@ def _released(
 
 
 def _by_sse(block: Block, exponent: float, grouped: bool) -> bool:
-    """Euclidean block, e = 2, group means: I(A) - I(A_hat) = 2 N SSE (seed 000 eq. 5)."""
+    """Euclidean block, e = 2, group means: I(A) - I(A_hat) = 2 N SSE (Akiyama & Wada eq. 5)."""
     d = block.distance
     return grouped and exponent == 2 and isinstance(d, _dist.PNorm) and (d.p == 2 or len(block.columns) == 1)
 
@@ -382,7 +382,7 @@ def ild_report(
     weights: Any = None,
     exponent: float = 2,
 ) -> ILDReport:
-    """ILD of a release, per block of columns and overall (thesis 3.1.2, seed 000 2.2).
+    """ILD of a release, per block of columns and overall (thesis 3.1.2, Akiyama & Wada 2.2).
 
     The release is ``masked`` (row-aligned with ``original``) or, with ``groups`` (a column
     name or ids), each group replaced by its representative (:func:`polars_sdc.aggregate`:
@@ -425,7 +425,7 @@ def ild_report(
         if b.columns in by_sse:
             from .sse import sse
 
-            # group means: I(A) - I(A_hat) = 2 N SSE (seed 000 eq. 5), no cancellation
+            # group means: I(A) - I(A_hat) = 2 N SSE (Akiyama & Wada eq. 5), no cancellation
             X = numeric_matrix(orig, list(b.columns))
             m = a - 2.0 * orig.height * sse(np.ldexp(X, -sh) if sh else X, gids.to_numpy())
             m = max(m, 0.0)
@@ -481,7 +481,7 @@ def ild(
     weights: Any = None,
     exponent: float = 2,
 ) -> float:
-    """``ILD = (I(A) - I(A_hat)) / I(A)`` (seed 000 2.2): 0 nothing lost, 1 everything
+    """``ILD = (I(A) - I(A_hat)) / I(A)`` (Akiyama & Wada 2.2): 0 nothing lost, 1 everything
     replaced by one value; arguments as :func:`ild_report`. A column without information
     (I(A) = 0) has ILD 0 when the release has none either, else NaN.
 

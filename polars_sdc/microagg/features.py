@@ -5,7 +5,7 @@ that plain Euclidean distance on the matrix equals it and group centroids stay m
 - numeric column: z-score (unless ``standardize=False``) times sqrt(w);
 - nominal String / Categorical / Enum column (discrete distance, d = 0 or 1): one-hot of its
   category codes times sqrt(w / 2), so two different categories are exactly sqrt(w) apart;
-- ordinal categorical column (seed 002 eq. 2, d = rank difference / number of categories):
+- ordinal categorical column (Sano & Hattori eq. 2, d = rank difference / number of categories):
   rank / |D(V)| times sqrt(w), the rank being the Enum order or else the sorted order.
 
 Extreme magnitudes (raw values or weights up to 1.8e308, or down to 1e-300): the whole matrix

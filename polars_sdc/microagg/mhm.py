@@ -1,10 +1,10 @@
-"""MHM microaggregation (seed 001; Domingo-Ferrer et al. 2006): order the records along a
+"""MHM microaggregation (Suzaki et al.; Domingo-Ferrer et al. 2006): order the records along a
 path, then cut the path optimally with the Hansen–Mukherjee shortest path.
 
 The numpy face of :mod:`polars_sdc.kernels.path_order` and
 :mod:`polars_sdc.kernels.hansen_mukherjee`. Orderings (``order=``):
 
-- ``"npn"``: Nearest Point Next (seed 001 procedure A); O(n^2 p) time, O(n p) memory.
+- ``"npn"``: Nearest Point Next (Suzaki et al. procedure A); O(n^2 p) time, O(n p) memory.
 - ``"grid"``: grid-block NPN (procedure A'); ``cells_per_dim`` slices per column
   (default: about 2k records per occupied cell when every cell were filled, at least 2).
 - ``"vgrid"``: the variable-size grid of section 5.3 for many columns; blocks of at most
@@ -76,7 +76,7 @@ def partition_mhm(X: np.ndarray, k: int, order: str = "npn", *, cells_per_dim: i
                   leaf_size: int | None = None) -> np.ndarray:
     """UInt32 group ids for the rows of X (n, p) by MHM: :func:`path_order`, then the
     shortest path 0 -> n in the DAG with an edge (i, j) for i + k <= j < i + 2k of length
-    SSE(records i+1..j) (seed 001 eq. 2, Theorem 1): the best k-partition consistent with
+    SSE(records i+1..j) (Suzaki et al. eq. 2, Theorem 1): the best k-partition consistent with
     the path; every group has k .. 2k-1 rows. Groups are numbered along the path.
 
     >>> X = np.array([[0.0], [0.1], [5.0], [5.2], [9.0], [9.1], [0.2]])

@@ -1,4 +1,4 @@
-"""Optimal univariate microaggregation (Hansen & Mukherjee 2003; seed 001 ref. [3], SEEDS 1):
+"""Optimal univariate microaggregation (Hansen & Mukherjee 2003; Suzaki et al. ref. [3]):
 on one column sorted ascending, the best k-partition has contiguous groups of k .. 2k-1
 values, so the shortest path of :mod:`polars_sdc.kernels.hansen_mukherjee` is exact.
 O(n log n) for the sort plus O(k n) for the path.

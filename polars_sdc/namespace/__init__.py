@@ -83,7 +83,7 @@ class _FrameMethods(FrameOps):
         weights: Any = None,
         exponent: float = 2,
     ) -> float:
-        """ILD = (I(A) - I(A_hat)) / I(A) (seed 000 2.2, thesis 3.1), I = sum_ij d(x_i, x_j)^exponent,
+        """ILD = (I(A) - I(A_hat)) / I(A) (Akiyama & Wada 2.2, thesis 3.1), I = sum_ij d(x_i, x_j)^exponent,
         for a row-aligned ``masked`` release or for ``groups`` replaced by their representatives.
 
         ``dist``: a mapping column (or tuple of columns) -> distance (a name such as
@@ -174,7 +174,7 @@ class _FrameMethods(FrameOps):
             label=label, k=k, hierarchies=hierarchies, max_dim=max_dim,
         )
 
-    # -- global recoding and model-based utility (seed 002) -------------------------------
+    # -- global recoding and model-based utility (Sano & Hattori) -------------------------------
     def recode(
         self,
         columns: ColumnSpec,
@@ -184,7 +184,7 @@ class _FrameMethods(FrameOps):
         hierarchy: Any = None,
         ordinal: Any = None,
     ) -> Any:
-        """Minimum-frequency global recoding (seed 002, Fig. 1) of categorical ``columns``:
+        """Minimum-frequency global recoding (Sano & Hattori, Fig. 1) of categorical ``columns``:
         with th = rows * p, the least frequent category merges with the second least (or
         all tied least frequent ones merge) until every count exceeds th or one is left.
 
@@ -246,7 +246,7 @@ class _FrameMethods(FrameOps):
         l2: float = 1e-4,
         undefined: str = "skip",
     ) -> Any:
-        """Model-based information loss of recoding the ``inputs`` (seed 002, eq. 6):
+        """Model-based information loss of recoding the ``inputs`` (Sano & Hattori, eq. 6):
         metric of a multinomial logit predicting the original ``target`` from the original
         inputs minus the same from the recoded inputs. ``metric`` is precision, recall
         (the paper's choice), f or accuracy; ``None`` returns a report of all four.
@@ -270,7 +270,7 @@ class _FrameMethods(FrameOps):
         )
 
     def cramers_v(self, columns: ColumnSpec = None) -> pl.DataFrame:
-        """Cramér's V (seed 002, eq. 7) for every pair of ``columns`` (default: every
+        """Cramér's V (Sano & Hattori, eq. 7) for every pair of ``columns`` (default: every
         String/Categorical/Enum column) as a matrix frame (a LazyFrame is collected).
 
         >>> import polars as pl, polars_sdc
@@ -313,7 +313,7 @@ class _FrameMethods(FrameOps):
         )
         return self._frame.with_columns(exprs)
 
-    # -- Laplace perturbation and reconstruction (seed 004) ----------------------------
+    # -- Laplace perturbation and reconstruction (Hasegawa et al.) ----------------------------
     def laplace(
         self,
         phi: Any = None,
@@ -325,7 +325,7 @@ class _FrameMethods(FrameOps):
         m: int = 1,
         key: str | None = None,
     ) -> Any:
-        """Add Laplace(0, phi) noise to the numeric ``on`` columns (seed 004, eq. 1/2); they
+        """Add Laplace(0, phi) noise to the numeric ``on`` columns (Hasegawa et al., eq. 1/2); they
         become Float64, everything else is kept.
 
         ``phi``: a number, ``{column: phi}`` or one per column; or ``k`` to calibrate
@@ -353,7 +353,7 @@ class _FrameMethods(FrameOps):
         )
 
     def reconstruct_gmm(self, K: Any, on: ColumnSpec = None, phi: Any = None, **options: Any) -> Any:
-        """Fit the Gaussian mixture behind Laplace-perturbed ``on`` columns (seed 004, eq. 9):
+        """Fit the Gaussian mixture behind Laplace-perturbed ``on`` columns (Hasegawa et al., eq. 9):
         a :class:`polars_sdc.reconstruct.GMMFit` (a LazyFrame is collected).
 
         ``K``: components, or a range picked by BIC; ``phi``: the noise scale (number, per
@@ -376,7 +376,7 @@ class _FrameMethods(FrameOps):
         return reconstruct_gmm_frame(self._collected(cols), K, cols, phi, **options)
 
     def reconstruct_ibt(self, on: ColumnSpec, phi: Any, bins: Any, **options: Any) -> Any:
-        """The Iterative Bayesian Technique baseline (seed 004, 2.2.2) on one noisy column: a
+        """The Iterative Bayesian Technique baseline (Hasegawa et al., 2.2.2) on one noisy column: a
         :class:`polars_sdc.reconstruct.IBTFit` histogram on ``bins`` (edges or a count).
 
         >>> import numpy as np, polars as pl, polars_sdc
@@ -452,7 +452,7 @@ class SDCExpr:
         hierarchy: Any = None,
         ordinal: Any = False,
     ) -> pl.Expr:
-        """Minimum-frequency global recoding (seed 002, Fig. 1) of a String or Categorical
+        """Minimum-frequency global recoding (Sano & Hattori, Fig. 1) of a String or Categorical
         column (dtype kept; th = column length * p), on the whole column even when streaming.
         ``hierarchy={category: parent}`` merges only siblings; ``ordinal=[order]`` only
         neighbours. An Enum's new categories cannot be declared in advance: cast it to

@@ -93,7 +93,7 @@ class MicroaggMethods(FrameOps):
         return self._release(k, on, method="vmdav", gamma=gamma, **options)
 
     def mhm(self, k: int, on: ColumnSpec = None, *, order: OrderName = "npn", **options: Unpack[ReleaseOptions]) -> Any:
-        """MHM microaggregation (seed 001): records ordered along a path (``order``: "npn",
+        """MHM microaggregation (Suzaki et al.): records ordered along a path (``order``: "npn",
         "grid", "vgrid", or the fast "kd" and "kd-mdav" for large n), then cut optimally by the
         Hansen–Mukherjee shortest path (eq. 2, Theorem 1); groups of k..2k-1.
 
@@ -105,7 +105,7 @@ class MicroaggMethods(FrameOps):
         return self._release(k, on, method="mhm", order=order, **options)
 
     def univariate(self, k: int, on: ColumnSpec = None, **options: Unpack[ReleaseOptions]) -> Any:
-        """Optimal univariate microaggregation of one column (Hansen & Mukherjee, seed 001
+        """Optimal univariate microaggregation of one column (Hansen & Mukherjee, Suzaki et al.
         ref. [3]): the k-partition with the least SSE, exactly.
 
         >>> import polars as pl, polars_sdc
