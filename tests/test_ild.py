@@ -1,4 +1,4 @@
-"""ILD (Akiyama & Wada, thesis ch. 3): every worked number of the worked examples of Akiyama & Wada and the thesis, and the fast paths
+"""ILD (Akiyama & Wada, thesis ch. 3): every worked number of Akiyama & Wada and the thesis, and the fast paths
 against the naive O(N^2) definition."""
 import math
 from fractions import Fraction
@@ -52,7 +52,7 @@ def test_tree_example_144_32():
 PREFS = ["Nagano", "Niigata", "Tokyo", "Kanagawa", "Osaka", "Nara", "Fukuoka", "Kumamoto"]
 REGIONS = ["Koshinetsu"] * 2 + ["Kanto"] * 2 + ["Kansai"] * 2 + ["Kyushu"] * 2
 AREA = ["East"] * 4 + ["West"] * 4
-REGION_DIST = {  # the worked examples of Akiyama & Wada and the thesis's reconstruction of figs. 3.3/3.4
+REGION_DIST = {  # the thesis figs. 3.3/3.4 as a graph distance
     ("Koshinetsu", "Kanto"): 2, ("Kanto", "Kansai"): 4, ("Kansai", "Kyushu"): 2,
     ("Koshinetsu", "Kansai"): 2, ("Koshinetsu", "Kyushu"): 6, ("Kanto", "Kyushu"): 4,
 }
