@@ -2,6 +2,8 @@
 
 - :func:`census`: the CASC "Census" microaggregation benchmark (1080 x 13).
 - :func:`adult`: UCI Adult ("Census Income"), 32,561 x 15.
+- :func:`francdat`: sdcMicro's 8-record worked example of disclosure-risk measures (and its
+  variant with three key values missing).
 - :func:`synthetic`: the one-dimensional data sets DS0-DS12 of the thesis (the thesis,
   Table A.1), generated from a seed.
 
@@ -21,7 +23,7 @@ from importlib import resources
 
 import polars as pl
 
-__all__ = ["census", "adult", "synthetic", "ds", "SyntheticSpec", "SYNTHETIC"]
+__all__ = ["census", "adult", "francdat", "synthetic", "ds", "SyntheticSpec", "SYNTHETIC"]
 
 
 def _read(name: str) -> pl.DataFrame:
@@ -80,6 +82,46 @@ def adult(missing: str | None = None) -> pl.DataFrame:
         raise SDCError(f"missing must be None (nulls) or a string label such as '?', got {missing!r}")
     text = [c for c, t in df.schema.items() if isinstance(t, pl.Enum)]
     return df.with_columns(pl.col(c).cast(pl.String).fill_null(missing) for c in text)
+
+
+_FRANCDAT = {
+    "Num1": [0.3, 0.12, 0.18, 1.9, 1.0, 1.0, 0.1, 0.15],
+    "Key1": [1, 1, 1, 3, 4, 4, 6, 1],
+    "Num2": [0.4, 0.22, 0.8, 9.0, 1.3, 1.4, 0.01, 0.5],
+    "Key2": [2, 2, 2, 3, 3, 3, 2, 2],
+    "Key3": [5, 1, 1, 1, 1, 1, 1, 5],
+    "Key4": [1, 1, 1, 5, 4, 1, 5, 1],
+    "Num3": [4, 22, 8, 91, 13, 14, 1, 5],
+    "w": [18.0, 45.5, 39.0, 17.0, 541.0, 8.0, 5.0, 92.0],
+}
+
+
+def francdat(missing: bool = False) -> pl.DataFrame:
+    """``francdat``, the small worked example of disclosure-risk measures distributed with the
+    R package sdcMicro (Templ, Kowarik & Meindl, J. Stat. Softw. 67(4), 2015): 8 records,
+    categorical keys Key1..Key4 (integer codes), numeric Num1..Num3 and the sampling weight w.
+    With ``missing=True`` three key values are null (Key2 of record 1, Key4 of record 5,
+    Key1 of record 7): the example of the missing-value rules of the risk measures.
+
+    sdcMicro 5.8.1 on the keys Key1..Key4 with weight w gives the frequencies
+    fk = 2 2 2 1 1 1 1 2 and a global risk of 0.1208158 (the risk tests check these).
+
+    >>> df = francdat()
+    >>> df.group_by("Key1", "Key2", "Key3", "Key4", maintain_order=True).len()["len"].to_list()
+    [2, 2, 1, 1, 1, 1]
+    >>> francdat(missing=True).select(pl.col("Key1", "Key2", "Key3", "Key4").null_count()).row(0)
+    (1, 1, 0, 1)
+    """
+    df = pl.DataFrame(_FRANCDAT, schema={c: (pl.Float64 if c in ("Num1", "Num2", "w") else pl.Int64)
+                                         for c in _FRANCDAT})
+    if missing:
+        row = pl.int_range(pl.len())
+        df = df.with_columns(
+            pl.when(row == 0).then(None).otherwise(pl.col("Key2")).alias("Key2"),
+            pl.when(row == 4).then(None).otherwise(pl.col("Key4")).alias("Key4"),
+            pl.when(row == 6).then(None).otherwise(pl.col("Key1")).alias("Key1"),
+        )
+    return df
 
 
 @dataclass(frozen=True)
