@@ -10,7 +10,7 @@ from typing import Any, Unpack
 
 import polars as pl
 
-from .._typing import ColumnSpec, MethodName, OrderName, ReleaseOptions, RefineName
+from .._typing import ColumnSpec, MethodName, OrderName, ReleaseOptions
 from ..microagg.pipeline import MicroaggSpec
 from ._base import FrameOps
 
