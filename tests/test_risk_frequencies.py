@@ -80,7 +80,7 @@ keys_st = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(keys_st, st.sampled_from([0.0, 0.3, 1.0]), st.integers(0, 2**31))
 def test_missing_rule_against_brute_force(rows, alpha, seed):
     w = (1 + np.random.default_rng(seed).integers(0, 50, len(rows))).astype(float)

@@ -126,20 +126,27 @@ def frequencies(
     n = df.height
     if n == 0:
         return np.zeros(0), np.zeros(0)
-    codes = key_codes(df, on)
+    floats = [c for c in on if df.schema[c].is_float()]
+    has_missing = any(df.get_column(c).null_count() for c in on) or (
+        bool(floats) and any(df.select(pl.col(c).is_nan().any().alias(f"_{i}") for i, c in enumerate(floats)).row(0))
+    )
     w = (
         df.get_column(weight).cast(pl.Float64)
         if weight is not None
         else pl.Series("_w", np.ones(n))
     )
+    if not has_missing:
+        out = df.select(on).with_columns(w.alias("_w")).select(
+            pl.len().over(on).cast(pl.Float64).alias("fk"), pl.col("_w").sum().over(on).alias("Fk")
+        )
+        return out.get_column("fk").to_numpy(), out.get_column("Fk").to_numpy()
+    # keys as they are (equality is all that matters); NaN in a float key is missing too
+    codes = df.select([pl.col(c).fill_nan(None) if c in floats else pl.col(c) for c in on])
     m = len(on)
     pattern = pl.sum_horizontal(
         [pl.col(c).is_null().cast(pl.UInt32) * (1 << j) for j, c in enumerate(on)]
     ).cast(pl.UInt32 if m < 32 else pl.UInt64)
     frame = codes.with_columns(_w=w.alias("_w").cast(pl.Float64), _p=pattern)
-    if not (frame.get_column("_p") != 0).any():
-        out = frame.select(pl.len().over(on).cast(pl.Float64).alias("fk"), pl.col("_w").sum().over(on).alias("Fk"))
-        return out.get_column("fk").to_numpy(), out.get_column("Fk").to_numpy()
 
     full = (1 << m) - 1
     combos = frame.group_by([*on, "_p"]).agg(_c=pl.len().cast(pl.Float64), _w=pl.col("_w").sum())
