@@ -70,6 +70,7 @@ def main() -> None:
     ap.add_argument("--suda-n", type=int, default=100_000, help="rows of the uniform 8-key SUDA run")
     ap.add_argument("--link-n", type=int, default=100_000, help="rows of the record-linkage run")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--noise", type=float, nargs="+", default=[0.01, 0.1, 0.5], help="noise sd levels for linkage")
     ap.add_argument("--skip-report", action="store_true")
     args = ap.parse_args()
 
@@ -122,7 +123,7 @@ def main() -> None:
     o = pl.DataFrame(X, schema=[f"x{j}" for j in range(10)])
     from scipy.spatial import cKDTree
 
-    for noise in (0.01, 0.1, 0.5):
+    for noise in args.noise:
         m = pl.DataFrame(X + rng.normal(scale=noise, size=X.shape), schema=o.columns)
         t_l, share = best(lambda: linkage_risk(o, m), 1)
         Y = m.to_numpy()
