@@ -177,11 +177,14 @@ def frequencies(
         c, w_ = _matched(target, complete_raw, present[p])
         oc = np.full(target.height, na_c)
         ow = np.full(target.height, na_w)
+        # other partial patterns, pooled by the key columns they share with p (one join each)
+        pools: dict[tuple[str, ...], list[pl.DataFrame]] = {}
         for q in patterns:
-            if q == p:
-                continue
-            shared = [col for col in present[p] if col in present[q]]
-            c2, w2 = _matched(target, by_pattern[q], shared)
+            if q != p:
+                shared = tuple(col for col in present[p] if col in present[q])
+                pools.setdefault(shared, []).append(by_pattern[q].select([*shared, "_c", "_w"]))
+        for shared, frames in pools.items():
+            c2, w2 = _matched(target, pl.concat(frames, how="vertical"), list(shared))
             oc += c2
             ow += w2
         parts.append(target.with_columns(_c=pl.col("_c") + c + a * oc, _w=pl.col("_w") + w_ + a * ow))
