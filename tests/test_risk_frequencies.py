@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 import polars_sdc  # noqa: F401
 from polars_sdc import SDCError
+import polars_sdc.risk.frequencies as freq_module
 from polars_sdc.risk.frequencies import frequencies, frequencies_frame
 
 DATA = Path("/work/shared/data")
@@ -90,6 +91,15 @@ def test_missing_rule_against_brute_force(rows, alpha, seed):
     bfk, bFk = brute_force(rows, w.tolist(), alpha)
     np.testing.assert_allclose(fk, bfk, rtol=1e-12)
     np.testing.assert_allclose(Fk, bFk, rtol=1e-12)
+    # the join path (used when there are many partial-missing combinations) agrees
+    limit = freq_module.PAIRWISE_LIMIT
+    try:
+        freq_module.PAIRWISE_LIMIT = 0
+        fk2, Fk2 = frequencies(df, ["a", "b", "c"], "w", alpha)
+    finally:
+        freq_module.PAIRWISE_LIMIT = limit
+    np.testing.assert_allclose(fk2, bfk, rtol=1e-12)
+    np.testing.assert_allclose(Fk2, bFk, rtol=1e-12)
 
 
 @settings(max_examples=40, deadline=None)

@@ -37,6 +37,7 @@ from .._errors import SDCError
 
 FK = "fk"
 FK_POP = "Fk"
+PAIRWISE_LIMIT = 20_000  # partial-missing combinations compared pairwise (Numba) up to this many
 
 
 def check_alpha(alpha: float) -> float:
@@ -169,24 +170,43 @@ def frequencies(
 
     # partial-missing combinations: + compatible complete records + alpha x other compatible
     # records with missing keys (every other partial pattern and the all-missing records)
-    parts = []
     na_c = float(all_na.get_column("_c").sum()) if all_na.height else 0.0
     na_w = float(all_na.get_column("_w").sum()) if all_na.height else 0.0
+    partial = pl.concat([by_pattern[p] for p in patterns], how="vertical") if patterns else partial
+    if 0 < partial.height <= PAIRWISE_LIMIT:
+        # few partial combinations: all pairs at once (Numba), instead of one join per pattern pair
+        from ..kernels.wildcard import compatible_sums
+
+        pcodes = key_codes(partial, on).select(pl.col(col).cast(pl.Int64).fill_null(-1) for col in on)
+        oc_all, ow_all = compatible_sums(
+            np.ascontiguousarray(pcodes.to_numpy(), dtype=np.int64),
+            partial.get_column("_c").to_numpy().astype(np.float64),
+            partial.get_column("_w").to_numpy().astype(np.float64),
+        )
+    else:
+        oc_all = ow_all = None
+    parts = []
+    start = 0
     for p in patterns:
         target = by_pattern[p]
         c, w_ = _matched(target, complete_raw, present[p])
-        oc = np.full(target.height, na_c)
-        ow = np.full(target.height, na_w)
-        # other partial patterns, pooled by the key columns they share with p (one join each)
-        pools: dict[tuple[str, ...], list[pl.DataFrame]] = {}
-        for q in patterns:
-            if q != p:
-                shared = tuple(col for col in present[p] if col in present[q])
-                pools.setdefault(shared, []).append(by_pattern[q].select([*shared, "_c", "_w"]))
-        for shared, frames in pools.items():
-            c2, w2 = _matched(target, pl.concat(frames, how="vertical"), list(shared))
-            oc += c2
-            ow += w2
+        if oc_all is not None:
+            oc = oc_all[start : start + target.height] + na_c
+            ow = ow_all[start : start + target.height] + na_w
+        else:
+            oc = np.full(target.height, na_c)
+            ow = np.full(target.height, na_w)
+            # other partial patterns, pooled by the key columns they share with p (one join each)
+            pools: dict[tuple[str, ...], list[pl.DataFrame]] = {}
+            for q in patterns:
+                if q != p:
+                    shared = tuple(col for col in present[p] if col in present[q])
+                    pools.setdefault(shared, []).append(by_pattern[q].select([*shared, "_c", "_w"]))
+            for shared, frames in pools.items():
+                c2, w2 = _matched(target, pl.concat(frames, how="vertical"), list(shared))
+                oc += c2
+                ow += w2
+        start += target.height
         parts.append(target.with_columns(_c=pl.col("_c") + c + a * oc, _w=pl.col("_w") + w_ + a * ow))
     total_w = float(frame.get_column("_w").sum())
     all_na = all_na.with_columns(_c=pl.lit(float(n)), _w=pl.lit(total_w))
