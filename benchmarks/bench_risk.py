@@ -71,9 +71,22 @@ def main() -> None:
     ap.add_argument("--link-n", type=int, default=100_000, help="rows of the record-linkage run")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--noise", type=float, nargs="+", default=[0.01, 0.1, 0.5], help="noise sd levels for linkage")
-    ap.add_argument("--skip-report", action="store_true")
+    ap.add_argument("--parts", nargs="+", default=["freq", "suda", "link", "report"],
+                    help="which parts to run: freq suda link report")
     args = ap.parse_args()
 
+    if "freq" in args.parts:
+        bench_frequencies(args)
+    adult = datasets.adult()
+    if "suda" in args.parts:
+        bench_suda(args, adult)
+    if "link" in args.parts:
+        bench_linkage(args)
+    if "report" in args.parts:
+        bench_report(adult)
+
+
+def bench_frequencies(args) -> None:
     print("== frequencies + individual risk (5 keys: 20, 10, 50, 5, 30 levels, weights) ==")
     df = uniform_keys(args.n, [20, 10, 50, 5, 30]).with_columns(
         w=pl.Series(np.random.default_rng(2).uniform(1, 100, args.n))
@@ -104,8 +117,9 @@ def main() -> None:
     print(f"LazyFrame, streaming collect: {t_lazy:.2f} s")
     del df, miss
 
+
+def bench_suda(args, adult) -> None:
     print("\n== SUDA2 ==")
-    adult = datasets.adult()
     suda(adult.head(100), ADULT_KEYS)  # compile (or load the Numba cache)
     t_s, res = best(lambda: suda(adult, ADULT_KEYS), max(args.repeat, 5))
     t_p, peer_scores = best(lambda: suda_peer(adult, ADULT_KEYS), 1)
@@ -117,6 +131,8 @@ def main() -> None:
     print(f"uniform 8 keys (20, 10, 50, 5, 30, 8, 3, 12 levels), n = {args.suda_n:,}: {t_b:.2f} s")
     del big
 
+
+def bench_linkage(args) -> None:
     print("\n== record linkage (10 standard normal columns, Gaussian noise) ==")
     rng = np.random.default_rng(5)
     X = rng.normal(size=(args.link_n, 10))
@@ -131,7 +147,10 @@ def main() -> None:
         print(f"n = {args.link_n:,}, noise {noise} sd: linkage {share:.4f} in {t_l:.2f} s "
               f"(cKDTree build+query alone {t_q:.2f} s)")
 
-    if not args.skip_report:
+
+
+def bench_report(adult) -> None:
+    if True:
         print("\n== report (Adult, 8 keys, 3 numeric columns, MDAV k = 3 release) ==")
         num = ["capital-gain", "capital-loss", "hours-per-week"]
         masked = adult.sdc.mdav(3, on=num)
