@@ -88,6 +88,8 @@ def test_frames_lazy_and_errors():
     assert df.lazy().sdc.t_closeness("k", "s").collect(engine="streaming").equals(t)
     with pytest.raises(SDCError, match="'k'.*sensitive"):
         df.sdc.l_diversity("k", "k")
+    with pytest.raises(SDCError, match="one column"):
+        df.sdc.t_closeness("k", ["s", "k"])
     with pytest.raises(SDCError, match="kind"):
         df.sdc.l_diversity("k", "s", kind="xx")
     with pytest.raises(SDCError, match="'nope'"):

@@ -9,6 +9,14 @@ from .._columns import ColumnSpec
 from ._base import FrameOps
 
 
+def _one(sensitive: Any) -> str:
+    from .._errors import SDCError
+
+    if not isinstance(sensitive, str):
+        raise SDCError(f"`sensitive`: expected one column name, got {sensitive!r}")
+    return sensitive
+
+
 class RiskMethods(FrameOps):
     """Disclosure-risk measures on a DataFrame or LazyFrame."""
 
@@ -96,7 +104,7 @@ class RiskMethods(FrameOps):
         from .._errors import SDCError
 
         cols = key_columns(self._schema(), on)
-        (s,) = sensitive_columns(self._schema(), cols, [sensitive] if isinstance(sensitive, str) else sensitive)
+        (s,) = sensitive_columns(self._schema(), cols, [_one(sensitive)])
         if kind not in KINDS:
             raise SDCError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
         schema = diversity_output_schema(self._schema(), "l_diversity")
@@ -116,7 +124,7 @@ class RiskMethods(FrameOps):
         from ..risk.frequencies import key_columns
 
         cols = key_columns(self._schema(), on)
-        (s,) = sensitive_columns(self._schema(), cols, [sensitive] if isinstance(sensitive, str) else sensitive)
+        (s,) = sensitive_columns(self._schema(), cols, [_one(sensitive)])
         schema = diversity_output_schema(self._schema(), "t_closeness")
         return self._frame_op(lambda df: t_closeness_frame(df, cols, s, ordered), schema)
 
