@@ -160,3 +160,11 @@ def test_k_anonymity_and_classes_follow_the_alpha_rule():
     full = _read("francdat")
     assert full.sdc.k_anonymity(KEYS) == 1
     assert full.sdc.equivalence_classes(KEYS)["count"].dtype == pl.UInt32
+
+
+def test_k_anonymity_checks_alpha():
+    df = pl.DataFrame({"a": [1, 1]})
+    with pytest.raises(SDCError, match="alpha"):
+        df.sdc.k_anonymity("a", alpha=2)
+    with pytest.raises(SDCError, match="alpha"):
+        df.sdc.equivalence_classes("a", alpha=-1)
