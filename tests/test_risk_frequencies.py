@@ -168,3 +168,14 @@ def test_k_anonymity_checks_alpha():
         df.sdc.k_anonymity("a", alpha=2)
     with pytest.raises(SDCError, match="alpha"):
         df.sdc.equivalence_classes("a", alpha=-1)
+
+
+def test_temporal_keys_and_bad_dtype():
+    import datetime as dt
+
+    d = [dt.date(1970, 1, 1), dt.date(1970, 1, 1), dt.date(1980, 5, 5), None]
+    df = pl.DataFrame({"born": d, "sex": ["f", "f", "m", "m"]})
+    assert df.sdc.frequencies(["born", "sex"])["fk"].to_list() == [2.0, 2.0, 2.0, 2.0]
+    assert df.sdc.suda(["born", "sex"])["suda"].to_list() == [0.0, 0.0, 1.0, 0.0]  # missing: never in an MSU
+    with pytest.raises(SDCError, match="'l'.*cannot be a key"):
+        pl.DataFrame({"l": [[1], [2]]}).sdc.frequencies("l")

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from .._columns import ColumnSpec, check_finite, resolve_columns
+from .._columns import ColumnSpec, check_finite, is_categorical, is_numeric, resolve_columns
 from .._errors import SDCError
 
 FK = "fk"
@@ -52,8 +52,14 @@ def check_alpha(alpha: float) -> float:
 
 
 def key_columns(frame: pl.DataFrame | pl.LazyFrame | pl.Schema, on: ColumnSpec, weight: str | None = None) -> list[str]:
-    """Resolve the key columns ``on`` (required; numeric, Boolean, String, Categorical, Enum)."""
-    cols = resolve_columns(frame, on, kind="supported", default="error")
+    """Resolve the key columns ``on`` (required; numeric, Boolean, String, Categorical, Enum,
+    or temporal: Date, Datetime, Time, Duration)."""
+    cols = resolve_columns(frame, on, kind="any", default="error")
+    schema = frame if isinstance(frame, pl.Schema) else frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema
+    for c in cols:
+        dtype = schema[c]
+        if not (is_numeric(dtype) or is_categorical(dtype) or dtype.is_temporal()):
+            raise SDCError(f"column {c!r}: dtype {dtype} cannot be a key; use numeric, String, Categorical, Enum or temporal columns")
     if weight is not None:
         if not isinstance(weight, str):
             raise SDCError(f"`weight`: expected one column name, got {weight!r}")
