@@ -160,8 +160,10 @@ def report(
     m = _frame(masked, "masked")
     if o.height != m.height:
         raise SDCError(f"masked frame: {m.height} rows but the original has {o.height}; they must be the same records")
-    keys = resolve_columns(o, on, kind="supported", default="error")
-    resolve_columns(m, keys, kind="supported", what="on (masked)")
+    from .frequencies import key_columns
+
+    keys = key_columns(o, on)
+    key_columns(m, keys)
     nums = resolve_columns(o, numeric, kind="numeric", what="numeric", default="error") if numeric is not None else []
     if sensitive is not None and sensitive in keys:
         raise SDCError(f"column {sensitive!r}: is both a key (`on`) and the sensitive column")
