@@ -112,6 +112,10 @@ def test_no_missing_equals_group_by(rows):
                   maintain_order="left")
     np.testing.assert_array_equal(out["fk"].to_numpy(), ref["n"].to_numpy())
     np.testing.assert_allclose(out["Fk"].to_numpy(), ref["s"].to_numpy())
+    # String keys (no counting-array path) give the same numbers
+    as_str = frequencies_frame(df.with_columns(pl.col("a").cast(pl.String)), ["a", "b", "c"], "w")
+    np.testing.assert_array_equal(as_str["fk"].to_numpy(), out["fk"].to_numpy())
+    np.testing.assert_allclose(as_str["Fk"].to_numpy(), out["Fk"].to_numpy())
     # no weights: Fk = fk
     out2 = frequencies_frame(df, ["a", "b", "c"])
     assert out2["fk"].equals(out2["Fk"].alias("fk"))
@@ -179,3 +183,12 @@ def test_temporal_keys_and_bad_dtype():
     assert df.sdc.suda(["born", "sex"])["suda"].to_list() == [0.0, 0.0, 1.0, 0.0]  # missing: never in an MSU
     with pytest.raises(SDCError, match="'l'.*cannot be a key"):
         pl.DataFrame({"l": [[1], [2]]}).sdc.frequencies("l")
+
+
+def test_counting_array_path_extremes():
+    # huge integer range: falls back to the hashing path; negative values; Enum codes
+    df = pl.DataFrame({"a": [-(2**62), 2**62, 2**62, 0], "b": [1, 1, 1, 1], "w": [1.0, 2.0, 3.0, 4.0]})
+    fk, Fk = frequencies(df, ["a", "b"], "w")
+    assert fk.tolist() == [1.0, 2.0, 2.0, 1.0] and Fk.tolist() == [1.0, 5.0, 5.0, 4.0]
+    e = pl.DataFrame({"e": pl.Series(["x", "y", "x"], dtype=pl.Enum(["y", "x"])), "i": pl.Series([-5, -5, -5], dtype=pl.Int8)})
+    assert frequencies(e, ["e", "i"])[0].tolist() == [2.0, 1.0, 2.0]

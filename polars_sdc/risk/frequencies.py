@@ -93,6 +93,35 @@ def key_codes(df: pl.DataFrame, on: Sequence[str]) -> pl.DataFrame:
     return df.select(exprs)
 
 
+def _packed_ids(df: pl.DataFrame, on: Sequence[str]) -> np.ndarray | None:
+    """One int64 id per row (mixed radix over the keys' value ranges) when every key is
+    integer-like (integers, Boolean, Categorical/Enum codes) and the product of the ranges is
+    small enough for a counting array; else None."""
+    parts = []
+    for c in on:
+        dtype = df.schema[c]
+        if isinstance(dtype, (pl.Categorical, pl.Enum)):
+            parts.append(pl.col(c).to_physical().cast(pl.Int64))
+        elif dtype.is_integer() or dtype == pl.Boolean:
+            parts.append(pl.col(c).cast(pl.Int64))
+        else:
+            return None
+    limit = max(4 * df.height, 1 << 22)
+    ints = df.select(e.alias(f"_{i}") for i, e in enumerate(parts))
+    bounds = ints.select([pl.all().min().name.suffix("_lo"), pl.all().max().name.suffix("_hi")]).row(0)
+    m = len(on)
+    span = 1
+    for lo, hi in zip(bounds[:m], bounds[m:]):
+        span *= hi - lo + 1
+        if span > limit:
+            return None
+    g = np.zeros(df.height, dtype=np.int64)
+    for i, (lo, hi) in enumerate(zip(bounds[:m], bounds[m:])):
+        g *= hi - lo + 1
+        g += ints.get_column(f"_{i}").to_numpy() - lo
+    return g
+
+
 def _agg(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     if not by:
         return frame.select(pl.col("_c").sum(), pl.col("_w").sum())
@@ -143,6 +172,10 @@ def frequencies(
         else pl.Series("_w", np.ones(n))
     )
     if not has_missing:
+        g = _packed_ids(df, on)
+        if g is not None:  # small integer-like key space: counting by bincount
+            wv = w.to_numpy()
+            return np.bincount(g).astype(np.float64)[g], np.bincount(g, weights=wv)[g]
         out = df.select(on).with_columns(w.alias("_w")).select(
             pl.len().over(on).cast(pl.Float64).alias("fk"), pl.col("_w").sum().over(on).alias("Fk")
         )
