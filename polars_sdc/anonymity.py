@@ -41,6 +41,9 @@ def equivalence_classes(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 
     name = "count"
     while name in on:
         name = "_" + name
+    from .risk.frequencies import check_alpha
+
+    alpha = check_alpha(alpha)
     dtype = pl.UInt32 if alpha in (0, 1) else pl.Float64
     if _has_missing(df, on):
         from .risk.frequencies import frequencies
@@ -69,6 +72,9 @@ def k_anonymity(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 1.0) -> 
     2
     """
     on = quasi_identifier_columns(df, on)
+    from .risk.frequencies import check_alpha
+
+    alpha = check_alpha(alpha)
     if df.height == 0:
         return 0
     if _has_missing(df, on):

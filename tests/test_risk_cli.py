@@ -41,3 +41,23 @@ def test_risk_command_errors(capsys):
     assert cli.main(["risk", str(src), "--on", "Key1", "--weight", "Num1"]) == 2
     _, err = capsys.readouterr()
     assert "'Num1'" in err and "below 1" in err
+
+
+def test_report_command(capsys, tmp_path):
+    import numpy as np
+    import polars as pl
+
+    rng = np.random.default_rng(0)
+    df = pl.DataFrame({"a": rng.integers(0, 5, 200), "b": rng.integers(0, 4, 200), "x": rng.normal(size=200)})
+    df.write_csv(tmp_path / "o.csv")
+    df.sdc.mdav(4, on="x").with_columns(pl.col("a") // 2).write_parquet(tmp_path / "m.parquet")
+    out = tmp_path / "r.html"
+    code = cli.main(["report", str(tmp_path / "o.csv"), str(tmp_path / "m.parquet"), "--on", "a,b",
+                     "--numeric", "x", "--out", str(out), "--no-progress"])
+    text, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.exists() and "<img class='plot'" in out.read_text()
+    assert re.search(r"k-anonymity \d+ -> \d+, global risk", text)
+    assert cli.main(["report", str(tmp_path / "o.csv"), str(tmp_path / "m.parquet"), "--on", "a",
+                     "--out", str(tmp_path / "r.txt")]) == 2
+    assert "html" in capsys.readouterr().err

@@ -54,7 +54,7 @@ def direct_t(keys, sens, ordered):
 rows_st = st.lists(st.tuples(st.integers(0, 3), st.one_of(st.none(), st.integers(0, 4))), min_size=1, max_size=40)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(rows_st, st.sampled_from(["distinct", "entropy", "recursive"]), st.sampled_from([1.0, 2.0, 3.5]))
 def test_l_diversity_direct(rows, kind, c):
     keys, sens = [r[0] for r in rows], [r[1] for r in rows]
@@ -62,7 +62,7 @@ def test_l_diversity_direct(rows, kind, c):
     np.testing.assert_allclose(l_diversity_values(df, "k", "s", kind, c), direct_l(keys, sens, kind, c), rtol=1e-12)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 5)), min_size=1, max_size=40), st.booleans())
 def test_t_closeness_direct(rows, ordered):
     keys, sens = [r[0] for r in rows], [r[1] for r in rows]
@@ -88,6 +88,8 @@ def test_frames_lazy_and_errors():
     assert df.lazy().sdc.t_closeness("k", "s").collect(engine="streaming").equals(t)
     with pytest.raises(SDCError, match="'k'.*sensitive"):
         df.sdc.l_diversity("k", "k")
+    with pytest.raises(SDCError, match="one column"):
+        df.sdc.t_closeness("k", ["s", "k"])
     with pytest.raises(SDCError, match="kind"):
         df.sdc.l_diversity("k", "s", kind="xx")
     with pytest.raises(SDCError, match="'nope'"):

@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 import polars_sdc  # noqa: F401
 from polars_sdc import SDCError
+import polars_sdc.risk.frequencies as freq_module
 from polars_sdc.risk.frequencies import frequencies, frequencies_frame
 
 DATA = Path("/work/shared/data")
@@ -80,7 +81,7 @@ keys_st = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(keys_st, st.sampled_from([0.0, 0.3, 1.0]), st.integers(0, 2**31))
 def test_missing_rule_against_brute_force(rows, alpha, seed):
     w = (1 + np.random.default_rng(seed).integers(0, 50, len(rows))).astype(float)
@@ -90,6 +91,15 @@ def test_missing_rule_against_brute_force(rows, alpha, seed):
     bfk, bFk = brute_force(rows, w.tolist(), alpha)
     np.testing.assert_allclose(fk, bfk, rtol=1e-12)
     np.testing.assert_allclose(Fk, bFk, rtol=1e-12)
+    # the join path (used when there are many partial-missing combinations) agrees
+    limit = freq_module.PAIRWISE_LIMIT
+    try:
+        freq_module.PAIRWISE_LIMIT = 0
+        fk2, Fk2 = frequencies(df, ["a", "b", "c"], "w", alpha)
+    finally:
+        freq_module.PAIRWISE_LIMIT = limit
+    np.testing.assert_allclose(fk2, bfk, rtol=1e-12)
+    np.testing.assert_allclose(Fk2, bFk, rtol=1e-12)
 
 
 @settings(max_examples=40, deadline=None)
@@ -102,6 +112,10 @@ def test_no_missing_equals_group_by(rows):
                   maintain_order="left")
     np.testing.assert_array_equal(out["fk"].to_numpy(), ref["n"].to_numpy())
     np.testing.assert_allclose(out["Fk"].to_numpy(), ref["s"].to_numpy())
+    # String keys (no counting-array path) give the same numbers
+    as_str = frequencies_frame(df.with_columns(pl.col("a").cast(pl.String)), ["a", "b", "c"], "w")
+    np.testing.assert_array_equal(as_str["fk"].to_numpy(), out["fk"].to_numpy())
+    np.testing.assert_allclose(as_str["Fk"].to_numpy(), out["Fk"].to_numpy())
     # no weights: Fk = fk
     out2 = frequencies_frame(df, ["a", "b", "c"])
     assert out2["fk"].equals(out2["Fk"].alias("fk"))
@@ -150,3 +164,31 @@ def test_k_anonymity_and_classes_follow_the_alpha_rule():
     full = _read("francdat")
     assert full.sdc.k_anonymity(KEYS) == 1
     assert full.sdc.equivalence_classes(KEYS)["count"].dtype == pl.UInt32
+
+
+def test_k_anonymity_checks_alpha():
+    df = pl.DataFrame({"a": [1, 1]})
+    with pytest.raises(SDCError, match="alpha"):
+        df.sdc.k_anonymity("a", alpha=2)
+    with pytest.raises(SDCError, match="alpha"):
+        df.sdc.equivalence_classes("a", alpha=-1)
+
+
+def test_temporal_keys_and_bad_dtype():
+    import datetime as dt
+
+    d = [dt.date(1970, 1, 1), dt.date(1970, 1, 1), dt.date(1980, 5, 5), None]
+    df = pl.DataFrame({"born": d, "sex": ["f", "f", "m", "m"]})
+    assert df.sdc.frequencies(["born", "sex"])["fk"].to_list() == [2.0, 2.0, 2.0, 2.0]
+    assert df.sdc.suda(["born", "sex"])["suda"].to_list() == [0.0, 0.0, 1.0, 0.0]  # missing: never in an MSU
+    with pytest.raises(SDCError, match="'l'.*cannot be a key"):
+        pl.DataFrame({"l": [[1], [2]]}).sdc.frequencies("l")
+
+
+def test_counting_array_path_extremes():
+    # huge integer range: falls back to the hashing path; negative values; Enum codes
+    df = pl.DataFrame({"a": [-(2**62), 2**62, 2**62, 0], "b": [1, 1, 1, 1], "w": [1.0, 2.0, 3.0, 4.0]})
+    fk, Fk = frequencies(df, ["a", "b"], "w")
+    assert fk.tolist() == [1.0, 2.0, 2.0, 1.0] and Fk.tolist() == [1.0, 5.0, 5.0, 4.0]
+    e = pl.DataFrame({"e": pl.Series(["x", "y", "x"], dtype=pl.Enum(["y", "x"])), "i": pl.Series([-5, -5, -5], dtype=pl.Int8)})
+    assert frequencies(e, ["e", "i"])[0].tolist() == [2.0, 1.0, 2.0]

@@ -30,12 +30,14 @@ def test_against_brute_force(rng):
     D = ((Ys[:, None, :] - Xs[None, :, :]) ** 2).sum(-1)
     expected = (D.argmin(axis=1) == np.arange(n)).astype(float)
     np.testing.assert_array_equal(linkage_per_record(o, m), expected)
+    np.testing.assert_array_equal(linkage_per_record(o, m, ties=False), expected)  # no ties here
     assert 0.05 < expected.mean() < 0.95
 
 
 def test_ties_count_fractionally():
     o = pl.DataFrame({"x": [0.0, 0.0, 0.0, 10.0]})  # three identical originals
     assert linkage_per_record(o, o).tolist() == pytest.approx([1 / 3, 1 / 3, 1 / 3, 1.0])
+    assert sum(linkage_per_record(o, o, ties=False)[:3]) == 1.0  # the tree returns one of the three
 
 
 def test_interval_disclosure_direct(rng):

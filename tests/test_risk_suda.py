@@ -62,7 +62,7 @@ def test_francdat_na_reference():
     np.testing.assert_allclose(out["dis_suda"].to_numpy(), ref, rtol=1e-6)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(
     st.integers(1, 5).flatmap(
         lambda m: st.tuples(

@@ -9,6 +9,14 @@ from .._columns import ColumnSpec
 from ._base import FrameOps
 
 
+def _one(sensitive: Any) -> str:
+    from .._errors import SDCError
+
+    if not isinstance(sensitive, str):
+        raise SDCError(f"`sensitive`: expected one column name, got {sensitive!r}")
+    return sensitive
+
+
 class RiskMethods(FrameOps):
     """Disclosure-risk measures on a DataFrame or LazyFrame."""
 
@@ -96,7 +104,7 @@ class RiskMethods(FrameOps):
         from .._errors import SDCError
 
         cols = key_columns(self._schema(), on)
-        (s,) = sensitive_columns(self._schema(), cols, [sensitive] if isinstance(sensitive, str) else sensitive)
+        (s,) = sensitive_columns(self._schema(), cols, [_one(sensitive)])
         if kind not in KINDS:
             raise SDCError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
         schema = diversity_output_schema(self._schema(), "l_diversity")
@@ -116,13 +124,14 @@ class RiskMethods(FrameOps):
         from ..risk.frequencies import key_columns
 
         cols = key_columns(self._schema(), on)
-        (s,) = sensitive_columns(self._schema(), cols, [sensitive] if isinstance(sensitive, str) else sensitive)
+        (s,) = sensitive_columns(self._schema(), cols, [_one(sensitive)])
         schema = diversity_output_schema(self._schema(), "t_closeness")
         return self._frame_op(lambda df: t_closeness_frame(df, cols, s, ordered), schema)
 
-    def linkage_risk(self, masked: Any, on: ColumnSpec = None) -> float:
+    def linkage_risk(self, masked: Any, on: ColumnSpec = None, *, ties: bool = True) -> float:
         """Share of ``masked`` records (same rows, same order) whose nearest original record
-        (standardised columns, Euclidean, k-d tree) is their own; ties count fractionally.
+        (standardised columns, Euclidean, k-d tree) is their own; ties count fractionally
+        (``ties=False``: no tie count, about twice as fast).
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [0.0, 1.0, 2.0], "y": [1.0, 0.0, 5.0]})
@@ -132,7 +141,7 @@ class RiskMethods(FrameOps):
         from ..risk.linkage import linkage_risk
 
         orig, mask = self._pair_frames(masked, on)
-        return linkage_risk(orig, mask, mask.columns)
+        return linkage_risk(orig, mask, mask.columns, ties=ties)
 
     def interval_disclosure(self, masked: Any, on: ColumnSpec = None, k: float = 0.05) -> float:
         """Share of records whose every original value lies within masked +- k * sd(masked)

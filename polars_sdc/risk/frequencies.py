@@ -32,11 +32,12 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from .._columns import ColumnSpec, check_finite, resolve_columns
+from .._columns import ColumnSpec, check_finite, is_categorical, is_numeric, resolve_columns
 from .._errors import SDCError
 
 FK = "fk"
 FK_POP = "Fk"
+PAIRWISE_LIMIT = 20_000  # partial-missing combinations compared pairwise (Numba) up to this many
 
 
 def check_alpha(alpha: float) -> float:
@@ -51,8 +52,14 @@ def check_alpha(alpha: float) -> float:
 
 
 def key_columns(frame: pl.DataFrame | pl.LazyFrame | pl.Schema, on: ColumnSpec, weight: str | None = None) -> list[str]:
-    """Resolve the key columns ``on`` (required; numeric, Boolean, String, Categorical, Enum)."""
-    cols = resolve_columns(frame, on, kind="supported", default="error")
+    """Resolve the key columns ``on`` (required; numeric, Boolean, String, Categorical, Enum,
+    or temporal: Date, Datetime, Time, Duration)."""
+    cols = resolve_columns(frame, on, kind="any", default="error")
+    schema = frame if isinstance(frame, pl.Schema) else frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema
+    for c in cols:
+        dtype = schema[c]
+        if not (is_numeric(dtype) or is_categorical(dtype) or dtype.is_temporal()):
+            raise SDCError(f"column {c!r}: dtype {dtype} cannot be a key; use numeric, String, Categorical, Enum or temporal columns")
     if weight is not None:
         if not isinstance(weight, str):
             raise SDCError(f"`weight`: expected one column name, got {weight!r}")
@@ -84,6 +91,35 @@ def key_codes(df: pl.DataFrame, on: Sequence[str]) -> pl.DataFrame:
             e = e.rank("dense").cast(pl.UInt32)
         exprs.append(e.alias(c))
     return df.select(exprs)
+
+
+def _packed_ids(df: pl.DataFrame, on: Sequence[str]) -> np.ndarray | None:
+    """One int64 id per row (mixed radix over the keys' value ranges) when every key is
+    integer-like (integers, Boolean, Categorical/Enum codes) and the product of the ranges is
+    small enough for a counting array; else None."""
+    parts = []
+    for c in on:
+        dtype = df.schema[c]
+        if isinstance(dtype, (pl.Categorical, pl.Enum)):
+            parts.append(pl.col(c).to_physical().cast(pl.Int64))
+        elif dtype.is_integer() or dtype == pl.Boolean:
+            parts.append(pl.col(c).cast(pl.Int64))
+        else:
+            return None
+    limit = max(4 * df.height, 1 << 22)
+    ints = df.select(e.alias(f"_{i}") for i, e in enumerate(parts))
+    bounds = ints.select([pl.all().min().name.suffix("_lo"), pl.all().max().name.suffix("_hi")]).row(0)
+    m = len(on)
+    span = 1
+    for lo, hi in zip(bounds[:m], bounds[m:]):
+        span *= hi - lo + 1
+        if span > limit:
+            return None
+    g = np.zeros(df.height, dtype=np.int64)
+    for i, (lo, hi) in enumerate(zip(bounds[:m], bounds[m:])):
+        g *= hi - lo + 1
+        g += ints.get_column(f"_{i}").to_numpy() - lo
+    return g
 
 
 def _agg(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:
@@ -126,20 +162,31 @@ def frequencies(
     n = df.height
     if n == 0:
         return np.zeros(0), np.zeros(0)
-    codes = key_codes(df, on)
+    floats = [c for c in on if df.schema[c].is_float()]
+    has_missing = any(df.get_column(c).null_count() for c in on) or (
+        bool(floats) and any(df.select(pl.col(c).is_nan().any().alias(f"_{i}") for i, c in enumerate(floats)).row(0))
+    )
     w = (
         df.get_column(weight).cast(pl.Float64)
         if weight is not None
         else pl.Series("_w", np.ones(n))
     )
+    if not has_missing:
+        g = _packed_ids(df, on)
+        if g is not None:  # small integer-like key space: counting by bincount
+            wv = w.to_numpy()
+            return np.bincount(g).astype(np.float64)[g], np.bincount(g, weights=wv)[g]
+        out = df.select(on).with_columns(w.alias("_w")).select(
+            pl.len().over(on).cast(pl.Float64).alias("fk"), pl.col("_w").sum().over(on).alias("Fk")
+        )
+        return out.get_column("fk").to_numpy(), out.get_column("Fk").to_numpy()
+    # keys as they are (equality is all that matters); NaN in a float key is missing too
+    codes = df.select([pl.col(c).fill_nan(None) if c in floats else pl.col(c) for c in on])
     m = len(on)
     pattern = pl.sum_horizontal(
         [pl.col(c).is_null().cast(pl.UInt32) * (1 << j) for j, c in enumerate(on)]
     ).cast(pl.UInt32 if m < 32 else pl.UInt64)
     frame = codes.with_columns(_w=w.alias("_w").cast(pl.Float64), _p=pattern)
-    if not (frame.get_column("_p") != 0).any():
-        out = frame.select(pl.len().over(on).cast(pl.Float64).alias("fk"), pl.col("_w").sum().over(on).alias("Fk"))
-        return out.get_column("fk").to_numpy(), out.get_column("Fk").to_numpy()
 
     full = (1 << m) - 1
     combos = frame.group_by([*on, "_p"]).agg(_c=pl.len().cast(pl.Float64), _w=pl.col("_w").sum())
@@ -162,21 +209,43 @@ def frequencies(
 
     # partial-missing combinations: + compatible complete records + alpha x other compatible
     # records with missing keys (every other partial pattern and the all-missing records)
-    parts = []
     na_c = float(all_na.get_column("_c").sum()) if all_na.height else 0.0
     na_w = float(all_na.get_column("_w").sum()) if all_na.height else 0.0
+    partial = pl.concat([by_pattern[p] for p in patterns], how="vertical") if patterns else partial
+    if 0 < partial.height <= PAIRWISE_LIMIT:
+        # few partial combinations: all pairs at once (Numba), instead of one join per pattern pair
+        from ..kernels.wildcard import compatible_sums
+
+        pcodes = key_codes(partial, on).select(pl.col(col).cast(pl.Int64).fill_null(-1) for col in on)
+        oc_all, ow_all = compatible_sums(
+            np.ascontiguousarray(pcodes.to_numpy(), dtype=np.int64),
+            partial.get_column("_c").to_numpy().astype(np.float64),
+            partial.get_column("_w").to_numpy().astype(np.float64),
+        )
+    else:
+        oc_all = ow_all = None
+    parts = []
+    start = 0
     for p in patterns:
         target = by_pattern[p]
         c, w_ = _matched(target, complete_raw, present[p])
-        oc = np.full(target.height, na_c)
-        ow = np.full(target.height, na_w)
-        for q in patterns:
-            if q == p:
-                continue
-            shared = [col for col in present[p] if col in present[q]]
-            c2, w2 = _matched(target, by_pattern[q], shared)
-            oc += c2
-            ow += w2
+        if oc_all is not None:
+            oc = oc_all[start : start + target.height] + na_c
+            ow = ow_all[start : start + target.height] + na_w
+        else:
+            oc = np.full(target.height, na_c)
+            ow = np.full(target.height, na_w)
+            # other partial patterns, pooled by the key columns they share with p (one join each)
+            pools: dict[tuple[str, ...], list[pl.DataFrame]] = {}
+            for q in patterns:
+                if q != p:
+                    shared = tuple(col for col in present[p] if col in present[q])
+                    pools.setdefault(shared, []).append(by_pattern[q].select([*shared, "_c", "_w"]))
+            for shared, frames in pools.items():
+                c2, w2 = _matched(target, pl.concat(frames, how="vertical"), list(shared))
+                oc += c2
+                ow += w2
+        start += target.height
         parts.append(target.with_columns(_c=pl.col("_c") + c + a * oc, _w=pl.col("_w") + w_ + a * ow))
     total_w = float(frame.get_column("_w").sum())
     all_na = all_na.with_columns(_c=pl.lit(float(n)), _w=pl.lit(total_w))

@@ -25,8 +25,9 @@ class RiskResult:
     ``summary`` (DataFrame with columns ``measure`` and ``value``); ``result["global_risk"]``
     reads one summary value."""
 
-    def __init__(self, per_record: pl.DataFrame, summary: dict[str, object], keys: Sequence[str]):
+    def __init__(self, per_record: pl.DataFrame, summary: dict[str, object], keys: Sequence[str], suda=None):
         self.per_record = per_record
+        self.suda = suda  # the SudaResult (per-key contributions), or None
         self._summary = summary
         self.keys = list(keys)
 
@@ -112,4 +113,4 @@ def measure_risk(
         summary["dis_suda_mean"] = float(s.dis.mean())
     summary.update(arx_risk(df, cols, weight, threshold=threshold, population_size=population_size))
     per_record = pl.DataFrame({k: pl.Series(k, v, dtype=pl.Float64) for k, v in columns.items()})
-    return RiskResult(per_record, summary, cols)
+    return RiskResult(per_record, summary, cols, s if suda else None)

@@ -1,0 +1,163 @@
+"""Disclosure-risk speed: frequencies + individual risk, SUDA2, record linkage, the report.
+
+    python benchmarks/bench_risk.py [--n 10000000] [--suda-n 1000000] [--link-n 1000000] [--skip-report]
+
+Peers, in the same process and threads:
+- frequencies: a plain Polars ``group_by(keys).agg(len, sum(w))`` joined back in row order
+  (no missing-value rule, the same numbers when there is no missing value);
+- SUDA2 on Adult: a Polars subset enumeration (``pl.len().over(subset)`` for each of the 255
+  key subsets, then the minimal-unique test in numpy) giving the same scores;
+- record linkage: ``scipy.spatial.cKDTree`` query alone (the floor of our method);
+- the report: timed alone (Adult, 8 keys, 3 numeric columns, MDAV k = 3 release).
+Timings on a shared 2-core machine are noisy; best of ``--repeat``.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from itertools import combinations
+from math import factorial
+
+import numpy as np
+import polars as pl
+
+import polars_sdc as sdc
+from polars_sdc import datasets
+from polars_sdc.risk.frequencies import frequencies
+from polars_sdc.risk.individual import individual_risk
+from polars_sdc.risk.linkage import linkage_risk
+from polars_sdc.risk.suda import suda
+
+ADULT_KEYS = ["age", "workclass", "education", "marital-status", "occupation", "race", "sex", "native-country"]
+
+
+def best(fn, repeat: int) -> tuple[float, object]:
+    times, out = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), out
+
+
+def uniform_keys(n: int, levels: list[int], seed: int = 1) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pl.DataFrame({f"k{j}": rng.integers(0, L, n).astype(np.int32) for j, L in enumerate(levels)})
+
+
+def suda_peer(df: pl.DataFrame, keys: list[str]) -> np.ndarray:
+    M, n = len(keys), df.height
+    uniq = {}
+    for size in range(1, M + 1):
+        for S in combinations(range(M), size):
+            cols = [keys[j] for j in S]
+            c = df.select(pl.len().over(cols)).to_series().to_numpy()
+            nulls = df.select(pl.any_horizontal([pl.col(x).is_null() for x in cols])).to_series().to_numpy()
+            uniq[S] = (c == 1) & ~nulls
+    score = np.zeros(n)
+    for S, u in uniq.items():
+        minimal = u.copy()
+        if len(S) > 1:
+            for T in combinations(S, len(S) - 1):
+                minimal &= ~uniq[T]
+        score += minimal * factorial(M - len(S))
+    return score
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1_000_000, help="rows for frequencies + individual risk")
+    ap.add_argument("--suda-n", type=int, default=100_000, help="rows of the uniform 8-key SUDA run")
+    ap.add_argument("--link-n", type=int, default=100_000, help="rows of the record-linkage run")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--noise", type=float, nargs="+", default=[0.01, 0.1, 0.5], help="noise sd levels for linkage")
+    ap.add_argument("--parts", nargs="+", default=["freq", "suda", "link", "report"],
+                    help="which parts to run: freq suda link report")
+    args = ap.parse_args()
+
+    if "freq" in args.parts:
+        bench_frequencies(args)
+    adult = datasets.adult()
+    if "suda" in args.parts:
+        bench_suda(args, adult)
+    if "link" in args.parts:
+        bench_linkage(args)
+    if "report" in args.parts:
+        bench_report(adult)
+
+
+def bench_frequencies(args) -> None:
+    print("== frequencies + individual risk (5 keys: 20, 10, 50, 5, 30 levels, weights) ==")
+    df = uniform_keys(args.n, [20, 10, 50, 5, 30]).with_columns(
+        w=pl.Series(np.random.default_rng(2).uniform(1, 100, args.n))
+    )
+    keys = [f"k{j}" for j in range(5)]
+
+    def ours():
+        fk, Fk = frequencies(df, keys, "w")
+        return individual_risk(fk, Fk)
+
+    def peer():
+        g = df.group_by(keys).agg(fk=pl.len(), Fk=pl.col("w").sum())
+        j = df.select(keys).join(g, on=keys, how="left", maintain_order="left")
+        return individual_risk(j["fk"].to_numpy().astype(float), j["Fk"].to_numpy())
+
+    t_ours, r1 = best(ours, args.repeat)
+    t_peer, r2 = best(peer, args.repeat)
+    assert np.allclose(r1, r2)
+    print(f"n = {args.n:,}: polars_sdc {t_ours:.2f} s, group_by+join peer {t_peer:.2f} s, ratio {t_peer / t_ours:.2f}x")
+    rng = np.random.default_rng(3)
+    miss = df.with_columns(
+        [pl.when(pl.Series(rng.random(args.n) < 0.01)).then(None).otherwise(pl.col(k)).alias(k) for k in keys]
+    )
+    t_miss, _ = best(lambda: frequencies(miss, keys, "w", 1.0), 1)
+    print(f"with 1 % missing values per key (alpha = 1): {t_miss:.2f} s")
+    lf = df.lazy().sdc.frequencies(keys, weight="w")
+    t_lazy, _ = best(lambda: lf.collect(engine="streaming"), 1)
+    print(f"LazyFrame, streaming collect: {t_lazy:.2f} s")
+    del df, miss
+
+
+def bench_suda(args, adult) -> None:
+    print("\n== SUDA2 ==")
+    suda(adult.head(100), ADULT_KEYS)  # compile (or load the Numba cache)
+    t_s, res = best(lambda: suda(adult, ADULT_KEYS), max(args.repeat, 5))
+    t_p, peer_scores = best(lambda: suda_peer(adult, ADULT_KEYS), 1)
+    assert np.array_equal(res.score, peer_scores)
+    print(f"Adult, 8 keys ({adult.height:,} rows): polars_sdc {t_s:.3f} s, polars subset-enumeration peer "
+          f"{t_p:.2f} s, ratio {t_p / t_s:.1f}x (same scores)")
+    big = uniform_keys(args.suda_n, [20, 10, 50, 5, 30, 8, 3, 12], seed=4)
+    t_b, _ = best(lambda: suda(big, big.columns), 1)
+    print(f"uniform 8 keys (20, 10, 50, 5, 30, 8, 3, 12 levels), n = {args.suda_n:,}: {t_b:.2f} s")
+    del big
+
+
+def bench_linkage(args) -> None:
+    print("\n== record linkage (10 standard normal columns, Gaussian noise) ==")
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(args.link_n, 10))
+    o = pl.DataFrame(X, schema=[f"x{j}" for j in range(10)])
+    from scipy.spatial import cKDTree
+
+    for noise in args.noise:
+        m = pl.DataFrame(X + rng.normal(scale=noise, size=X.shape), schema=o.columns)
+        t_l, share = best(lambda: linkage_risk(o, m), 1)
+        t_nt, share_nt = best(lambda: linkage_risk(o, m, ties=False), 1)
+        Y = m.to_numpy()
+        t_q, _ = best(lambda: cKDTree(X).query(Y, k=1, workers=-1), 1)
+        print(f"n = {args.link_n:,}, noise {noise} sd: linkage {share:.4f} in {t_l:.2f} s, "
+              f"ties=False {share_nt:.4f} in {t_nt:.2f} s (cKDTree build+query alone {t_q:.2f} s)")
+
+
+
+def bench_report(adult) -> None:
+    if True:
+        print("\n== report (Adult, 8 keys, 3 numeric columns, MDAV k = 3 release) ==")
+        num = ["capital-gain", "capital-loss", "hours-per-week"]
+        masked = adult.sdc.mdav(3, on=num)
+        t_r, _ = best(lambda: sdc.report(adult, masked, on=ADULT_KEYS, numeric=num, sensitive="income"), 1)
+        print(f"report incl. R-U map (MDAV k = 3, 5, 10) and 3 plots: {t_r:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
