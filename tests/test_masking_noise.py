@@ -4,9 +4,8 @@ import polars as pl
 import pytest
 
 import polars_sdc  # noqa: F401
-from polars_sdc import SDCError, rng
+from polars_sdc import SDCError, datasets, rng
 
-CENSUS = "/work/shared/data/census.csv"
 
 
 def _moments(X):
@@ -14,7 +13,7 @@ def _moments(X):
 
 
 def test_moments_on_the_census_keep_means_and_the_singular_covariance_exactly():
-    df = pl.read_csv(CENSUS)
+    df = datasets.census()
     X = df.to_numpy().astype(float)
     assert np.linalg.matrix_rank(np.cov(X.T)) < X.shape[1]           # PTOTVAL = PEARNVAL + POTHVAL
     out = df.sdc.add_noise(method="moments", seed=1)

@@ -7,11 +7,10 @@ import polars as pl
 import pytest
 
 import polars_sdc  # noqa: F401
-from polars_sdc import SDCError
+from polars_sdc import SDCError, datasets
 from polars_sdc.masking.suppress import suppress_frame, suppressed_count
 from polars_sdc.risk.frequencies import frequencies
 
-ADULT = "/work/shared/data/adult.csv"
 ADULT_KEYS = ["workclass", "education", "marital-status", "race", "sex", "native-country"]
 
 
@@ -33,7 +32,7 @@ def _check_release(df, out, keys, k, alpha, by=()):
 
 @pytest.mark.parametrize("k", [3, 5])
 def test_adult_beats_sdcmicro_and_is_k_anonymous(k):
-    df = pl.read_csv(ADULT)
+    df = datasets.adult(missing="?")
     t = time.perf_counter()
     out = df.sdc.suppress(k, ADULT_KEYS)
     elapsed = time.perf_counter() - t
@@ -126,14 +125,13 @@ def test_bad_input_raises_sdc_error(kwargs, match):
 
 
 # -- suppress_risky (after sdcMicro localSupp) -------------------------------------------------
-FRANCDAT = "/work/shared/data/francdat.csv"
 FRANC_KEYS = ["Key1", "Key2", "Key3", "Key4"]
 
 
 def test_suppress_risky_on_francdat_matches_localsupp_key4():
     from polars_sdc.risk.individual import individual_risk
 
-    df = pl.read_csv(FRANCDAT)
+    df = datasets.francdat()
     # sdcMicro: individual risk 0.0171 0.0220 0.0220 0.1771 0.0117 0.2971 0.4024 0.0171;
     # localSupp(f, keyVar = "Key4", threshold = 0.15) suppresses Key4 in records 4, 6 and 7
     out = df.sdc.suppress_risky(FRANC_KEYS, weight="w", risk_above=0.15, key_var="Key4")
@@ -149,7 +147,7 @@ def test_suppress_risky_on_francdat_matches_localsupp_key4():
 
 
 def test_suppress_risky_bad_input():
-    df = pl.read_csv(FRANCDAT)
+    df = datasets.francdat()
     with pytest.raises(SDCError, match="risk_above"):
         df.sdc.suppress_risky(FRANC_KEYS, weight="w", risk_above=1.5)
     with pytest.raises(SDCError, match="key_var 'Num1'"):

@@ -1,18 +1,20 @@
 """`polars-sdc risk FILE --on ... [--weight w]`: reference numbers, errors as one line."""
 import re
-from pathlib import Path
 
 import pytest
 
-from polars_sdc import cli
-
-DATA = Path("/work/shared/data")
+from polars_sdc import cli, datasets
 
 
-def test_risk_command_francdat(capsys, tmp_path):
-    src = DATA / "francdat.csv"
-    if not src.exists():
-        pytest.skip("reference data not available")
+@pytest.fixture
+def francdat_csv(tmp_path):
+    path = tmp_path / "francdat.csv"
+    datasets.francdat().write_csv(path)
+    return path
+
+
+def test_risk_command_francdat(capsys, tmp_path, francdat_csv):
+    src = francdat_csv
     code = cli.main(["risk", str(src), "--on", "Key1,Key2,Key3,Key4", "--weight", "w", "--no-progress"])
     out, err = capsys.readouterr()
     assert code == 0, err
@@ -31,10 +33,8 @@ def test_risk_command_francdat(capsys, tmp_path):
     assert "records_with_msu" not in out and "prosecutor_highest" in out
 
 
-def test_risk_command_errors(capsys):
-    src = DATA / "francdat.csv"
-    if not src.exists():
-        pytest.skip("reference data not available")
+def test_risk_command_errors(capsys, francdat_csv):
+    src = francdat_csv
     assert cli.main(["risk", str(src), "--on", "Key1,nope"]) == 2
     _, err = capsys.readouterr()
     assert err.count("\n") == 1 and "'nope'" in err

@@ -6,20 +6,18 @@ import polars as pl
 import pytest
 
 import polars_sdc  # noqa: F401
+from polars_sdc import datasets
 from polars_sdc import SDCError
 from polars_sdc.risk.individual import individual_risk
 
-DATA = Path("/work/shared/data")
 KEYS = ["Key1", "Key2", "Key3", "Key4"]
 FRANCDAT_RISK = [0.01714426, 0.02204233, 0.02204233, 0.17707583, 0.01165448, 0.29706308, 0.40235948, 0.01714426]
 FRANCDAT_NA_RISK = [0.01714426, 0.02204233, 0.02204233, 0.1770758, 0.00358124, 0.00358124, 0.4023595, 0.01714426]
 
 
 def _read(name):
-    path = DATA / f"{name}.csv"
-    if not path.exists():
-        pytest.skip(f"reference data {path} not available")
-    return pl.read_csv(path)
+    """sdcMicro's francdat / francdat_na, embedded in the package."""
+    return datasets.francdat(missing=name == "francdat_na")
 
 
 def test_francdat_reference():

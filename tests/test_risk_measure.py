@@ -6,17 +6,14 @@ import polars as pl
 import pytest
 
 import polars_sdc  # noqa: F401
+from polars_sdc import datasets
 from polars_sdc import SDCError
 
-DATA = Path("/work/shared/data")
 KEYS = ["Key1", "Key2", "Key3", "Key4"]
 
 
 def test_francdat_summary_and_per_record():
-    path = DATA / "francdat.csv"
-    if not path.exists():
-        pytest.skip("reference data not available")
-    df = pl.read_csv(path)
+    df = datasets.francdat()
     r = df.sdc.risk(KEYS, weight="w")
     assert r["global_risk"] == pytest.approx(0.1208158, rel=1e-6)
     assert r["expected_reidentifications"] == pytest.approx(0.966526, rel=1e-6)

@@ -9,18 +9,16 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import polars_sdc  # noqa: F401
+from polars_sdc import datasets
 from polars_sdc import SDCError
 from polars_sdc.risk.suda import suda
 
-DATA = Path("/work/shared/data")
 KEYS = ["Key1", "Key2", "Key3", "Key4"]
 
 
 def _read(name):
-    path = DATA / f"{name}.csv"
-    if not path.exists():
-        pytest.skip(f"reference data {path} not available")
-    return pl.read_csv(path)
+    """sdcMicro's francdat / francdat_na, embedded in the package."""
+    return datasets.francdat(missing=name == "francdat_na")
 
 
 def brute_suda(rows, max_size=None):
