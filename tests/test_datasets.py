@@ -113,7 +113,7 @@ def test_adult_integer_totals_do_not_overflow(adult):
 
 
 def test_adult_phi_from_the_data_notes(adult):
-    # ../shared/data/README.md: phi = 2 (b - a) / ln((N - 1)/(k - 1)), k = 2
+    # Hasegawa et al. (Pk-anonymity): phi = 2 (b - a) / ln((N - 1)/(k - 1)), k = 2
     n = adult.height
     for col, phi in (("age", 14.0508), ("capital-gain", 19247.53), ("education-num", 2.8872)):
         span = adult[col].max() - adult[col].min()

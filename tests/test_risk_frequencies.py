@@ -1,6 +1,5 @@
 """fk / Fk: sdcMicro reference numbers (francdat, francdat_na), a plain group_by, a
 brute-force pairwise count of the missing-value rule, lazy == eager, bad input."""
-from pathlib import Path
 
 import numpy as np
 import polars as pl

@@ -1,5 +1,4 @@
 """Individual / global / household risk: sdcMicro reference numbers and direct formulas."""
-from pathlib import Path
 
 import numpy as np
 import polars as pl

@@ -1,5 +1,4 @@
 """df.sdc.risk: per-record frame and summary agree with the single measures; lazy == eager."""
-from pathlib import Path
 
 import numpy as np
 import polars as pl

@@ -1,7 +1,6 @@
 """SUDA2 / DIS-SUDA: sdcMicro reference numbers, brute force over all key subsets."""
 from itertools import combinations
 from math import factorial
-from pathlib import Path
 
 import numpy as np
 import polars as pl
