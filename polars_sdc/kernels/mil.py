@@ -183,6 +183,41 @@ def improve_neighbours(C, nb):
 
 
 @njit(cache=True)
+def seed_neighbours(C, orders, L, w):
+    """First neighbour lists (G, L) of the rows of C for :func:`improve_neighbours`: for
+    each row, the L nearest (ties: lowest row) among the rows within ``w`` places of it in
+    each of the orders ``orders`` (R, G) (the rows sorted along R projections). O(G R w p)."""
+    G, p = C.shape
+    R = orders.shape[0]
+    out = np.full((G, L), -1, dtype=np.int64)
+    bd = np.empty(L, dtype=np.float64)
+    bi = np.empty(L, dtype=np.int64)
+    rank = np.empty((R, G), dtype=np.int64)
+    for r in range(R):
+        for t in range(G):
+            rank[r, orders[r, t]] = t
+    seen = np.full(G, -1, dtype=np.int64)
+    for q in range(G):
+        cnt = 0
+        seen[q] = q
+        for r in range(R):
+            t0 = rank[r, q]
+            for t in range(max(0, t0 - w), min(G, t0 + w + 1)):
+                g = orders[r, t]
+                if seen[g] == q:
+                    continue
+                seen[g] = q
+                s = 0.0
+                for j in range(p):
+                    d = C[g, j] - C[q, j]
+                    s += d * d
+                cnt = _push(bd, bi, cnt, L, s, g)
+        for t in range(cnt):
+            out[q, t] = bi[t]
+    return out
+
+
+@njit(cache=True)
 def _sq_to(X, i, c):
     s = 0.0
     for j in range(X.shape[1]):
@@ -333,8 +368,10 @@ def _fill_centroid(X, members, mstart, x, c, out):
 
 @njit(cache=True)
 def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, sweep, cap):
-    """One pass of 3-cycles: for a group a and two groups b, c among its neighbours (a the
-    smallest id of the three, every group at most ``cap`` rows), one row of a moves to b,
+    """One pass of 3-cycles: for a group a and two groups b, c among its neighbours (every
+    group at most ``cap`` rows; a triple is tried from each of its groups that has the other
+    two among its neighbours, so the set of triples tried does not depend on the group
+    numbering and the local optimum is a fixed point), one row of a moves to b,
     one of b to c and one of c to a, or the reverse cycle; sizes are kept. The change is the
     sum of one in/out term per group, |x_in - c_g|^2 - |x_out - c_g|^2 - |x_in - x_out|^2 / n_g
     (from SSE = sum |x|^2 - n |c|^2); the best cycle of a triple is made when it lowers SSE.
@@ -365,17 +402,17 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
         fresh = True
         for t1 in range(L):
             b = neighbours[a, t1]
-            if b <= a or counts[b] > cap:
+            if b < 0 or counts[b] > cap:
                 continue
             for t2 in range(t1 + 1, L):
                 c = neighbours[a, t2]
-                if c <= a or counts[c] > cap or (stamp[a] < old and stamp[b] < old and stamp[c] < old):
+                if c < 0 or counts[c] > cap or (stamp[a] < old and stamp[b] < old and stamp[c] < old):
                     continue
                 if fresh:  # (re)compute everything that involves a's members
                     _fill_centroid(X, members, mstart, a, C[a], Aself)
                     for t in range(L):
                         g = neighbours[a, t]
-                        if g <= a or counts[g] > cap:
+                        if g < 0 or counts[g] > cap:
                             continue
                         _fill_pair(X, members, mstart, a, g, Pa[t])
                         _fill_centroid(X, members, mstart, a, C[g], Ato[t])
