@@ -14,6 +14,21 @@ from numba import njit
 from ._common import sq_dist_rows
 
 _RTOL = 1e-12
+_ATOL = 1e-20  # times the largest squared norm of a row: below it a change is rounding noise
+
+
+@njit(cache=True)
+def _atol(X):
+    """Absolute threshold for an SSE change: _ATOL times the largest |x_i|^2 (rows centred by
+    the caller). Two groups of identical rows would otherwise trade them back and forth on
+    rounding noise, which a relative threshold alone cannot stop when every term is ~0."""
+    m = 0.0
+    for i in range(X.shape[0]):
+        s = 0.0
+        for j in range(X.shape[1]):
+            s += X[i, j] * X[i, j]
+        m = max(m, s)
+    return _ATOL * m
 
 
 @njit(cache=True)
@@ -38,6 +53,9 @@ def mil_1d_sorted(xs, sizes, k, max_sweeps):
         for t in range(pos, pos + sz[i]):
             sums[i] += xs[t]
         pos += sz[i]
+    atol = 0.0
+    for t in range(xs.shape[0]):
+        atol = max(atol, _ATOL * xs[t] * xs[t])
     tests = 0
     moves = 0
     sweeps = 0
@@ -54,7 +72,7 @@ def mil_1d_sorted(xs, sizes, k, max_sweeps):
                 a = (n + 1) / n * (x - sums[i] / sz[i]) ** 2
                 b = m / (m + 1) * (x - sums[j] / m) ** 2
                 tests += 1
-                if b - a < -_RTOL * (a + b):
+                if b - a < -_RTOL * (a + b) - atol:
                     sz[i] -= 1
                     sz[j] += 1
                     start[j] -= 1
@@ -71,7 +89,7 @@ def mil_1d_sorted(xs, sizes, k, max_sweeps):
                 a = n / (n + 1) * (y - sums[i] / n) ** 2
                 b = (m + 1) / m * (y - sums[j] / sz[j]) ** 2
                 tests += 1
-                if b - a > _RTOL * (a + b):
+                if b - a > _RTOL * (a + b) + atol:
                     sz[i] += 1
                     sz[j] -= 1
                     start[j] += 1
@@ -237,6 +255,7 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep):
     ``labels``, ``counts`` and ``sums`` are updated in place, and ``stamp[g] = sweep`` for
     every group that changed.
     """
+    atol = _atol(X)
     n, p = X.shape
     L = neighbours.shape[1]
     ca = np.empty(p, dtype=np.float64)
@@ -266,7 +285,7 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep):
                 best = cost - gain
                 bb = b
                 bcost = cost
-        if bb >= 0 and best < -_RTOL * (gain + bcost):
+        if bb >= 0 and best < -_RTOL * (gain + bcost) - atol:
             labels[i] = bb
             counts[a] -= 1
             counts[bb] += 1
@@ -292,6 +311,7 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
     members[mstart[g]:mstart[g+1]] and is kept in step with ``labels`` and ``sums``.
     Returns the number of exchanges.
     """
+    atol = _atol(X)
     n, p = X.shape
     G = counts.shape[0]
     big = 0
@@ -333,7 +353,7 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                         bs = s
                         bt = mstart[b] + t
                         bscale = ra[t] + ia + ib + rb[t]
-            if bs < 0 or best >= -_RTOL * bscale:
+            if bs < 0 or best >= -_RTOL * bscale - atol:
                 break
             i = members[bs]
             r = members[bt]
@@ -378,6 +398,7 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
     Triples none of whose groups changed since the previous sweep are skipped. Returns the
     number of cycles made.
     """
+    atol = _atol(X)
     n, p = X.shape
     G = counts.shape[0]
     L = neighbours.shape[1]
@@ -452,7 +473,7 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                                 best = d
                                 bu, bv, bw, bdir = u, v, w, 1
                                 bscale = Tto_a[t1, v] + Aself[u] + Ato[t2, u] + Tself[t2, w] + Ctob[w] + Tself[t1, v]
-                if bu < 0 or best >= -_RTOL * bscale:
+                if bu < 0 or best >= -_RTOL * bscale - atol:
                     continue
                 su = mstart[a] + bu
                 sv = mstart[b] + bv

@@ -212,8 +212,18 @@ def refine_mil(
         # a later round re-examines only the groups whose neighbour lists changed, and the
         # rounds stop when the lists of the final centroids are the lists the last sweeps
         # used: the result is then a fixed point (a second run changes nothing)
+        # groups renumbered by first appearance of the current partition (what a fresh run
+        # on the result uses), so that ties between centroid distances break the same way
+        first = np.full(G, n, dtype=np.int64)
+        np.minimum.at(first, codes, np.arange(n, dtype=np.int64))
+        order = np.argsort(first, kind="stable")
+        perm = np.empty(G, dtype=np.int64)
+        perm[order] = np.arange(G, dtype=np.int64)
+        codes = perm[codes]
+        uniq = uniq[order]
+        stamp = stamp[order]
+        old_nb = None if nb is None else np.where(nb >= 0, perm[np.maximum(nb, 0)], -1)[order]
         counts, sums = group_stats(X, codes, G)
-        old_nb = nb
         nb = _neighbour_lists(sums / counts[:, None], int(neighbours))
         if old_nb is None:
             stamp[:] = sweep
