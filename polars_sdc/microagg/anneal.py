@@ -14,7 +14,7 @@ import numpy as np
 
 from .mil import _check, _codes, _neighbour_lists, refine_mil
 
-DEFAULT_MAX_ITER = 20_000_000
+DEFAULT_MAX_ITER = 100_000_000
 DEFAULT_STAGES = 100
 
 
@@ -40,17 +40,19 @@ def refine_anneal(
     time_limit: float | None = None,
     stages: int = DEFAULT_STAGES,
     neighbours: int = 10,
-    t_start: float = 0.05,
+    t_start: float = 1.0,
     t_end: float = 0.0005,
     p_swap: float = 0.5,
     p_split: float = 0.02,
 ) -> np.ndarray:
     """Lower the SSE of the k-partition ``labels`` of the rows of X (n, p) by simulated
     annealing; returns uint32 group ids 0..G'-1 (G' may differ from the input's G: groups
-    are dissolved and created). Every group keeps between k and 2k - 1 rows (an optimal
-    k-partition with such sizes always exists, Domingo-Ferrer & Mateo-Sanz 2002; a group the
-    input makes larger may only shrink), the SSE is never above the input's, and the result
-    depends only on the input and ``seed``.
+    are dissolved and created). Every group keeps >= k rows; while annealing, groups stay
+    within [k, 2k - 1] rows (an optimal k-partition with such sizes always exists,
+    Domingo-Ferrer & Mateo-Sanz 2002; a group the input makes larger may only shrink), and
+    the final MIL may enlarge a group only where that lowers the SSE. The SSE is never
+    above the input's, and the result depends only on the partition (not its id values),
+    X and ``seed``.
 
     ``max_iter`` annealing steps in ``stages`` stages; the temperature falls geometrically
     from ``t_start`` to ``t_end`` times the mean squared distance of a row to its group
