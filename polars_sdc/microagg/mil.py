@@ -22,6 +22,9 @@ from .._errors import SDCError
 
 DEFAULT_NEIGHBOURS = 8
 DEFAULT_MAX_SWEEPS = 100
+DEFAULT_MAX_ROUNDS = 50
+DEFAULT_MAX_ROUNDS_LARGE = 3
+EXACT_MAX_GROUPS = 8192
 _CYCLE_CAP = 64
 
 
@@ -114,7 +117,7 @@ def mil_1d(x: Any, labels: Any, k: int, *, max_sweeps: int = 1_000_000) -> Mil1D
     return Mil1DResult(uniq[new_codes], int(tests), int(moves), int(sweeps))
 
 
-EXACT_MAX_GROUPS = 8192
+
 
 
 def _neighbour_lists(C: np.ndarray, L: int) -> np.ndarray:
@@ -157,7 +160,7 @@ def refine_mil(
     exchanges: bool = True,
     cycles: bool = True,
     max_sweeps: int = DEFAULT_MAX_SWEEPS,
-    max_rounds: int = 50,
+    max_rounds: int | None = None,
 ) -> np.ndarray:
     """Lower the SSE of the k-partition ``labels`` of the rows of X (n, p) by MIL; returns
     the new labels (the same group ids, rows moved). SSE never increases, every group keeps
@@ -172,10 +175,15 @@ def refine_mil(
     the best rotation of one row each among the three (``cycles``; groups of at most
     max(2k, min(3k, 64)) rows). Sizes stay the same in (2) and (3), so partitions whose
     groups all have exactly k rows improve too. Sweeps repeat, re-testing only groups that
-    changed, until nothing changes; then the neighbour lists are refreshed (at most
-    ``max_rounds`` rounds and ``max_sweeps`` sweeps in all). The order of work depends only
-    on the order in which groups first appear, not on the id values. O(n p + G L) memory;
-    the first neighbour lists take O(G^2 p) time for G groups.
+    changed, until nothing changes; then the groups are renumbered by first appearance and
+    the neighbour lists rebuilt from the new centroids, and a new round re-tests the groups
+    whose lists changed, until the lists stop changing. The result is then a local optimum
+    for these moves, exchanges and 3-cycles that is also a fixed point: a second run, or a run
+    with renamed ids, changes nothing. ``max_rounds`` (default: 50 up to
+    ``EXACT_MAX_GROUPS`` = 8192 groups, where the lists are exact, O(G^2 p); beyond, 3 rounds
+    with approximate NN-descent lists, so a fixed point is not guaranteed) and ``max_sweeps``
+    bound the work. The order of work depends only on the partition, not on the id values.
+    O(n p + G L) memory.
 
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [10.0], [11.0]])
     >>> refine_mil(X, [0, 0, 0, 1, 1, 1], 2).tolist()
@@ -203,6 +211,8 @@ def refine_mil(
             new_sizes, *_ = mil_1d_sorted(X[order, 0], sizes.astype(np.int64), k, 1_000_000)
             codes = np.empty(n, dtype=np.int64)
             codes[order] = np.repeat(seq[starts], new_sizes)
+    if max_rounds is None:  # a fixed point with exact lists; at scale, the old 3 rounds
+        max_rounds = DEFAULT_MAX_ROUNDS if G <= EXACT_MAX_GROUPS else DEFAULT_MAX_ROUNDS_LARGE
     stamp = np.zeros(G, dtype=np.int64)
     cap = min(3 * k, max(2 * k, _CYCLE_CAP))  # 3-cycles among groups of at most cap rows
     sweep = 1
