@@ -61,11 +61,11 @@ def refine_anneal(
     default) stops after the stage that reaches it.
 
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(60, 2))
+    >>> X = rng.normal(size=(100, 3))
     >>> from polars_sdc.microagg.mdav import partition_mdav
     >>> from polars_sdc.loss.sse import sse
     >>> lab = partition_mdav(X, 3)
-    >>> new = refine_anneal(X, lab, 3, max_iter=20_000)
+    >>> new = refine_anneal(X, lab, 3, max_iter=100_000)
     >>> bool(sse(X, new) < sse(X, refine_mil(X, lab, 3))), int(np.bincount(new).min()) >= 3
     (True, True)
     """
