@@ -201,41 +201,6 @@ def improve_neighbours(C, nb):
 
 
 @njit(cache=True)
-def seed_neighbours(C, orders, L, w):
-    """First neighbour lists (G, L) of the rows of C for :func:`improve_neighbours`: for
-    each row, the L nearest (ties: lowest row) among the rows within ``w`` places of it in
-    each of the orders ``orders`` (R, G) (the rows sorted along R projections). O(G R w p)."""
-    G, p = C.shape
-    R = orders.shape[0]
-    out = np.full((G, L), -1, dtype=np.int64)
-    bd = np.empty(L, dtype=np.float64)
-    bi = np.empty(L, dtype=np.int64)
-    rank = np.empty((R, G), dtype=np.int64)
-    for r in range(R):
-        for t in range(G):
-            rank[r, orders[r, t]] = t
-    seen = np.full(G, -1, dtype=np.int64)
-    for q in range(G):
-        cnt = 0
-        seen[q] = q
-        for r in range(R):
-            t0 = rank[r, q]
-            for t in range(max(0, t0 - w), min(G, t0 + w + 1)):
-                g = orders[r, t]
-                if seen[g] == q:
-                    continue
-                seen[g] = q
-                s = 0.0
-                for j in range(p):
-                    d = C[g, j] - C[q, j]
-                    s += d * d
-                cnt = _push(bd, bi, cnt, L, s, g)
-        for t in range(cnt):
-            out[q, t] = bi[t]
-    return out
-
-
-@njit(cache=True)
 def _sq_to(X, i, c):
     s = 0.0
     for j in range(X.shape[1]):

