@@ -453,3 +453,27 @@ def test_frame_mil_by_keeps_rows_in_their_stratum():
     mixed = df.with_columns(g=pl.Series([0] * 45 + [1] * 45))
     with pytest.raises(polars_sdc.SDCError, match="column .g.: group 0 spans several strata"):
         mixed.sdc.mil(3, ["x", "y"], group="g", by="r")
+
+
+def test_approximate_neighbour_lists_beyond_the_exact_limit(monkeypatch):
+    """Beyond EXACT_MAX_GROUPS the lists come from an approximate kd-tree search and
+    NN-descent: each list holds L distinct other groups, most of them the exact nearest,
+    and MIL keeps its guarantees (SSE never rises, groups >= k, none created or emptied)."""
+    from polars_sdc.kernels.mil import nearest_centroids
+    from polars_sdc.microagg import mil as mil_module
+
+    rng = np.random.default_rng(4)
+    C = rng.normal(size=(600, 5))
+    exact = nearest_centroids(C, 8)
+    monkeypatch.setattr(mil_module, "EXACT_MAX_GROUPS", 50)
+    approx = mil_module._neighbour_lists(C, 8)
+    assert approx.shape == (600, 8) and (approx >= 0).all()
+    assert not (approx == np.arange(600)[:, None]).any()
+    assert all(len(set(row)) == 8 for row in approx)
+    recall = np.mean([len(set(a) & set(e)) / 8 for a, e in zip(approx, exact)])
+    assert recall > 0.8, recall
+    X = rng.normal(size=(900, 4))
+    lab = partition_mdav(X, 3)
+    new = refine_mil(X, lab, 3)
+    assert sse(X, new) < sse(X, lab)
+    assert np.bincount(new).min() >= 3 and np.unique(new).size == np.unique(lab).size
