@@ -117,7 +117,7 @@ def test_edge_cases():
 
 
 def test_census_gain_over_mil():
-    """Census (13 columns z-scored), k = 3, a small budget: clearly below MDAV + MIL (5.0005 %)."""
+    """Census (13 columns z-scored), k = 3, a small budget: clearly below MDAV + MIL (4.9703 %)."""
     from polars_sdc.datasets import census
     from polars_sdc.loss.sse import sst
     from polars_sdc.standardize import zscore

@@ -351,12 +351,21 @@ def _fill_centroid(X, members, mstart, x, c, out):
         out[u] = _sq_to(X, members[mstart[x] + u], c)
 
 
+@njit(cache=True, inline="always")
+def _listed(neighbours, g, h):
+    """True if h is in the neighbour list of g."""
+    for t in range(neighbours.shape[1]):
+        if neighbours[g, t] == h:
+            return True
+    return False
+
+
 @njit(cache=True)
 def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, sweep, cap):
     """One pass of 3-cycles: for a group a and two groups b, c among its neighbours (every
-    group at most ``cap`` rows; a triple is tried from each of its groups that has the other
-    two among its neighbours, so the set of triples tried does not depend on the group
-    numbering and the local optimum is a fixed point), one row of a moves to b,
+    group at most ``cap`` rows; a triple is tried when one of its groups has the other two
+    among its neighbours — once, from the lowest such group —, so the set of triples tried
+    does not depend on the group numbering and the local optimum is a fixed point), one row of a moves to b,
     one of b to c and one of c to a, or the reverse cycle; sizes are kept. The change is the
     sum of one in/out term per group, |x_in - c_g|^2 - |x_out - c_g|^2 - |x_in - x_out|^2 / n_g
     (from SSE = sum |x|^2 - n |c|^2); the best cycle of a triple is made when it lowers SSE.
@@ -393,6 +402,11 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
             for t2 in range(t1 + 1, L):
                 c = neighbours[a, t2]
                 if c < 0 or counts[c] > cap or (stamp[a] < old and stamp[b] < old and stamp[c] < old):
+                    continue
+                # each triple once, from the lowest of its groups that lists the other two
+                if b < a and _listed(neighbours, b, a) and _listed(neighbours, b, c):
+                    continue
+                if c < a and _listed(neighbours, c, a) and _listed(neighbours, c, b):
                     continue
                 if fresh:  # (re)compute everything that involves a's members
                     _fill_centroid(X, members, mstart, a, C[a], Aself)
