@@ -128,3 +128,16 @@ def test_census_gain_over_mil():
     pct = 100 * sse(Z, new) / sst(Z)
     assert np.bincount(new).min() >= 3
     assert pct < 4.95, pct
+
+
+def test_time_limit_stops_early_and_keeps_the_guarantees():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 3))
+    lab = partition_mdav(X, 3)
+    import time
+
+    t0 = time.perf_counter()
+    # 10^9 steps would take minutes; time_limit=0 stops after the first of 100 stages
+    new = refine_anneal(X, lab, 3, max_iter=10**9, time_limit=0.0)
+    assert time.perf_counter() - t0 < 60
+    assert np.bincount(new).min() >= 3 and sse(X, new) <= sse(X, lab)
