@@ -77,7 +77,6 @@ def refine_anneal(
     Xc = X - X.mean(axis=0)
     base = refine_mil(Xc, codes, k)  # codes 0..G-1 in, same ids out
     G = int(base.max()) + 1 if n else 0
-    start_sse = None
     if G < 2 or k >= n or max_iter <= 0:
         return _compact(base)
     umax = max(2 * k - 1, 1)
@@ -100,7 +99,6 @@ def refine_anneal(
     free[: S - G] = np.arange(S - 1, G - 1, -1)
     nfree = np.array([S - G], dtype=np.int64)
     cur = group_sse(Xc, labels_, counts, sums)
-    start_sse = cur
     best, best_labels = cur, labels_.copy()
     scale = max(cur / n, 1e-300)
     t0, t1 = t_start * scale, t_end * scale
