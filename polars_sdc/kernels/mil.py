@@ -14,6 +14,21 @@ from numba import njit
 from ._common import sq_dist_rows
 
 _RTOL = 1e-12
+_ATOL = 1e-20  # times the largest squared norm of a row: below it a change is rounding noise
+
+
+@njit(cache=True)
+def _atol(X):
+    """Absolute threshold for an SSE change: _ATOL times the largest |x_i|^2 (rows centred by
+    the caller). Two groups of identical rows would otherwise trade them back and forth on
+    rounding noise, which a relative threshold alone cannot stop when every term is ~0."""
+    m = 0.0
+    for i in range(X.shape[0]):
+        s = 0.0
+        for j in range(X.shape[1]):
+            s += X[i, j] * X[i, j]
+        m = max(m, s)
+    return _ATOL * m
 
 
 @njit(cache=True)
@@ -38,6 +53,9 @@ def mil_1d_sorted(xs, sizes, k, max_sweeps):
         for t in range(pos, pos + sz[i]):
             sums[i] += xs[t]
         pos += sz[i]
+    atol = 0.0
+    for t in range(xs.shape[0]):
+        atol = max(atol, _ATOL * xs[t] * xs[t])
     tests = 0
     moves = 0
     sweeps = 0
@@ -54,7 +72,7 @@ def mil_1d_sorted(xs, sizes, k, max_sweeps):
                 a = (n + 1) / n * (x - sums[i] / sz[i]) ** 2
                 b = m / (m + 1) * (x - sums[j] / m) ** 2
                 tests += 1
-                if b - a < -_RTOL * (a + b):
+                if b - a < -_RTOL * (a + b) - atol:
                     sz[i] -= 1
                     sz[j] += 1
                     start[j] -= 1
@@ -71,7 +89,7 @@ def mil_1d_sorted(xs, sizes, k, max_sweeps):
                 a = n / (n + 1) * (y - sums[i] / n) ** 2
                 b = (m + 1) / m * (y - sums[j] / sz[j]) ** 2
                 tests += 1
-                if b - a > _RTOL * (a + b):
+                if b - a > _RTOL * (a + b) + atol:
                     sz[i] += 1
                     sz[j] -= 1
                     start[j] += 1
@@ -202,6 +220,7 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep):
     ``labels``, ``counts`` and ``sums`` are updated in place, and ``stamp[g] = sweep`` for
     every group that changed.
     """
+    atol = _atol(X)
     n, p = X.shape
     L = neighbours.shape[1]
     ca = np.empty(p, dtype=np.float64)
@@ -231,7 +250,7 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep):
                 best = cost - gain
                 bb = b
                 bcost = cost
-        if bb >= 0 and best < -_RTOL * (gain + bcost):
+        if bb >= 0 and best < -_RTOL * (gain + bcost) - atol:
             labels[i] = bb
             counts[a] -= 1
             counts[bb] += 1
@@ -257,6 +276,7 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
     members[mstart[g]:mstart[g+1]] and is kept in step with ``labels`` and ``sums``.
     Returns the number of exchanges.
     """
+    atol = _atol(X)
     n, p = X.shape
     G = counts.shape[0]
     big = 0
@@ -298,7 +318,7 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                         bs = s
                         bt = mstart[b] + t
                         bscale = ra[t] + ia + ib + rb[t]
-            if bs < 0 or best >= -_RTOL * bscale:
+            if bs < 0 or best >= -_RTOL * bscale - atol:
                 break
             i = members[bs]
             r = members[bt]
@@ -331,16 +351,28 @@ def _fill_centroid(X, members, mstart, x, c, out):
         out[u] = _sq_to(X, members[mstart[x] + u], c)
 
 
+@njit(cache=True, inline="always")
+def _listed(neighbours, g, h):
+    """True if h is in the neighbour list of g."""
+    for t in range(neighbours.shape[1]):
+        if neighbours[g, t] == h:
+            return True
+    return False
+
+
 @njit(cache=True)
 def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, sweep, cap):
-    """One pass of 3-cycles: for a group a and two groups b, c among its neighbours (a the
-    smallest id of the three, every group at most ``cap`` rows), one row of a moves to b,
+    """One pass of 3-cycles: for a group a and two groups b, c among its neighbours (every
+    group at most ``cap`` rows; a triple is tried when one of its groups has the other two
+    among its neighbours — once, from the lowest such group —, so the set of triples tried
+    does not depend on the group numbering and the local optimum is a fixed point), one row of a moves to b,
     one of b to c and one of c to a, or the reverse cycle; sizes are kept. The change is the
     sum of one in/out term per group, |x_in - c_g|^2 - |x_out - c_g|^2 - |x_in - x_out|^2 / n_g
     (from SSE = sum |x|^2 - n |c|^2); the best cycle of a triple is made when it lowers SSE.
     Triples none of whose groups changed since the previous sweep are skipped. Returns the
     number of cycles made.
     """
+    atol = _atol(X)
     n, p = X.shape
     G = counts.shape[0]
     L = neighbours.shape[1]
@@ -365,17 +397,22 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
         fresh = True
         for t1 in range(L):
             b = neighbours[a, t1]
-            if b <= a or counts[b] > cap:
+            if b < 0 or counts[b] > cap:
                 continue
             for t2 in range(t1 + 1, L):
                 c = neighbours[a, t2]
-                if c <= a or counts[c] > cap or (stamp[a] < old and stamp[b] < old and stamp[c] < old):
+                if c < 0 or counts[c] > cap or (stamp[a] < old and stamp[b] < old and stamp[c] < old):
+                    continue
+                # each triple once, from the lowest of its groups that lists the other two
+                if b < a and _listed(neighbours, b, a) and _listed(neighbours, b, c):
+                    continue
+                if c < a and _listed(neighbours, c, a) and _listed(neighbours, c, b):
                     continue
                 if fresh:  # (re)compute everything that involves a's members
                     _fill_centroid(X, members, mstart, a, C[a], Aself)
                     for t in range(L):
                         g = neighbours[a, t]
-                        if g <= a or counts[g] > cap:
+                        if g < 0 or counts[g] > cap:
                             continue
                         _fill_pair(X, members, mstart, a, g, Pa[t])
                         _fill_centroid(X, members, mstart, a, C[g], Ato[t])
@@ -415,7 +452,7 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                                 best = d
                                 bu, bv, bw, bdir = u, v, w, 1
                                 bscale = Tto_a[t1, v] + Aself[u] + Ato[t2, u] + Tself[t2, w] + Ctob[w] + Tself[t1, v]
-                if bu < 0 or best >= -_RTOL * bscale:
+                if bu < 0 or best >= -_RTOL * bscale - atol:
                     continue
                 su = mstart[a] + bu
                 sv = mstart[b] + bv

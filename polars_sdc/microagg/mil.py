@@ -22,6 +22,9 @@ from .._errors import SDCError
 
 DEFAULT_NEIGHBOURS = 8
 DEFAULT_MAX_SWEEPS = 100
+DEFAULT_MAX_ROUNDS = 50
+DEFAULT_MAX_ROUNDS_LARGE = 3
+EXACT_MAX_GROUPS = 8192
 _CYCLE_CAP = 64
 
 
@@ -115,20 +118,42 @@ def mil_1d(x: Any, labels: Any, k: int, *, max_sweeps: int = 1_000_000) -> Mil1D
     return Mil1DResult(uniq[new_codes], int(tests), int(moves), int(sweeps))
 
 
-def _neighbour_lists(C: np.ndarray, L: int, previous: np.ndarray | None = None) -> np.ndarray:
+
+
+
+def _neighbour_lists(C: np.ndarray, L: int) -> np.ndarray:
     """(G, min(L, G-1)) ids of the groups whose centroids are nearest each centroid (the
-    group itself excluded; -1 pads): exact by blocked brute force (O(G^2 p) time, O(G L)
-    memory), or, given the ``previous`` lists of centroids that have moved a little since,
-    one neighbour-of-neighbour round from them (O(G L^2 p))."""
+    group itself excluded; ties: lowest id; -1 pads), a function of the centroids alone.
+
+    Up to ``EXACT_MAX_GROUPS`` groups: exact, by blocked brute force (O(G^2 p) time, O(G L)
+    memory). Beyond: scipy's kd-tree with a (1 + eps)-approximate search (eps = 1; the
+    exact search is little faster than brute force on 10 z-scored columns), then up to three
+    neighbour-of-neighbour rounds (NN-descent, O(G L^2 p) each, never worse); approximate
+    (95 % of the exact lists on 12,000 MDAV centroids of 10 normal columns)."""
     from ..kernels.mil import improve_neighbours, nearest_centroids
 
     G = C.shape[0]
     L = min(int(L), G - 1)
     if L <= 0:
         return np.full((G, 1), -1, dtype=np.int64)
-    if previous is not None and previous.shape[1] == L:
-        return improve_neighbours(C, previous)
-    return nearest_centroids(C, L)
+    if G <= EXACT_MAX_GROUPS:
+        return nearest_centroids(C, L)
+    from scipy.spatial import cKDTree
+
+    C = np.ascontiguousarray(C)
+    # (1 + eps)-approximate kd-tree search, then neighbour-of-neighbour rounds
+    idx = cKDTree(C).query(C, k=L + 1, eps=1.0)[1].astype(np.int64)
+    own = idx == np.arange(G)[:, None]
+    drop = np.where(own.any(axis=1), own.argmax(axis=1), L)  # the row itself, else the farthest
+    keep = np.ones_like(own)
+    keep[np.arange(G), drop] = False
+    nb = idx[keep].reshape(G, L)
+    for _ in range(3):
+        nxt = improve_neighbours(C, nb)
+        if np.array_equal(nxt, nb):
+            break
+        nb = nxt
+    return nb
 
 
 def refine_mil(
@@ -140,7 +165,7 @@ def refine_mil(
     exchanges: bool = True,
     cycles: bool = True,
     max_sweeps: int = DEFAULT_MAX_SWEEPS,
-    max_rounds: int = 3,
+    max_rounds: int | None = None,
 ) -> np.ndarray:
     """Lower the SSE of the k-partition ``labels`` of the rows of X (n, p) by MIL; returns
     the new labels (the same group ids, rows moved). SSE never increases, every group keeps
@@ -155,10 +180,15 @@ def refine_mil(
     the best rotation of one row each among the three (``cycles``; groups of at most
     max(2k, min(3k, 64)) rows). Sizes stay the same in (2) and (3), so partitions whose
     groups all have exactly k rows improve too. Sweeps repeat, re-testing only groups that
-    changed, until nothing changes; then the neighbour lists are refreshed (at most
-    ``max_rounds`` rounds and ``max_sweeps`` sweeps in all). The order of work depends only
-    on the order in which groups first appear, not on the id values. O(n p + G L) memory;
-    the first neighbour lists take O(G^2 p) time for G groups.
+    changed, until nothing changes; then the groups are renumbered by first appearance and
+    the neighbour lists rebuilt from the new centroids, and a new round re-tests the groups
+    whose lists changed, until the lists stop changing. The result is then a local optimum
+    for these moves, exchanges and 3-cycles that is also a fixed point: a second run, or a run
+    with renamed ids, changes nothing. ``max_rounds`` (default: 50 up to
+    ``EXACT_MAX_GROUPS`` = 8192 groups, where the lists are exact, O(G^2 p); beyond, 3 rounds
+    with approximate NN-descent lists, so a fixed point is not guaranteed) and ``max_sweeps``
+    bound the work. The order of work depends only on the partition, not on the id values.
+    O(n p + G L) memory.
 
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [10.0], [11.0]])
     >>> refine_mil(X, [0, 0, 0, 1, 1, 1], 2).tolist()
@@ -186,16 +216,30 @@ def refine_mil(
             new_sizes, *_ = mil_1d_sorted(X[order, 0], sizes.astype(np.int64), k, 1_000_000)
             codes = np.empty(n, dtype=np.int64)
             codes[order] = np.repeat(seq[starts], new_sizes)
+    if max_rounds is None:  # a fixed point with exact lists; at scale, the old 3 rounds
+        max_rounds = DEFAULT_MAX_ROUNDS if G <= EXACT_MAX_GROUPS else DEFAULT_MAX_ROUNDS_LARGE
     stamp = np.zeros(G, dtype=np.int64)
     cap = min(3 * k, max(2 * k, _CYCLE_CAP))  # 3-cycles among groups of at most cap rows
     sweep = 1
     nb = None
     for _ in range(max_rounds):
         # a round: neighbour lists from the current centroids, then sweeps until no change;
-        # a later round re-examines only the groups whose neighbour lists changed
+        # a later round re-examines only the groups whose neighbour lists changed, and the
+        # rounds stop when the lists of the final centroids are the lists the last sweeps
+        # used: the result is then a fixed point (a second run changes nothing)
+        # groups renumbered by first appearance of the current partition (what a fresh run
+        # on the result uses), so that ties between centroid distances break the same way
+        first = np.full(G, n, dtype=np.int64)
+        np.minimum.at(first, codes, np.arange(n, dtype=np.int64))
+        order = np.argsort(first, kind="stable")
+        perm = np.empty(G, dtype=np.int64)
+        perm[order] = np.arange(G, dtype=np.int64)
+        codes = perm[codes]
+        uniq = uniq[order]
+        stamp = stamp[order]
+        old_nb = None if nb is None else np.where(nb >= 0, perm[np.maximum(nb, 0)], -1)[order]
         counts, sums = group_stats(X, codes, G)
-        old_nb = nb
-        nb = _neighbour_lists(sums / counts[:, None], int(neighbours), old_nb)
+        nb = _neighbour_lists(sums / counts[:, None], int(neighbours))
         if old_nb is None:
             stamp[:] = sweep
         else:
