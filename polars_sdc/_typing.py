@@ -17,7 +17,7 @@ MethodName = Literal["mdav", "vmdav", "mhm", "univariate"]
 OrderName = Literal["npn", "grid", "vgrid", "kd", "kd-mdav"]
 
 #: Post-optimisations of a partition (``refine=``).
-RefineName = Literal["mil"]
+RefineName = Literal["mil", "anneal"]
 
 
 class PartitionOptions(TypedDict, total=False):

@@ -31,6 +31,7 @@ from ..partition import GROUP_DTYPE, canonical_ids
 from .features import feature_matrix
 from .mdav import partition_mdav
 from .mhm import check_order, partition_mhm
+from .anneal import refine_anneal
 from .mil import refine_mil
 from .univariate import partition_univariate
 from .vmdav import check_gamma, partition_vmdav
@@ -94,6 +95,7 @@ METHODS: dict[str, Method] = {
 #: Post-optimisations by name: ``refine(X, labels, k, **refine_options) -> labels``.
 REFINERS: dict[str, Callable[..., np.ndarray]] = {
     "mil": refine_mil,
+    "anneal": refine_anneal,
 }
 
 
@@ -239,9 +241,9 @@ class MicroaggSpec:
         options = meth.check_options(options)
         if refine is not None:
             check_choice(refine, "refine", REFINERS)
-        refine_options = _refiner_options(refine, refine_options or {}) if refine is not None else {}
         if refine is None and refine_options:
             raise SDCError("refine_options given without refine=")
+        refine_options = _refiner_options(refine, refine_options or {}) if refine is not None else {}
         on_cols = quasi_identifiers(schema, on, by)
         if meth.one_numeric_column:
             on_cols = resolve_columns(schema, on_cols, kind="numeric")
