@@ -265,3 +265,17 @@ def test_recode_equals_local(spark):
     ordered = pl.from_arrow(sdcs.recode(one, "o", p=0.05, ordinal={"o": order}).toArrow()).sort("id")
     ref_o = df.with_columns(pl.col("o").cast(pl.Enum(order))).sdc.recode("o", p=0.05, ordinal=["o"])
     assert ordered["o"].to_list() == ref_o["o"].cast(pl.String).to_list()
+
+
+def test_frequencies_equal_local_counts(spark):
+    from polars_sdc import spark as sdcs
+
+    g = np.random.default_rng(2)
+    df = pl.DataFrame({"id": range(300), "a": g.integers(0, 4, 300), "b": g.choice(["p", "q", None], 300),
+                       "w": g.uniform(1, 50, 300)})
+    got = pl.from_arrow(sdcs.frequencies(spark.createDataFrame(df.to_arrow()), ["a", "b"], weights="w")
+                        .toArrow()).sort("id")
+    want = df.with_columns(pl.len().over("a", "b").cast(pl.Int64).alias("fk"), pl.col("w").sum().over("a", "b").alias("Fk_pop"))
+    assert got["fk"].equals(want["fk"])
+    assert np.allclose(got["Fk_pop"].to_numpy(), want["Fk_pop"].to_numpy(), rtol=1e-12)
+    assert got["fk"].sum() == sum(n * n for n in df.group_by("a", "b").len()["len"].to_list())

@@ -14,11 +14,12 @@ reaches the driver. Importing this module does not import pyspark.
 from __future__ import annotations
 
 from .blocking import BlockPlan, assign_blocks, plan_blocks
+from .frequencies import frequencies
 from .laplace import laplace
 from .loss import ilssdm
 from .microaggregate import microaggregate
 from .recode import recode, recode_map
 
 __all__ = [
-    "BlockPlan", "assign_blocks", "ilssdm", "laplace", "microaggregate", "plan_blocks", "recode", "recode_map",
+    "BlockPlan", "assign_blocks", "frequencies", "ilssdm", "laplace", "microaggregate", "plan_blocks", "recode", "recode_map",
 ]

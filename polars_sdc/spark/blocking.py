@@ -6,17 +6,17 @@ into blocks of at most ``block_rows`` records and the local method runs inside e
 (Solanas et al., "A 2^d-tree-based blocking method for microaggregating very large data
 sets": the blocks come from a space-partitioning tree, so each block holds nearby records
 and blocking costs little information). Here the tree is a kd-tree (one split per node, on
-the column of largest spread in z-scores, at the sample median) rather than a 2^d-tree: its
-leaves halve at every level whatever the dimension, so the block sizes stay within a factor
-of two of each other even for p = 10 quasi-identifiers (a 2^d-tree would cut 1,024 ways at
-once).
+the column of largest spread in z-scores, at a sample quantile) rather than a 2^d-tree: it
+cuts one column at a time whatever the dimension, so the blocks come out close to the size
+asked for even with p = 10 quasi-identifiers (a 2^d-tree would cut 1,024 ways at once).
 
 Steps (each a Spark job over the data; nothing but split points and counts reaches the driver):
 
 1. global mean and standard deviation of the numeric quasi-identifiers (the z-scores of the
    local method, computed once for the whole table) and the count of each stratum (``by``);
-2. a sample of ``sample_per_block`` records per expected block; a kd-tree per stratum larger
-   than ``block_rows``, split while a node's estimated size exceeds 3/4 of ``block_rows``;
+2. a sample of about ``sample_per_block`` records per block; a kd-tree per stratum larger
+   than ``block_rows``: a node estimated to need m leaves of at most 0.85 ``block_rows`` is
+   cut at the floor(m/2)/m quantile of its column of largest spread;
 3. exact leaf counts (one aggregation); a leaf still larger than ``block_rows - k + 1`` is
    split again from a sample of its own records (rarely needed);
 4. every leaf with fewer than k records joins the smallest block under its nearest ancestor
@@ -148,8 +148,10 @@ def _stratum_label(row: Mapping[str, Any], by: Sequence[str]) -> str:
 
 def _grow(plan: BlockPlan, node: int, Z: np.ndarray, est: float, split_at: float) -> bool:
     """Split leaf ``node`` (whose records are estimated at ``est``, represented by the sample
-    rows ``Z``) at lower medians until every leaf's estimate is <= ``split_at``. Returns False
-    when some node could not be split (its sample rows are all equal)."""
+    rows ``Z``) until every leaf's estimate is <= ``split_at``. A node that needs m leaves is
+    cut at its sample's floor(m/2)/m quantile on the column of largest variance, so the leaves
+    come out close to ``split_at`` (not half of it, as median cuts of a power of two would
+    give). Returns False when some node could not be split (its sample rows are all equal)."""
     ok = True
     stack = [(node, Z, est)]
     while stack:
@@ -157,11 +159,13 @@ def _grow(plan: BlockPlan, node: int, Z: np.ndarray, est: float, split_at: float
         if e <= split_at or sub.shape[0] < 2 or sub.shape[1] == 0:
             ok &= e <= split_at
             continue
+        m = int(np.ceil(e / split_at))
+        q = (m // 2) / m
         chosen = None
         for j in np.argsort(-sub.var(axis=0), kind="stable"):
             col = sub[:, j]
-            m = (col.size - 1) // 2
-            thr = np.partition(col, m)[m]
+            r = min(max(int(np.ceil(q * col.size)) - 1, 0), col.size - 1)
+            thr = np.partition(col, r)[r]
             go_left = col <= thr
             if go_left.all():
                 below = col[col < thr]
@@ -351,7 +355,7 @@ def plan_blocks(
         plan._new_leaf()
 
     # 2. trees from a sample, for strata larger than the split size
-    split_at = 0.75 * block_rows
+    split_at = 0.85 * block_rows
     limit = block_rows - k + 1
     big = strata.filter(pl.col(COUNT) > split_at)
     unsplittable = False
