@@ -11,6 +11,7 @@ import polars as pl
 from .._errors import SDCError
 
 BLOCK = "__sdc_block"
+PART = "__sdc_part"
 
 
 def require_pyspark() -> None:

@@ -403,24 +403,48 @@ def plan_blocks(
     return plan
 
 
-def assign(sdf: Any, plan: BlockPlan, *, column: str = "block", leaves: bool = False) -> Any:
+def partition_labels(spark: Any, n: int) -> np.ndarray:
+    """For i = 0 .. n-1 a long whose Spark hash partition among ``n`` is i (one tiny job):
+    repartitioning by the label of its block puts every block in a task of its own, so no
+    task gets two blocks while another idles (hash collisions of the block ids would)."""
+    from pyspark.sql import functions as F
+
+    rows = (spark.range(0, 64 * n).select("id", F.expr(f"pmod(hash(id), {n})").alias("p"))
+            .groupBy("p").agg(F.min("id").alias("id")).collect())
+    labels = np.full(n, -1, dtype=np.int64)
+    for r in rows:
+        labels[int(r["p"])] = int(r["id"])
+    if (labels < 0).any():  # pragma: no cover - probability about n * exp(-64)
+        raise SDCError("internal: no label found for some partition")
+    return labels
+
+
+def assign(sdf: Any, plan: BlockPlan, *, column: str = "block", leaves: bool = False,
+           part_column: str | None = None, part_labels: np.ndarray | None = None) -> Any:
     """``sdf`` with an int32 ``column``: each record's block (or kd leaf) under ``plan``,
-    computed in each task from the broadcast plan (no shuffle)."""
+    computed in each task from the broadcast plan (no shuffle); ``part_column`` adds the
+    block's :func:`partition_labels` label (int64)."""
     require_pyspark()
     import pyarrow as pa
-    from pyspark.sql.types import IntegerType, StructField, StructType
+    from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
     if column in sdf.columns:
         raise SDCError(f"column {column!r}: already in the frame; choose another block column name")
-    out_schema = StructType([*sdf.schema.fields, StructField(column, IntegerType(), False)])
-    payload = sdf.sparkSession.sparkContext.broadcast(plan)
+    fields = [*sdf.schema.fields, StructField(column, IntegerType(), False)]
+    if part_column is not None:
+        fields.append(StructField(part_column, LongType(), False))
+    out_schema = StructType(fields)
+    payload = sdf.sparkSession.sparkContext.broadcast((plan, part_labels))
 
     def run(batches):
-        p = payload.value
+        p, labels = payload.value
         for batch in batches:
             df = pl.from_arrow(pa.Table.from_batches([batch]))
             ids = p.leaves(df).astype(np.int32) if leaves else p.blocks(df)
-            yield batch.append_column(column, pa.array(ids, pa.int32()))
+            batch = batch.append_column(column, pa.array(ids, pa.int32()))
+            if part_column is not None:
+                batch = batch.append_column(part_column, pa.array(labels[ids], pa.int64()))
+            yield batch
 
     return sdf.mapInArrow(run, out_schema)
 

@@ -21,8 +21,8 @@ import polars as pl
 
 from .._columns import ColumnSpec, is_numeric
 from .._errors import SDCError
-from ._common import BLOCK, arrow_schema, nullable, polars_schema, require_pyspark, to_spark_arrow
-from .blocking import BlockPlan, assign, plan_blocks
+from ._common import BLOCK, PART, arrow_schema, nullable, polars_schema, require_pyspark, to_spark_arrow
+from .blocking import BlockPlan, assign, partition_labels, plan_blocks
 
 
 def local_weights(plan: BlockPlan, weights: Mapping[str, float] | None, standardize: bool) -> dict[str, float]:
@@ -60,7 +60,7 @@ def block_task(
 
         df = pl.from_arrow(table)
         block = int(df[BLOCK][0]) if df.height else 0
-        df = df.select(columns)
+        df = df.select(columns)  # drops the block and partition labels
         df = df.sort(columns, nulls_last=True)  # canonical row order: by every column, in frame order
         out = df.sdc.microaggregate(
             k, on, method=method, refine=refine, standardize=False, ordinal=ordinal, weights=weights,
@@ -146,5 +146,9 @@ def microaggregate(
     )
     if task_wrapper is not None:
         task = task_wrapper(task)
-    blocked = assign(sdf, plan, column=BLOCK)
-    return blocked.groupBy(*plan.by, BLOCK).applyInArrow(task, out_schema)
+    # one task per block: repartition by a label whose hash partition is the block id, then
+    # group (the grouping keys include the label, so Spark reuses that partitioning)
+    labels = partition_labels(sdf.sparkSession, plan.n_blocks)
+    blocked = assign(sdf, plan, column=BLOCK, part_column=PART, part_labels=labels)
+    blocked = blocked.repartition(plan.n_blocks, PART)
+    return blocked.groupBy(*plan.by, BLOCK, PART).applyInArrow(task, out_schema)
