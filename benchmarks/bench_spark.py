@@ -58,7 +58,8 @@ def main() -> None:
     from pyspark.sql import SparkSession
 
     spark = (SparkSession.builder.master("local[2]").appName("bench_spark").config("spark.ui.enabled", "false")
-             .config("spark.driver.memory", "6g").config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "8").getOrCreate())
+             .config("spark.driver.memory", "6g").config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "8")
+             .config("spark.sql.execution.arrow.maxRecordsPerBatch", "100000").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     tmp = tempfile.mkdtemp(prefix="bench_spark_")
     # warm-up: compile the kernels in this process and in the Spark workers

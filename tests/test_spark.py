@@ -47,7 +47,7 @@ def spark():
     # local[2, 2]: two cores, and a failed task is tried a second time (the retry test needs it)
     session = (SparkSession.builder.master("local[2,2]").appName("polars_sdc-tests")
                .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
-               .config("spark.sql.execution.arrow.pyspark.enabled", "true").getOrCreate())
+               .config("spark.ui.showConsoleProgress", "false").getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
@@ -85,7 +85,9 @@ def plan(sdf):
     return sdcs.plan_blocks(sdf, K, ON, by="s", block_rows=70, seed=3)
 
 
-def _blocked_local(sdf, plan) -> pl.DataFrame:
+@pytest.fixture(scope="module")
+def blocked(sdf, plan) -> pl.DataFrame:
+    """The input with the block id of each row (column "b"), collected."""
     from polars_sdc.spark.blocking import assign
 
     return pl.from_arrow(assign(sdf, plan, column="b").toArrow())
@@ -95,11 +97,10 @@ def _canon(df: pl.DataFrame) -> pl.DataFrame:
     return df.sort(df.columns, nulls_last=True)
 
 
-def test_blocks_hold_k_to_block_rows_records_of_one_stratum(sdf, plan, data):
+def test_blocks_hold_k_to_block_rows_records_of_one_stratum(plan, blocked, data):
     assert plan.n_blocks >= 900 // 70
     assert plan.block_sizes.min() >= K and plan.block_sizes.max() <= 70
     assert plan.block_sizes.sum() == data.height
-    blocked = _blocked_local(sdf, plan)
     sizes = blocked.group_by("b").agg(pl.len(), pl.col("s").n_unique().alias("strata"),
                                       pl.col("s").null_count().alias("nulls"))
     assert (sizes["strata"] == 1).all()                      # a block never spans two strata
@@ -112,7 +113,7 @@ def test_blocks_hold_k_to_block_rows_records_of_one_stratum(sdf, plan, data):
 @pytest.mark.parametrize("method, refine, options", [
     ("mdav", None, {}), ("mdav", "mil", {}), ("vmdav", None, {"gamma": 0.5}), ("mhm", None, {"order": "kd-mdav"}),
 ])
-def test_microaggregate_equals_local_on_the_same_blocks(sdf, plan, data, method, refine, options):
+def test_microaggregate_equals_local_on_the_same_blocks(sdf, plan, blocked, data, method, refine, options):
     from polars_sdc import spark as sdcs
 
     out = sdcs.microaggregate(sdf, K, ON, by="s", method=method, refine=refine, plan=plan,
@@ -123,7 +124,6 @@ def test_microaggregate_equals_local_on_the_same_blocks(sdf, plan, data, method,
     assert got.group_by([*ON, "s"]).len()["len"].min() >= K
     assert got.group_by("g").agg(pl.col("blk").n_unique())["blk"].max() == 1
     # reference: the local method on each block, z-scores of the whole table
-    blocked = _blocked_local(sdf, plan)
     sd = data.select(pl.col(ON).std(ddof=0)).row(0)
     assert np.allclose(plan.std, sd, rtol=1e-12)
     w = {c: 1.0 / v**2 for c, v in zip(ON, plan.std)}
@@ -146,7 +146,7 @@ def test_microaggregate_quality_close_to_global_mdav(spark, data):
 
     df = data.select("id", *ON)
     one = spark.createDataFrame(df.to_arrow())
-    out = sdcs.microaggregate(one, K, ON, block_rows=300, group_column="g")
+    out = sdcs.microaggregate(one, K, ON, block_rows=300, group_column="g").cache()
     spark_loss = sdcs.ilssdm(one, out, ON, key="id")
     local_out = df.sdc.mdav(K, ON)
     local_loss = df.sdc.ilssdm(ON, masked=local_out)
@@ -279,3 +279,15 @@ def test_frequencies_equal_local_counts(spark):
     assert got["fk"].equals(want["fk"])
     assert np.allclose(got["Fk_pop"].to_numpy(), want["Fk_pop"].to_numpy(), rtol=1e-12)
     assert got["fk"].sum() == sum(n * n for n in df.group_by("a", "b").len()["len"].to_list())
+
+
+def test_blocks_with_heavy_ties_and_small_leaves(spark):
+    from polars_sdc import spark as sdcs
+
+    g = np.random.default_rng(4)
+    df = pl.DataFrame({"x": g.integers(0, 3, 500).astype(np.float64), "y": g.exponential(1.0, 500).round(1)})
+    plan = sdcs.plan_blocks(spark.createDataFrame(df.to_arrow()), 7, ["x", "y"], block_rows=30, sample_per_block=5)
+    sizes = plan.block_sizes
+    assert sizes.sum() == 500 and sizes.min() >= 7 and sizes.max() <= 30
+    blocks = plan.blocks(df)
+    assert np.array_equal(np.bincount(blocks, minlength=plan.n_blocks), sizes)
