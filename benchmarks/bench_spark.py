@@ -106,6 +106,9 @@ def main() -> None:
             print(f"{n:>10} {b:>10} {plan.n_blocks:>7} {s_loss:>10.4f} {s_loss / g_loss:>9.3f} {tp:>7.1f} {ts:>8.1f} "
                   f"{ts / n * 1e6:>7.1f} {tl:>8.1f} {ts / tl:>11.2f}", flush=True)
     spark.stop()
+    import shutil
+
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

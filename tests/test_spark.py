@@ -170,7 +170,8 @@ def test_retried_tasks_give_identical_output(sdf, plan, tmp_path):
 
             from pyspark import TaskContext
 
-            if TaskContext.get().attemptNumber() == 0:
+            ctx = TaskContext.get()
+            if ctx.attemptNumber() == 0 and ctx.partitionId() in (0, 1):   # two tasks fail once
                 open(_os.path.join(marks, uuid.uuid4().hex), "w").close()
                 raise RuntimeError("injected failure on the first attempt")
             return task(table)
