@@ -23,6 +23,9 @@ Steps (each a Spark job over the data; nothing but split points and counts reach
    (its sibling subtree first), so every block holds >= k records and at most ``block_rows``.
 
 Strata are blocked separately: each has its own tree, and a block never spans two strata.
+Only the numeric quasi-identifiers steer the tree (categorical ones still take part in the
+distance inside each block); with none, a stratum larger than ``block_rows`` stays one block
+(with a warning).
 The assignment is a pure function of a record's values and the broadcast plan, so it is the
 same in every partitioning, executor and task retry; the input must itself be deterministic
 (cache or checkpoint a non-deterministic source before blocking).
