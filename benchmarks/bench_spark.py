@@ -1,0 +1,115 @@
+"""The Spark back end against single-process polars_sdc, on standard normal data (p = 10, k = 5).
+
+    python benchmarks/bench_spark.py                                 # n = 1e6, block_rows 10k / 30k / 100k
+    python benchmarks/bench_spark.py --n 1000000 10000000 --block-rows 100000 --no-global
+
+For each n: global MDAV in one process (the quality reference; skipped with --no-global),
+then for each block_rows: the kd-tree blocks planned on Spark, the same blocks microaggregated
+one after the other in this process (the single-process peer: same work, no Spark), and the
+Spark run (local[2]: plan + blocks through groupBy(block).applyInArrow, written to Parquet).
+Prints SSE/SST (percent), its ratio to global MDAV, wall seconds, seconds per million rows
+and Spark / single-process. Wall time on a shared 2-core machine: noisy; compare ratios
+within one run. Needs pyspark >= 4 and Java (PYSPARK_PYTHON and SPARK_LOCAL_IP are set here).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+import polars as pl
+
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+os.environ["PYTHONPATH"] = os.pathsep.join([ROOT, *filter(None, [os.environ.get("PYTHONPATH")])])
+sys.path.insert(0, ROOT)
+
+import polars_sdc  # noqa: E402,F401
+from polars_sdc import spark as sdcs  # noqa: E402
+
+P, K = 10, 5
+ON = [f"x{j}" for j in range(P)]
+
+
+def data(n: int, seed: int = 0) -> pl.DataFrame:
+    g = np.random.default_rng(seed)
+    return pl.DataFrame({"id": np.arange(n, dtype=np.int64), **{c: g.standard_normal(n) for c in ON}})
+
+
+def loss(df: pl.DataFrame, masked: pl.DataFrame) -> float:
+    return 100.0 * df.sdc.ilssdm(ON, masked=masked.sort("id").select(df.columns))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, nargs="+", default=[1_000_000])
+    ap.add_argument("--block-rows", type=int, nargs="+", default=[10_000, 30_000, 100_000])
+    ap.add_argument("--refine", default=None)
+    ap.add_argument("--no-global", action="store_true")
+    ap.add_argument("--global-loss", type=float, default=float("nan"),
+                    help="global MDAV SSE/SST (percent) from an earlier run, used with --no-global")
+    ap.add_argument("--no-local", action="store_true")
+    args = ap.parse_args()
+
+    from pyspark.sql import SparkSession
+
+    spark = (SparkSession.builder.master("local[2]").appName("bench_spark").config("spark.ui.enabled", "false")
+             .config("spark.driver.memory", "6g").config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "8")
+             .config("spark.sql.execution.arrow.maxRecordsPerBatch", "100000").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    tmp = tempfile.mkdtemp(prefix="bench_spark_")
+    # warm-up: compile the kernels in this process and in the Spark workers
+    warm = data(2000)
+    warm.sdc.mdav(K, ON)
+    sdcs.microaggregate(spark.createDataFrame(warm.to_arrow()), K, ON, block_rows=1000).count()
+
+    print(f"p = {P}, k = {K}, refine = {args.refine}; wall seconds on a shared 2-core machine")
+    print(f"{'n':>10} {'block_rows':>10} {'blocks':>7} {'SSE/SST %':>10} {'/ global':>9} "
+          f"{'plan s':>7} {'spark s':>8} {'s/1e6':>7} {'local s':>8} {'spark/local':>11}")
+    for n in args.n:
+        df = data(n)
+        src = os.path.join(tmp, f"in_{n}.parquet")
+        df.write_parquet(src)
+        if not args.no_global:
+            t = time.perf_counter()
+            ref = df.sdc.mdav(K, ON, refine=args.refine)
+            tg = time.perf_counter() - t
+            g_loss = loss(df, ref)
+            print(f"{n:>10} {'global':>10} {1:>7} {g_loss:>10.4f} {1.0:>9.3f} {'':>7} {'':>8} {'':>7} {tg:>8.1f}", flush=True)
+        else:
+            g_loss = args.global_loss
+        sdf = spark.read.parquet(src)
+        for b in args.block_rows:
+            dst = os.path.join(tmp, f"out_{n}_{b}.parquet")
+            t = time.perf_counter()
+            plan = sdcs.plan_blocks(sdf, K, ON, block_rows=b)
+            tp = time.perf_counter() - t
+            sdcs.microaggregate(sdf, K, ON, plan=plan, refine=args.refine).write.mode("overwrite").parquet(dst)
+            ts = time.perf_counter() - t
+            out = pl.read_parquet(os.path.join(dst, "*.parquet"))
+            s_loss = loss(df, out)
+            tl = float("nan")
+            if not args.no_local:   # the same blocks, one after the other, in this process
+                t = time.perf_counter()
+                blocks = plan.blocks(df)
+                parts = [part.drop("__b").sort(df.columns).sdc.microaggregate(
+                    K, ON, refine=args.refine, standardize=False,
+                    weights={c: 1.0 / s**2 for c, s in zip(plan.features, plan.std)})
+                    for part in df.with_columns(pl.Series("__b", blocks)).partition_by("__b")]
+                local = pl.concat(parts)
+                tl = time.perf_counter() - t
+                assert abs(loss(df, local) - s_loss) < 1e-9, "Spark and local blocks disagree"
+            print(f"{n:>10} {b:>10} {plan.n_blocks:>7} {s_loss:>10.4f} {s_loss / g_loss:>9.3f} {tp:>7.1f} {ts:>8.1f} "
+                  f"{ts / n * 1e6:>7.1f} {tl:>8.1f} {ts / tl:>11.2f}", flush=True)
+    spark.stop()
+    import shutil
+
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

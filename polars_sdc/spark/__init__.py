@@ -1,0 +1,25 @@
+"""The Spark back end: the same methods on Spark DataFrames, with Polars and the Numba
+kernels doing the work inside each task (``pip install "polars_sdc[spark]"``).
+
+- :func:`microaggregate`: distributed kd-tree blocking (every block >= k and <= ``block_rows``
+  records of one stratum), then the local method per block by ``groupBy(block).applyInArrow``;
+- :func:`laplace`: per-row noise from ``(seed, column, key)``, identical to the local
+  generator whatever the partitioning or task retries;
+- :func:`recode` / :func:`recode_map`: minimum-frequency recoding from one count aggregation;
+- :func:`ilssdm`: SSE / SST by aggregations; :func:`frequencies`: fk / Fk per key combination.
+
+Input and output are Spark DataFrames; only small metadata (split points, counts, sums)
+reaches the driver. Importing this module does not import pyspark.
+"""
+from __future__ import annotations
+
+from .blocking import BlockPlan, assign_blocks, plan_blocks
+from .frequencies import frequencies
+from .laplace import laplace
+from .loss import ilssdm
+from .microaggregate import microaggregate
+from .recode import recode, recode_map
+
+__all__ = [
+    "BlockPlan", "assign_blocks", "frequencies", "ilssdm", "laplace", "microaggregate", "plan_blocks", "recode", "recode_map",
+]

@@ -1,0 +1,468 @@
+"""Distributed blocking for microaggregation on Spark: a kd-tree built on the driver from a
+sample, its split points broadcast, and every record given a block id.
+
+Why: a k-partition of a very large table cannot be computed in one piece, so the table is cut
+into blocks of at most ``block_rows`` records and the local method runs inside each block
+(Solanas et al., "A 2^d-tree-based blocking method for microaggregating very large data
+sets": the blocks come from a space-partitioning tree, so each block holds nearby records
+and blocking costs little information). Here the tree is a kd-tree (one split per node, on
+the column of largest spread in z-scores, at a sample quantile) rather than a 2^d-tree: it
+cuts one column at a time whatever the dimension, so the blocks come out close to the size
+asked for even with p = 10 quasi-identifiers (a 2^d-tree would cut 1,024 ways at once).
+
+Steps (each a Spark job over the data; nothing but split points and counts reaches the driver):
+
+1. global mean and standard deviation of the numeric quasi-identifiers (the z-scores of the
+   local method, computed once for the whole table) and the count of each stratum (``by``);
+2. a sample of about ``sample_per_block`` records per block; a kd-tree per stratum larger
+   than ``block_rows``: a node estimated to need m leaves of at most 0.85 ``block_rows`` is
+   cut at the floor(m/2)/m quantile of its column of largest spread;
+3. exact leaf counts (one aggregation); a leaf still larger than ``block_rows - k + 1`` is
+   split again from a sample of its own records (rarely needed);
+4. every leaf with fewer than k records joins the smallest block under its nearest ancestor
+   (its sibling subtree first), so every block holds >= k records and at most ``block_rows``.
+
+Strata are blocked separately: each has its own tree, and a block never spans two strata.
+Only the numeric quasi-identifiers steer the tree (categorical ones still take part in the
+distance inside each block); with none, a stratum larger than ``block_rows`` stays one block
+(with a warning).
+The assignment is a pure function of a record's values and the broadcast plan, so it is the
+same in every partitioning, executor and task retry; the input must itself be deterministic
+(cache or checkpoint a non-deterministic source before blocking).
+"""
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .._columns import ColumnSpec, is_numeric, resolve_columns
+from .._errors import SDCError
+from ._common import bad_value_counts, check_present, column_list, polars_schema, raise_bad, require_pyspark
+
+ROOT = "__sdc_root"
+COUNT = "__sdc_count"
+
+
+@dataclass
+class BlockPlan:
+    """The broadcast blocking plan: a kd-forest (one tree per stratum) and the block of each leaf.
+
+    ``features`` are the numeric quasi-identifiers the tree splits on, scored as
+    ``(x - center) * scale``; node arrays ``feature``, ``threshold``, ``left``, ``right``,
+    ``leaf`` (-1 for an internal node); ``strata`` holds the ``by`` values, each stratum's
+    root node and row count; ``leaf_block`` maps a leaf to its block; ``block_sizes`` are
+    the exact block sizes.
+    """
+
+    by: list[str]
+    on: list[str]
+    features: list[str]
+    center: np.ndarray
+    scale: np.ndarray
+    std: np.ndarray
+    feature: list[int]
+    threshold: list[float]
+    left: list[int]
+    right: list[int]
+    leaf: list[int]
+    strata: pl.DataFrame
+    leaf_block: np.ndarray
+    block_sizes: np.ndarray
+    n: int
+
+    # -- the forest ---------------------------------------------------------------------
+    def _new_leaf(self) -> int:
+        self.feature.append(-1)
+        self.threshold.append(0.0)
+        self.left.append(-1)
+        self.right.append(-1)
+        self.leaf.append(self._n_leaves())
+        return len(self.leaf) - 1
+
+    def _n_leaves(self) -> int:
+        return int(max(self.leaf, default=-1)) + 1
+
+    def _split(self, node: int, j: int, thr: float) -> tuple[int, int]:
+        a, b = self._new_leaf(), self._new_leaf()
+        self.feature[node], self.threshold[node] = j, float(thr)
+        self.left[node], self.right[node], self.leaf[node] = a, b, -1
+        return a, b
+
+    def scores(self, df: pl.DataFrame) -> np.ndarray:
+        """The (n, d) float64 matrix the tree splits on: ``(x - center) * scale``."""
+        if not self.features:
+            return np.empty((df.height, 0))
+        return df.select(
+            ((pl.col(c).cast(pl.Float64) - float(m)) * float(s)).alias(c)
+            for c, m, s in zip(self.features, self.center, self.scale)
+        ).to_numpy().reshape(df.height, len(self.features))
+
+    def roots(self, df: pl.DataFrame) -> np.ndarray:
+        """The root node of each row's stratum."""
+        if not self.by:
+            return np.full(df.height, int(self.strata[ROOT][0]), dtype=np.int64)
+        r = df.select(self.by).join(
+            self.strata.select(*self.by, ROOT), on=self.by, how="left", nulls_equal=True, maintain_order="left"
+        )[ROOT]
+        if r.null_count():
+            raise SDCError("a stratum appeared that was not there when the blocks were planned; "
+                           "the input must be deterministic (cache it before blocking)")
+        return r.to_numpy().astype(np.int64)
+
+    def leaves(self, df: pl.DataFrame) -> np.ndarray:
+        """The kd-tree leaf of every row of ``df`` (a walk down the forest, one numpy pass per level)."""
+        feature = np.asarray(self.feature, dtype=np.int64)
+        threshold = np.asarray(self.threshold, dtype=np.float64)
+        left = np.asarray(self.left, dtype=np.int64)
+        right = np.asarray(self.right, dtype=np.int64)
+        leaf = np.asarray(self.leaf, dtype=np.int64)
+        node = self.roots(df)
+        X = self.scores(df)
+        idx = np.flatnonzero(leaf[node] < 0)
+        while idx.size:
+            nd = node[idx]
+            go_right = X[idx, feature[nd]] > threshold[nd]
+            node[idx] = np.where(go_right, right[nd], left[nd])
+            idx = idx[leaf[node[idx]] < 0]
+        return leaf[node]
+
+    def blocks(self, df: pl.DataFrame) -> np.ndarray:
+        """The block id (int32) of every row of ``df``."""
+        return self.leaf_block[self.leaves(df)].astype(np.int32)
+
+    @property
+    def n_blocks(self) -> int:
+        return int(self.block_sizes.size)
+
+    def __repr__(self) -> str:
+        s = self.block_sizes
+        return (f"BlockPlan(rows={self.n}, strata={self.strata.height}, blocks={s.size}, "
+                f"block sizes {int(s.min()) if s.size else 0}..{int(s.max()) if s.size else 0})")
+
+
+def _stratum_label(row: Mapping[str, Any], by: Sequence[str]) -> str:
+    return ", ".join(f"{c}={row[c]!r}" for c in by)
+
+
+def _grow(plan: BlockPlan, node: int, Z: np.ndarray, est: float, split_at: float) -> bool:
+    """Split leaf ``node`` (whose records are estimated at ``est``, represented by the sample
+    rows ``Z``) until every leaf's estimate is <= ``split_at``. A node that needs m leaves is
+    cut at its sample's floor(m/2)/m quantile on the column of largest variance, so the leaves
+    come out close to ``split_at`` (not half of it, as median cuts of a power of two would
+    give). Returns False when some node could not be split (its sample rows are all equal)."""
+    ok = True
+    stack = [(node, Z, est)]
+    while stack:
+        nd, sub, e = stack.pop()
+        if e <= split_at or sub.shape[0] < 2 or sub.shape[1] == 0:
+            ok &= e <= split_at
+            continue
+        m = int(np.ceil(e / split_at))
+        q = (m // 2) / m
+        chosen = None
+        for j in np.argsort(-sub.var(axis=0), kind="stable"):
+            col = sub[:, j]
+            r = min(max(int(np.ceil(q * col.size)) - 1, 0), col.size - 1)
+            thr = np.partition(col, r)[r]
+            go_left = col <= thr
+            if go_left.all():
+                below = col[col < thr]
+                if below.size == 0:
+                    continue
+                thr = below.max()
+                go_left = col <= thr
+            chosen = (int(j), float(thr), go_left)
+            break
+        if chosen is None:
+            ok = False
+            continue
+        j, thr, go_left = chosen
+        a, b = plan._split(nd, j, thr)
+        frac = go_left.mean()
+        stack.append((b, sub[~go_left], e * (1.0 - frac)))
+        stack.append((a, sub[go_left], e * frac))
+    return ok
+
+
+def _subtree_leaves(plan: BlockPlan, node: int) -> list[int]:
+    out, stack = [], [node]
+    while stack:
+        nd = stack.pop()
+        if plan.leaf[nd] >= 0:
+            out.append(plan.leaf[nd])
+        else:
+            stack += [plan.right[nd], plan.left[nd]]
+    return out
+
+
+def _merge_small(plan: BlockPlan, counts: np.ndarray, k: int, block_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Leaf -> block map: leaves with fewer than ``k`` records (and empty leaves) join the
+    smallest block under their nearest ancestor that offers one."""
+    n_nodes = len(plan.leaf)
+    parent = np.full(n_nodes, -1, dtype=np.int64)
+    node_of_leaf = np.full(plan._n_leaves(), -1, dtype=np.int64)  # -1: a leaf since split
+    for nd in range(n_nodes):
+        if plan.leaf[nd] < 0:
+            parent[plan.left[nd]] = nd
+            parent[plan.right[nd]] = nd
+        else:
+            node_of_leaf[plan.leaf[nd]] = nd
+    block = np.arange(counts.size)           # union-find on leaves, by block representative
+    size = counts.astype(np.int64).copy()
+
+    def find(x: int) -> int:
+        while block[x] != x:
+            block[x] = block[block[x]]
+            x = block[x]
+        return x
+
+    def target(leaf: int, need_room: int) -> int | None:
+        me = find(leaf)
+        nd = node_of_leaf[leaf]
+        best = None
+        while parent[nd] >= 0:
+            nd = parent[nd]
+            cands = {find(x) for x in _subtree_leaves(plan, nd)} - {me}
+            cands = [c for c in cands if size[c] > 0]
+            if cands:
+                fits = [c for c in cands if size[c] + need_room <= block_rows] or cands
+                best = min(fits, key=lambda c: (size[c], c))
+                break
+        return best
+
+    while True:
+        small = [r for r in range(counts.size) if find(r) == r and 0 < size[r] < k]
+        if not small:
+            break
+        r = min(small, key=lambda x: (size[x], x))
+        t = target(r, int(size[r]))
+        if t is None:  # a stratum smaller than k is refused before blocking
+            raise SDCError(f"internal: a block of {size[r]} rows < k has no neighbour")
+        block[r] = t
+        size[t] += size[r]
+        size[r] = 0
+    for leaf in range(counts.size):  # empty leaves: any block under their nearest ancestor
+        if node_of_leaf[leaf] >= 0 and size[find(leaf)] == 0:
+            t = target(leaf, 0)
+            if t is not None:
+                block[leaf] = t
+    reps = np.array([find(x) for x in range(counts.size)])
+    live = sorted({int(r) for r in reps if size[r] > 0})
+    dense = {r: i for i, r in enumerate(live)}
+    leaf_block = np.array([dense.get(int(r), 0) for r in reps], dtype=np.int32)
+    return leaf_block, np.array([size[r] for r in live], dtype=np.int64)
+
+
+def _leaf_counts(sdf: Any, plan: BlockPlan) -> np.ndarray:
+    from pyspark.sql import functions as F
+
+    leaves = assign(sdf.select(*plan.by, *plan.features), plan, column="__leaf", leaves=True)
+    rows = leaves.groupBy("__leaf").agg(F.count(F.lit(1)).alias("n")).collect()
+    counts = np.zeros(plan._n_leaves(), dtype=np.int64)
+    for r in rows:
+        counts[int(r["__leaf"])] = int(r["n"])
+    return counts
+
+
+def plan_blocks(
+    sdf: Any,
+    k: int,
+    on: ColumnSpec = None,
+    *,
+    by: ColumnSpec = None,
+    block_rows: int = 100_000,
+    standardize: bool = True,
+    weights: Mapping[str, float] | None = None,
+    seed: int = 0,
+    sample_per_block: int = 200,
+    max_rounds: int = 4,
+) -> BlockPlan:
+    """Plan the blocks of a Spark DataFrame: every block holds >= k and <= ``block_rows``
+    records of one stratum (see the module docstring for the steps). Only counts, the
+    column means and standard deviations and a sample of about ``sample_per_block`` records
+    per block reach the driver.
+
+    >>> from pyspark.sql import SparkSession                       # doctest: +SKIP
+    >>> plan = plan_blocks(sdf, 5, ["x", "y"], block_rows=10_000)   # doctest: +SKIP
+    """
+    require_pyspark()
+    from pyspark.sql import functions as F
+
+    schema = polars_schema(sdf)
+    by_cols = column_list(by)
+    check_present(schema, by_cols, "by")
+    if on is None:
+        on_cols = [c for c, t in schema.items() if is_numeric(t) and c not in by_cols]
+    else:
+        on_cols = resolve_columns(schema, on, kind="supported")
+    both = [c for c in on_cols if c in by_cols]
+    if both:
+        raise SDCError(f"column {both[0]!r}: cannot be both a quasi-identifier (on) and a stratum (by)")
+    if not on_cols:
+        raise SDCError("`on`: no quasi-identifier columns")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise SDCError(f"k must be an integer >= 1, got {k!r}")
+    if isinstance(block_rows, bool) or not isinstance(block_rows, (int, np.integer)) or block_rows < 2 * k:
+        raise SDCError(f"block_rows must be an integer >= 2 k = {2 * k}, got {block_rows!r}")
+    weights = dict(weights or {})
+    for c, w in weights.items():
+        if c not in on_cols:
+            raise SDCError(f"column {c!r}: has a weight but is not a quasi-identifier")
+        if not (isinstance(w, (int, float)) and np.isfinite(w) and w >= 0):
+            raise SDCError(f"column {c!r}: weight must be a finite number >= 0, got {w!r}")
+    feats = [c for c in on_cols if is_numeric(schema[c])]
+
+    # 1. one pass: per-stratum count, mean and sum of squared deviations (combined on the
+    #    driver into the global mean and standard deviation, ddof 0 as the local z-scores),
+    #    and the null / NaN / infinity counts of the quasi-identifiers
+    aggs = [F.count(F.lit(1)).alias(COUNT)]
+    for c in feats:
+        x = F.col(c).cast("double")
+        aggs += [F.mean(x).alias(f"__m_{c}"), (F.var_pop(x) * F.count(x)).alias(f"__q_{c}")]
+    grouped = sdf.groupBy(*by_cols).agg(*aggs, *bad_value_counts(sdf, on_cols, schema)) if by_cols \
+        else sdf.agg(*aggs, *bad_value_counts(sdf, on_cols, schema))
+    strata = pl.from_arrow(grouped.toArrow())
+    raise_bad(on_cols, [int(strata[f"__bad_{c}"].sum()) for c in on_cols])
+    counts_s = strata[COUNT].to_numpy().astype(np.float64)
+    n = int(counts_s.sum())
+    if n < k:
+        raise SDCError(f"k = {k} is larger than the number of rows ({n})")
+    center = np.zeros(len(feats))
+    std = np.zeros(len(feats))
+    for j, c in enumerate(feats):   # Chan et al.'s pairwise combination of (count, mean, M2)
+        m = strata[f"__m_{c}"].fill_null(0.0).to_numpy()
+        q = strata[f"__q_{c}"].fill_null(0.0).to_numpy()
+        mean = float((counts_s * m).sum() / n)
+        m2 = float(q.sum() + (counts_s * (m - mean) ** 2).sum())
+        center[j], std[j] = mean, float(np.sqrt(max(m2, 0.0) / n))
+    w = np.array([float(weights.get(c, 1.0)) for c in feats])
+    if standardize:
+        scale = np.where(std > 0, np.sqrt(w) / np.where(std > 0, std, 1.0), 0.0)
+    else:
+        scale = np.sqrt(w)
+    strata = strata.select(*by_cols, COUNT)
+    if by_cols:
+        strata = strata.sort(by_cols, nulls_last=True)
+        for r in strata.iter_rows(named=True):
+            if r[COUNT] < k:
+                raise SDCError(f"stratum {_stratum_label(r, by_cols)}: {r[COUNT]} rows < k = {k}")
+    strata = strata.with_columns(pl.int_range(pl.len()).cast(pl.Int64).alias(ROOT))  # root = node i
+    plan = BlockPlan(by_cols, on_cols, feats, center, scale, std, [], [], [], [], [], strata,
+                     np.zeros(0, np.int32), np.zeros(0, np.int64), n)
+    for _ in range(strata.height):
+        plan._new_leaf()
+
+    # 2. trees from a sample, for strata larger than the split size
+    split_at = 0.85 * block_rows
+    limit = block_rows - k + 1
+    big = strata.filter(pl.col(COUNT) > split_at)
+    unsplittable = False
+    if big.height and feats:
+        fraction = min(1.0, sample_per_block / (0.375 * block_rows))
+        part = sdf.select(*by_cols, *feats)
+        if fraction < 1.0:
+            part = part.sample(fraction=fraction, seed=seed)
+        sample = pl.from_arrow(part.toArrow())
+        for r in big.iter_rows(named=True):
+            sub = sample
+            for c in by_cols:
+                sub = sub.filter(pl.col(c).is_null() if r[c] is None else pl.col(c) == r[c])
+            Z = plan.scores(sub)
+            est = float(r[COUNT])
+            unsplittable |= not _grow(plan, int(r[ROOT]), Z, est, split_at)
+
+    # 3. exact leaf counts; split the leaves still too large from their own sample
+    counts = _leaf_counts(sdf, plan)
+    for round_ in range(max_rounds):
+        over = [leaf for leaf in range(counts.size) if counts[leaf] > limit]
+        if not over or not feats:
+            break
+        leaf_node = {plan.leaf[nd]: nd for nd in range(len(plan.leaf)) if plan.leaf[nd] >= 0}
+        fractions = {leaf: min(1.0, 4.0 * sample_per_block / counts[leaf]) for leaf in over}
+        tagged = assign(sdf.select(*plan.by, *plan.features), plan, column="__leaf", leaves=True)
+        tagged = tagged.where(F.col("__leaf").isin(over))
+        if max(fractions.values()) < 1.0:
+            tagged = tagged.sampleBy("__leaf", fractions, seed=seed + 1 + round_)
+        sample = pl.from_arrow(tagged.toArrow())
+        for leaf in over:
+            sub = sample.filter(pl.col("__leaf") == leaf)
+            unsplittable |= not _grow(plan, leaf_node[leaf], plan.scores(sub), float(counts[leaf]), limit / 2.0)
+        counts = _leaf_counts(sdf, plan)
+    if (counts > limit).any():
+        unsplittable = True
+
+    # 4. small leaves join a neighbour
+    plan.leaf_block, plan.block_sizes = _merge_small(plan, counts, k, block_rows)
+    if unsplittable or (plan.block_sizes > block_rows).any():
+        warnings.warn(
+            f"some blocks have more than block_rows = {block_rows} records (largest: {int(plan.block_sizes.max())}); "
+            "their quasi-identifiers are too often equal to split them", stacklevel=2,
+        )
+    return plan
+
+
+def partition_labels(spark: Any, n: int) -> np.ndarray:
+    """For i = 0 .. n-1 a long whose Spark hash partition among ``n`` is i (one tiny job):
+    repartitioning by the label of its block puts every block in a task of its own, so no
+    task gets two blocks while another idles (hash collisions of the block ids would)."""
+    from pyspark.sql import functions as F
+
+    rows = (spark.range(0, 64 * n).select("id", F.expr(f"pmod(hash(id), {n})").alias("p"))
+            .groupBy("p").agg(F.min("id").alias("id")).collect())
+    labels = np.full(n, -1, dtype=np.int64)
+    for r in rows:
+        labels[int(r["p"])] = int(r["id"])
+    if (labels < 0).any():  # pragma: no cover - probability about n * exp(-64)
+        raise SDCError("internal: no label found for some partition")
+    return labels
+
+
+def assign(sdf: Any, plan: BlockPlan, *, column: str = "block", leaves: bool = False,
+           part_column: str | None = None, part_labels: np.ndarray | None = None) -> Any:
+    """``sdf`` with an int32 ``column``: each record's block (or kd leaf) under ``plan``,
+    computed in each task from the broadcast plan (no shuffle); ``part_column`` adds the
+    block's :func:`partition_labels` label (int64)."""
+    require_pyspark()
+    import pyarrow as pa
+    from pyspark.sql.types import IntegerType, LongType, StructField, StructType
+
+    if column in sdf.columns:
+        raise SDCError(f"column {column!r}: already in the frame; choose another block column name")
+    fields = [*sdf.schema.fields, StructField(column, IntegerType(), False)]
+    if part_column is not None:
+        fields.append(StructField(part_column, LongType(), False))
+    out_schema = StructType(fields)
+    payload = sdf.sparkSession.sparkContext.broadcast((plan, part_labels))
+
+    def run(batches):
+        p, labels = payload.value
+        for batch in batches:
+            df = pl.from_arrow(pa.Table.from_batches([batch]))
+            ids = p.leaves(df).astype(np.int32) if leaves else p.blocks(df)
+            batch = batch.append_column(column, pa.array(ids, pa.int32()))
+            if part_column is not None:
+                batch = batch.append_column(part_column, pa.array(labels[ids], pa.int64()))
+            yield batch
+
+    return sdf.mapInArrow(run, out_schema)
+
+
+def assign_blocks(
+    sdf: Any,
+    k: int,
+    on: ColumnSpec = None,
+    *,
+    column: str = "block",
+    **options: Any,
+) -> Any:
+    """``sdf`` with a ``column`` of block ids (int32) from :func:`plan_blocks` (same options):
+    every block holds >= k and <= ``block_rows`` records of one stratum.
+
+    >>> blocked = assign_blocks(sdf, 5, ["x", "y"], block_rows=10_000)   # doctest: +SKIP
+    """
+    return assign(sdf, plan_blocks(sdf, k, on, **options), column=column)

@@ -1,0 +1,120 @@
+"""Laplace noise on Spark, drawn per row from ``(seed, "laplace/<column>", key)``.
+
+The released value is ``y = x + e`` with ``e ~ Laplace(0, phi)`` (seed 004, eq. 1/2), and
+``e = polars_sdc.rng.laplace(seed, f"laplace/{column}", rng.row_keys(key), phi)``: the one
+per-row generator of :mod:`polars_sdc.rng`. A row's noise depends only on the seed, the
+column and the row's key, so it is the same whatever the partitioning, the number of
+executors or a task retry, and equals the local result for the same seed and key. Row
+positions are not stable in Spark, so a ``key`` column is required.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .. import rng
+from .._columns import ColumnSpec, resolve_columns
+from .._errors import SDCError
+from ._common import bad_value_counts, polars_schema, raise_bad, require_pyspark
+
+
+def laplace_noise(seed: int, column: str, keys: pl.Series, phi: float) -> np.ndarray:
+    """The noise added to ``column`` for the rows with these ``keys``.
+
+    >>> e = laplace_noise(7, "age", pl.Series("id", [1, 2, 3]), 2.0)
+    >>> bool(np.array_equal(e, rng.laplace(7, "laplace/age", rng.row_keys(pl.Series([1, 2, 3])), 2.0)))
+    True
+    """
+    return rng.laplace(seed, f"laplace/{column}", rng.row_keys(keys), phi)
+
+
+def laplace(
+    sdf: Any,
+    on: ColumnSpec = None,
+    phi: Any = None,
+    *,
+    key: str | None = None,
+    k: int | None = None,
+    m: int = 1,
+    seed: int | None = None,
+    check_key: bool = True,
+) -> Any:
+    """``sdf`` with Laplace noise added to the numeric ``on`` columns (double out): ``phi`` a
+    number, a sequence or ``{column: phi}``, or ``k`` to calibrate phi for Pk-anonymity
+    (``2 m (b - a) / ln((N - 1)/(k - 1))``, seed 004 section 5, from one aggregation).
+    ``key`` names a column that identifies each row (integers or strings); ``check_key``
+    verifies it has no nulls and no repeated value (one aggregation).
+
+    >>> from polars_sdc import spark as sdcs                                # doctest: +SKIP
+    >>> noisy = sdcs.laplace(sdf, ["age"], 2.0, key="person_id", seed=7)    # doctest: +SKIP
+    """
+    require_pyspark()
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import DoubleType, StructField, StructType
+
+    from ..noise import laplace_on, phi_vector, pk_phi
+
+    if key is None:
+        raise SDCError("laplace on Spark needs key=: a column identifying each row (row positions change "
+                       "between Spark runs, so they cannot seed the noise)")
+    schema = polars_schema(sdf)
+    if key not in schema:
+        raise SDCError(f"key column {key!r}: not in the Spark DataFrame")
+    if phi is not None and k is not None:
+        raise SDCError("give either phi or k (Pk-anonymity calibration), not both")
+    if phi is None and k is None:
+        raise SDCError("give phi (the Laplace scale) or k (to calibrate phi for Pk-anonymity)")
+    cols = resolve_columns(schema, laplace_on(on, phi), kind="numeric", default="numeric")
+    cols = [c for c in cols if c != key] if on is None else cols
+    if key in cols:
+        raise SDCError(f"column {key!r}: the key column cannot be perturbed")
+    if seed is None:
+        seed = rng.fresh_seed()
+    rng.stream_hash(seed, "")  # validates the seed on the driver
+
+    aggs = [F.count(F.lit(1)).alias("n"), *bad_value_counts(sdf, cols, schema)]
+    if k is not None:
+        aggs += [F.min(F.col(c).cast("double")).alias(f"lo_{c}") for c in cols]
+        aggs += [F.max(F.col(c).cast("double")).alias(f"hi_{c}") for c in cols]
+    if check_key:
+        aggs += [F.sum(F.when(F.col(key).isNull(), 1).otherwise(0)).alias("key_nulls")]
+    row = sdf.agg(*aggs).collect()[0]
+    raise_bad(cols, [row[f"__bad_{c}"] for c in cols])
+    if k is not None:
+        phis = {c: pk_phi(row[f"lo_{c}"], row[f"hi_{c}"], int(row["n"]), k, m) for c in cols}
+        for c, v in phis.items():
+            if not v > 0:
+                raise SDCError(f"column {c!r}: constant column, the calibrated phi is 0; drop it from `on`")
+    else:
+        phis = dict(zip(cols, phi_vector(phi, cols).tolist()))
+    if check_key:
+        if row["key_nulls"]:
+            raise SDCError(f"key column {key!r}: {row['key_nulls']} null value(s); a key must identify every row")
+        dup = sdf.groupBy(key).count().where(F.col("count") > 1).limit(1).collect()
+        if dup:
+            raise SDCError(f"key column {key!r}: value {dup[0][key]!r} appears more than once; "
+                           "a key must identify one row")
+
+    out_schema = StructType([
+        StructField(f.name, DoubleType() if f.name in cols else f.dataType, f.nullable) for f in sdf.schema.fields
+    ])
+    names = list(sdf.columns)
+
+    def run(batches):
+        for batch in batches:
+            df = pl.from_arrow(pa.Table.from_batches([batch]))
+            keys = df.get_column(key)
+            arrays = []
+            for name in names:
+                if name in phis:
+                    x = df.get_column(name).cast(pl.Float64).to_numpy()
+                    arrays.append(pa.array(x + laplace_noise(seed, name, keys, phis[name]), pa.float64()))
+                else:
+                    arrays.append(batch.column(name))
+            yield pa.RecordBatch.from_arrays(arrays, names=names)
+
+    return sdf.mapInArrow(run, out_schema)

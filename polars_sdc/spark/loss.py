@@ -1,0 +1,65 @@
+"""Information loss on Spark by aggregations: ILSSDM = SSE / SST (thesis 2.4.1), on z-scores
+with the original's mean and standard deviation, as local ``df.sdc.ilssdm``."""
+from __future__ import annotations
+
+from typing import Any
+
+from .._columns import ColumnSpec, resolve_columns
+from .._errors import SDCError
+from ._common import polars_schema, require_pyspark
+
+
+def ilssdm(
+    original: Any,
+    masked: Any = None,
+    on: ColumnSpec = None,
+    *,
+    key: str | None = None,
+    groups: str | None = None,
+    standardize: bool = True,
+) -> float:
+    """SSE / SST of the ``on`` columns: for a ``masked`` release joined to the ``original``
+    row by row on ``key`` (SSE = sum |x - x'|^2), or for a partition given by the ``groups``
+    column of ``original`` (SSE = within-group sums of squares). Only sums reach the driver.
+
+    >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
+    >>> sdcs.ilssdm(sdf, out, ["age", "income"], key="person_id")          # doctest: +SKIP
+    """
+    require_pyspark()
+    from pyspark.sql import functions as F
+
+    schema = polars_schema(original)
+    if (masked is None) == (groups is None):
+        raise SDCError("ilssdm needs exactly one of masked= (with key=) or groups=")
+    cols = resolve_columns(schema, on, kind="numeric", default="numeric")
+    cols = [c for c in cols if c not in (key, groups)] if on is None else cols
+    stats = original.agg(
+        F.count(F.lit(1)).alias("n"),
+        *[F.stddev_pop(F.col(c).cast("double")).alias(f"s_{c}") for c in cols],
+    ).collect()[0]
+    n = int(stats["n"])
+    if masked is not None:
+        if key is None:
+            raise SDCError("ilssdm of a masked Spark release needs key=: Spark rows are matched by key, not position")
+        m = masked.select(key, *[F.col(c).cast("double").alias(f"__m_{c}") for c in cols])
+        joined = original.select(key, *cols).join(m, on=key, how="inner")
+        row = joined.agg(
+            F.count(F.lit(1)).alias("n"),
+            *[F.sum((F.col(c).cast("double") - F.col(f"__m_{c}")) ** 2).alias(f"e_{c}") for c in cols],
+        ).collect()[0]
+        if int(row["n"]) != n:
+            raise SDCError(f"masked release matches {row['n']} of the original's {n} rows on key {key!r}")
+        sse = {c: float(row[f"e_{c}"] or 0.0) for c in cols}
+    else:
+        per = original.groupBy(groups).agg(
+            *[(F.var_pop(F.col(c).cast("double")) * F.count(F.lit(1))).alias(f"e_{c}") for c in cols]
+        )
+        row = per.agg(*[F.sum(f"e_{c}").alias(f"e_{c}") for c in cols]).collect()[0]
+        sse = {c: float(row[f"e_{c}"] or 0.0) for c in cols}
+    num = den = 0.0
+    for c in cols:
+        sd = float(stats[f"s_{c}"] or 0.0)
+        scale = sd * sd if (standardize and sd > 0) else 1.0
+        num += sse[c] / scale
+        den += n * sd * sd / scale
+    return num / den if den > 0 else 0.0

@@ -1,0 +1,119 @@
+"""Minimum-frequency global recoding on Spark (seed 002, Fig. 1).
+
+The category counts of every recoded column come from one Spark aggregation; the merge plan
+is computed on the driver by the local planner (:func:`polars_sdc.recode.merge_plan`, a
+table of one row per category); the mapping is applied to the rows as a Spark map lookup.
+Spark rows have no order, so a category's *natural position* (which decides ties and the
+order of the parts of a merged label) is the sorted order of the labels; ``ordinal=`` gives
+an explicit order. The result equals local ``df.sdc.recode`` on a frame whose columns are
+Enums over the sorted labels.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import polars as pl
+
+from .._columns import ColumnSpec, resolve_columns
+from .._errors import SDCError
+from ..recode import DEFAULT_SEP, check_p, merge_plan, threshold
+from ._common import polars_schema, require_pyspark
+
+
+def _counts(sdf: Any, cols: list[str]) -> tuple[int, dict[str, tuple[list[str], list[int]]]]:
+    """(rows, {column: (labels sorted, counts)}) from one aggregation over all columns."""
+    from pyspark.sql import functions as F
+
+    pairs = F.explode(F.array(*[
+        F.struct(F.lit(i).alias("c"), F.col(c).cast("string").alias("v")) for i, c in enumerate(cols)
+    ])).alias("p")
+    rows = (sdf.select(pairs).select("p.c", "p.v").groupBy("c", "v").agg(F.count(F.lit(1)).alias("n"))
+            .toArrow())
+    table = pl.from_arrow(rows)
+    n = int(table.filter(pl.col("c") == 0)["n"].sum()) if table.height else 0
+    out = {}
+    for i, c in enumerate(cols):
+        t = table.filter((pl.col("c") == i) & pl.col("v").is_not_null()).sort("v")
+        out[c] = (t["v"].to_list(), [int(x) for x in t["n"].to_list()])
+    return n, out
+
+
+def recode_map(
+    sdf: Any,
+    columns: ColumnSpec,
+    p: float,
+    *,
+    sep: str = DEFAULT_SEP,
+    hierarchy: Mapping[str, Mapping[str, str]] | None = None,
+    ordinal: Mapping[str, list[str]] | None = None,
+) -> pl.DataFrame:
+    """The recoding plan as a (small, driver-side) Polars frame: ``column``, ``original``,
+    ``recoded``, ``count``, ``recoded_count``, one row per observed category.
+
+    >>> from polars_sdc import spark as sdcs                     # doctest: +SKIP
+    >>> sdcs.recode_map(sdf, "occupation", p=0.01)               # doctest: +SKIP
+    """
+    require_pyspark()
+    schema = polars_schema(sdf)
+    cols = resolve_columns(schema, columns, kind="categorical", what="columns", default="error")
+    p = check_p(p)
+    hierarchy = dict(hierarchy or {})
+    ordinal = dict(ordinal or {})
+    for c in [*hierarchy, *ordinal]:
+        if c not in cols:
+            raise SDCError(f"column {c!r}: has a hierarchy or order but is not among the recoded columns")
+    n, counts = _counts(sdf, cols)
+    th = threshold(n, p)
+    rows: dict[str, list] = {"column": [], "original": [], "recoded": [], "count": []}
+    for c in cols:
+        labels, cnt = counts[c]
+        if c in ordinal:
+            order = ordinal[c]
+            if isinstance(order, str) or not isinstance(order, (list, tuple)):
+                raise SDCError(f"column {c!r}: the ordinal order must be a list of categories")
+            rank = {str(x): i for i, x in enumerate(order)}
+            missing = [lab for lab in labels if lab not in rank]
+            if missing:
+                raise SDCError(f"column {c!r}: category {missing[0]!r} is not in the ordinal order")
+            perm = sorted(range(len(labels)), key=lambda i: rank[labels[i]])
+            new_sorted = merge_plan([labels[i] for i in perm], [cnt[i] for i in perm], th, sep=sep,
+                                    ordinal=True, column=c)
+            new = [""] * len(labels)
+            for j, i in enumerate(perm):
+                new[i] = new_sorted[j]
+        else:
+            new = merge_plan(labels, cnt, th, sep=sep, hierarchy=hierarchy.get(c), column=c)
+        rows["column"] += [c] * len(labels)
+        rows["original"] += labels
+        rows["recoded"] += new
+        rows["count"] += cnt
+    table = pl.DataFrame(
+        rows, schema={"column": pl.String, "original": pl.String, "recoded": pl.String, "count": pl.UInt32}
+    )
+    return table.with_columns(pl.col("count").sum().over("column", "recoded").alias("recoded_count"))
+
+
+def recode(sdf: Any, columns: ColumnSpec, p: float, **options: Any) -> Any:
+    """``sdf`` with each of ``columns`` (string) recoded by minimum frequency (seed 002,
+    Fig. 1, th = rows * p): the plan of :func:`recode_map` applied as a map lookup; nulls
+    stay null, other columns are untouched.
+
+    >>> from polars_sdc import spark as sdcs                     # doctest: +SKIP
+    >>> out = sdcs.recode(sdf, "occupation", p=0.01)             # doctest: +SKIP
+    """
+    from itertools import chain
+
+    from pyspark.sql import functions as F
+
+    plan = recode_map(sdf, columns, p, **options)
+    changed = plan.filter(pl.col("original") != pl.col("recoded"))
+    exprs = {}
+    for c in plan["column"].unique(maintain_order=True).to_list():
+        sub = changed.filter(pl.col("column") == c)
+        if sub.height:
+            lookup = F.create_map(*[F.lit(x) for x in chain.from_iterable(sub.select("original", "recoded").rows())])
+            exprs[c] = F.coalesce(lookup[F.col(c).cast("string")], F.col(c).cast("string"))
+    if not exprs:
+        return sdf
+    return sdf.withColumns(exprs)

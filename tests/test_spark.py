@@ -1,0 +1,294 @@
+"""The Spark back end (local mode): Spark results equal the local methods on the same blocks,
+every released class has >= k rows, seeded noise equals the per-row generator, recoding and
+loss equal the local ones, and a retried task gives identical output.
+
+Needs pyspark >= 4 and Java; without them the tests skip, unless SDC_REQUIRE_ALL=1 (CI)."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+import numpy as np
+import polars as pl
+import pytest
+
+import polars_sdc  # noqa: F401
+from polars_sdc import rng
+from polars_sdc._errors import SDCError
+
+REQUIRE = os.environ.get("SDC_REQUIRE_ALL") == "1"
+
+
+def _missing() -> str | None:
+    try:
+        import pyspark  # noqa: F401
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return 'pyspark is not installed (pip install "polars_sdc[spark]")'
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        return "java is not installed (Spark needs a JVM, e.g. openjdk-17-jre-headless)"
+    return None
+
+
+@pytest.fixture(scope="session")
+def spark():
+    reason = _missing()
+    if reason:
+        if REQUIRE:
+            pytest.fail(f"SDC_REQUIRE_ALL=1 but {reason}")
+        pytest.skip(reason)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    os.environ["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])
+    from pyspark.sql import SparkSession
+
+    # local[2, 2]: two cores, and a failed task is tried a second time (the retry test needs it)
+    session = (SparkSession.builder.master("local[2,2]").appName("polars_sdc-tests")
+               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
+               .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def data() -> pl.DataFrame:
+    g = np.random.default_rng(5)
+    n = 900
+    s = np.where(g.random(n) < 0.7, "A", "B")
+    df = pl.DataFrame({
+        "id": np.arange(n, dtype=np.int64),
+        "x": g.normal(0, 1, n),
+        "y": g.normal(50, 10, n).round(0),          # ties
+        "z": g.exponential(1000, n),
+        "s": s,
+        "c": g.choice(["u", "v", "w"], n, p=[0.5, 0.3, 0.2]),
+    })
+    return df.with_columns(pl.when(pl.col("id") % 97 == 0).then(None).otherwise(pl.col("s")).alias("s"))
+
+
+ON = ["x", "y", "z"]
+K = 5
+
+
+@pytest.fixture(scope="module")
+def sdf(spark, data):
+    return spark.createDataFrame(data.to_arrow()).repartition(3).cache()
+
+
+@pytest.fixture(scope="module")
+def plan(sdf):
+    from polars_sdc import spark as sdcs
+
+    return sdcs.plan_blocks(sdf, K, ON, by="s", block_rows=70, seed=3)
+
+
+@pytest.fixture(scope="module")
+def blocked(sdf, plan) -> pl.DataFrame:
+    """The input with the block id of each row (column "b"), collected."""
+    from polars_sdc.spark.blocking import assign
+
+    return pl.from_arrow(assign(sdf, plan, column="b").toArrow())
+
+
+def _canon(df: pl.DataFrame) -> pl.DataFrame:
+    return df.sort(df.columns, nulls_last=True)
+
+
+def test_blocks_hold_k_to_block_rows_records_of_one_stratum(plan, blocked, data):
+    assert plan.n_blocks >= 900 // 70
+    assert plan.block_sizes.min() >= K and plan.block_sizes.max() <= 70
+    assert plan.block_sizes.sum() == data.height
+    sizes = blocked.group_by("b").agg(pl.len(), pl.col("s").n_unique().alias("strata"),
+                                      pl.col("s").null_count().alias("nulls"))
+    assert (sizes["strata"] == 1).all()                      # a block never spans two strata
+    assert sizes.sort("b")["len"].to_list() == plan.block_sizes.tolist()
+    # the assignment is a function of the row: the same on a local frame, in any order
+    local = plan.blocks(data.reverse())[::-1]
+    assert np.array_equal(blocked.sort("id")["b"].to_numpy(), local)
+
+
+@pytest.mark.parametrize("method, refine, options", [
+    ("mdav", None, {}), ("mdav", "mil", {}), ("vmdav", None, {"gamma": 0.5}), ("mhm", None, {"order": "kd-mdav"}),
+])
+def test_microaggregate_equals_local_on_the_same_blocks(sdf, plan, blocked, data, method, refine, options):
+    from polars_sdc import spark as sdcs
+
+    out = sdcs.microaggregate(sdf, K, ON, by="s", method=method, refine=refine, plan=plan,
+                              group_column="g", block_column="blk", **options)
+    got = pl.from_arrow(out.toArrow())
+    assert got.height == data.height and got.columns == [*data.columns, "g", "blk"]
+    # the privacy guarantee: every class of the released quasi-identifiers (strata too) has >= k rows
+    assert got.group_by([*ON, "s"]).len()["len"].min() >= K
+    assert got.group_by("g").agg(pl.col("blk").n_unique())["blk"].max() == 1
+    # reference: the local method on each block, z-scores of the whole table
+    sd = data.select(pl.col(ON).std(ddof=0)).row(0)
+    assert np.allclose(plan.std, sd, rtol=1e-12)
+    w = {c: 1.0 / v**2 for c, v in zip(ON, plan.std)}
+    parts = []
+    for (b,), block in blocked.partition_by("b", as_dict=True, maintain_order=True).items():
+        block = block.drop("b").sort(data.columns, nulls_last=True)
+        parts.append(block.sdc.microaggregate(K, ON, method=method, refine=refine, standardize=False, weights=w,
+                                              **options))
+    ref = pl.concat(parts)
+    assert _canon(got.drop("g", "blk")).equals(_canon(ref))
+    # masked values are group means of the original rows
+    joined = data.join(got.select("id", "g"), on="id")
+    means = joined.group_by("g").agg(pl.col(ON).mean()).sort("g")
+    back = got.group_by("g").agg(pl.col(ON).first()).sort("g")
+    assert np.allclose(means.select(ON).to_numpy(), back.select(ON).to_numpy())
+
+
+def test_microaggregate_quality_close_to_global_mdav(spark, data):
+    from polars_sdc import spark as sdcs
+
+    df = data.select("id", *ON)
+    one = spark.createDataFrame(df.to_arrow())
+    out = sdcs.microaggregate(one, K, ON, block_rows=300, group_column="g").cache()
+    spark_loss = sdcs.ilssdm(one, out, ON, key="id")
+    local_out = df.sdc.mdav(K, ON)
+    local_loss = df.sdc.ilssdm(ON, masked=local_out)
+    assert 0 < spark_loss <= 1.25 * local_loss
+    # the Spark loss measure equals the local one on the same release
+    got = pl.from_arrow(out.toArrow()).sort("id")
+    assert spark_loss == pytest.approx(df.sdc.ilssdm(ON, masked=got.select(df.columns)), rel=1e-9)
+    by_groups = sdcs.ilssdm(one.join(out.select("id", "g"), "id"), on=ON, groups="g")
+    assert by_groups == pytest.approx(spark_loss, rel=1e-9)
+
+
+def test_retried_tasks_give_identical_output(sdf, plan, tmp_path):
+    from polars_sdc import spark as sdcs
+
+    marks = str(tmp_path)
+
+    def flaky(task):
+        def run(table):
+            import os as _os
+            import uuid
+
+            from pyspark import TaskContext
+
+            ctx = TaskContext.get()
+            if ctx.attemptNumber() == 0 and ctx.partitionId() in (0, 1):   # two tasks fail once
+                open(_os.path.join(marks, uuid.uuid4().hex), "w").close()
+                raise RuntimeError("injected failure on the first attempt")
+            return task(table)
+        return run
+
+    plain = sdcs.microaggregate(sdf, K, ON, by="s", plan=plan)
+    retried = sdcs.microaggregate(sdf, K, ON, by="s", plan=plan, task_wrapper=flaky)
+    a, b = pl.from_arrow(plain.toArrow()), pl.from_arrow(retried.toArrow())
+    assert os.listdir(marks), "no task failed: the retry was not exercised"
+    assert _canon(a).equals(_canon(b))
+
+
+def test_blocking_errors(sdf, spark):
+    from polars_sdc import spark as sdcs
+
+    with pytest.raises(SDCError, match="block_rows"):
+        sdcs.plan_blocks(sdf, 5, ON, block_rows=9)
+    with pytest.raises(SDCError, match="'nope'"):
+        sdcs.plan_blocks(sdf, 5, ["nope"])
+    tiny = spark.createDataFrame(pl.DataFrame({"x": [1.0, 2.0, 3.0, None]}).to_arrow())
+    with pytest.raises(SDCError, match="'x'.*null"):
+        sdcs.plan_blocks(tiny, 2, "x", block_rows=10)
+    strata = spark.createDataFrame(pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "s": ["a", "a", "a", "b"]}).to_arrow())
+    with pytest.raises(SDCError, match="stratum s='b': 1 rows < k = 2"):
+        sdcs.plan_blocks(strata, 2, "x", by="s", block_rows=10)
+
+
+def test_laplace_equals_the_per_row_generator(spark, data):
+    from polars_sdc import spark as sdcs
+
+    one = spark.createDataFrame(data.to_arrow())
+    phi = {"x": 0.5, "z": 40.0}
+    out = sdcs.laplace(one, phi=phi, key="id", seed=7)
+    got = pl.from_arrow(out.toArrow()).sort("id")
+    keys = rng.row_keys(data["id"])
+    for c, p in phi.items():
+        want = data[c].to_numpy() + rng.laplace(7, f"laplace/{c}", keys, p)
+        assert np.array_equal(got[c].to_numpy(), want)
+    assert got.select("id", "y", "s", "c").equals(data.select("id", "y", "s", "c"))
+    # another partitioning gives the same noise; a string key works too
+    again = pl.from_arrow(sdcs.laplace(one.repartition(5), phi=phi, key="id", seed=7).toArrow()).sort("id")
+    assert again.equals(got)
+    skey = data.with_columns(pl.format("p{}", "id").alias("pid"))
+    s_out = pl.from_arrow(sdcs.laplace(spark.createDataFrame(skey.to_arrow()), ["x"], 1.0, key="pid", seed=3)
+                          .toArrow()).sort("id")
+    assert np.array_equal(s_out["x"].to_numpy(),
+                          skey["x"].to_numpy() + rng.laplace(3, "laplace/x", rng.row_keys(skey["pid"]), 1.0))
+
+
+def test_laplace_needs_a_unique_key(spark, data):
+    from polars_sdc import spark as sdcs
+
+    one = spark.createDataFrame(data.to_arrow())
+    with pytest.raises(SDCError, match="key="):
+        sdcs.laplace(one, ["x"], 1.0, seed=1)
+    with pytest.raises(SDCError, match="key column 'y': value .* more than once"):
+        sdcs.laplace(one, ["x"], 1.0, key="y", seed=1)
+    with pytest.raises(SDCError, match="phi"):
+        sdcs.laplace(one, ["x"], -1.0, key="id", seed=1)
+
+
+def test_laplace_pk_calibration(spark, data):
+    from polars_sdc import spark as sdcs
+    from polars_sdc.noise import calibrate_phi
+
+    one = spark.createDataFrame(data.select("id", "x").to_arrow())
+    phi = calibrate_phi(data, "x", 2)["x"]
+    got = pl.from_arrow(sdcs.laplace(one, ["x"], k=2, key="id", seed=9).toArrow()).sort("id")
+    want = data["x"].to_numpy() + rng.laplace(9, "laplace/x", rng.row_keys(data["id"]), phi)
+    assert np.allclose(got["x"].to_numpy(), want, rtol=0, atol=1e-12)
+
+
+def test_recode_equals_local(spark):
+    from polars_sdc import spark as sdcs
+
+    industry = ["農業"] * 5 + ["林業"] * 2 + ["サービス業"] * 30 + ["不動産業"] * 13 + ["製造業"] * 50
+    g = np.random.default_rng(1)
+    other = list(g.choice(["a", "b", "c", "d", "e"], 100, p=[0.6, 0.3, 0.04, 0.03, 0.03]))
+    other[3] = None
+    df = pl.DataFrame({"id": range(100), "industry": industry, "o": other})
+    one = spark.createDataFrame(df.to_arrow()).repartition(3)
+    got = pl.from_arrow(sdcs.recode(one, ["industry", "o"], p=0.05).toArrow()).sort("id")
+    # local reference: Enums over the sorted labels give the same natural positions
+    enum = df.with_columns(pl.col(c).cast(pl.Enum(sorted(df[c].drop_nulls().unique().to_list())))
+                           for c in ["industry", "o"])
+    ref = enum.sdc.recode(["industry", "o"], p=0.05).with_columns(pl.col("industry", "o").cast(pl.String))
+    assert got.equals(ref)
+    assert "林業・農業" in got["industry"].to_list() and got["o"].null_count() == 1
+    plan = sdcs.recode_map(one, ["industry", "o"], p=0.05)
+    assert plan.equals(enum.sdc.recode_map(["industry", "o"], p=0.05))
+    order = ["a", "b", "c", "d", "e"]
+    ordered = pl.from_arrow(sdcs.recode(one, "o", p=0.05, ordinal={"o": order}).toArrow()).sort("id")
+    ref_o = df.with_columns(pl.col("o").cast(pl.Enum(order))).sdc.recode("o", p=0.05, ordinal=["o"])
+    assert ordered["o"].to_list() == ref_o["o"].cast(pl.String).to_list()
+
+
+def test_frequencies_equal_local_counts(spark):
+    from polars_sdc import spark as sdcs
+
+    g = np.random.default_rng(2)
+    df = pl.DataFrame({"id": range(300), "a": g.integers(0, 4, 300), "b": g.choice(["p", "q", None], 300),
+                       "w": g.uniform(1, 50, 300)})
+    got = pl.from_arrow(sdcs.frequencies(spark.createDataFrame(df.to_arrow()), ["a", "b"], weights="w")
+                        .toArrow()).sort("id")
+    want = df.with_columns(pl.len().over("a", "b").cast(pl.Int64).alias("fk"), pl.col("w").sum().over("a", "b").alias("Fk_pop"))
+    assert got["fk"].equals(want["fk"])
+    assert np.allclose(got["Fk_pop"].to_numpy(), want["Fk_pop"].to_numpy(), rtol=1e-12)
+    assert got["fk"].sum() == sum(n * n for n in df.group_by("a", "b").len()["len"].to_list())
+
+
+def test_blocks_with_heavy_ties_and_small_leaves(spark):
+    from polars_sdc import spark as sdcs
+
+    g = np.random.default_rng(4)
+    df = pl.DataFrame({"x": g.integers(0, 3, 500).astype(np.float64), "y": g.exponential(1.0, 500).round(1)})
+    plan = sdcs.plan_blocks(spark.createDataFrame(df.to_arrow()), 7, ["x", "y"], block_rows=30, sample_per_block=5)
+    sizes = plan.block_sizes
+    assert sizes.sum() == 500 and sizes.min() >= 7 and sizes.max() <= 30
+    blocks = plan.blocks(df)
+    assert np.array_equal(np.bincount(blocks, minlength=plan.n_blocks), sizes)
