@@ -292,3 +292,31 @@ def test_blocks_with_heavy_ties_and_small_leaves(spark):
     assert sizes.sum() == 500 and sizes.min() >= 7 and sizes.max() <= 30
     blocks = plan.blocks(df)
     assert np.array_equal(np.bincount(blocks, minlength=plan.n_blocks), sizes)
+
+
+def test_integer_columns_keep_their_type_as_locally(spark):
+    from polars_sdc import spark as sdcs
+
+    g = np.random.default_rng(3)
+    df = pl.DataFrame({"id": np.arange(60, dtype=np.int64), "age": g.integers(18, 90, 60), "x": g.normal(size=60)})
+    sdf = spark.createDataFrame(df.to_arrow())
+    out = pl.from_arrow(sdcs.microaggregate(sdf, 3, ["age", "x"], block_rows=1000, group_column="g").toArrow())
+    assert out.schema["age"] == pl.Int64 and out.schema["x"] == pl.Float64
+    # one block holds every row: the local release on the same z-scores, row for row
+    sd = df.select(pl.col("age", "x").std(ddof=0)).row(0)
+    w = {c: 1.0 / v**2 for c, v in zip(["age", "x"], sd)}
+    ref = df.sort(df.columns).sdc.microaggregate(3, ["age", "x"], standardize=False, weights=w)
+    assert out.drop("g").sort("id").equals(ref.sort("id"))
+    floats = pl.from_arrow(sdcs.microaggregate(sdf, 3, ["age", "x"], block_rows=1000, integers="float").toArrow())
+    assert floats.schema["age"] == pl.Float64
+
+
+def test_spark_laplace_equals_local_laplace_with_the_same_key(spark):
+    from polars_sdc import spark as sdcs
+
+    g = np.random.default_rng(4)
+    df = pl.DataFrame({"pid": g.permutation(200).astype(np.int64) * 7 + 3, "x": g.normal(size=200)})
+    local = df.sdc.laplace(0.8, "x", seed=11, key="pid")
+    got = pl.from_arrow(sdcs.laplace(spark.createDataFrame(df.to_arrow()).repartition(3), on=["x"], phi=0.8,
+                                     seed=11, key="pid").toArrow())
+    assert got.sort("pid").equals(local.sort("pid"))

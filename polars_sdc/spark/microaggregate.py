@@ -93,6 +93,7 @@ def microaggregate(
     sample_per_block: int = 200,
     plan: BlockPlan | None = None,
     task_wrapper: Callable[[Callable], Callable] | None = None,
+    integers: str = "round",
     **options: Any,
 ) -> Any:
     """Microaggregate a Spark DataFrame: ``on`` replaced by group representatives (means for
@@ -100,7 +101,8 @@ def microaggregate(
     ``method`` (``"mdav"``, ``"vmdav"``, ``"mhm"``, ``"univariate"``; ``refine="mil"`` too)
     run inside blocks of at most ``block_rows`` records (thesis 2.3.4 methods; blocking as in
     Solanas et al.'s 2^d-tree blocking). Returns a Spark DataFrame with the input's columns
-    (numeric ``on`` columns as double), plus ``group_column`` (int64, unique over the table)
+    (numeric ``on`` columns as double; integer ones keep their type, the group mean rounded
+    half to even, unless ``integers="float"``, as locally), plus ``group_column`` (int64, unique over the table)
     and ``block_column`` (int32) when asked; the rows come back grouped by block.
 
     ``standardize`` z-scores the numeric columns with the whole table's mean and standard
@@ -112,10 +114,14 @@ def microaggregate(
     >>> out = sdcs.microaggregate(sdf, 5, ["age", "income"], by="country")   # doctest: +SKIP
     """
     require_pyspark()
-    from ..microagg import check_options, refine_function
+    from .._validation import check_choice
+    from ..aggregate import check_integers
+    from ..microagg import METHODS, REFINERS
 
-    check_options(method, options)
-    refine_function(refine)
+    METHODS[check_choice(method, "method", METHODS)].check_options(options)
+    if refine is not None:
+        check_choice(refine, "refine", REFINERS)
+    integers = check_integers(integers)
     schema = polars_schema(sdf)
     if plan is None:
         plan = plan_blocks(sdf, k, on, by=by, block_rows=block_rows, standardize=standardize,
@@ -131,7 +137,8 @@ def microaggregate(
 
     fields = [
         StructField(f.name, DoubleType() if f.name in on_cols and f.name not in ordinal
-                    and is_numeric(schema[f.name]) else f.dataType, True)
+                    and is_numeric(schema[f.name])
+                    and not (schema[f.name].is_integer() and integers == "round") else f.dataType, True)
         for f in sdf.schema.fields
     ]
     if group_column is not None:
@@ -142,7 +149,7 @@ def microaggregate(
     task = block_task(
         k, on_cols, sdf.columns, arrow_schema(out_schema), method=method, refine=refine, ordinal=ordinal,
         weights=local_weights(plan, weights, standardize), group_column=group_column,
-        block_column=block_column, options=options,
+        block_column=block_column, options={**options, "integers": integers},
     )
     if task_wrapper is not None:
         task = task_wrapper(task)
