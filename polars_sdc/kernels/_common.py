@@ -31,3 +31,36 @@ def widest_dim(X, rows, a, b):
             best = hi - lo
             dim = j
     return dim
+
+
+@njit(cache=True)
+def topk_insert(bd, bi, found, kk, d, o):
+    """Insert (d, o) into the kk smallest distances bd / their ids bi, kept sorted by
+    (distance, id) with ``found`` entries so far; returns the new count. When full, (d, o)
+    enters only if it beats the last entry (a tie goes to the lower id)."""
+    if found == kk:
+        if d > bd[kk - 1] or (d == bd[kk - 1] and o > bi[kk - 1]):
+            return found
+        found -= 1
+    u = found
+    while u > 0 and (bd[u - 1] > d or (bd[u - 1] == d and bi[u - 1] > o)):
+        bd[u] = bd[u - 1]
+        bi[u] = bi[u - 1]
+        u -= 1
+    bd[u] = d
+    bi[u] = o
+    return found + 1
+
+
+@njit(cache=True)
+def group_sums(X, labels, n_groups):
+    """(counts (G,), sums (G, p)) of the rows of X (n, p) per label in [0, n_groups)."""
+    n, p = X.shape
+    counts = np.zeros(n_groups, dtype=np.int64)
+    sums = np.zeros((n_groups, p), dtype=np.float64)
+    for i in range(n):
+        g = labels[i]
+        counts[g] += 1
+        for j in range(p):
+            sums[g, j] += X[i, j]
+    return counts, sums

@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._common import sq_dist_rows
+
 
 @njit(cache=True, inline="always")
 def _d2c(X, i, sums, g, cnt):
@@ -25,15 +27,6 @@ def _d2c(X, i, sums, g, cnt):
     inv = 1.0 / cnt
     for j in range(X.shape[1]):
         d = X[i, j] - sums[g, j] * inv
-        s += d * d
-    return s
-
-
-@njit(cache=True, inline="always")
-def _d2(X, i, r):
-    s = 0.0
-    for j in range(X.shape[1]):
-        d = X[i, j] - X[r, j]
         s += d * d
     return s
 
@@ -208,7 +201,7 @@ def anneal_stage(X, labels, counts, sums, mem, mstart, mcap, pos, nbg, free, nfr
             j = mem[mstart[b] + np.random.randint(0, nb)]
             delta = (
                 _d2c(X, j, sums, a, na) - _d2c(X, i, sums, a, na) + _d2c(X, i, sums, b, nb) - _d2c(X, j, sums, b, nb)
-                - _d2(X, i, j) * (1.0 / na + 1.0 / nb)
+                - sq_dist_rows(X, i, j) * (1.0 / na + 1.0 / nb)
             )
             if delta < 0.0 or np.random.random() < np.exp(-delta / T):
                 total += delta

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._common import widest_dim
+from ._common import topk_insert, widest_dim
 
 _LEAF = 64  # rows per kd-tree leaf at most
 _REL = 1e-9  # relative margin on triangle-inequality bounds (rounding is ~1e-15)
@@ -215,18 +215,7 @@ def _leaf_dists(TD, f, c, q, buf):
 @njit(cache=True)
 def _offer(d, o, kk, bd, bi, found, thr):
     """Insert (d, o) into the sorted kk best bd/bi if it beats the kk-th; (found, thr)."""
-    if found == kk:
-        if d > thr or (d == thr and o > bi[kk - 1]):
-            return found, thr
-        found -= 1
-    u = found
-    while u > 0 and (bd[u - 1] > d or (bd[u - 1] == d and bi[u - 1] > o)):
-        bd[u] = bd[u - 1]
-        bi[u] = bi[u - 1]
-        u -= 1
-    bd[u] = d
-    bi[u] = o
-    found += 1
+    found = topk_insert(bd, bi, found, kk, d, o)
     if found == kk:
         thr = bd[kk - 1]
     return found, thr

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._common import sq_dist_rows
+from ._common import group_sums, sq_dist_rows, topk_insert
 
 _RTOL = 1e-12
 _ATOL = 1e-20  # times the largest squared norm of a row: below it a change is rounding noise
@@ -102,36 +102,9 @@ def mil_1d_sorted(xs, sizes, k, max_sweeps):
     return sz, tests, moves, sweeps
 
 
-@njit(cache=True)
-def group_stats(X, labels, n_groups):
-    """(counts (G,), sums (G, p)) of the rows of X per label."""
-    n, p = X.shape
-    counts = np.zeros(n_groups, dtype=np.int64)
-    sums = np.zeros((n_groups, p), dtype=np.float64)
-    for i in range(n):
-        g = labels[i]
-        counts[g] += 1
-        for j in range(p):
-            sums[g, j] += X[i, j]
-    return counts, sums
+group_stats = group_sums  # (counts (G,), sums (G, p)) of the rows of X per label
 
 
-@njit(cache=True)
-def _push(bd, bi, cnt, L, s, g):
-    """Insert (s, g) into the sorted top-L buffer (bd, bi) holding cnt entries; returns the
-    new count. Entries equal to g already present are skipped by the caller."""
-    if cnt == L:
-        if s >= bd[L - 1]:
-            return cnt
-        cnt -= 1
-    u = cnt
-    while u > 0 and (bd[u - 1] > s or (bd[u - 1] == s and bi[u - 1] > g)):
-        bd[u] = bd[u - 1]
-        bi[u] = bi[u - 1]
-        u -= 1
-    bd[u] = s
-    bi[u] = g
-    return cnt + 1
 
 
 @njit(cache=True)
@@ -161,7 +134,7 @@ def nearest_centroids(C, L):
                     acc[t] += d * d
             for t in range(w):
                 if b + t != q:
-                    cnt = _push(bd, bi, cnt, L, acc[t], b + t)
+                    cnt = topk_insert(bd, bi, cnt, L, acc[t], b + t)
         for t in range(cnt):
             out[q, t] = bi[t]
     return out
@@ -194,7 +167,7 @@ def improve_neighbours(C, nb):
                 for j in range(p):
                     d = C[g, j] - C[q, j]
                     s += d * d
-                cnt = _push(bd, bi, cnt, L, s, g)
+                cnt = topk_insert(bd, bi, cnt, L, s, g)
         for t in range(cnt):
             out[q, t] = bi[t]
     return out

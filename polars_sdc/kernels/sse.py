@@ -1,8 +1,9 @@
 """Within-group sum of squares of a partition (thesis 2.4.1, ILSSDM = SSE / SST)."""
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
+
+from ._common import group_sums
 
 
 @njit(cache=True)
@@ -12,13 +13,7 @@ def group_sse(X, labels, n_groups):
     Two passes (means first, then squared deviations), so large offsets do not cancel.
     """
     n, p = X.shape
-    counts = np.zeros(n_groups, dtype=np.int64)
-    sums = np.zeros((n_groups, p), dtype=np.float64)
-    for i in range(n):
-        g = labels[i]
-        counts[g] += 1
-        for j in range(p):
-            sums[g, j] += X[i, j]
+    counts, sums = group_sums(X, labels, n_groups)
     for g in range(n_groups):
         if counts[g] > 0:
             for j in range(p):
