@@ -21,6 +21,9 @@ Wherever a distance is asked for, a name works too: ``"euclidean"``, ``"manhatta
 ``"chebyshev"``, ``"discrete"``, ``"ordinal"``, ``"hamming"``, ``"levenshtein"``,
 ``"levenshtein_norm"``, ``"damerau_levenshtein"``, or a Python callable ``f(x, y)``.
 
+One module on purpose (~700 lines): the catalogue of distances users import as
+``polars_sdc.dist``, each a small class with the same ``pairwise`` / ``bind`` interface.
+
 >>> import polars as pl
 >>> from polars_sdc import dist
 >>> d = dist.tree({"a1": "a", "a2": "a", "a11": "a1", "a12": "a1", "a21": "a2"})

@@ -32,6 +32,9 @@ Constrained variants:
 - ``ordinal`` (an order of the categories): only neighbours merge; the smallest category
   (ties: lowest position) merges with its smaller neighbour (ties: the preceding one).
 
+One module on purpose (~770 lines): the recoding plans (free, ordinal, hierarchy), applying
+them to every dtype, and top/bottom coding, which shares the column checks.
+
 >>> import polars as pl
 >>> s = pl.Series("industry", ["農業"] * 5 + ["林業"] * 2 + ["サービス業"] * 30
 ...               + ["不動産業"] * 13 + ["製造業"] * 50)

@@ -25,6 +25,9 @@ Box bounds use the same floating-point operations, in the same column order, as 
 distance, and rounding is monotone, so a box bound never crosses a computed distance; the
 triangle-inequality bounds carry a relative margin of 1e-9 (rounding is ~1e-15). So every
 pruning is exact and the partition is the textbook one. O(n p) memory (two copies of the data).
+
+One module on purpose (~600 lines): the kd-tree, the sorted centroid-distance scan and the
+round loop share the compacted store and its invariants; Numba compiles them together.
 """
 from __future__ import annotations
 

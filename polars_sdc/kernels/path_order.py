@@ -19,6 +19,9 @@ the result is deterministic.
   walked by NPN from the record nearest the previous one. O(n log n p + n leaf_size p).
   With ``mdav_k`` the leaves are large and partitioned by MDAV (:mod:`.mdav`), whose groups
   become consecutive runs of the path.
+
+One module on purpose (~720 lines): the five orderings share the block CSR, the visit
+bookkeeping and the nearest-next walk; Numba compiles them together.
 """
 from __future__ import annotations
 

@@ -12,6 +12,10 @@ replaced by its released value. The naive sum is O(N^2); here:
 * the product distance with e = 2: ``I = sum_b w_b I_b`` (thesis 3.1.3);
 * anything else (a p-norm other than 2 over several columns, the product distance with
   e != 2): the pairwise sum over distinct records in a Numba kernel, O(R^2) time, O(R) memory.
+
+One module on purpose (~550 lines): the fast paths and the pairwise fallback compute one
+quantity and are checked against each other; splitting them would separate a path from its
+reference.
 """
 from __future__ import annotations
 
