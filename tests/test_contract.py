@@ -37,6 +37,7 @@ CALLS = {
     "information_amount": lambda ns: ns.information_amount(on=["x", "c"]),
     "k_anonymity": lambda ns: ns.k_anonymity(["c", "s"]),
     "laplace": lambda ns: ns.laplace(0.5, ["x", "y"], seed=3),
+    "laplace_scale": lambda ns: ns.laplace_scale(["x", "z"], k=3),
     "loss_report": lambda ns: ns.loss_report(groups="g", on=["x", "c"], label="t", k=4),
     "mdav": lambda ns: ns.mdav(3, ["x", "z", "c"], by="s", group_column="gid"),
     "mhm": lambda ns: ns.mhm(3, ["x", "z"], order="kd-mdav", refine="mil"),

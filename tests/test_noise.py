@@ -249,3 +249,20 @@ def test_bad_keys_raise_naming_the_key():
         df.sdc.laplace(1.0, "x", seed=1, key="f")
     with pytest.raises(SDCError, match="key column 'id'.*null"):
         pl.DataFrame({"id": [1, None], "x": [1.0, 2.0]}).sdc.laplace(1.0, "x", seed=1, key="id")
+
+
+def test_laplace_scale_is_the_phi_laplace_k_uses():
+    from polars_sdc import datasets
+    from polars_sdc.noise import pk_phi
+
+    adult = datasets.adult()
+    phis = adult.sdc.laplace_scale(["age", "capital-gain", "education-num"], k=2)
+    assert round(phis["age"], 4) == 14.0508 and round(phis["capital-gain"], 2) == 19247.53
+    assert round(phis["education-num"], 4) == 2.8872  # the paper's Adult values
+    lo, hi = adult["age"].min(), adult["age"].max()
+    assert phis["age"] == pk_phi(lo, hi, adult.height, 2)
+    # laplace(k=2) adds noise of exactly that scale: same seed, same numbers as phi=phis
+    a = adult.sdc.laplace(on="age", k=2, seed=5)["age"]
+    b = adult.sdc.laplace({"age": phis["age"]}, seed=5)["age"]
+    assert a.equals(b)
+    assert adult.lazy().sdc.laplace_scale("age", k=3) == adult.sdc.laplace_scale("age", k=3)

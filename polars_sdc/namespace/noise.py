@@ -13,6 +13,24 @@ class NoiseMethods(FrameOps):
     """Laplace noise, Gaussian-mixture and IBT reconstruction."""
 
     # -- Laplace perturbation and reconstruction (Hasegawa et al.) ----------------------------
+    def laplace_scale(self, on: ColumnSpec = None, *, k: int = 2, m: int = 1) -> dict[str, float]:
+        """The Laplace scale ``phi`` per numeric ``on`` column that gives Pk-anonymity ``k``:
+        ``phi = 2 m (b - a) / ln((N - 1)/(k - 1))`` from the column's observed range [a, b] and
+        N rows (Hasegawa et al., section 5, after Igarashi et al.) — the phi ``laplace(k=...)``
+        uses, to pass on to ``reconstruct_gmm(phi=...)``. A LazyFrame is collected (its ``on``
+        columns only).
+
+        >>> import polars as pl, polars_sdc
+        >>> from polars_sdc import datasets
+        >>> round(datasets.adult().sdc.laplace_scale("age")["age"], 4)
+        14.0508
+        """
+        from .._columns import resolve_columns
+        from ..noise import calibrate_phi
+
+        cols = resolve_columns(self._schema(), on, kind="numeric", default="numeric")
+        return calibrate_phi(self._collected(cols), cols, k, m=m)
+
     def laplace(
         self,
         phi: Any = None,
