@@ -54,6 +54,29 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(f"{message} (see `{self.prog} --help`)")
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("polars_sdc")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        return "unknown"
+
+
+def _weights(text: str) -> dict[str, float]:
+    """``col=w,col=w`` -> {col: w}."""
+    out = {}
+    for part in _columns(text):
+        name, sep, value = part.partition("=")
+        if not sep or not name.strip():
+            raise _UsageError(f"--weights {text!r}: expected COL=WEIGHT pairs separated by commas")
+        try:
+            out[name.strip()] = float(value)
+        except ValueError:
+            raise _UsageError(f"--weights: weight of {name.strip()!r} must be a number, got {value!r}") from None
+    return out
+
+
 def _methods() -> list[str]:
     from .microagg import METHODS
 
@@ -248,6 +271,11 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
     lf = _scan(args.input, null_values)
     if _format(args.input, "input") == "csv":
         _check_numeric_text(lf, on)
+    options: dict = {}
+    if args.order is not None:
+        options["order"] = args.order
+    if args.gamma is not None:
+        options["gamma"] = args.gamma
     masked = lf.sdc.microaggregate(
         args.k,
         on,
@@ -255,8 +283,12 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
         refine=None if args.refine == "none" else args.refine,
         by=by,
         standardize=not args.standardize_off,
+        ordinal=_columns(args.ordinal) if args.ordinal else (),
+        weights=_weights(args.weights) if args.weights else None,
         group_column=args.group_column,
         merge_small_strata=args.merge_small_strata,
+        integers=args.integers,
+        **options,
     )
     # write next to the output, check the release, then rename over the output: a failure
     # (or a release below k) never leaves a partial or unsafe file, never touches the input
@@ -280,6 +312,9 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
         else:
             n_groups, what = n_classes, "equivalence classes"
         rows = result.select(pl.len()).collect().item()
+        numeric = [c for c in on if lf.collect_schema()[c].is_numeric()]
+        loss = lf.sdc.ilssdm(numeric, masked=result.select(numeric)) if numeric else None
+        risk = result.sdc.global_risk(on + (by or []))["global_risk"]
         os.chmod(tmp, _file_mode(args.output))
         os.replace(tmp, args.output)
     finally:
@@ -290,6 +325,8 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
         f"(k = {args.k}{', by ' + ','.join(by) if by else ''}), {n_groups} {what}, "
         f"smallest {smallest}, {elapsed:.2f} s"
     )
+    loss_text = f"SSE/SST {100 * loss:.4f} % (numeric --on columns, z-scored)" if loss is not None else "SSE/SST n/a"
+    print(f"  {loss_text}; global risk {risk:.6g} (mean re-identification risk on --on and --by)")
     return 0
 
 
@@ -387,6 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Statistical disclosure control for Polars: k-anonymous microaggregation of tables.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -414,7 +452,11 @@ def build_parser() -> argparse.ArgumentParser:
     anon.add_argument("input", metavar="IN", help="input .csv or .parquet")
     anon.add_argument("output", metavar="OUT", help="output .csv or .parquet")
     anon.add_argument("--k", type=_int, required=True, help="minimum group size")
-    anon.add_argument("--on", required=True, metavar="COLS", help="numeric columns to mask, comma-separated")
+    anon.add_argument(
+        "--on", required=True, metavar="COLS",
+        help="quasi-identifier columns to mask, comma-separated: numeric ones get group means, "
+        "String/Categorical ones the group's most frequent value",
+    )
     anon.add_argument("--by", metavar="COLS", help="strata columns, comma-separated; each stratum is partitioned alone")
     anon.add_argument(
         "--merge-small-strata", action="store_true",
@@ -422,8 +464,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     anon.add_argument("--method", default="mdav", help=f"partition method: {methods} (default mdav)")
     anon.add_argument(
-        "--refine", choices=("mil", "none"), default="none",
-        help="post-optimise the groups by MIL, thesis 4.2 (default none)",
+        "--refine", choices=("mil", "anneal", "none"), default="none",
+        help="post-optimise the groups: mil (thesis 4.2) or anneal (slower, lower loss); default none",
+    )
+    anon.add_argument("--order", choices=("npn", "grid", "vgrid", "kd", "kd-mdav"),
+                      help="MHM path ordering (--method mhm; kd-mdav for large files; default npn)")
+    anon.add_argument("--gamma", type=float, help="V-MDAV growth factor (--method vmdav; default 1.0)")
+    anon.add_argument("--ordinal", metavar="COLS", help="--on columns compared by rank (numeric or Enum)")
+    anon.add_argument("--weights", metavar="COL=W,...", help="per-column weights of the product distance")
+    anon.add_argument(
+        "--integers", choices=("round", "float"), default="round",
+        help="integer columns: keep the dtype, mean rounded half to even (default), or Float64 means",
     )
     anon.add_argument(
         "--no-standardize", dest="standardize_off", action="store_true",

@@ -116,7 +116,7 @@ def test_anonymize_csv_to_parquet_with_by(tmp_path, capsys, small):
     sizes = released.group_by("region", "AGI", "FEDTAX", "FICA").len()["len"]
     assert sizes.min() >= 4
     lines = out.strip().splitlines()
-    assert len(lines) == 1
+    assert len(lines) == 2 and lines[1].lstrip().startswith("SSE/SST ")  # summary, then loss and risk
     assert f"{sizes.len()} equivalence classes" in lines[0] and "240 rows" in lines[0] and f"smallest {sizes.min()}" in lines[0]
 
 
