@@ -100,7 +100,16 @@ def check_choice(value: Any, name: str, choices: Collection[Any]) -> Any:
 
 
 def check_seed(seed: Any) -> int | None:
-    """A seed: None (fresh entropy) or an integer in [0, 2**64)."""
+    """A seed: None (fresh entropy) or an integer in [0, 2**64) (bools refused).
+
+    >>> check_seed(-1)
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: seed must be a non-negative integer or None, got -1
+    """
     if seed is None:
         return None
-    return check_int(seed, "seed", minimum=0, maximum=2**64 - 1)
+    try:
+        return check_int(seed, "seed", minimum=0, maximum=2**64 - 1)
+    except SDCError:
+        raise SDCError(f"seed must be a non-negative integer or None, got {seed!r}") from None

@@ -24,6 +24,7 @@ import polars as pl
 from ._columns import ColumnSpec, check_finite, resolve_columns
 from . import rng
 from ._errors import SDCError
+from ._validation import check_seed
 
 
 def pk_phi(a: float, b: float, n: int, k: int, m: int = 1) -> float:
@@ -65,13 +66,6 @@ def calibrate_phi(df: pl.DataFrame, on: ColumnSpec, k: int, *, m: int = 1) -> di
     for i, c in enumerate(cols):
         out[c] = pk_phi(float(row[i]), float(row[len(cols) + i]), df.height, k, m)
     return out
-
-
-def _check_seed(seed: Any) -> None:
-    if seed is None:
-        return
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
-        raise SDCError(f"seed must be a non-negative integer or None, got {seed!r}")
 
 
 def _fresh_seed() -> int:
@@ -199,7 +193,7 @@ def laplace_frame(
     """
     from .masking._common import frame_keys, resolve_on
 
-    _check_seed(seed)
+    check_seed(seed)
     cols = resolve_on(df.schema, laplace_on(on, phi), key, kind="numeric", default="numeric")
     check_finite(df, cols)
     phis = _phi_map(df, cols, phi, k, m)

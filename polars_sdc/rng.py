@@ -27,6 +27,7 @@ import numpy as np
 import polars as pl
 
 from ._errors import SDCError
+from ._validation import check_seed
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -44,8 +45,9 @@ def _mix(z: np.ndarray) -> np.ndarray:
 
 def stream_hash(seed: int, stream: str) -> np.uint64:
     """A 64-bit constant for ``(seed, stream)``; seeds are non-negative integers < 2**64."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
-        raise SDCError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+    if seed is None:
+        raise SDCError("seed must be a non-negative integer; draw one with rng.fresh_seed()")
+    seed = check_seed(seed)
     digest = hashlib.blake2b(f"{int(seed)}\x00{stream}".encode("utf-8"), digest_size=8).digest()
     return np.uint64(int.from_bytes(digest, "little"))
 

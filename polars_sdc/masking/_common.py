@@ -9,14 +9,7 @@ import polars as pl
 from .. import rng
 from .._columns import ColumnSpec, resolve_columns
 from .._errors import SDCError
-
-
-def check_seed(seed: Any) -> None:
-    """``seed``: None or an integer in [0, 2**64)."""
-    if seed is None:
-        return
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
-        raise SDCError(f"seed must be a non-negative integer or None, got {seed!r}")
+from .._validation import check_seed  # noqa: F401  (re-exported for the masking modules)
 
 
 def seed_or_fresh(seed: int | None) -> int:

@@ -128,10 +128,11 @@ class SDCExpr:
         True
         """
         from .._errors import SDCError
-        from ..noise import _check_seed, check_phi_arg, laplace_series
+        from .._validation import check_seed
+        from ..noise import check_phi_arg, laplace_series
 
         check_phi_arg(phi)
-        _check_seed(seed)
+        check_seed(seed)
         if phi is not None and not isinstance(phi, (int, float)):
             raise SDCError(f"phi of an expression must be one number, got {phi!r}")
         name = self._expr.meta.output_name(raise_if_undetermined=False)

@@ -58,10 +58,11 @@ class NoiseMethods(FrameOps):
         [1.0, 2.0, 3.0]
         """
         from ..masking._common import resolve_on
-        from ..noise import _check_seed, check_phi_arg, laplace_frame, laplace_on, laplace_output_schema
+        from .._validation import check_seed
+        from ..noise import check_phi_arg, laplace_frame, laplace_on, laplace_output_schema
 
         check_phi_arg(phi)
-        _check_seed(seed)
+        check_seed(seed)
         cols = resolve_on(self._schema(), laplace_on(on, phi), key, kind="numeric", default="numeric")
         schema = laplace_output_schema(self._schema(), cols)
         return self._frame_op(
