@@ -12,6 +12,7 @@ polars_sdc._errors.SDCError: k must be an integer, got True
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 from collections.abc import Collection
 from typing import Any
@@ -58,12 +59,9 @@ def check_real(
     ...
     polars_sdc._errors.SDCError: gamma must be a finite number, got nan
     """
-    if isinstance(value, bool):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):  # numpy floats are Real; "0.1" is not
         raise SDCError(f"{name} must be a number, got {value!r}")
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        raise SDCError(f"{name} must be a number, got {value!r}") from None
+    out = float(value)
     if not math.isfinite(out):
         raise SDCError(f"{name} must be a finite number, got {value!r}")
     if minimum is not None and (out <= minimum if low_open else out < minimum):

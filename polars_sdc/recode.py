@@ -53,6 +53,7 @@ import polars as pl
 
 from ._columns import ColumnSpec, is_categorical, resolve_columns
 from ._errors import SDCError
+from ._validation import check_real
 
 DEFAULT_SEP = "・"
 MAX_LABEL_CHARS = 200  # a longer merged label is cut: "a・b・…(+N more)"
@@ -103,9 +104,7 @@ def check_p(p: Any) -> float:
     >>> check_p(0.05)
     0.05
     """
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not (0.0 < float(p) < 1.0):
-        raise SDCError(f"p must be a number strictly between 0 and 1, got {p!r}")
-    return float(p)
+    return check_real(p, "p", minimum=0.0, maximum=1.0, low_open=True, high_open=True)
 
 
 def merge_plan(

@@ -215,8 +215,9 @@ def synthetic(
 
     spec = _spec(name)
     size = spec.n if n is None else n
-    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
-        raise SDCError(f"n must be a positive integer, got {n!r}")
+    from .._validation import check_int
+
+    size = check_int(size, "n", minimum=1)
     if normal not in ("clt", "exact"):
         raise SDCError(f"normal must be 'clt' or 'exact', got {normal!r}")
     size = int(size)

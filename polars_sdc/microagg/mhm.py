@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._errors import SDCError
+from .._validation import check_int
 
 ORDERS = ("npn", "grid", "vgrid", "kd", "kd-mdav")
 
@@ -57,8 +58,8 @@ def path_order(X: np.ndarray, k: int, order: str = "npn", *, cells_per_dim: int 
     if leaf_size is not None and order not in ("vgrid", "kd", "kd-mdav"):
         raise SDCError(f"`leaf_size` applies to order='vgrid', 'kd' or 'kd-mdav' only, not {order!r}")
     for name, v in (("cells_per_dim", cells_per_dim), ("leaf_size", leaf_size)):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1):
-            raise SDCError(f"`{name}` must be a positive integer, got {v!r}")
+        if v is not None:
+            check_int(v, f"`{name}`", minimum=1)
     if order == "npn":
         return po.npn_order(X)
     if order == "grid":

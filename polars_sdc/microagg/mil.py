@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import SDCError
+from .._validation import check_int
 
 DEFAULT_NEIGHBOURS = 8
 DEFAULT_MAX_SWEEPS = 100
@@ -200,8 +201,7 @@ def refine_mil(
     n, p = X.shape
     uniq, codes = _codes(labels, n, k)
     G = uniq.size
-    if isinstance(neighbours, bool) or int(neighbours) < 1:
-        raise SDCError(f"neighbours must be a positive integer, got {neighbours!r}")
+    check_int(neighbours, "neighbours", minimum=1)
     if G < 2:
         return uniq[codes]
     from ..kernels.mil import group_stats, mil_1d_sorted, mil_cycle_pass, mil_exchange_pass, mil_move_pass

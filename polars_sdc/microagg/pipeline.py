@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .._columns import check_k, is_categorical, is_numeric, resolve_columns
+from .._columns import check_k, resolve_columns
 from .._errors import SDCError
 from .._typing import ColumnSpec
 from .._validation import check_bool, check_choice, check_int

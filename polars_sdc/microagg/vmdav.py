@@ -1,11 +1,11 @@
 """V-MDAV partition (thesis 2.3.4): the numpy face of :mod:`polars_sdc.kernels.vmdav`."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
 from .._errors import SDCError
+from .._validation import check_real
 
 
 def check_gamma(gamma: float) -> float:
@@ -14,15 +14,7 @@ def check_gamma(gamma: float) -> float:
     >>> check_gamma(1)
     1.0
     """
-    if isinstance(gamma, bool):
-        raise SDCError(f"gamma must be a number >= 0, got {gamma!r}")
-    try:
-        value = float(gamma)
-    except (TypeError, ValueError):
-        raise SDCError(f"gamma must be a number >= 0, got {gamma!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise SDCError(f"gamma must be a finite number >= 0, got {gamma!r}")
-    return value
+    return check_real(gamma, "gamma", minimum=0.0)
 
 
 def partition_vmdav(X: np.ndarray, k: int, gamma: float = 1.0) -> np.ndarray:

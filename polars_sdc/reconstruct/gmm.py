@@ -17,6 +17,7 @@ from scipy import special
 
 from .._columns import numeric_matrix
 from .._errors import SDCError
+from .._validation import check_int
 from ..noise import phi_vector
 from .accuracy import _edges
 from .density import convolved_logpdf
@@ -32,10 +33,7 @@ def _k_values(K: Any, n: int) -> list[int]:
         ks = [K]
     out = []
     for k in ks:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-            raise SDCError(f"K must be an integer number of components, got {k!r}")
-        if k < 1:
-            raise SDCError(f"K must be >= 1, got {k}")
+        k = check_int(k, "K", minimum=1)
         if k > n:
             raise SDCError(f"K = {k} is larger than the number of records ({n})")
         out.append(int(k))
@@ -247,8 +245,7 @@ class GMMFit:
         >>> fit.sample(2, seed=1)["x"].round(6).to_list()
         [3.0, 3.0]
         """
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-            raise SDCError(f"n must be a non-negative integer, got {n!r}")
+        n = check_int(n, "n", minimum=0)
         rng = np.random.default_rng(seed)
         comp = rng.choice(self.K, size=int(n), p=self.weights / self.weights.sum())
         z = rng.standard_normal((int(n), self.d)) * np.sqrt(self._var())[comp]
@@ -343,8 +340,7 @@ AUTO_FLOOR, AUTO_POWER = 1.0, -0.25
 
 def _binned(Y: np.ndarray, bins: int) -> tuple[np.ndarray, np.ndarray]:
     """Centres and counts of the non-empty cells of an equal-width histogram of Y."""
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 2:
-        raise SDCError(f"hist_bins must be an integer >= 2, got {bins!r}")
+    bins = check_int(bins, "hist_bins", minimum=2)
     d = Y.shape[1]
     counts, edges = np.histogramdd(Y, bins=[int(bins)] * d)
     centres = [0.5 * (e[1:] + e[:-1]) for e in edges]
@@ -422,8 +418,7 @@ def fit_gmm(
     ph = phi_vector(phi, columns)
     ks = _k_values(K, n)
     for name, v, lo in (("n_init", n_init, 1), ("max_iter", max_iter, 1), ("init_iter", init_iter, 1)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-            raise SDCError(f"{name} must be an integer >= {lo}, got {v!r}")
+        check_int(v, name, minimum=lo)
     if not (isinstance(tol, (int, float)) and tol > 0):
         raise SDCError(f"tol must be > 0, got {tol!r}")
     if not (isinstance(alpha, (int, float)) and alpha > 0):
