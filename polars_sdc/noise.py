@@ -24,7 +24,7 @@ import polars as pl
 from ._columns import ColumnSpec, check_finite, resolve_columns
 from . import rng
 from ._errors import SDCError
-from ._validation import check_seed
+from ._validation import check_int, check_seed
 
 
 def pk_phi(a: float, b: float, n: int, k: int, m: int = 1) -> float:
@@ -39,8 +39,7 @@ def pk_phi(a: float, b: float, n: int, k: int, m: int = 1) -> float:
     42.1525
     """
     for name, v in (("n", n), ("k", k), ("m", m)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise SDCError(f"{name} must be an integer, got {v!r}")
+        check_int(v, name)
     if m < 1:
         raise SDCError(f"m must be >= 1, got {m}")
     if k < 2:

@@ -25,6 +25,7 @@ import polars as pl
 
 from .._columns import ColumnSpec, resolve_columns
 from .._errors import SDCError
+from .._validation import check_int
 
 _METHODS = ("equal", "quantile")
 
@@ -85,8 +86,8 @@ def check_args(schema: pl.Schema, on: ColumnSpec, breaks: Any, n: Any, method: A
     cols = resolve_columns(schema, on, kind="numeric", default="error")
     if (breaks is None) == (n is None):
         raise SDCError("give either breaks= (cut points) or n= (number of intervals)")
-    if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1):
-        raise SDCError(f"n must be an integer >= 1, got {n!r}")
+    if n is not None:
+        check_int(n, "n", minimum=1)
     if method not in _METHODS:
         raise SDCError(f"method must be one of {', '.join(_METHODS)}, got {method!r}")
     if breaks is not None:

@@ -30,6 +30,7 @@ import polars as pl
 
 from .._columns import ColumnSpec, check_finite
 from .._errors import SDCError
+from .._validation import check_real
 from ._common import check_fraction, check_seed, frame_keys, normal, resolve_on, seed_or_fresh
 
 METHODS = ("additive", "correlated", "correlated2", "moments")
@@ -149,8 +150,7 @@ def check_args(method: Any, noise: Any, delta: Any) -> tuple[str, float, float]:
     """Validate ``method``, ``noise`` (percent, >= 0) and ``delta`` (in (0, 1])."""
     if method not in METHODS:
         raise SDCError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-    if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not (math.isfinite(noise) and noise >= 0):
-        raise SDCError(f"noise must be a percentage >= 0, got {noise!r}")
+    check_real(noise, "noise", minimum=0.0)  # a percentage of each column's sd
     delta = check_fraction("delta", delta, lo_open=True)
     return method, float(noise), delta
 

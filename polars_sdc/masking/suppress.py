@@ -37,6 +37,7 @@ import polars as pl
 
 from .._columns import ColumnSpec, check_k, resolve_columns
 from .._errors import SDCError
+from .._validation import check_int, check_real
 
 
 def _importance(codes: pl.DataFrame, keys: list[str], importance: Any) -> np.ndarray:
@@ -254,8 +255,7 @@ def suppress_frame(
         if df.get_column(b).null_count():
             raise SDCError(f"column {b!r}: a stratum (`by`) column must have no nulls")
     a = check_alpha(alpha)
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise SDCError(f"k must be an integer >= 1, got {k!r}")
+    check_int(k, "k", minimum=1)
     if df.height == 0:
         return df.clone()
     k = int(k)
@@ -322,8 +322,7 @@ def suppress_risky_frame(
 
     keys = key_columns(df, on, weight)
     a = check_alpha(alpha)
-    if isinstance(risk_above, bool) or not isinstance(risk_above, (int, float)) or not 0 <= risk_above <= 1:
-        raise SDCError(f"risk_above must be a number in [0, 1], got {risk_above!r}")
+    check_real(risk_above, "risk_above", minimum=0.0, maximum=1.0)
     if key_var is not None and key_var not in keys:
         raise SDCError(f"key_var {key_var!r}: not one of the keys in `on`")
     if df.height == 0:

@@ -11,6 +11,7 @@ import numpy as np
 import polars as pl
 
 from .._errors import SDCError
+from .._validation import check_int, check_real
 from ..noise import phi_vector
 from .accuracy import _edges
 
@@ -105,10 +106,9 @@ def fit_ibt(
     if not np.all(np.isfinite(y)):
         raise SDCError(f"column {column!r}: NaN or infinite values; a finite number is needed in every row")
     phi = float(phi_vector(phi, [column])[0])
-    if max_iter is not None and (isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1):
-        raise SDCError(f"max_iter must be an integer >= 1 or None (no cap), got {max_iter!r}")
-    if not (isinstance(tol, (int, float)) and not isinstance(tol, bool) and tol > 0):
-        raise SDCError(f"tol must be > 0, got {tol!r}")
+    if max_iter is not None:
+        check_int(max_iter, "max_iter (or None: no cap)", minimum=1)
+    check_real(tol, "tol", minimum=0.0, low_open=True)
     cap = math.inf if max_iter is None else int(max_iter)
     if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
         if bins < 1:

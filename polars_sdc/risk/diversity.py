@@ -32,6 +32,7 @@ import polars as pl
 
 from .._columns import ColumnSpec, resolve_columns
 from .._errors import SDCError
+from .._validation import check_real
 from .frequencies import key_codes, key_columns
 
 KINDS = ("distinct", "entropy", "recursive")
@@ -65,8 +66,7 @@ def l_diversity_values(
     """
     if kind not in KINDS:
         raise SDCError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
-    if not isinstance(c, (int, float)) or isinstance(c, bool) or not c > 0:
-        raise SDCError(f"c must be a positive number, got {c!r}")
+    check_real(c, "c", minimum=0.0, low_open=True)
     on = key_columns(df, on)
     (s,) = sensitive_columns(df, on, [sensitive])
     n = df.height

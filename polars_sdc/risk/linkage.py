@@ -20,6 +20,7 @@ import polars as pl
 
 from .._columns import ColumnSpec, check_finite, resolve_columns
 from .._errors import SDCError
+from .._validation import check_real
 
 
 def _pair(orig: pl.DataFrame, masked: pl.DataFrame, on: ColumnSpec) -> list[str]:
@@ -104,8 +105,7 @@ def interval_disclosure(orig: pl.DataFrame, masked: pl.DataFrame, on: ColumnSpec
     >>> interval_disclosure(o, pl.DataFrame({"x": [1.0, 2.0, 3.5, 4.0]}), "x", k=0.1)
     0.75
     """
-    if isinstance(k, bool) or not isinstance(k, (int, float)) or not k >= 0:
-        raise SDCError(f"k must be a number >= 0, got {k!r}")
+    check_real(k, "k", minimum=0.0)
     cols = _pair(orig, masked, on)
     inside = np.ones(orig.height, dtype=bool)
     for c in cols:

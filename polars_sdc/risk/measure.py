@@ -17,6 +17,7 @@ import polars as pl
 
 from .._columns import ColumnSpec
 from .._errors import SDCError
+from .._validation import check_int
 from .frequencies import check_alpha, frequencies, key_columns
 
 
@@ -83,8 +84,7 @@ def measure_risk(
     if df.height == 0:
         raise SDCError("the frame is empty; there is no release to measure")
     for k in ks:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise SDCError(f"ks: every k must be a positive integer, got {k!r}")
+        check_int(k, "ks: every k", minimum=1)
     fk, Fk = frequencies(df, cols, weight, a)
     r = individual_risk(fk, Fk)
     columns = {"fk": fk, "Fk": Fk, "risk": r}

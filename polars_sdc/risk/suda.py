@@ -30,6 +30,7 @@ import polars as pl
 
 from .._columns import ColumnSpec
 from .._errors import SDCError
+from .._validation import check_int
 from .frequencies import key_codes, key_columns
 
 SUDA = "suda"
@@ -41,8 +42,7 @@ def check_suda_args(n_keys: int, max_size: int | None, dis_fraction: float) -> i
     """Validate ``max_size`` (1..M, default M) and ``dis_fraction`` (0 < f < 1); returns max_size."""
     if max_size is None:
         max_size = n_keys
-    if isinstance(max_size, bool) or not isinstance(max_size, (int, np.integer)) or not 1 <= max_size <= n_keys:
-        raise SDCError(f"max_size must be an integer in 1..{n_keys} (the number of keys), got {max_size!r}")
+    max_size = check_int(max_size, f"max_size (at most {n_keys}, the number of keys)", minimum=1, maximum=n_keys)
     if not isinstance(dis_fraction, (int, float)) or not 0.0 < float(dis_fraction) < 1.0:
         raise SDCError(f"dis_fraction must be in (0, 1), got {dis_fraction!r}")
     if n_keys > 24:

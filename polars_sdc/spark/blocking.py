@@ -42,6 +42,7 @@ import polars as pl
 
 from .._columns import ColumnSpec, is_numeric, resolve_columns
 from .._errors import SDCError
+from .._validation import check_int
 from ._common import bad_value_counts, check_present, column_list, polars_schema, raise_bad, require_pyspark
 
 ROOT = "__sdc_root"
@@ -305,10 +306,8 @@ def plan_blocks(
         raise SDCError(f"column {both[0]!r}: cannot be both a quasi-identifier (on) and a stratum (by)")
     if not on_cols:
         raise SDCError("`on`: no quasi-identifier columns")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise SDCError(f"k must be an integer >= 1, got {k!r}")
-    if isinstance(block_rows, bool) or not isinstance(block_rows, (int, np.integer)) or block_rows < 2 * k:
-        raise SDCError(f"block_rows must be an integer >= 2 k = {2 * k}, got {block_rows!r}")
+    k = check_int(k, "k", minimum=1)
+    block_rows = check_int(block_rows, "block_rows (at least 2 k)", minimum=2 * k)
     weights = dict(weights or {})
     for c, w in weights.items():
         if c not in on_cols:
