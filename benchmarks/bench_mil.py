@@ -1,4 +1,4 @@
-"""MIL post-optimisation: the thesis experiments (seed 003, appendix A) and speed.
+"""MIL post-optimisation: the thesis experiments (thesis appendix A) and speed.
 
     python benchmarks/bench_mil.py            # everything, N = 100,000 move-test counts on DS0 only
     python benchmarks/bench_mil.py --full     # Table A.9 also at N = 100,000 for every data set

@@ -267,6 +267,37 @@ def refine_mil(
     return uniq[codes]
 
 
+def mil_columns(schema: Any, on: Any, group: Any, ordinal: Any = (), by: Any = None) -> tuple[list[str], list[str]]:
+    """The quasi-identifier and strata columns of a MIL refinement of the partition in column
+    ``group``, checked against ``schema`` (so a lazy plan fails when it is built): ``on=None``
+    means every numeric column but ``group``; the group column is neither a quasi-identifier
+    nor a stratum; ``ordinal`` columns are quasi-identifiers.
+
+    >>> import polars as pl
+    >>> mil_columns(pl.Schema({"x": pl.Float64, "g": pl.Int64, "s": pl.String}), None, "g", by="s")
+    (['x'], ['s'])
+    """
+    from .._columns import resolve_columns
+
+    if not isinstance(group, str) or group not in schema:
+        raise SDCError(f"column {group!r}: group column not in the frame")
+    if on is None:
+        on = [c for c in resolve_columns(schema, None, kind="numeric", default="numeric") if c != group]
+        if not on:
+            raise SDCError(f"`on`: no numeric column besides the group column {group!r}")
+    on = resolve_columns(schema, on, kind="supported")
+    if group in on:
+        raise SDCError(f"column {group!r}: the group column cannot also be a quasi-identifier")
+    for c in ordinal:
+        if c not in on:
+            raise SDCError(f"column {c!r}: marked ordinal but not among the quasi-identifiers")
+    by_cols = [] if by is None else resolve_columns(schema, by, what="by")
+    clash = [c for c in by_cols if c == group or c in on]
+    if clash:
+        raise SDCError(f"column {clash[0]!r}: cannot be both a stratum (`by`) and a group or quasi-identifier column")
+    return on, by_cols
+
+
 def mil_frame(
     df: Any,
     k: int,
@@ -293,22 +324,11 @@ def mil_frame(
     """
     import polars as pl
 
-    from .._columns import check_k, resolve_columns
+    from .._columns import check_k
     from ..partition import group_ids
     from .features import feature_matrix
 
-    if not isinstance(group, str) or group not in df.columns:
-        raise SDCError(f"column {group!r}: group column not in the frame")
-    if on is None:
-        on = [c for c in resolve_columns(df, None, kind="numeric", default="numeric") if c != group]
-        if not on:
-            raise SDCError(f"`on`: no numeric column besides the group column {group!r}")
-    on = resolve_columns(df, on, kind="supported")
-    if group in on:
-        raise SDCError(f"column {group!r}: the group column cannot also be a quasi-identifier")
-    for c in ordinal:
-        if c not in on:
-            raise SDCError(f"column {c!r}: marked ordinal but not among the quasi-identifiers")
+    on, by_cols = mil_columns(df.schema, on, group, ordinal, by)
     k = check_k(k, df.height)
     group_ids(df, group)  # length and nulls
     s = df.get_column(group)
@@ -321,10 +341,6 @@ def mil_frame(
     else:
         from . import strata_rows
 
-        by_cols = resolve_columns(df, by, what="by")
-        clash = [c for c in by_cols if c == group or c in on]
-        if clash:
-            raise SDCError(f"column {clash[0]!r}: cannot be both a stratum (`by`) and a group or quasi-identifier column")
         new = codes.copy()
         seen = np.full(values.len(), -1, dtype=np.int64)
         for i, (key, rows) in enumerate(strata_rows(df, by_cols)):

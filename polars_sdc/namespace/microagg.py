@@ -142,17 +142,10 @@ class MicroaggMethods(FrameOps):
         >>> df.sdc.mil(2, "x", standardize=False)["g"].to_list()
         [0, 0, 0, 1, 1]
         """
-        from .._columns import resolve_columns
-        from .._errors import SDCError
-        from ..microagg.mil import mil_frame
+        from ..microagg.mil import mil_columns, mil_frame
 
         schema = self._schema()
-        if not isinstance(group, str) or group not in schema:
-            raise SDCError(f"column {group!r}: group column not in the frame")
-        if on is not None:
-            resolve_columns(schema, on, kind="supported")
-        if by is not None:
-            resolve_columns(schema, by, what="by")
+        mil_columns(schema, on, group, ordinal, by)
         opts = dict(neighbours=neighbours, exchanges=exchanges, cycles=cycles, max_sweeps=max_sweeps)
         return self._frame_op(
             lambda df: mil_frame(

@@ -1,6 +1,6 @@
 """Laplace noise on Spark, drawn per row from ``(seed, "laplace/<column>", key)``.
 
-The released value is ``y = x + e`` with ``e ~ Laplace(0, phi)`` (seed 004, eq. 1/2), and
+The released value is ``y = x + e`` with ``e ~ Laplace(0, phi)`` (Hasegawa et al., eq. 1/2), and
 ``e = polars_sdc.rng.laplace(seed, f"laplace/{column}", rng.row_keys(key), phi)``: the one
 per-row generator of :mod:`polars_sdc.rng`. A row's noise depends only on the seed, the
 column and the row's key, so it is the same whatever the partitioning, the number of
@@ -44,7 +44,7 @@ def laplace(
 ) -> Any:
     """``sdf`` with Laplace noise added to the numeric ``on`` columns (double out): ``phi`` a
     number, a sequence or ``{column: phi}``, or ``k`` to calibrate phi for Pk-anonymity
-    (``2 m (b - a) / ln((N - 1)/(k - 1))``, seed 004 section 5, from one aggregation).
+    (``2 m (b - a) / ln((N - 1)/(k - 1))``, Hasegawa et al. section 5, from one aggregation).
     ``key`` names a column that identifies each row (integers or strings); ``check_key``
     verifies it has no nulls and no repeated value (one aggregation).
 

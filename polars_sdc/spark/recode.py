@@ -1,4 +1,4 @@
-"""Minimum-frequency global recoding on Spark (seed 002, Fig. 1).
+"""Minimum-frequency global recoding on Spark (Sano & Hattori, Fig. 1).
 
 The category counts of every recoded column come from one Spark aggregation; the merge plan
 is computed on the driver by the local planner (:func:`polars_sdc.recode.merge_plan`, a
@@ -95,7 +95,7 @@ def recode_map(
 
 
 def recode(sdf: Any, columns: ColumnSpec, p: float, **options: Any) -> Any:
-    """``sdf`` with each of ``columns`` (string) recoded by minimum frequency (seed 002,
+    """``sdf`` with each of ``columns`` (string) recoded by minimum frequency (Sano & Hattori,
     Fig. 1, th = rows * p): the plan of :func:`recode_map` applied as a map lookup; nulls
     stay null, other columns are untouched.
 
