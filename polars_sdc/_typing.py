@@ -30,6 +30,7 @@ class PartitionOptions(TypedDict, total=False):
     refine: RefineName | None
     refine_options: Mapping[str, Any] | None
     merge_small_strata: bool
+    progress: bool
 
 
 class ReleaseOptions(PartitionOptions, total=False):

@@ -370,10 +370,12 @@ def loss_report(
     k: int | None = None,
     hierarchies: Mapping[str, Any] | None = None,
     max_dim: int = 2,
+    progress: bool = False,
 ) -> LossReport:
     """ILD (:func:`polars_sdc.loss.ild.ild`) and ILSSDM, DM, NCP, entropy loss, EBIL, CTBIL
     and CM for a release given as ``masked`` (row-aligned) or ``groups`` (representatives).
-    The partition for DM/NCP/CM is ``groups`` or the equivalence classes of the release.
+    The partition for DM/NCP/CM is ``groups`` or the equivalence classes of the release;
+    ``progress=True`` shows ILD's bar (:func:`polars_sdc.loss.ild.ild_report`).
 
     >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": [0, 0, 1, 1]})
     >>> r = loss_report(df, groups="g", on="x", k=2)
@@ -389,7 +391,9 @@ def loss_report(
     exclude = [groups] if isinstance(groups, str) else []
     blocks, _ = resolve_blocks(original.schema, dist, on, weights, exclude)
     cols = list(dict.fromkeys(c for b in blocks for c in b.columns))
-    rep = ild_report(original, masked, groups=groups, dist=dist, on=on, weights=weights, exponent=exponent)
+    rep = ild_report(
+        original, masked, groups=groups, dist=dist, on=on, weights=weights, exponent=exponent, progress=progress
+    )
     if groups is not None:
         part = _partition(original, groups, None)
         released = aggregate(original.select(cols), part, cols)

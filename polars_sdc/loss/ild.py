@@ -376,6 +376,33 @@ def _total(frame: pl.DataFrame, blocks: Sequence[Block], w: Sequence[float], per
     return _records_amount(frame, blocks, w, e)
 
 
+def _amounts(orig, rel, blocks, shifts, by_sse, gids, e, wspec, pb):
+    """I of every block on the original and the release (and with e = 2 for weights "amount")."""
+    amounts, masked_amounts, amounts2 = [], [], []
+    for b, sh in zip(blocks, shifts):
+        with pb.waiting(f"{b.label}, original"):
+            a = block_amount(orig, b, e, sh)
+        pb.advance()
+        if b.columns in by_sse:
+            from .sse import sse
+
+            # group means: I(A) - I(A_hat) = 2 N SSE (Akiyama & Wada eq. 5), no cancellation
+            X = numeric_matrix(orig, list(b.columns))
+            m = a - 2.0 * orig.height * sse(np.ldexp(X, -sh) if sh else X, gids.to_numpy())
+            m = max(m, 0.0)
+        elif _unchanged(orig, rel, b.columns):
+            m = a  # the release left these columns as they were: exactly no loss
+        else:
+            with pb.waiting(f"{b.label}, release"):
+                m = block_amount(rel, b, e, sh)
+        pb.advance()
+        amounts.append(a)
+        masked_amounts.append(m)
+        if wspec == "amount":
+            amounts2.append(a if e == 2 else block_amount(orig, b, 2, sh))
+    return amounts, masked_amounts, amounts2
+
+
 def ild_report(
     original: pl.DataFrame,
     masked: pl.DataFrame | pl.LazyFrame | None = None,
@@ -385,6 +412,7 @@ def ild_report(
     on: Any = None,
     weights: Any = None,
     exponent: float = 2,
+    progress: bool = False,
 ) -> ILDReport:
     """ILD of a release, per block of columns and overall (thesis 3.1.2, Akiyama & Wada 2.2).
 
@@ -392,7 +420,9 @@ def ild_report(
     name or ids), each group replaced by its representative (:func:`polars_sdc.aggregate`:
     mean / most frequent value). ``dist``, ``on`` and ``weights``: see :func:`resolve_blocks`
     and :func:`polars_sdc.dist.product`; ``exponent`` is e in ``I = sum d^e`` (2 or 1 in the
-    papers; any e > 0). Seed 000 example 2.1:
+    papers; any e > 0). ``progress=True`` shows a bar on stderr: the information amounts
+    computed (two per block of columns, two more for a pairwise product distance) out of all,
+    with the elapsed time moving inside a long pairwise sum. Akiyama & Wada example 2.1:
 
     >>> df = pl.DataFrame({"x": [1, 2, 3, 4], "g": [0, 0, 1, 1]})
     >>> r = ild_report(df, groups="g", on="x")
@@ -423,25 +453,19 @@ def ild_report(
     # are formed from the scaled numbers, so squares neither overflow nor underflow
     scalable = e == 2 or len(blocks) == 1
     shifts = [_block_shift(orig, rel, b) if scalable else 0 for b in blocks]
-    amounts, masked_amounts, amounts2 = [], [], []
-    for b, sh in zip(blocks, shifts):
-        a = block_amount(orig, b, e, sh)
-        if b.columns in by_sse:
-            from .sse import sse
+    from ..progress import bar
 
-            # group means: I(A) - I(A_hat) = 2 N SSE (Akiyama & Wada eq. 5), no cancellation
-            X = numeric_matrix(orig, list(b.columns))
-            m = a - 2.0 * orig.height * sse(np.ldexp(X, -sh) if sh else X, gids.to_numpy())
-            m = max(m, 0.0)
-        elif _unchanged(orig, rel, b.columns):
-            m = a  # the release left these columns as they were: exactly no loss
-        else:
-            m = block_amount(rel, b, e, sh)
-        amounts.append(a)
-        masked_amounts.append(m)
-        if wspec == "amount":
-            amounts2.append(a if e == 2 else block_amount(orig, b, 2, sh))
-    w = _weights(blocks, wspec, amounts2)  # with "amount": times 2^(-2 E) each
+    pairwise_total = not any(shifts) and e != 2 and len(blocks) > 1
+    with bar(progress, "ILD", total=2 * len(blocks) + 2 * pairwise_total, unit="amount") as pb:
+        amounts, masked_amounts, amounts2 = _amounts(orig, rel, blocks, shifts, by_sse, gids, e, wspec, pb)
+        w = _weights(blocks, wspec, amounts2)  # with "amount": times 2^(-2 E) each
+        if pairwise_total:
+            with pb.waiting("pairwise, original"):
+                total = _total(orig, blocks, w, amounts, e)
+            pb.advance()
+            with pb.waiting("pairwise, release"):
+                total_m = _total(rel, blocks, w, masked_amounts, e)
+            pb.advance()
     wexp = [-2 * sh if wspec == "amount" else 0 for sh in shifts]
     if any(shifts):
         if len(blocks) == 1:
@@ -459,8 +483,9 @@ def ild_report(
         masked_amounts = [_p2(m, e * sh) for m, sh in zip(masked_amounts, shifts)]
         w = [_p2(wi, we) for wi, we in zip(w, wexp)]
     else:
-        total = _total(orig, blocks, w, amounts, e)
-        total_m = _total(rel, blocks, w, masked_amounts, e)
+        if not pairwise_total:
+            total = _total(orig, blocks, w, amounts, e)
+            total_m = _total(rel, blocks, w, masked_amounts, e)
         ratios = None
     return ILDReport(
         columns=tuple(b.label for b in blocks),
@@ -484,6 +509,7 @@ def ild(
     on: Any = None,
     weights: Any = None,
     exponent: float = 2,
+    progress: bool = False,
 ) -> float:
     """``ILD = (I(A) - I(A_hat)) / I(A)`` (Akiyama & Wada 2.2): 0 nothing lost, 1 everything
     replaced by one value; arguments as :func:`ild_report`. A column without information
@@ -494,7 +520,7 @@ def ild(
     0.2
     """
     return ild_report(
-        original, masked, groups=groups, dist=dist, on=on, weights=weights, exponent=exponent
+        original, masked, groups=groups, dist=dist, on=on, weights=weights, exponent=exponent, progress=progress
     ).ild
 
 

@@ -40,7 +40,7 @@ POOLED_SEPARATOR = "+"
 
 #: The keyword arguments of :meth:`MicroaggSpec.build` that every method takes.
 COMMON_ARGUMENTS = ("by", "standardize", "ordinal", "weights", "group_column", "refine", "refine_options",
-                    "merge_small_strata", "pooled_label", "integers")
+                    "merge_small_strata", "pooled_label", "integers", "progress")
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class Method:
         >>> METHODS["vmdav"].check_options({"gama": 1.0})
         Traceback (most recent call last):
         ...
-        polars_sdc._errors.SDCError: unknown option 'gama' for method 'vmdav'; it takes: gamma (and the arguments every method takes: by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers)
+        polars_sdc._errors.SDCError: unknown option 'gama' for method 'vmdav'; it takes: gamma (and the arguments every method takes: by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress)
         """
         takes = self.options()
         out = {}
@@ -204,6 +204,7 @@ class MicroaggSpec:
     pooled_label: Any = None
     integers: str = "round"
     input_schema: pl.Schema = field(default_factory=pl.Schema)
+    progress: bool = field(default=False, compare=False)
 
     @classmethod
     def build(
@@ -223,6 +224,7 @@ class MicroaggSpec:
         merge_small_strata: bool = False,
         pooled_label: Any = None,
         integers: str = "round",
+        progress: bool = False,
         **options: Any,
     ) -> MicroaggSpec:
         """Check every argument against ``schema`` once (k against the row count is checked
@@ -271,6 +273,7 @@ class MicroaggSpec:
             weights=dict(weights) if weights is not None else None, group_column=group_column,
             refine=refine, refine_options=refine_options, merge_small_strata=merge_small_strata,
             pooled_label=pooled_label, integers=check_integers(integers), input_schema=schema,
+            progress=check_bool(progress, "progress"),
         )
         spec.output_schema()  # dtype problems (ordinal String, pooled label) fail now
         return spec
@@ -293,12 +296,25 @@ class MicroaggSpec:
     def _features(self, df: pl.DataFrame) -> np.ndarray:
         return feature_matrix(df, self.on, standardize=self.standardize, ordinal=self.ordinal, weights=self.weights)
 
-    def _run(self, df: pl.DataFrame) -> np.ndarray:
+    def _run(self, df: pl.DataFrame, pb: Any = None, where: str = "") -> np.ndarray:
+        from ..progress import Null
+
+        pb = pb if pb is not None else Null()
         X = self._features(df)
-        labels = np.asarray(self.method.partition(X, self.k, **self.options), dtype=np.uint32)
+        with pb.waiting(where + self.method.name):  # one kernel call: the elapsed time moves meanwhile
+            labels = np.asarray(self.method.partition(X, self.k, **self.options), dtype=np.uint32)
         if self.refine is not None:
-            labels = np.asarray(REFINERS[self.refine](X, labels, self.k, **self.refine_options), dtype=np.uint32)
+            with pb.waiting(where + self.refine):
+                labels = np.asarray(REFINERS[self.refine](X, labels, self.k, **self.refine_options), dtype=np.uint32)
         return labels
+
+    def _bar(self, rows: int | None) -> Any:
+        """The progress bar of a run (``progress=True``): rows of finished strata out of all,
+        or, without strata, the elapsed time of the one partition call."""
+        from ..progress import bar
+
+        steps = self.method.name + (f" + {self.refine}" if self.refine else "")
+        return bar(self.progress, f"{steps} k={self.k}", total=rows, unit="rows")
 
     def strata(self, df: pl.DataFrame) -> list[tuple[Any, np.ndarray]]:
         """The strata as (key, rows), small ones pooled if asked; an error names a stratum
@@ -318,15 +334,19 @@ class MicroaggSpec:
         """Group ids (UInt32 Series ``"group"``, row order kept), numbered across strata."""
         check_k(self.k, df.height)
         if not self.by:
-            return pl.Series("group", canonical_ids(self._run(df)), dtype=GROUP_DTYPE)
+            with self._bar(None) as pb:
+                return pl.Series("group", canonical_ids(self._run(df, pb)), dtype=GROUP_DTYPE)
         for c in self.on:  # fail on bad values before any stratum runs
             feature_matrix(df.select(c), [c], standardize=False, ordinal=self.ordinal)
         labels = np.empty(df.height, dtype=np.uint32)
         offset = 0
-        for _, rows in strata if strata is not None else self.strata(df):
-            part = self._run(df[rows])
-            labels[rows] = part + offset
-            offset += int(part.max()) + 1
+        strata = strata if strata is not None else self.strata(df)
+        with self._bar(df.height) as pb:
+            for i, (_, rows) in enumerate(strata):
+                part = self._run(df[rows], pb, f"stratum {i + 1}/{len(strata)}: ")
+                labels[rows] = part + offset
+                offset += int(part.max()) + 1
+                pb.advance(rows.size)
         return pl.Series("group", canonical_ids(labels), dtype=GROUP_DTYPE)
 
     def apply(self, df: pl.DataFrame) -> pl.DataFrame:

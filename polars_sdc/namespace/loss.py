@@ -73,6 +73,7 @@ class LossMethods(FrameOps):
         on: ColumnSpec = None,
         weights: Any = None,
         exponent: float = 2,
+        progress: bool = False,
     ) -> float:
         """ILD = (I(A) - I(A_hat)) / I(A) (Akiyama & Wada 2.2, thesis 3.1), I = sum_ij d(x_i, x_j)^exponent,
         for a row-aligned ``masked`` release or for ``groups`` replaced by their representatives.
@@ -90,7 +91,10 @@ class LossMethods(FrameOps):
         from ..loss.ild import ild, needed_columns
 
         cols = needed_columns(self._schema(), dist, on, weights, groups)
-        return ild(self._collected(cols), masked, groups=groups, dist=dist, on=on, weights=weights, exponent=exponent)
+        return ild(
+            self._collected(cols), masked, groups=groups, dist=dist, on=on, weights=weights, exponent=exponent,
+            progress=progress,
+        )
 
     def ild_report(
         self,
@@ -101,9 +105,11 @@ class LossMethods(FrameOps):
         on: ColumnSpec = None,
         weights: Any = None,
         exponent: float = 2,
+        progress: bool = False,
     ) -> Any:
         """ILD per column and overall with I(A) and I(A_hat): an ``ILDReport`` (``.ild``,
-        ``.by_column``, ``.to_frame()``); arguments as :meth:`ild`.
+        ``.by_column``, ``.to_frame()``); arguments as :meth:`ild` (``progress=True``: a bar
+        on stderr, one step per information amount).
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1, 2, 3, 4], "c": ["a", "a", "b", "c"]})
@@ -115,7 +121,8 @@ class LossMethods(FrameOps):
 
         cols = needed_columns(self._schema(), dist, on, weights, groups)
         return ild_report(
-            self._collected(cols), masked, groups=groups, dist=dist, on=on, weights=weights, exponent=exponent
+            self._collected(cols), masked, groups=groups, dist=dist, on=on, weights=weights, exponent=exponent,
+            progress=progress,
         )
 
     def information_amount(
@@ -145,6 +152,7 @@ class LossMethods(FrameOps):
         k: int | None = None,
         hierarchies: Any = None,
         max_dim: int = 2,
+        progress: bool = False,
     ) -> Any:
         """ILD beside ILSSDM, DM (with ``k``), NCP (``hierarchies``), entropy loss, EBIL, CTBIL
         (tables of up to ``max_dim`` columns) and CM (with a class ``label``): a ``LossReport``.
@@ -162,5 +170,5 @@ class LossMethods(FrameOps):
             cols.append(label)
         return loss_report(
             self._collected(cols), masked, groups=groups, on=on, dist=dist, weights=weights, exponent=exponent,
-            label=label, k=k, hierarchies=hierarchies, max_dim=max_dim,
+            label=label, k=k, hierarchies=hierarchies, max_dim=max_dim, progress=progress,
         )

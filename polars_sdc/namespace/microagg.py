@@ -33,7 +33,9 @@ class MicroaggMethods(FrameOps):
         product distance with per-column ``weights``; ``by``: strata partitioned separately (a
         stratum with fewer than k rows is an error unless ``merge_small_strata=True``, which
         pools the small strata); ``refine``/``refine_options``: the post-optimisation and its
-        options; the method's own options (``gamma``, ``order``, ...) by name. Every keyword
+        options; the method's own options (``gamma``, ``order``, ...) by name;
+        ``progress=True`` shows a bar on stderr (rows of finished ``by`` strata with an ETA, or
+        the elapsed time of an unstratified run; :mod:`polars_sdc.progress`). Every keyword
         is checked once by :meth:`polars_sdc.microagg.MicroaggSpec.build`.
 
         >>> import polars as pl, polars_sdc

@@ -12,7 +12,77 @@ the best (optionally after a histogram prefit); ``_run_rotated`` is Algorithm 2.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+
+class EMMeter:
+    """Progress of a fit in EM passes (``fit_gmm(progress=True)``): done passes out of an
+    estimate. Each K has a plan: its screening runs (``n_init`` x ``init_iter`` passes, known)
+    and its final run(s) (first guessed as ``init_iter`` passes each). While a final run
+    goes, its length is re-estimated from the geometric decay of the log-likelihood change,
+    ``remaining = log(tol / dL_t) / log(dL_t / dL_{t-1})`` (EM converges linearly); a run or
+    a K that ends early gives its unused passes back, so the bar ends at 100 %.
+    """
+
+    def __init__(self, pb, ks, *, n_init: int, init_iter: int, max_iter: int, tol: float, final_runs: int) -> None:
+        self.pb, self.tol, self.max_iter = pb, tol, max_iter
+        self.screen = min(init_iter, max_iter) if n_init > 1 else 0
+        self.guess = min(init_iter, max_iter)
+        self.plan = n_init * self.screen + final_runs * self.guess  # per K
+        self.future = self.plan * len(ks)  # passes planned for the runs not started yet
+        self.done = 0
+        self.stage_left = 0
+        self.cur = self.used = 0
+        self.final = False
+        self.last = None
+        self._show()
+
+    def _show(self) -> None:
+        self.pb.set_total(self.done + (self.cur - self.used) + self.future)
+
+    def stage(self, K: int) -> None:
+        """A new number of components: its plan is taken from the future passes."""
+        self.pb.set_postfix(f"K={K}")
+        self.stage_left = self.plan
+
+    def end_stage(self) -> None:
+        self.future -= self.stage_left
+        self.stage_left = 0
+        self._show()
+
+    def start_run(self, budget: int, screening: bool) -> None:
+        share = self.screen if screening else self.guess
+        share = min(share, self.stage_left)
+        self.stage_left -= share
+        self.future -= share
+        self.cur, self.used, self.final, self.last = max(min(budget, share if share else budget), 1), 0, not screening, None
+        self.events = 0
+        self._show()
+
+    def tick(self, change: float | None = None) -> None:
+        """One pass done; ``change``: |dL| of a step (SQUAREM: of its first pass only)."""
+        self.done += 1
+        self.used += 1
+        if self.final and change is not None and math.isfinite(change):
+            self.events += 1
+            last, self.last = self.last, change
+            if change < self.tol:
+                self.cur = self.used
+            elif last is not None and 0 < change < last:
+                per = self.used / self.events  # passes per likelihood change (SQUAREM: ~3)
+                rem = per * math.log(self.tol / change) / math.log(change / last)
+                self.cur = self.used + int(min(max(math.ceil(rem), 1), self.max_iter))
+        if self.cur <= self.used:
+            self.cur = self.used + (1 if not self.final else max(1, self.used // 4))
+        self.pb.advance(1)
+        self._show()
+
+    def end_run(self) -> None:
+        self.cur = self.used = 0
+        self._show()
+
 
 def _n_chunks(n: int) -> int:
     return int(min(64, max(1, n // 4096)))
@@ -102,11 +172,23 @@ def _accept(state: _State, trial: _State) -> None:
     state.history.append(state.L)
 
 
-def _iterate(state: _State, Y, w, phi, method, max_iter, tol, sd_floor, accelerate=False) -> _State:
+def _iterate(state: _State, Y, w, phi, method, max_iter, tol, sd_floor, accelerate=False, meter=None,
+             screening=False) -> _State:
     """Run EM from ``state`` (already evaluated) until ``|L_new - L_old| < tol`` or ``max_iter``
-    passes over the data (``state.n_iter`` counts them)."""
+    passes over the data (``state.n_iter`` counts them); ``meter`` (an :class:`EMMeter`)
+    hears of every pass (``screening``: a start's short run)."""
+    if meter is None:
+        return _iterate_passes(state, Y, w, phi, method, max_iter, tol, sd_floor, accelerate, None)
+    meter.start_run(max_iter - state.n_iter, screening)
+    try:
+        return _iterate_passes(state, Y, w, phi, method, max_iter, tol, sd_floor, accelerate, meter.tick)
+    finally:
+        meter.end_run()
+
+
+def _iterate_passes(state: _State, Y, w, phi, method, max_iter, tol, sd_floor, accelerate, tick) -> _State:
     if accelerate and method == "exact":
-        return _iterate_squarem(state, Y, w, phi, max_iter, tol, sd_floor)
+        return _iterate_squarem(state, Y, w, phi, max_iter, tol, sd_floor, tick)
     nch = _n_chunks(Y.shape[0])
     total = float(w.sum())
     if not state.history:
@@ -121,6 +203,8 @@ def _iterate(state: _State, Y, w, phi, method, max_iter, tol, sd_floor, accelera
         state.n_iter += 1
         if method == "gem" and (not ok or not trial.L >= state.L - 1e-12 * abs(state.L)):
             # the paper's fixed learning rate can overshoot: halve it and retry (GEM stays monotone)
+            if tick is not None:
+                tick(None)
             state.alpha *= 0.5
             halvings += 1
             if halvings > 60:
@@ -128,6 +212,8 @@ def _iterate(state: _State, Y, w, phi, method, max_iter, tol, sd_floor, accelera
             continue
         old = state.L
         _accept(state, trial)
+        if tick is not None:
+            tick(abs(state.L - old))
         if abs(state.L - old) < tol:
             state.converged = True
             break
@@ -138,7 +224,7 @@ def _pack(rho: np.ndarray, mu: np.ndarray, sd: np.ndarray) -> np.ndarray:
     return np.concatenate([np.log(np.maximum(rho, 1e-300)), mu.ravel(), np.log(sd).ravel()])
 
 
-def _iterate_squarem(state: _State, Y, w, phi, max_iter, tol, sd_floor) -> _State:
+def _iterate_squarem(state: _State, Y, w, phi, max_iter, tol, sd_floor, tick=None) -> _State:
     """Exact EM accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3) in the coordinates
     (log rho, mu, log sd): two EM steps ``t1 = M(t0)``, ``t2 = M(t1)``, the extrapolation
     ``t0 - 2 a r + a^2 v`` (``r = t1 - t0``, ``v = t2 - 2 t1 + t0``, ``a = -|r|/|v|``), kept
@@ -156,12 +242,16 @@ def _iterate_squarem(state: _State, Y, w, phi, max_iter, tol, sd_floor) -> _Stat
         _evaluate(s1, Y, w, phi, nch)
         state.n_iter += 1
         _accept(state, s1)
+        if tick is not None:
+            tick(abs(state.L - old))
         if abs(state.L - old) < tol or state.n_iter >= max_iter:
             state.converged = abs(state.L - old) < tol
             break
         s2 = _State(*_propose(state, "exact", total, sd_floor), state.alpha)
         _evaluate(s2, Y, w, phi, nch)
         state.n_iter += 1
+        if tick is not None:
+            tick(None)
         p1 = _pack(s1.rho, s1.mu, s1.sd)
         p2 = _pack(s2.rho, s2.mu, s2.sd)
         r = p1 - p0
@@ -182,6 +272,8 @@ def _iterate_squarem(state: _State, Y, w, phi, max_iter, tol, sd_floor) -> _Stat
                     s3 = _State(rho, np.ascontiguousarray(mu), np.ascontiguousarray(sd), state.alpha)
                     _evaluate(s3, Y, w, phi, nch)
                     state.n_iter += 1
+                    if tick is not None:
+                        tick(None)
                     if s3.L >= s2.L:
                         best = s3
                         if a == -step_max:
@@ -193,7 +285,8 @@ def _iterate_squarem(state: _State, Y, w, phi, max_iter, tol, sd_floor) -> _Stat
     return state
 
 
-def _run_diagonal(Y, w, phi, K, *, method, n_init, seed, max_iter, tol, alpha, init_iter, accelerate=True, prefit=None, sd_min=None):
+def _run_diagonal(Y, w, phi, K, *, method, n_init, seed, max_iter, tol, alpha, init_iter, accelerate=True, prefit=None,
+                  sd_min=None, meter=None):
     """Starts (screened for ``init_iter`` passes), then the best to convergence. With
     ``prefit = (centres, counts)`` the starts run to convergence on that histogram first and
     only the winner is polished on the records, so few passes over a large n are needed."""
@@ -209,24 +302,25 @@ def _run_diagonal(Y, w, phi, K, *, method, n_init, seed, max_iter, tol, alpha, i
         st = _State(rho, mu, np.maximum(sd, sd_floor), alpha)
         _evaluate(st, Ys, ws, phi, nch)
         if n_init > 1:
-            _iterate(st, Ys, ws, phi, method, min(init_iter, max_iter), tol, sd_floor, accelerate)
+            _iterate(st, Ys, ws, phi, method, min(init_iter, max_iter), tol, sd_floor, accelerate, meter, True)
         starts.append(st)
     best = max(starts, key=lambda s: s.L)
     n_prefit = 0
     if prefit is not None:
-        _iterate(best, Ys, ws, phi, method, max_iter, tol, sd_floor, accelerate)
+        _iterate(best, Ys, ws, phi, method, max_iter, tol, sd_floor, accelerate, meter)
         n_prefit = sum(s.n_iter for s in starts)
         best = _State(best.rho, best.mu, best.sd, best.alpha)
         _evaluate(best, Y, w, phi, _n_chunks(Y.shape[0]))
     elif n_init > 1:
         n_prefit = sum(s.n_iter for s in starts if s is not best)
     if not best.converged:
-        _iterate(best, Y, w, phi, method, max_iter, tol, sd_floor, accelerate)
+        _iterate(best, Y, w, phi, method, max_iter, tol, sd_floor, accelerate, meter)
     best.n_prefit = n_prefit
     return best
 
 
-def _run_rotated(Y, w, phi, K, *, method, n_init, seed, max_iter, tol, alpha, init_iter, accelerate=False, sd_min=None):
+def _run_rotated(Y, w, phi, K, *, method, n_init, seed, max_iter, tol, alpha, init_iter, accelerate=False, sd_min=None,
+                 meter=None):
     """Algorithm 2: responsibilities, hard assignment, per-component PCA rotation, a diagonal
     M-step in each component's frame, rotation back. Returns the state with rotations."""
     rng = np.random.default_rng(seed)
@@ -256,6 +350,8 @@ def _run_rotated(Y, w, phi, K, *, method, n_init, seed, max_iter, tol, alpha, in
             lse = top[:, 0] + np.log(np.exp(logp - top).sum(axis=1))
             L = float(w @ lse)
             history.append(L)
+            if meter is not None and it:
+                meter.tick(abs(L - L_old))
             if abs(L - L_old) < tol:
                 converged = True
                 break
@@ -297,12 +393,20 @@ def _run_rotated(Y, w, phi, K, *, method, n_init, seed, max_iter, tol, alpha, in
         sd = np.maximum(sd, sd_floor)
         R = np.tile(np.eye(d), (K, 1, 1))
         steps = min(init_iter, max_iter) if n_init > 1 else max_iter
+        if meter is not None:
+            meter.start_run(steps, n_init > 1)
         res = run(rho, mu.copy(), sd.copy(), R, steps, alpha)
+        if meter is not None:
+            meter.end_run()
         if best is None or res[4][-1] > best[4][-1]:
             best = res
     rho, mu, sdr, R, history, converged, it = best
     if not converged and n_init > 1:
+        if meter is not None:
+            meter.start_run(max_iter - it, False)
         more = run(rho, mu, sdr, R, max_iter - it, alpha)
+        if meter is not None:
+            meter.end_run()
         rho, mu, sdr, R = more[:4]
         history = history + more[4]
         converged, it = more[5], it + more[6]

@@ -21,7 +21,7 @@ from .._validation import check_int
 from ..noise import phi_vector
 from .accuracy import _edges
 from .density import convolved_logpdf
-from .em import _run_diagonal, _run_rotated
+from .em import EMMeter, _run_diagonal, _run_rotated
 
 
 def _k_values(K: Any, n: int) -> list[int]:
@@ -368,6 +368,7 @@ def fit_gmm(
     accelerate: bool = True,
     var_floor: Any = "auto",
     columns: Sequence[str] | None = None,
+    progress: bool = False,
 ) -> GMMFit:
     """Maximum-likelihood Gaussian mixture behind Laplace-perturbed data (eq. 9, Algorithm 1/2).
 
@@ -392,6 +393,8 @@ def fit_gmm(
     unconstrained EM run to a tight ``tol`` drifts there (L1 accuracy 60 -> 34 on the paper's
     mixture at N = 1e3, ``benchmarks/README.md``). A number gives the floor directly (one, or one
     per column); None keeps only a numerical floor of 1e-12 times the variance of y.
+    ``progress=True``: a bar on stderr of the EM passes done out of an estimate, with an ETA
+    (:class:`polars_sdc.reconstruct.em.EMMeter`).
 
     >>> rng = np.random.default_rng(0)
     >>> x = np.concatenate([rng.normal(-3, 0.5, 500), rng.normal(3, 0.5, 500)])
@@ -431,12 +434,33 @@ def fit_gmm(
         prefit_bins = {1: 4096, 2: 256}.get(d) if (n >= 20_000 and hist_bins is None) else None
     prefit = _binned(Yf, prefit_bins) if prefit_bins is not None else None
     _sd_min(var_floor, ph, n, 1, columns)  # validate once
+    from ..progress import bar
+
+    pb = bar(progress, "EM", unit="pass")
+    meter = None
+    if pb.enabled:
+        final_runs = 1 + (prefit is not None and model == "diagonal")
+        meter = EMMeter(pb, ks, n_init=n_init, init_iter=init_iter, max_iter=max_iter, tol=tol, final_runs=final_runs)
+    try:
+        fits = _fit_each(Y, Yf, w, ph, ks, columns, model, prefit, hist_bins, var_floor, meter, dict(
+            method=method, n_init=n_init, seed=seed, max_iter=max_iter, tol=tol, alpha=alpha,
+            init_iter=init_iter, accelerate=accelerate))
+    finally:
+        pb.close()
+    scores = tuple((f.K, f.loglik, f.bic) for f in fits)
+    best = min(fits, key=lambda f: f.bic) if criterion == "bic" else max(fits, key=lambda f: f.loglik)
+    return dataclasses.replace(best, scores=scores)
+
+
+def _fit_each(Y, Yf, w, ph, ks, columns, model, prefit, hist_bins, var_floor, meter, common) -> list[GMMFit]:
+    """One fit per number of components in ``ks`` (the body of :func:`fit_gmm`)."""
+    n, d = Y.shape
+    method = common["method"]
     fits: list[GMMFit] = []
     for k in ks:
-        opts = dict(
-            method=method, n_init=n_init, seed=seed, max_iter=max_iter, tol=tol, alpha=alpha,
-            init_iter=init_iter, accelerate=accelerate, sd_min=_sd_min(var_floor, ph, n, k, columns),
-        )
+        opts = dict(common, sd_min=_sd_min(var_floor, ph, n, k, columns), meter=meter)
+        if meter is not None:
+            meter.stage(k)
         if model == "diagonal":
             st = _run_diagonal(Yf, w, ph, k, prefit=prefit, **opts)
             rho, mu, var, R = st.rho, st.mu, st.sd**2, None
@@ -458,6 +482,6 @@ def fit_gmm(
             converged=bool(conv), method=method, model=model, n_obs=n,
             rotations=None if R is None else R.copy(), history=tuple(history), n_prefit=n_pre,
         ))
-    scores = tuple((f.K, f.loglik, f.bic) for f in fits)
-    best = min(fits, key=lambda f: f.bic) if criterion == "bic" else max(fits, key=lambda f: f.loglik)
-    return dataclasses.replace(best, scores=scores)
+        if meter is not None:
+            meter.end_stage()
+    return fits
