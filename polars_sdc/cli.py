@@ -12,10 +12,24 @@ Subcommands:
   renamed over the output only if every equivalence class on the ``--on`` and ``--by`` columns has at least
   k rows; an output that is the input (same path, a symlink or a hard link to it) is refused, and so is a
   numeric CSV column holding a stray token such as "n/a" (unless listed in ``--null-values``).
+- ``polars-sdc recode IN OUT --column C [--column ...] --p P [--sep S]``: minimum-frequency
+  global recoding (``lf.sdc.recode``, Sano & Hattori Fig. 1) of categorical columns; prints
+  the categories before and after and the smallest class on the recoded columns.
+- ``polars-sdc noise IN OUT --on COLS (--phi X | --k K [--m M]) --seed S [--key COL]``: Laplace
+  noise (``lf.sdc.laplace``, Hasegawa et al.); prints the phi used per column (with ``--k``:
+  ``lf.sdc.laplace_scale``, the Pk-anonymity scale) for ``reconstruct_gmm(phi=...)``.
+- ``polars-sdc loss ORIG MASKED --on COLS [--measure ild|sse|classic|all]``: ILD per column,
+  SSE/SST and the classic measures of a row-aligned release (same rows, same order).
 - ``polars-sdc risk FILE --on COLS [--weight COL] [--alpha A] [--threshold T] [--no-suda]``:
   print the disclosure risk of a file (``lf.sdc.risk``).
 - ``polars-sdc report ORIG MASKED --on COLS [--numeric COLS] [--sensitive COL] [--weight COL]
   --out report.html``: the release report (``polars_sdc.report``) as one HTML page.
+
+``anonymize``, ``recode``, ``noise``, ``loss`` and ``risk`` take ``--report FILE.json``: a
+machine-readable summary (rows, classes, SSE/SST, risk, phi, parameters, versions, timings),
+written atomically (temporary file, then rename). Releases are written the same way, and an
+output that is the input (same path, a symlink or a hard link) is refused. ``--progress``
+shows a bar with an ETA on stderr (default: only when stderr is a terminal and ``CI`` is unset).
 
 Any error (bad input, missing file, unknown extension, Polars errors) is printed as one
 line ``polars-sdc: error: ...`` on stderr with exit code 2, never as a traceback.
@@ -26,6 +40,8 @@ line ``polars-sdc: error: ...`` on stderr with exit code 2, never as a traceback
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
 import sys
 import threading
@@ -63,17 +79,18 @@ def _version() -> str:
         return "unknown"
 
 
-def _weights(text: str) -> dict[str, float]:
+def _weights(text: str, flag: str = "--weights") -> dict[str, float]:
     """``col=w,col=w`` -> {col: w}."""
+    what = flag.lstrip("-").rstrip("s").upper()
     out = {}
     for part in _columns(text):
         name, sep, value = part.partition("=")
         if not sep or not name.strip():
-            raise _UsageError(f"--weights {text!r}: expected COL=WEIGHT pairs separated by commas")
+            raise _UsageError(f"{flag} {text!r}: expected COL={what} pairs separated by commas")
         try:
             out[name.strip()] = float(value)
         except ValueError:
-            raise _UsageError(f"--weights: weight of {name.strip()!r} must be a number, got {value!r}") from None
+            raise _UsageError(f"{flag}: {what.lower()} of {name.strip()!r} must be a number, got {value!r}") from None
     return out
 
 
@@ -189,10 +206,10 @@ def _write(df: pl.DataFrame, path: str) -> None:
 
 
 def _with_progress(label: str, work: Callable[[], T], *, enabled: bool | None = None, delay: float = 0.5) -> T:
-    """Run ``work()``; when stdout and stderr are terminals and it takes longer than ``delay``
-    seconds, show a spinner with the elapsed time on stderr (erased when done)."""
+    """Run ``work()``; when stderr is a terminal (and ``CI`` is unset) and it takes longer than
+    ``delay`` seconds, show a spinner with the elapsed time on stderr (erased when done)."""
     if enabled is None:
-        enabled = sys.stdout.isatty() and sys.stderr.isatty()
+        enabled = _progress_on(None)
     if not enabled:
         return work()
     done = threading.Event()
@@ -217,6 +234,123 @@ def _with_progress(label: str, work: Callable[[], T], *, enabled: bool | None = 
     finally:
         done.set()
         thread.join()
+
+
+def _progress_on(flag: bool | None) -> bool:
+    """``--progress`` / ``--no-progress``, else on only when stderr is a terminal and ``CI``
+    is unset (never in a pipe or a CI log)."""
+    from .progress import stderr_is_terminal
+
+    return stderr_is_terminal() if flag is None else bool(flag)
+
+
+def _check_paths(inputs: Sequence[str], output: str | None, report: str | None) -> None:
+    """Refuse, before any work, an output or report that is an input (or each other), a
+    directory, or has an unknown extension."""
+    targets = [(output, "output")] if output is not None else []
+    if report is not None:
+        if not report.lower().endswith(".json"):
+            raise _UsageError(f"--report {report!r}: the report is a .json file")
+        targets.append((report, "report"))
+    if output is not None:
+        _format(output, "output")
+    for path, role in targets:
+        if os.path.isdir(path):
+            raise _UsageError(f"{role} {path!r} is a directory; give a file name")
+        for src in inputs:
+            if _same_file(src, path):
+                raise _UsageError(
+                    f"{role} file must differ from the input file (it is the same file, a link or a symlink to it)"
+                )
+    if output is not None and report is not None and _same_file(output, report):
+        raise _UsageError("--report must differ from the output file")
+
+
+def _read_back(path: str, fmt: str) -> pl.LazyFrame:
+    return pl.scan_csv(path, infer_schema_length=10_000) if fmt == "csv" else pl.scan_parquet(path)
+
+
+def _sink_checked(frame: pl.LazyFrame, output: str, check: Callable[[pl.LazyFrame], T],
+                  progress: Callable[[Callable[[], None]], None] | None = None) -> tuple[T, float]:
+    """Sink ``frame`` to a temporary file next to ``output``, run ``check`` on it read back
+    (it may raise: then nothing is written), and rename it over ``output``. Returns the
+    check's value and the seconds the sink took."""
+    fmt = _format(output, "output")
+    tmp = _temp_path(output)
+    try:
+        t0 = time.perf_counter()
+        if progress is None:
+            _sink(frame, tmp, fmt)
+        else:
+            progress(lambda: _sink(frame, tmp, fmt))
+        elapsed = time.perf_counter() - t0
+        value = check(_read_back(tmp, fmt))
+        os.chmod(tmp, _file_mode(output))
+        os.replace(tmp, output)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    return value, elapsed
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as strict JSON: NaN / infinity -> null, numpy scalars -> Python numbers."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _versions() -> dict[str, str]:
+    import platform
+
+    import numpy
+
+    return {"polars_sdc": _version(), "polars": pl.__version__, "numpy": numpy.__version__,
+            "python": platform.python_version()}
+
+
+def _write_report(path: str | None, command: str, args: argparse.Namespace, parameters: dict[str, Any],
+                  results: dict[str, Any], timings: dict[str, float]) -> None:
+    """Write the ``--report`` JSON atomically (a temporary file in the same folder, renamed)."""
+    if path is None:
+        return
+    from datetime import datetime, timezone
+
+    doc = {
+        "command": command,
+        "files": {k: getattr(args, k) for k in ("input", "output", "original", "masked") if getattr(args, k, None)},
+        "parameters": parameters,
+        **results,
+        "seconds": {k: round(v, 6) for k, v in timings.items()},
+        "versions": _versions(),
+        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    tmp = _temp_path(path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(_plain(doc), fh, indent=2, ensure_ascii=False, allow_nan=False)
+            fh.write("\n")
+        os.chmod(tmp, _file_mode(path))
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def _parse_phi(text: str) -> float | dict[str, float]:
+    """``--phi 2.5`` (every column) or ``--phi age=14,fnlwgt=19000`` (per column)."""
+    if "=" in text:
+        return _weights(text, flag="--phi")
+    try:
+        return float(text)
+    except ValueError:
+        raise _UsageError(f"--phi: expected a number or COL=PHI pairs, got {text!r}") from None
 
 
 def _group_stats(frame: pl.DataFrame | pl.LazyFrame, keys: Sequence[str]) -> tuple[int, int]:
@@ -260,14 +394,11 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_anonymize(args: argparse.Namespace) -> int:
+    t_start = time.perf_counter()
     on = _columns(args.on)
     by = _columns(args.by) if args.by else None
     null_values = _columns(args.null_values) if args.null_values else None
-    out_fmt = _format(args.output, "output")
-    if _same_file(args.input, args.output):
-        raise _UsageError("output file must differ from the input file (it is the same file, a link or a symlink to it)")
-    if os.path.isdir(args.output):
-        raise _UsageError(f"output {args.output!r} is a directory; give a .csv or .parquet file name")
+    _check_paths([args.input], args.output, args.report)
     lf = _scan(args.input, null_values)
     if _format(args.input, "input") == "csv":
         _check_numeric_text(lf, on)
@@ -276,6 +407,7 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
         options["order"] = args.order
     if args.gamma is not None:
         options["gamma"] = args.gamma
+    keys = on + (by or [])
     masked = lf.sdc.microaggregate(
         args.k,
         on,
@@ -288,50 +420,244 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
         group_column=args.group_column,
         merge_small_strata=args.merge_small_strata,
         integers=args.integers,
+        progress=_progress_on(args.progress),
         **options,
     )
-    # write next to the output, check the release, then rename over the output: a failure
-    # (or a release below k) never leaves a partial or unsafe file, never touches the input
-    tmp = _temp_path(args.output)
-    try:
-        t0 = time.perf_counter()
-        _with_progress("anonymizing", lambda: _sink(masked, tmp, out_fmt), enabled=args.progress)
-        elapsed = time.perf_counter() - t0
-        result = pl.scan_csv(tmp, infer_schema_length=10_000) if out_fmt == "csv" else pl.scan_parquet(tmp)
-        # read the release back: its equivalence classes on the masked and strata columns,
+
+    def check(result: pl.LazyFrame) -> dict[str, Any]:
+        # the release read back: its equivalence classes on the masked and strata columns,
         # i.e. the k-anonymity a recipient can check (and the group sizes if written)
-        n_classes, smallest = _group_stats(result, on + (by or []))
+        t0 = time.perf_counter()
+        n_classes, smallest = _group_stats(result, keys)
         if smallest < args.k:
             raise SDCError(
-                f"the release has an equivalence class of {smallest} row(s) on {','.join(on + (by or []))}, "
+                f"the release has an equivalence class of {smallest} row(s) on {','.join(keys)}, "
                 f"fewer than k = {args.k}; nothing written"
             )
+        out: dict[str, Any] = {"classes": n_classes, "smallest_class": smallest}
         if args.group_column:
-            n_groups, smallest = _group_stats(result, [args.group_column])
-            what = "groups"
-        else:
-            n_groups, what = n_classes, "equivalence classes"
-        rows = result.select(pl.len()).collect().item()
+            out["groups"], out["smallest_group"] = _group_stats(result, [args.group_column])
+        out["rows"] = result.select(pl.len()).collect().item()
         numeric = [c for c in on if lf.collect_schema()[c].is_numeric()]
-        loss = lf.sdc.ilssdm(numeric, masked=result.select(numeric)) if numeric else None
-        risk = result.sdc.global_risk(on + (by or []))["global_risk"]
-        os.chmod(tmp, _file_mode(args.output))
-        os.replace(tmp, args.output)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        out["sse_sst"] = lf.sdc.ilssdm(numeric, masked=result.select(numeric)) if numeric else None
+        out["global_risk"] = result.sdc.global_risk(keys)["global_risk"]
+        out["measure_seconds"] = time.perf_counter() - t0
+        return out
+
+    res, elapsed = _sink_checked(masked, args.output, check)
+    if args.group_column:
+        n_groups, smallest, what = res["groups"], res["smallest_group"], "groups"
+    else:
+        n_groups, smallest, what = res["classes"], res["smallest_class"], "equivalence classes"
     print(
-        f"wrote {args.output}: {rows} rows, {len(on)} column(s) microaggregated by {args.method} "
+        f"wrote {args.output}: {res['rows']} rows, {len(on)} column(s) microaggregated by {args.method} "
         f"(k = {args.k}{', by ' + ','.join(by) if by else ''}), {n_groups} {what}, "
         f"smallest {smallest}, {elapsed:.2f} s"
     )
+    loss = res["sse_sst"]
     loss_text = f"SSE/SST {100 * loss:.4f} % (numeric --on columns, z-scored)" if loss is not None else "SSE/SST n/a"
-    print(f"  {loss_text}; global risk {risk:.6g} (mean re-identification risk on --on and --by)")
+    print(f"  {loss_text}; global risk {res['global_risk']:.6g} (mean re-identification risk on --on and --by)")
+    parameters = {
+        "k": args.k, "on": on, "by": by, "method": args.method, "refine": args.refine, "order": args.order,
+        "gamma": args.gamma, "ordinal": _columns(args.ordinal) if args.ordinal else [],
+        "weights": _weights(args.weights) if args.weights else None, "integers": args.integers,
+        "standardize": not args.standardize_off, "merge_small_strata": args.merge_small_strata,
+        "group_column": args.group_column, "null_values": null_values,
+    }
+    results = {
+        "rows": res["rows"], "class_columns": keys, "classes": res["classes"], "smallest_class": res["smallest_class"],
+        "groups": res.get("groups", res["classes"]), "smallest_group": res.get("smallest_group", res["smallest_class"]),
+        "sse_sst": loss, "global_risk": res["global_risk"],
+    }
+    _write_report(args.report, "anonymize", args, parameters, results, {
+        "microaggregate_and_write": elapsed, "measure": res["measure_seconds"], "total": time.perf_counter() - t_start,
+    })
+    return 0
+
+
+def _recode_extras() -> set[str]:
+    """The options of ``df.sdc.recode`` beyond columns, p, sep, hierarchy, ordinal that this
+    version of the library has (``other``, ``max_label``): the CLI offers exactly those."""
+    import inspect
+
+    from .namespace.recode import RecodeMethods
+
+    params = inspect.signature(RecodeMethods.recode).parameters
+    return {name for name in ("other", "max_label") if name in params}
+
+
+def _cmd_recode(args: argparse.Namespace) -> int:
+    t_start = time.perf_counter()
+    cols = list(dict.fromkeys(c for text in args.column for c in _columns(text)))
+    null_values = _columns(args.null_values) if args.null_values else None
+    _check_paths([args.input], args.output, args.report)
+    lf = _scan(args.input, null_values)
+    options: dict[str, Any] = {}
+    if args.sep is not None:
+        options["sep"] = args.sep
+    for name in _recode_extras():
+        if getattr(args, name, None) is not None:
+            options[name] = getattr(args, name)
+    recoded = lf.sdc.recode(cols, args.p, **options)
+    t0 = time.perf_counter()
+    plan = lf.sdc.recode_map(cols, args.p, **options)
+    plan_seconds = time.perf_counter() - t0
+
+    def check(result: pl.LazyFrame) -> dict[str, Any]:
+        t1 = time.perf_counter()
+        classes, smallest = _group_stats(result, cols)
+        return {
+            "rows": result.select(pl.len()).collect().item(), "classes": classes, "smallest_class": smallest,
+            "global_risk": result.sdc.global_risk(cols)["global_risk"], "measure_seconds": time.perf_counter() - t1,
+        }
+
+    res, elapsed = _sink_checked(recoded, args.output, check)
+    per_column = {}
+    for c in cols:
+        part = plan.filter(pl.col("column") == c)
+        merged = part.filter(pl.col("original") != pl.col("recoded"))
+        released = part.group_by("recoded").agg(pl.col("recoded_count").first())
+        per_column[c] = {
+            "categories_before": part.height,
+            "categories_after": released.height,
+            "categories_merged": merged.height,
+            "merged_labels": merged.get_column("recoded").unique(maintain_order=True).len(),
+            "smallest_category": int(released.get_column("recoded_count").min() or 0),
+        }
+    rows = res["rows"]
+    print(f"wrote {args.output}: {rows} rows, {len(cols)} column(s) recoded (p = {args.p:g}: every category "
+          f"gets more than {rows * args.p:g} rows where merging allows), {elapsed:.2f} s")
+    for c, d in per_column.items():
+        print(f"  {c}: {d['categories_before']} -> {d['categories_after']} categories "
+              f"({d['categories_merged']} merged into {d['merged_labels']} label(s)), "
+              f"smallest {d['smallest_category']} rows")
+    print(f"  {res['classes']} classes on {','.join(cols)}, smallest {res['smallest_class']}; "
+          f"global risk {res['global_risk']:.6g}")
+    parameters = {"columns": cols, "p": args.p, "threshold_rows": rows * args.p, "null_values": null_values, **options}
+    results = {"rows": rows, "columns": per_column, "class_columns": cols, "classes": res["classes"],
+               "smallest_class": res["smallest_class"], "global_risk": res["global_risk"]}
+    _write_report(args.report, "recode", args, parameters, results, {
+        "recode_and_write": elapsed, "recode_map": plan_seconds, "measure": res["measure_seconds"],
+        "total": time.perf_counter() - t_start,
+    })
+    return 0
+
+
+def _cmd_noise(args: argparse.Namespace) -> int:
+    t_start = time.perf_counter()
+    on = _columns(args.on)
+    null_values = _columns(args.null_values) if args.null_values else None
+    _check_paths([args.input], args.output, args.report)
+    if (args.phi is None) == (args.k is None):
+        raise _UsageError("give exactly one of --phi (the Laplace scale) or --k (Pk-anonymity)")
+    if args.m is not None and args.k is None:
+        raise _UsageError("--m goes with --k (the number of attributes released together)")
+    lf = _scan(args.input, null_values)
+    if _format(args.input, "input") == "csv":
+        _check_numeric_text(lf, on)
+    t0 = time.perf_counter()
+    m = 1 if args.m is None else args.m
+    if args.k is not None:  # the Pk-anonymity scale, computed once and passed on: the phi printed is the phi used
+        phi: Any = lf.sdc.laplace_scale(on, k=args.k, m=m)
+    else:
+        given = _parse_phi(args.phi)
+        phi = given if isinstance(given, dict) else {c: given for c in on}
+        missing = [c for c in on if c not in phi]
+        if missing:
+            raise _UsageError(f"--phi gives no scale for column {missing[0]!r}")
+        phi = {c: phi[c] for c in on}
+    scale_seconds = time.perf_counter() - t0
+    noisy = lf.sdc.laplace(phi, on, seed=args.seed, key=args.key, clamp=args.clamp)
+
+    def check(result: pl.LazyFrame) -> dict[str, Any]:
+        t1 = time.perf_counter()
+        return {"rows": result.select(pl.len()).collect().item(),
+                "sse_sst": lf.sdc.ilssdm(on, masked=result.select(on)),
+                "measure_seconds": time.perf_counter() - t1}
+
+    res, elapsed = _sink_checked(noisy, args.output, check)
+    how = f"Pk-anonymity k = {args.k}, m = {m}" if args.k is not None else "given"
+    print(f"wrote {args.output}: {res['rows']} rows, Laplace noise on {len(on)} column(s), seed {args.seed}"
+          f"{', key ' + args.key if args.key else ''}, {elapsed:.2f} s")
+    for c in on:
+        print(f"  phi {c} = {phi[c]:.6g} ({how})")
+    print(f"  SSE/SST {100 * res['sse_sst']:.4f} % (z-scored); reconstruct with "
+          f"df.sdc.reconstruct_gmm(K, on=..., phi={{...}}) using the phi above")
+    parameters = {"on": on, "k": args.k, "m": m if args.k is not None else None, "seed": args.seed,
+                  "key": args.key, "clamp": args.clamp, "null_values": null_values}
+    results = {"rows": res["rows"], "phi": phi, "phi_from": "laplace_scale" if args.k is not None else "--phi",
+               "sse_sst": res["sse_sst"]}
+    _write_report(args.report, "noise", args, parameters, results, {
+        "laplace_scale": scale_seconds, "noise_and_write": elapsed, "measure": res["measure_seconds"],
+        "total": time.perf_counter() - t_start,
+    })
+    return 0
+
+
+def _cmd_loss(args: argparse.Namespace) -> int:
+    t_start = time.perf_counter()
+    on = _columns(args.on)
+    null_values = _columns(args.null_values) if args.null_values else None
+    _check_paths([args.original, args.masked], None, args.report)
+    orig_lf, masked_lf = _scan(args.original, null_values), _scan(args.masked, null_values)
+    n_orig = orig_lf.select(pl.len()).collect().item()
+    n_masked = masked_lf.select(pl.len()).collect().item()
+    if n_orig != n_masked:
+        raise SDCError(
+            f"ORIG has {n_orig} rows and MASKED {n_masked}; the loss compares them row by row "
+            "(same rows, same order)"
+        )
+    for name, path, frame, cols in (("ORIG", args.original, orig_lf, on + ([args.label] if args.label else [])),
+                                    ("MASKED", args.masked, masked_lf, on)):
+        missing = [c for c in cols if c not in frame.collect_schema()]
+        if missing:
+            raise SDCError(f"column {missing[0]!r}: not in {name} ({path})")
+    need = on + ([args.label] if args.label and args.label not in on else [])
+    orig, masked = orig_lf.select(need).collect(), masked_lf.select(on).collect()
+    measures = {"ild", "sse", "classic"} if args.measure == "all" else {args.measure}
+    show = _progress_on(args.progress)
+    results: dict[str, Any] = {"rows": n_orig}
+    timings: dict[str, float] = {}
+    print(f"loss of {args.masked} against {args.original} on {','.join(on)} ({n_orig} rows, row by row)")
+    if "ild" in measures:
+        t0 = time.perf_counter()
+        rep = orig.sdc.ild_report(masked, on=on, progress=show)
+        timings["ild"] = time.perf_counter() - t0
+        results["ild"] = {"overall": rep.ild, "by_column": rep.by_column}
+        print("  ILD (Akiyama & Wada; 0 = nothing lost, 1 = everything)")
+        width = max(len(c) for c in [*rep.by_column, "(overall)"])
+        for c, v in rep.by_column.items():
+            print(f"    {c:<{width}}  {v:.6g}")
+        print(f"    {'(overall)':<{width}}  {rep.ild:.6g}")
+    if "sse" in measures:
+        numeric = [c for c in on if orig.schema[c].is_numeric()]
+        t0 = time.perf_counter()
+        sse = orig.sdc.ilssdm(numeric, masked=masked.select(numeric)) if numeric else None
+        timings["sse"] = time.perf_counter() - t0
+        results["sse_sst"] = sse
+        results["sse_columns"] = numeric
+        text = f"{100 * sse:.4f} %" if sse is not None else "n/a (no numeric --on column)"
+        print(f"  SSE/SST (numeric columns, z-scored)  {text}")
+    if "classic" in measures:
+        t0 = time.perf_counter()
+        rep = orig.sdc.loss_report(masked, on=on, k=args.k, label=args.label)
+        timings["classic"] = time.perf_counter() - t0
+        frame = rep.to_frame()
+        results["classic"] = {m: {"value": v, "normalized": z, "meaning": txt} for m, v, z, txt in frame.iter_rows()}
+        print("  classic measures     value  normalized (0 = no loss, 1 = all lost)")
+        for m, v, z, txt in frame.iter_rows():
+            value = "n/a" if v is None else format(v, ".6g")
+            norm = "" if z is None else format(z, ".4f")
+            print(f"    {m:<13} {value:>12} {norm:>8}  {txt}")
+    timings["total"] = time.perf_counter() - t_start
+    parameters = {"on": on, "measure": args.measure, "k": args.k, "label": args.label, "null_values": null_values}
+    _write_report(args.report, "loss", args, parameters, results, timings)
     return 0
 
 
 def _cmd_risk(args: argparse.Namespace) -> int:
     on = _columns(args.on)
+    _check_paths([args.input], None, args.report)
     lf = _scan(args.input)
     t0 = time.perf_counter()
     result = _with_progress(
@@ -345,6 +671,9 @@ def _cmd_risk(args: argparse.Namespace) -> int:
         text = f"{value:.7g}" if isinstance(value, float) else str(value)
         print(f"  {name:<38} {text}")
     print(f"  {'time':<38} {elapsed:.2f} s")
+    parameters = {"on": on, "weight": args.weight, "alpha": args.alpha, "threshold": args.threshold, "suda": args.suda}
+    rows = lf.select(pl.len()).collect().item() if args.report else None
+    _write_report(args.report, "risk", args, parameters, {"rows": rows, "risk": result.as_dict()}, {"risk": elapsed})
     return 0
 
 
@@ -408,7 +737,85 @@ def _add_risk_parser(sub: Any) -> None:
         "--progress", action=argparse.BooleanOptionalAction, default=None,
         help="spinner on stderr (default: only when run in a terminal)",
     )
+    _add_report_flag(risk)
     risk.set_defaults(run=_cmd_risk)
+
+
+_PROGRESS_HELP = "progress bar with an ETA on stderr (default: only when stderr is a terminal and CI is unset)"
+
+
+def _add_report_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--report", metavar="FILE.json",
+                        help="also write a machine-readable summary (JSON: results, parameters, versions, timings)")
+
+
+def _add_null_values(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--null-values", metavar="TOKENS",
+                        help="CSV tokens read as missing, comma-separated (e.g. ?,n/a,NA)")
+
+
+def _add_method_parsers(sub: Any) -> None:
+    rec = sub.add_parser(
+        "recode",
+        help="merge rare categories of CSV/Parquet columns (minimum-frequency global recoding)",
+        description="Minimum-frequency global recoding (Sano & Hattori, Fig. 1): in each --column the "
+        "least frequent categories merge until every category has more than rows x p rows. Every "
+        "other column and the row order are kept.",
+    )
+    rec.add_argument("input", metavar="IN", help="input .csv or .parquet")
+    rec.add_argument("output", metavar="OUT", help="output .csv or .parquet")
+    rec.add_argument("--column", action="append", required=True, metavar="C",
+                     help="a categorical column to recode (repeat, or comma-separated)")
+    rec.add_argument("--p", type=float, required=True, help="minimum share of a category, 0 < p < 1")
+    rec.add_argument("--sep", help="separator of merged labels (default: the library's)")
+    extras = _recode_extras()
+    if "other" in extras:
+        rec.add_argument("--other", metavar="LABEL", help="one label for every merged group")
+    if "max_label" in extras:
+        rec.add_argument("--max-label", dest="max_label", type=_int, metavar="N",
+                         help="cap merged labels at N characters")
+    _add_null_values(rec)
+    _add_report_flag(rec)
+    rec.set_defaults(run=_cmd_recode)
+
+    noise = sub.add_parser(
+        "noise",
+        help="add seeded Laplace noise to numeric columns (prints the phi used)",
+        description="Laplace(0, phi) noise on the --on columns (Hasegawa et al.): phi given, or from "
+        "Pk-anonymity k: phi = 2 m (b - a) / ln((N - 1)/(k - 1)) per column. The noise of row i of "
+        "column c depends only on --seed, c and the row's position (or its --key value).",
+    )
+    noise.add_argument("input", metavar="IN", help="input .csv or .parquet")
+    noise.add_argument("output", metavar="OUT", help="output .csv or .parquet")
+    noise.add_argument("--on", required=True, metavar="COLS", help="numeric columns, comma-separated")
+    noise.add_argument("--phi", metavar="X", help="Laplace scale: one number, or COL=PHI pairs")
+    noise.add_argument("--k", type=_int, help="Pk-anonymity k >= 2: phi from each column's range")
+    noise.add_argument("--m", type=_int, help="attributes released together (with --k; default 1)")
+    noise.add_argument("--seed", type=_int, required=True, help="seed of the noise (reproducible release)")
+    noise.add_argument("--key", metavar="COL", help="unique id column: a row keeps its noise under reordering")
+    noise.add_argument("--clamp", action="store_true", help="clip noisy values to each column's observed range")
+    _add_null_values(noise)
+    _add_report_flag(noise)
+    noise.set_defaults(run=_cmd_noise)
+
+    loss = sub.add_parser(
+        "loss",
+        help="information loss of a release against the original (ILD, SSE/SST, classic measures)",
+        description="Compare MASKED with ORIG row by row (same rows, same order): ILD per column and "
+        "overall (Akiyama & Wada, thesis 3.1), SSE/SST of the numeric columns (z-scored, thesis "
+        "2.4.1), and DM, NCP, entropy loss, EBIL, CTBIL, CM (thesis 2.4.3) with normalised forms.",
+    )
+    loss.add_argument("original", metavar="ORIG", help="original .csv or .parquet")
+    loss.add_argument("masked", metavar="MASKED", help="released .csv or .parquet, row-aligned with ORIG")
+    loss.add_argument("--on", required=True, metavar="COLS", help="columns to compare, comma-separated")
+    loss.add_argument("--measure", choices=("ild", "sse", "classic", "all"), default="all",
+                      help="which figures (default all)")
+    loss.add_argument("--k", type=_int, help="k for the Discernibility Metric (a class below k costs n x size)")
+    loss.add_argument("--label", metavar="COL", help="class label column of ORIG for the Classification Metric")
+    _add_null_values(loss)
+    loss.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help=_PROGRESS_HELP)
+    _add_report_flag(loss)
+    loss.set_defaults(run=_cmd_loss)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -422,7 +829,8 @@ def build_parser() -> argparse.ArgumentParser:
     methods = ", ".join(_methods())
     parser = _Parser(
         prog=PROG,
-        description="Statistical disclosure control for Polars: k-anonymous microaggregation of tables.",
+        description="Statistical disclosure control for Polars: microaggregation, global recoding, "
+        "Laplace noise, information loss and disclosure risk of CSV and Parquet tables.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -486,11 +894,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="CSV tokens read as missing, comma-separated (e.g. n/a,NA); a numeric --on column holding "
         "any other non-number is an error",
     )
-    anon.add_argument(
-        "--progress", action=argparse.BooleanOptionalAction, default=None,
-        help="spinner on stderr (default: only when run in a terminal)",
-    )
+    anon.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                      help=_PROGRESS_HELP + "; per --by stratum, else the elapsed time")
+    _add_report_flag(anon)
     anon.set_defaults(run=_cmd_anonymize)
+    _add_method_parsers(sub)
     _add_risk_parser(sub)
     return parser
 
