@@ -1,0 +1,225 @@
+"""polars_sdc.progress: off by default, a real percentage between the chunks the Python layer
+runs (strata, EM passes, ILD amounts), the same results with and without it, and the CLI's
+bar only on a terminal (or with --progress)."""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import polars as pl
+import pytest
+
+import polars_sdc
+from polars_sdc import cli, datasets, progress
+from polars_sdc.progress import Null, Progress, bar
+
+
+class Recorder(Progress):
+    """A plain bar into a buffer that records (done, total) after every report."""
+
+    last: "Recorder | None" = None
+
+    def __init__(self, desc, total=None, *, unit="it", file=None, plain=None):
+        super().__init__(desc, total, unit=unit, file=io.StringIO(), plain=True)
+        self.steps: list[tuple[float, float | None]] = []
+        self.postfixes: list[str] = []
+        type(self).last = self
+
+    def advance(self, n=1.0):
+        super().advance(n)
+        self.steps.append((self.n, self.total))
+
+    def set_total(self, total):
+        super().set_total(total)
+        self.steps.append((self.n, self.total))
+
+    def set_postfix(self, text):
+        super().set_postfix(text)
+        self.postfixes.append(text)
+
+
+@pytest.fixture
+def recorder(monkeypatch):
+    monkeypatch.setattr(progress, "Progress", Recorder)
+    Recorder.last = None
+    return Recorder
+
+
+@pytest.fixture(scope="module")
+def strata_frame():
+    df = datasets.census().head(600).select("AGI", "FEDTAX", "PTOTVAL")
+    return df.with_columns(r=pl.Series(["a"] * 300 + ["b"] * 200 + ["c"] * 100).shuffle(seed=3))
+
+
+# -- the bar itself ------------------------------------------------------------------------------
+def test_disabled_bar_is_a_silent_no_op(capsys):
+    b = bar(False, "x", total=10)
+    assert isinstance(b, Null) and not b.enabled
+    with b, b.waiting("label"):
+        b.advance(5)
+        b.set_total(20)
+        b.set_postfix("y")
+    assert capsys.readouterr().err == ""
+    with pytest.raises(polars_sdc.SDCError, match="progress must be True or False"):
+        bar("yes", "x")
+
+
+def test_plain_line_percentage_and_eta():
+    out = io.StringIO()
+    b = Progress("work", total=4, plain=True, file=out)
+    b._t0 -= 10.0  # as if 10 s had passed
+    b.advance(1)
+    line = b.line()
+    assert line.startswith("work  25% 10.") and ", ETA 30 s" in line  # 10 s for 1/4: 30 s left
+    b.set_total(8)  # a revised estimate: the percentage follows
+    assert " 12% " in b.line() and ", ETA 70 s" in b.line()
+    b.set_postfix("stratum 2/3")
+    assert b.line().endswith("stratum 2/3")
+    b.close()
+    text = out.getvalue()
+    assert "\rwork  25%" in text and text.endswith("\r\x1b[K")  # drawn in place, erased at the end
+    unknown = Progress("mdav", plain=True, file=io.StringIO())
+    assert unknown.line().startswith("mdav ") and unknown.line().endswith(" s")  # elapsed time only
+    unknown.close()
+
+
+def test_tqdm_bar_when_installed():
+    pytest.importorskip("tqdm")
+    out = io.StringIO()
+    with Progress("strata", total=4, unit="rows", file=out) as b:
+        b.advance(2)
+        b.refresh()
+    assert "strata" in out.getvalue() and "50%" in out.getvalue()
+
+
+def test_waiting_keeps_the_elapsed_time_moving():
+    import threading
+
+    out = io.StringIO()
+    drawn = threading.Event()
+
+    class Watch(io.StringIO):
+        def write(self, text):
+            if "partition" in text:
+                drawn.set()
+            return super().write(text)
+
+    w = Watch()
+    with Progress("mdav", plain=True, file=w) as b, b.waiting("partition"):
+        assert drawn.wait(10)  # redrawn by the ticker thread while the caller is busy
+    assert "mdav" in w.getvalue() and out.getvalue() == ""
+
+
+# -- library calls ---------------------------------------------------------------------------------
+def test_off_by_default(capsys, strata_frame):
+    strata_frame.sdc.mdav(3, ["AGI", "FEDTAX"], by="r")
+    strata_frame.sdc.ild(strata_frame.sdc.mdav(3, ["AGI"]), on=["AGI"])
+    assert capsys.readouterr().err == ""
+
+
+def test_microaggregation_reports_rows_of_finished_strata(recorder, strata_frame):
+    on = ["AGI", "FEDTAX", "PTOTVAL"]
+    got = strata_frame.sdc.mdav(3, on, by="r", refine="mil", progress=True)
+    assert got.equals(strata_frame.sdc.mdav(3, on, by="r", refine="mil"))
+    rec = recorder.last
+    sizes = {"a": 300, "b": 200, "c": 100}
+    order = strata_frame["r"].unique(maintain_order=True).to_list()  # strata in order of first appearance
+    expected = list(np.cumsum([sizes[r] for r in order]).astype(float))
+    advances = [n for n, _ in rec.steps]
+    assert advances == expected
+    assert all(total == 600 for _, total in rec.steps)
+    assert rec.postfixes == ["stratum 1/3: mdav", "stratum 1/3: mil", "stratum 2/3: mdav", "stratum 2/3: mil",
+                             "stratum 3/3: mdav", "stratum 3/3: mil"]
+    # lazily: the same bar inside the one whole-frame step
+    lazy = strata_frame.lazy().sdc.mdav(3, on, by="r", refine="mil", progress=True).collect()
+    assert lazy.equals(got) and [n for n, _ in recorder.last.steps] == expected
+
+
+def test_unstratified_run_shows_elapsed_time(recorder, strata_frame):
+    strata_frame.sdc.mhm(3, ["AGI", "FEDTAX"], order="kd-mdav", progress=True)
+    rec = recorder.last
+    assert rec.total is None and rec.postfixes == ["mhm"] and rec.desc == "mhm k=3"
+    with pytest.raises(polars_sdc.SDCError, match="progress must be True or False"):
+        strata_frame.sdc.mdav(3, ["AGI"], progress=1)
+
+
+@pytest.mark.parametrize("options", [{}, {"n_init": 1}, {"method": "gem", "max_iter": 60}])
+def test_em_counts_every_pass_and_ends_at_100_percent(recorder, options):
+    rng = np.random.default_rng(0)
+    x = np.r_[rng.normal(-4, 1, 400), rng.normal(4, 1, 400)]
+    noisy = pl.DataFrame({"x": x}).sdc.laplace(1.0, "x", seed=1)
+    fit = noisy.sdc.reconstruct_gmm(2, "x", phi=1.0, progress=True, **options)
+    same = noisy.sdc.reconstruct_gmm(2, "x", phi=1.0, **options)
+    assert fit.loglik == same.loglik and np.array_equal(fit.means, same.means)
+    rec = recorder.last
+    done = [n for n, _ in rec.steps]
+    assert done[-1] == fit.n_iter + fit.n_prefit  # one step per pass over the data
+    assert rec.steps[-1] == (done[-1], done[-1])  # the estimate closes on the passes done: 100 %
+    assert all(total is None or n <= total for n, total in rec.steps)
+    assert rec.postfixes == ["K=2"]
+
+
+def test_em_over_a_range_of_k(recorder):
+    age = datasets.adult().select("age").head(3000).sdc.laplace(3.0, "age", seed=2)
+    age.sdc.reconstruct_gmm(range(1, 4), "age", phi=3.0, progress=True, model="rotated", n_init=2)
+    rec = recorder.last
+    assert rec.postfixes == ["K=1", "K=2", "K=3"]
+    assert rec.steps[-1][0] == rec.steps[-1][1] > 0
+
+
+def test_ild_reports_each_information_amount(recorder):
+    df = datasets.adult().head(400).select("age", "hours-per-week", "sex", "race")
+    masked = df.sdc.mdav(4, ["age", "hours-per-week"]).sdc.recode("race", 0.1)
+    rep = df.sdc.ild_report(masked, progress=True)
+    assert rep == df.sdc.ild_report(masked)
+    assert recorder.last.steps[-1] == (8.0, 8.0)  # 4 blocks x (original, release)
+    # exponent 1 over a product distance: two more pairwise sums over distinct records
+    assert df.sdc.ild(masked, exponent=1, progress=True) == df.sdc.ild(masked, exponent=1)
+    assert recorder.last.steps[-1] == (10.0, 10.0)
+    assert any("pairwise" in p for p in recorder.last.postfixes)
+
+
+# -- the command line ------------------------------------------------------------------------------------
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_cli_bar_only_on_a_terminal(tmp_path, capsys, monkeypatch, strata_frame):
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    strata_frame.write_parquet(src)
+    argv = ["anonymize", str(src), str(out), "--k", "3", "--on", "AGI,FEDTAX", "--by", "r"]
+    # a pipe or a captured stream (CI logs): nothing on stderr
+    assert cli.main(argv) == 0
+    assert capsys.readouterr().err == ""
+    # forced with --progress: a bar of the 600 rows (tqdm redraws at most every 0.2 s)
+    assert cli.main(argv + ["--progress"]) == 0
+    err = capsys.readouterr().err
+    assert "mdav k=3" in err and "/600" in err
+    monkeypatch.setattr(progress, "Progress", Recorder)
+    assert cli.main(argv + ["--progress"]) == 0
+    assert Recorder.last.steps[-1] == (600.0, 600.0) and Recorder.last.postfixes[-1] == "stratum 3/3: mdav"
+    monkeypatch.undo()
+    # a terminal: on by default, unless CI is set
+    monkeypatch.delenv("CI", raising=False)
+    term = _Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    assert progress.stderr_is_terminal()
+    assert cli.main(argv) == 0 and "mdav k=3" in term.getvalue()
+    monkeypatch.setenv("CI", "true")
+    term2 = _Terminal()
+    monkeypatch.setattr("sys.stderr", term2)
+    assert not progress.stderr_is_terminal()
+    assert cli.main(argv) == 0 and term2.getvalue() == ""
+    assert cli.main(argv + ["--no-progress"]) == 0 and term2.getvalue() == ""
+
+
+def test_cli_loss_progress(tmp_path, capsys):
+    df = datasets.adult().head(300).select("age", "sex")
+    a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    df.write_parquet(a)
+    df.sdc.mdav(3, ["age"]).write_parquet(b)
+    assert cli.main(["loss", str(a), str(b), "--on", "age,sex", "--measure", "ild", "--progress"]) == 0
+    assert "ILD" in capsys.readouterr().err
+    assert cli.main(["loss", str(a), str(b), "--on", "age,sex", "--measure", "ild"]) == 0
+    assert capsys.readouterr().err == ""
