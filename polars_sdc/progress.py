@@ -103,6 +103,9 @@ class Progress:
         self._last = -1.0
         self._lock = threading.RLock()
         self._closed = False
+        self._waiting = 0
+        self._ticker: threading.Thread | None = None
+        self._stop = threading.Event()
         tqdm = None if plain else _tqdm()
         self._bar = None
         if tqdm is not None:
@@ -127,8 +130,7 @@ class Progress:
         with self._lock:
             self.total = None if total is None else max(float(total), self.n)
             if self._bar is not None:
-                self._bar.total = self.total
-                self._bar.refresh()
+                self._bar.total = self.total  # shown at the next (throttled) redraw
             else:
                 self._draw()
 
@@ -177,7 +179,15 @@ class Progress:
         """
         return _Waiting(self, label)
 
+    def _tick(self) -> None:
+        while not self._stop.wait(0.5):
+            if self._waiting:
+                self.refresh()
+
     def close(self) -> None:
+        self._stop.set()
+        if self._ticker is not None and self._ticker is not threading.current_thread():
+            self._ticker.join()
         with self._lock:
             if self._closed:
                 return
@@ -196,26 +206,26 @@ class Progress:
 
 
 class _Waiting:
+    """While inside, the bar's ticker thread (one per bar, started on first use) redraws it
+    every 0.5 s, so the elapsed time moves during one long call."""
+
     def __init__(self, bar: Progress, label: str | None) -> None:
         self.bar, self.label = bar, label
-        self._done = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def _tick(self) -> None:
-        while not self._done.wait(0.5):
-            self.bar.refresh()
 
     def __enter__(self) -> _Waiting:
+        b = self.bar
         if self.label is not None:
-            self.bar.set_postfix(self.label)
-        self._thread = threading.Thread(target=self._tick, daemon=True)
-        self._thread.start()
+            b.set_postfix(self.label)
+        with b._lock:
+            b._waiting += 1
+            if b._ticker is None and not b._closed:
+                b._ticker = threading.Thread(target=b._tick, daemon=True)
+                b._ticker.start()
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self._done.set()
-        if self._thread is not None:
-            self._thread.join()
+        with self.bar._lock:
+            self.bar._waiting -= 1
 
 
 def bar(enabled: Any, desc: str, total: float | None = None, *, unit: str = "it") -> Progress | Null:

@@ -223,3 +223,12 @@ def test_cli_loss_progress(tmp_path, capsys):
     assert "ILD" in capsys.readouterr().err
     assert cli.main(["loss", str(a), str(b), "--on", "age,sex", "--measure", "ild"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_plain_line_without_tqdm(monkeypatch, capsys, strata_frame):
+    """Without tqdm the bar is one line on stderr, rewritten in place and erased at the end."""
+    monkeypatch.setattr(progress, "_tqdm", lambda: None)
+    monkeypatch.setattr(progress, "PLAIN_INTERVAL", 0.0)  # draw every report
+    strata_frame.sdc.mdav(3, ["AGI"], by="r", progress=True)
+    err = capsys.readouterr().err
+    assert "\rmdav k=3 100% " in err and "stratum 3/3: mdav" in err and err.endswith("\r\x1b[K")

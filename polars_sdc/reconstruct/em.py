@@ -76,8 +76,8 @@ class EMMeter:
                 self.cur = self.used + int(min(max(math.ceil(rem), 1), self.max_iter))
         if self.cur <= self.used:
             self.cur = self.used + (1 if not self.final else max(1, self.used // 4))
-        self.pb.advance(1)
         self._show()
+        self.pb.advance(1)
 
     def end_run(self) -> None:
         self.cur = self.used = 0
