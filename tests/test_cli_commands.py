@@ -319,3 +319,40 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys, adult_csv, argv):
     assert code == 2 and stdout == "" and err.count("\n") == 1 and err.startswith("polars-sdc: error: ")
     assert "Traceback" not in err and not (tmp_path / "o.parquet").exists() and leftovers(tmp_path) == []
     assert pl.read_csv(adult_csv).height == 3000
+
+
+# -- the README's transcript ------------------------------------------------------------------------
+def _readme_transcript() -> list[tuple[str, list[str]]]:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = text[text.index("### From a shell"):]
+    block = section[section.index("```console\n") + len("```console\n"):]
+    block = block[:block.index("```")]
+    runs: list[tuple[str, list[str]]] = []
+    for line in block.splitlines():
+        if line.startswith("$ polars-sdc "):
+            runs.append((line[2:], []))
+        else:
+            runs[-1][1].append(line)
+    return runs
+
+
+def test_readme_transcript_is_real_output(tmp_path, capsys, monkeypatch):
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    datasets.adult(missing="?").write_csv("adult.csv")
+    runs = _readme_transcript()
+    assert [r[0].split()[1] for r in runs] == ["anonymize", "recode", "noise", "loss"]
+    mask = lambda s: re.sub(r"\d+\.\d\d s$", "<t> s", s)  # noqa: E731  (timings)
+    for command, want in runs:
+        code = cli.main(shlex.split(command)[1:])
+        out, err = capsys.readouterr()
+        assert code == 0, (command, err)
+        assert [mask(x) for x in out.rstrip("\n").splitlines()] == [mask(x) for x in want], command
+    # the JSON excerpt of the noise report quoted in the README
+    doc = json.loads((tmp_path / "noise.json").read_text())
+    readme = (__import__("pathlib").Path(__file__).resolve().parents[1] / "README.md").read_text()
+    excerpt = json.dumps({k: doc[k] for k in ("command", "rows", "phi", "sse_sst")})[:-1] + ", ...}"
+    assert f"`{excerpt}`" in readme
