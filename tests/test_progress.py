@@ -232,3 +232,11 @@ def test_plain_line_without_tqdm(monkeypatch, capsys, strata_frame):
     strata_frame.sdc.mdav(3, ["AGI"], by="r", progress=True)
     err = capsys.readouterr().err
     assert "\rmdav k=3 100% " in err and "stratum 3/3: mdav" in err and err.endswith("\r\x1b[K")
+
+
+def test_anneal_reports_its_stages(recorder, strata_frame):
+    on = ["AGI", "FEDTAX"]
+    opts = {"max_iter": 20_000, "stages": 4}
+    got = strata_frame.sdc.mdav(3, on, refine="anneal", refine_options=opts, progress=True)
+    assert got.equals(strata_frame.sdc.mdav(3, on, refine="anneal", refine_options=opts))
+    assert recorder.last.postfixes == ["mdav", "anneal"] + [f"anneal stage {s}/4" for s in range(1, 5)]

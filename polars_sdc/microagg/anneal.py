@@ -44,6 +44,7 @@ def refine_anneal(
     t_end: float = 0.0005,
     p_swap: float = 0.5,
     p_split: float = 0.02,
+    on_stage: Any = None,
 ) -> np.ndarray:
     """Lower the SSE of the k-partition ``labels`` of the rows of X (n, p) by simulated
     annealing; returns uint32 group ids 0..G'-1 (G' may differ from the input's G: groups
@@ -58,7 +59,8 @@ def refine_anneal(
     from ``t_start`` to ``t_end`` times the mean squared distance of a row to its group
     centroid (the input's SSE / n after MIL). The neighbour lists (``neighbours`` nearest
     centroids) are rebuilt at each stage. ``time_limit`` (seconds, machine-dependent, off by
-    default) stops after the stage that reaches it.
+    default) stops after the stage that reaches it. ``on_stage(s, stages)``, if given, is
+    called after each stage (the microaggregation pipeline's progress bar).
 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(100, 3))
@@ -117,6 +119,8 @@ def refine_anneal(
         cur = group_sse(Xc, labels_, counts, sums)
         if cur < best:
             best, best_labels = cur, labels_.copy()
+        if on_stage is not None:
+            on_stage(s + 1, stages)
         if time_limit is not None and time.perf_counter() - clock > time_limit:
             break
     out = refine_mil(Xc, _compact(best_labels).astype(np.int64), k)

@@ -304,8 +304,11 @@ class MicroaggSpec:
         with pb.waiting(where + self.method.name):  # one kernel call: the elapsed time moves meanwhile
             labels = np.asarray(self.method.partition(X, self.k, **self.options), dtype=np.uint32)
         if self.refine is not None:
+            options = dict(self.refine_options)
+            if self.refine == "anneal" and pb.enabled and "on_stage" not in options:
+                options["on_stage"] = lambda s, stages: pb.set_postfix(f"{where}anneal stage {s}/{stages}")
             with pb.waiting(where + self.refine):
-                labels = np.asarray(REFINERS[self.refine](X, labels, self.k, **self.refine_options), dtype=np.uint32)
+                labels = np.asarray(REFINERS[self.refine](X, labels, self.k, **options), dtype=np.uint32)
         return labels
 
     def _bar(self, rows: int | None) -> Any:
