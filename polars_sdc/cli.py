@@ -40,6 +40,7 @@ line ``polars-sdc: error: ...`` on stderr with exit code 2, never as a traceback
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import math
 import os
@@ -478,8 +479,6 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
 def _recode_extras() -> set[str]:
     """The options of ``df.sdc.recode`` beyond columns, p, sep, hierarchy, ordinal that this
     version of the library has (``other``, ``max_label``): the CLI offers exactly those."""
-    import inspect
-
     from .namespace.recode import RecodeMethods
 
     params = inspect.signature(RecodeMethods.recode).parameters
@@ -499,16 +498,24 @@ def _cmd_recode(args: argparse.Namespace) -> int:
         if getattr(args, name, None) is not None:
             options[name] = getattr(args, name)
     recoded = lf.sdc.recode(cols, args.p, **options)
+    from .namespace.recode import RecodeMethods
+
     t0 = time.perf_counter()
-    plan = lf.sdc.recode_map(cols, args.p, **options)
+    plan_params = inspect.signature(RecodeMethods.recode_map).parameters
+    plan = lf.sdc.recode_map(cols, args.p, **{k: v for k, v in options.items() if k in plan_params})
     plan_seconds = time.perf_counter() - t0
 
     def check(result: pl.LazyFrame) -> dict[str, Any]:
         t1 = time.perf_counter()
         classes, smallest = _group_stats(result, cols)
+        sizes = {}
+        for c in cols:  # the released categories (nulls are no category)
+            counts = result.select(pl.col(c).drop_nulls().value_counts()).unnest(c).collect()
+            sizes[c] = (counts.height, int(counts.get_column("count").min() or 0) if counts.height else 0)
         return {
             "rows": result.select(pl.len()).collect().item(), "classes": classes, "smallest_class": smallest,
-            "global_risk": result.sdc.global_risk(cols)["global_risk"], "measure_seconds": time.perf_counter() - t1,
+            "categories": sizes, "global_risk": result.sdc.global_risk(cols)["global_risk"],
+            "measure_seconds": time.perf_counter() - t1,
         }
 
     res, elapsed = _sink_checked(recoded, args.output, check)
@@ -516,20 +523,19 @@ def _cmd_recode(args: argparse.Namespace) -> int:
     for c in cols:
         part = plan.filter(pl.col("column") == c)
         merged = part.filter(pl.col("original") != pl.col("recoded"))
-        released = part.group_by("recoded").agg(pl.col("recoded_count").first())
         per_column[c] = {
             "categories_before": part.height,
-            "categories_after": released.height,
+            "categories_after": res["categories"][c][0],
             "categories_merged": merged.height,
-            "merged_labels": merged.get_column("recoded").unique(maintain_order=True).len(),
-            "smallest_category": int(released.get_column("recoded_count").min() or 0),
+            "merge_groups": merged.get_column("recoded").n_unique(),
+            "smallest_category": res["categories"][c][1],
         }
     rows = res["rows"]
     print(f"wrote {args.output}: {rows} rows, {len(cols)} column(s) recoded (p = {args.p:g}: every category "
           f"gets more than {rows * args.p:g} rows where merging allows), {elapsed:.2f} s")
     for c, d in per_column.items():
         print(f"  {c}: {d['categories_before']} -> {d['categories_after']} categories "
-              f"({d['categories_merged']} merged into {d['merged_labels']} label(s)), "
+              f"({d['categories_merged']} merged in {d['merge_groups']} group(s)), "
               f"smallest {d['smallest_category']} rows")
     print(f"  {res['classes']} classes on {','.join(cols)}, smallest {res['smallest_class']}; "
           f"global risk {res['global_risk']:.6g}")
@@ -640,7 +646,7 @@ def _cmd_loss(args: argparse.Namespace) -> int:
         print(f"  SSE/SST (numeric columns, z-scored)  {text}")
     if "classic" in measures:
         t0 = time.perf_counter()
-        rep = orig.sdc.loss_report(masked, on=on, k=args.k, label=args.label)
+        rep = orig.sdc.loss_report(masked, on=on, k=args.k, label=args.label, progress=show)
         timings["classic"] = time.perf_counter() - t0
         frame = rep.to_frame()
         results["classic"] = {m: {"value": v, "normalized": z, "meaning": txt} for m, v, z, txt in frame.iter_rows()}

@@ -65,7 +65,9 @@ def test_recode_file_and_report_equal_the_library(request, tmp_path, capsys, adu
         d = doc["columns"][c]
         assert d["categories_before"] == adult[c].n_unique() == part.height
         assert d["categories_after"] == want[c].n_unique()
-        assert d["categories_merged"] == part.filter(pl.col("original") != pl.col("recoded")).height > 0
+        merged = part.filter(pl.col("original") != pl.col("recoded"))
+        assert d["categories_merged"] == merged.height > 0
+        assert d["merge_groups"] == merged["recoded"].n_unique() > 0
         assert d["smallest_category"] == want[c].value_counts()["count"].min()
         assert f"{c}: {d['categories_before']} -> {d['categories_after']} categories" in stdout
     assert doc["rows"] == 3000 and doc["parameters"]["p"] == 0.02 and doc["parameters"]["sep"] == "|"
