@@ -57,8 +57,9 @@ class EMMeter:
         share = min(share, self.stage_left)
         self.stage_left -= share
         self.future -= share
-        self.cur, self.used, self.final, self.last = max(min(budget, share if share else budget), 1), 0, not screening, None
-        self.events = 0
+        # this run's planned passes: its share of the plan (a run beyond the plan: its budget)
+        self.cur = max(min(budget, share) if share else budget, 1)
+        self.used, self.events, self.final, self.last = 0, 0, not screening, None
         self._show()
 
     def tick(self, change: float | None = None) -> None:
