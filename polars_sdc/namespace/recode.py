@@ -130,7 +130,8 @@ class RecodeMethods(FrameOps):
         )
         return recode_utility(
             self._collected(list(dict.fromkeys(cols))), target, inputs, p, metric=metric, sep=sep,
-            other=other, max_label=max_label, null_values=null_values, test_size=test_size, seed=seed, l2=l2, undefined=undefined,
+            other=other, max_label=max_label, null_values=null_values, test_size=test_size, seed=seed, l2=l2,
+            undefined=undefined,
         )
 
     def cramers_v(self, columns: ColumnSpec = None) -> pl.DataFrame:
