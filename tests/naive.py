@@ -16,7 +16,7 @@ Index (reference -> what it checks):
 - ``best_exchange``                 the best SSE-lowering swap between two groups -> kernels/mil.py exchange pass
 - ``pairwise_sq``                   squared Euclidean distance matrix (product-distance embedding)
 - ``naive_amount``, ``lev_ref``, ``damerau_ref``, ``pnorm_ref``  information amount I(A) = sum d^e -> loss/ild.py, dist.py
-- ``reference_fig1``, ``reference_ordinal_plan``, ``reference_threshold``  minimum-frequency recoding -> recode.py
+- ``reference_fig1``, ``reference_ordinal_plan``, ``reference_threshold``  minimum-frequency recoding -> recode/plan.py
 - ``reference_fit``, ``reference_metrics``  multinomial logit and its metrics -> utility.py
 - ``joint``, ``quad_convolution``, ``plain_gmm_em``  Gaussian * Laplace density, plain EM -> reconstruct.py
 """

@@ -299,7 +299,7 @@ def test_item13_recode_many_distinct_values_linear():
     table = df.sdc.recode_map("c", p=0.01)
     assert time.perf_counter() - t0 < 60
     label = out["c"][0]
-    assert out["c"].n_unique() == 1 and len(label) <= 200 and label.endswith(f"(+{n - label.count('・') } more)")
+    assert out["c"].n_unique() == 1 and len(label) <= 200 and label.endswith(f"|...(+{n - label.count('|') } more)")
     assert table.height == n and table["recoded"].n_unique() == 1 and table["recoded_count"][0] == n
 
 
@@ -448,15 +448,16 @@ def test_item5_property_ild_is_scale_free(e, seed, exponent, weights):
 @given(counts=st.lists(st.integers(1, 8), min_size=1, max_size=60), th=st.integers(0, 20))
 def test_item13_property_flat_plan_equals_node_plan(counts, th):
     """The flat-array Fig. 1 (used without hierarchy/order) merges exactly like the node plan."""
-    from polars_sdc.recode import _Node, _label, _plan_free, _plan_free_fast
+    from polars_sdc.recode import LabelSpec
+    from polars_sdc.recode.plan import _Node, _label, _plan_free, _plan_free_fast
 
     labels = [f"c{i}" for i in range(len(counts))]
     nodes = [_Node(c, i, [(i, lab)], [i], None) for i, (lab, c) in enumerate(zip(labels, counts))]
     want = [""] * len(labels)
     for node in _plan_free(nodes, th):
         for m in node.members:
-            want[m] = _label(sorted(node.parts), "・")
-    assert _plan_free_fast(labels, counts, th, "・", "c") == want
+            want[m] = _label(sorted(node.parts), LabelSpec())
+    assert _plan_free_fast(labels, counts, th, LabelSpec(), "c") == want
 
 
 @FAST

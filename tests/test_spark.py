@@ -259,13 +259,36 @@ def test_recode_equals_local(spark):
                            for c in ["industry", "o"])
     ref = enum.sdc.recode(["industry", "o"], p=0.05).with_columns(pl.col("industry", "o").cast(pl.String))
     assert got.equals(ref)
-    assert "林業・農業" in got["industry"].to_list() and got["o"].null_count() == 1
+    assert "林業|農業" in got["industry"].to_list() and got["o"].null_count() == 1
     plan = sdcs.recode_map(one, ["industry", "o"], p=0.05)
     assert plan.equals(enum.sdc.recode_map(["industry", "o"], p=0.05))
     order = ["a", "b", "c", "d", "e"]
     ordered = pl.from_arrow(sdcs.recode(one, "o", p=0.05, ordinal={"o": order}).toArrow()).sort("id")
     ref_o = df.with_columns(pl.col("o").cast(pl.Enum(order))).sdc.recode("o", p=0.05, ordinal=["o"])
     assert ordered["o"].to_list() == ref_o["o"].cast(pl.String).to_list()
+
+
+def test_recode_labels_and_null_values_equal_local(spark):
+    """sep=, other=, max_label= and null_values= give the local result (issue 16)."""
+    from polars_sdc import spark as sdcs
+
+    g = np.random.default_rng(5)
+    values = list(g.choice(["US", "?", "Cuba", "India", "Jamaica|Haiti", "", "農業"], 400,
+                           p=[0.8, 0.06, 0.04, 0.03, 0.03, 0.02, 0.02]))
+    values[7] = None
+    df = pl.DataFrame({"id": range(400), "c": values})
+    one = spark.createDataFrame(df.to_arrow()).repartition(3)
+    enum = df.with_columns(pl.col("c").cast(pl.Enum(sorted(df["c"].drop_nulls().unique().to_list()))))
+    for opts in ({"null_values": ["?"]}, {"null_values": "?", "other": "Other"}, {"sep": "・", "max_label": 24},
+                 {"other": "Other"}):
+        got = pl.from_arrow(sdcs.recode(one, "c", p=0.05, **opts).toArrow()).sort("id")
+        want = enum.sdc.recode("c", p=0.05, **opts).with_columns(pl.col("c").cast(pl.String))
+        assert got.equals(want), opts
+        assert sdcs.recode_map(one, "c", p=0.05, **opts).equals(enum.sdc.recode_map("c", p=0.05, **opts)), opts
+    got = pl.from_arrow(sdcs.recode(one, "c", p=0.05, null_values=["?"], other="Other").toArrow()).sort("id")
+    assert got["c"].null_count() == 1 + values.count("?") and "Other" in got["c"].to_list()
+    with pytest.raises(SDCError, match="^column 'c': other= pools"):
+        sdcs.recode_map(one, "c", p=0.05, other="Other", ordinal={"c": sorted(set(values) - {None})})
 
 
 def test_frequencies_equal_local_counts(spark):

@@ -120,7 +120,7 @@ def hand_frame():
 
 def test_il_by_hand():
     df = hand_frame()
-    # original: u->a, v->b, w->a; recoded (th = 9, w merges into v): u->a, v・w->b
+    # original: u->a, v->b, w->a; recoded (th = 9, w merges into v): u->a, v|w->b
     report = df.sdc.recode_utility("y", "x", p=0.3, metric=None)
     assert report.original["recall"] == pytest.approx((1 + 10 / 13) / 2)
     assert report.recoded["recall"] == pytest.approx((12 / 17 + 1) / 2)

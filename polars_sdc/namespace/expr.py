@@ -49,12 +49,16 @@ class SDCExpr:
         self,
         p: float,
         *,
-        sep: str = "・",
+        sep: str = "|",
+        other: str | None = None,
+        max_label: int | None = 200,
+        null_values: Any = None,
         hierarchy: Any = None,
         ordinal: Any = False,
     ) -> pl.Expr:
         """Minimum-frequency global recoding (Sano & Hattori, Fig. 1) of a String or Categorical
         column (dtype kept; th = column length * p), on the whole column even when streaming.
+        Labels and ``null_values`` as in :meth:`DataFrame.sdc.recode`;
         ``hierarchy={category: parent}`` merges only siblings; ``ordinal=[order]`` only
         neighbours. An Enum's new categories cannot be declared in advance: cast it to
         Categorical first, or use ``df.sdc.recode``.
@@ -62,11 +66,19 @@ class SDCExpr:
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"c": ["農業"] * 5 + ["林業"] * 2 + ["製造業"] * 93})
         >>> df.select(pl.col("c").sdc.recode(p=0.05))["c"].unique(maintain_order=True).to_list()
-        ['農業・林業', '製造業']
+        ['農業|林業', '製造業']
         """
-        from ..recode import check_p
+        from ..recode import LabelSpec, check_null_values, check_other_constraints, check_p
 
         check_p(p)
+        check_null_values(null_values)
+        if LabelSpec.build(sep, other, max_label).other is not None:
+            try:
+                name = self._expr.meta.output_name()
+            except Exception:  # noqa: BLE001 - a multi-output expression has no single name
+                name = str(self._expr)
+            constrained = dict(hierarchy=hierarchy is not None, ordinal=ordinal is not False and ordinal is not None)
+            check_other_constraints(other, name, **constrained)
 
         def run(s: pl.Series) -> pl.Series:
             from .._errors import SDCError
@@ -77,7 +89,10 @@ class SDCExpr:
                     f"column {s.name!r}: an expression cannot declare the new Enum categories; "
                     "cast it to Categorical first or use df.sdc.recode"
                 )
-            return recode_series(s, p, sep=sep, hierarchy=hierarchy, ordinal=ordinal)
+            return recode_series(
+                s, p, sep=sep, other=other, max_label=max_label, null_values=null_values, hierarchy=hierarchy,
+                ordinal=ordinal,
+            )
 
         return self._expr.map_batches(run, return_dtype=pl.dtype_of(self._expr))
 

@@ -19,7 +19,10 @@ class RecodeMethods(FrameOps):
         columns: ColumnSpec,
         p: float,
         *,
-        sep: str = "・",
+        sep: str = "|",
+        other: str | None = None,
+        max_label: int | None = 200,
+        null_values: Any = None,
         hierarchy: Any = None,
         ordinal: Any = None,
     ) -> Any:
@@ -27,26 +30,36 @@ class RecodeMethods(FrameOps):
         with th = rows * p, the least frequent category merges with the second least (or
         all tied least frequent ones merge) until every count exceeds th or one is left.
 
-        Labels join with ``sep``; nulls stay null; String/Categorical keep their dtype and an
-        Enum gets the new category set (on a LazyFrame it comes back Categorical: the new
-        categories are known only from the data). Ties: lowest position (Enum order, else
-        first appearance). ``hierarchy={col: {category: parent}}`` merges only siblings;
-        ``ordinal=[enum cols]`` or ``{col: order}`` merges only neighbours.
+        Merged labels join their parts with ``sep`` (``"|"``; the paper's ``"・"`` on request)
+        and are cut at ``max_label`` characters (``"a|b|...(+N more)"``; None: no cap);
+        ``other="Other"`` names every merged group ``"Other"`` instead (the groups are pooled;
+        refused with hierarchy/ordinal, and if "Other" is an unmerged category). Nulls stay
+        null; ``null_values=["?"]`` makes those categories null too (not merged; still counted
+        in rows). String/Categorical keep their dtype and an Enum gets the new category set (on
+        a LazyFrame it comes back Categorical: the new categories are known only from the
+        data). Ties: lowest position (Enum order, else first appearance).
+        ``hierarchy={col: {category: parent}}`` merges only siblings; ``ordinal=[enum cols]`` or
+        ``{col: order}`` merges only neighbours.
 
         >>> import polars as pl, polars_sdc
-        >>> df = pl.DataFrame({"c": ["農業"] * 5 + ["林業"] * 2 + ["製造業"] * 93})
-        >>> df.sdc.recode("c", p=0.05)["c"].value_counts(sort=True).rows()
-        [('製造業', 93), ('農業・林業', 7)]
+        >>> df = pl.DataFrame({"c": ["農業"] * 5 + ["林業"] * 2 + ["製造業"] * 92 + ["?"]})
+        >>> df.sdc.recode("c", p=0.05, null_values=["?"])["c"].value_counts(sort=True).rows()
+        [('製造業', 92), ('農業|林業', 7), (None, 1)]
+        >>> df.sdc.recode("c", p=0.05, sep="・")["c"].unique(maintain_order=True).to_list()
+        ['農業・林業・?', '製造業']
+        >>> df.sdc.recode("c", p=0.05, other="Other")["c"].unique(maintain_order=True).to_list()
+        ['Other', '製造業']
         """
         from ..recode import check_p, recode_frame, recode_output_schema
 
         check_p(p)
-        schema = recode_output_schema(self._schema(), columns, lazy=self._lazy, hierarchy=hierarchy, ordinal=ordinal)
+        names = dict(sep=sep, other=other, max_label=max_label, null_values=null_values)
+        schema = recode_output_schema(
+            self._schema(), columns, lazy=self._lazy, hierarchy=hierarchy, ordinal=ordinal, **names
+        )
         enum_as = pl.Categorical if self._lazy else None
         return self._frame_op(
-            lambda df: recode_frame(
-                df, columns, p, sep=sep, hierarchy=hierarchy, ordinal=ordinal, enum_as=enum_as
-            ),
+            lambda df: recode_frame(df, columns, p, hierarchy=hierarchy, ordinal=ordinal, enum_as=enum_as, **names),
             schema,
         )
 
@@ -55,22 +68,29 @@ class RecodeMethods(FrameOps):
         columns: ColumnSpec,
         p: float,
         *,
-        sep: str = "・",
+        sep: str = "|",
+        other: str | None = None,
+        max_label: int | None = 200,
+        null_values: Any = None,
         hierarchy: Any = None,
         ordinal: Any = None,
     ) -> pl.DataFrame:
         """What :meth:`recode` merges: one row per observed category with ``column``,
-        ``original``, ``recoded``, ``count`` and ``recoded_count`` (a LazyFrame is collected).
+        ``original``, ``recoded``, ``count`` and ``recoded_count`` (a LazyFrame is collected);
+        a category of ``null_values`` has ``recoded`` null.
 
         >>> import polars as pl, polars_sdc
         >>> pl.DataFrame({"c": ["x", "y", "x", "z"]}).sdc.recode_map("c", 0.3)["recoded"].to_list()
-        ['x', 'y・z', 'y・z']
+        ['x', 'y|z', 'y|z']
         """
         from .._columns import resolve_columns
         from ..recode import recode_map_frame
 
         cols = resolve_columns(self._schema(), columns, kind="categorical", what="columns", default="error")
-        return recode_map_frame(self._collected(cols), cols, p, sep=sep, hierarchy=hierarchy, ordinal=ordinal)
+        return recode_map_frame(
+            self._collected(cols), cols, p, sep=sep, other=other, max_label=max_label, null_values=null_values,
+            hierarchy=hierarchy, ordinal=ordinal,
+        )
 
     def recode_utility(
         self,
@@ -79,7 +99,10 @@ class RecodeMethods(FrameOps):
         p: float,
         *,
         metric: str | None = "recall",
-        sep: str = "・",
+        sep: str = "|",
+        other: str | None = None,
+        max_label: int | None = 200,
+        null_values: Any = None,
         test_size: float | None = None,
         seed: int = 0,
         l2: float = 1e-4,
@@ -89,6 +112,8 @@ class RecodeMethods(FrameOps):
         metric of a multinomial logit predicting the original ``target`` from the original
         inputs minus the same from the recoded inputs. ``metric`` is precision, recall
         (the paper's choice), f or accuracy; ``None`` returns a report of all four.
+        ``other`` pools the merged groups (as in :meth:`recode`); ``null_values`` are read as
+        missing in the target and the inputs, so their rows leave the complete cases.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": ["u"] * 12 + ["v"] * 10 + ["w"] * 8,
@@ -105,7 +130,8 @@ class RecodeMethods(FrameOps):
         )
         return recode_utility(
             self._collected(list(dict.fromkeys(cols))), target, inputs, p, metric=metric, sep=sep,
-            test_size=test_size, seed=seed, l2=l2, undefined=undefined,
+            other=other, max_label=max_label, null_values=null_values, test_size=test_size, seed=seed, l2=l2,
+            undefined=undefined,
         )
 
     def cramers_v(self, columns: ColumnSpec = None) -> pl.DataFrame:

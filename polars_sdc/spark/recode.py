@@ -6,7 +6,8 @@ table of one row per category); the mapping is applied to the rows as a Spark ma
 Spark rows have no order, so a category's *natural position* (which decides ties and the
 order of the parts of a merged label) is the sorted order of the labels; ``ordinal=`` gives
 an explicit order. The result equals local ``df.sdc.recode`` on a frame whose columns are
-Enums over the sorted labels.
+Enums over the sorted labels, with the same label options (``sep``, ``other``, ``max_label``)
+and ``null_values`` (their rows become null).
 """
 from __future__ import annotations
 
@@ -17,7 +18,17 @@ import polars as pl
 
 from .._columns import ColumnSpec, resolve_columns
 from .._errors import SDCError
-from ..recode import DEFAULT_SEP, check_p, merge_plan, threshold
+from ..recode import (
+    DEFAULT_MAX_LABEL,
+    DEFAULT_SEP,
+    LabelSpec,
+    check_null_values,
+    check_other_constraints,
+    check_p,
+    merge_plan,
+    threshold,
+    with_recoded_count,
+)
 from ._common import polars_schema, require_pyspark
 
 
@@ -45,11 +56,15 @@ def recode_map(
     p: float,
     *,
     sep: str = DEFAULT_SEP,
+    other: str | None = None,
+    max_label: int | None = DEFAULT_MAX_LABEL,
+    null_values: Any = None,
     hierarchy: Mapping[str, Mapping[str, str]] | None = None,
     ordinal: Mapping[str, list[str]] | None = None,
 ) -> pl.DataFrame:
     """The recoding plan as a (small, driver-side) Polars frame: ``column``, ``original``,
-    ``recoded``, ``count``, ``recoded_count``, one row per observed category.
+    ``recoded``, ``count``, ``recoded_count``, one row per observed category (``recoded``
+    null for the ``null_values``).
 
     >>> from polars_sdc import spark as sdcs                     # doctest: +SKIP
     >>> sdcs.recode_map(sdf, "occupation", p=0.01)               # doctest: +SKIP
@@ -58,16 +73,23 @@ def recode_map(
     schema = polars_schema(sdf)
     cols = resolve_columns(schema, columns, kind="categorical", what="columns", default="error")
     p = check_p(p)
+    names = LabelSpec.build(sep, other, max_label)
+    missing = check_null_values(null_values)
     hierarchy = dict(hierarchy or {})
     ordinal = dict(ordinal or {})
     for c in [*hierarchy, *ordinal]:
         if c not in cols:
             raise SDCError(f"column {c!r}: has a hierarchy or order but is not among the recoded columns")
+    for c in cols:
+        check_other_constraints(names.other, c, hierarchy=c in hierarchy, ordinal=c in ordinal)
+    opts = dict(sep=names.sep, other=names.other, max_label=names.max_label)
     n, counts = _counts(sdf, cols)
     th = threshold(n, p)
     rows: dict[str, list] = {"column": [], "original": [], "recoded": [], "count": []}
     for c in cols:
-        labels, cnt = counts[c]
+        all_labels, all_cnt = counts[c]
+        keep = [i for i, lab in enumerate(all_labels) if lab not in missing]
+        labels, cnt = [all_labels[i] for i in keep], [all_cnt[i] for i in keep]
         if c in ordinal:
             order = ordinal[c]
             if isinstance(order, str) or not isinstance(order, (list, tuple)):
@@ -77,27 +99,30 @@ def recode_map(
             if missing:
                 raise SDCError(f"column {c!r}: category {missing[0]!r} is not in the ordinal order")
             perm = sorted(range(len(labels)), key=lambda i: rank[labels[i]])
-            new_sorted = merge_plan([labels[i] for i in perm], [cnt[i] for i in perm], th, sep=sep,
-                                    ordinal=True, column=c)
+            new_sorted = merge_plan([labels[i] for i in perm], [cnt[i] for i in perm], th,
+                                    ordinal=True, column=c, **opts)
             new = [""] * len(labels)
             for j, i in enumerate(perm):
                 new[i] = new_sorted[j]
         else:
-            new = merge_plan(labels, cnt, th, sep=sep, hierarchy=hierarchy.get(c), column=c)
-        rows["column"] += [c] * len(labels)
-        rows["original"] += labels
-        rows["recoded"] += new
-        rows["count"] += cnt
+            new = merge_plan(labels, cnt, th, hierarchy=hierarchy.get(c), column=c, **opts)
+        full: list[str | None] = [None] * len(all_labels)
+        for i, lab in zip(keep, new):
+            full[i] = lab
+        rows["column"] += [c] * len(all_labels)
+        rows["original"] += all_labels
+        rows["recoded"] += full
+        rows["count"] += all_cnt
     table = pl.DataFrame(
         rows, schema={"column": pl.String, "original": pl.String, "recoded": pl.String, "count": pl.UInt32}
     )
-    return table.with_columns(pl.col("count").sum().over("column", "recoded").alias("recoded_count"))
+    return with_recoded_count(table)
 
 
 def recode(sdf: Any, columns: ColumnSpec, p: float, **options: Any) -> Any:
     """``sdf`` with each of ``columns`` (string) recoded by minimum frequency (Sano & Hattori,
     Fig. 1, th = rows * p): the plan of :func:`recode_map` applied as a map lookup; nulls
-    stay null, other columns are untouched.
+    stay null, the ``null_values`` become null, other columns are untouched.
 
     >>> from polars_sdc import spark as sdcs                     # doctest: +SKIP
     >>> out = sdcs.recode(sdf, "occupation", p=0.01)             # doctest: +SKIP
@@ -108,12 +133,19 @@ def recode(sdf: Any, columns: ColumnSpec, p: float, **options: Any) -> Any:
 
     plan = recode_map(sdf, columns, p, **options)
     changed = plan.filter(pl.col("original") != pl.col("recoded"))
+    nulled = plan.filter(pl.col("recoded").is_null())
     exprs = {}
     for c in plan["column"].unique(maintain_order=True).to_list():
         sub = changed.filter(pl.col("column") == c)
+        gone = nulled.filter(pl.col("column") == c)["original"].to_list()
+        value = F.col(c).cast("string")
         if sub.height:
             lookup = F.create_map(*[F.lit(x) for x in chain.from_iterable(sub.select("original", "recoded").rows())])
-            exprs[c] = F.coalesce(lookup[F.col(c).cast("string")], F.col(c).cast("string"))
+            value = F.coalesce(lookup[value], value)
+        if gone:
+            value = F.when(F.col(c).cast("string").isin(gone), F.lit(None).cast("string")).otherwise(value)
+        if sub.height or gone:
+            exprs[c] = value
     if not exprs:
         return sdf
     return sdf.withColumns(exprs)

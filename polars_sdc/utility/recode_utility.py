@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -131,7 +132,10 @@ def recode_utility(
     p: float,
     *,
     metric: str | None = "recall",
-    sep: str = "・",
+    sep: str = "|",
+    other: str | None = None,
+    max_label: int | None = 200,
+    null_values: Any = None,
     test_size: float | None = None,
     seed: int = 0,
     l2: float = 1e-4,
@@ -144,7 +148,10 @@ def recode_utility(
     target keeps its original categories. Both models are scored in-sample (as in the paper)
     or, with ``test_size``, fitted on a random split (``seed``) and scored on the rest.
     ``metric`` in precision / recall / f / accuracy gives that IL as a float; ``None`` gives
-    a :class:`UtilityReport` with every metric. The paper recommends recall.
+    a :class:`UtilityReport` with every metric. The paper recommends recall. ``sep``,
+    ``other`` and ``max_label`` name the merged groups (``other`` pools them, which changes
+    the recoded model); ``null_values`` (e.g. ``["?"]``) are read as missing in the target and
+    the inputs before the complete cases are taken.
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"x": ["u"] * 12 + ["v"] * 10 + ["w"] * 8,
@@ -154,16 +161,24 @@ def recode_utility(
     >>> round(recode_utility(df, "y", "x", 0.3), 6)   # w merges into v: (1 + 10/13)/2 - (12/17 + 1)/2
     0.031674
     """
-    from ..recode import check_p, recode_frame
+    from ..recode import LabelSpec, check_null_values, check_p, recode_frame
 
     check_p(p)
+    LabelSpec.build(sep, other, max_label)
+    missing = sorted(check_null_values(null_values))
     if metric is not None and metric not in METRICS:
         raise SDCError(f"metric must be one of {', '.join(METRICS)} or None, got {metric!r}")
     target = resolve_columns(df, target, kind="categorical", what="target", default="error")[0]
     inputs = resolve_columns(df, inputs, kind="categorical", what="inputs", default="error")
     if target in inputs:
         raise SDCError(f"column {target!r}: the target cannot also be an input")
-    data = df.select(target, *inputs).drop_nulls()
+    data = df.select(target, *inputs)
+    if missing:
+        data = data.with_columns(
+            pl.when(pl.col(c).cast(pl.String).is_in(missing)).then(None).otherwise(pl.col(c)).alias(c)
+            for c in data.columns
+        )
+    data = data.drop_nulls()
     if data.height == 0:
         raise SDCError(f"column {target!r}: no complete rows among the target and the inputs")
     classes = sorted(data.get_column(target).cast(pl.String).unique().to_list())
@@ -179,7 +194,7 @@ def recode_utility(
         mask = np.zeros(data.height, dtype=bool)
         mask[np.random.default_rng(seed).permutation(data.height)[:n_test]] = True
         test = pl.Series("__test__", mask)
-    recoded = recode_frame(data, inputs, p, sep=sep, enum_as=pl.Categorical)
+    recoded = recode_frame(data, inputs, p, sep=sep, other=other, max_label=max_label, enum_as=pl.Categorical)
     opts = dict(test=test, l2=l2, undefined=undefined, classes=classes)
     m0 = model_metrics(data, target, inputs, **opts)
     m1 = model_metrics(recoded, target, inputs, **opts)
