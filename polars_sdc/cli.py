@@ -40,7 +40,6 @@ line ``polars-sdc: error: ...`` on stderr with exit code 2, never as a traceback
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import math
 import os
@@ -476,15 +475,6 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
     return 0
 
 
-def _recode_extras() -> set[str]:
-    """The options of ``df.sdc.recode`` beyond columns, p, sep, hierarchy, ordinal that this
-    version of the library has (``other``, ``max_label``): the CLI offers exactly those."""
-    from .namespace.recode import RecodeMethods
-
-    params = inspect.signature(RecodeMethods.recode).parameters
-    return {name for name in ("other", "max_label") if name in params}
-
-
 def _cmd_recode(args: argparse.Namespace) -> int:
     t_start = time.perf_counter()
     cols = list(dict.fromkeys(c for text in args.column for c in _columns(text)))
@@ -494,15 +484,12 @@ def _cmd_recode(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {}
     if args.sep is not None:
         options["sep"] = args.sep
-    for name in _recode_extras():
-        if getattr(args, name, None) is not None:
+    for name in ("other", "max_label"):
+        if getattr(args, name) is not None:
             options[name] = getattr(args, name)
     recoded = lf.sdc.recode(cols, args.p, **options)
-    from .namespace.recode import RecodeMethods
-
     t0 = time.perf_counter()
-    plan_params = inspect.signature(RecodeMethods.recode_map).parameters
-    plan = lf.sdc.recode_map(cols, args.p, **{k: v for k, v in options.items() if k in plan_params})
+    plan = lf.sdc.recode_map(cols, args.p, **options)
     plan_seconds = time.perf_counter() - t0
 
     def check(result: pl.LazyFrame) -> dict[str, Any]:
@@ -774,12 +761,9 @@ def _add_method_parsers(sub: Any) -> None:
                      help="a categorical column to recode (repeat, or comma-separated)")
     rec.add_argument("--p", type=float, required=True, help="minimum share of a category, 0 < p < 1")
     rec.add_argument("--sep", help="separator of merged labels (default: the library's)")
-    extras = _recode_extras()
-    if "other" in extras:
-        rec.add_argument("--other", metavar="LABEL", help="one label for every merged group")
-    if "max_label" in extras:
-        rec.add_argument("--max-label", dest="max_label", type=_int, metavar="N",
-                         help="cap merged labels at N characters")
+    rec.add_argument("--other", metavar="LABEL", help="one label for every merged group")
+    rec.add_argument("--max-label", dest="max_label", type=_int, metavar="N",
+                     help="cap merged labels at N characters (default 200)")
     _add_null_values(rec)
     _add_report_flag(rec)
     rec.set_defaults(run=_cmd_recode)

@@ -90,18 +90,21 @@ def test_recode_null_values_keeps_missing_out_of_the_merge(tmp_path, capsys, adu
     assert "?" not in "".join(got.drop_nulls().unique().to_list())
 
 
-def test_recode_other_and_max_label_follow_the_library(tmp_path, capsys, adult_csv):
-    """--other / --max-label exist exactly when df.sdc.recode has other= / max_label=."""
-    extras = cli._recode_extras()
-    out = tmp_path / "r.parquet"
-    code, _, err = run(capsys, "recode", adult_csv, out, "--column", "native-country", "--p", 0.02,
-                       "--other", "Other")
-    if "other" in extras:
+def test_recode_other_and_max_label_are_the_library_options(tmp_path, capsys, adult_csv):
+    """--other / --max-label give the file df.sdc.recode(other=..., max_label=...) gives."""
+    src = pl.read_csv(adult_csv)
+    for flags, options in ((("--other", "Other"), {"other": "Other"}), (("--max-label", 30), {"max_label": 30})):
+        out = tmp_path / "r.parquet"
+        code, _, err = run(capsys, "recode", adult_csv, out, "--column", "native-country", "--p", 0.02, *flags)
         assert code == 0, err
-        want = pl.read_csv(adult_csv).sdc.recode("native-country", 0.02, other="Other")
-        assert pl.read_parquet(out)["native-country"].cast(pl.String).equals(want["native-country"].cast(pl.String))
-    else:
-        assert code == 2 and "unrecognized arguments: --other" in err and not out.exists()
+        want = src.sdc.recode("native-country", 0.02, **options)["native-country"].cast(pl.String)
+        got = pl.read_parquet(out)["native-country"].cast(pl.String)
+        assert got.equals(want)
+        if "max_label" in options:
+            assert got.str.len_chars().max() <= 30 < src.sdc.recode("native-country", 0.02)["native-country"].cast(pl.String).str.len_chars().max()
+    code, _, err = run(capsys, "recode", adult_csv, tmp_path / "x.parquet", "--column", "native-country",
+                       "--p", 0.02, "--max-label", 3)
+    assert code == 2 and "max_label" in err and not (tmp_path / "x.parquet").exists()
 
 
 # -- noise -------------------------------------------------------------------------------------
