@@ -20,6 +20,16 @@ OrderName = Literal["npn", "grid", "vgrid", "kd", "kd-mdav"]
 RefineName = Literal["mil", "anneal"]
 
 
+class LabelOptions(TypedDict, total=False):
+    """How recoding names merged categories and which values it reads as missing (see
+    ``df.sdc.recode``): ``sep`` ("|"), ``other`` (None), ``max_label`` (200), ``null_values``."""
+
+    sep: str
+    other: str | None
+    max_label: int | None
+    null_values: str | Sequence[str] | None
+
+
 class PartitionOptions(TypedDict, total=False):
     """Keyword arguments every microaggregation method takes (see ``df.sdc.partition``)."""
 

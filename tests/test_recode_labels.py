@@ -127,17 +127,33 @@ def test_property_map_round_trips_and_nulls(values, p, dtype, options):
 
 # -- the options on real data -----------------------------------------------------------------
 def test_defaults_are_ascii_and_shared_by_every_entry_point():
+    """The label options are declared once (LabelOptions; defaults in recode_table and
+    LabelSpec) and every entry point forwards them, so all give the same "|" labels."""
     from polars_sdc import spark as sdcs
+    from polars_sdc._typing import LabelOptions
     from polars_sdc.namespace.expr import SDCExpr
     from polars_sdc.namespace.recode import RecodeMethods
+    from polars_sdc.recode import LABEL_OPTIONS, LabelSpec, recode_table
     from polars_sdc.utility import recode_utility
 
     assert DEFAULT_SEP == "|" and DEFAULT_SEP.isascii() and DEFAULT_MAX_LABEL == 200
+    assert set(LabelOptions.__annotations__) == set(LABEL_OPTIONS)
+    assert LabelSpec() == LabelSpec.build()
+    params = inspect.signature(recode_table).parameters
+    assert params["sep"].default == DEFAULT_SEP and params["max_label"].default == DEFAULT_MAX_LABEL
+    assert params["other"].default is None and params["null_values"].default is None
     for fn in (RecodeMethods.recode, RecodeMethods.recode_map, RecodeMethods.recode_utility, SDCExpr.recode,
                recode_utility, sdcs.recode_map, polars_sdc.recode.recode_frame, recode_series):
-        params = inspect.signature(fn).parameters
-        assert params["sep"].default == DEFAULT_SEP and params["max_label"].default == DEFAULT_MAX_LABEL, fn
-        assert params["other"].default is None and params["null_values"].default is None, fn
+        kwargs = [q for q in inspect.signature(fn).parameters.values() if q.kind is q.VAR_KEYWORD]
+        assert len(kwargs) == 1 and "LabelOptions" in str(kwargs[0].annotation), fn
+    df = pl.DataFrame({"c": ["x", "y", "x", "z"]})
+    want = ["x", "y|z", "x", "y|z"]
+    assert df.sdc.recode("c", 0.3)["c"].to_list() == want
+    assert df.lazy().sdc.recode("c", 0.3).collect()["c"].to_list() == want
+    assert df.select(pl.col("c").sdc.recode(0.3))["c"].to_list() == want
+    assert df.sdc.recode_map("c", 0.3)["recoded"].to_list() == ["x", "y|z", "y|z"]
+    with pytest.raises(SDCError, match="unknown recoding option 'seperator'"):
+        df.lazy().sdc.recode("c", 0.3, seperator="/")
 
 
 def test_adult_question_mark_as_missing_and_other():

@@ -3,10 +3,11 @@ coding, Laplace noise).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 import polars as pl
 
+from .._typing import LabelOptions
 
 
 @pl.api.register_expr_namespace("sdc")
@@ -49,12 +50,9 @@ class SDCExpr:
         self,
         p: float,
         *,
-        sep: str = "|",
-        other: str | None = None,
-        max_label: int | None = 200,
-        null_values: Any = None,
         hierarchy: Any = None,
         ordinal: Any = False,
+        **label_options: Unpack[LabelOptions],
     ) -> pl.Expr:
         """Minimum-frequency global recoding (Sano & Hattori, Fig. 1) of a String or Categorical
         column (dtype kept; th = column length * p), on the whole column even when streaming.
@@ -68,11 +66,11 @@ class SDCExpr:
         >>> df.select(pl.col("c").sdc.recode(p=0.05))["c"].unique(maintain_order=True).to_list()
         ['農業|林業', '製造業']
         """
-        from ..recode import LabelSpec, check_null_values, check_other_constraints, check_p
+        from ..recode import check_label_options, check_other_constraints, check_p
 
         check_p(p)
-        check_null_values(null_values)
-        if LabelSpec.build(sep, other, max_label).other is not None:
+        other = check_label_options(label_options)[0].other
+        if other is not None:
             try:
                 name = self._expr.meta.output_name()
             except Exception:  # noqa: BLE001 - a multi-output expression has no single name
@@ -89,10 +87,7 @@ class SDCExpr:
                     f"column {s.name!r}: an expression cannot declare the new Enum categories; "
                     "cast it to Categorical first or use df.sdc.recode"
                 )
-            return recode_series(
-                s, p, sep=sep, other=other, max_label=max_label, null_values=null_values, hierarchy=hierarchy,
-                ordinal=ordinal,
-            )
+            return recode_series(s, p, hierarchy=hierarchy, ordinal=ordinal, **label_options)
 
         return self._expr.map_batches(run, return_dtype=pl.dtype_of(self._expr))
 

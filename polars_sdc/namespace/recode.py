@@ -2,11 +2,11 @@
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 import polars as pl
 
-from .._typing import ColumnSpec
+from .._typing import ColumnSpec, LabelOptions
 from ._base import FrameOps
 
 
@@ -19,12 +19,9 @@ class RecodeMethods(FrameOps):
         columns: ColumnSpec,
         p: float,
         *,
-        sep: str = "|",
-        other: str | None = None,
-        max_label: int | None = 200,
-        null_values: Any = None,
         hierarchy: Any = None,
         ordinal: Any = None,
+        **label_options: Unpack[LabelOptions],
     ) -> Any:
         """Minimum-frequency global recoding (Sano & Hattori, Fig. 1) of categorical ``columns``:
         with th = rows * p, the least frequent category merges with the second least (or
@@ -53,13 +50,14 @@ class RecodeMethods(FrameOps):
         from ..recode import check_p, recode_frame, recode_output_schema
 
         check_p(p)
-        names = dict(sep=sep, other=other, max_label=max_label, null_values=null_values)
         schema = recode_output_schema(
-            self._schema(), columns, lazy=self._lazy, hierarchy=hierarchy, ordinal=ordinal, **names
+            self._schema(), columns, lazy=self._lazy, hierarchy=hierarchy, ordinal=ordinal, **label_options
         )
         enum_as = pl.Categorical if self._lazy else None
         return self._frame_op(
-            lambda df: recode_frame(df, columns, p, hierarchy=hierarchy, ordinal=ordinal, enum_as=enum_as, **names),
+            lambda df: recode_frame(
+                df, columns, p, hierarchy=hierarchy, ordinal=ordinal, enum_as=enum_as, **label_options
+            ),
             schema,
         )
 
@@ -68,12 +66,9 @@ class RecodeMethods(FrameOps):
         columns: ColumnSpec,
         p: float,
         *,
-        sep: str = "|",
-        other: str | None = None,
-        max_label: int | None = 200,
-        null_values: Any = None,
         hierarchy: Any = None,
         ordinal: Any = None,
+        **label_options: Unpack[LabelOptions],
     ) -> pl.DataFrame:
         """What :meth:`recode` merges: one row per observed category with ``column``,
         ``original``, ``recoded``, ``count`` and ``recoded_count`` (a LazyFrame is collected);
@@ -87,10 +82,7 @@ class RecodeMethods(FrameOps):
         from ..recode import recode_map_frame
 
         cols = resolve_columns(self._schema(), columns, kind="categorical", what="columns", default="error")
-        return recode_map_frame(
-            self._collected(cols), cols, p, sep=sep, other=other, max_label=max_label, null_values=null_values,
-            hierarchy=hierarchy, ordinal=ordinal,
-        )
+        return recode_map_frame(self._collected(cols), cols, p, hierarchy=hierarchy, ordinal=ordinal, **label_options)
 
     def recode_utility(
         self,
@@ -99,14 +91,11 @@ class RecodeMethods(FrameOps):
         p: float,
         *,
         metric: str | None = "recall",
-        sep: str = "|",
-        other: str | None = None,
-        max_label: int | None = 200,
-        null_values: Any = None,
         test_size: float | None = None,
         seed: int = 0,
         l2: float = 1e-4,
         undefined: str = "skip",
+        **label_options: Unpack[LabelOptions],
     ) -> Any:
         """Model-based information loss of recoding the ``inputs`` (Sano & Hattori, eq. 6):
         metric of a multinomial logit predicting the original ``target`` from the original
@@ -129,9 +118,8 @@ class RecodeMethods(FrameOps):
             schema, inputs, what="inputs", default="error"
         )
         return recode_utility(
-            self._collected(list(dict.fromkeys(cols))), target, inputs, p, metric=metric, sep=sep,
-            other=other, max_label=max_label, null_values=null_values, test_size=test_size, seed=seed, l2=l2,
-            undefined=undefined,
+            self._collected(list(dict.fromkeys(cols))), target, inputs, p, metric=metric, test_size=test_size,
+            seed=seed, l2=l2, undefined=undefined, **label_options,
         )
 
     def cramers_v(self, columns: ColumnSpec = None) -> pl.DataFrame:

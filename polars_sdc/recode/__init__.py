@@ -28,14 +28,16 @@ from .frame import (
     recode_table,
     with_recoded_count,
 )
-from .labels import DEFAULT_MAX_LABEL, DEFAULT_SEP, LabelSpec, check_null_values
+from .labels import DEFAULT_MAX_LABEL, DEFAULT_SEP, LABEL_OPTIONS, LabelSpec, check_label_options, check_null_values
 from .plan import check_other_constraints, check_p, merge_plan, threshold
 from .top_bottom import top_bottom_expr, top_bottom_frame_exprs
 
 __all__ = [
     "DEFAULT_MAX_LABEL",
     "DEFAULT_SEP",
+    "LABEL_OPTIONS",
     "LabelSpec",
+    "check_label_options",
     "check_null_values",
     "check_other_constraints",
     "check_p",

@@ -23,13 +23,14 @@ Conventions (the paper leaves them open):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import polars as pl
 
 from .._columns import ColumnSpec, is_categorical, resolve_columns
+from .._typing import LabelOptions
 from .._errors import SDCError
-from .labels import DEFAULT_MAX_LABEL, DEFAULT_SEP, LabelSpec, check_null_values
+from .labels import DEFAULT_MAX_LABEL, DEFAULT_SEP, check_label_options, check_null_values
 from .plan import _check_hierarchy, check_other_constraints, check_p, merge_plan, threshold
 
 
@@ -146,14 +147,11 @@ def recode_series(
     s: pl.Series,
     p: float,
     *,
-    sep: str = DEFAULT_SEP,
-    other: str | None = None,
-    max_label: int | None = DEFAULT_MAX_LABEL,
-    null_values: Any = None,
     hierarchy: Mapping[str, str] | None = None,
     ordinal: bool | Sequence[str] = False,
     n: int | None = None,
     enum_as: pl.DataType | None = None,
+    **labels: Unpack[LabelOptions],
 ) -> pl.Series:
     """Minimum-frequency global recoding (Sano & Hattori, Fig. 1) of one categorical Series.
 
@@ -170,13 +168,10 @@ def recode_series(
     >>> recode_series(s, 0.2, other="Other").to_list()
     ['a', 'Other', 'a', None, 'Other', 'a', 'a']
     """
-    codes, labels, _, new = recode_table(
-        s, p, sep=sep, other=other, max_label=max_label, null_values=null_values, hierarchy=hierarchy,
-        ordinal=ordinal, n=n,
-    )
-    if all(a == b for a, b in zip(labels, new)) and not isinstance(s.dtype, pl.Enum):
+    codes, names, _, new = recode_table(s, p, hierarchy=hierarchy, ordinal=ordinal, n=n, **labels)
+    if all(a == b for a, b in zip(names, new)) and not isinstance(s.dtype, pl.Enum):
         return s.clone()
-    return _apply(s, codes, labels, new, enum_as)
+    return _apply(s, codes, names, new, enum_as)
 
 
 def _apply(s: pl.Series, codes: pl.Series, labels: list[str], new: list[str | None], enum_as: Any) -> pl.Series:
@@ -227,13 +222,10 @@ def recode_frame(
     columns: ColumnSpec,
     p: float,
     *,
-    sep: str = DEFAULT_SEP,
-    other: str | None = None,
-    max_label: int | None = DEFAULT_MAX_LABEL,
-    null_values: Any = None,
     hierarchy: Mapping[str, Mapping[str, str]] | None = None,
     ordinal: Any = None,
     enum_as: pl.DataType | None = None,
+    **labels: Unpack[LabelOptions],
 ) -> pl.DataFrame:
     """``df`` with each of ``columns`` recoded by :func:`recode_series` (th = height * p).
 
@@ -248,19 +240,20 @@ def recode_frame(
     """
     cols = resolve_columns(df, columns, kind="categorical", what="columns", default="error")
     check_p(p)
-    trees, orders = _constraints(cols, hierarchy, ordinal, LabelSpec.build(sep, other, max_label))
+    trees, orders = _constraints(cols, hierarchy, ordinal, labels)
     out = [
         recode_series(
-            df.get_column(c), p, sep=sep, other=other, max_label=max_label, null_values=null_values,
-            hierarchy=trees.get(c), ordinal=orders.get(c, False), enum_as=enum_as,
+            df.get_column(c), p, hierarchy=trees.get(c), ordinal=orders.get(c, False), enum_as=enum_as, **labels
         )
         for c in cols
     ]
     return df.with_columns(out)
 
 
-def _constraints(cols: list[str], hierarchy: Any, ordinal: Any, names: LabelSpec) -> tuple[dict, dict]:
-    """({column: hierarchy}, {column: order}) checked against the columns and ``other=``."""
+def _constraints(cols: list[str], hierarchy: Any, ordinal: Any, labels: Mapping[str, Any]) -> tuple[dict, dict]:
+    """({column: hierarchy}, {column: order}) checked against the columns; the label options
+    checked, and ``other=`` against the constraints."""
+    names, _ = check_label_options(labels)
     trees = _per_column(hierarchy, cols, "hierarchy")
     orders = _ordinal_spec(ordinal, cols)
     for c in cols:
@@ -273,12 +266,9 @@ def recode_map_frame(
     columns: ColumnSpec,
     p: float,
     *,
-    sep: str = DEFAULT_SEP,
-    other: str | None = None,
-    max_label: int | None = DEFAULT_MAX_LABEL,
-    null_values: Any = None,
     hierarchy: Mapping[str, Mapping[str, str]] | None = None,
     ordinal: Any = None,
+    **labels: Unpack[LabelOptions],
 ) -> pl.DataFrame:
     """The recoding as a table: ``column``, ``original``, ``recoded``, ``count`` (of the
     original category) and ``recoded_count``, one row per observed category in natural order.
@@ -291,19 +281,18 @@ def recode_map_frame(
     """
     cols = resolve_columns(df, columns, kind="categorical", what="columns", default="error")
     check_p(p)
-    trees, orders = _constraints(cols, hierarchy, ordinal, LabelSpec.build(sep, other, max_label))
+    trees, orders = _constraints(cols, hierarchy, ordinal, labels)
     parts = []
     for c in cols:
-        _, labels, counts, new = recode_table(
-            df.get_column(c), p, sep=sep, other=other, max_label=max_label, null_values=null_values,
-            hierarchy=trees.get(c), ordinal=orders.get(c, False),
+        _, names, counts, new = recode_table(
+            df.get_column(c), p, hierarchy=trees.get(c), ordinal=orders.get(c, False), **labels
         )
         index: dict[str | None, int] = {}
         code_of = [index.setdefault(lab, len(index)) for lab in new]
         recoded = pl.Series("recoded", list(index), dtype=pl.String).gather(pl.Series(code_of, dtype=pl.UInt32))
         parts.append(pl.DataFrame({
-            "column": pl.Series([c] * len(labels), dtype=pl.String),
-            "original": pl.Series(labels, dtype=pl.String),
+            "column": pl.Series([c] * len(names), dtype=pl.String),
+            "original": pl.Series(names, dtype=pl.String),
             "recoded": recoded,
             "count": pl.Series(counts, dtype=pl.UInt32),
         }))
@@ -323,12 +312,9 @@ def recode_output_schema(
     columns: ColumnSpec,
     *,
     lazy: bool,
-    sep: str = DEFAULT_SEP,
-    other: str | None = None,
-    max_label: int | None = DEFAULT_MAX_LABEL,
-    null_values: Any = None,
     hierarchy: Mapping[str, Mapping[str, str]] | None = None,
     ordinal: Any = None,
+    **labels: Unpack[LabelOptions],
 ) -> pl.Schema:
     """Schema after :func:`recode_frame` (the options are checked here too, before any data
     is read); on a LazyFrame an Enum column is declared (and returned) Categorical, since its
@@ -339,8 +325,7 @@ def recode_output_schema(
     Schema([('e', Categorical)])
     """
     cols = resolve_columns(schema, columns, kind="categorical", what="columns", default="error")
-    check_null_values(null_values)
-    trees, orders = _constraints(cols, hierarchy, ordinal, LabelSpec.build(sep, other, max_label))
+    trees, orders = _constraints(cols, hierarchy, ordinal, labels)
     for c, h in trees.items():
         _check_hierarchy(h, c)
     for c, o in orders.items():

@@ -24,7 +24,7 @@ pooled into that one category (each group already exceeds the threshold, so does
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,4 +115,27 @@ def check_null_values(null_values: Any) -> frozenset[str]:
     return frozenset(null_values)
 
 
-__all__ = ["DEFAULT_MAX_LABEL", "DEFAULT_SEP", "LabelSpec", "check_null_values"]
+LABEL_OPTIONS = ("sep", "other", "max_label", "null_values")
+
+
+def check_label_options(options: Mapping[str, Any]) -> tuple[LabelSpec, frozenset[str]]:
+    """The label options of a recoding call (``sep``, ``other``, ``max_label``, ``null_values``;
+    see :class:`polars_sdc._typing.LabelOptions`) checked once: (label spec, null values).
+
+    >>> check_label_options({"sep": "/", "null_values": "?"})
+    (LabelSpec(sep='/', other=None, max_label=200), frozenset({'?'}))
+    >>> check_label_options({"seperator": "/"})
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: unknown recoding option 'seperator' (expected one of sep, other, max_label, null_values)
+    """
+    for name in options:
+        if name not in LABEL_OPTIONS:
+            raise SDCError(f"unknown recoding option {name!r} (expected one of {', '.join(LABEL_OPTIONS)})")
+    spec = LabelSpec.build(
+        options.get("sep", DEFAULT_SEP), options.get("other"), options.get("max_label", DEFAULT_MAX_LABEL)
+    )
+    return spec, check_null_values(options.get("null_values"))
+
+
+__all__ = ["DEFAULT_MAX_LABEL", "DEFAULT_SEP", "LABEL_OPTIONS", "LabelSpec", "check_label_options", "check_null_values"]

@@ -12,17 +12,15 @@ and ``null_values`` (their rows become null).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Unpack
 
 import polars as pl
 
 from .._columns import ColumnSpec, resolve_columns
 from .._errors import SDCError
+from .._typing import LabelOptions
 from ..recode import (
-    DEFAULT_MAX_LABEL,
-    DEFAULT_SEP,
-    LabelSpec,
-    check_null_values,
+    check_label_options,
     check_other_constraints,
     check_p,
     merge_plan,
@@ -55,12 +53,9 @@ def recode_map(
     columns: ColumnSpec,
     p: float,
     *,
-    sep: str = DEFAULT_SEP,
-    other: str | None = None,
-    max_label: int | None = DEFAULT_MAX_LABEL,
-    null_values: Any = None,
     hierarchy: Mapping[str, Mapping[str, str]] | None = None,
     ordinal: Mapping[str, list[str]] | None = None,
+    **label_options: Unpack[LabelOptions],
 ) -> pl.DataFrame:
     """The recoding plan as a (small, driver-side) Polars frame: ``column``, ``original``,
     ``recoded``, ``count``, ``recoded_count``, one row per observed category (``recoded``
@@ -73,8 +68,7 @@ def recode_map(
     schema = polars_schema(sdf)
     cols = resolve_columns(schema, columns, kind="categorical", what="columns", default="error")
     p = check_p(p)
-    names = LabelSpec.build(sep, other, max_label)
-    missing = check_null_values(null_values)
+    names, missing = check_label_options(label_options)
     hierarchy = dict(hierarchy or {})
     ordinal = dict(ordinal or {})
     for c in [*hierarchy, *ordinal]:

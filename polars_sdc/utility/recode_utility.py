@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Unpack
 
 import numpy as np
 import polars as pl
 
 from .._columns import ColumnSpec, resolve_columns
 from .._errors import SDCError
+from .._typing import LabelOptions
 from .logit import fit_multinomial_onehot
 from .metrics import METRICS, classification_metrics
 
@@ -132,14 +133,11 @@ def recode_utility(
     p: float,
     *,
     metric: str | None = "recall",
-    sep: str = "|",
-    other: str | None = None,
-    max_label: int | None = 200,
-    null_values: Any = None,
     test_size: float | None = None,
     seed: int = 0,
     l2: float = 1e-4,
     undefined: str = "skip",
+    **label_options: Unpack[LabelOptions],
 ) -> float | UtilityReport:
     """Model-based information loss of minimum-frequency recoding (Sano & Hattori, eq. 6).
 
@@ -148,8 +146,8 @@ def recode_utility(
     target keeps its original categories. Both models are scored in-sample (as in the paper)
     or, with ``test_size``, fitted on a random split (``seed``) and scored on the rest.
     ``metric`` in precision / recall / f / accuracy gives that IL as a float; ``None`` gives
-    a :class:`UtilityReport` with every metric. The paper recommends recall. ``sep``,
-    ``other`` and ``max_label`` name the merged groups (``other`` pools them, which changes
+    a :class:`UtilityReport` with every metric. The paper recommends recall. The label
+    options (:class:`~polars_sdc._typing.LabelOptions`): ``sep``, ``other`` and ``max_label`` name the merged groups (``other`` pools them, which changes
     the recoded model); ``null_values`` (e.g. ``["?"]``) are read as missing in the target and
     the inputs before the complete cases are taken.
 
@@ -161,11 +159,11 @@ def recode_utility(
     >>> round(recode_utility(df, "y", "x", 0.3), 6)   # w merges into v: (1 + 10/13)/2 - (12/17 + 1)/2
     0.031674
     """
-    from ..recode import LabelSpec, check_null_values, check_p, recode_frame
+    from ..recode import check_label_options, check_p, recode_frame
 
     check_p(p)
-    LabelSpec.build(sep, other, max_label)
-    missing = sorted(check_null_values(null_values))
+    missing = sorted(check_label_options(label_options)[1])
+    names = {k: v for k, v in label_options.items() if k != "null_values"}
     if metric is not None and metric not in METRICS:
         raise SDCError(f"metric must be one of {', '.join(METRICS)} or None, got {metric!r}")
     target = resolve_columns(df, target, kind="categorical", what="target", default="error")[0]
@@ -194,7 +192,7 @@ def recode_utility(
         mask = np.zeros(data.height, dtype=bool)
         mask[np.random.default_rng(seed).permutation(data.height)[:n_test]] = True
         test = pl.Series("__test__", mask)
-    recoded = recode_frame(data, inputs, p, sep=sep, other=other, max_label=max_label, enum_as=pl.Categorical)
+    recoded = recode_frame(data, inputs, p, enum_as=pl.Categorical, **names)
     opts = dict(test=test, l2=l2, undefined=undefined, classes=classes)
     m0 = model_metrics(data, target, inputs, **opts)
     m1 = model_metrics(recoded, target, inputs, **opts)
