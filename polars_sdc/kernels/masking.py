@@ -75,49 +75,54 @@ def alias_tables(M):
 
 
 @njit(cache=True)
-def rank_swap_partners(keys, h, w, max_tries):
-    """Rank swapping (Moore 1996) on ``n`` values already in rank order: walking up the ranks,
-    each value not yet swapped is swapped with a value chosen uniformly among the not yet
-    swapped ones of ranks ``j+1 .. j+w``; every value is swapped at most once. The choice for
+def rank_swap_partners(keys, h, lo, hi, w, max_tries):
+    """Rank swapping (Moore 1996) on values already in rank order within segments (strata):
+    in segment ``s`` (ranks ``lo[s] .. hi[s] - 1``), walking up the ranks, each value not yet
+    swapped is swapped with a value chosen uniformly among the not yet swapped ones of ranks
+    ``j+1 .. j+w[s]`` of the same segment; every value is swapped at most once. The choice for
     rank ``j`` uses the 64-bit stream of its row key ``keys[j]`` (``rng.bits`` of hash ``h``,
     then SplitMix steps): rejection sampling up to ``max_tries`` draws, then an exact pick
-    among the free ranks. Returns ``partner`` (``partner[j] == j``: not swapped)."""
+    among the free ranks. Returns ``partner`` over all ``n`` ranks (``partner[j] == j``: not
+    swapped, e.g. outside every segment)."""
     n = keys.shape[0]
     partner = np.arange(n)
     taken = np.zeros(n, dtype=np.bool_)
-    for j in range(n):
-        if taken[j]:
-            continue
-        hi = min(n - 1, j + w)
-        span = hi - j
-        if span <= 0:
-            continue
-        z = _mix(_mix(keys[j] * _G + h) ^ h)
-        found = -1
-        for _ in range(max_tries):
-            k = j + 1 + min(int(_unit(z) * span), span - 1)
-            if not taken[k]:
-                found = k
-                break
-            z = _mix(z + _G)
-        if found < 0:
-            free = 0
-            for k in range(j + 1, hi + 1):
-                if not taken[k]:
-                    free += 1
-            if free == 0:
+    for s in range(lo.shape[0]):
+        last = hi[s] - 1
+        ws = w[s]
+        for j in range(lo[s], hi[s]):
+            if taken[j]:
                 continue
-            pick = min(int(_unit(z) * free), free - 1)
-            for k in range(j + 1, hi + 1):
+            top = min(last, j + ws)
+            span = top - j
+            if span <= 0:
+                continue
+            z = _mix(_mix(keys[j] * _G + h) ^ h)
+            found = -1
+            for _ in range(max_tries):
+                k = j + 1 + min(int(_unit(z) * span), span - 1)
                 if not taken[k]:
-                    if pick == 0:
-                        found = k
-                        break
-                    pick -= 1
-        taken[j] = True
-        taken[found] = True
-        partner[j] = found
-        partner[found] = j
+                    found = k
+                    break
+                z = _mix(z + _G)
+            if found < 0:
+                free = 0
+                for k in range(j + 1, top + 1):
+                    if not taken[k]:
+                        free += 1
+                if free == 0:
+                    continue
+                pick = min(int(_unit(z) * free), free - 1)
+                for k in range(j + 1, top + 1):
+                    if not taken[k]:
+                        if pick == 0:
+                            found = k
+                            break
+                        pick -= 1
+            taken[j] = True
+            taken[found] = True
+            partner[j] = found
+            partner[found] = j
     return partner
 
 

@@ -40,6 +40,27 @@ def resolve_on(schema: pl.Schema, on: ColumnSpec, key: str | None, *, kind: str,
     return cols
 
 
+def on_and_by(schema: pl.Schema, on: ColumnSpec, by: ColumnSpec, key: str | None) -> tuple[list[str], list[str]]:
+    """Numeric ``on`` columns (by default every numeric column except the ``by`` and ``key``
+    columns) and the ``by`` strata columns: existing, disjoint from ``on`` and from ``key``.
+
+    >>> on_and_by(pl.Schema({"x": pl.Float64, "g": pl.Int64}), None, "g", None)
+    (['x'], ['g'])
+    """
+    by_cols = [] if by is None else resolve_columns(schema, by, what="by")
+    if key is not None and key in by_cols:
+        raise SDCError(f"column {key!r}: both the key and a `by` column")
+    cols = resolve_on(schema, on, key, kind="numeric", default="numeric")
+    if on is None and by_cols:
+        cols = [c for c in cols if c not in by_cols]
+        if not cols:
+            raise SDCError("`on`: no numeric column left besides the `by` columns")
+    for b in by_cols:
+        if b in cols:
+            raise SDCError(f"column {b!r}: in both `on` and `by`; a stratum column cannot be masked")
+    return cols, by_cols
+
+
 def frame_keys(df: pl.DataFrame, key: str | None) -> np.ndarray:
     """The per-row keys of ``df``: row positions, or :func:`polars_sdc.rng.row_keys` of ``key``."""
     if key is None:

@@ -31,7 +31,7 @@ import polars as pl
 from .._columns import ColumnSpec, check_finite
 from .._errors import SDCError
 from .._validation import check_real
-from ._common import check_fraction, check_seed, frame_keys, normal, resolve_on, seed_or_fresh
+from ._common import check_fraction, check_seed, frame_keys, normal, on_and_by, seed_or_fresh, strata
 
 METHODS = ("additive", "correlated", "correlated2", "moments")
 
@@ -121,29 +121,63 @@ def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, de
 
 def add_noise_frame(
     df: pl.DataFrame, on: ColumnSpec = None, *, method: str = "additive", noise: float = 150.0,
-    delta: float = 0.1, seed: int | None = None, key: str | None = None,
+    delta: float = 0.1, by: ColumnSpec = None, seed: int | None = None, key: str | None = None,
 ) -> pl.DataFrame:
-    """Noise on the numeric ``on`` columns (Float64 out; see the module docstring).
+    """Noise on the numeric ``on`` columns (Float64 out; see the module docstring); with ``by``
+    the standard deviations, covariance and (``"moments"``) the reproduced means and
+    covariance are those of each stratum.
 
     >>> df = pl.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [2.0, 1.0, 4.0, 3.0]})
     >>> out = add_noise_frame(df, method="moments", seed=1)
     >>> [round(v, 9) for v in out.mean().row(0)], round(out.select(pl.cov("a", "b")).item(), 9)
     ([2.5, 2.5], 1.0)
+    >>> df = pl.DataFrame({"g": [1, 1, 1, 2, 2, 2], "a": [1.0, 2.0, 6.0, 10.0, 20.0, 30.0]})
+    >>> out = add_noise_frame(df, "a", method="moments", by="g", seed=1)
+    >>> out.group_by("g", maintain_order=True).agg(m=pl.col("a").mean().round(9), v=pl.col("a").var().round(9)).rows()
+    [(1, 3.0, 7.0), (2, 20.0, 100.0)]
     """
     method, noise, delta = check_args(method, noise, delta)
     check_seed(seed)
-    cols = resolve_on(df.schema, on, key, kind="numeric", default="numeric")
+    cols, by_cols = on_and_by(df.schema, on, by, key)
     check_finite(df, cols)
     X = np.empty((df.height, len(cols)), order="F")               # column-major throughout
     for j, c in enumerate(cols):
         X[:, j] = df.get_column(c).cast(pl.Float64).to_numpy()
     Z = _latent(seed_or_fresh(seed), cols, frame_keys(df, key))
     with np.errstate(over="ignore", invalid="ignore"):
-        Y = add_noise_values(X, Z, method, noise, delta)
+        if not by_cols:
+            Y = add_noise_values(X, Z, method, noise, delta)
+        else:
+            Y = _by_strata(df, by_cols, X, Z, method, noise, delta)
     bad = ~np.isfinite(Y).all(axis=0)
     if bad.any():
         raise SDCError(f"column {cols[int(np.argmax(bad))]!r}: the noisy values overflow float64")
     return df.with_columns(pl.Series(c, Y[:, j]) for j, c in enumerate(cols))
+
+
+def min_stratum_rows(method: str) -> int:
+    """Rows a ``by`` stratum needs: 2 for a standard deviation; 3 for ``"moments"`` (with 2
+    rows the exact mean and covariance give back the two records, up to their order)."""
+    return 3 if method == "moments" else 2
+
+
+def _by_strata(df: pl.DataFrame, by: list[str], X: np.ndarray, Z: np.ndarray, method: str, noise: float,
+               delta: float) -> np.ndarray:
+    sidx, vals = strata(df, by)
+    counts = np.bincount(sidx, minlength=len(vals))
+    need = min_stratum_rows(method)
+    small = np.flatnonzero(counts < need)
+    if small.size:
+        s = int(small[0])
+        raise SDCError(f"stratum {dict(zip(by, vals[s]))!r} of `by`: {counts[s]} row(s); add_noise "
+                       f"method={method!r} needs at least {need} rows per stratum (use coarser strata)")
+    order = np.argsort(sidx, kind="stable")
+    bounds = np.r_[0, np.cumsum(counts)]
+    Y = np.empty_like(X)
+    for s in range(len(vals)):
+        rows = order[bounds[s]:bounds[s + 1]]
+        Y[rows] = add_noise_values(np.asfortranarray(X[rows]), np.asfortranarray(Z[rows]), method, noise, delta)
+    return Y
 
 
 def check_args(method: Any, noise: Any, delta: Any) -> tuple[str, float, float]:
