@@ -263,3 +263,20 @@ def test_by_errors_name_the_column_and_stratum(frame, kwargs, match):
         pl.DataFrame(frame).sdc.rank_swap(seed=1, **kwargs)
     with pytest.raises(SDCError, match=match):
         pl.DataFrame(frame).lazy().sdc.rank_swap(seed=1, **kwargs).collect()
+
+
+@pytest.mark.parametrize("dtype", [pl.Int8, pl.UInt8, pl.Int32, pl.UInt64, pl.Int64, pl.Float32, pl.Float64])
+def test_every_numeric_dtype_matches_the_reference_order(dtype):
+    r = np.random.default_rng(12)
+    if dtype == pl.UInt64:
+        x = pl.Series("x", r.integers(0, 2**62, 300).astype(np.uint64) * 3, dtype=dtype)   # above 2**63
+    elif dtype.is_float():
+        x = pl.Series("x", np.r_[r.normal(size=296) * (1e300 if dtype == pl.Float64 else 1e30), 0.0, -0.0, -5e-324, 5e-324]).cast(dtype)
+    else:
+        x = pl.Series("x", r.integers(-100 if dtype.is_signed_integer() else 0, 100, 300)).cast(dtype)
+    df = pl.DataFrame({"x": x})
+    got = df.sdc.rank_swap("x", p=0.1, seed=5)["x"]
+    assert got.dtype == dtype
+    xv = x.to_numpy()
+    want = _reference(xv, rng.row_positions(300), 5, "x", 30)
+    assert got.to_list() == want.tolist()

@@ -173,3 +173,58 @@ def tall_matmul(Y, T, out):
                 s += Y[i, j] * T[j, k]
             out[i, k] = s
     return out
+
+
+@njit(cache=True)
+def radix_sort_by(u, perm):
+    """``perm`` stably reordered by ``u[perm]`` (uint64 sort keys): an LSD radix sort with
+    11-bit digits, digits on which every key agrees skipped. ``radix_sort_by(u, arange(n))`` is
+    a stable argsort of ``u``; sorting by the keys of lower priority first gives ``np.lexsort``."""
+    n = perm.shape[0]
+    nd = 6
+    hist = np.zeros((nd, 2048), dtype=np.int64)
+    for i in range(n):
+        v = u[perm[i]]
+        for d in range(nd):
+            hist[d, (v >> uint64(11 * d)) & uint64(2047)] += 1
+    a = perm.copy()
+    keys = np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        keys[i] = u[a[i]]
+    b = np.empty_like(a)
+    kb = np.empty_like(keys)
+    for d in range(nd):
+        h = hist[d]
+        skip = False
+        for j in range(2048):
+            if h[j] == n:
+                skip = True
+                break
+            if h[j] != 0:
+                break
+        if skip or n == 0:
+            continue
+        off = np.empty(2048, dtype=np.int64)
+        s = 0
+        for j in range(2048):
+            off[j] = s
+            s += h[j]
+        sh = uint64(11 * d)
+        for i in range(n):
+            v = keys[i]
+            dg = (v >> sh) & uint64(2047)
+            p = off[dg]
+            off[dg] = p + 1
+            kb[p] = v
+            b[p] = a[i]
+        a, b = b, a
+        keys, kb = kb, keys
+    return a
+
+
+@njit(cache=True)
+def apply_swap(x, order, partner, out):
+    """``out[order[j]] = x[order[partner[j]]]``: the swapped values back in row order."""
+    for j in range(order.shape[0]):
+        out[order[j]] = x[order[partner[j]]]
+    return out

@@ -47,31 +47,31 @@ def rank_swap_values(
     x: np.ndarray, keys: np.ndarray, seed: int, column: str, *, p: float | None = 0.05,
     r0: float | None = None, k0: float | None = None, top: float = 0.0, bottom: float = 0.0,
     positional: bool = False, sidx: np.ndarray | None = None, strata_names: list[str] | None = None,
+    keys_are_positions: bool = False,
 ) -> np.ndarray:
     """Rank-swapped copy of the non-null values ``x`` (float64 or int64), rows keyed by ``keys``
-    (``positional``: the keys are increasing, so a stable sort orders ties by key), within the
-    strata ``sidx`` (0..S-1 per value; ``strata_names[s]`` names stratum ``s`` in errors).
+    (``positional``: the keys are increasing, so a stable sort orders ties by key;
+    ``keys_are_positions``: ``keys`` is ``0 .. n-1``), within the strata ``sidx`` (0..S-1 per
+    value; ``strata_names[s]`` names stratum ``s`` in errors). Stable LSD radix sorts (by key,
+    value, stratum) give the order of ``np.lexsort((keys, x, sidx))``.
 
     >>> x = np.array([5.0, 1.0, 4.0, 2.0, 3.0])
     >>> y = rank_swap_values(x, rng.row_positions(5), 1, "x", p=0.4)
     >>> sorted(y.tolist()) == sorted(x.tolist()), bool(np.all(np.abs(y - x) <= 2))
     (True, True)
     """
-    from ..kernels.masking import rank_swap_partners
+    from ..kernels.masking import apply_swap, radix_sort_by, rank_swap_partners
 
     n = x.shape[0]
+    order = np.arange(n)
+    if not positional:                                  # ties by key: sort by key first (stable)
+        order = radix_sort_by(np.ascontiguousarray(keys, dtype=np.uint64), order)
+    order = radix_sort_by(sort_keys(x), order)
     if sidx is None:
-        if not n:
-            order = np.zeros(0, dtype=np.int64)
-        elif positional:
-            order = np.argsort(x, kind="stable")      # ties by position = by key
-        else:
-            order = np.lexsort((keys, x))
         bounds = np.array([0, n])
     else:
-        order = np.lexsort((x, sidx)) if positional else np.lexsort((keys, x, sidx))
+        order = radix_sort_by(np.ascontiguousarray(sidx).view(np.uint64), order)
         bounds = np.r_[0, np.cumsum(np.bincount(sidx, minlength=len(strata_names)))]
-    xs = x[order]
     coded = top > 0 or bottom > 0
     seg_lo, seg_hi, seg_w, means = [], [], [], []
     for si in range(bounds.size - 1):
@@ -82,7 +82,7 @@ def rank_swap_values(
         if n_top + n_bot > m:
             raise SDCError(f"column {column!r}: top + bottom cover more than every value")
         lo, hi = a + n_bot, b - n_top
-        pw = p if p is not None else _window_p(xs[lo:hi].astype(np.float64), p, r0, k0)
+        pw = p if p is not None else _window_p(x[order[lo:hi]].astype(np.float64), p, r0, k0)
         w = int(math.floor(pw * (hi - lo) + 1e-9))
         if sidx is not None and hi - lo == 1:
             raise SDCError(f"column {column!r}: stratum {strata_names[si]} of `by` has 1 value to swap; "
@@ -95,23 +95,36 @@ def rank_swap_values(
             seg_hi.append(hi)
             seg_w.append(w)
         if n_top:
-            means.append((hi, b, xs[hi:b].astype(np.float64).mean()))
+            means.append((order[hi:b], x[order[hi:b]].astype(np.float64).mean()))
         if n_bot:
-            means.append((a, lo, xs[a:lo].astype(np.float64).mean()))
+            means.append((order[a:lo], x[order[a:lo]].astype(np.float64).mean()))
     if seg_lo:
-        partner = rank_swap_partners(np.ascontiguousarray(keys[order], dtype=np.uint64),
-                                     rng.stream_hash(seed, f"rank_swap/{column}"), np.array(seg_lo, dtype=np.int64),
+        ks = order.view(np.uint64) if keys_are_positions else np.ascontiguousarray(keys[order], dtype=np.uint64)
+        partner = rank_swap_partners(ks, rng.stream_hash(seed, f"rank_swap/{column}"), np.array(seg_lo, dtype=np.int64),
                                      np.array(seg_hi, dtype=np.int64), np.array(seg_w, dtype=np.int64), 64)
-        out_sorted = xs[partner]
+        out = apply_swap(x, order, partner, np.empty_like(x))
     else:
-        out_sorted = xs.copy()
+        out = x.copy()
     if coded:
-        out_sorted = out_sorted.astype(np.float64)
-        for a, b, v in means:
-            out_sorted[a:b] = v
-    out = np.empty_like(out_sorted)
-    out[order] = out_sorted
+        out = out.astype(np.float64)
+        for rows, v in means:
+            out[rows] = v
     return out
+
+
+def sort_keys(x: np.ndarray) -> np.ndarray:
+    """Order-preserving uint64 keys of int64 or finite float64 values (``-0.0`` as ``0.0``).
+
+    >>> np.argsort(sort_keys(np.array([2.5, -1.0, 0.0, -0.0, -3.0])), kind="stable").tolist()
+    [4, 1, 2, 3, 0]
+    """
+    top = np.uint64(1 << 63)
+    if x.dtype.kind == "f":
+        b = (x.astype(np.float64) + 0.0).view(np.uint64)
+        return np.where(b >= top, ~b, b | top)
+    if x.dtype.kind == "u":
+        return x.astype(np.uint64)
+    return np.ascontiguousarray(x, dtype=np.int64).view(np.uint64) ^ top
 
 
 def _check_args(p: Any, r0: Any, k0: Any, top: Any, bottom: Any) -> tuple:
@@ -170,7 +183,7 @@ def rank_swap_frame(
         k = keys if ok is None else keys[ok]
         si = None if sidx is None else (sidx if ok is None else sidx[ok])
         y = rank_swap_values(x, k, s, c, p=p, r0=r0, k0=k0, top=top, bottom=bottom, positional=key is None,
-                             sidx=si, strata_names=names)
+                             sidx=si, strata_names=names, keys_are_positions=key is None and ok is None)
         if ok is None:
             out = pl.Series(c, y)
         else:
