@@ -104,14 +104,17 @@ def uniform(seed: int, stream: str, keys: np.ndarray) -> np.ndarray:
     return kernel(np.ascontiguousarray(keys, dtype=np.uint64), rng.stream_hash(seed, stream))
 
 
-def normal(seed: int, stream: str, keys: np.ndarray) -> np.ndarray:
+def normal(seed: int, stream: str, keys: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """:func:`polars_sdc.rng.normal` (Box-Muller on the same two uniforms; on large inputs in
-    one Numba pass, equal up to the last bit of ``log``/``cos``)."""
+    one Numba pass, equal up to the last bit of ``log``/``cos``), into ``out`` if given."""
+    if out is None:
+        out = np.empty(keys.shape[0])
     if keys.shape[0] >= _FAST:
         from ..kernels.masking import normal as kernel
 
         k = np.ascontiguousarray(keys, dtype=np.uint64)
-        return kernel(k, rng.stream_hash(seed, stream + "/n1"), rng.stream_hash(seed, stream + "/n2"))
+        return kernel(k, rng.stream_hash(seed, stream + "/n1"), rng.stream_hash(seed, stream + "/n2"), out)
     u1 = uniform(seed, stream + "/n1", keys)
     u2 = uniform(seed, stream + "/n2", keys)
-    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+    out[:] = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+    return out

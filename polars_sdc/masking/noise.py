@@ -49,18 +49,8 @@ def _psd_root(S: np.ndarray, inverse: bool = False, rtol: float = 1e-12) -> np.n
 def _latent(seed: int, cols: list[str], keys: np.ndarray) -> np.ndarray:
     Z = np.empty((keys.shape[0], len(cols)), order="F")          # column-major throughout
     for j, c in enumerate(cols):
-        Z[:, j] = normal(seed, f"add_noise/{c}", keys)
+        normal(seed, f"add_noise/{c}", keys, out=Z[:, j])
     return Z
-
-
-def _matmul(Y: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """``Y @ T`` as a column-major array; on large inputs a one-pass Numba loop instead of
-    threaded BLAS."""
-    if Y.shape[0] < 200_000:
-        return np.asfortranarray(Y @ T)
-    from ..kernels.masking import tall_matmul
-
-    return tall_matmul(Y, np.ascontiguousarray(T), np.empty((Y.shape[0], T.shape[1]), order="F"))
 
 
 def _cov(X: np.ndarray, block: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
@@ -72,6 +62,61 @@ def _cov(X: np.ndarray, block: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
         B = X[i:i + block] - mu
         S += B.T @ B
     return mu, S / max(n - 1, 1)
+
+
+def _recolour(X: np.ndarray, Z: np.ndarray, a: float, block: int = 1 << 16) -> np.ndarray:
+    """The ``"moments"`` release ``(X D^-1 + Z A - mean) T D + mean(X)`` folded into one
+    product: ``D`` the sds, ``A = sqrt(a) Sigma^{1/2}`` (``Sigma``: covariance of the
+    standardised ``X``), ``T = S_Z^{+1/2} Sigma^{1/2}`` with ``S_Z`` the covariance of the noisy
+    standardised data, found from the joint covariance ``G`` of ``[X, Z]`` (``S_Z = Sigma +
+    Gxz A + A' Gzx + A' Gzz A``) instead of from a materialised noisy copy. Two passes over the
+    centred row blocks ``B = [X - mean, Z - mean]``: ``G += B'B``, then ``Y = B M + mean(X)``
+    with ``M = [D^-1 T D; A T D]`` (BLAS on blocks: no n x p temporary)."""
+    n, p = X.shape
+    mu = np.concatenate([X.mean(axis=0), Z.mean(axis=0)])
+    B = np.empty((min(block, n), 2 * p), order="F")   # column-major like X, Z: plain column copies
+
+    def centred(i: int) -> np.ndarray:
+        m = min(block, n - i)
+        np.subtract(X[i:i + m], mu[:p], out=B[:m, :p])
+        np.subtract(Z[i:i + m], mu[p:], out=B[:m, p:])
+        return B[:m]
+
+    with _one_blas_thread(n):
+        G = np.zeros((2 * p, 2 * p))
+        for i in range(0, n, block):
+            Bi = centred(i)
+            G += Bi.T @ Bi
+        G /= max(n - 1, 1)
+        d = np.sqrt(np.diag(G)[:p])
+        d[~(d > 0)] = 1.0                            # scale-free: no overflow, Sigma well conditioned
+        S = G[:p, :p] / np.outer(d, d)
+        root = _psd_root(S)
+        A = math.sqrt(a) * root                      # noise N(0, a Sigma), inside the range of Sigma
+        Gxz = G[:p, p:] / d[:, None]
+        Sz = S + Gxz @ A + A.T @ Gxz.T + A.T @ G[p:, p:] @ A
+        T = _psd_root(Sz, inverse=True) @ root
+        Mt = np.ascontiguousarray(np.vstack([T * d / d[:, None], (A @ T) * d]).T)
+        Y = np.empty((n, p), order="F")
+        for i in range(0, n, block):
+            Bi = centred(i)
+            Yi = Y[i:i + Bi.shape[0]]
+            np.matmul(Mt, Bi.T, out=Yi.T)            # (B M)' written straight into the column-major Y
+            Yi += mu[:p]
+    return Y
+
+
+def _one_blas_thread(n: int):
+    """BLAS on one thread for the block products of a large frame: with the default two
+    threads the small-by-tall products spin and cost 2-5x the CPU time on a busy machine
+    (``benchmarks/bench_masking.py``)."""
+    import contextlib
+
+    if n < 200_000:
+        return contextlib.nullcontext()
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, delta: float) -> np.ndarray:
@@ -86,11 +131,15 @@ def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, de
     n, p = X.shape
     if n < 2:
         return X
+    a = noise / 100.0
+    if method == "moments":
+        # means and covariance of the release are the originals' (to ~1e-15 relative, a
+        # singular covariance included: the noise lies in its range)
+        return _recolour(X, Z, a)
     scale = X.std(axis=0, ddof=1)
     scale[~(scale > 0)] = 1.0
     X /= scale                                     # scale-free: no overflow, Sigma well conditioned
     mu, S = _cov(X)
-    a = noise / 100.0
     if method == "additive":
         Z *= a * np.sqrt(np.diag(S))
         Z += X
@@ -103,18 +152,8 @@ def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, de
         X += Z
         Y = X
     else:
-        root = _psd_root(S)
-        Y = _matmul(Z, math.sqrt(a) * root)       # N(0, a Sigma), inside the range of Sigma
-        del Z
+        Y = Z @ (math.sqrt(a) * _psd_root(S))      # N(0, a Sigma), inside the range of Sigma
         Y += X
-        del X
-        if method == "moments":
-            # recolour: centred Y has covariance Sz; Y Sz^{+1/2} Sigma^{1/2} has Sigma
-            # (one pass is exact to ~1e-15 relative, census included)
-            muz, Sz = _cov(Y)
-            Y -= muz
-            Y = _matmul(Y, _psd_root(Sz, inverse=True) @ root)
-            Y += mu
     Y *= scale
     return Y
 
@@ -149,7 +188,8 @@ def add_noise_frame(
             Y = add_noise_values(X, Z, method, noise, delta)
         else:
             Y = _by_strata(df, by_cols, X, Z, method, noise, delta)
-    bad = ~np.isfinite(Y).all(axis=0)
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.isfinite(Y.max(axis=0, initial=-np.inf)) & np.isfinite(Y.min(axis=0, initial=np.inf)))
     if bad.any():
         raise SDCError(f"column {cols[int(np.argmax(bad))]!r}: the noisy values overflow float64")
     return df.with_columns(pl.Series(c, Y[:, j]) for j, c in enumerate(cols))
