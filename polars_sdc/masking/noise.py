@@ -19,6 +19,13 @@ denominator n - 1 as in R):
 
 Normal draws come from :mod:`polars_sdc.rng`: latent dimension ``j`` (one per column, in ``on``
 order) uses stream ``f"add_noise/{column_j}"``, keyed by row position or ``key``.
+
+``by``: every moment above is the stratum's (its sds, covariance, means; ``"moments"``
+reproduces each stratum's means and covariance exactly), with the same per-row draws, so a
+stratum noised on its own with ``key=`` gives the same values. A stratum needs 2 rows (a
+standard deviation), 3 for ``"moments"`` (with 2 rows the exact mean and covariance give the
+two records back, up to their order); a smaller one is an error naming it. Without ``by`` a
+one-row frame is returned unchanged.
 """
 from __future__ import annotations
 

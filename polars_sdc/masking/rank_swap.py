@@ -17,6 +17,17 @@ the largest / smallest ``floor(top * n)`` values are replaced by their mean and 
 null and are not swapped. Ties are ordered by row key. The random choice for the value at
 rank ``j`` comes from :mod:`polars_sdc.rng`, stream ``f"rank_swap/{column}"``, keyed by that
 row's position or ``key`` value.
+
+``by``: the same within each stratum: ``n`` is the stratum's number of values, ranks, the
+window ``p * n``, ``r0``/``k0`` and ``top``/``bottom`` are the stratum's, and no value leaves
+its stratum (each released column is a permutation of the original within every stratum). A
+stratum with a single value (it could only be released unchanged), or with ``p * n < 1``
+(nothing in it would move), is an error naming the column and the stratum. Without ``by`` a
+frame that small is returned unchanged, as sdcMicro does. The draws stay per row (the same
+stream and keys), so a stratum swapped on its own with ``key=`` gives the same values.
+
+Sorting, the bulk of the time, is a stable LSD radix sort (Numba) on order-preserving 64-bit
+keys: the order of ``np.lexsort((keys, x, stratum))``.
 """
 from __future__ import annotations
 
