@@ -280,3 +280,22 @@ def test_every_numeric_dtype_matches_the_reference_order(dtype):
     xv = x.to_numpy()
     want = _reference(xv, rng.row_positions(300), 5, "x", 30)
     assert got.to_list() == want.tolist()
+
+
+def test_radix_sorts_give_numpys_lexsort_order():
+    from polars_sdc.kernels.masking import radix_sort_by
+    from polars_sdc.masking.rank_swap import sort_keys
+
+    r = np.random.default_rng(13)
+    n = 5000
+    x = np.r_[r.normal(size=n - 6) * 1e200, 0.0, -0.0, 5e-324, -5e-324, 1e308, -1e308]
+    xi = r.integers(-(2**63), 2**63 - 1, n, dtype=np.int64)
+    xs = r.integers(-3, 3, n)                              # heavy ties
+    keys = r.integers(0, 2**64 - 1, n, dtype=np.uint64)
+    g = r.integers(0, 7, n)
+    for v in (x, xi, xs):
+        o = radix_sort_by(sort_keys(v), np.arange(n))
+        np.testing.assert_array_equal(o, np.argsort(v, kind="stable"))
+        o = radix_sort_by(g.view(np.uint64), radix_sort_by(sort_keys(v), radix_sort_by(keys, np.arange(n))))
+        np.testing.assert_array_equal(o, np.lexsort((keys, v, g)))
+    assert radix_sort_by(np.zeros(0, dtype=np.uint64), np.arange(0)).size == 0
