@@ -246,11 +246,13 @@ def test_by_eager_lazy_streaming_and_default_on_leaves_numeric_strata_alone():
     "frame, kwargs, match",
     [
         # a 1-value stratum could only be released unchanged
-        ({"g": ["a"] * 5 + ["b"], "x": [1.0, 2, 3, 4, 5, 6]}, dict(p=1.0), r"column 'x': stratum \{'g': 'b'\}.*1 value"),
+        ({"g": ["a"] * 5 + ["b"], "x": [1.0, 2, 3, 4, 5, 6]}, dict(p=1.0),
+         r"column 'x': stratum \{'g': 'b'\}.*1 value"),
         # nulls do not count: 'b' has one value left
         ({"g": ["a"] * 4 + ["b"] * 2, "x": [1.0, 2, 3, 4, None, 6]}, dict(p=1.0), r"stratum \{'g': 'b'\}.*1 value"),
         # p * n < 1: nothing in stratum 'b' would move
-        ({"g": ["a"] * 40 + ["b"] * 10, "x": list(range(50))}, dict(p=0.05), r"stratum \{'g': 'b'\}.*10 values.*p \* n = 0.5"),
+        ({"g": ["a"] * 40 + ["b"] * 10, "x": list(range(50))}, dict(p=0.05),
+         r"stratum \{'g': 'b'\}.*10 values.*p \* n = 0.5"),
         ({"g": ["a"] * 4, "x": [1.0, 2, 3, 4]}, dict(on=["x", "g"]), "column 'g'"),
         ({"g": [1, 1, 2, 2], "x": [1.0, 2, 3, 4]}, dict(on=["x", "g"], by="g"), "column 'g': in both"),
         ({"g": [1, 1, 2, 2], "x": [1.0, 2, 3, 4]}, dict(by="g", key="g"), "column 'g': both the key"),
@@ -271,7 +273,8 @@ def test_every_numeric_dtype_matches_the_reference_order(dtype):
     if dtype == pl.UInt64:
         x = pl.Series("x", r.integers(0, 2**62, 300).astype(np.uint64) * 3, dtype=dtype)   # above 2**63
     elif dtype.is_float():
-        x = pl.Series("x", np.r_[r.normal(size=296) * (1e300 if dtype == pl.Float64 else 1e30), 0.0, -0.0, -5e-324, 5e-324]).cast(dtype)
+        big = 1e300 if dtype == pl.Float64 else 1e30
+        x = pl.Series("x", np.r_[r.normal(size=296) * big, 0.0, -0.0, -5e-324, 5e-324]).cast(dtype)
     else:
         x = pl.Series("x", r.integers(-100 if dtype.is_signed_integer() else 0, 100, 300)).cast(dtype)
     df = pl.DataFrame({"x": x})

@@ -100,7 +100,8 @@ def rank_swap_values(
                            "it would be released unchanged (use coarser strata)")
         if sidx is not None and pw > 0 and w == 0 and hi - lo > 1:
             raise SDCError(f"column {column!r}: stratum {strata_names[si]} of `by` has {hi - lo} values and "
-                           f"p * n = {pw * (hi - lo):.3g} < 1, so none would be swapped (raise p or use coarser strata)")
+                           f"p * n = {pw * (hi - lo):.3g} < 1, so none would be swapped "
+                           "(raise p or use coarser strata)")
         if w > 0 and hi - lo > 1:
             seg_lo.append(lo)
             seg_hi.append(hi)
