@@ -114,9 +114,9 @@ def _recolour(X: np.ndarray, Z: np.ndarray, a: float, block: int = 1 << 16) -> n
 
 
 def _one_blas_thread(n: int):
-    """BLAS on one thread for the block products of a large frame: with the default two
-    threads the small-by-tall products spin and cost 2-5x the CPU time on a busy machine
-    (``benchmarks/bench_masking.py``)."""
+    """BLAS on one thread for the tall-by-small products of a large frame: with the default
+    two threads they spin on a busy machine (the output pass of ``"moments"`` on 1e7 x 10:
+    6.9 s CPU on two threads, 0.5 s on one; ``benchmarks/README.md``)."""
     import contextlib
 
     if n < 200_000:
@@ -159,7 +159,8 @@ def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, de
         X += Z
         Y = X
     else:
-        Y = Z @ (math.sqrt(a) * _psd_root(S))      # N(0, a Sigma), inside the range of Sigma
+        with _one_blas_thread(n):
+            Y = Z @ (math.sqrt(a) * _psd_root(S))  # N(0, a Sigma), inside the range of Sigma
         Y += X
     Y *= scale
     return Y
