@@ -3,7 +3,7 @@ pass (bit-identical to ``rng.uniform``), PRAM's alias tables and rank swapping."
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange, uint64
+from numba import njit, uint64
 
 _G = uint64(0x9E3779B97F4A7C15)
 _M1 = uint64(0xBF58476D1CE4E5B9)
@@ -145,15 +145,14 @@ def alias_draw(codes, sidx, prob, alias, L, u):
     return out
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
 def normal(keys, h1, h2, out):
     """``rng.normal`` in one pass, into ``out`` (any 1-d view, e.g. a column of a column-major
     matrix): Box-Muller on the uniforms of the sub-streams ``h1`` (radius) and ``h2`` (angle);
-    equal to the numpy version up to the last bit of ``log``/``cos``. Rows are independent, so
-    the loop is split over Numba's threads (same values; ``log``/``cos`` are most of the time
-    of the moments noise)."""
+    equal to the numpy version up to the last bit of ``log``/``cos``. Releases the GIL, so
+    several columns can be drawn on Python threads (no OpenMP: fork-safe)."""
     n = keys.shape[0]
-    for i in prange(n):
+    for i in range(n):
         u1 = _unit(_mix(_mix(keys[i] * _G + h1) ^ h1))
         u2 = _unit(_mix(_mix(keys[i] * _G + h2) ^ h2))
         out[i] = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)

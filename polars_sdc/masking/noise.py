@@ -30,6 +30,7 @@ one-row frame is returned unchanged.
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
 
 import numpy as np
@@ -54,9 +55,20 @@ def _psd_root(S: np.ndarray, inverse: bool = False, rtol: float = 1e-12) -> np.n
 
 
 def _latent(seed: int, cols: list[str], keys: np.ndarray) -> np.ndarray:
+    """Standard normal draws, one column per ``on`` column (stream ``add_noise/{column}``); on
+    large frames the columns are drawn on threads (the kernel releases the GIL; the values do
+    not depend on it)."""
     Z = np.empty((keys.shape[0], len(cols)), order="F")          # column-major throughout
-    for j, c in enumerate(cols):
-        normal(seed, f"add_noise/{c}", keys, out=Z[:, j])
+    workers = min(len(cols), os.cpu_count() or 1)
+    if keys.shape[0] < 200_000 or workers < 2:
+        for j, c in enumerate(cols):
+            normal(seed, f"add_noise/{c}", keys, out=Z[:, j])
+        return Z
+    from concurrent.futures import ThreadPoolExecutor
+
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(lambda j: normal(seed, f"add_noise/{cols[j]}", keys, out=Z[:, j]), range(len(cols))))
     return Z
 
 
