@@ -63,10 +63,10 @@ CALLS = {
     "suda": lambda ns: ns.suda(["c", "s", "t"]),
     "t_closeness": lambda ns: ns.t_closeness(["c", "s"], "t"),
     # masking
-    "add_noise": lambda ns: ns.add_noise(["x", "z"], method="correlated", noise=50, seed=1),
+    "add_noise": lambda ns: ns.add_noise(["x", "z"], method="moments", noise=50, by="s", seed=1),
     "pram": lambda ns: ns.pram(["c", "t"], seed=1),
     "pram_matrix": lambda ns: ns.pram_matrix(["c"], seed=1),
-    "rank_swap": lambda ns: ns.rank_swap(["x", "z"], p=0.1, seed=1),
+    "rank_swap": lambda ns: ns.rank_swap(["x", "z"], p=0.2, by="s", seed=1),
     "recode_intervals": lambda ns: ns.recode_intervals("z", n=3),
     "suppress": lambda ns: ns.suppress(3, ["c", "s", "t"]),
     "suppress_risky": lambda ns: ns.suppress_risky(["c", "s", "t"], risk_above=0.05, weight="w"),

@@ -122,3 +122,100 @@ def test_moments_on_a_large_singular_frame_uses_the_one_pass_kernels_and_stays_e
     assert np.all(np.abs(my - mx) <= 1e-9 * sd)
     assert np.all(np.abs(Sy - Sx) <= 1e-9 * np.outer(sd, sd))
     assert np.abs(Y[:, 2] - Y[:, 0] - Y[:, 1]).max() <= 1e-9 * np.abs(X[:, 2]).max()
+
+
+# ---- by= strata ---------------------------------------------------------------------------
+
+def _strata_frame(seed=6):
+    r = np.random.default_rng(seed)
+    sizes = {"big": 3000, "mid": 200, "tiny": 3, "four": 4}             # 3 rows: the moments minimum
+    g = np.concatenate([[k] * v for k, v in sizes.items()])
+    n = g.size
+    a = r.normal(10, 2, n) * np.where(g == "big", 1e6, 1.0)             # very different scales per stratum
+    b = 0.5 * a + r.lognormal(0, 1, n)
+    perm = r.permutation(n)
+    return pl.DataFrame({"id": np.arange(n), "g": g[perm], "a": a[perm], "b": b[perm], "s": (a + b)[perm]})
+
+
+def test_by_moments_reproduces_each_strata_means_and_covariance_exactly():
+    df = _strata_frame()
+    out = df.sdc.add_noise(["a", "b", "s"], method="moments", by="g", seed=3)
+    assert out.select("id", "g").equals(df.select("id", "g"))
+    for (gv,), part in df.with_row_index("i").group_by("g"):
+        rows = part["i"].to_numpy()
+        X = df.select("a", "b", "s").to_numpy()[rows]
+        Y = out.select("a", "b", "s").to_numpy()[rows]
+        mx, Sx = _moments(X)
+        my, Sy = _moments(Y)
+        sd = np.sqrt(np.diag(Sx))
+        assert np.all(np.abs(my - mx) <= 1e-9 * sd), gv
+        assert np.all(np.abs(Sy - Sx) <= 1e-9 * np.outer(sd, sd)), gv          # singular: s = a + b
+        assert np.abs(Y[:, 2] - Y[:, 0] - Y[:, 1]).max() <= 1e-9 * np.abs(X[:, 2]).max()
+        if rows.size > 10:
+            assert np.all(np.abs(Y - X).mean(axis=0) > 0.1 * sd)               # records did change
+    # not the pooled moments: the pooled covariance of the release differs from the pooled original's
+    # only through the strata, which are kept, so it is equal too; the strata means are not the pooled mean
+    assert out.filter(pl.col("g") == "big")["a"].mean() > 1e6
+
+
+def test_by_additive_and_correlated2_use_each_strata_sd():
+    df = _strata_frame()
+    keys = rng.row_positions(df.height)
+    out = df.sdc.add_noise(["a", "b"], method="additive", noise=40, by="g", seed=5)
+    out2 = df.sdc.add_noise(["a", "b"], method="correlated2", delta=0.2, by="g", seed=5)
+    g = df["g"].to_numpy()
+    for c in ("a", "b"):
+        z = rng.normal(5, f"add_noise/{c}", keys)
+        x = df[c].to_numpy()
+        want = np.empty_like(x)
+        want2 = np.empty_like(x)
+        for gv in np.unique(g):
+            m = g == gv
+            sd = x[m].std(ddof=1)
+            want[m] = x[m] + 0.4 * sd * z[m]
+            d1 = np.sqrt(1 - 0.04)
+            want2[m] = d1 * x[m] + 0.2 * (sd * z[m] + x[m].mean() * (1 - d1) / 0.2)
+        np.testing.assert_allclose(out[c].to_numpy(), want, rtol=1e-12)
+        np.testing.assert_allclose(out2[c].to_numpy(), want2, rtol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["additive", "correlated", "correlated2", "moments"])
+def test_by_equals_each_stratum_noised_on_its_own_with_a_key(method):
+    df = _strata_frame(7)
+    both = df.sdc.add_noise(["a", "b"], method=method, by="g", seed=2, key="id")
+    for (gv,), part in df.with_row_index("i").group_by("g"):
+        alone = part.drop("i").sdc.add_noise(["a", "b"], method=method, seed=2, key="id")
+        np.testing.assert_allclose(alone.select("a", "b").to_numpy(), both[part["i"]].select("a", "b").to_numpy(),
+                                   rtol=1e-12)
+
+
+def test_by_eager_lazy_streaming_key_and_numeric_strata_column_left_alone():
+    n = 40_000
+    r = np.random.default_rng(8)
+    df = pl.DataFrame({"id": np.arange(n), "year": r.integers(2000, 2005, n), "a": r.normal(size=n),
+                       "b": r.normal(size=n)})
+    eager = df.sdc.add_noise(["a", "b"], method="moments", by="year", seed=1)
+    chunked = pl.concat([df.slice(0, 15_000), df.slice(15_000)], rechunk=False)
+    assert chunked.lazy().sdc.add_noise(["a", "b"], method="moments", by="year", seed=1).collect(
+        engine="streaming").equals(eager)
+    dflt = df.drop("id").sdc.add_noise(by="year", seed=1)                    # default on: a and b only
+    assert dflt["year"].equals(df["year"]) and dflt.schema["year"] == pl.Int64
+    keyed = df.sdc.add_noise(["a", "b"], by="year", seed=1, key="id")
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=2).sdc.add_noise(["a", "b"], by="year", seed=1, key="id")
+    np.testing.assert_allclose(shuffled.sort("id").select("a", "b").to_numpy(), keyed.select("a", "b").to_numpy(),
+                               rtol=1e-12, atol=1e-12)                      # sums in another order
+
+
+@pytest.mark.parametrize(
+    "method, frame, match",
+    [
+        ("additive", {"g": ["x", "x", "y"], "a": [1.0, 2.0, 3.0]}, r"stratum \{'g': 'y'\} of `by`: 1 row.*at least 2"),
+        ("correlated", {"g": [None, "x", "x"], "a": [1.0, 2.0, 3.0]}, r"stratum \{'g': None\} of `by`: 1 row"),
+        ("moments", {"g": ["x"] * 3 + ["y"] * 2, "a": [1.0, 2, 3, 4, 5]}, r"stratum \{'g': 'y'\}.*2 row.*at least 3"),
+    ],
+)
+def test_by_small_strata_are_errors_naming_them(method, frame, match):
+    with pytest.raises(SDCError, match=match):
+        pl.DataFrame(frame).sdc.add_noise("a", method=method, by="g", seed=1)
+    with pytest.raises(SDCError, match="column 'g': in both"):
+        pl.DataFrame({"g": [1.0, 2.0, 3.0], "a": [1.0, 2.0, 3.0]}).sdc.add_noise(["a", "g"], by="g", seed=1)

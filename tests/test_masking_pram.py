@@ -136,3 +136,14 @@ def test_bad_input_raises_sdc_error(kwargs, match):
     df = pl.DataFrame({"c": ["a", "b", "a"], "x": [1.0, 2.0, 3.0]})
     with pytest.raises(SDCError, match=match):
         df.sdc.pram(**kwargs)
+
+
+def test_a_one_row_stratum_is_released_unchanged():
+    # the invariant matrix of a stratum holding one category maps every category to it (its
+    # Bayes inverse Q sends everything back to the only observed category): a 1-row stratum,
+    # or one where the column has a single category, keeps its values (as sdcMicro's pram)
+    df = pl.DataFrame({"g": ["a"] * 6 + ["b"], "c": ["x", "y"] * 3 + ["y"]})
+    m = df.sdc.pram_matrix("c", by="g", pd=0.5, alpha=1.0, seed=1)["c"][1]
+    assert m.stratum == ("b",) and m.matrix.tolist() == [[0.0, 1.0], [0.0, 1.0]]
+    for seed in range(5):
+        assert df.sdc.pram("c", by="g", pd=0.5, alpha=1.0, seed=seed)["c"][6] == "y"

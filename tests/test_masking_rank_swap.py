@@ -158,3 +158,147 @@ def test_bad_input_raises_sdc_error(kwargs, match):
 def test_nan_is_refused_naming_the_column():
     with pytest.raises(SDCError, match="column 'x': 1 NaN"):
         pl.DataFrame({"x": [1.0, float("nan")]}).sdc.rank_swap("x", seed=1)
+
+
+# ---- by= strata ---------------------------------------------------------------------------
+
+def _strata_frame(n=3000, seed=5):
+    r = np.random.default_rng(seed)
+    g = r.choice(["a", "b", "c", None], n, p=[0.5, 0.3, 0.15, 0.05])     # uneven sizes, a null stratum
+    a = r.normal(50, 10, n) + np.where(g == "a", 100.0, 0.0)
+    b = r.integers(0, 15, n).astype(float)
+    b[r.random(n) < 0.05] = np.nan                                       # becomes null below
+    return pl.DataFrame({"id": r.permutation(n), "g": g, "a": a, "b": b}).with_columns(pl.col("b").fill_nan(None))
+
+
+@pytest.mark.parametrize("p", [0.02, 0.1, 1.0])
+def test_by_is_a_permutation_within_each_stratum_moving_at_most_p_n_stratum_ranks(p):
+    df = _strata_frame()
+    out = df.sdc.rank_swap(["a", "b"], p=p, by="g", seed=11)
+    assert out.select("id", "g").equals(df.select("id", "g"))
+    for (gv,), part in df.with_row_index("i").group_by("g"):
+        rows = part["i"].to_numpy()
+        for c in ("a", "b"):
+            x, y = df[c].to_numpy()[rows], out[c].to_numpy()[rows]
+            assert np.array_equal(np.isnan(x), np.isnan(y))                 # nulls stay put
+            x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+            assert sorted(x) == sorted(y)                                   # a permutation of the stratum
+            if c == "a":                                                    # distinct values: exact ranks
+                n_s = x.size
+                rank = {v: i for i, v in enumerate(np.sort(x))}
+                disp = np.abs(np.array([rank[v] for v in y]) - np.array([rank[v] for v in x]))
+                assert disp.max() <= p * n_s
+                assert (disp > 0).mean() > 0.9
+
+
+def test_by_equals_each_stratum_swapped_on_its_own_with_a_key():
+    # with key= the draws depend on the row's key only, so a stratum swapped alone must give
+    # the same values as the stratified call
+    df = _strata_frame(2000, seed=8)
+    both = df.sdc.rank_swap(["a", "b"], p=0.05, by="g", seed=4, key="id")
+    for (gv,), part in df.with_row_index("i").group_by("g"):
+        alone = part.drop("i").sdc.rank_swap(["a", "b"], p=0.05, seed=4, key="id")
+        assert alone.equals(both[part["i"]])
+
+
+def test_by_matches_the_plain_python_reference_per_stratum():
+    df = pl.DataFrame({"g": np.arange(400) % 3, "x": np.random.default_rng(2).integers(0, 30, 400)})
+    got = df.sdc.rank_swap("x", p=0.1, by="g", seed=6)["x"].to_numpy()
+    keys = rng.row_positions(400)
+    for s in range(3):
+        rows = np.flatnonzero(df["g"].to_numpy() == s)
+        want = _reference(df["x"].to_numpy()[rows], keys[rows], 6, "x", math.floor(0.1 * rows.size + 1e-9))
+        np.testing.assert_array_equal(got[rows], want)
+
+
+def test_by_r0_top_bottom_use_each_strata_values():
+    r = np.random.default_rng(3)
+    df = pl.DataFrame({"id": np.arange(1000), "g": np.repeat(["lo", "hi"], 500),
+                       "x": np.r_[r.normal(0, 1, 500), r.normal(1000, 50, 500)]})
+    both = df.sdc.rank_swap("x", r0=0.9, top=0.02, bottom=0.04, by="g", seed=2, key="id")
+    for gv in ("lo", "hi"):
+        part = df.filter(pl.col("g") == gv)
+        x = part["x"].to_numpy()
+        y = both.filter(pl.col("g") == gv)["x"].to_numpy()
+        order = np.argsort(x)
+        np.testing.assert_allclose(y[order[-10:]], x[order[-10:]].mean(), rtol=1e-15)   # top 2 % of 500
+        np.testing.assert_allclose(y[order[:20]], x[order[:20]].mean(), rtol=1e-15)     # bottom 4 %
+        assert sorted(y[order[20:-10]]) == sorted(x[order[20:-10]])
+        mid = np.sort(x)[20:-10]
+        p_s = math.sqrt(2 * mid.var() * 0.1) / (mid.max() - mid.min())
+        assert part.sdc.rank_swap("x", p=p_s, top=0.02, bottom=0.04, seed=2, key="id")["x"].equals(
+            both.filter(pl.col("g") == gv)["x"])
+
+
+def test_by_eager_lazy_streaming_and_default_on_leaves_numeric_strata_alone():
+    n = 60_000
+    r = np.random.default_rng(4)
+    df = pl.DataFrame({"year": r.integers(2000, 2004, n), "a": r.normal(size=n), "b": r.integers(0, 99, n)})
+    eager = df.sdc.rank_swap(p=0.01, by="year", seed=3)
+    assert eager["year"].equals(df["year"])
+    assert not eager["a"].equals(df["a"]) and not eager["b"].equals(df["b"])
+    chunked = pl.concat([df.slice(0, 25_000), df.slice(25_000)], rechunk=False)
+    assert chunked.lazy().sdc.rank_swap(p=0.01, by="year", seed=3).collect(engine="streaming").equals(eager)
+    assert df.lazy().sdc.rank_swap(p=0.01, by="year", seed=3).collect().equals(eager)
+
+
+@pytest.mark.parametrize(
+    "frame, kwargs, match",
+    [
+        # a 1-value stratum could only be released unchanged
+        ({"g": ["a"] * 5 + ["b"], "x": [1.0, 2, 3, 4, 5, 6]}, dict(p=1.0),
+         r"column 'x': stratum \{'g': 'b'\}.*1 value"),
+        # nulls do not count: 'b' has one value left
+        ({"g": ["a"] * 4 + ["b"] * 2, "x": [1.0, 2, 3, 4, None, 6]}, dict(p=1.0), r"stratum \{'g': 'b'\}.*1 value"),
+        # p * n < 1: nothing in stratum 'b' would move
+        ({"g": ["a"] * 40 + ["b"] * 10, "x": list(range(50))}, dict(p=0.05),
+         r"stratum \{'g': 'b'\}.*10 values.*p \* n = 0.5"),
+        ({"g": ["a"] * 4, "x": [1.0, 2, 3, 4]}, dict(on=["x", "g"]), "column 'g'"),
+        ({"g": [1, 1, 2, 2], "x": [1.0, 2, 3, 4]}, dict(on=["x", "g"], by="g"), "column 'g': in both"),
+        ({"g": [1, 1, 2, 2], "x": [1.0, 2, 3, 4]}, dict(by="g", key="g"), "column 'g': both the key"),
+        ({"g": [1, 1, 2, 2], "x": [1.0, 2, 3, 4]}, dict(by="nope"), "nope"),
+    ],
+)
+def test_by_errors_name_the_column_and_stratum(frame, kwargs, match):
+    kwargs = {"on": "x", "by": "g", **kwargs}
+    with pytest.raises(SDCError, match=match):
+        pl.DataFrame(frame).sdc.rank_swap(seed=1, **kwargs)
+    with pytest.raises(SDCError, match=match):
+        pl.DataFrame(frame).lazy().sdc.rank_swap(seed=1, **kwargs).collect()
+
+
+@pytest.mark.parametrize("dtype", [pl.Int8, pl.UInt8, pl.Int32, pl.UInt64, pl.Int64, pl.Float32, pl.Float64])
+def test_every_numeric_dtype_matches_the_reference_order(dtype):
+    r = np.random.default_rng(12)
+    if dtype == pl.UInt64:
+        x = pl.Series("x", r.integers(0, 2**62, 300).astype(np.uint64) * 3, dtype=dtype)   # above 2**63
+    elif dtype.is_float():
+        big = 1e300 if dtype == pl.Float64 else 1e30
+        x = pl.Series("x", np.r_[r.normal(size=296) * big, 0.0, -0.0, -5e-324, 5e-324]).cast(dtype)
+    else:
+        x = pl.Series("x", r.integers(-100 if dtype.is_signed_integer() else 0, 100, 300)).cast(dtype)
+    df = pl.DataFrame({"x": x})
+    got = df.sdc.rank_swap("x", p=0.1, seed=5)["x"]
+    assert got.dtype == dtype
+    xv = x.to_numpy()
+    want = _reference(xv, rng.row_positions(300), 5, "x", 30)
+    assert got.to_list() == want.tolist()
+
+
+def test_radix_sorts_give_numpys_lexsort_order():
+    from polars_sdc.kernels.masking import radix_sort_by
+    from polars_sdc.masking.rank_swap import sort_keys
+
+    r = np.random.default_rng(13)
+    n = 5000
+    x = np.r_[r.normal(size=n - 6) * 1e200, 0.0, -0.0, 5e-324, -5e-324, 1e308, -1e308]
+    xi = r.integers(-(2**63), 2**63 - 1, n, dtype=np.int64)
+    xs = r.integers(-3, 3, n)                              # heavy ties
+    keys = r.integers(0, 2**64 - 1, n, dtype=np.uint64)
+    g = r.integers(0, 7, n)
+    for v in (x, xi, xs):
+        o = radix_sort_by(sort_keys(v), np.arange(n))
+        np.testing.assert_array_equal(o, np.argsort(v, kind="stable"))
+        o = radix_sort_by(g.view(np.uint64), radix_sort_by(sort_keys(v), radix_sort_by(keys, np.arange(n))))
+        np.testing.assert_array_equal(o, np.lexsort((keys, v, g)))
+    assert radix_sort_by(np.zeros(0, dtype=np.uint64), np.arange(0)).size == 0

@@ -152,3 +152,10 @@ def test_suppress_risky_bad_input():
         df.sdc.suppress_risky(FRANC_KEYS, weight="w", risk_above=1.5)
     with pytest.raises(SDCError, match="key_var 'Num1'"):
         df.sdc.suppress_risky(FRANC_KEYS, weight="w", risk_above=0.1, key_var="Num1")
+
+
+def test_a_stratum_smaller_than_k_is_an_error_naming_it():
+    df = pl.DataFrame({"g": ["a"] * 6 + ["b"], "c": ["x", "y"] * 3 + ["y"], "d": ["u"] * 7})
+    with pytest.raises(SDCError, match=r"k = 2 is larger than the number of rows \(1\) in stratum \{'g': 'b'\}"):
+        df.sdc.suppress(2, ["c", "d"], by="g")
+    assert df.sdc.suppress(1, ["c", "d"], by="g").equals(df)      # k = 1: every stratum is fine as it is

@@ -75,49 +75,54 @@ def alias_tables(M):
 
 
 @njit(cache=True)
-def rank_swap_partners(keys, h, w, max_tries):
-    """Rank swapping (Moore 1996) on ``n`` values already in rank order: walking up the ranks,
-    each value not yet swapped is swapped with a value chosen uniformly among the not yet
-    swapped ones of ranks ``j+1 .. j+w``; every value is swapped at most once. The choice for
+def rank_swap_partners(keys, h, lo, hi, w, max_tries):
+    """Rank swapping (Moore 1996) on values already in rank order within segments (strata):
+    in segment ``s`` (ranks ``lo[s] .. hi[s] - 1``), walking up the ranks, each value not yet
+    swapped is swapped with a value chosen uniformly among the not yet swapped ones of ranks
+    ``j+1 .. j+w[s]`` of the same segment; every value is swapped at most once. The choice for
     rank ``j`` uses the 64-bit stream of its row key ``keys[j]`` (``rng.bits`` of hash ``h``,
     then SplitMix steps): rejection sampling up to ``max_tries`` draws, then an exact pick
-    among the free ranks. Returns ``partner`` (``partner[j] == j``: not swapped)."""
+    among the free ranks. Returns ``partner`` over all ``n`` ranks (``partner[j] == j``: not
+    swapped, e.g. outside every segment)."""
     n = keys.shape[0]
     partner = np.arange(n)
     taken = np.zeros(n, dtype=np.bool_)
-    for j in range(n):
-        if taken[j]:
-            continue
-        hi = min(n - 1, j + w)
-        span = hi - j
-        if span <= 0:
-            continue
-        z = _mix(_mix(keys[j] * _G + h) ^ h)
-        found = -1
-        for _ in range(max_tries):
-            k = j + 1 + min(int(_unit(z) * span), span - 1)
-            if not taken[k]:
-                found = k
-                break
-            z = _mix(z + _G)
-        if found < 0:
-            free = 0
-            for k in range(j + 1, hi + 1):
-                if not taken[k]:
-                    free += 1
-            if free == 0:
+    for s in range(lo.shape[0]):
+        last = hi[s] - 1
+        ws = w[s]
+        for j in range(lo[s], hi[s]):
+            if taken[j]:
                 continue
-            pick = min(int(_unit(z) * free), free - 1)
-            for k in range(j + 1, hi + 1):
+            top = min(last, j + ws)
+            span = top - j
+            if span <= 0:
+                continue
+            z = _mix(_mix(keys[j] * _G + h) ^ h)
+            found = -1
+            for _ in range(max_tries):
+                k = j + 1 + min(int(_unit(z) * span), span - 1)
                 if not taken[k]:
-                    if pick == 0:
-                        found = k
-                        break
-                    pick -= 1
-        taken[j] = True
-        taken[found] = True
-        partner[j] = found
-        partner[found] = j
+                    found = k
+                    break
+                z = _mix(z + _G)
+            if found < 0:
+                free = 0
+                for k in range(j + 1, top + 1):
+                    if not taken[k]:
+                        free += 1
+                if free == 0:
+                    continue
+                pick = min(int(_unit(z) * free), free - 1)
+                for k in range(j + 1, top + 1):
+                    if not taken[k]:
+                        if pick == 0:
+                            found = k
+                            break
+                        pick -= 1
+            taken[j] = True
+            taken[found] = True
+            partner[j] = found
+            partner[found] = j
     return partner
 
 
@@ -140,13 +145,13 @@ def alias_draw(codes, sidx, prob, alias, L, u):
     return out
 
 
-@njit(cache=True)
-def normal(keys, h1, h2):
-    """``rng.normal`` in one pass: Box-Muller on the uniforms of the sub-streams ``h1``
-    (radius) and ``h2`` (angle); equal to the numpy version up to the last bit of
-    ``log``/``cos``."""
+@njit(cache=True, nogil=True)
+def normal(keys, h1, h2, out):
+    """``rng.normal`` in one pass, into ``out`` (any 1-d view, e.g. a column of a column-major
+    matrix): Box-Muller on the uniforms of the sub-streams ``h1`` (radius) and ``h2`` (angle);
+    equal to the numpy version up to the last bit of ``log``/``cos``. Releases the GIL, so
+    several columns can be drawn on Python threads (no OpenMP: fork-safe)."""
     n = keys.shape[0]
-    out = np.empty(n)
     for i in range(n):
         u1 = _unit(_mix(_mix(keys[i] * _G + h1) ^ h1))
         u2 = _unit(_mix(_mix(keys[i] * _G + h2) ^ h2))
@@ -155,16 +160,55 @@ def normal(keys, h1, h2):
 
 
 @njit(cache=True)
-def tall_matmul(Y, T, out):
-    """``out[:] = Y @ T`` for a tall ``Y`` (n, p) and a small ``T`` (p, q), one row at a time
-    (any memory layout; column-major is what the noise methods pass): no BLAS threads (they
-    spin badly on a shared machine) and one pass over ``Y``."""
-    n, p = Y.shape
-    q = T.shape[1]
+def radix_sort_by(u, perm):
+    """``perm`` stably reordered by ``u[perm]`` (uint64 sort keys): an LSD radix sort with
+    11-bit digits, digits on which every key agrees skipped. ``radix_sort_by(u, arange(n))`` is
+    a stable argsort of ``u``; sorting by the keys of lower priority first gives ``np.lexsort``."""
+    n = perm.shape[0]
+    nd = 6
+    hist = np.zeros((nd, 2048), dtype=np.int64)
     for i in range(n):
-        for k in range(q):
-            s = 0.0
-            for j in range(p):
-                s += Y[i, j] * T[j, k]
-            out[i, k] = s
+        v = u[perm[i]]
+        for d in range(nd):
+            hist[d, (v >> uint64(11 * d)) & uint64(2047)] += 1
+    a = perm.copy()
+    keys = np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        keys[i] = u[a[i]]
+    b = np.empty_like(a)
+    kb = np.empty_like(keys)
+    for d in range(nd):
+        h = hist[d]
+        skip = False
+        for j in range(2048):
+            if h[j] == n:
+                skip = True
+                break
+            if h[j] != 0:
+                break
+        if skip or n == 0:
+            continue
+        off = np.empty(2048, dtype=np.int64)
+        s = 0
+        for j in range(2048):
+            off[j] = s
+            s += h[j]
+        sh = uint64(11 * d)
+        for i in range(n):
+            v = keys[i]
+            dg = (v >> sh) & uint64(2047)
+            p = off[dg]
+            off[dg] = p + 1
+            kb[p] = v
+            b[p] = a[i]
+        a, b = b, a
+        keys, kb = kb, keys
+    return a
+
+
+@njit(cache=True)
+def apply_swap(x, order, partner, out):
+    """``out[order[j]] = x[order[partner[j]]]``: the swapped values back in row order."""
+    for j in range(order.shape[0]):
+        out[order[j]] = x[order[partner[j]]]
     return out

@@ -40,6 +40,27 @@ def resolve_on(schema: pl.Schema, on: ColumnSpec, key: str | None, *, kind: str,
     return cols
 
 
+def on_and_by(schema: pl.Schema, on: ColumnSpec, by: ColumnSpec, key: str | None) -> tuple[list[str], list[str]]:
+    """Numeric ``on`` columns (by default every numeric column except the ``by`` and ``key``
+    columns) and the ``by`` strata columns: existing, disjoint from ``on`` and from ``key``.
+
+    >>> on_and_by(pl.Schema({"x": pl.Float64, "g": pl.Int64}), None, "g", None)
+    (['x'], ['g'])
+    """
+    by_cols = [] if by is None else resolve_columns(schema, by, what="by")
+    if key is not None and key in by_cols:
+        raise SDCError(f"column {key!r}: both the key and a `by` column")
+    cols = resolve_on(schema, on, key, kind="numeric", default="numeric")
+    if on is None and by_cols:
+        cols = [c for c in cols if c not in by_cols]
+        if not cols:
+            raise SDCError("`on`: no numeric column left besides the `by` columns")
+    for b in by_cols:
+        if b in cols:
+            raise SDCError(f"column {b!r}: in both `on` and `by`; a stratum column cannot be masked")
+    return cols, by_cols
+
+
 def frame_keys(df: pl.DataFrame, key: str | None) -> np.ndarray:
     """The per-row keys of ``df``: row positions, or :func:`polars_sdc.rng.row_keys` of ``key``."""
     if key is None:
@@ -83,14 +104,17 @@ def uniform(seed: int, stream: str, keys: np.ndarray) -> np.ndarray:
     return kernel(np.ascontiguousarray(keys, dtype=np.uint64), rng.stream_hash(seed, stream))
 
 
-def normal(seed: int, stream: str, keys: np.ndarray) -> np.ndarray:
+def normal(seed: int, stream: str, keys: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """:func:`polars_sdc.rng.normal` (Box-Muller on the same two uniforms; on large inputs in
-    one Numba pass, equal up to the last bit of ``log``/``cos``)."""
+    one Numba pass, equal up to the last bit of ``log``/``cos``), into ``out`` if given."""
+    if out is None:
+        out = np.empty(keys.shape[0])
     if keys.shape[0] >= _FAST:
         from ..kernels.masking import normal as kernel
 
         k = np.ascontiguousarray(keys, dtype=np.uint64)
-        return kernel(k, rng.stream_hash(seed, stream + "/n1"), rng.stream_hash(seed, stream + "/n2"))
+        return kernel(k, rng.stream_hash(seed, stream + "/n1"), rng.stream_hash(seed, stream + "/n2"), out)
     u1 = uniform(seed, stream + "/n1", keys)
     u2 = uniform(seed, stream + "/n2", keys)
-    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+    out[:] = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+    return out

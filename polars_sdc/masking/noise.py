@@ -19,10 +19,18 @@ denominator n - 1 as in R):
 
 Normal draws come from :mod:`polars_sdc.rng`: latent dimension ``j`` (one per column, in ``on``
 order) uses stream ``f"add_noise/{column_j}"``, keyed by row position or ``key``.
+
+``by``: every moment above is the stratum's (its sds, covariance, means; ``"moments"``
+reproduces each stratum's means and covariance exactly), with the same per-row draws, so a
+stratum noised on its own with ``key=`` gives the same values. A stratum needs 2 rows (a
+standard deviation), 3 for ``"moments"`` (with 2 rows the exact mean and covariance give the
+two records back, up to their order); a smaller one is an error naming it. Without ``by`` a
+one-row frame is returned unchanged.
 """
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
 
 import numpy as np
@@ -31,7 +39,7 @@ import polars as pl
 from .._columns import ColumnSpec, check_finite
 from .._errors import SDCError
 from .._validation import check_real
-from ._common import check_fraction, check_seed, frame_keys, normal, resolve_on, seed_or_fresh
+from ._common import check_fraction, check_seed, frame_keys, normal, on_and_by, seed_or_fresh, strata
 
 METHODS = ("additive", "correlated", "correlated2", "moments")
 
@@ -47,20 +55,21 @@ def _psd_root(S: np.ndarray, inverse: bool = False, rtol: float = 1e-12) -> np.n
 
 
 def _latent(seed: int, cols: list[str], keys: np.ndarray) -> np.ndarray:
+    """Standard normal draws, one column per ``on`` column (stream ``add_noise/{column}``); on
+    large frames the columns are drawn on threads (the kernel releases the GIL; the values do
+    not depend on it)."""
     Z = np.empty((keys.shape[0], len(cols)), order="F")          # column-major throughout
-    for j, c in enumerate(cols):
-        Z[:, j] = normal(seed, f"add_noise/{c}", keys)
+    workers = min(len(cols), os.cpu_count() or 1)
+    if keys.shape[0] < 200_000 or workers < 2:
+        for j, c in enumerate(cols):
+            normal(seed, f"add_noise/{c}", keys, out=Z[:, j])
+        return Z
+    from concurrent.futures import ThreadPoolExecutor
+
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(lambda j: normal(seed, f"add_noise/{cols[j]}", keys, out=Z[:, j]), range(len(cols))))
     return Z
-
-
-def _matmul(Y: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """``Y @ T`` as a column-major array; on large inputs a one-pass Numba loop instead of
-    threaded BLAS."""
-    if Y.shape[0] < 200_000:
-        return np.asfortranarray(Y @ T)
-    from ..kernels.masking import tall_matmul
-
-    return tall_matmul(Y, np.ascontiguousarray(T), np.empty((Y.shape[0], T.shape[1]), order="F"))
 
 
 def _cov(X: np.ndarray, block: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
@@ -72,6 +81,61 @@ def _cov(X: np.ndarray, block: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
         B = X[i:i + block] - mu
         S += B.T @ B
     return mu, S / max(n - 1, 1)
+
+
+def _recolour(X: np.ndarray, Z: np.ndarray, a: float, block: int = 1 << 16) -> np.ndarray:
+    """The ``"moments"`` release ``(X D^-1 + Z A - mean) T D + mean(X)`` folded into one
+    product: ``D`` the sds, ``A = sqrt(a) Sigma^{1/2}`` (``Sigma``: covariance of the
+    standardised ``X``), ``T = S_Z^{+1/2} Sigma^{1/2}`` with ``S_Z`` the covariance of the noisy
+    standardised data, found from the joint covariance ``G`` of ``[X, Z]`` (``S_Z = Sigma +
+    Gxz A + A' Gzx + A' Gzz A``) instead of from a materialised noisy copy. Two passes over the
+    centred row blocks ``B = [X - mean, Z - mean]``: ``G += B'B``, then ``Y = B M + mean(X)``
+    with ``M = [D^-1 T D; A T D]`` (BLAS on blocks: no n x p temporary)."""
+    n, p = X.shape
+    mu = np.concatenate([X.mean(axis=0), Z.mean(axis=0)])
+    B = np.empty((min(block, n), 2 * p), order="F")   # column-major like X, Z: plain column copies
+
+    def centred(i: int) -> np.ndarray:
+        m = min(block, n - i)
+        np.subtract(X[i:i + m], mu[:p], out=B[:m, :p])
+        np.subtract(Z[i:i + m], mu[p:], out=B[:m, p:])
+        return B[:m]
+
+    with _one_blas_thread(n):
+        G = np.zeros((2 * p, 2 * p))
+        for i in range(0, n, block):
+            Bi = centred(i)
+            G += Bi.T @ Bi
+        G /= max(n - 1, 1)
+        d = np.sqrt(np.diag(G)[:p])
+        d[~(d > 0)] = 1.0                            # scale-free: no overflow, Sigma well conditioned
+        S = G[:p, :p] / np.outer(d, d)
+        root = _psd_root(S)
+        A = math.sqrt(a) * root                      # noise N(0, a Sigma), inside the range of Sigma
+        Gxz = G[:p, p:] / d[:, None]
+        Sz = S + Gxz @ A + A.T @ Gxz.T + A.T @ G[p:, p:] @ A
+        T = _psd_root(Sz, inverse=True) @ root
+        Mt = np.ascontiguousarray(np.vstack([T * d / d[:, None], (A @ T) * d]).T)
+        Y = np.empty((n, p), order="F")
+        for i in range(0, n, block):
+            Bi = centred(i)
+            Yi = Y[i:i + Bi.shape[0]]
+            np.matmul(Mt, Bi.T, out=Yi.T)            # (B M)' written straight into the column-major Y
+            Yi += mu[:p]
+    return Y
+
+
+def _one_blas_thread(n: int):
+    """BLAS on one thread for the tall-by-small products of a large frame: with the default
+    two threads they spin on a busy machine (the output pass of ``"moments"`` on 1e7 x 10:
+    6.9 s CPU on two threads, 0.5 s on one; ``benchmarks/README.md``)."""
+    import contextlib
+
+    if n < 200_000:
+        return contextlib.nullcontext()
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, delta: float) -> np.ndarray:
@@ -86,11 +150,15 @@ def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, de
     n, p = X.shape
     if n < 2:
         return X
+    a = noise / 100.0
+    if method == "moments":
+        # means and covariance of the release are the originals' (to ~1e-15 relative, a
+        # singular covariance included: the noise lies in its range)
+        return _recolour(X, Z, a)
     scale = X.std(axis=0, ddof=1)
     scale[~(scale > 0)] = 1.0
     X /= scale                                     # scale-free: no overflow, Sigma well conditioned
     mu, S = _cov(X)
-    a = noise / 100.0
     if method == "additive":
         Z *= a * np.sqrt(np.diag(S))
         Z += X
@@ -103,47 +171,73 @@ def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, de
         X += Z
         Y = X
     else:
-        root = _psd_root(S)
-        Y = _matmul(Z, math.sqrt(a) * root)       # N(0, a Sigma), inside the range of Sigma
-        del Z
+        with _one_blas_thread(n):
+            Y = Z @ (math.sqrt(a) * _psd_root(S))  # N(0, a Sigma), inside the range of Sigma
         Y += X
-        del X
-        if method == "moments":
-            # recolour: centred Y has covariance Sz; Y Sz^{+1/2} Sigma^{1/2} has Sigma
-            # (one pass is exact to ~1e-15 relative, census included)
-            muz, Sz = _cov(Y)
-            Y -= muz
-            Y = _matmul(Y, _psd_root(Sz, inverse=True) @ root)
-            Y += mu
     Y *= scale
     return Y
 
 
 def add_noise_frame(
     df: pl.DataFrame, on: ColumnSpec = None, *, method: str = "additive", noise: float = 150.0,
-    delta: float = 0.1, seed: int | None = None, key: str | None = None,
+    delta: float = 0.1, by: ColumnSpec = None, seed: int | None = None, key: str | None = None,
 ) -> pl.DataFrame:
-    """Noise on the numeric ``on`` columns (Float64 out; see the module docstring).
+    """Noise on the numeric ``on`` columns (Float64 out; see the module docstring); with ``by``
+    the standard deviations, covariance and (``"moments"``) the reproduced means and
+    covariance are those of each stratum.
 
     >>> df = pl.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [2.0, 1.0, 4.0, 3.0]})
     >>> out = add_noise_frame(df, method="moments", seed=1)
     >>> [round(v, 9) for v in out.mean().row(0)], round(out.select(pl.cov("a", "b")).item(), 9)
     ([2.5, 2.5], 1.0)
+    >>> df = pl.DataFrame({"g": [1, 1, 1, 2, 2, 2], "a": [1.0, 2.0, 6.0, 10.0, 20.0, 30.0]})
+    >>> out = add_noise_frame(df, "a", method="moments", by="g", seed=1)
+    >>> out.group_by("g", maintain_order=True).agg(m=pl.col("a").mean().round(9), v=pl.col("a").var().round(9)).rows()
+    [(1, 3.0, 7.0), (2, 20.0, 100.0)]
     """
     method, noise, delta = check_args(method, noise, delta)
     check_seed(seed)
-    cols = resolve_on(df.schema, on, key, kind="numeric", default="numeric")
+    cols, by_cols = on_and_by(df.schema, on, by, key)
     check_finite(df, cols)
     X = np.empty((df.height, len(cols)), order="F")               # column-major throughout
     for j, c in enumerate(cols):
         X[:, j] = df.get_column(c).cast(pl.Float64).to_numpy()
     Z = _latent(seed_or_fresh(seed), cols, frame_keys(df, key))
     with np.errstate(over="ignore", invalid="ignore"):
-        Y = add_noise_values(X, Z, method, noise, delta)
-    bad = ~np.isfinite(Y).all(axis=0)
+        if not by_cols:
+            Y = add_noise_values(X, Z, method, noise, delta)
+        else:
+            Y = _by_strata(df, by_cols, X, Z, method, noise, delta)
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.isfinite(Y.max(axis=0, initial=-np.inf)) & np.isfinite(Y.min(axis=0, initial=np.inf)))
     if bad.any():
         raise SDCError(f"column {cols[int(np.argmax(bad))]!r}: the noisy values overflow float64")
     return df.with_columns(pl.Series(c, Y[:, j]) for j, c in enumerate(cols))
+
+
+def min_stratum_rows(method: str) -> int:
+    """Rows a ``by`` stratum needs: 2 for a standard deviation; 3 for ``"moments"`` (with 2
+    rows the exact mean and covariance give back the two records, up to their order)."""
+    return 3 if method == "moments" else 2
+
+
+def _by_strata(df: pl.DataFrame, by: list[str], X: np.ndarray, Z: np.ndarray, method: str, noise: float,
+               delta: float) -> np.ndarray:
+    sidx, vals = strata(df, by)
+    counts = np.bincount(sidx, minlength=len(vals))
+    need = min_stratum_rows(method)
+    small = np.flatnonzero(counts < need)
+    if small.size:
+        s = int(small[0])
+        raise SDCError(f"stratum {dict(zip(by, vals[s]))!r} of `by`: {counts[s]} row(s); add_noise "
+                       f"method={method!r} needs at least {need} rows per stratum (use coarser strata)")
+    order = np.argsort(sidx, kind="stable")
+    bounds = np.r_[0, np.cumsum(counts)]
+    Y = np.empty_like(X)
+    for s in range(len(vals)):
+        rows = order[bounds[s]:bounds[s + 1]]
+        Y[rows] = add_noise_values(np.asfortranarray(X[rows]), np.asfortranarray(Z[rows]), method, noise, delta)
+    return Y
 
 
 def check_args(method: Any, noise: Any, delta: Any) -> tuple[str, float, float]:

@@ -17,6 +17,17 @@ the largest / smallest ``floor(top * n)`` values are replaced by their mean and 
 null and are not swapped. Ties are ordered by row key. The random choice for the value at
 rank ``j`` comes from :mod:`polars_sdc.rng`, stream ``f"rank_swap/{column}"``, keyed by that
 row's position or ``key`` value.
+
+``by``: the same within each stratum: ``n`` is the stratum's number of values, ranks, the
+window ``p * n``, ``r0``/``k0`` and ``top``/``bottom`` are the stratum's, and no value leaves
+its stratum (each released column is a permutation of the original within every stratum). A
+stratum with a single value (it could only be released unchanged), or with ``p * n < 1``
+(nothing in it would move), is an error naming the column and the stratum. Without ``by`` a
+frame that small is returned unchanged, as sdcMicro does. The draws stay per row (the same
+stream and keys), so a stratum swapped on its own with ``key=`` gives the same values.
+
+Sorting, the bulk of the time, is a stable LSD radix sort (Numba) on order-preserving 64-bit
+keys: the order of ``np.lexsort((keys, x, stratum))``.
 """
 from __future__ import annotations
 
@@ -29,7 +40,7 @@ import polars as pl
 from .. import rng
 from .._columns import ColumnSpec, check_finite
 from .._errors import SDCError
-from ._common import check_fraction, check_seed, frame_keys, resolve_on, seed_or_fresh
+from ._common import check_fraction, check_seed, frame_keys, on_and_by, seed_or_fresh, strata
 
 
 def _window_p(x: np.ndarray, p: float | None, r0: float | None, k0: float | None) -> float:
@@ -46,47 +57,86 @@ def _window_p(x: np.ndarray, p: float | None, r0: float | None, k0: float | None
 def rank_swap_values(
     x: np.ndarray, keys: np.ndarray, seed: int, column: str, *, p: float | None = 0.05,
     r0: float | None = None, k0: float | None = None, top: float = 0.0, bottom: float = 0.0,
-    positional: bool = False,
+    positional: bool = False, sidx: np.ndarray | None = None, strata_names: list[str] | None = None,
+    keys_are_positions: bool = False,
 ) -> np.ndarray:
     """Rank-swapped copy of the non-null values ``x`` (float64 or int64), rows keyed by ``keys``
-    (``positional``: the keys are increasing, so a stable sort orders ties by key).
+    (``positional``: the keys are increasing, so a stable sort orders ties by key;
+    ``keys_are_positions``: ``keys`` is ``0 .. n-1``), within the strata ``sidx`` (0..S-1 per
+    value; ``strata_names[s]`` names stratum ``s`` in errors). Stable LSD radix sorts (by key,
+    value, stratum) give the order of ``np.lexsort((keys, x, sidx))``.
 
     >>> x = np.array([5.0, 1.0, 4.0, 2.0, 3.0])
     >>> y = rank_swap_values(x, rng.row_positions(5), 1, "x", p=0.4)
     >>> sorted(y.tolist()) == sorted(x.tolist()), bool(np.all(np.abs(y - x) <= 2))
     (True, True)
     """
-    from ..kernels.masking import rank_swap_partners
+    from ..kernels.masking import apply_swap, radix_sort_by, rank_swap_partners
 
     n = x.shape[0]
-    if not n:
-        order = np.zeros(0, dtype=np.int64)
-    elif positional:
-        order = np.argsort(x, kind="stable")      # ties by position = by key
+    order = np.arange(n)
+    if not positional:                                  # ties by key: sort by key first (stable)
+        order = radix_sort_by(np.ascontiguousarray(keys, dtype=np.uint64), order)
+    order = radix_sort_by(sort_keys(x), order)
+    if sidx is None:
+        bounds = np.array([0, n])
     else:
-        order = np.lexsort((keys, x))
-    xs = x[order]
-    n_top = int(math.floor(n * top + 1e-12))
-    n_bot = int(math.floor(n * bottom + 1e-12))
-    if n_top + n_bot > n:
-        raise SDCError(f"column {column!r}: top + bottom cover more than every value")
-    out_sorted = xs.astype(np.float64) if (n_top or n_bot) else xs.copy()
-    lo, hi = n_bot, n - n_top
-    mid = xs[lo:hi]
-    pw = _window_p(mid.astype(np.float64), p, r0, k0)
-    w = int(math.floor(pw * mid.shape[0] + 1e-9))
-    if w > 0 and mid.shape[0] > 1:
-        ks = keys[order[lo:hi]]
-        partner = rank_swap_partners(np.ascontiguousarray(ks, dtype=np.uint64),
-                                     rng.stream_hash(seed, f"rank_swap/{column}"), w, 64)
-        out_sorted[lo:hi] = mid[partner]
-    if n_top:
-        out_sorted[hi:] = xs[hi:].astype(np.float64).mean()
-    if n_bot:
-        out_sorted[:lo] = xs[:lo].astype(np.float64).mean()
-    out = np.empty_like(out_sorted)
-    out[order] = out_sorted
+        order = radix_sort_by(np.ascontiguousarray(sidx).view(np.uint64), order)
+        bounds = np.r_[0, np.cumsum(np.bincount(sidx, minlength=len(strata_names)))]
+    coded = top > 0 or bottom > 0
+    seg_lo, seg_hi, seg_w, means = [], [], [], []
+    for si in range(bounds.size - 1):
+        a, b = int(bounds[si]), int(bounds[si + 1])
+        m = b - a
+        n_top = int(math.floor(m * top + 1e-12))
+        n_bot = int(math.floor(m * bottom + 1e-12))
+        if n_top + n_bot > m:
+            raise SDCError(f"column {column!r}: top + bottom cover more than every value")
+        lo, hi = a + n_bot, b - n_top
+        pw = p if p is not None else _window_p(x[order[lo:hi]].astype(np.float64), p, r0, k0)
+        w = int(math.floor(pw * (hi - lo) + 1e-9))
+        if sidx is not None and hi - lo == 1:
+            raise SDCError(f"column {column!r}: stratum {strata_names[si]} of `by` has 1 value to swap; "
+                           "it would be released unchanged (use coarser strata)")
+        if sidx is not None and pw > 0 and w == 0 and hi - lo > 1:
+            raise SDCError(f"column {column!r}: stratum {strata_names[si]} of `by` has {hi - lo} values and "
+                           f"p * n = {pw * (hi - lo):.3g} < 1, so none would be swapped "
+                           "(raise p or use coarser strata)")
+        if w > 0 and hi - lo > 1:
+            seg_lo.append(lo)
+            seg_hi.append(hi)
+            seg_w.append(w)
+        if n_top:
+            means.append((order[hi:b], x[order[hi:b]].astype(np.float64).mean()))
+        if n_bot:
+            means.append((order[a:lo], x[order[a:lo]].astype(np.float64).mean()))
+    if seg_lo:
+        ks = order.view(np.uint64) if keys_are_positions else np.ascontiguousarray(keys[order], dtype=np.uint64)
+        partner = rank_swap_partners(ks, rng.stream_hash(seed, f"rank_swap/{column}"), np.array(seg_lo, dtype=np.int64),
+                                     np.array(seg_hi, dtype=np.int64), np.array(seg_w, dtype=np.int64), 64)
+        out = apply_swap(x, order, partner, np.empty_like(x))
+    else:
+        out = x.copy()
+    if coded:
+        out = out.astype(np.float64)
+        for rows, v in means:
+            out[rows] = v
     return out
+
+
+def sort_keys(x: np.ndarray) -> np.ndarray:
+    """Order-preserving uint64 keys of int64 or finite float64 values (``-0.0`` as ``0.0``).
+
+    >>> np.argsort(sort_keys(np.array([2.5, -1.0, 0.0, -0.0, -3.0])), kind="stable").tolist()
+    [4, 1, 2, 3, 0]
+    """
+    top = np.uint64(1 << 63)
+    if x.dtype.kind == "f":
+        b = (x.astype(np.float64) + 0.0).view(np.uint64)
+        return np.where(b >= top, ~b, b | top)
+    if x.dtype.kind == "u":
+        return x.astype(np.uint64)
+    return np.ascontiguousarray(x, dtype=np.int64).view(np.uint64) ^ top
 
 
 def _check_args(p: Any, r0: Any, k0: Any, top: Any, bottom: Any) -> tuple:
@@ -110,32 +160,43 @@ def _check_args(p: Any, r0: Any, k0: Any, top: Any, bottom: Any) -> tuple:
 
 def rank_swap_frame(
     df: pl.DataFrame, on: ColumnSpec = None, *, p: float | None = None, r0: float | None = None,
-    k0: float | None = None, top: float = 0.0, bottom: float = 0.0, seed: int | None = None,
-    key: str | None = None,
+    k0: float | None = None, top: float = 0.0, bottom: float = 0.0, by: ColumnSpec = None,
+    seed: int | None = None, key: str | None = None,
 ) -> pl.DataFrame:
-    """Rank swapping of the numeric ``on`` columns (see the module docstring); other columns,
-    row order and (without ``top``/``bottom``) dtypes kept.
+    """Rank swapping of the numeric ``on`` columns (see the module docstring), within each
+    ``by`` stratum if given; other columns, row order and (without ``top``/``bottom``) dtypes
+    kept.
 
     >>> df = pl.DataFrame({"x": [10, 20, 30, 40, 50, 60]})
     >>> out = rank_swap_frame(df, "x", p=0.5, seed=3)
     >>> sorted(out["x"].to_list()), out["x"].to_list() != df["x"].to_list()
     ([10, 20, 30, 40, 50, 60], True)
+    >>> df = pl.DataFrame({"g": ["a", "b"] * 4, "x": [1, 10, 2, 20, 3, 30, 4, 40]})
+    >>> rank_swap_frame(df, "x", p=0.5, by="g", seed=1)["x"].to_list()    # swaps stay in their stratum
+    [3, 30, 4, 40, 1, 10, 2, 20]
     """
     p, r0, k0, top, bottom = _check_args(p, r0, k0, top, bottom)
     check_seed(seed)
-    cols = resolve_on(df.schema, on, key, kind="numeric", default="numeric")
+    cols, by_cols = rank_swap_columns(df.schema, on, by, key)
     floats = [c for c in cols if df.schema[c].is_float()]
     check_finite(df.select(floats).drop_nulls(), floats)
     s = seed_or_fresh(seed)
     keys = frame_keys(df, key)
+    sidx, names = None, None
+    if by_cols:
+        sidx, vals = strata(df, by_cols)
+        names = [repr(dict(zip(by_cols, v))) for v in vals]
     schema = rank_swap_output_schema(df.schema, cols, top, bottom)
     new = []
     for c in cols:
         col = df.get_column(c)
-        ok = col.is_not_null().to_numpy()
+        ok = col.is_not_null().to_numpy() if col.null_count() else None
         x = col.drop_nulls().to_numpy()
-        y = rank_swap_values(x, keys[ok], s, c, p=p, r0=r0, k0=k0, top=top, bottom=bottom, positional=key is None)
-        if ok.all():
+        k = keys if ok is None else keys[ok]
+        si = None if sidx is None else (sidx if ok is None else sidx[ok])
+        y = rank_swap_values(x, k, s, c, p=p, r0=r0, k0=k0, top=top, bottom=bottom, positional=key is None,
+                             sidx=si, strata_names=names, keys_are_positions=key is None and ok is None)
+        if ok is None:
             out = pl.Series(c, y)
         else:
             full = np.zeros(df.height, dtype=y.dtype)
@@ -143,6 +204,12 @@ def rank_swap_frame(
             out = pl.Series(c, full).set(pl.Series(~ok), None)
         new.append(out.cast(schema[c]))
     return df.with_columns(new)
+
+
+def rank_swap_columns(schema: pl.Schema, on: ColumnSpec, by: ColumnSpec, key: str | None) -> tuple[list, list]:
+    """``on`` (numeric; by default every numeric column but the ``by`` and ``key`` columns)
+    and ``by``, checked."""
+    return on_and_by(schema, on, by, key)
 
 
 def rank_swap_output_schema(schema: pl.Schema, cols: list[str], top: float = 0.0, bottom: float = 0.0) -> pl.Schema:

@@ -259,9 +259,14 @@ def suppress_frame(
     if df.height == 0:
         return df.clone()
     k = int(k)
-    sizes = [df.height] if not by_cols else df.group_by(by_cols).len().get_column("len").to_list()
-    if min(sizes) < k:
-        check_k(k, min(sizes), where=" in the smallest `by` stratum" if by_cols else "")
+    if not by_cols:
+        check_k(k, df.height)
+    else:
+        sizes = df.group_by(by_cols).len().sort("len", *by_cols, maintain_order=True)
+        if sizes.item(0, "len") < k:
+            stratum = dict(zip(by_cols, sizes.row(0)[:len(by_cols)]))
+            check_k(k, sizes.item(0, "len"),
+                    where=f" in stratum {stratum!r} of `by`: k-anonymity cannot be reached there")
     imp = _importance(df.select(keys), keys, importance)
     codes = key_codes(df, keys)
     C = np.column_stack([codes.get_column(c).cast(pl.Int64).fill_null(-1).to_numpy() for c in keys])

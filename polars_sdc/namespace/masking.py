@@ -73,6 +73,7 @@ class MaskingMethods(FrameOps):
         k0: float | None = None,
         top: float = 0.0,
         bottom: float = 0.0,
+        by: ColumnSpec = None,
         seed: int | None = None,
         key: str | None = None,
     ) -> Any:
@@ -81,22 +82,24 @@ class MaskingMethods(FrameOps):
         rank is at most ``p * n`` above it (``p`` a fraction, default 0.05), so every column
         stays a permutation. Or ``r0`` (correlation kept) / ``k0`` (subset-mean preservation)
         set ``p`` as in sdcMicro; ``top`` / ``bottom`` fractions are replaced by their mean and
-        not swapped. Draws: ``polars_sdc.rng`` stream ``rank_swap/{column}``, keys = positions
-        or ``key``.
+        not swapped. ``by``: within each stratum (``n`` its values; a stratum with one value,
+        or with ``p * n < 1``, is an error naming it). Draws: ``polars_sdc.rng`` stream
+        ``rank_swap/{column}``, keys = positions or ``key``.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
         >>> sorted(df.sdc.rank_swap("x", p=0.25, seed=2)["x"].to_list())
         [1, 2, 3, 4, 5, 6, 7, 8]
         """
-        from ..masking._common import check_seed, resolve_on
-        from ..masking.rank_swap import _check_args, rank_swap_frame, rank_swap_output_schema
+        from ..masking._common import check_seed
+        from ..masking.rank_swap import _check_args, rank_swap_columns, rank_swap_frame, rank_swap_output_schema
 
         _, _, _, t, b = _check_args(p, r0, k0, top, bottom)
         check_seed(seed)
-        cols = resolve_on(self._schema(), on, key, kind="numeric", default="numeric")
+        cols, by_cols = rank_swap_columns(self._schema(), on, by, key)
         return self._frame_op(
-            lambda df: rank_swap_frame(df, cols, p=p, r0=r0, k0=k0, top=top, bottom=bottom, seed=seed, key=key),
+            lambda df: rank_swap_frame(df, cols, p=p, r0=r0, k0=k0, top=top, bottom=bottom, by=by_cols or None,
+                                       seed=seed, key=key),
             rank_swap_output_schema(self._schema(), cols, t, b),
         )
 
@@ -107,6 +110,7 @@ class MaskingMethods(FrameOps):
         method: str = "additive",
         noise: float = 150.0,
         delta: float = 0.1,
+        by: ColumnSpec = None,
         seed: int | None = None,
         key: str | None = None,
     ) -> Any:
@@ -114,8 +118,10 @@ class MaskingMethods(FrameOps):
         ``"additive"`` (N(0, (noise% sd)^2) per column), ``"correlated"`` (N(0, noise% Sigma),
         Kim 1986), ``"correlated2"`` (``x sqrt(1-d^2) + d N(..)``, ``d = delta``) or ``"moments"``
         (correlated noise recoloured so released means and covariance equal the originals;
-        exact linear relations between columns are kept). Normal draws from ``polars_sdc.rng``
-        stream ``add_noise/{column}``, keys = positions or ``key``.
+        exact linear relations between columns are kept). ``by``: per stratum (its sds,
+        covariance, means; at least 2 rows each, 3 for ``"moments"``, else an error naming the
+        stratum). Normal draws from ``polars_sdc.rng`` stream ``add_noise/{column}``, keys =
+        positions or ``key``.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [1.0, 3.0, 2.0, 5.0]})
@@ -123,14 +129,15 @@ class MaskingMethods(FrameOps):
         >>> [round(v, 9) for v in out.mean().row(0)], round(out.select(pl.cov("a", "b")).item(), 9)
         ([2.5, 2.75], 1.833333333)
         """
-        from ..masking._common import check_seed, resolve_on
+        from ..masking._common import check_seed, on_and_by
         from ..masking.noise import add_noise_frame, add_noise_output_schema, check_args
 
         check_args(method, noise, delta)
         check_seed(seed)
-        cols = resolve_on(self._schema(), on, key, kind="numeric", default="numeric")
+        cols, by_cols = on_and_by(self._schema(), on, by, key)
         return self._frame_op(
-            lambda df: add_noise_frame(df, cols, method=method, noise=noise, delta=delta, seed=seed, key=key),
+            lambda df: add_noise_frame(df, cols, method=method, noise=noise, delta=delta, by=by_cols or None,
+                                       seed=seed, key=key),
             add_noise_output_schema(self._schema(), cols),
         )
 
