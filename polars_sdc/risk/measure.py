@@ -18,7 +18,7 @@ import polars as pl
 from .._columns import ColumnSpec
 from .._errors import SDCError
 from .._validation import check_int
-from .frequencies import check_alpha, frequencies, key_columns
+from .frequencies import check_alpha, key_columns
 
 
 class RiskResult:
@@ -96,7 +96,7 @@ def measure_risk(
     ['fk', 'Fk', 'risk', 'suda', 'dis_suda']
     """
     from .arx import arx_risk
-    from .individual import individual_risk
+    from .individual import frequencies_and_risk
     from .suda import suda as suda_scores
 
     cols = key_columns(df, on, weight)
@@ -105,8 +105,7 @@ def measure_risk(
         raise SDCError("the frame is empty; there is no release to measure")
     for k in ks:
         check_int(k, "ks: every k", minimum=1)
-    fk, Fk = frequencies(df, cols, weight, a)
-    r = individual_risk(fk, Fk)
+    fk, Fk, r = frequencies_and_risk(df, cols, weight, a)
     columns = {"fk": fk, "Fk": Fk, "risk": r}
     summary: dict[str, object] = {
         "records": df.height,
