@@ -41,10 +41,15 @@ def test_ties_count_fractionally():
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_ties_against_brute_force_on_a_lattice(seed):
+@pytest.mark.parametrize("dedup", [0.0, 1.0])
+def test_ties_against_brute_force_on_a_lattice(seed, dedup, monkeypatch):
     """Integer data (many equidistant originals, duplicates) and more records than the
     bounded query's buckets: per-record scores equal the definition computed on all pairs —
-    1/m when the own record is among the m nearest (within 1e-9 relative), else 0."""
+    1/m when the own record is among the m nearest (within 1e-9 relative), else 0 — with the
+    tree on every original row (dedup 0) and on the distinct rows with multiplicities (1)."""
+    import polars_sdc.risk.linkage as linkage
+
+    monkeypatch.setattr(linkage, "DEDUP_SHARE", dedup)
     rng = np.random.default_rng(seed)
     n = 700
     X = rng.integers(0, 6, size=(n, 2)).astype(float) * [1.0, 3.0]

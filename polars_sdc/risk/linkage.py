@@ -25,6 +25,7 @@ from .._errors import SDCError
 from .._validation import check_real
 
 BUCKETS = 64  # groups of records by own distance, one bounded k-d tree query each
+DEDUP_SHARE = 0.8  # build the tree on distinct original rows when there are at most this share
 
 
 def _pair(orig: pl.DataFrame, masked: pl.DataFrame, on: ColumnSpec) -> list[str]:
@@ -69,32 +70,46 @@ def linkage_per_record(
     sd[~(sd > 0)] = 1.0
     X = (X - mu) / sd
     Y = (Y - mu) / sd
-    tree = cKDTree(X)
     own = np.sqrt(((X - Y) ** 2).sum(axis=1))
-    d, i = _bounded_query(tree, Y, own, 1 if not ties else 2, workers)
     if not ties:
+        _, i = _bounded_query(cKDTree(X), Y, own, 1, workers)
         return (i[:, 0] == np.arange(len(Y))).astype(np.float64)
+    # many equal originals (discrete columns): one tree point per distinct row, with its
+    # multiplicity, so that ties between copies are counted, not searched
+    rows = mult = None
+    U = X
+    if orig.select(pl.struct(cols).n_unique()).item() <= DEDUP_SHARE * len(X):
+        U, rows, mult = np.unique(X, axis=0, return_inverse=True, return_counts=True)
+        rows = rows.reshape(-1)
+    tree = cKDTree(U)
+    d, _ = _bounded_query(tree, Y, own, 2, workers, rows)
     d1, d2 = d[:, 0], d[:, 1]
     tol = 1e-9 * np.maximum(d1, 1.0)
     hit = own <= d1 + tol  # the own record is (one of) the nearest
     out = np.zeros(len(Y))
-    out[hit] = 1.0
-    # a second original as near as the own one: count how many tie (a radius search as small
-    # as the nearest distance, only for these records)
+    out[hit] = 1.0 if mult is None else 1.0 / mult[rows[hit]]
+    # a second (distinct) original as near as the own one: count how many tie (a radius
+    # search as small as the nearest distance, only for these records)
     idx = np.flatnonzero(hit & (d2 <= own + tol))
     if idx.size:
-        m = tree.query_ball_point(Y[idx], own[idx] + tol[idx], return_length=True, workers=workers)
+        if mult is None:
+            m = tree.query_ball_point(Y[idx], own[idx] + tol[idx], return_length=True, workers=workers)
+        else:
+            near = tree.query_ball_point(Y[idx], own[idx] + tol[idx], workers=workers)
+            m = [mult[j].sum() for j in near]
         out[idx] = 1.0 / np.maximum(np.asarray(m, dtype=np.float64), 1.0)
     return out
 
 
-def _bounded_query(tree, Y: np.ndarray, own: np.ndarray, k: int, workers: int, buckets: int = BUCKETS):
+def _bounded_query(tree, Y: np.ndarray, own: np.ndarray, k: int, workers: int, rows: np.ndarray | None = None,
+                   buckets: int = BUCKETS):
     """The k nearest originals of every masked record, searched only within its distance to
     its own original (plus the tie tolerance): no nearer-than-own neighbour is ever farther,
     so the bound prunes the k-d tree search without changing the nearest one, and the second
     one (k = 2) is returned only when it could tie. cKDTree takes one bound per call: the
     records go in ``buckets`` groups of similar own distance, each queried with the group's
-    largest bound, in the tree's leaf order of their own original (cache locality)."""
+    largest bound, in the tree's leaf order of their own original (cache locality; ``rows``:
+    the tree point of each record's original when the tree holds distinct rows only)."""
     n = len(Y)
     d = np.empty((n, k))
     i = np.empty((n, k), dtype=np.intp)
@@ -105,7 +120,7 @@ def _bounded_query(tree, Y: np.ndarray, own: np.ndarray, k: int, workers: int, b
             continue
         bound = float(own[part[-1]])
         bound += 4e-9 * max(bound, 1.0)  # >= own + tol (tol = 1e-9 max(d1, 1), d1 <= own) for the whole part
-        part = part[np.argsort(pos[part], kind="stable")]
+        part = part[np.argsort(pos[part] if rows is None else pos[rows[part]], kind="stable")]
         dd, ii = tree.query(Y[part], k=k, distance_upper_bound=bound, workers=workers)
         d[part] = dd.reshape(-1, k)
         i[part] = ii.reshape(-1, k)
