@@ -9,7 +9,9 @@ disclosure, for an original frame and its masked release (same rows, same order)
   their own; when m originals tie for nearest (distances equal within a relative 1e-9) and the
   own record is among them, the record counts 1/m. The search for a record is bounded by its
   distance to its own original (no nearer-than-own record lies farther), with k = 2 so that a
-  possible tie shows; only then are the tied originals counted (radius search).
+  possible tie shows; only then are the tied originals counted (radius search). When at most
+  80 % of the original rows are distinct (discrete columns), the tree holds the distinct rows
+  and copies count by their multiplicity.
 - **Interval disclosure** (sdcMicro 5.8.1 ``dRisk``, ``dRiskWORK(x, xm, k = 0.05)``): the share
   of records whose every original value lies inside ``[masked - k sd, masked + k sd]``, with sd
   the sample standard deviation (n - 1) of the masked column. A missing value on either side
