@@ -7,13 +7,17 @@ Peers, in the same process and threads:
   (no missing-value rule, the same numbers when there is no missing value);
 - SUDA2 on Adult: a Polars subset enumeration (``pl.len().over(subset)`` for each of the 255
   key subsets, then the minimal-unique test in numpy) giving the same scores;
-- record linkage: ``scipy.spatial.cKDTree`` query alone (the floor of our method);
+- record linkage: ``scipy.spatial.cKDTree`` build + plain k=1 query alone (our method bounds
+  each query by the record's distance to its own original, so it can beat this);
 - the report: timed alone (Adult, 8 keys, 3 numeric columns, MDAV k = 3 release).
-Timings on a shared 2-core machine are noisy; best of ``--repeat``.
+Timings on a shared 2-core machine are noisy; best of ``--repeat``, wall and CPU time
+(``time.process_time``: all threads of this process) with the load average (``os.getloadavg``)
+printed beside them: CPU time is the figure that compares across loads.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from itertools import combinations
 from math import factorial
@@ -24,7 +28,7 @@ import polars as pl
 import polars_sdc as sdc
 from polars_sdc import datasets
 from polars_sdc.risk.frequencies import frequencies
-from polars_sdc.risk.individual import individual_risk
+from polars_sdc.risk.individual import frequencies_and_risk, individual_risk
 from polars_sdc.risk.linkage import linkage_risk
 from polars_sdc.risk.suda import suda
 
@@ -32,12 +36,20 @@ ADULT_KEYS = ["age", "workclass", "education", "marital-status", "occupation", "
 
 
 def best(fn, repeat: int) -> tuple[float, object]:
-    times, out = [], None
+    """Best wall time of ``repeat`` runs and the last result; the best CPU time is kept in
+    ``best.cpu``."""
+    times, cpus, out = [], [], None
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         out = fn()
         times.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    best.cpu = min(cpus)
     return min(times), out
+
+
+def load() -> str:
+    return "load %.1f" % os.getloadavg()[0]
 
 
 def uniform_keys(n: int, levels: list[int], seed: int = 1) -> pl.DataFrame:
@@ -94,8 +106,7 @@ def bench_frequencies(args) -> None:
     keys = [f"k{j}" for j in range(5)]
 
     def ours():
-        fk, Fk = frequencies(df, keys, "w")
-        return individual_risk(fk, Fk)
+        return frequencies_and_risk(df, keys, "w")[2]
 
     def peer():
         g = df.group_by(keys).agg(fk=pl.len(), Fk=pl.col("w").sum())
@@ -103,18 +114,21 @@ def bench_frequencies(args) -> None:
         return individual_risk(j["fk"].to_numpy().astype(float), j["Fk"].to_numpy())
 
     t_ours, r1 = best(ours, args.repeat)
+    c_ours = best.cpu
     t_peer, r2 = best(peer, args.repeat)
+    c_peer = best.cpu
     assert np.allclose(r1, r2)
-    print(f"n = {args.n:,}: polars_sdc {t_ours:.2f} s, group_by+join peer {t_peer:.2f} s, ratio {t_peer / t_ours:.2f}x")
+    print(f"n = {args.n:,}: polars_sdc {t_ours:.2f} s (CPU {c_ours:.2f} s), group_by+join peer {t_peer:.2f} s "
+          f"(CPU {c_peer:.2f} s), ratio {t_peer / t_ours:.2f}x wall, {c_peer / c_ours:.2f}x CPU ({load()})")
     rng = np.random.default_rng(3)
     miss = df.with_columns(
         [pl.when(pl.Series(rng.random(args.n) < 0.01)).then(None).otherwise(pl.col(k)).alias(k) for k in keys]
     )
     t_miss, _ = best(lambda: frequencies(miss, keys, "w", 1.0), 1)
-    print(f"with 1 % missing values per key (alpha = 1): {t_miss:.2f} s")
+    print(f"with 1 % missing values per key (alpha = 1): {t_miss:.2f} s (CPU {best.cpu:.2f} s, {load()})")
     lf = df.lazy().sdc.frequencies(keys, weight="w")
     t_lazy, _ = best(lambda: lf.collect(engine="streaming"), 1)
-    print(f"LazyFrame, streaming collect: {t_lazy:.2f} s")
+    print(f"LazyFrame, streaming collect: {t_lazy:.2f} s (CPU {best.cpu:.2f} s, {load()})")
     del df, miss
 
 
@@ -122,13 +136,16 @@ def bench_suda(args, adult) -> None:
     print("\n== SUDA2 ==")
     suda(adult.head(100), ADULT_KEYS)  # compile (or load the Numba cache)
     t_s, res = best(lambda: suda(adult, ADULT_KEYS), max(args.repeat, 5))
+    c_s = best.cpu
     t_p, peer_scores = best(lambda: suda_peer(adult, ADULT_KEYS), 1)
     assert np.array_equal(res.score, peer_scores)
-    print(f"Adult, 8 keys ({adult.height:,} rows): polars_sdc {t_s:.3f} s, polars subset-enumeration peer "
-          f"{t_p:.2f} s, ratio {t_p / t_s:.1f}x (same scores)")
+    print(f"Adult, 8 keys ({adult.height:,} rows): polars_sdc {t_s:.3f} s (CPU {c_s:.3f} s), polars subset-enumeration "
+          f"peer {t_p:.2f} s (CPU {best.cpu:.2f} s), ratio {t_p / t_s:.1f}x wall, {best.cpu / c_s:.1f}x CPU "
+          f"(same scores, {load()})")
     big = uniform_keys(args.suda_n, [20, 10, 50, 5, 30, 8, 3, 12], seed=4)
     t_b, _ = best(lambda: suda(big, big.columns), 1)
-    print(f"uniform 8 keys (20, 10, 50, 5, 30, 8, 3, 12 levels), n = {args.suda_n:,}: {t_b:.2f} s")
+    print(f"uniform 8 keys (20, 10, 50, 5, 30, 8, 3, 12 levels), n = {args.suda_n:,}: {t_b:.2f} s "
+          f"(CPU {best.cpu:.2f} s, {load()})")
     del big
 
 
@@ -142,12 +159,14 @@ def bench_linkage(args) -> None:
     for noise in args.noise:
         m = pl.DataFrame(X + rng.normal(scale=noise, size=X.shape), schema=o.columns)
         t_l, share = best(lambda: linkage_risk(o, m), 1)
+        c_l = best.cpu
         t_nt, share_nt = best(lambda: linkage_risk(o, m, ties=False), 1)
+        c_nt = best.cpu
         Y = m.to_numpy()
         t_q, _ = best(lambda: cKDTree(X).query(Y, k=1, workers=-1), 1)
-        print(f"n = {args.link_n:,}, noise {noise} sd: linkage {share:.4f} in {t_l:.2f} s, "
-              f"ties=False {share_nt:.4f} in {t_nt:.2f} s (cKDTree build+query alone {t_q:.2f} s)")
-
+        print(f"n = {args.link_n:,}, noise {noise} sd: linkage {share:.4f} in {t_l:.2f} s (CPU {c_l:.2f} s), "
+              f"ties=False {share_nt:.4f} in {t_nt:.2f} s (CPU {c_nt:.2f} s); peer cKDTree build + unbounded "
+              f"k=1 query alone {t_q:.2f} s (CPU {best.cpu:.2f} s), ratio {best.cpu / c_l:.2f}x CPU ({load()})")
 
 
 def bench_report(adult) -> None:
@@ -156,7 +175,7 @@ def bench_report(adult) -> None:
         num = ["capital-gain", "capital-loss", "hours-per-week"]
         masked = adult.sdc.mdav(3, on=num)
         t_r, _ = best(lambda: sdc.report(adult, masked, on=ADULT_KEYS, numeric=num, sensitive="income"), 1)
-        print(f"report incl. R-U map (MDAV k = 3, 5, 10) and 3 plots: {t_r:.2f} s")
+        print(f"report incl. R-U map (MDAV k = 3, 5, 10) and 3 plots: {t_r:.2f} s (CPU {best.cpu:.2f} s, {load()})")
 
 
 if __name__ == "__main__":

@@ -189,3 +189,35 @@ def test_counting_array_path_extremes():
     assert fk.tolist() == [1.0, 2.0, 2.0, 1.0] and Fk.tolist() == [1.0, 5.0, 5.0, 4.0]
     e = pl.DataFrame({"e": pl.Series(["x", "y", "x"], dtype=pl.Enum(["y", "x"])), "i": pl.Series([-5, -5, -5], dtype=pl.Int8)})
     assert frequencies(e, ["e", "i"])[0].tolist() == [2.0, 1.0, 2.0]
+
+
+@pytest.mark.parametrize(
+    "dtype", [pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32, pl.UInt64, pl.Boolean]
+)
+def test_counting_array_path_every_integer_dtype(dtype, rng):
+    """The counting-array path (ids from the columns' own buffers) gives the numbers of the
+    String-key path for every integer-like dtype, at both ends of its range; the per-row
+    individual risk computed once per combination equals the row-by-row formula exactly."""
+    from polars_sdc.risk.frequencies import frequency_groups
+    from polars_sdc.risk.individual import frequencies_and_risk, individual_risk
+
+    n = 300
+    if dtype == pl.Boolean:
+        a = pl.Series("a", rng.integers(0, 2, n).astype(bool))
+    else:
+        info = np.iinfo(str(dtype).lower())
+        lo = info.min if dtype.is_signed_integer() else info.max - 6  # both ends of the range
+        a = pl.Series("a", [lo + int(v) for v in rng.integers(0, 7, n)], dtype=dtype)
+    df = pl.DataFrame({"a": a, "b": pl.Series(rng.choice(["x", "y", "z"], n)).cast(pl.Categorical),
+                       "c": rng.integers(-3, 3, n), "w": rng.uniform(1, 50, n)})
+    idx, _, _ = frequency_groups(df, ["a", "b", "c"], "w", 1.0)
+    assert idx is not None  # the counting path was taken
+    fk, Fk, r = frequencies_and_risk(df, ["a", "b", "c"], "w")
+    ref = frequencies(df.with_columns(pl.col("a", "b", "c").cast(pl.String)), ["a", "b", "c"], "w")
+    np.testing.assert_array_equal(fk, ref[0])
+    np.testing.assert_allclose(Fk, ref[1], rtol=1e-12)
+    np.testing.assert_array_equal(r, individual_risk(fk, Fk))
+    fk0, Fk0, r0 = frequencies_and_risk(df, ["a", "b", "c"])
+    np.testing.assert_array_equal(fk0, ref[0])
+    np.testing.assert_array_equal(Fk0, fk0)
+    np.testing.assert_array_equal(r0, 1.0 / fk0)

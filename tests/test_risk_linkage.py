@@ -40,6 +40,40 @@ def test_ties_count_fractionally():
     assert sum(linkage_per_record(o, o, ties=False)[:3]) == 1.0  # the tree returns one of the three
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("dedup", [0.0, 1.0])
+def test_ties_against_brute_force_on_a_lattice(seed, dedup, monkeypatch):
+    """Integer data (many equidistant originals, duplicates) and more records than the
+    bounded query's buckets: per-record scores equal the definition computed on all pairs —
+    1/m when the own record is among the m nearest (within 1e-9 relative), else 0 — with the
+    tree on every original row (dedup 0) and on the distinct rows with multiplicities (1)."""
+    import polars_sdc.risk.linkage as linkage
+
+    monkeypatch.setattr(linkage, "DEDUP_SHARE", dedup)
+    rng = np.random.default_rng(seed)
+    n = 700
+    X = rng.integers(0, 6, size=(n, 2)).astype(float) * [1.0, 3.0]
+    Y = X + rng.integers(-1, 2, size=(n, 2)) * [1.0, 3.0] * (rng.random((n, 1)) < 0.5)
+    o = pl.DataFrame(X, schema=["a", "b"])
+    m = pl.DataFrame(Y, schema=["a", "b"])
+    mu, sd = X.mean(0), X.std(0)
+    Xs, Ys = (X - mu) / sd, (Y - mu) / sd
+    D = np.sqrt(((Ys[:, None, :] - Xs[None, :, :]) ** 2).sum(-1))
+    d1 = D.min(axis=1)
+    own = D[np.arange(n), np.arange(n)]
+    tol = 1e-9 * np.maximum(d1, 1.0)
+    hit = own <= d1 + tol
+    m_tied = (D <= (own + tol)[:, None]).sum(axis=1)
+    expected = np.where(hit, 1.0 / m_tied, 0.0)
+    got = linkage_per_record(o, m)
+    np.testing.assert_allclose(got, expected, rtol=1e-15)
+    assert (expected > 0).any() and ((expected > 0) & (expected < 1)).sum() > n // 10  # real ties
+    # ties=False: 1 only where the own record is among the nearest, and one per tied set at most
+    nt = linkage_per_record(o, m, ties=False)
+    assert set(np.unique(nt)) <= {0.0, 1.0} and not (nt > 0)[~hit].any()
+    assert (nt[m_tied == 1] == expected[m_tied == 1]).all()
+
+
 def test_interval_disclosure_direct(rng):
     n = 500
     x = rng.normal(size=(n, 2))

@@ -31,7 +31,8 @@ def test_francdat_summary_and_per_record():
         same_nan = isinstance(a[k], float) and a[k] != a[k] and b[k] != b[k]
         assert same_nan or a[k] == pytest.approx(b[k], rel=1e-12), k  # group order may change sums by 1 ulp
     s = r.summary
-    assert s.columns == ["measure", "value"] and "prosecutor_highest" in s["measure"].to_list()
+    assert s.columns == ["measure", "value", "text"] and "prosecutor_highest" in s["measure"].to_list()
+    assert s.schema == pl.Schema({"measure": pl.String, "value": pl.Float64, "text": pl.String})
     assert "population_dankar" in r.as_dict()
     assert "global_risk" in repr(r)
 
@@ -59,3 +60,34 @@ def test_bad_input():
         df.lazy().sdc.risk("zz")
     with pytest.raises(SDCError, match="ks"):
         df.sdc.risk("a", ks=(0,))
+
+
+def test_summary_keeps_the_model_name():
+    """The population model chosen by Dankar's rule is a name: it is kept as text (not NaN in
+    the float column); numbers are in ``value`` with a null ``text``, a failed estimate stays NaN."""
+    r = datasets.francdat().sdc.risk(KEYS, weight="w")
+    s = r.summary
+    row = s.filter(pl.col("measure") == "dankar_model")
+    assert row.height == 1
+    assert row["text"].to_list() == [r["dankar_model"]] == ["zayatz"]  # pi = 8 / 766 <= 0.1, Pitman fails
+    assert row["value"].to_list() == [None]
+    nums = s.filter(pl.col("measure") != "dankar_model")
+    assert nums["text"].null_count() == nums.height and nums["value"].null_count() == 0
+    assert s.filter(pl.col("measure") == "global_risk")["value"].item() == pytest.approx(0.1208158, rel=1e-6)
+    assert np.isnan(s.filter(pl.col("measure") == "population_pitman")["value"].item())
+    assert s.height == len(r.as_dict()) and s["measure"].to_list() == list(r.as_dict())
+    # every number of the summary round-trips through the frame
+    for name, value, text in s.iter_rows():
+        v = r[name]
+        if text is not None:
+            assert v == text
+        else:
+            assert value == pytest.approx(float(v), nan_ok=True), name
+    # Pitman chosen (pi <= 0.1 and the solver succeeds) and SNB (pi > 0.1): the name follows
+    df = pl.DataFrame({"a": np.repeat(np.arange(145), np.repeat([1, 2, 3, 8], [100, 30, 10, 5]))})
+    for N, model in ((4600.0, "pitman"), (690.0, "snb")):
+        t = df.sdc.risk("a", suda=False, population_size=N).summary
+        assert t.filter(pl.col("measure") == "dankar_model")["text"].to_list() == [model]
+    # no weights and no population size: no model row, and text is all null
+    plain = datasets.francdat().sdc.risk(KEYS).summary
+    assert "dankar_model" not in plain["measure"].to_list() and plain["text"].null_count() == plain.height

@@ -93,33 +93,76 @@ def key_codes(df: pl.DataFrame, on: Sequence[str]) -> pl.DataFrame:
     return df.select(exprs)
 
 
-def _packed_ids(df: pl.DataFrame, on: Sequence[str]) -> np.ndarray | None:
-    """One int64 id per row (mixed radix over the keys' value ranges) when every key is
-    integer-like (integers, Boolean, Categorical/Enum codes) and the product of the ranges is
-    small enough for a counting array; else None."""
-    parts = []
+def _packed_ids(df: pl.DataFrame, on: Sequence[str]) -> tuple[np.ndarray, int] | None:
+    """One int64 id per row (mixed radix over the keys' value ranges) and the number of ids,
+    when every key is integer-like (integers, Boolean, Categorical/Enum codes) without missing
+    values and the product of the ranges is small enough for a counting array; else None.
+    Built in place from the columns' own buffers (no Int64 copy of every key)."""
+    phys = []
     for c in on:
         dtype = df.schema[c]
         if isinstance(dtype, (pl.Categorical, pl.Enum)):
-            parts.append(pl.col(c).to_physical().cast(pl.Int64))
-        elif dtype.is_integer() or dtype == pl.Boolean:
-            parts.append(pl.col(c).cast(pl.Int64))
+            phys.append(df.get_column(c).to_physical())
+        elif dtype == pl.Boolean:
+            phys.append(df.get_column(c).cast(pl.UInt8))
+        elif dtype.is_integer():
+            phys.append(df.get_column(c))
         else:
             return None
     limit = max(4 * df.height, 1 << 22)
-    ints = df.select(e.alias(f"_{i}") for i, e in enumerate(parts))
-    bounds = ints.select([pl.all().min().name.suffix("_lo"), pl.all().max().name.suffix("_hi")]).row(0)
+    frame = pl.DataFrame([s.alias(f"_{i}") for i, s in enumerate(phys)])
+    bounds = frame.select([pl.all().min().name.suffix("_lo"), pl.all().max().name.suffix("_hi")]).row(0)
     m = len(on)
     span = 1
     for lo, hi in zip(bounds[:m], bounds[m:]):
         span *= hi - lo + 1
         if span > limit:
             return None
-    g = np.zeros(df.height, dtype=np.int64)
-    for i, (lo, hi) in enumerate(zip(bounds[:m], bounds[m:])):
-        g *= hi - lo + 1
-        g += ints.get_column(f"_{i}").to_numpy() - lo
-    return g
+    g = None
+    for s, lo, hi in zip(phys, bounds[:m], bounds[m:]):
+        if s.dtype == pl.UInt64:  # numpy cannot add uint64 to int64 in place: shift in Polars
+            s, lo = (s - lo).cast(pl.Int64), 0
+        v = s.to_numpy()
+        if g is None:
+            g = np.subtract(v, lo, dtype=np.int64)
+        else:
+            g *= hi - lo + 1
+            g += v
+            g -= lo
+    return g, span
+
+
+def frequency_groups(
+    df: pl.DataFrame, on: Sequence[str], weight: str | None, alpha: float
+) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """``(index, fk, Fk)`` for checked arguments (:func:`frequencies` checks them): with
+    ``index`` an int64 array, ``fk[index]`` / ``Fk[index]`` are the records' frequencies and
+    ``fk``/``Fk`` hold one entry per possible key combination (0 where none occurs); with
+    ``index`` None they are already per record. Lets callers compute per-combination values
+    (individual risk, class sizes) once per combination instead of once per record.
+
+    >>> import polars as pl
+    >>> idx, fk, Fk = frequency_groups(pl.DataFrame({"a": [3, 3, 5]}), ["a"], None, 1.0)
+    >>> idx.tolist(), fk.tolist()
+    ([0, 0, 2], [2.0, 0.0, 1.0])
+    """
+    n = df.height
+    if n == 0:
+        return None, np.zeros(0), np.zeros(0)
+    floats = [c for c in on if df.schema[c].is_float()]
+    has_missing = any(df.get_column(c).null_count() for c in on) or (
+        bool(floats) and any(df.select(pl.col(c).is_nan().any().alias(f"_{i}") for i, c in enumerate(floats)).row(0))
+    )
+    if not has_missing:
+        packed = _packed_ids(df, on)
+        if packed is not None:  # small integer-like key space: counting by bincount
+            g, span = packed
+            fk = np.bincount(g, minlength=span).astype(np.float64)
+            if weight is None:
+                return g, fk, fk
+            wv = df.get_column(weight).cast(pl.Float64).to_numpy()
+            return g, fk, np.bincount(g, weights=wv, minlength=span)
+    return None, *_frequencies_rows(df, on, weight, alpha, has_missing, floats)
 
 
 def _agg(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:
@@ -159,23 +202,24 @@ def frequencies(
     a = check_alpha(alpha)
     if weight is not None:
         check_weights(df, weight)
+    index, fk, Fk = frequency_groups(df, on, weight, a)
+    if index is None:
+        return fk, Fk
+    return np.take(fk, index), np.take(Fk, index)
+
+
+def _frequencies_rows(
+    df: pl.DataFrame, on: list[str], weight: str | None, a: float, has_missing: bool, floats: list[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """fk / Fk per record by Polars: one ``over()`` pass without missing keys, else the
+    wildcard rule by combinations and joins (module docstring)."""
     n = df.height
-    if n == 0:
-        return np.zeros(0), np.zeros(0)
-    floats = [c for c in on if df.schema[c].is_float()]
-    has_missing = any(df.get_column(c).null_count() for c in on) or (
-        bool(floats) and any(df.select(pl.col(c).is_nan().any().alias(f"_{i}") for i, c in enumerate(floats)).row(0))
-    )
     w = (
         df.get_column(weight).cast(pl.Float64)
         if weight is not None
         else pl.Series("_w", np.ones(n))
     )
     if not has_missing:
-        g = _packed_ids(df, on)
-        if g is not None:  # small integer-like key space: counting by bincount
-            wv = w.to_numpy()
-            return np.bincount(g).astype(np.float64)[g], np.bincount(g, weights=wv)[g]
         out = df.select(on).with_columns(w.alias("_w")).select(
             pl.len().over(on).cast(pl.Float64).alias("fk"), pl.col("_w").sum().over(on).alias("Fk")
         )

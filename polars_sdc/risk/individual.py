@@ -24,7 +24,7 @@ import polars as pl
 
 from .._columns import ColumnSpec, resolve_columns
 from .._errors import SDCError
-from .frequencies import frequencies, key_columns
+from .frequencies import check_alpha, check_weights, frequency_groups, key_columns
 
 RISK = "risk"
 HOUSEHOLD_RISK = "household_risk"
@@ -56,6 +56,31 @@ def individual_risk(fk: np.ndarray, Fk: np.ndarray) -> np.ndarray:
     return r
 
 
+def frequencies_and_risk(
+    df: pl.DataFrame, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``fk``, ``Fk`` (:func:`~polars_sdc.risk.frequencies.frequencies`) and the individual
+    risk of every record (float64 arrays in row order). The risk is computed once per key
+    combination (not once per record) when the keys allow a counting array, then gathered.
+
+    >>> import polars as pl
+    >>> fk, Fk, r = frequencies_and_risk(pl.DataFrame({"a": [1, 1, 2], "w": [10.0, 30.0, 4.0]}), "a", "w")
+    >>> fk.tolist(), Fk.tolist(), r.round(6).tolist()
+    ([2.0, 2.0, 1.0], [40.0, 40.0, 4.0], [0.044333, 0.044333, 0.462098])
+    """
+    cols = key_columns(df, on, weight)
+    a = check_alpha(alpha)
+    if weight is not None:
+        check_weights(df, weight)
+    index, fk, Fk = frequency_groups(df, cols, weight, a)
+    if index is None:
+        return fk, Fk, individual_risk(fk, Fk)
+    present = np.flatnonzero(fk)
+    r = np.zeros(fk.size)
+    r[present] = individual_risk(fk[present], Fk[present])
+    return np.take(fk, index), np.take(Fk, index), np.take(r, index)
+
+
 def household_risk(risk: np.ndarray, household: pl.Series) -> np.ndarray:
     """``1 - prod(1 - r_i)`` over each record's household, per record (module docstring).
 
@@ -79,8 +104,7 @@ def _risk_arrays(
         nulls = df.get_column(household).null_count()
         if nulls:
             raise SDCError(f"column {household!r}: {nulls} null household id(s)")
-    fk, Fk = frequencies(df, cols, weight, alpha)
-    r = individual_risk(fk, Fk)
+    fk, Fk, r = frequencies_and_risk(df, cols, weight, alpha)
     h = household_risk(r, df.get_column(household)) if household is not None else None
     return cols, fk, Fk, r, h
 

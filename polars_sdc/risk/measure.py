@@ -18,13 +18,20 @@ import polars as pl
 from .._columns import ColumnSpec
 from .._errors import SDCError
 from .._validation import check_int
-from .frequencies import check_alpha, frequencies, key_columns
+from .frequencies import check_alpha, key_columns
 
 
 class RiskResult:
     """Result of :func:`measure_risk`: ``per_record`` (DataFrame, one row per record) and
-    ``summary`` (DataFrame with columns ``measure`` and ``value``); ``result["global_risk"]``
-    reads one summary value."""
+    ``summary`` (DataFrame with columns ``measure``, ``value`` (numbers) and ``text`` (names:
+    ``dankar_model``)); ``result["global_risk"]`` reads one summary value.
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"a": [1, 1, 2, 3], "w": [10.0, 20.0, 5.0, 40.0]})
+    >>> s = measure_risk(df, "a", weight="w", suda=False).summary
+    >>> s.filter(pl.col("measure") == "dankar_model").row(0)
+    ('dankar_model', None, 'zayatz')
+    """
 
     def __init__(self, per_record: pl.DataFrame, summary: dict[str, object], keys: Sequence[str], suda=None):
         self.per_record = per_record
@@ -34,9 +41,22 @@ class RiskResult:
 
     @property
     def summary(self) -> pl.DataFrame:
-        names = list(self._summary)
-        values = [float(v) if isinstance(v, (int, float, np.floating, np.integer)) else float("nan") for v in self._summary.values()]
-        return pl.DataFrame({"measure": names, "value": values})
+        """One row per measure: ``value`` (Float64) for a number, ``text`` (String) for a name such
+        as ``dankar_model`` (the population model Dankar et al.'s rule chose); the other is null.
+        A number that does not exist (an estimate that failed) is NaN in ``value``, never text."""
+        names, values, texts = [], [], []
+        for name, v in self._summary.items():
+            names.append(name)
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.floating, np.integer)):
+                values.append(None)
+                texts.append(None if v is None else str(v))
+            else:
+                values.append(float(v))
+                texts.append(None)
+        return pl.DataFrame(
+            {"measure": names, "value": values, "text": texts},
+            schema={"measure": pl.String, "value": pl.Float64, "text": pl.String},
+        )
 
     def as_dict(self) -> dict[str, object]:
         """The summary as a dict (the population model chosen by Dankar's rule as a string)."""
@@ -76,7 +96,7 @@ def measure_risk(
     ['fk', 'Fk', 'risk', 'suda', 'dis_suda']
     """
     from .arx import arx_risk
-    from .individual import individual_risk
+    from .individual import frequencies_and_risk
     from .suda import suda as suda_scores
 
     cols = key_columns(df, on, weight)
@@ -85,8 +105,7 @@ def measure_risk(
         raise SDCError("the frame is empty; there is no release to measure")
     for k in ks:
         check_int(k, "ks: every k", minimum=1)
-    fk, Fk = frequencies(df, cols, weight, a)
-    r = individual_risk(fk, Fk)
+    fk, Fk, r = frequencies_and_risk(df, cols, weight, a)
     columns = {"fk": fk, "Fk": Fk, "risk": r}
     summary: dict[str, object] = {
         "records": df.height,
