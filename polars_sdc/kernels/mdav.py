@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._common import topk_insert, widest_dim
+from ._common import add_nominal, mean_query, nominal_part, topk_insert, widest_dim
 
 _LEAF = 64  # rows per kd-tree leaf at most
 _REL = 1e-9  # relative margin on triangle-inequality bounds (rounding is ~1e-15)
@@ -128,56 +128,6 @@ def _sq_dist(x, q):
         d = x[j] - q[j]
         s += d * d
     return s
-
-
-@njit(cache=True)
-def nominal_part(CC, i, off, gid, gw, qcnt, K, tq, m2, acc):
-    """Squared distance contributed by the nominal columns: row i of the column-major code
-    array CC (mc, N) against a query point given by its level counts qcnt, K[c] = m^2 +
-    sum_v qcnt[v]^2 (over column c's levels), tq = 2 m and m2 = m^2 (see the module docstring).
-    ``acc`` is int64 scratch of one slot per weight group."""
-    mc = CC.shape[0]
-    if mc == 0:
-        return 0.0
-    G = gw.shape[0]
-    if G == 1:
-        t = 0
-        for c in range(mc):
-            t += K[c] - tq * qcnt[off[c] + CC[c, i]]
-        return gw[0] * t / m2
-    for g in range(G):
-        acc[g] = 0
-    for c in range(mc):
-        acc[gid[c]] += K[c] - tq * qcnt[off[c] + CC[c, i]]
-    s = 0.0
-    for g in range(G):
-        s += gw[g] * acc[g]
-    return s / m2
-
-
-@njit(cache=True)
-def point_query(CC, i, off, qcnt, K):
-    """Make (qcnt, K) the query of row i of CC (mc, N): qcnt one at its codes (zero
-    elsewhere on entry), K = 2; undo with :func:`clear_point_query`. Returns (tq, m2)."""
-    for c in range(CC.shape[0]):
-        qcnt[off[c] + CC[c, i]] = 1
-        K[c] = 2
-    return 2, 1.0
-
-
-@njit(cache=True)
-def clear_point_query(CC, i, off, qcnt):
-    for c in range(CC.shape[0]):
-        qcnt[off[c] + CC[c, i]] = 0
-
-
-@njit(cache=True)
-def mean_query(cnt, Q, m, K):
-    """K[c] = m^2 + Q[c] for the mean of m rows with level counts cnt and sums of squared
-    counts Q; returns (tq, m2)."""
-    for c in range(Q.shape[0]):
-        K[c] = m * m + Q[c]
-    return 2 * m, float(m * m)
 
 
 @njit(cache=True)
@@ -324,7 +274,7 @@ def _ref_upper(r, dq):
 @njit(cache=True)
 def _leaf_dists(TD, f, c, q, buf):
     """buf[:c] = distances of q to the first c slots of leaf f (vectorised over slots); the
-    nominal part is added by :func:`_add_nominal`."""
+    nominal part is added by :func:`~._common.add_nominal`."""
     for t in range(c):
         buf[t] = 0.0
     for j in range(TD.shape[1]):
@@ -333,16 +283,6 @@ def _leaf_dists(TD, f, c, q, buf):
         for t in range(c):
             d = row[t] - qj
             buf[t] += d * d
-
-
-@njit(cache=True)
-def _add_nominal(CC, b, w, buf, nom):
-    """buf[t] += the nominal part of the distance of column b + t of the codes CC (mc, N) to
-    the query ``nom`` = (off, gid, gw, qcnt, K, tq, m2, acc), for t < w. Kept out of the
-    numeric loops (a branch there slows the numeric-only kernel by ~10 %)."""
-    off, gid, gw, qcnt, K, tq, m2, acc = nom
-    for t in range(w):
-        buf[t] += nominal_part(CC, b + t, off, gid, gw, qcnt, K, tq, m2, acc)
 
 
 @njit(cache=True)
@@ -379,7 +319,7 @@ def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi,
             measured += c
             _leaf_dists(TD, f, c, q, buf)
             if mc > 0:
-                _add_nominal(TC[f], 0, c, buf, nom)
+                add_nominal(TC[f], 0, c, buf, nom)
             for t in range(c):
                 d = buf[t]
                 o = TI[f, t]
@@ -423,7 +363,7 @@ def _nearest_and_farthest(TD, TI, first_leaf, cnt, q, qi, kk, bd, bi, buf, TC, n
         c = cnt[f + first_leaf]
         _leaf_dists(TD, f, c, q, buf)
         if TC.shape[1] > 0:
-            _add_nominal(TC[f], 0, c, buf, nom)
+            add_nominal(TC[f], 0, c, buf, nom)
         for t in range(c):
             d = buf[t]
             o = TI[f, t]
@@ -465,7 +405,7 @@ def _farthest(LX, LR, LI, lpos, head, stop, q, dq, buf, LC, nom):
                 d = col[t] - qj
                 buf[t] += d * d
         if LC.shape[0] > 0:
-            _add_nominal(LC, b, w, buf, nom)
+            add_nominal(LC, b, w, buf, nom)
         for t in range(w):
             d = buf[t]
             if d >= best:

@@ -28,7 +28,7 @@ from .._typing import ColumnSpec
 from .._validation import check_bool, check_choice, check_int
 from ..aggregate import check_integers
 from ..partition import GROUP_DTYPE, canonical_ids
-from .features import feature_matrix
+from .features import Features, features
 from .mdav import partition_mdav
 from .mhm import check_order, partition_mhm
 from .anneal import refine_anneal
@@ -290,13 +290,17 @@ class MicroaggSpec:
         return pl.Schema(out)
 
     # -- running -----------------------------------------------------------------------------
-    def _features(self, df: pl.DataFrame) -> np.ndarray:
-        return feature_matrix(df, self.on, standardize=self.standardize, ordinal=self.ordinal, weights=self.weights)
+    def _features(self, df: pl.DataFrame) -> Features:
+        return features(df, self.on, standardize=self.standardize, ordinal=self.ordinal, weights=self.weights)
 
     def _run(self, df: pl.DataFrame) -> np.ndarray:
-        X = self._features(df)
+        F = self._features(df)
+        X = F if F.has_codes else F.numeric  # nominal columns reach the kernels as codes
         labels = np.asarray(self.method.partition(X, self.k, **self.options), dtype=np.uint32)
         if self.refine is not None:
+            # MIL / annealing move rows between group centroids: they take the one-hot matrix
+            # (capped at ONEHOT_CAP_BYTES, a clear error beyond it)
+            X = F.dense(purpose=f"refine={self.refine!r}")
             labels = np.asarray(REFINERS[self.refine](X, labels, self.k, **self.refine_options), dtype=np.uint32)
         return labels
 
@@ -320,7 +324,7 @@ class MicroaggSpec:
         if not self.by:
             return pl.Series("group", canonical_ids(self._run(df)), dtype=GROUP_DTYPE)
         for c in self.on:  # fail on bad values before any stratum runs
-            feature_matrix(df.select(c), [c], standardize=False, ordinal=self.ordinal)
+            features(df.select(c), [c], standardize=False, ordinal=self.ordinal)
         labels = np.empty(df.height, dtype=np.uint32)
         offset = 0
         for _, rows in strata if strata is not None else self.strata(df):
