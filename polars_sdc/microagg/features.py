@@ -80,14 +80,15 @@ class Features:
         """Size of :meth:`dense` in bytes."""
         return 8 * self.n * (self.numeric.shape[1] + int(self.levels.sum()))
 
-    def dense(self, *, cap: int | None = ONEHOT_CAP_BYTES, purpose: str = "this step") -> np.ndarray:
+    def dense(self, *, cap: float | None = None, purpose: str = "this step") -> np.ndarray:
         """The C-contiguous float64 one-hot embedding (n, p + sum U), numeric and one-hot
         blocks in the order of the ``on`` columns; :class:`SDCError` when it would take more
-        than ``cap`` bytes (None: no cap)."""
+        than ``cap`` bytes (default :data:`ONEHOT_CAP_BYTES`; ``math.inf``: no cap)."""
         if not self.has_codes:
             return self.numeric
         size = self.dense_bytes()
-        if cap is not None and size > cap:
+        cap = ONEHOT_CAP_BYTES if cap is None else cap
+        if size > cap:
             worst = int(np.argmax(self.levels))
             raise SDCError(
                 f"column {self.names[worst]!r}: {int(self.levels[worst])} categories; {purpose} needs the one-hot "
@@ -159,11 +160,11 @@ def feature_matrix(
     standardize: bool = True,
     ordinal: Sequence[str] = (),
     weights: Mapping[str, float] | None = None,
-    cap: int | None = ONEHOT_CAP_BYTES,
+    cap: float | None = None,
 ) -> np.ndarray:
     """The C-contiguous float64 matrix whose Euclidean distance is the product distance of
     the ``on`` columns (see the module docstring): :func:`features` with nominal columns
-    one-hot encoded (:class:`SDCError` beyond ``cap`` bytes).
+    one-hot encoded (:class:`SDCError` beyond ``cap`` bytes, default :data:`ONEHOT_CAP_BYTES`).
 
     >>> import polars as pl
     >>> feature_matrix(pl.DataFrame({"c": ["a", "b", "a"]}), ["c"]).round(4).tolist()
