@@ -27,8 +27,9 @@ category u to a point q that is the mean of m rows with qcnt[v] rows in category
 I = m^2 - 2 m qcnt[u] + sum_v qcnt[v]^2 is an exact integer (a row is q with m = 1: I = 0 or
 2). Columns with equal a_c add their I's as integers first, so distances that tie in exact
 arithmetic tie in floating point too. The live counts per level (O(sum U)) give the centroid;
-a kd-tree node keeps, per nominal column, the one code all its live rows share (or -1), which
-bounds the nominal part from below.
+a kd-tree node keeps, per nominal column, the range [cmin, cmax] of its live rows' codes: a
+query row whose code lies outside differs from all of them, which bounds the nominal part
+from below (the tree splits on codes too, so such ranges are narrow).
 
 Box bounds use the same floating-point operations, in the same column order, as the row
 distance, and rounding is monotone, so a box bound never crosses a computed distance; the
@@ -154,14 +155,16 @@ def _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode):
     p = TD.shape[1]
     f = v - first_leaf
     c = cnt[v]
-    for j in range(TC.shape[1]):
+    mc = TC.shape[1]
+    for j in range(mc):
         row = TC[f, j]
-        code = row[0]
+        a = row[0]
+        b = row[0]
         for t in range(1, c):
-            if row[t] != code:
-                code = -1
-                break
-        ncode[v, j] = code
+            a = min(a, row[t])
+            b = max(b, row[t])
+        ncode[v, j] = a
+        ncode[v, mc + j] = b
     for j in range(p):
         a = np.inf
         b = -np.inf
@@ -191,11 +194,14 @@ def _fit_inner(v, cnt, lo, hi, rmin, rmax, ncode):
     elif cnt[c2] == 0:
         c2 = c1
     changed = False
-    for j in range(ncode.shape[1]):
-        a = ncode[c1, j]
-        code = a if a == ncode[c2, j] else -1
-        changed |= code != ncode[v, j]
-        ncode[v, j] = code
+    for j in range(ncode.shape[1] // 2):
+        a = min(ncode[c1, j], ncode[c2, j])
+        changed |= a != ncode[v, j]
+        ncode[v, j] = a
+    for j in range(ncode.shape[1] // 2, ncode.shape[1]):
+        a = max(ncode[c1, j], ncode[c2, j])
+        changed |= a != ncode[v, j]
+        ncode[v, j] = a
     for j in range(lo.shape[1]):
         a = min(lo[c1, j], lo[c2, j])
         b = max(hi[c1, j], hi[c2, j])
@@ -241,22 +247,23 @@ def _lower(lo, hi, rmin, rmax, v, q, dq, nom_lb):
 @njit(cache=True)
 def _nominal_lower(ncode, v, qcode, gid, gw, acc):
     """Nominal part of the box bound of node v for the row query with codes qcode: the
-    columns whose code all of v's rows share and q lacks, as the same integer sums as
-    :func:`nominal_part` (never larger; rounding is monotone)."""
-    mc = ncode.shape[1]
+    columns where q's code lies outside the node's code range [ncode[v, c], ncode[v, mc + c]]
+    (then it differs from every row of v), as the same integer sums as :func:`nominal_part`
+    (never larger; rounding is monotone)."""
+    mc = ncode.shape[1] // 2
     G = gw.shape[0]
     if G == 1:
         t = 0
         for c in range(mc):
-            code = ncode[v, c]
-            if code >= 0 and code != qcode[c]:
+            u = qcode[c]
+            if u < ncode[v, c] or u > ncode[v, mc + c]:
                 t += 2
         return gw[0] * t / 1.0
     for g in range(G):
         acc[g] = 0
     for c in range(mc):
-        code = ncode[v, c]
-        if code >= 0 and code != qcode[c]:
+        u = qcode[c]
+        if u < ncode[v, c] or u > ncode[v, mc + c]:
             acc[gid[c]] += 2
     t2 = 0.0
     for g in range(G):
@@ -304,7 +311,7 @@ def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi,
     found = 0
     thr = np.inf
     measured = 0
-    mc = ncode.shape[1]
+    mc = ncode.shape[1] // 2
     sn[0] = 0
     sb[0] = 0.0
     sp = 1
@@ -577,7 +584,7 @@ def _tree(Xs, os, rs, leaf, pos, Cs, cscale):
     hi = np.empty((nnodes, p), dtype=np.float64)
     rmin = np.empty(nnodes, dtype=np.float64)
     rmax = np.empty(nnodes, dtype=np.float64)
-    ncode = np.empty((nnodes, mc), dtype=np.int32)
+    ncode = np.empty((nnodes, 2 * mc), dtype=np.int32)  # code range [min, max] per column
     _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode)
     return TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf, TC, ncode
 
