@@ -78,7 +78,7 @@ def nominal_part(CC, i, off, gid, gw, qcnt, K, tq, m2, acc):
     """Squared distance contributed by the nominal columns: row i of the column-major code
     array CC (mc, N) against a query point given by its level counts qcnt, K[c] = m^2 +
     sum_v qcnt[v]^2 (over column c's levels), tq = 2 m and m2 = m^2 (see the module docstring).
-    ``acc`` is int64 scratch of one slot per weight group."""
+    ``acc`` is int64 scratch (G, W), G weight groups (column 0 is used here)."""
     mc = CC.shape[0]
     if mc == 0:
         return 0.0
@@ -89,12 +89,12 @@ def nominal_part(CC, i, off, gid, gw, qcnt, K, tq, m2, acc):
             t += K[c] - tq * qcnt[off[c] + CC[c, i]]
         return gw[0] * t / m2
     for g in range(G):
-        acc[g] = 0
+        acc[g, 0] = 0
     for c in range(mc):
-        acc[gid[c]] += K[c] - tq * qcnt[off[c] + CC[c, i]]
+        acc[gid[c], 0] += K[c] - tq * qcnt[off[c] + CC[c, i]]
     s = 0.0
     for g in range(G):
-        s += gw[g] * acc[g]
+        s += gw[g] * acc[g, 0]
     return s / m2
 
 
@@ -119,8 +119,28 @@ def mean_query(cnt, Q, m, K):
 @njit(cache=True)
 def add_nominal(CC, b, w, buf, nom):
     """buf[t] += the nominal part of the distance of column b + t of the codes CC (mc, N) to
-    the query ``nom`` = (off, gid, gw, qcnt, K, tq, m2, acc), for t < w. Kept out of the
-    numeric loops (a branch there slows the numeric-only kernel by ~10 %)."""
+    the query ``nom`` = (off, gid, gw, qcnt, K, tq, m2, acc), for t < w (acc: int64 scratch
+    (G, >= w)); the same value as :func:`nominal_part`, vectorised over t. Kept out of the
+    numeric loops (a branch there slows the numeric-only kernels by ~10 %)."""
     off, gid, gw, qcnt, K, tq, m2, acc = nom
+    G = gw.shape[0]
+    for g in range(G):
+        for t in range(w):
+            acc[g, t] = 0
+    for c in range(CC.shape[0]):
+        g = gid[c]
+        kc = K[c]
+        o = off[c]
+        row = CC[c]
+        for t in range(w):
+            acc[g, t] += kc - tq * qcnt[o + row[b + t]]
+    if G == 1:
+        gw0 = gw[0]
+        for t in range(w):
+            buf[t] += gw0 * acc[0, t] / m2
+        return
     for t in range(w):
-        buf[t] += nominal_part(CC, b + t, off, gid, gw, qcnt, K, tq, m2, acc)
+        s = 0.0
+        for g in range(G):
+            s += gw[g] * acc[g, t]
+        buf[t] += s / m2

@@ -260,14 +260,14 @@ def _nominal_lower(ncode, v, qcode, gid, gw, acc):
                 t += 2
         return gw[0] * t / 1.0
     for g in range(G):
-        acc[g] = 0
+        acc[g, 0] = 0
     for c in range(mc):
         u = qcode[c]
         if u < ncode[v, c] or u > ncode[v, mc + c]:
-            acc[gid[c]] += 2
+            acc[gid[c], 0] += 2
     t2 = 0.0
     for g in range(G):
-        t2 += gw[g] * acc[g]
+        t2 += gw[g] * acc[g, 0]
     return t2 / 1.0
 
 
@@ -682,7 +682,7 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=_LEAF):
     Kc = np.empty(mc, dtype=np.int64)
     Kr = np.empty(mc, dtype=np.int64)
     Kp = np.empty(mc, dtype=np.int64)
-    acc = np.empty(gw.shape[0], dtype=np.int64)
+    acc = np.empty((gw.shape[0], max(leaf, _SCAN)), dtype=np.int64)
     qcode = np.zeros(mc, dtype=np.int32)
     pnt = (off, gid, gw, pcnt, Kp, 2, 1.0, acc)  # the current row xr as a query
     c = np.empty(p, dtype=np.float64)

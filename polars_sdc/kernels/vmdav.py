@@ -117,7 +117,7 @@ def _join_leftovers(X, labels, n_groups, rows, n_rows, codes, off, gid, gw):
         gcnt = np.zeros(off[mc], dtype=np.int64)
         Q = np.zeros(mc, dtype=np.int64)
         K = np.empty(mc, dtype=np.int64)
-        acc = np.empty(gw.shape[0], dtype=np.int64)
+        acc = np.empty((gw.shape[0], 1), dtype=np.int64)
         CC = np.ascontiguousarray(codes[rows[:n_rows]].T)
         a = 0
         for g in range(n_groups):
@@ -190,7 +190,7 @@ def vmdav_labels_codes(X, codes, off, gid, gw, k, gamma):
             ccnt[u] += 1
     Kc = np.empty(mc, dtype=np.int64)
     tqc, m2c = mean_query(ccnt, cQ, n, Kc)
-    acc = np.empty(gw.shape[0], dtype=np.int64)
+    acc = np.empty((gw.shape[0], n if mc > 0 else 0), dtype=np.int64)
     pcnt = np.zeros(off[mc], dtype=np.int64)  # a row's indicator (point queries)
     Kp = np.empty(mc, dtype=np.int64)
     pnt = (off, gid, gw, pcnt, Kp, 2, 1.0, acc)
