@@ -643,7 +643,10 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=_LEAF):
     >>> X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
     >>> codes = np.array([[0], [1], [0], [1], [0], [1]], dtype=np.int32)
     >>> mdav_labels_codes(X, codes, np.array([0, 2]), np.array([0]), np.array([50.0]), 2).tolist()
-    [1, 0, 1, 0, 2, 2]
+    [0, 2, 0, 1, 2, 1]
+    >>> a = np.sqrt(50.0)  # the same as MDAV on the one-hot embedding with value a
+    >>> mdav_labels(np.hstack([X, a * (codes == 0), a * (codes == 1)]), 2).tolist()
+    [0, 2, 0, 1, 2, 1]
     """
     n, p = X.shape
     mc = codes.shape[1]
