@@ -17,6 +17,9 @@ The numpy face of :mod:`polars_sdc.kernels.path_order` and
   other (nearest centroid next), so MHM never does worse than leaf-wise MDAV; with
   n <= leaf_size this is MDAV-then-MHM, which improves on MDAV (census k = 3: 5.6049 %
   against MDAV's 5.6922 %). O(n log n p + n leaf_size p / k) time.
+
+Nominal columns (:class:`~.features.Features` with codes) are one-hot encoded here, capped
+at :data:`~.features.ONEHOT_CAP_BYTES` (MDAV and V-MDAV take the codes directly).
 """
 from __future__ import annotations
 

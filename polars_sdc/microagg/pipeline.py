@@ -45,8 +45,9 @@ COMMON_ARGUMENTS = ("by", "standardize", "ordinal", "weights", "group_column", "
 
 @dataclass(frozen=True)
 class Method:
-    """A partition method: its function ``partition(X, k, **options) -> uint32 labels`` and
-    a validator per option (returns the clean value)."""
+    """A partition method: its function ``partition(X, k, **options) -> uint32 labels`` (X a
+    float matrix, or :class:`~.features.Features` when nominal columns take part) and a
+    validator per option (returns the clean value)."""
 
     name: str
     partition: Callable[..., np.ndarray]
