@@ -206,3 +206,17 @@ def test_codes_memory_is_linear(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert float(out[0]) < 150.0  # MB above the input: O(n) work arrays, not 1.6 GB
     assert int(out[1]) >= 5
+
+
+def test_mhm_with_nominal_columns_uses_capped_onehot(monkeypatch):
+    import polars_sdc.microagg.features as feat
+    from polars_sdc.microagg.mhm import partition_mhm
+
+    r = np.random.default_rng(4)
+    df = pl.DataFrame({"c": r.choice(list("abcd"), 40), "x": r.normal(size=40)})
+    F = features(df, ["c", "x"])
+    assert partition_mhm(F, 3, "npn").tolist() == partition_mhm(onehot_features(df, ["c", "x"]), 3, "npn").tolist()
+    assert df.sdc.mhm(3, ["c", "x"], order="kd-mdav").sdc.k_anonymity(["c", "x"]) >= 3
+    monkeypatch.setattr(feat, "ONEHOT_CAP_BYTES", 100)
+    with pytest.raises(SDCError, match=r"column 'c': 4 categories; MHM order='npn' needs the one-hot"):
+        df.sdc.mhm(3, ["c", "x"], order="npn")
