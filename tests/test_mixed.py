@@ -124,7 +124,7 @@ def test_codes_equal_onehot_partitions(seed, n, n_num, n_nom, levels, dup, k, we
     df = _mixed_frame(seed, n, n_num, n_nom, levels, dup, dtype)
     on = df.columns
     r = np.random.default_rng(seed + 1)
-    w = {c: float(r.choice([0.25, 0.5, 1.0, 3.0, 1e200])) for c in on} if weighted else None
+    w = {c: float(r.choice([0.25, 0.5, 1.0, 3.0, 1e-3, 1e3])) for c in on} if weighted else None
     F = features(df, on, standardize=standardize, weights=w)
     X = onehot_features(df, on, standardize=standardize, weights=w)  # the previous path
     np.testing.assert_array_equal(F.dense(), X)
@@ -155,6 +155,19 @@ def test_codes_tie_where_onehot_rounding_breaks_one():
     want = canonical_ids(reference_mdav_exact(onehot_features(df, df.columns), 2)).tolist()
     assert canonical_ids(partition_mdav(F, 2)).tolist() == want
     assert canonical_ids(partition_mdav(F.dense(), 2)).tolist() != want  # the old path's rounding
+
+
+def test_constant_nominal_column_with_huge_weight_adds_exactly_nothing():
+    # one level, weight 1e200: the column adds 0 to every distance. The codes path gets exactly
+    # 0 (integer numerators); the one-hot path's centroid of the constant column is off by one
+    # ulp, and that rounding noise (~1e-16 a^2) outweighs the numeric distances (~1e-200 a^2),
+    # so there the partition was decided by rounding (found by the property test above)
+    df = _mixed_frame(0, 33, 2, 2, 1, 0, pl.String)
+    w = {"x0": 1.0, "x1": 1.0, "c0": 3.0, "c1": 1e200}
+    F = features(df, df.columns, standardize=False, weights=w)
+    want = canonical_ids(partition_mdav(F.numeric, 2)).tolist()
+    assert canonical_ids(partition_mdav(F, 2)).tolist() == want
+    assert canonical_ids(partition_mdav(onehot_features(df, df.columns, standardize=False, weights=w), 2)).tolist() != want
 
 
 def test_5000_categories_no_limit_groups_ge_k():
