@@ -9,6 +9,9 @@ Index (reference -> what it checks):
 
 - ``direct_sse``                    SSE of a partition (loss.sse, every microaggregation test)
 - ``reference_mdav``                MDAV (thesis 2.3.4) -> kernels/mdav.py
+- ``onehot_features``, ``reference_mdav_exact``  the one-hot embedding of nominal columns as it was
+  built before the kernels took codes, and MDAV in exact rational arithmetic -> microagg/features.py,
+  the code paths of kernels/mdav.py and kernels/vmdav.py
 - ``reference_vmdav``               V-MDAV (thesis 2.3.4) -> kernels/vmdav.py
 - ``reference_npn``, ``reference_grid``   MHM orderings (MHM paper 3.2, procedure A') -> kernels/path_order.py
 - ``compositions``, ``brute_force_ordered``  shortest path over an ordering -> kernels/hansen_mukherjee.py
@@ -72,6 +75,79 @@ def reference_mdav(X, k):
     if len(left) >= 2 * k:
         take(farthest(X[left].mean(axis=0)))
     labels[left] = label
+    return labels
+
+
+def onehot_features(df, on, *, standardize=True, ordinal=(), weights=None):
+    """The product-distance matrix as it was built before nominal columns reached the kernels
+    as codes: numeric z-scores, ordinal rank / |D(V)|, nominal one-hot times sqrt(w / 2), all
+    times sqrt(w), then one common power of two when something is extreme (thesis 3.1.3)."""
+    import polars as pl
+
+    from polars_sdc.microagg.features import _weighted, category_codes
+    from polars_sdc.standardize import SAFE_EXP, pow2_exponent, zscore
+
+    weights = dict(weights or {})
+    blocks = []
+    for c in on:
+        s = df.get_column(c)
+        w = float(weights.get(c, 1.0))
+        if s.dtype.is_numeric() or s.dtype == pl.Boolean:
+            x = s.cast(pl.Float64).to_numpy().reshape(-1, 1)
+            blocks.append(_weighted(zscore(x) if standardize else x, w))
+            continue
+        codes, size = category_codes(s)
+        if c in ordinal:
+            blocks.append(_weighted((codes / max(size, 1)).reshape(-1, 1), w))
+            continue
+        used, dense = np.unique(codes, return_inverse=True)
+        block = np.zeros((s.len(), used.size))
+        block[np.arange(s.len()), dense.ravel()] = 1.0
+        blocks.append(_weighted(block, w / 2.0))
+    live = [(b, e + pow2_exponent(b)) for b, e in blocks if b.size and np.any(b != 0)]
+    top = max((t for _, t in live), default=0)
+    if all(e == 0 for _, e in blocks) and -SAFE_EXP <= top <= SAFE_EXP:
+        return np.ascontiguousarray(np.hstack([b for b, _ in blocks]))
+    return np.ascontiguousarray(np.hstack([np.ldexp(b, e - top) for b, e in blocks]))
+
+
+def reference_mdav_exact(X, k):
+    """MDAV (thesis 2.3.4) in exact rational arithmetic on the float matrix X: the centroid is
+    the exact mean, every distance exact (Fractions), ties to the lowest row index."""
+    n, p = X.shape
+    R = [[Fraction(float(v)) for v in row] for row in X]
+    left = list(range(n))
+    labels = np.full(n, -1)
+    label = 0
+
+    def d2(a, b):
+        return sum((x - y) ** 2 for x, y in zip(a, b))
+
+    def mean(rows):
+        return [sum(R[i][j] for i in rows) / len(rows) for j in range(p)]
+
+    def farthest(v):
+        d = {i: d2(R[i], v) for i in left}
+        best = max(d.values())
+        return min(i for i in left if d[i] == best)
+
+    def take(r):
+        nonlocal left, label
+        others = sorted((i for i in left if i != r), key=lambda i: (d2(R[i], R[r]), i))[: k - 1]
+        for i in [r] + others:
+            labels[i] = label
+        label += 1
+        gone = set(others) | {r}
+        left = [i for i in left if i not in gone]
+
+    while len(left) >= 3 * k:
+        r = farthest(mean(left))
+        take(r)
+        take(farthest(R[r]))
+    if len(left) >= 2 * k:
+        take(farthest(mean(left)))
+    for i in left:
+        labels[i] = label
     return labels
 
 

@@ -92,3 +92,144 @@ def test_mixed_errors(kwargs, message):
         df.sdc.mdav(1, **kwargs)
     with pytest.raises(SDCError, match="column 'c': 1 null"):
         df.sdc.mdav(1, on=["x", "c"])
+
+
+# -- nominal columns as codes: the same partitions as the one-hot matrix, O(n) memory -----------
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from naive import onehot_features, reference_mdav_exact
+from polars_sdc.microagg.features import ONEHOT_CAP_BYTES, features
+from polars_sdc.microagg.mdav import partition_mdav
+from polars_sdc.microagg.vmdav import partition_vmdav
+from polars_sdc.partition import canonical_ids
+
+
+def _mixed_frame(seed, n, n_num, n_nom, levels, dup, dtype):
+    r = np.random.default_rng(seed)
+    cols = {f"x{j}": r.normal(size=n) * 10.0 ** r.integers(-3, 4) for j in range(n_num)}
+    for j in range(n_nom):
+        s = pl.Series(r.choice([f"v{i}" for i in range(levels)], n))
+        cols[f"c{j}"] = s.cast(dtype) if dtype != pl.Enum else s.cast(pl.Enum([f"v{i}" for i in range(levels + 2)]))
+    df = pl.DataFrame(cols)
+    return pl.concat([df, df.head(dup)]) if dup else df  # duplicated records: exact ties
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 70), n_num=st.integers(1, 2), n_nom=st.integers(1, 2),
+       levels=st.integers(1, 6), dup=st.integers(0, 20), k=st.integers(1, 5), weighted=st.booleans(),
+       standardize=st.booleans(), gamma=st.sampled_from([0.0, 0.5, 1.0, 2.0]),
+       dtype=st.sampled_from([pl.String, pl.Categorical, pl.Enum]))
+def test_codes_equal_onehot_partitions(seed, n, n_num, n_nom, levels, dup, k, weighted, standardize, gamma, dtype):
+    df = _mixed_frame(seed, n, n_num, n_nom, levels, dup, dtype)
+    on = df.columns
+    r = np.random.default_rng(seed + 1)
+    w = {c: float(r.choice([0.25, 0.5, 1.0, 3.0, 1e-3, 1e3])) for c in on} if weighted else None
+    F = features(df, on, standardize=standardize, weights=w)
+    X = onehot_features(df, on, standardize=standardize, weights=w)  # the previous path
+    np.testing.assert_array_equal(F.dense(), X)
+    k = min(k, df.height)
+    assert canonical_ids(partition_mdav(F, k)).tolist() == canonical_ids(partition_mdav(X, k)).tolist()
+    assert canonical_ids(partition_vmdav(F, k, gamma)).tolist() == canonical_ids(partition_vmdav(X, k, gamma)).tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 40), n_nom=st.integers(1, 3), levels=st.integers(1, 5),
+       dup=st.integers(0, 10), k=st.integers(1, 5))
+def test_codes_break_ties_exactly(seed, n, n_nom, levels, dup, k):
+    # nominal-only data tie everywhere; the codes path computes each nominal distance from
+    # integer counts, so exact ties stay ties and go to the lowest row: it is MDAV in exact
+    # arithmetic (the one-hot matrix summed in column order may break such ties by rounding)
+    df = _mixed_frame(seed, n, 0, n_nom, levels, dup, pl.String)
+    F = features(df, df.columns)
+    k = min(k, df.height)
+    want = reference_mdav_exact(onehot_features(df, df.columns), k)
+    assert canonical_ids(partition_mdav(F, k)).tolist() == canonical_ids(want).tolist()
+
+
+def test_codes_tie_where_onehot_rounding_breaks_one():
+    # found by a search: rows at exactly the same distance from the centroid; the one-hot
+    # sums (in column order) differ in the last bit there, the integer numerators do not
+    df = pl.DataFrame({"c0": list("ccacaa"), "c1": list("abbaca"), "c2": list("cdcdda")})
+    F = features(df, df.columns)
+    want = canonical_ids(reference_mdav_exact(onehot_features(df, df.columns), 2)).tolist()
+    assert canonical_ids(partition_mdav(F, 2)).tolist() == want
+    assert canonical_ids(partition_mdav(F.dense(), 2)).tolist() != want  # the old path's rounding
+
+
+def test_constant_nominal_column_with_huge_weight_adds_exactly_nothing():
+    # one level, weight 1e200: the column adds 0 to every distance. The codes path gets exactly
+    # 0 (integer numerators); the one-hot path's centroid of the constant column is off by one
+    # ulp, and that rounding noise (~1e-16 a^2) outweighs the numeric distances (~1e-200 a^2),
+    # so there the partition was decided by rounding (found by the property test above)
+    df = _mixed_frame(0, 33, 2, 2, 1, 0, pl.String)
+    w = {"x0": 1.0, "x1": 1.0, "c0": 3.0, "c1": 1e200}
+    F = features(df, df.columns, standardize=False, weights=w)
+    want = canonical_ids(partition_mdav(F.numeric, 2)).tolist()
+    assert canonical_ids(partition_mdav(F, 2)).tolist() == want
+    assert canonical_ids(partition_mdav(onehot_features(df, df.columns, standardize=False, weights=w), 2)).tolist() != want
+
+
+def test_5000_categories_no_limit_groups_ge_k():
+    r = np.random.default_rng(5)
+    n = 12_000
+    df = pl.DataFrame({
+        "c": pl.Series(r.permutation(np.arange(n) % 5000)).cast(pl.String),
+        "x": r.normal(size=n),
+        "region": r.choice(["N", "S"], n),
+    })
+    assert df["c"].n_unique() == 5000
+    for method, extra in (("mdav", {}), ("vmdav", {"gamma": 1.0})):
+        out = df.sdc.microaggregate(4, on=["c", "x"], by="region", method=method, group_column="g", **extra)
+        assert out.height == n and out["region"].equals(df["region"])
+        assert out.sdc.k_anonymity(["c", "x", "region"]) >= 4
+        assert out.group_by("g").len()["len"].min() >= 4
+
+
+def test_refine_with_nominal_columns_uses_capped_onehot(monkeypatch):
+    import polars_sdc.microagg.features as feat
+
+    r = np.random.default_rng(3)
+    df = pl.DataFrame({"c": r.choice(list("abcdef"), 60), "x": r.normal(size=60)})
+    out = df.sdc.mdav(3, ["c", "x"], refine="mil")
+    assert out.sdc.k_anonymity(["c", "x"]) >= 3
+    monkeypatch.setattr(feat, "ONEHOT_CAP_BYTES", 1000)
+    with pytest.raises(SDCError, match=r"column 'c': 6 categories; refine='mil' needs the one-hot"):
+        df.sdc.mdav(3, ["c", "x"], refine="mil")
+    assert df.sdc.mdav(3, ["c", "x"]).sdc.k_anonymity(["c", "x"]) >= 3  # no refine: no one-hot, no cap
+    assert ONEHOT_CAP_BYTES == 1 << 30
+
+
+def test_codes_memory_is_linear(tmp_path):
+    # 100,000 rows x one 2,000-level column: the one-hot matrix would be 1.6 GB
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, numpy as np, polars as pl\n"
+        "from polars_sdc.microagg.features import features\n"
+        "from polars_sdc.microagg.mdav import partition_mdav\n"
+        "r = np.random.default_rng(0); n = 100_000\n"
+        "df = pl.DataFrame({'x': r.normal(size=n), 'c': pl.Series(r.integers(0, 2000, n)).cast(pl.String)})\n"
+        "partition_mdav(features(df.head(500), ['x', 'c']), 5)\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "g = partition_mdav(features(df, ['x', 'c']), 5)\n"
+        "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024, np.bincount(g).min())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert float(out[0]) < 150.0  # MB above the input: O(n) work arrays, not 1.6 GB
+    assert int(out[1]) >= 5
+
+
+def test_mhm_with_nominal_columns_uses_capped_onehot(monkeypatch):
+    import polars_sdc.microagg.features as feat
+    from polars_sdc.microagg.mhm import partition_mhm
+
+    r = np.random.default_rng(4)
+    df = pl.DataFrame({"c": r.choice(list("abcd"), 40), "x": r.normal(size=40)})
+    F = features(df, ["c", "x"])
+    assert partition_mhm(F, 3, "npn").tolist() == partition_mhm(onehot_features(df, ["c", "x"]), 3, "npn").tolist()
+    assert df.sdc.mhm(3, ["c", "x"], order="kd-mdav").sdc.k_anonymity(["c", "x"]) >= 3
+    monkeypatch.setattr(feat, "ONEHOT_CAP_BYTES", 100)
+    with pytest.raises(SDCError, match=r"column 'c': 4 categories; MHM order='npn' needs the one-hot"):
+        df.sdc.mhm(3, ["c", "x"], order="npn")

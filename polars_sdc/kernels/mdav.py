@@ -21,6 +21,16 @@ drifts), and two stores of the live rows answer the two queries of MDAV:
   one fused pass over the live rows finds xr's neighbours and xs, and the bounded searches
   are probed again after ``_PROBE`` pairs.
 
+Nominal quasi-identifiers (:func:`mdav_labels_codes`) come as int32 codes, never one-hot: a
+column c with one-hot value a_c adds a_c^2 I / m^2 to the squared distance from a row of
+category u to a point q that is the mean of m rows with qcnt[v] rows in category v, where
+I = m^2 - 2 m qcnt[u] + sum_v qcnt[v]^2 is an exact integer (a row is q with m = 1: I = 0 or
+2). Columns with equal a_c add their I's as integers first, so distances that tie in exact
+arithmetic tie in floating point too. The live counts per level (O(sum U)) give the centroid;
+a kd-tree node keeps, per nominal column, the range [cmin, cmax] of its live rows' codes: a
+query row whose code lies outside differs from all of them, which bounds the nominal part
+from below (the tree splits on codes too, so such ranges are narrow).
+
 Box bounds use the same floating-point operations, in the same column order, as the row
 distance, and rounding is monotone, so a box bound never crosses a computed distance; the
 triangle-inequality bounds carry a relative margin of 1e-9 (rounding is ~1e-15). So every
@@ -34,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._common import topk_insert, widest_dim
+from ._common import add_nominal, mean_query, nominal_part, topk_insert, widest_dim
 
 _LEAF = 64  # rows per kd-tree leaf at most
 _REL = 1e-9  # relative margin on triangle-inequality bounds (rounding is ~1e-15)
@@ -122,11 +132,39 @@ def _sq_dist(x, q):
 
 
 @njit(cache=True)
-def _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax):
-    """Bounding box and r-range of the live rows of leaf node v."""
+def _mean_gap(off, gid, gw, cnt, m, rcnt, rm):
+    """Squared nominal distance between the mean of m rows with counts cnt and the mean of
+    rm rows with counts rcnt."""
+    mc = off.shape[0] - 1
+    if mc == 0:
+        return 0.0
+    s = 0.0
+    den = float(m) * float(rm)
+    for c in range(mc):
+        t = 0.0
+        for u in range(off[c], off[c + 1]):
+            d = float(cnt[u] * rm - rcnt[u] * m)
+            t += d * d
+        s += gw[gid[c]] * t
+    return s / (den * den)
+
+
+@njit(cache=True)
+def _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode):
+    """Bounding box, r-range and shared codes of the live rows of leaf node v."""
     p = TD.shape[1]
     f = v - first_leaf
     c = cnt[v]
+    mc = TC.shape[1]
+    for j in range(mc):
+        row = TC[f, j]
+        a = row[0]
+        b = row[0]
+        for t in range(1, c):
+            a = min(a, row[t])
+            b = max(b, row[t])
+        ncode[v, j] = a
+        ncode[v, mc + j] = b
     for j in range(p):
         a = np.inf
         b = -np.inf
@@ -146,7 +184,7 @@ def _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax):
 
 
 @njit(cache=True)
-def _fit_inner(v, cnt, lo, hi, rmin, rmax):
+def _fit_inner(v, cnt, lo, hi, rmin, rmax, ncode):
     """Bounds of internal node v from its non-empty children; False when they did not change
     (then no ancestor's bounds change either)."""
     c1 = 2 * v + 1
@@ -156,6 +194,14 @@ def _fit_inner(v, cnt, lo, hi, rmin, rmax):
     elif cnt[c2] == 0:
         c2 = c1
     changed = False
+    for j in range(ncode.shape[1] // 2):
+        a = min(ncode[c1, j], ncode[c2, j])
+        changed |= a != ncode[v, j]
+        ncode[v, j] = a
+    for j in range(ncode.shape[1] // 2, ncode.shape[1]):
+        a = max(ncode[c1, j], ncode[c2, j])
+        changed |= a != ncode[v, j]
+        ncode[v, j] = a
     for j in range(lo.shape[1]):
         a = min(lo[c1, j], lo[c2, j])
         b = max(hi[c1, j], hi[c2, j])
@@ -171,28 +217,58 @@ def _fit_inner(v, cnt, lo, hi, rmin, rmax):
 
 
 @njit(cache=True)
-def _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax):
+def _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode):
     for v in range(first_leaf, 2 * first_leaf + 1):
         if cnt[v] > 0:
-            _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax)
+            _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode)
     for v in range(first_leaf - 1, -1, -1):
         if cnt[v] > 0:
-            _fit_inner(v, cnt, lo, hi, rmin, rmax)
+            _fit_inner(v, cnt, lo, hi, rmin, rmax, ncode)
 
 
 @njit(cache=True)
-def _lower(lo, hi, rmin, rmax, v, q, dq):
+def _lower(lo, hi, rmin, rmax, v, q, dq, nom_lb):
     """Lower bound of the computed distance from q to any live row of node v: the larger of
-    the box bound (exact under rounding) and the triangle bound from [rmin, rmax] of r."""
+    the box bound (exact under rounding; ``nom_lb`` from :func:`_nominal_lower` is its
+    nominal part, 0 without nominal columns) and the triangle bound from [rmin, rmax] of r."""
     s = 0.0
     for j in range(lo.shape[1]):
         qj = q[j]
         d = max(lo[v, j] - qj, 0.0) + max(qj - hi[v, j], 0.0)
         s += d * d
+    if nom_lb > 0.0:
+        s += nom_lb
     g = max(rmin[v] - dq, dq - rmax[v]) - (_REL * (rmax[v] + dq) + _TINY)
     if g > 0.0:
         s = max(s, g * g * (1.0 - _REL))
     return s
+
+
+@njit(cache=True)
+def _nominal_lower(ncode, v, qcode, gid, gw, acc):
+    """Nominal part of the box bound of node v for the row query with codes qcode: the
+    columns where q's code lies outside the node's code range [ncode[v, c], ncode[v, mc + c]]
+    (then it differs from every row of v), as the same integer sums as :func:`nominal_part`
+    (never larger; rounding is monotone)."""
+    mc = ncode.shape[1] // 2
+    G = gw.shape[0]
+    if G == 1:
+        t = 0
+        for c in range(mc):
+            u = qcode[c]
+            if u < ncode[v, c] or u > ncode[v, mc + c]:
+                t += 2
+        return gw[0] * t / 1.0
+    for g in range(G):
+        acc[g, 0] = 0
+    for c in range(mc):
+        u = qcode[c]
+        if u < ncode[v, c] or u > ncode[v, mc + c]:
+            acc[gid[c], 0] += 2
+    t2 = 0.0
+    for g in range(G):
+        t2 += gw[g] * acc[g, 0]
+    return t2 / 1.0
 
 
 @njit(cache=True)
@@ -204,7 +280,8 @@ def _ref_upper(r, dq):
 
 @njit(cache=True)
 def _leaf_dists(TD, f, c, q, buf):
-    """buf[:c] = distances of q to the first c slots of leaf f (vectorised over slots)."""
+    """buf[:c] = distances of q to the first c slots of leaf f (vectorised over slots); the
+    nominal part is added by :func:`~._common.add_nominal`."""
     for t in range(c):
         buf[t] = 0.0
     for j in range(TD.shape[1]):
@@ -225,7 +302,7 @@ def _offer(d, o, kk, bd, bi, found, thr):
 
 
 @njit(cache=True)
-def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi, buf, sn, sb):
+def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi, buf, sn, sb, TC, ncode, qcode, nom):
     """bi[:kk] = original indices of the kk live rows nearest to q by (distance, original
     index), leaving out the row with original index qi; dq = |q - ref|. Returns the number
     of rows measured."""
@@ -234,6 +311,7 @@ def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi,
     found = 0
     thr = np.inf
     measured = 0
+    mc = ncode.shape[1] // 2
     sn[0] = 0
     sb[0] = 0.0
     sp = 1
@@ -247,6 +325,8 @@ def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi,
             c = cnt[v]
             measured += c
             _leaf_dists(TD, f, c, q, buf)
+            if mc > 0:
+                add_nominal(TC[f], 0, c, buf, nom)
             for t in range(c):
                 d = buf[t]
                 o = TI[f, t]
@@ -255,8 +335,13 @@ def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi,
         else:
             c1 = 2 * v + 1
             c2 = c1 + 1
-            b1 = _lower(lo, hi, rmin, rmax, c1, q, dq) if cnt[c1] > 0 else np.inf
-            b2 = _lower(lo, hi, rmin, rmax, c2, q, dq) if cnt[c2] > 0 else np.inf
+            n1 = 0.0
+            n2 = 0.0
+            if mc > 0:
+                n1 = _nominal_lower(ncode, c1, qcode, nom[1], nom[2], nom[7])
+                n2 = _nominal_lower(ncode, c2, qcode, nom[1], nom[2], nom[7])
+            b1 = _lower(lo, hi, rmin, rmax, c1, q, dq, n1) if cnt[c1] > 0 else np.inf
+            b2 = _lower(lo, hi, rmin, rmax, c2, q, dq, n2) if cnt[c2] > 0 else np.inf
             if b1 > b2:
                 c1, c2 = c2, c1
                 b1, b2 = b2, b1
@@ -273,7 +358,7 @@ def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi,
 
 
 @njit(cache=True)
-def _nearest_and_farthest(TD, TI, first_leaf, cnt, q, qi, kk, bd, bi, buf):
+def _nearest_and_farthest(TD, TI, first_leaf, cnt, q, qi, kk, bd, bi, buf, TC, nom):
     """One pass over every live row: bi[:kk] as in :func:`_nearest`, and returns the original
     index of the live row farthest from q other than qi (ties: lowest original index). Used
     when the data are too high-dimensional for the bounds to prune."""
@@ -284,6 +369,8 @@ def _nearest_and_farthest(TD, TI, first_leaf, cnt, q, qi, kk, bd, bi, buf):
     for f in range(TD.shape[0]):
         c = cnt[f + first_leaf]
         _leaf_dists(TD, f, c, q, buf)
+        if TC.shape[1] > 0:
+            add_nominal(TC[f], 0, c, buf, nom)
         for t in range(c):
             d = buf[t]
             o = TI[f, t]
@@ -298,7 +385,7 @@ def _nearest_and_farthest(TD, TI, first_leaf, cnt, q, qi, kk, bd, bi, buf):
 
 
 @njit(cache=True)
-def _farthest(LX, LR, LI, lpos, head, stop, q, dq, buf):
+def _farthest(LX, LR, LI, lpos, head, stop, q, dq, buf, LC, nom):
     """(original index of the live row farthest from q, new head, rows measured) over the
     list slots head..stop-1, sorted by r descending (ties: lowest original index);
     dq = |q - ref|.
@@ -324,6 +411,8 @@ def _farthest(LX, LR, LI, lpos, head, stop, q, dq, buf):
             for t in range(w):
                 d = col[t] - qj
                 buf[t] += d * d
+        if LC.shape[0] > 0:
+            add_nominal(LC, b, w, buf, nom)
         for t in range(w):
             d = buf[t]
             if d >= best:
@@ -344,6 +433,8 @@ def _farthest(LX, LR, LI, lpos, head, stop, q, dq, buf):
                 if w != i:
                     for j in range(p):
                         LX[j, w] = LX[j, i]
+                    for j in range(LC.shape[0]):
+                        LC[j, w] = LC[j, i]
                     LR[w] = LR[i]
                     LI[w] = o
                     lpos[o] = w
@@ -367,9 +458,11 @@ def _add_exact(sums, errs, j, x):
 
 
 @njit(cache=True)
-def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums, o, labels, label, errs):
-    """Give the live row with original index o the label, drop it from the sums and swap it
-    out of its leaf's live slots; refit the bounds on its path to the root."""
+def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums, o, labels, label, errs,
+            TC, ncode, off, lcnt, lQ):
+    """Give the live row with original index o the label, drop it from the sums (and its
+    codes from the level counts lcnt and their sums of squares lQ) and swap it out of its
+    leaf's live slots; refit the bounds on its path to the root."""
     p = TD.shape[1]
     C = TD.shape[2]
     f = pos[o] // C
@@ -380,9 +473,16 @@ def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums
     LI[lpos[o]] = -1
     for j in range(p):
         _add_exact(sums, errs, j, -TD[f, j, t])
+    for j in range(TC.shape[1]):
+        u = off[j] + TC[f, j, t]
+        lQ[j] -= 2 * lcnt[u] - 1
+        lcnt[u] -= 1
     if t != last:
         for j in range(p):
             TD[f, j, t] = TD[f, j, last]
+        for j in range(TC.shape[1]):
+            TC[f, j, t] = TC[f, j, last]
+
         TR[f, t] = TR[f, last]
         o2 = TI[f, last]
         TI[f, t] = o2
@@ -394,27 +494,32 @@ def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums
             break
         u = (u - 1) // 2
     if cnt[v] > 0:
-        _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax)
+        _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode)
     # an empty node is never visited again; otherwise refit upwards until nothing changes
     u = v
     while u > 0:
         u = (u - 1) // 2
-        if cnt[u] > 0 and not _fit_inner(u, cnt, lo, hi, rmin, rmax):
+        if cnt[u] > 0 and not _fit_inner(u, cnt, lo, hi, rmin, rmax, ncode):
             break
 
 
 @njit(cache=True)
-def _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos):
-    """r = distance to ref for every live row (kd-tree slots) and the list of live rows
-    sorted by r descending; returns the list length."""
+def _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, TC, LC, nom):
+    """r = distance to ref (nominal part: the query ``nom``) for every live row (kd-tree
+    slots) and the list of live rows sorted by r descending; returns the list length."""
     nleaf, p, C = TD.shape
     x = np.empty(p, dtype=np.float64)
     m = 0
+    mc = TC.shape[1]
+    off, gid, gw, qcnt, K, tq, m2, acc = nom
     for f in range(nleaf):
         for t in range(cnt[f + first_leaf]):
             for j in range(p):
                 x[j] = TD[f, j, t]
-            r = np.sqrt(_sq_dist(x, ref))
+            d = _sq_dist(x, ref)
+            if mc > 0:
+                d += nominal_part(TC[f], t, off, gid, gw, qcnt, K, tq, m2, acc)
+            r = np.sqrt(d)
             TR[f, t] = r
             LR[m] = -r
             LI[m] = f * C + t
@@ -427,6 +532,8 @@ def _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos):
         t = s - f * C
         for j in range(p):
             LX[j, i] = TD[f, j, t]
+        for j in range(mc):
+            LC[j, i] = TC[f, j, t]
         LR[i] = TR[f, t]
         LI[i] = TI[f, t]
         lpos[LI[i]] = i
@@ -434,11 +541,23 @@ def _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos):
 
 
 @njit(cache=True)
-def _tree(Xs, os, rs, leaf, pos):
-    """kd-tree store of the rows Xs (m, p) with original indices os and reference distances
-    rs: (TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf); sets pos[o] = leaf * C + slot."""
+def _tree(Xs, os, rs, leaf, pos, Cs, cscale):
+    """kd-tree store of the rows Xs (m, p) with codes Cs (m, mc), original indices os and
+    reference distances rs: (TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf, TC, ncode);
+    sets pos[o] = leaf * C + slot. Splits use the codes too, as numbers times cscale (this
+    groups equal codes in leaves; it changes the speed only)."""
     m, p = Xs.shape
-    order, start, end, first_leaf = _build(Xs, leaf)
+    mc = Cs.shape[1]
+    if mc == 0:
+        order, start, end, first_leaf = _build(Xs, leaf)
+    else:
+        S = np.empty((m, p + mc), dtype=np.float64)
+        for i in range(m):
+            for j in range(p):
+                S[i, j] = Xs[i, j]
+            for j in range(mc):
+                S[i, p + j] = Cs[i, j] * cscale[j]
+        order, start, end, first_leaf = _build(S, leaf)
     nnodes = 2 * first_leaf + 1
     nleaf = first_leaf + 1
     C = 0
@@ -447,6 +566,7 @@ def _tree(Xs, os, rs, leaf, pos):
     TD = np.empty((nleaf, p, C), dtype=np.float64)
     TR = np.empty((nleaf, C), dtype=np.float64)
     TI = np.empty((nleaf, C), dtype=np.int64)
+    TC = np.empty((nleaf, mc, C), dtype=np.int32)
     for f in range(nleaf):
         v = f + first_leaf
         for t in range(end[v] - start[v]):
@@ -457,20 +577,26 @@ def _tree(Xs, os, rs, leaf, pos):
             pos[o] = f * C + t
             for j in range(p):
                 TD[f, j, t] = Xs[i, j]
+            for j in range(mc):
+                TC[f, j, t] = Cs[i, j]
     cnt = end - start
     lo = np.empty((nnodes, p), dtype=np.float64)
     hi = np.empty((nnodes, p), dtype=np.float64)
     rmin = np.empty(nnodes, dtype=np.float64)
     rmax = np.empty(nnodes, dtype=np.float64)
-    _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax)
-    return TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf
+    ncode = np.empty((nnodes, 2 * mc), dtype=np.int32)  # code range [min, max] per column
+    _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode)
+    return TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf, TC, ncode
 
 
 @njit(cache=True)
-def _live_rows(TD, TR, TI, first_leaf, cnt):
-    """The live rows of a kd-tree store: (rows (m, p), original indices, reference distances)."""
+def _live_rows(TD, TR, TI, first_leaf, cnt, TC):
+    """The live rows of a kd-tree store: (rows (m, p), original indices, reference
+    distances, codes (m, mc))."""
     nleaf, p, C = TD.shape
     m = cnt[0]
+    mc = TC.shape[1]
+    Cs = np.empty((m, mc), dtype=np.int32)
     Xs = np.empty((m, p), dtype=np.float64)
     os = np.empty(m, dtype=np.int64)
     rs = np.empty(m, dtype=np.float64)
@@ -479,10 +605,12 @@ def _live_rows(TD, TR, TI, first_leaf, cnt):
         for t in range(cnt[f + first_leaf]):
             for j in range(p):
                 Xs[i, j] = TD[f, j, t]
+            for j in range(mc):
+                Cs[i, j] = TC[f, j, t]
             os[i] = TI[f, t]
             rs[i] = TR[f, t]
             i += 1
-    return Xs, os, rs
+    return Xs, os, rs, Cs
 
 
 @njit(cache=True)
@@ -499,30 +627,81 @@ def mdav_labels(X, k, leaf=_LEAF):
     >>> mdav_labels(np.array([[0.0], [0.1], [5.0], [5.1], [9.0], [9.2]]), 2).tolist()
     [0, 0, 2, 2, 1, 1]
     """
+    n = X.shape[0]
+    return mdav_labels_codes(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
+                             np.empty(0, dtype=np.int64), np.ones(1), k, leaf)
+
+
+@njit(cache=True)
+def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=_LEAF):
+    """:func:`mdav_labels` on numeric features X (n, p) plus nominal columns given by their
+    codes (n, mc) int32, the offsets ``off`` (mc + 1) of each column's levels, each column's
+    weight group ``gid`` and the groups' a^2 ``gw`` (see the module docstring): the same
+    partition as :func:`mdav_labels` on the one-hot embedding, in O(n (p + mc) + sum U)
+    memory.
+
+    >>> X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
+    >>> codes = np.array([[0], [1], [0], [1], [0], [1]], dtype=np.int32)
+    >>> mdav_labels_codes(X, codes, np.array([0, 2]), np.array([0]), np.array([50.0]), 2).tolist()
+    [0, 2, 0, 1, 2, 1]
+    >>> a = np.sqrt(50.0)  # the same as MDAV on the one-hot embedding with value a
+    >>> mdav_labels(np.hstack([X, a * (codes == 0), a * (codes == 1)]), 2).tolist()
+    [0, 2, 0, 1, 2, 1]
+    """
     n, p = X.shape
+    mc = codes.shape[1]
     labels = np.zeros(n, dtype=np.uint32)
     if n < 2 * k:
         return labels
     leaf = max(leaf, 1)
+    L = off[mc]
+    cscale = np.empty(mc, dtype=np.float64)
+    for j in range(mc):
+        # codes as split coordinates: the whole range spans one category distance
+        cscale[j] = np.sqrt(2.0 * gw[gid[j]]) / max(off[j + 1] - off[j] - 1, 1)
     pos = np.empty(n, dtype=np.int64)
-    TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf = _tree(X, np.arange(n), np.zeros(n), leaf, pos)
+    TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf, TC, ncode = _tree(
+        X, np.arange(n), np.zeros(n), leaf, pos, codes, cscale
+    )
     built = n
     sums = np.zeros(p, dtype=np.float64)
     errs = np.zeros(p, dtype=np.float64)  # low parts: sums + errs is the exact column sum
     for j in range(p):
         for i in range(n):
             _add_exact(sums, errs, j, X[i, j])
+    # nominal centroid: level counts of the live rows and their sums of squares per column
+    lcnt = np.zeros(L, dtype=np.int64)
+    lQ = np.zeros(mc, dtype=np.int64)
+    for i in range(n):
+        for j in range(mc):
+            lcnt[off[j] + codes[i, j]] += 1
+    for j in range(mc):
+        for u in range(off[j], off[j + 1]):
+            lQ[j] += lcnt[u] * lcnt[u]
+    rcnt = lcnt.copy()  # the reference point's counts (a centroid)
+    rQ = lQ.copy()
+    rm = n
+    pcnt = np.zeros(L, dtype=np.int64)  # a row's indicator (point queries)
+    Kc = np.empty(mc, dtype=np.int64)
+    Kr = np.empty(mc, dtype=np.int64)
+    Kp = np.empty(mc, dtype=np.int64)
+    acc = np.empty((gw.shape[0], max(leaf, _SCAN)), dtype=np.int64)
+    qcode = np.zeros(mc, dtype=np.int32)
+    pnt = (off, gid, gw, pcnt, Kp, 2, 1.0, acc)  # the current row xr as a query
     c = np.empty(p, dtype=np.float64)
     ref = np.empty(p, dtype=np.float64)
     for j in range(p):
         ref[j] = (sums[j] + errs[j]) / n
     LX = np.empty((p, n), dtype=np.float64)
+    LC = np.empty((mc, n), dtype=np.int32)
     LR = np.empty(n, dtype=np.float64)
     LI = np.empty(n, dtype=np.int64)
     lpos = np.empty(n, dtype=np.int64)
-    stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos)
+    tq, m2 = mean_query(rcnt, rQ, rm, Kr)
+    stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, TC, LC,
+                          (off, gid, gw, rcnt, Kr, tq, m2, acc))
     head = 0
-    _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax)
+    _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode)
     depth = 0
     while (1 << depth) - 1 < first_leaf:
         depth += 1
@@ -540,47 +719,63 @@ def mdav_labels(X, k, leaf=_LEAF):
     while m >= 2 * k:
         if m <= _REBUILD * built:
             # removed rows leave sparse leaves with wide boxes behind: rebuild on the live rows
-            Xs, os, rs = _live_rows(TD, TR, TI, first_leaf, cnt)
-            TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf = _tree(Xs, os, rs, leaf, pos)
+            Xs, os, rs, Cs = _live_rows(TD, TR, TI, first_leaf, cnt, TC)
+            TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf, TC, ncode = _tree(Xs, os, rs, leaf, pos, Cs, cscale)
             built = m
         for j in range(p):
             c[j] = (sums[j] + errs[j]) / m
-        dq = np.sqrt(_sq_dist(c, ref))
+        dq = np.sqrt(_sq_dist(c, ref) + _mean_gap(off, gid, gw, lcnt, m, rcnt, rm))
         if dq > _DRIFT * rmax[0]:
             # the centroid drifted: make it the reference so that the bounds stay tight
             for j in range(p):
                 ref[j] = c[j]
-            stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos)
+            for u in range(L):
+                rcnt[u] = lcnt[u]
+            for j in range(mc):
+                rQ[j] = lQ[j]
+            rm = m
+            tq, m2 = mean_query(rcnt, rQ, rm, Kr)
+            stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, TC, LC,
+                                  (off, gid, gw, rcnt, Kr, tq, m2, acc))
             head = 0
-            _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax)
-            dq = np.sqrt(_sq_dist(c, ref))
+            _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode)
+            dq = np.sqrt(_sq_dist(c, ref) + _mean_gap(off, gid, gw, lcnt, m, rcnt, rm))
+        tqc, m2c = mean_query(lcnt, lQ, m, Kc)
+        cen = (off, gid, gw, lcnt, Kc, tqc, m2c, acc)
         # one pair of groups: xr (farthest from the centroid) and xs (farthest from xr)
         measured = 0
         xs = -1
         for g in range(2):
             if g == 0:
-                xr, head, _ = _farthest(LX, LR, LI, lpos, head, stop, c, dq, sbuf)
+                xr, head, _ = _farthest(LX, LR, LI, lpos, head, stop, c, dq, sbuf, LC, cen)
             elif xs >= 0 and LI[lpos[xs]] >= 0:
                 xr = xs
             else:
-                xr, head, scanned = _farthest(LX, LR, LI, lpos, head, stop, q, dq, sbuf)
+                xr, head, scanned = _farthest(LX, LR, LI, lpos, head, stop, q, dq, sbuf, LC, pnt)
                 measured += scanned
             f = pos[xr] // TD.shape[2]
             t = pos[xr] - f * TD.shape[2]
             for j in range(p):
                 q[j] = TD[f, j, t]
+            for j in range(mc):
+                pcnt[off[j] + qcode[j]] = 0
+                qcode[j] = TC[f, j, t]
+                pcnt[off[j] + qcode[j]] = 1
+                Kp[j] = 2
             dq = TR[f, t]
             if g == 0 and full > 0:
-                xs = _nearest_and_farthest(TD, TI, first_leaf, cnt, q, xr, kk, bd, bi, buf)
+                xs = _nearest_and_farthest(TD, TI, first_leaf, cnt, q, xr, kk, bd, bi, buf, TC, pnt)
             else:
                 scanned = _nearest(
-                    TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, xr, kk, bd, bi, buf, sn, sb
+                    TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, xr, kk, bd, bi, buf, sn, sb, TC, ncode,
+                    qcode, pnt
                 )
                 measured += scanned if g == 0 else 0
             for u in range(-1, kk):
                 o = xr if u < 0 else bi[u]
                 _remove(
-                    TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums, o, labels, label, errs
+                    TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums, o, labels, label, errs,
+                    TC, ncode, off, lcnt, lQ
                 )
             label += 1
             m -= k

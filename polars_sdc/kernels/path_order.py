@@ -157,15 +157,84 @@ def _block_csr(block_of, n_blocks):
 
 
 @njit(cache=True)
-def grid_path(X, block_of, coords):
-    """Procedure A' on a uniform grid: ``block_of[i]`` is row i's block (0..B-1) and
-    ``coords`` (B, p) the integer cell coordinates of each block."""
-    n, p = X.shape
-    B = coords.shape[0]
-    start, cnt, pts, slot = _block_csr(block_of, B)
-    active = np.arange(B)
-    active_pos = np.arange(B)
-    n_active = B
+def _ring_next(X, cur, b, coords, start, cnt, pts, active, n_active):
+    """Procedure A' when block b is exhausted: the nearest record to row cur in the nearest
+    Chebyshev ring (cell coordinates ``coords``) of occupied blocks."""
+    p = coords.shape[1]
+    best = np.inf
+    bp = -1
+    rmin = np.iinfo(np.int64).max
+    for a in range(n_active):
+        c = active[a]
+        r = 0
+        for d in range(p):
+            v = abs(coords[c, d] - coords[b, d])
+            if v > r:
+                r = v
+        if r < rmin:
+            rmin = r
+    for a in range(n_active):
+        c = active[a]
+        r = 0
+        for d in range(p):
+            v = abs(coords[c, d] - coords[b, d])
+            if v > r:
+                r = v
+        if r == rmin:
+            best, bp = _nearest_in_block(X, cur, c, start, cnt, pts, best, bp)
+    return bp
+
+
+@njit(cache=True)
+def _bfs_next(X, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, active, n_active):
+    """The variable grid when block b is exhausted: breadth-first search of the block graph
+    (CSR deg / nbr) layer by layer from b, stopping at the first layer holding unvisited
+    records; the nearest of them to row cur (a disconnected remainder is searched whole).
+    ``seen`` marks blocks with the step t."""
+    best = np.inf
+    bp = -1
+    seen[b] = t
+    qh = 0
+    qt = 0
+    queue[qt] = b
+    qt += 1
+    found = False
+    while qh < qt and not found:
+        layer_end = qt
+        while qh < layer_end:
+            u = queue[qh]
+            qh += 1
+            for e in range(deg[u], deg[u + 1]):
+                w = nbr[e]
+                if seen[w] != t:
+                    seen[w] = t
+                    queue[qt] = w
+                    qt += 1
+        for e in range(layer_end, qt):
+            w = queue[e]
+            if cnt[w] > 0:
+                found = True
+                best, bp = _nearest_in_block(X, cur, w, start, cnt, pts, best, bp)
+    if not found:
+        for a in range(n_active):
+            best, bp = _nearest_in_block(X, cur, active[a], start, cnt, pts, best, bp)
+    return bp
+
+
+@njit(cache=True)
+def _block_walk(X, block_of, n_blocks, coords, deg, nbr):
+    """The nearest-next walk shared by procedure A' and the variable grid: start at the row
+    farthest from the centroid; next is the nearest unvisited row of the current block; an
+    exhausted block passes on by :func:`_ring_next` (grid: ``coords`` (B, p) cell
+    coordinates, ``deg`` empty) or :func:`_bfs_next` (variable grid: block graph deg / nbr)."""
+    n = X.shape[0]
+    start, cnt, pts, slot = _block_csr(block_of, n_blocks)
+    active = np.arange(n_blocks)
+    active_pos = np.arange(n_blocks)
+    n_active = n_blocks
+    graph = deg.shape[0] > 0
+    seen = np.full(n_blocks if graph else 0, -1, dtype=np.int64)
+    queue = np.empty(n_blocks if graph else 0, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
     cur = farthest_from_centroid(X)
     for t in range(n):
@@ -174,33 +243,22 @@ def grid_path(X, block_of, coords):
         if t == n - 1:
             break
         b = block_of[cur]
-        best = np.inf
-        bp = -1
         if cnt[b] > 0:
-            best, bp = _nearest_in_block(X, cur, b, start, cnt, pts, best, bp)
+            best, bp = _nearest_in_block(X, cur, b, start, cnt, pts, np.inf, -1)
+        elif graph:
+            bp = _bfs_next(X, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, active, n_active)
         else:
-            # nearest ring of occupied blocks, then the nearest record in that ring
-            rmin = np.iinfo(np.int64).max
-            for a in range(n_active):
-                c = active[a]
-                r = 0
-                for d in range(p):
-                    v = abs(coords[c, d] - coords[b, d])
-                    if v > r:
-                        r = v
-                if r < rmin:
-                    rmin = r
-            for a in range(n_active):
-                c = active[a]
-                r = 0
-                for d in range(p):
-                    v = abs(coords[c, d] - coords[b, d])
-                    if v > r:
-                        r = v
-                if r == rmin:
-                    best, bp = _nearest_in_block(X, cur, c, start, cnt, pts, best, bp)
+            bp = _ring_next(X, cur, b, coords, start, cnt, pts, active, n_active)
         cur = bp
     return order
+
+
+@njit(cache=True)
+def grid_path(X, block_of, coords):
+    """Procedure A' on a uniform grid: ``block_of[i]`` is row i's block (0..B-1) and
+    ``coords`` (B, p) the integer cell coordinates of each block."""
+    return _block_walk(X, block_of, coords.shape[0], coords, np.empty(0, dtype=np.int64),
+                       np.empty(0, dtype=np.int64))
 
 
 def grid_order(X: np.ndarray, cells_per_dim: int) -> np.ndarray:
@@ -415,52 +473,7 @@ def vgrid_order(X, leaf_size):
             U[i, d] = (X[i, d] - lo[d]) / span[d] * 0.999999 if span[d] > 0 else 0.0
     sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, block_of, B = _build_vgrid(U, leaf_size)
     deg, nbr = _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi)
-    start, cnt, pts, slot = _block_csr(block_of, B)
-    active = np.arange(B)
-    active_pos = np.arange(B)
-    n_active = B
-    seen = np.full(B, -1, dtype=np.int64)
-    queue = np.empty(B, dtype=np.int64)
-    cur = farthest_from_centroid(X)
-    for t in range(n):
-        order[t] = cur
-        n_active = _visit(cur, block_of, start, cnt, pts, slot, active, active_pos, n_active)
-        if t == n - 1:
-            break
-        b = block_of[cur]
-        best = np.inf
-        bp = -1
-        if cnt[b] > 0:
-            best, bp = _nearest_in_block(X, cur, b, start, cnt, pts, best, bp)
-        else:
-            # BFS layer by layer from b; stop at the first layer with unvisited records
-            seen[b] = t
-            qh = 0
-            qt = 0
-            queue[qt] = b
-            qt += 1
-            found = False
-            while qh < qt and not found:
-                layer_end = qt
-                while qh < layer_end:
-                    u = queue[qh]
-                    qh += 1
-                    for e in range(deg[u], deg[u + 1]):
-                        w = nbr[e]
-                        if seen[w] != t:
-                            seen[w] = t
-                            queue[qt] = w
-                            qt += 1
-                for e in range(layer_end, qt):
-                    w = queue[e]
-                    if cnt[w] > 0:
-                        found = True
-                        best, bp = _nearest_in_block(X, cur, w, start, cnt, pts, best, bp)
-            if not found:
-                for a in range(n_active):
-                    best, bp = _nearest_in_block(X, cur, active[a], start, cnt, pts, best, bp)
-        cur = bp
-    return order
+    return _block_walk(X, block_of, B, np.empty((0, 0), dtype=np.int64), deg, nbr)
 
 
 # ---------------------------------------------------------------------------------------

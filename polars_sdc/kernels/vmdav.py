@@ -9,11 +9,15 @@ joins). Finding x_r and e_min is then a scan over one array; the scan that measu
 e_min joins. O(n p) memory,
 O(n^2 p) time in the worst case. For one column (p = 1) the unassigned records always form
 a contiguous run of the sorted values, and :func:`vmdav_labels_1d` runs in O(n log n).
+Nominal columns come as codes (:func:`vmdav_labels_codes`, the discrete distance of
+:mod:`._common` from level counts), never one-hot: O(n (p + mc) + sum U) memory.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from ._common import add_nominal, mean_query, nominal_part, point_query
 
 _BLOCK = 256
 
@@ -66,12 +70,14 @@ def _k_nearest(dist, idx, m, r, k, chosen):
 
 
 @njit(cache=True)
-def _drop(A, idx, dc, dD, m, q):
+def _drop(A, idx, dc, dD, m, q, AC):
     """Swap live position q with the last live one; returns the new live count."""
     m -= 1
     if q != m:
         for j in range(A.shape[0]):
             A[j, q] = A[j, m]
+        for j in range(AC.shape[0]):
+            AC[j, q] = AC[j, m]
         idx[q] = idx[m]
         dc[q] = dc[m]
         dD[q] = dD[m]
@@ -79,12 +85,14 @@ def _drop(A, idx, dc, dD, m, q):
 
 
 @njit(cache=True)
-def _join_leftovers(X, labels, n_groups, rows, n_rows):
+def _join_leftovers(X, labels, n_groups, rows, n_rows, codes, off, gid, gw):
     """Each row in rows[:n_rows] (unlabelled) joins the group whose centroid is nearest
-    (centroids of the groups as formed, before any leftover joins; ties: lowest label)."""
+    (centroids of the groups as formed, before any leftover joins; ties: lowest label); the
+    nominal columns (codes (n, mc)) count by the level counts of each group."""
     if n_rows == 0:
         return
     n, p = X.shape
+    mc = codes.shape[1]
     sums = np.zeros((n_groups, p), dtype=np.float64)
     counts = np.zeros(n_groups, dtype=np.int64)
     is_left = np.zeros(n, dtype=np.bool_)
@@ -100,6 +108,36 @@ def _join_leftovers(X, labels, n_groups, rows, n_rows):
     for g in range(n_groups):
         for j in range(p):
             sums[g, j] /= counts[g]
+    nom = np.zeros((n_rows, n_groups), dtype=np.float64)
+    if mc > 0:
+        # per group: its level counts (one scratch array, cleared after each group), then the
+        # nominal distance of every leftover row to the group's mean
+        members = np.argsort(labels[~is_left].astype(np.int64), kind="mergesort")
+        kept = np.flatnonzero(~is_left)
+        gcnt = np.zeros(off[mc], dtype=np.int64)
+        Q = np.zeros(mc, dtype=np.int64)
+        K = np.empty(mc, dtype=np.int64)
+        acc = np.empty((gw.shape[0], 1), dtype=np.int64)
+        CC = np.ascontiguousarray(codes[rows[:n_rows]].T)
+        a = 0
+        for g in range(n_groups):
+            b = a + counts[g]
+            for j in range(mc):
+                Q[j] = 0
+            for h in range(a, b):
+                i = kept[members[h]]
+                for j in range(mc):
+                    u = off[j] + codes[i, j]
+                    Q[j] += 2 * gcnt[u] + 1
+                    gcnt[u] += 1
+            tq, m2 = mean_query(gcnt, Q, counts[g], K)
+            for t in range(n_rows):
+                nom[t, g] = nominal_part(CC, t, off, gid, gw, gcnt, K, tq, m2, acc)
+            for h in range(a, b):
+                i = kept[members[h]]
+                for j in range(mc):
+                    gcnt[off[j] + codes[i, j]] = 0
+            a = b
     for t in range(n_rows):
         i = rows[t]
         best = np.inf
@@ -109,6 +147,8 @@ def _join_leftovers(X, labels, n_groups, rows, n_rows):
             for j in range(p):
                 d = X[i, j] - sums[g, j]
                 s += d * d
+            if mc > 0:
+                s += nom[t, g]
             if s < best:
                 best = s
                 bg = g
@@ -117,6 +157,14 @@ def _join_leftovers(X, labels, n_groups, rows, n_rows):
 
 @njit(cache=True)
 def vmdav_labels(X, k, gamma):
+    """:func:`vmdav_labels_codes` without nominal columns."""
+    n = X.shape[0]
+    return vmdav_labels_codes(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
+                              np.empty(0, dtype=np.int64), np.ones(1), k, gamma)
+
+
+@njit(cache=True)
+def vmdav_labels_codes(X, codes, off, gid, gw, k, gamma):
     """Group label per row of X (n, p) by V-MDAV with minimum size k and gain factor gamma.
 
     c = centroid of all rows, computed once. While >= k rows are unassigned: x_r = the
@@ -125,10 +173,27 @@ def vmdav_labels(X, k, gamma):
     d_in), d_out = distance from e_min to its nearest other unassigned row (infinite when
     there is none); e_min joins D if d_in < gamma * d_out, else D is closed. Rows left
     over (< k) join the group with the nearest centroid. Ties: lowest row index. Labels in
-    order of creation.
+    order of creation. Nominal columns: codes (n, mc) int32 with the level offsets ``off``,
+    weight groups ``gid`` and their a^2 ``gw`` (:mod:`._common`); same partition as on the
+    one-hot embedding.
     """
     n, p = X.shape
+    mc = codes.shape[1]
     A = np.ascontiguousarray(X.T)  # (p, n) work copy; live rows compacted at the front
+    AC = np.ascontiguousarray(codes.T)
+    ccnt = np.zeros(off[mc], dtype=np.int64)  # level counts of all rows (the fixed centroid)
+    cQ = np.zeros(mc, dtype=np.int64)
+    for i in range(n):
+        for j in range(mc):
+            u = off[j] + codes[i, j]
+            cQ[j] += 2 * ccnt[u] + 1
+            ccnt[u] += 1
+    Kc = np.empty(mc, dtype=np.int64)
+    tqc, m2c = mean_query(ccnt, cQ, n, Kc)
+    acc = np.empty((gw.shape[0], n if mc > 0 else 0), dtype=np.int64)
+    pcnt = np.zeros(off[mc], dtype=np.int64)  # a row's indicator (point queries)
+    Kp = np.empty(mc, dtype=np.int64)
+    pnt = (off, gid, gw, pcnt, Kp, 2, 1.0, acc)
     idx = np.arange(n)
     labels = np.empty(n, dtype=np.uint32)
     dc = np.empty(n, dtype=np.float64)  # squared distance to the centroid c (fixed)
@@ -142,6 +207,8 @@ def vmdav_labels(X, k, gamma):
     for j in range(p):
         c[j] /= n
     _sq_dists(A, n, c, dc)
+    if mc > 0:
+        add_nominal(AC, 0, n, dc, (off, gid, gw, ccnt, Kc, tqc, m2c, acc))
     g2 = gamma * gamma
     v = np.empty(p, dtype=np.float64)
     m = n
@@ -155,18 +222,26 @@ def vmdav_labels(X, k, gamma):
         for j in range(p):
             v[j] = A[j, r]
         _sq_dists(A, m, v, dD)
+        if mc > 0:
+            point_query(AC, r, off, pcnt, Kp, True)
+            add_nominal(AC, 0, m, dD, pnt)
+            point_query(AC, r, off, pcnt, Kp, False)
         _k_nearest(dD, idx, m, r, k, chosen)
         for t in range(1, k):
             for j in range(p):
                 v[j] = A[j, chosen[t]]
             _sq_dists(A, m, v, tmp)
+            if mc > 0:
+                point_query(AC, chosen[t], off, pcnt, Kp, True)
+                add_nominal(AC, 0, m, tmp, pnt)
+                point_query(AC, chosen[t], off, pcnt, Kp, False)
             for i in range(m):
                 if tmp[i] < dD[i]:
                     dD[i] = tmp[i]
         pos = np.sort(chosen)
         for t in range(k - 1, -1, -1):
             labels[idx[pos[t]]] = label
-            m = _drop(A, idx, dc, dD, m, pos[t])
+            m = _drop(A, idx, dc, dD, m, pos[t], AC)
         size = k
         while size < 2 * k - 1 and m > 0:
             e = 0
@@ -179,6 +254,10 @@ def vmdav_labels(X, k, gamma):
                 for j in range(p):
                     v[j] = A[j, e]
                 _sq_dists(A, m, v, tmp)
+                if mc > 0:
+                    point_query(AC, e, off, pcnt, Kp, True)
+                    add_nominal(AC, 0, m, tmp, pnt)
+                    point_query(AC, e, off, pcnt, Kp, False)
                 d_out2 = np.inf
                 for i in range(m):
                     if i != e and tmp[i] < d_out2:
@@ -191,11 +270,11 @@ def vmdav_labels(X, k, gamma):
                     if tmp[i] < dD[i]:
                         dD[i] = tmp[i]
             labels[idx[e]] = label
-            m = _drop(A, idx, dc, dD, m, e)
+            m = _drop(A, idx, dc, dD, m, e, AC)
             size += 1
         label += 1
     rows = idx[:m].copy()
-    _join_leftovers(X, labels, label, rows, m)
+    _join_leftovers(X, labels, label, rows, m, codes, off, gid, gw)
     return labels
 
 
@@ -261,5 +340,6 @@ def vmdav_labels_1d(x, k, gamma):
     rows = np.empty(max(m, 0), dtype=np.int64)
     for t in range(m):
         rows[t] = order[lo + t]
-    _join_leftovers(x.reshape(n, 1), labels, label, rows, m)
+    _join_leftovers(x.reshape(n, 1), labels, label, rows, m, np.empty((n, 0), dtype=np.int32),
+                    np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64), np.ones(1))
     return labels

@@ -2,7 +2,8 @@
 
 One module per method, each exposing ``partition_<name>(X, k, **options) -> uint32 labels`` on
 a float64 (n, p) feature matrix: :mod:`.mdav`, :mod:`.vmdav`, :mod:`.mhm`, :mod:`.univariate`;
-:mod:`.mil` refines a partition. :mod:`.features` turns mixed columns into that matrix, and
+:mod:`.mil` refines a partition. :mod:`.features` turns mixed columns into that matrix (or, with
+nominal columns, a :class:`~.features.Features`: numeric matrix plus category codes), and
 :mod:`.pipeline` runs a validated :class:`~.pipeline.MicroaggSpec` on a frame (strata, pooling,
 representatives). Method modules import their Numba kernels only when called.
 """

@@ -28,7 +28,7 @@ from .._typing import ColumnSpec
 from .._validation import check_bool, check_choice, check_int
 from ..aggregate import check_integers
 from ..partition import GROUP_DTYPE, canonical_ids
-from .features import feature_matrix
+from .features import Features, features
 from .mdav import partition_mdav
 from .mhm import check_order, partition_mhm
 from .anneal import refine_anneal
@@ -45,8 +45,9 @@ COMMON_ARGUMENTS = ("by", "standardize", "ordinal", "weights", "group_column", "
 
 @dataclass(frozen=True)
 class Method:
-    """A partition method: its function ``partition(X, k, **options) -> uint32 labels`` and
-    a validator per option (returns the clean value)."""
+    """A partition method: its function ``partition(X, k, **options) -> uint32 labels`` (X a
+    float matrix, or :class:`~.features.Features` when nominal columns take part) and a
+    validator per option (returns the clean value)."""
 
     name: str
     partition: Callable[..., np.ndarray]
@@ -293,17 +294,21 @@ class MicroaggSpec:
         return pl.Schema(out)
 
     # -- running -----------------------------------------------------------------------------
-    def _features(self, df: pl.DataFrame) -> np.ndarray:
-        return feature_matrix(df, self.on, standardize=self.standardize, ordinal=self.ordinal, weights=self.weights)
+    def _features(self, df: pl.DataFrame) -> Features:
+        return features(df, self.on, standardize=self.standardize, ordinal=self.ordinal, weights=self.weights)
 
     def _run(self, df: pl.DataFrame, pb: Any = None, where: str = "") -> np.ndarray:
         from ..progress import Null
 
         pb = pb if pb is not None else Null()
-        X = self._features(df)
+        F = self._features(df)
+        X = F if F.has_codes else F.numeric  # nominal columns reach the kernels as codes
         with pb.waiting(where + self.method.name):  # one kernel call: the elapsed time moves meanwhile
             labels = np.asarray(self.method.partition(X, self.k, **self.options), dtype=np.uint32)
         if self.refine is not None:
+            # MIL / annealing move rows between group centroids: they take the one-hot matrix
+            # (capped at ONEHOT_CAP_BYTES, a clear error beyond it)
+            X = F.dense(purpose=f"refine={self.refine!r}")
             options = dict(self.refine_options)
             if self.refine == "anneal" and pb.enabled and "on_stage" not in options:
                 options["on_stage"] = lambda s, stages: pb.set_postfix(f"{where}anneal stage {s}/{stages}")
@@ -340,7 +345,7 @@ class MicroaggSpec:
             with self._bar(None) as pb:
                 return pl.Series("group", canonical_ids(self._run(df, pb)), dtype=GROUP_DTYPE)
         for c in self.on:  # fail on bad values before any stratum runs
-            feature_matrix(df.select(c), [c], standardize=False, ordinal=self.ordinal)
+            features(df.select(c), [c], standardize=False, ordinal=self.ordinal)
         labels = np.empty(df.height, dtype=np.uint32)
         offset = 0
         strata = strata if strata is not None else self.strata(df)

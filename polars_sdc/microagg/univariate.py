@@ -21,6 +21,10 @@ def partition_univariate(X: np.ndarray, k: int) -> np.ndarray:
     """
     from ..kernels.hansen_mukherjee import hm_shortest_path_1d, sort_ties_by_row
 
+    from .features import Features
+
+    if isinstance(X, Features):
+        X = X.dense(purpose="univariate microaggregation")
     X = np.asarray(X, dtype=np.float64)
     if X.ndim == 2:
         if X.shape[1] != 1:

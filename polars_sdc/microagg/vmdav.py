@@ -6,6 +6,7 @@ import numpy as np
 
 from .._errors import SDCError
 from .._validation import check_real
+from .features import Features, as_features
 
 
 def check_gamma(gamma: float) -> float:
@@ -17,8 +18,9 @@ def check_gamma(gamma: float) -> float:
     return check_real(gamma, "gamma", minimum=0.0)
 
 
-def partition_vmdav(X: np.ndarray, k: int, gamma: float = 1.0) -> np.ndarray:
-    """UInt32 group ids for the rows of the float array X (n, p) by V-MDAV.
+def partition_vmdav(X: np.ndarray | Features, k: int, gamma: float = 1.0) -> np.ndarray:
+    """UInt32 group ids for the rows of the float array X (n, p) (or of :class:`Features`
+    with nominal columns as codes, measured without a one-hot matrix) by V-MDAV.
 
     The centroid c of all rows is computed once. While >= k rows are unassigned: the row
     farthest from c and its k-1 nearest unassigned rows form a group D; the nearest
@@ -33,16 +35,17 @@ def partition_vmdav(X: np.ndarray, k: int, gamma: float = 1.0) -> np.ndarray:
     >>> partition_vmdav(X, 2, gamma=0.0).tolist()
     [1, 1, 2, 2, 2, 0, 0]
     """
-    from ..standardize import unit_scale
-
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    if X.ndim == 1:
-        X = X[:, None]
-    X = unit_scale(X)  # exact; no overflow in distances
+    F = as_features(X).unit_scaled()  # exact; no overflow in distances
+    X = F.numeric
     gamma = check_gamma(gamma)
     k = int(k)
     if k < 1 or k > X.shape[0]:
         raise SDCError(f"k = {k} must be between 1 and the number of rows ({X.shape[0]})")
+    if F.has_codes:
+        from ..kernels.vmdav import vmdav_labels_codes
+
+        codes, off, gid, gw = F.kernel_codes()
+        return vmdav_labels_codes(X, codes, off, gid, gw, k, gamma)
     if X.shape[1] == 1:
         from ..kernels.vmdav import vmdav_labels_1d
 
