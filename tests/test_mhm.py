@@ -269,3 +269,18 @@ def test_census_mhm_orders_are_consistent():
         g = partition_mhm(X, 5, order)
         assert direct_sse(X, g) <= direct_sse(X[perm], naive) + 1e-9
         assert 100 * df.sdc.ilssdm(groups=pl.Series(g)) < 20
+
+
+def test_vgrid_leaf_size_one_on_values_closer_than_any_halving():
+    """Regression: splits that leave one side empty add tree nodes without leaves; with
+    leaf_size=1 and values 1e-300 apart the node arrays (2n + 2) overflowed (segfault)."""
+    from polars_sdc.microagg.mhm import path_order
+
+    X = np.array([[0.0], [1e-300], [2e-300], [1.0], [1.0 - 1e-16]])
+    order = path_order(X, 1, "vgrid", leaf_size=1)
+    assert sorted(order.tolist()) == list(range(5))
+    rng = np.random.default_rng(3)
+    Y = np.round(rng.random((400, 2)), 3)  # many ties and near-ties
+    for leaf in (1, 2, 3):
+        got = path_order(Y, 2, "vgrid", leaf_size=leaf)
+        assert sorted(got.tolist()) == list(range(400))

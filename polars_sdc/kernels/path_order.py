@@ -281,13 +281,29 @@ def grid_order(X: np.ndarray, cells_per_dim: int) -> np.ndarray:
 # ---------------------------------------------------------------------------------------
 # variable-size grid (section 5.3)
 @njit(cache=True)
+def _grown(a, cap, fill):
+    """``a`` (1-D) copied into a new array of length ``cap``, the new tail set to ``fill``."""
+    out = np.full(cap, fill, dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(cache=True)
+def _grown2(a, cap, fill):
+    """``a`` (2-D) copied into a new array of ``cap`` rows, the new rows set to ``fill``."""
+    out = np.full((cap, a.shape[1]), fill, dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(cache=True)
 def _build_vgrid(U, leaf_size):
     """Halve blocks of the unit cube (widest side among the dimensions where the block's
     records differ, ties lowest dimension) until each holds <= leaf_size records or
     identical records. Returns the tree (split dim/value, children), the leaves' boxes and
     the leaf of every row."""
     n, p = U.shape
-    cap = 2 * n + 2
+    cap = 2 * n + 2  # grown when single-child splits need more
     lo = np.zeros((cap, p))
     hi = np.ones((cap, p))
     sdim = np.full(cap, -1, dtype=np.int64)
@@ -355,6 +371,18 @@ def _build_vgrid(U, leaf_size):
                 mid += 1
         sdim[v] = dim
         sval[v] = s
+        if n_nodes + 2 > cap:  # a split that leaves one side empty adds a node but no leaf
+            cap *= 2
+            lo = _grown2(lo, cap, 0.0)
+            hi = _grown2(hi, cap, 1.0)
+            sdim = _grown(sdim, cap, -1)
+            sval = _grown(sval, cap, 0.0)
+            left = _grown(left, cap, -1)
+            right = _grown(right, cap, -1)
+            seg0 = _grown(seg0, cap, 0)
+            seg1 = _grown(seg1, cap, 0)
+            leaf_id = _grown(leaf_id, cap, -1)
+            stack = _grown(stack, cap, 0)
         # right child pushed first so the left one is processed first
         for side in range(2):
             ca, cb = (mid, b) if side == 0 else (a, mid)
