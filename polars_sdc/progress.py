@@ -67,7 +67,7 @@ class Null:
     def set_postfix(self, text: str) -> None:
         pass
 
-    def waiting(self, label: str | None = None) -> Null:
+    def waiting(self, label: str | None = None, counter: Any = None) -> Null:
         return self
 
     def close(self) -> None:
@@ -104,6 +104,7 @@ class Progress:
         self._lock = threading.RLock()
         self._closed = False
         self._waiting = 0
+        self._tracked: list[_Waiting] = []
         self._ticker: threading.Thread | None = None
         self._stop = threading.Event()
         tqdm = None if plain else _tqdm()
@@ -170,19 +171,36 @@ class Progress:
             else:
                 self._draw(force=True)
 
-    def waiting(self, label: str | None = None) -> _Waiting:
+    def waiting(self, label: str | None = None, counter: Any = None) -> _Waiting:
         """A context that redraws the bar (elapsed time) every 0.5 s while one long call runs.
+        ``counter`` (an array whose element 0 a kernel updates with the units done, with the
+        GIL released) moves the bar from its position at entry while the call runs.
 
-        >>> import io
-        >>> with Progress("mdav", plain=True, file=io.StringIO()) as b, b.waiting("partition"):
-        ...     pass
+        >>> import io, numpy as np
+        >>> done = np.zeros(1, dtype=np.int64)
+        >>> with Progress("mdav", 10, plain=True, file=io.StringIO()) as b:
+        ...     with b.waiting("partition", counter=done):
+        ...         done[0] = 10      # what the kernel would do
+        ...     b.n
+        10.0
         """
-        return _Waiting(self, label)
+        return _Waiting(self, label, counter)
 
     def _tick(self) -> None:
         while not self._stop.wait(0.5):
             if self._waiting:
+                self._poll()
                 self.refresh()
+
+    def _poll(self) -> None:
+        """Move the bar to where the counters of the running calls say."""
+        with self._lock:
+            for w in self._tracked:
+                self._advance_to(w.base + float(w.counter[0]))
+
+    def _advance_to(self, n: float) -> None:
+        if n > self.n:
+            self.advance(n - self.n)
 
     def close(self) -> None:
         self._stop.set()
@@ -207,10 +225,12 @@ class Progress:
 
 class _Waiting:
     """While inside, the bar's ticker thread (one per bar, started on first use) redraws it
-    every 0.5 s, so the elapsed time moves during one long call."""
+    every 0.5 s, so the elapsed time moves during one long call; with a ``counter`` the bar
+    also moves to its entry position plus ``counter[0]`` (read again at exit)."""
 
-    def __init__(self, bar: Progress, label: str | None) -> None:
-        self.bar, self.label = bar, label
+    def __init__(self, bar: Progress, label: str | None, counter: Any = None) -> None:
+        self.bar, self.label, self.counter = bar, label, counter
+        self.base = 0.0
 
     def __enter__(self) -> _Waiting:
         b = self.bar
@@ -218,14 +238,21 @@ class _Waiting:
             b.set_postfix(self.label)
         with b._lock:
             b._waiting += 1
+            if self.counter is not None:
+                self.base = b.n
+                b._tracked.append(self)
             if b._ticker is None and not b._closed:
                 b._ticker = threading.Thread(target=b._tick, daemon=True)
                 b._ticker.start()
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        with self.bar._lock:
-            self.bar._waiting -= 1
+        b = self.bar
+        with b._lock:
+            b._waiting -= 1
+            if self.counter is not None:
+                b._tracked.remove(self)
+                b._advance_to(self.base + float(self.counter[0]))
 
 
 def bar(enabled: Any, desc: str, total: float | None = None, *, unit: str = "it") -> Progress | Null:

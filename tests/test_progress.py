@@ -126,13 +126,51 @@ def test_microaggregation_reports_rows_of_finished_strata(recorder, strata_frame
     order = strata_frame["r"].unique(maintain_order=True).to_list()  # strata in order of first appearance
     expected = list(np.cumsum([sizes[r] for r in order]).astype(float))
     advances = [n for n, _ in rec.steps]
-    assert advances == expected
+    # MDAV's kernel counts its rows while it runs: the bar only moves forward, stops at the end
+    # of every stratum and ends at 600 rows
+    assert advances == sorted(advances) and set(expected) <= set(advances) and advances[-1] == 600
     assert all(total == 600 for _, total in rec.steps)
     assert rec.postfixes == ["stratum 1/3: mdav", "stratum 1/3: mil", "stratum 2/3: mdav", "stratum 2/3: mil",
                              "stratum 3/3: mdav", "stratum 3/3: mil"]
     # lazily: the same bar inside the one whole-frame step
     lazy = strata_frame.lazy().sdc.mdav(3, on, by="r", refine="mil", progress=True).collect()
-    assert lazy.equals(got) and [n for n, _ in recorder.last.steps] == expected
+    assert lazy.equals(got) and [n for n, _ in recorder.last.steps] == advances
+
+
+def test_mdav_kernel_counts_rows_while_it_runs_without_the_gil():
+    """The counter is written after every group with the GIL released, so another thread
+    sees it move during one call (the bar's real percentage), and it ends at n."""
+    import threading
+
+    from polars_sdc.microagg.mdav import partition_mdav
+
+    X = np.random.default_rng(5).normal(size=(60_000, 3))
+    partition_mdav(X[:100], 3)  # compile first
+    done = np.zeros(1, dtype=np.int64)
+    seen: list[int] = []
+    finished = threading.Event()
+
+    def poll():
+        while not finished.is_set():
+            seen.append(int(done[0]))
+            finished.wait(0.0005)
+
+    t = threading.Thread(target=poll)
+    t.start()
+    try:
+        labels = partition_mdav(X, 3, done=done)
+    finally:
+        finished.set()
+        t.join()
+    assert done[0] == 60_000 and np.array_equal(labels, partition_mdav(X, 3))
+    inside = [v for v in seen if 0 < v < 60_000]
+    assert inside and inside == sorted(inside) and all(v % 3 == 0 for v in inside)
+
+
+def test_unstratified_mdav_bar_counts_rows(recorder, strata_frame):
+    strata_frame.sdc.mdav(3, ["AGI", "FEDTAX"], progress=True)
+    rec = recorder.last
+    assert rec.total == 600 and rec.n == 600 and rec.desc == "mdav k=3"
 
 
 def test_unstratified_run_shows_elapsed_time(recorder, strata_frame):

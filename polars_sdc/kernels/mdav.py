@@ -613,7 +613,7 @@ def _live_rows(TD, TR, TI, first_leaf, cnt, TC):
     return Xs, os, rs, Cs
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mdav_labels(X, k, leaf=_LEAF):
     """Group label per row of X (n, p) by classic MDAV with minimum group size k.
 
@@ -628,12 +628,12 @@ def mdav_labels(X, k, leaf=_LEAF):
     [0, 0, 2, 2, 1, 1]
     """
     n = X.shape[0]
-    return mdav_labels_codes(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
-                             np.empty(0, dtype=np.int64), np.ones(1), k, leaf)
+    return _mdav(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
+                 np.empty(0, dtype=np.int64), np.ones(1), k, leaf, np.zeros(1, dtype=np.int64))
 
 
-@njit(cache=True)
-def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=_LEAF):
+@njit(cache=True, nogil=True)
+def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=_LEAF, done=None):
     """:func:`mdav_labels` on numeric features X (n, p) plus nominal columns given by their
     codes (n, mc) int32, the offsets ``off`` (mc + 1) of each column's levels, each column's
     weight group ``gid`` and the groups' a^2 ``gw`` (see the module docstring): the same
@@ -647,11 +647,24 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=_LEAF):
     >>> a = np.sqrt(50.0)  # the same as MDAV on the one-hot embedding with value a
     >>> mdav_labels(np.hstack([X, a * (codes == 0), a * (codes == 1)]), 2).tolist()
     [0, 2, 0, 1, 2, 1]
+
+    ``done`` (an int64 array of one element), if given, holds the number of rows grouped so
+    far, updated after every group: the GIL is released, so another thread can read it to
+    show progress.
     """
+    if done is None:
+        return _mdav(X, codes, off, gid, gw, k, leaf, np.zeros(1, dtype=np.int64))
+    return _mdav(X, codes, off, gid, gw, k, leaf, done)
+
+
+@njit(cache=True, nogil=True)
+def _mdav(X, codes, off, gid, gw, k, leaf, done):
+    """The body of :func:`mdav_labels_codes`; ``done[0]``: rows grouped so far."""
     n, p = X.shape
     mc = codes.shape[1]
     labels = np.zeros(n, dtype=np.uint32)
     if n < 2 * k:
+        done[0] = n
         return labels
     leaf = max(leaf, 1)
     L = off[mc]
@@ -779,6 +792,7 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=_LEAF):
                 )
             label += 1
             m -= k
+            done[0] = n - m
             if m < 2 * k:
                 break
         # when the bounds prune badly (many columns), one fused pass per pair is cheaper than
@@ -790,4 +804,5 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=_LEAF):
     for f in range(TD.shape[0]):
         for t in range(cnt[f + first_leaf]):
             labels[TI[f, t]] = label
+    done[0] = n
     return labels

@@ -53,10 +53,13 @@ class Method:
     partition: Callable[..., np.ndarray]
     option_checks: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
     one_numeric_column: bool = False
+    #: ``partition`` takes ``done=`` (int64, one element): rows grouped so far, updated by the
+    #: kernel while it runs, so a progress bar shows a real percentage
+    tracks_rows: bool = False
 
     def options(self) -> list[str]:
-        """The option names ``partition`` takes (after ``X`` and ``k``)."""
-        return list(inspect.signature(self.partition).parameters)[2:]
+        """The option names ``partition`` takes (after ``X`` and ``k``; not ``done``)."""
+        return [name for name in list(inspect.signature(self.partition).parameters)[2:] if name != "done"]
 
     def check_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """The options, validated; an unknown one is an error naming what the method takes.
@@ -87,7 +90,7 @@ def _checked_order(order: Any) -> str:
 
 #: Partition methods by name: function references (their Numba kernels load on first call).
 METHODS: dict[str, Method] = {
-    "mdav": Method("mdav", partition_mdav),
+    "mdav": Method("mdav", partition_mdav, tracks_rows=True),
     "vmdav": Method("vmdav", partition_vmdav, {"gamma": check_gamma}),
     "mhm": Method("mhm", partition_mhm, {"order": _checked_order}),
     "univariate": Method("univariate", partition_univariate, one_numeric_column=True),
@@ -303,8 +306,12 @@ class MicroaggSpec:
         pb = pb if pb is not None else Null()
         F = self._features(df)
         X = F if F.has_codes else F.numeric  # nominal columns reach the kernels as codes
-        with pb.waiting(where + self.method.name):  # one kernel call: the elapsed time moves meanwhile
-            labels = np.asarray(self.method.partition(X, self.k, **self.options), dtype=np.uint32)
+        options = dict(self.options)
+        if self.method.tracks_rows and pb.enabled:  # the kernel counts the rows it has grouped
+            options["done"] = np.zeros(1, dtype=np.int64)
+        # one kernel call: the elapsed time (and the rows, if counted) move meanwhile
+        with pb.waiting(where + self.method.name, counter=options.get("done")):
+            labels = np.asarray(self.method.partition(X, self.k, **options), dtype=np.uint32)
         if self.refine is not None:
             # MIL / annealing move rows between group centroids: they take the one-hot matrix
             # (capped at ONEHOT_CAP_BYTES, a clear error beyond it)
@@ -317,8 +324,9 @@ class MicroaggSpec:
         return labels
 
     def _bar(self, rows: int | None) -> Any:
-        """The progress bar of a run (``progress=True``): rows of finished strata out of all,
-        or, without strata, the elapsed time of the one partition call."""
+        """The progress bar of a run (``progress=True``): rows grouped out of all (counted by
+        the kernel during the call for MDAV, else per finished stratum), or, without strata
+        and without a counting kernel, the elapsed time of the one partition call."""
         from ..progress import bar
 
         steps = self.method.name + (f" + {self.refine}" if self.refine else "")
@@ -342,7 +350,7 @@ class MicroaggSpec:
         """Group ids (UInt32 Series ``"group"``, row order kept), numbered across strata."""
         check_k(self.k, df.height)
         if not self.by:
-            with self._bar(None) as pb:
+            with self._bar(df.height if self.method.tracks_rows else None) as pb:
                 return pl.Series("group", canonical_ids(self._run(df, pb)), dtype=GROUP_DTYPE)
         for c in self.on:  # fail on bad values before any stratum runs
             features(df.select(c), [c], standardize=False, ordinal=self.ordinal)
@@ -351,10 +359,12 @@ class MicroaggSpec:
         strata = strata if strata is not None else self.strata(df)
         with self._bar(df.height) as pb:
             for i, (_, rows) in enumerate(strata):
+                before = pb.n
                 part = self._run(df[rows], pb, f"stratum {i + 1}/{len(strata)}: ")
                 labels[rows] = part + offset
                 offset += int(part.max()) + 1
-                pb.advance(rows.size)
+                if before + rows.size > pb.n:  # what the kernel did not count
+                    pb.advance(before + rows.size - pb.n)
         return pl.Series("group", canonical_ids(labels), dtype=GROUP_DTYPE)
 
     def apply(self, df: pl.DataFrame) -> pl.DataFrame:
