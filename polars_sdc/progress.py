@@ -4,10 +4,11 @@ Library calls take ``progress=True`` (off by default); the ``polars-sdc`` comman
 only when stderr is a terminal (never in a pipe or a CI log). The bar is ``tqdm.auto``'s when
 tqdm is installed (a widget in a notebook, a text bar in a terminal), else one plain line
 rewritten in place. Work is reported *between* the chunks the Python layer already runs —
-strata of a microaggregation, EM passes of a reconstruction, column blocks of ILD — never
-from inside a Numba kernel, so the kernels stay pure and a disabled bar costs one attribute
-look-up per chunk. A phase that is one kernel call (e.g. MDAV on an unstratified table) shows
-the elapsed time instead (:meth:`Progress.waiting`).
+strata of a microaggregation, EM passes of a reconstruction, column blocks of ILD — and,
+inside one long kernel call, from a counter array the kernel writes (MDAV's rows grouped, the
+share of ILD's pairwise sum done) with the GIL released, which the bar's ticker thread reads
+every 0.5 s (:meth:`Progress.waiting`); kernels never call back into Python. Other single
+calls show the elapsed time. A disabled bar costs one attribute look-up per chunk.
 
 >>> with bar(False, "nothing") as b:   # disabled: a no-op object
 ...     b.advance(3)
@@ -20,6 +21,7 @@ import os
 import sys
 import threading
 import time
+from contextvars import ContextVar
 from typing import Any, TextIO
 
 #: Seconds between two redraws of the plain (no tqdm) line.
@@ -174,7 +176,10 @@ class Progress:
     def waiting(self, label: str | None = None, counter: Any = None) -> _Waiting:
         """A context that redraws the bar (elapsed time) every 0.5 s while one long call runs.
         ``counter`` (an array whose element 0 a kernel updates with the units done, with the
-        GIL released) moves the bar from its position at entry while the call runs.
+        GIL released) moves the bar from its position at entry while the call runs;
+        ``counter="share"`` makes a float64 one (the share of one unit done) that kernels
+        called inside find with :func:`active_counter`; that waiting is one unit, counted as
+        done at exit.
 
         >>> import io, numpy as np
         >>> done = np.zeros(1, dtype=np.int64)
@@ -223,12 +228,37 @@ class Progress:
         self.close()
 
 
+_ACTIVE: ContextVar[Any] = ContextVar("polars_sdc_progress_counter", default=None)
+
+
+def active_counter() -> Any:
+    """The float64 counter of the innermost ``waiting(..., counter="share")`` of an enabled
+    bar (a kernel writes the share of its work done into element 0), or None.
+
+    >>> import io
+    >>> with Progress("ILD", 2, plain=True, file=io.StringIO()) as b:
+    ...     with b.waiting("pairwise", counter="share"):
+    ...         active_counter()[0] = 1.0   # what the kernel does when it ends
+    ...     b.n, active_counter()
+    (1.0, None)
+    """
+    return _ACTIVE.get()
+
+
 class _Waiting:
     """While inside, the bar's ticker thread (one per bar, started on first use) redraws it
     every 0.5 s, so the elapsed time moves during one long call; with a ``counter`` the bar
     also moves to its entry position plus ``counter[0]`` (read again at exit)."""
 
     def __init__(self, bar: Progress, label: str | None, counter: Any = None) -> None:
+        self._token = None
+        if isinstance(counter, str):
+            if counter != "share":
+                raise ValueError(f"counter must be an array or 'share', got {counter!r}")
+            import numpy as np
+
+            counter = np.zeros(1)
+            self._token = _ACTIVE.set(counter)
         self.bar, self.label, self.counter = bar, label, counter
         self.base = 0.0
 
@@ -252,7 +282,10 @@ class _Waiting:
             b._waiting -= 1
             if self.counter is not None:
                 b._tracked.remove(self)
-                b._advance_to(self.base + float(self.counter[0]))
+                # a "share" waiting is one unit: done when the call returns
+                b._advance_to(self.base + (1.0 if self._token is not None else float(self.counter[0])))
+        if self._token is not None:
+            _ACTIVE.reset(self._token)
 
 
 def bar(enabled: Any, desc: str, total: float | None = None, *, unit: str = "it") -> Progress | Null:

@@ -278,3 +278,40 @@ def test_anneal_reports_its_stages(recorder, strata_frame):
     got = strata_frame.sdc.mdav(3, on, refine="anneal", refine_options=opts, progress=True)
     assert got.equals(strata_frame.sdc.mdav(3, on, refine="anneal", refine_options=opts))
     assert recorder.last.postfixes == ["mdav", "anneal"] + [f"anneal stage {s}/4" for s in range(1, 5)]
+
+
+def test_ild_pairwise_kernel_reports_its_share_while_it_runs():
+    """The pairwise sum writes the share of pairs done with the GIL released: a thread sees
+    it move inside one call, and the bar's unit ends complete."""
+    import threading
+
+    from polars_sdc.loss.ild import _pairwise
+
+    rng = np.random.default_rng(2)
+    num = rng.normal(size=(6000, 3))
+    counts = np.ones(6000)
+    blocks = [(2, 2.0, 1.0), (1, 1.0, 1.0)]
+    _pairwise(counts[:50], num[:50], blocks, [], 1.0)  # compile first
+    b = Progress("ILD", 1, plain=True, file=io.StringIO())
+    seen: list[float] = []
+    finished = threading.Event()
+    with b.waiting("pairwise", counter="share"):
+        share = polars_sdc.progress.active_counter()
+
+        def poll():
+            while not finished.is_set():
+                seen.append(float(share[0]))
+                finished.wait(0.0005)
+
+        t = threading.Thread(target=poll)
+        t.start()
+        try:
+            got = _pairwise(counts, num, blocks, [], 1.0)
+        finally:
+            finished.set()
+            t.join()
+    b.close()
+    assert got == _pairwise(counts, num, blocks, [], 1.0)  # the counter changes nothing
+    inside = [v for v in seen if 0.0 < v < 1.0]
+    assert inside and inside == sorted(inside) and share[0] == 1.0 and b.n == 1.0
+    assert polars_sdc.progress.active_counter() is None

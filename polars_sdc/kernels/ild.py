@@ -11,8 +11,8 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
-def pairwise_amount(counts, num, num_block, num_p, num_w, codes, mats, mat_off, mat_size, cat_w, exponent):
+@njit(cache=True, nogil=True)
+def pairwise_amount(counts, num, num_block, num_p, num_w, codes, mats, mat_off, mat_size, cat_w, exponent, done):
     """I = sum_r sum_s c_r c_s d(r, s)^exponent over R distinct records (2 x the sum over r < s).
 
     The distance is the product distance (thesis 3.1.3)
@@ -20,7 +20,9 @@ def pairwise_amount(counts, num, num_block, num_p, num_w, codes, mats, mat_off, 
     numeric blocks are the columns of ``num`` (R, P) grouped by ``num_block`` (P,) with the
     p-norm ``num_p[b]`` (1, 2, inf or any p >= 1); other blocks are given by their distance
     matrices over the block's distinct values, flattened into ``mats`` (block b starts at
-    ``mat_off[b]``, side ``mat_size[b]``), and each record's code per block.
+    ``mat_off[b]``, side ``mat_size[b]``), and each record's code per block. ``done[0]``
+    (float64) holds the share of the pairs summed so far, updated with the GIL released so
+    another thread can show progress.
     """
     R = counts.size
     P = num.shape[1]
@@ -28,6 +30,8 @@ def pairwise_amount(counts, num, num_block, num_p, num_w, codes, mats, mat_off, 
     Bc = cat_w.size
     acc = np.zeros(max(Bn, 1), dtype=np.float64)
     total = 0.0
+    pairs = 0.0
+    all_pairs = max(R * (R - 1) / 2.0, 1.0)
     for r in range(R):
         part = 0.0
         for s in range(r + 1, R):
@@ -68,4 +72,7 @@ def pairwise_amount(counts, num, num_block, num_p, num_w, codes, mats, mat_off, 
                 else:
                     part += counts[s] * d2 ** (exponent / 2.0)
         total += counts[r] * part
+        pairs += R - r - 1
+        done[0] = pairs / all_pairs
+    done[0] = 1.0
     return 2.0 * total

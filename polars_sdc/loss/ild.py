@@ -150,7 +150,9 @@ def _pairwise(
     order; ``cat_blocks``: (codes per record, distance matrix, weight).
     """
     from ..kernels.ild import pairwise_amount
+    from ..progress import active_counter
 
+    done = active_counter()  # the share of pairs done, read by an open progress bar
     R = counts.size
     num_block = np.repeat(np.arange(len(num_blocks), dtype=np.int64), [b[0] for b in num_blocks])
     num_p = np.array([b[1] for b in num_blocks], dtype=np.float64)
@@ -173,6 +175,7 @@ def _pairwise(
             np.array(off, dtype=np.int64), np.array(size, dtype=np.int64),
             np.array([b[2] for b in cat_blocks], dtype=np.float64),
             float(exponent),
+            done if done is not None else np.zeros(1),
         )
     )
 
@@ -380,9 +383,8 @@ def _amounts(orig, rel, blocks, shifts, by_sse, gids, e, wspec, pb):
     """I of every block on the original and the release (and with e = 2 for weights "amount")."""
     amounts, masked_amounts, amounts2 = [], [], []
     for b, sh in zip(blocks, shifts):
-        with pb.waiting(f"{b.label}, original"):
+        with pb.waiting(f"{b.label}, original", counter="share"):  # one unit, done at exit
             a = block_amount(orig, b, e, sh)
-        pb.advance()
         if b.columns in by_sse:
             from .sse import sse
 
@@ -390,12 +392,13 @@ def _amounts(orig, rel, blocks, shifts, by_sse, gids, e, wspec, pb):
             X = numeric_matrix(orig, list(b.columns))
             m = a - 2.0 * orig.height * sse(np.ldexp(X, -sh) if sh else X, gids.to_numpy())
             m = max(m, 0.0)
+            pb.advance()
         elif _unchanged(orig, rel, b.columns):
             m = a  # the release left these columns as they were: exactly no loss
+            pb.advance()
         else:
-            with pb.waiting(f"{b.label}, release"):
+            with pb.waiting(f"{b.label}, release", counter="share"):
                 m = block_amount(rel, b, e, sh)
-        pb.advance()
         amounts.append(a)
         masked_amounts.append(m)
         if wspec == "amount":
@@ -460,12 +463,10 @@ def ild_report(
         amounts, masked_amounts, amounts2 = _amounts(orig, rel, blocks, shifts, by_sse, gids, e, wspec, pb)
         w = _weights(blocks, wspec, amounts2)  # with "amount": times 2^(-2 E) each
         if pairwise_total:
-            with pb.waiting("pairwise, original"):
+            with pb.waiting("pairwise, original", counter="share"):
                 total = _total(orig, blocks, w, amounts, e)
-            pb.advance()
-            with pb.waiting("pairwise, release"):
+            with pb.waiting("pairwise, release", counter="share"):
                 total_m = _total(rel, blocks, w, masked_amounts, e)
-            pb.advance()
     wexp = [-2 * sh if wspec == "amount" else 0 for sh in shifts]
     if any(shifts):
         if len(blocks) == 1:
