@@ -45,8 +45,13 @@ def spark():
     from pyspark.sql import SparkSession
 
     # local[2, 2]: two cores, and a failed task is tried a second time (the retry test needs it)
+    # tiny data: two shuffle partitions, no whole-stage code generation nor adaptive
+    # re-planning, and the JVM's quick (C1) compiler: each query compiles less than it runs
     session = (SparkSession.builder.master("local[2,2]").appName("polars_sdc-tests")
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
+               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+               .config("spark.default.parallelism", "2").config("spark.sql.codegen.wholeStage", "false")
+               .config("spark.sql.adaptive.enabled", "false")
+               .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
                .config("spark.ui.showConsoleProgress", "false").getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     yield session
@@ -108,6 +113,21 @@ def test_blocks_hold_k_to_block_rows_records_of_one_stratum(plan, blocked, data)
     # the assignment is a function of the row: the same on a local frame, in any order
     local = plan.blocks(data.reverse())[::-1]
     assert np.array_equal(blocked.sort("id")["b"].to_numpy(), local)
+
+
+def test_partition_labels_put_each_block_in_its_own_spark_partition(spark):
+    from pyspark.sql import functions as F
+
+    from polars_sdc.spark.blocking import partition_labels, spark_hash_long
+
+    ids = np.r_[np.arange(-300, 300), [2**40 + 7, -(2**62), 2**63 - 1]].astype(np.int64)
+    got = spark.createDataFrame([(int(i),) for i in ids], "id long").select(F.hash("id").alias("h")).toArrow()
+    assert np.array_equal(got.column("h").to_numpy(), spark_hash_long(ids))
+    n = 7
+    labels = partition_labels(n)
+    parts = (spark.createDataFrame([(int(x),) for x in labels], "id long").repartition(n, "id")
+             .rdd.glom().map(lambda rows: [r[0] for r in rows]).collect())
+    assert parts == [[int(x)] for x in labels]
 
 
 @pytest.mark.parametrize("method, refine, options", [
