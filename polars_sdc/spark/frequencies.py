@@ -74,19 +74,6 @@ def _keyed(sdf: Any, cols: Sequence[str], schema: pl.Schema, weights: str | None
     return sdf.select("*", *out, w.alias(WSUM)).withColumn(PATTERN, pattern)
 
 
-def _check_weights(sdf: Any, weights: str) -> None:
-    from pyspark.sql import functions as F
-
-    x = F.col(weights).cast("double")
-    bad = F.col(weights).isNull() | F.isnan(x) | x.isin(float("inf"), float("-inf"))
-    row = sdf.agg(F.sum(F.when(bad, 1).otherwise(0)).alias("bad"),
-                  F.sum(F.when(~bad & (x < 1), 1).otherwise(0)).alias("low")).collect()[0]
-    if row["bad"]:
-        raise SDCError(f"column {weights!r}: {row['bad']} null, NaN or infinite value(s)")
-    if row["low"]:
-        raise SDCError(f"column {weights!r}: {row['low']} sampling weight(s) below 1; weights must be >= 1")
-
-
 def _matched(target: Any, source: Any, by: list[str], tag: str) -> Any:
     """``target`` with ``__sdc_mc<tag>`` / ``__sdc_mw<tag>``: the total count and weight of the
     ``source`` combinations equal to each target row on ``by`` (0 when none)."""
@@ -113,25 +100,32 @@ def combination_table(
     from pyspark.sql import functions as F
 
     cols, schema, a = _check(sdf, keys, weights, alpha)
-    if weights is not None:
-        _check_weights(sdf, weights)
     ks = [_key(i) for i in range(len(cols))]
-    combos = (_keyed(sdf, cols, schema, weights).groupBy(*ks, PATTERN)
-              .agg(F.count(F.lit(1)).cast("double").alias(COUNT), F.sum(WSUM).alias(WSUM)))
-    found = sorted(int(r[0]) for r in combos.select(PATTERN).distinct().collect())
-    if found in ([], [0]):   # no missing key anywhere: fk and Fk are the combination's own
-        return combos.select(*ks, PATTERN, COUNT, WSUM, F.col(COUNT).alias(FK), F.col(WSUM).alias(FKP)), cols
     m = len(cols)
     full = (1 << m) - 1
+    keyed = _keyed(sdf, cols, schema, weights)
+    # one pass over the records for the small metadata: the missing-value patterns present,
+    # the totals, the all-missing records and the weight checks
+    is_full, w = F.col(PATTERN) == full, F.col(WSUM)
+    aggs = [F.collect_set(PATTERN).alias("patterns"), F.count(F.lit(1)).alias("n"), F.sum(w).alias("w"),
+            F.sum(F.when(is_full, 1.0).otherwise(0.0)).alias("na_c"), F.sum(F.when(is_full, w).otherwise(0.0)).alias("na_w")]
+    if weights is not None:
+        bad = F.col(weights).isNull() | F.isnan(w) | w.isin(float("inf"), float("-inf"))
+        aggs += [F.sum(F.when(bad, 1).otherwise(0)).alias("bad"), F.sum(F.when(~bad & (w < 1), 1).otherwise(0)).alias("low")]
+    meta = keyed.agg(*aggs).collect()[0]
+    if weights is not None and meta["bad"]:
+        raise SDCError(f"column {weights!r}: {meta['bad']} null, NaN or infinite value(s)")
+    if weights is not None and meta["low"]:
+        raise SDCError(f"column {weights!r}: {meta['low']} sampling weight(s) below 1; weights must be >= 1")
+    combos = (keyed.groupBy(*ks, PATTERN)
+              .agg(F.count(F.lit(1)).cast("double").alias(COUNT), F.sum(WSUM).alias(WSUM)))
+    found = sorted(int(p) for p in meta["patterns"])
+    if found in ([], [0]):   # no missing key anywhere: fk and Fk are the combination's own
+        return combos.select(*ks, PATTERN, COUNT, WSUM, F.col(COUNT).alias(FK), F.col(WSUM).alias(FKP)), cols
     patterns = [p for p in found if p not in (0, full)]
     present = {p: [ks[j] for j in range(m) if not (p >> j) & 1] for p in patterns}
     by_pattern = {p: combos.where(F.col(PATTERN) == p) for p in patterns}
-    totals = combos.agg(
-        F.sum(COUNT).alias("n"), F.sum(WSUM).alias("w"),
-        F.sum(F.when(F.col(PATTERN) == full, F.col(COUNT)).otherwise(0.0)).alias("na_c"),
-        F.sum(F.when(F.col(PATTERN) == full, F.col(WSUM)).otherwise(0.0)).alias("na_w"),
-    ).collect()[0]
-    n, total_w, na_c, na_w = (float(totals[x] or 0.0) for x in ("n", "w", "na_c", "na_w"))
+    n, total_w, na_c, na_w = (float(meta[x] or 0.0) for x in ("n", "w", "na_c", "na_w"))
     cols_out = [*ks, PATTERN, COUNT, WSUM, FK, FKP]
 
     # complete combinations: + alpha x the compatible records with some (not all) keys missing
