@@ -31,11 +31,13 @@ os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
 from pyspark.sql import SparkSession
 
-# local mode on two cores; small data, so few shuffle partitions and no code generation
+# local mode on two cores; small data, so few shuffle partitions, no code generation and
+# the JVM's quick compiler only (each query would otherwise compile longer than it runs)
 spark = (SparkSession.builder.master("local[2]").appName("polars_sdc notebook")
          .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
          .config("spark.sql.shuffle.partitions", "2").config("spark.sql.codegen.wholeStage", "false")
-         .config("spark.sql.adaptive.enabled", "false").getOrCreate())
+         .config("spark.sql.adaptive.enabled", "false")
+         .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC").getOrCreate())
 spark.sparkContext.setLogLevel("ERROR")
 
 census = datasets.census().with_row_index("id").with_columns(pl.col("id").cast(pl.Int64))
