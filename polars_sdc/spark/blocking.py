@@ -488,7 +488,7 @@ def assign(sdf: Any, plan: BlockPlan, *, column: str = "block", leaves: bool = F
     ``part_column`` adds the block's :func:`partition_labels` label (int64).
 
     The walk down the forest is Spark SQL (no Python worker, no shuffle): the plan's node
-    arrays become literal arrays, the stratum's root comes from a broadcast join, and each
+    arrays come as one broadcast row, the stratum's root from a broadcast join, and each
     level of the tree is one projection ``node = z[feature[node]] > threshold[node] ?
     right[node] : left[node]`` on the scores ``z = (x - center) * scale`` — the same float64
     operations as :meth:`BlockPlan.leaves`, so the same leaf for every record.
@@ -517,26 +517,34 @@ def assign(sdf: Any, plan: BlockPlan, *, column: str = "block", leaves: bool = F
     else:
         out = out.withColumn(node, F.lit(int(plan.strata[ROOT][0])).cast("long"))
     feat, thr, left, right, depth = _forest_arrays(plan)
-    if depth:
-        out = out.withColumn(zcol, F.array(*[
-            ((F.col(c).cast("double") - F.lit(float(m))) * F.lit(float(s)))
-            for c, m, s in zip(plan.features, plan.center, plan.scale)
-        ]))
-        a_feat, a_thr = F.lit(feat), F.lit(thr)
-        a_left, a_right = F.lit(left).cast("array<long>"), F.lit(right).cast("array<long>")
-        n = F.col(node)
-        for _ in range(depth):
-            out = out.withColumn(node, F.when(F.col(zcol)[a_feat[n]] > a_thr[n], a_right[n]).otherwise(a_left[n]))
-        out = out.drop(zcol)
     leaf = np.asarray([max(x, 0) for x in plan.leaf], dtype=np.int64)
     if leaves:
         value = leaf
     else:
         value = plan.leaf_block[leaf].astype(np.int64) if plan.leaf_block.size else np.zeros(leaf.size, np.int64)
-    out = out.withColumn(column, F.lit(value.tolist())[F.col(node)].cast("int"))
+    # the node arrays travel as one broadcast row (array columns), not as literals: a plan
+    # with thousands of nodes stays small to analyse whatever the depth of the tree
+    arrays = sdf.sparkSession.createDataFrame(
+        [(feat, thr, left, right, value.tolist(),
+          np.asarray(part_labels if part_labels is not None else [], dtype=np.int64).tolist())],
+        "__sdc_feat array<int>, __sdc_thr array<double>, __sdc_left array<long>, __sdc_right array<long>, "
+        "__sdc_value array<long>, __sdc_labels array<long>",
+    )
+    out = out.crossJoin(F.broadcast(arrays))
+    if depth:
+        out = out.withColumn(zcol, F.array(*[
+            ((F.col(c).cast("double") - F.lit(float(m))) * F.lit(float(s)))
+            for c, m, s in zip(plan.features, plan.center, plan.scale)
+        ]))
+        n = F.col(node)
+        for _ in range(depth):
+            out = out.withColumn(node, F.when(F.col(zcol)[F.col("__sdc_feat")[n]] > F.col("__sdc_thr")[n],
+                                              F.col("__sdc_right")[n]).otherwise(F.col("__sdc_left")[n]))
+        out = out.drop(zcol)
+    out = out.withColumn(column, F.col("__sdc_value")[F.col(node)].cast("int"))
     if part_column is not None:
-        labels = np.asarray(part_labels, dtype=np.int64)
-        out = out.withColumn(part_column, F.lit(labels.tolist())[F.col(column)].cast("long"))
+        out = out.withColumn(part_column, F.col("__sdc_labels")[F.col(column)].cast("long"))
+    out = out.drop("__sdc_feat", "__sdc_thr", "__sdc_left", "__sdc_right", "__sdc_value", "__sdc_labels")
     return out.drop(node)
 
 
