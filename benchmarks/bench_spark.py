@@ -8,8 +8,12 @@ then for each block_rows: the kd-tree blocks planned on Spark, the same blocks m
 one after the other in this process (the single-process peer: same work, no Spark), and the
 Spark run (local[2]: plan + blocks through groupBy(block).applyInArrow, written to Parquet).
 Prints SSE/SST (percent), its ratio to global MDAV, wall seconds, seconds per million rows
-and Spark / single-process. Wall time on a shared 2-core machine: noisy; compare ratios
-within one run. Needs pyspark >= 4 and Java (PYSPARK_PYTHON and SPARK_LOCAL_IP are set here).
+and Spark / single-process, in wall time and in CPU time (Spark: the driver plus the JVM and
+its Python workers, read from /proc; single process: this process). ``--repeat R`` runs Spark
+and the peer R times each, interleaved (S, L, S, L, ...), and prints each pair. Wall time on
+a shared 2-core machine: noisy; compare ratios within one run. ``--identity`` also times an
+identity ``applyInArrow`` over the same blocks (the cost of the Arrow round trip alone).
+Needs pyspark >= 4 and Java (PYSPARK_PYTHON and SPARK_LOCAL_IP are set here).
 """
 from __future__ import annotations
 
@@ -40,8 +44,53 @@ def data(n: int, seed: int = 0) -> pl.DataFrame:
     return pl.DataFrame({"id": np.arange(n, dtype=np.int64), **{c: g.standard_normal(n) for c in ON}})
 
 
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system, with reaped children) of process ``pid`` and its live
+    descendants, from /proc (Linux): the JVM and the Python workers it forked."""
+    tick = os.sysconf("SC_CLK_TCK")
+    children: dict[int, list[int]] = {}
+    stats: dict[int, list[str]] = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        stats[int(d)] = fields
+        children.setdefault(int(fields[1]), []).append(int(d))
+    total, stack = 0, [pid]
+    while stack:
+        p = stack.pop()
+        if p in stats:
+            total += sum(int(x) for x in stats[p][11:15])   # utime stime cutime cstime
+        stack += children.get(p, [])
+    return total / tick
+
+
+def spark_cpu(spark) -> float:
+    """CPU seconds so far of this driver process and of the Spark JVM tree."""
+    return time.process_time() + tree_cpu(spark.sparkContext._gateway.proc.pid)
+
+
 def loss(df: pl.DataFrame, masked: pl.DataFrame) -> float:
     return 100.0 * df.sdc.ilssdm(ON, masked=masked.sort("id").select(df.columns))
+
+
+def identity(spark, sdf, plan, dst) -> None:
+    """The microaggregation job with an identity task: assignment, shuffle, Arrow both ways."""
+    from polars_sdc.spark._common import BLOCK, PART
+    from polars_sdc.spark.blocking import assign, partition_labels
+
+    labels = partition_labels(plan.n_blocks)
+    blocked = assign(sdf, plan, column=BLOCK, part_column=PART, part_labels=labels).repartition(plan.n_blocks, PART)
+    schema = blocked.schema
+    c0 = spark_cpu(spark)
+    t = time.perf_counter()
+    blocked.groupBy(BLOCK, PART).applyInArrow(lambda table: table, schema).write.mode("overwrite").parquet(dst)
+    print(f"{'':>10} identity applyInArrow over the same blocks: {time.perf_counter() - t:.1f} s wall, "
+          f"{spark_cpu(spark) - c0:.1f} s CPU", flush=True)
 
 
 def main() -> None:
@@ -53,13 +102,17 @@ def main() -> None:
     ap.add_argument("--global-loss", type=float, default=float("nan"),
                     help="global MDAV SSE/SST (percent) from an earlier run, used with --no-global")
     ap.add_argument("--no-local", action="store_true")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=100_000, help="spark.sql.execution.arrow.maxRecordsPerBatch")
+    ap.add_argument("--identity", action="store_true")
     args = ap.parse_args()
 
     from pyspark.sql import SparkSession
 
     spark = (SparkSession.builder.master("local[2]").appName("bench_spark").config("spark.ui.enabled", "false")
-             .config("spark.driver.memory", "6g").config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "8")
-             .config("spark.sql.execution.arrow.maxRecordsPerBatch", "100000").getOrCreate())
+             .config("spark.driver.memory", "6g").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.sql.shuffle.partitions", "8")
+             .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(args.batch)).getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     tmp = tempfile.mkdtemp(prefix="bench_spark_")
     # warm-up: compile the kernels in this process and in the Spark workers
@@ -67,9 +120,10 @@ def main() -> None:
     warm.sdc.mdav(K, ON)
     sdcs.microaggregate(spark.createDataFrame(warm.to_arrow()), K, ON, block_rows=1000).count()
 
-    print(f"p = {P}, k = {K}, refine = {args.refine}; wall seconds on a shared 2-core machine")
+    print(f"p = {P}, k = {K}, refine = {args.refine}, arrow batch = {args.batch}; seconds on a shared 2-core machine")
     print(f"{'n':>10} {'block_rows':>10} {'blocks':>7} {'SSE/SST %':>10} {'/ global':>9} "
-          f"{'plan s':>7} {'spark s':>8} {'s/1e6':>7} {'local s':>8} {'spark/local':>11}")
+          f"{'plan s':>7} {'spark s':>8} {'s/1e6':>7} {'local s':>8} {'spark/local':>11} "
+          f"{'plan cpu':>8} {'spark cpu':>9} {'local cpu':>9} {'cpu ratio':>9}")
     for n in args.n:
         df = data(n)
         src = os.path.join(tmp, f"in_{n}.parquet")
@@ -84,27 +138,37 @@ def main() -> None:
             g_loss = args.global_loss
         sdf = spark.read.parquet(src)
         for b in args.block_rows:
-            dst = os.path.join(tmp, f"out_{n}_{b}.parquet")
-            t = time.perf_counter()
-            plan = sdcs.plan_blocks(sdf, K, ON, block_rows=b)
-            tp = time.perf_counter() - t
-            sdcs.microaggregate(sdf, K, ON, plan=plan, refine=args.refine).write.mode("overwrite").parquet(dst)
-            ts = time.perf_counter() - t
-            out = pl.read_parquet(os.path.join(dst, "*.parquet"))
-            s_loss = loss(df, out)
-            tl = float("nan")
-            if not args.no_local:   # the same blocks, one after the other, in this process
+            for rep in range(args.repeat):
+                dst = os.path.join(tmp, f"out_{n}_{b}.parquet")
+                c0 = spark_cpu(spark)
                 t = time.perf_counter()
-                blocks = plan.blocks(df)
-                parts = [part.drop("__b").sort(df.columns).sdc.microaggregate(
-                    K, ON, refine=args.refine, standardize=False,
-                    weights={c: 1.0 / s**2 for c, s in zip(plan.features, plan.std)})
-                    for part in df.with_columns(pl.Series("__b", blocks)).partition_by("__b")]
-                local = pl.concat(parts)
-                tl = time.perf_counter() - t
-                assert abs(loss(df, local) - s_loss) < 1e-9, "Spark and local blocks disagree"
-            print(f"{n:>10} {b:>10} {plan.n_blocks:>7} {s_loss:>10.4f} {s_loss / g_loss:>9.3f} {tp:>7.1f} {ts:>8.1f} "
-                  f"{ts / n * 1e6:>7.1f} {tl:>8.1f} {ts / tl:>11.2f}", flush=True)
+                plan = sdcs.plan_blocks(sdf, K, ON, block_rows=b)
+                tp = time.perf_counter() - t
+                cp = spark_cpu(spark) - c0
+                sdcs.microaggregate(sdf, K, ON, plan=plan, refine=args.refine).write.mode("overwrite").parquet(dst)
+                ts = time.perf_counter() - t
+                cs = spark_cpu(spark) - c0
+                out = pl.read_parquet(os.path.join(dst, "*.parquet"))
+                s_loss = loss(df, out)
+                tl = cl = float("nan")
+                if not args.no_local:   # the same blocks, one after the other, in this process
+                    c0 = time.process_time()
+                    t = time.perf_counter()
+                    blocks = plan.blocks(df)
+                    parts = [part.drop("__b").sort(df.columns).sdc.microaggregate(
+                        K, ON, refine=args.refine, standardize=False,
+                        weights={c: 1.0 / s**2 for c, s in zip(plan.features, plan.std)})
+                        for part in df.with_columns(pl.Series("__b", blocks)).partition_by("__b")]
+                    local = pl.concat(parts)
+                    tl = time.perf_counter() - t
+                    cl = time.process_time() - c0
+                    assert abs(loss(df, local) - s_loss) < 1e-9, "Spark and local blocks disagree"
+                print(f"{n:>10} {b:>10} {plan.n_blocks:>7} {s_loss:>10.4f} {s_loss / g_loss:>9.3f} {tp:>7.1f} {ts:>8.1f} "
+                      f"{ts / n * 1e6:>7.1f} {tl:>8.1f} {ts / tl:>11.2f} {cp:>8.1f} {cs:>9.1f} {cl:>9.1f} {cs / cl:>9.2f}",
+                      flush=True)
+                if args.identity:
+                    identity(spark, sdf, plan, os.path.join(tmp, "identity.parquet"))
+
     spark.stop()
     import shutil
 

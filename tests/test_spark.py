@@ -45,8 +45,13 @@ def spark():
     from pyspark.sql import SparkSession
 
     # local[2, 2]: two cores, and a failed task is tried a second time (the retry test needs it)
+    # tiny data: two shuffle partitions, no whole-stage code generation nor adaptive
+    # re-planning, and the JVM's quick (C1) compiler: each query compiles less than it runs
     session = (SparkSession.builder.master("local[2,2]").appName("polars_sdc-tests")
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
+               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+               .config("spark.default.parallelism", "2").config("spark.sql.codegen.wholeStage", "false")
+               .config("spark.sql.adaptive.enabled", "false")
+               .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
                .config("spark.ui.showConsoleProgress", "false").getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     yield session
@@ -108,6 +113,21 @@ def test_blocks_hold_k_to_block_rows_records_of_one_stratum(plan, blocked, data)
     # the assignment is a function of the row: the same on a local frame, in any order
     local = plan.blocks(data.reverse())[::-1]
     assert np.array_equal(blocked.sort("id")["b"].to_numpy(), local)
+
+
+def test_partition_labels_put_each_block_in_its_own_spark_partition(spark):
+    from pyspark.sql import functions as F
+
+    from polars_sdc.spark.blocking import partition_labels, spark_hash_long
+
+    ids = np.r_[np.arange(-300, 300), [2**40 + 7, -(2**62), 2**63 - 1]].astype(np.int64)
+    got = spark.createDataFrame([(int(i),) for i in ids], "id long").select(F.hash("id").alias("h")).toArrow()
+    assert np.array_equal(got.column("h").to_numpy(), spark_hash_long(ids))
+    n = 7
+    labels = partition_labels(n)
+    parts = (spark.createDataFrame([(int(x),) for x in labels], "id long").repartition(n, "id")
+             .rdd.glom().map(lambda rows: [r[0] for r in rows]).collect())
+    assert parts == [[int(x)] for x in labels]
 
 
 @pytest.mark.parametrize("method, refine, options", [
@@ -291,18 +311,65 @@ def test_recode_labels_and_null_values_equal_local(spark):
         sdcs.recode_map(one, "c", p=0.05, other="Other", ordinal={"c": sorted(set(values) - {None})})
 
 
-def test_frequencies_equal_local_counts(spark):
+FRANC_KEYS = ["Key1", "Key2", "Key3", "Key4"]
+SUMMARY = ["records", "k_anonymity", "records_violating_k2", "records_violating_k3", "records_violating_k5",
+           "sample_uniques"]
+
+
+def _adversarial() -> pl.DataFrame:
+    """Wildcards of every kind: NaN and null in a float key, null strings, a record with every
+    key missing, duplicated combinations, fractional weights."""
+    return pl.DataFrame({
+        "id": list(range(12)),
+        "a": [1.0, 1.0, float("nan"), None, 2.0, 2.0, 2.0, None, 3.0, 1.0, 2.0, None],
+        "b": ["p", "p", "p", "q", None, "q", "q", None, "p", None, "q", "q"],
+        "c": [0, 0, 0, 1, 1, 1, 1, None, 0, 0, 1, 1],
+        "w": [1.5, 2.0, 10.0, 3.0, 1.0, 7.25, 4.0, 2.0, 1.0, 30.0, 1.0, 5.5],
+    })
+
+
+@pytest.mark.parametrize("case", ["francdat", "francdat-missing", "adversarial-alpha-0.5"])
+def test_frequencies_and_risk_equal_local(spark, case):
     from polars_sdc import spark as sdcs
 
-    g = np.random.default_rng(2)
-    df = pl.DataFrame({"id": range(300), "a": g.integers(0, 4, 300), "b": g.choice(["p", "q", None], 300),
-                       "w": g.uniform(1, 50, 300)})
-    got = pl.from_arrow(sdcs.frequencies(spark.createDataFrame(df.to_arrow()), ["a", "b"], weights="w")
-                        .toArrow()).sort("id")
-    want = df.with_columns(pl.len().over("a", "b").cast(pl.Int64).alias("fk"), pl.col("w").sum().over("a", "b").alias("Fk_pop"))
-    assert got["fk"].equals(want["fk"])
-    assert np.allclose(got["Fk_pop"].to_numpy(), want["Fk_pop"].to_numpy(), rtol=1e-12)
-    assert got["fk"].sum() == sum(n * n for n in df.group_by("a", "b").len()["len"].to_list())
+    if case.startswith("francdat"):
+        df, keys, alpha = polars_sdc.datasets.francdat(missing=case.endswith("missing")), FRANC_KEYS, 1.0
+    else:
+        df, keys, alpha = _adversarial(), ["a", "b", "c"], 0.5
+    df = df.with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64))
+    sdf = spark.createDataFrame(df.to_arrow()).repartition(2)
+    local = df.sdc.individual_risk(keys, weight="w", alpha=alpha)
+    got = pl.from_arrow(sdcs.individual_risk(sdf, keys, weights="w", alpha=alpha).toArrow()).sort("rid")
+    assert got.columns == [*df.columns, "fk", "Fk_pop", "risk"]
+    assert got.select(df.columns).equals(df, null_equal=True)
+    assert got["fk"].to_list() == local["fk"].to_list()
+    assert np.allclose(got["Fk_pop"].to_numpy(), local["Fk"].to_numpy(), rtol=1e-13, atol=0)
+    assert np.allclose(got["risk"].to_numpy(), local["risk"].to_numpy(), rtol=1e-12, atol=0)
+    want = df.sdc.risk(keys, weight="w", alpha=alpha, suda=False).as_dict()
+    summary = sdcs.risk(sdf, keys, weights="w", alpha=alpha)
+    assert {k: summary[k] for k in SUMMARY} == {k: want[k] for k in SUMMARY}
+    for name in ("global_risk", "expected_reidentifications"):
+        assert summary[name] == pytest.approx(want[name], rel=1e-12)
+    if case == "francdat":   # one case for the thin faces: unweighted frequencies, global risk
+        freq = pl.from_arrow(sdcs.frequencies(sdf, keys).toArrow()).sort("rid")
+        assert freq.columns == [*df.columns, "fk"]
+        assert freq["fk"].to_list() == df.sdc.frequencies(keys)["fk"].to_list()
+        g = sdcs.global_risk(sdf, keys, weights="w", alpha=alpha)
+        assert g == pytest.approx(df.sdc.global_risk(keys, weight="w", alpha=alpha), rel=1e-12)
+
+
+def test_frequencies_errors(spark):
+    from polars_sdc import spark as sdcs
+
+    df = polars_sdc.datasets.francdat()
+    sdf = spark.createDataFrame(df.with_columns(pl.when(pl.col("Key1") == 3).then(0.5).otherwise("w").alias("w"))
+                                .to_arrow())
+    with pytest.raises(SDCError, match="'w'.*below 1"):
+        sdcs.risk(sdf, FRANC_KEYS, weights="w")
+    with pytest.raises(SDCError, match="'key1'.*already in the frame"):
+        sdcs.frequencies(sdf, ["Key2"], fk="key1")
+    with pytest.raises(SDCError, match="alpha"):
+        sdcs.frequencies(sdf, ["Key2"], alpha=2)
 
 
 def test_blocks_with_heavy_ties_and_small_leaves(spark):

@@ -6,7 +6,9 @@ kernels doing the work inside each task (``pip install "polars_sdc[spark]"``).
 - :func:`laplace`: per-row noise from ``(seed, column, key)``, identical to the local
   generator whatever the partitioning or task retries;
 - :func:`recode` / :func:`recode_map`: minimum-frequency recoding from one count aggregation;
-- :func:`ilssdm`: SSE / SST by aggregations; :func:`frequencies`: fk / Fk per key combination.
+- :func:`ilssdm`: SSE / SST by aggregations; :func:`frequencies`: fk / Fk per record (missing
+  keys as wildcards, as locally); :func:`individual_risk`, :func:`global_risk`, :func:`risk`:
+  sdcMicro's approximate individual risk and its sums, over the table of key combinations.
 
 Input and output are Spark DataFrames; only small metadata (split points, counts, sums)
 reaches the driver. Importing this module does not import pyspark.
@@ -14,12 +16,13 @@ reaches the driver. Importing this module does not import pyspark.
 from __future__ import annotations
 
 from .blocking import BlockPlan, assign_blocks, plan_blocks
-from .frequencies import frequencies
+from .frequencies import frequencies, global_risk, individual_risk, risk
 from .laplace import laplace
 from .loss import ilssdm
 from .microaggregate import microaggregate
 from .recode import recode, recode_map
 
 __all__ = [
-    "BlockPlan", "assign_blocks", "frequencies", "ilssdm", "laplace", "microaggregate", "plan_blocks", "recode", "recode_map",
+    "BlockPlan", "assign_blocks", "frequencies", "global_risk", "ilssdm", "individual_risk", "laplace",
+    "microaggregate", "plan_blocks", "recode", "recode_map", "risk",
 ]

@@ -405,50 +405,147 @@ def plan_blocks(
     return plan
 
 
-def partition_labels(spark: Any, n: int) -> np.ndarray:
-    """For i = 0 .. n-1 a long whose Spark hash partition among ``n`` is i (one tiny job):
-    repartitioning by the label of its block puts every block in a task of its own, so no
-    task gets two blocks while another idles (hash collisions of the block ids would)."""
-    from pyspark.sql import functions as F
+_M32 = np.uint64(0xFFFFFFFF)
 
-    rows = (spark.range(0, 64 * n).select("id", F.expr(f"pmod(hash(id), {n})").alias("p"))
-            .groupBy("p").agg(F.min("id").alias("id")).collect())
+
+def _rotl(x: np.ndarray, r: int) -> np.ndarray:
+    return ((x << np.uint64(r)) | (x >> np.uint64(32 - r))) & _M32
+
+
+def _mix_k1(k: np.ndarray) -> np.ndarray:
+    k = (k * np.uint64(0xCC9E2D51)) & _M32
+    return (_rotl(k, 15) * np.uint64(0x1B873593)) & _M32
+
+
+def _mix_h1(h: np.ndarray, k: np.ndarray) -> np.ndarray:
+    h = _rotl(h ^ k, 13)
+    return (h * np.uint64(5) + np.uint64(0xE6546B64)) & _M32
+
+
+def spark_hash_long(x: np.ndarray) -> np.ndarray:
+    """Spark's ``hash(x)`` of a long column (Murmur3 x86_32 of the 8 bytes, seed 42), as int32:
+    the hash Spark's ``repartition(n, col)`` takes modulo n.
+
+    >>> spark_hash_long(np.array([0, 1, 2])).tolist()   # Spark SQL: SELECT hash(0L), hash(1L), hash(2L)
+    [-1670924195, -1712319331, -797927272]
+    """
+    u = np.asarray(x, dtype=np.int64).view(np.uint64)
+    low, high = u & _M32, (u >> np.uint64(32)) & _M32
+    h = _mix_h1(np.full(u.shape, 42, dtype=np.uint64), _mix_k1(low))
+    h = _mix_h1(h, _mix_k1(high)) ^ np.uint64(8)
+    h = (((h ^ (h >> np.uint64(16))) * np.uint64(0x85EBCA6B)) & _M32)
+    h = (((h ^ (h >> np.uint64(13))) * np.uint64(0xC2B2AE35)) & _M32)
+    h = h ^ (h >> np.uint64(16))
+    return h.astype(np.uint32).view(np.int32)
+
+
+def partition_labels(n: int) -> np.ndarray:
+    """For i = 0 .. n-1 a long whose Spark hash partition among ``n`` (``pmod(hash(label), n)``)
+    is i, computed on the driver without a Spark job: repartitioning by the label of its block
+    puts every block in a task of its own, so no task gets two blocks while another idles
+    (hash collisions of the block ids would).
+
+    >>> labels = partition_labels(5)
+    >>> (spark_hash_long(labels).astype(np.int64) % 5).tolist()
+    [0, 1, 2, 3, 4]
+    """
     labels = np.full(n, -1, dtype=np.int64)
-    for r in rows:
-        labels[int(r["p"])] = int(r["id"])
-    if (labels < 0).any():  # pragma: no cover - probability about n * exp(-64)
-        raise SDCError("internal: no label found for some partition")
+    start, step = 0, 64 * max(n, 1)
+    while (labels < 0).any():
+        ids = np.arange(start, start + step, dtype=np.int64)
+        part = spark_hash_long(ids).astype(np.int64) % max(n, 1)
+        first = np.full(n, -1, dtype=np.int64)
+        order = np.argsort(part, kind="stable")
+        p_sorted = part[order]
+        heads = np.flatnonzero(np.r_[True, p_sorted[1:] != p_sorted[:-1]])
+        first[p_sorted[heads]] = ids[order[heads]]
+        labels = np.where(labels < 0, first, labels)
+        start += step
     return labels
+
+
+def _forest_arrays(plan: BlockPlan) -> tuple[list[int], list[float], list[int], list[int], int]:
+    """Node arrays for the walk in Spark SQL: a leaf points to itself on both sides (so the
+    walk stays on it) and splits on column 0; plus the depth of the deepest leaf."""
+    n = len(plan.leaf)
+    feat, thr, left, right = [], [], [], []
+    for nd in range(n):
+        internal = plan.leaf[nd] < 0
+        feat.append(int(plan.feature[nd]) if internal else 0)
+        thr.append(float(plan.threshold[nd]) if internal else 0.0)
+        left.append(int(plan.left[nd]) if internal else nd)
+        right.append(int(plan.right[nd]) if internal else nd)
+    depth = np.zeros(n, dtype=np.int64)
+    for nd in range(n):  # children are created after their parent: one forward pass
+        if plan.leaf[nd] < 0:
+            depth[plan.left[nd]] = depth[plan.right[nd]] = depth[nd] + 1
+    return feat, thr, left, right, int(depth.max(initial=0))
 
 
 def assign(sdf: Any, plan: BlockPlan, *, column: str = "block", leaves: bool = False,
            part_column: str | None = None, part_labels: np.ndarray | None = None) -> Any:
-    """``sdf`` with an int32 ``column``: each record's block (or kd leaf) under ``plan``,
-    computed in each task from the broadcast plan (no shuffle); ``part_column`` adds the
-    block's :func:`partition_labels` label (int64)."""
+    """``sdf`` with an int32 ``column``: each record's block (or kd leaf) under ``plan``;
+    ``part_column`` adds the block's :func:`partition_labels` label (int64).
+
+    The walk down the forest is Spark SQL (no Python worker, no shuffle): the plan's node
+    arrays come as one broadcast row, the stratum's root from a broadcast join, and each
+    level of the tree is one projection ``node = z[feature[node]] > threshold[node] ?
+    right[node] : left[node]`` on the scores ``z = (x - center) * scale`` — the same float64
+    operations as :meth:`BlockPlan.leaves`, so the same leaf for every record.
+    """
     require_pyspark()
-    import pyarrow as pa
-    from pyspark.sql.types import IntegerType, LongType, StructField, StructType
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import LongType, StructField, StructType
 
     if column in sdf.columns:
         raise SDCError(f"column {column!r}: already in the frame; choose another block column name")
-    fields = [*sdf.schema.fields, StructField(column, IntegerType(), False)]
+    node, zcol, root = "__sdc_node", "__sdc_z", "__sdc_root_node"
+    out = sdf
+    if plan.by:
+        spark = sdf.sparkSession
+        names = [f"__sdc_by{i}" for i in range(len(plan.by))]
+        by_fields = {f.name: f for f in sdf.schema.fields}
+        schema = StructType([StructField(nm, by_fields[c].dataType, True) for nm, c in zip(names, plan.by)]
+                            + [StructField(root, LongType(), False)])
+        strata = spark.createDataFrame(plan.strata.select(*plan.by, ROOT).rows(), schema=schema)
+        cond = [F.col(c).eqNullSafe(F.col(nm)) for c, nm in zip(plan.by, names)]
+        out = out.join(F.broadcast(strata), on=cond, how="left").drop(*names)
+        msg = ("a stratum appeared that was not there when the blocks were planned; "
+               "the input must be deterministic (cache it before blocking)")
+        out = out.withColumn(node, F.when(F.col(root).isNull(), F.raise_error(F.lit(msg))).otherwise(F.col(root)))
+        out = out.drop(root)
+    else:
+        out = out.withColumn(node, F.lit(int(plan.strata[ROOT][0])).cast("long"))
+    feat, thr, left, right, depth = _forest_arrays(plan)
+    leaf = np.asarray([max(x, 0) for x in plan.leaf], dtype=np.int64)
+    if leaves:
+        value = leaf
+    else:
+        value = plan.leaf_block[leaf].astype(np.int64) if plan.leaf_block.size else np.zeros(leaf.size, np.int64)
+    # the node arrays travel as one broadcast row (array columns), not as literals: a plan
+    # with thousands of nodes stays small to analyse whatever the depth of the tree
+    arrays = sdf.sparkSession.createDataFrame(
+        [(feat, thr, left, right, value.tolist(),
+          np.asarray(part_labels if part_labels is not None else [], dtype=np.int64).tolist())],
+        "__sdc_feat array<int>, __sdc_thr array<double>, __sdc_left array<long>, __sdc_right array<long>, "
+        "__sdc_value array<long>, __sdc_labels array<long>",
+    )
+    out = out.crossJoin(F.broadcast(arrays))
+    if depth:
+        out = out.withColumn(zcol, F.array(*[
+            ((F.col(c).cast("double") - F.lit(float(m))) * F.lit(float(s)))
+            for c, m, s in zip(plan.features, plan.center, plan.scale)
+        ]))
+        n = F.col(node)
+        for _ in range(depth):
+            out = out.withColumn(node, F.when(F.col(zcol)[F.col("__sdc_feat")[n]] > F.col("__sdc_thr")[n],
+                                              F.col("__sdc_right")[n]).otherwise(F.col("__sdc_left")[n]))
+        out = out.drop(zcol)
+    out = out.withColumn(column, F.col("__sdc_value")[F.col(node)].cast("int"))
     if part_column is not None:
-        fields.append(StructField(part_column, LongType(), False))
-    out_schema = StructType(fields)
-    payload = sdf.sparkSession.sparkContext.broadcast((plan, part_labels))
-
-    def run(batches):
-        p, labels = payload.value
-        for batch in batches:
-            df = pl.from_arrow(pa.Table.from_batches([batch]))
-            ids = p.leaves(df).astype(np.int32) if leaves else p.blocks(df)
-            batch = batch.append_column(column, pa.array(ids, pa.int32()))
-            if part_column is not None:
-                batch = batch.append_column(part_column, pa.array(labels[ids], pa.int64()))
-            yield batch
-
-    return sdf.mapInArrow(run, out_schema)
+        out = out.withColumn(part_column, F.col("__sdc_labels")[F.col(column)].cast("long"))
+    out = out.drop("__sdc_feat", "__sdc_thr", "__sdc_left", "__sdc_right", "__sdc_value", "__sdc_labels")
+    return out.drop(node)
 
 
 def assign_blocks(

@@ -1,40 +1,298 @@
-"""Sample and population frequencies of key combinations on Spark: ``fk`` (how many records
-share a record's values of the key variables) and ``Fk`` (the sum of their sampling weights,
-the estimated population frequency), by one window aggregation over the keys."""
+"""Sample and population frequencies of key combinations on Spark, and the re-identification
+risk built on them, by Spark aggregations and joins (only the list of missing-value patterns
+and a few totals reach the driver).
+
+Definitions: those of the local :mod:`polars_sdc.risk.frequencies` (sdcMicro 5.8.1
+``freqCalc``) and :mod:`polars_sdc.risk.individual` (``indivRisk``, method "approx";
+``measure_risk``). ``fk`` counts the records sharing a record's key values, ``Fk`` sums their
+sampling weights; a missing key value (null, or NaN in a float key) is a wildcard: a record
+with missing keys matches every record that agrees on its other keys, weighted by ``alpha``
+(module docstring of :mod:`polars_sdc.risk.frequencies`).
+
+Steps: one aggregation gives the *combination table* (one row per distinct key combination
+and missing-value pattern, with its record count and weight). Without missing keys that is
+``fk`` and ``Fk``. With them, each missing-value pattern ``p`` adds its matches by one join
+per pattern on the keys it has (complete combinations gain ``alpha`` x the compatible
+records with missing keys; a combination with missing keys gains the compatible complete
+records and ``alpha`` x the compatible records of the other patterns, pooled by the key
+columns they share), exactly the local algorithm. The individual risk of a combination is
+computed by the local function :func:`polars_sdc.risk.individual.individual_risk` in a
+Python task over the combination table (not over the records); records get their values by
+a join, and global risk / expected re-identifications are sums over the combination table.
+"""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from .._columns import ColumnSpec, resolve_columns
+import polars as pl
+
+from .._columns import ColumnSpec
 from .._errors import SDCError
+from .._validation import check_int
 from ._common import polars_schema, require_pyspark
 
+PATTERN = "__sdc_pattern"
+COUNT = "__sdc_count"     # records of the combination itself
+WSUM = "__sdc_wsum"       # their weight
+FK = "__sdc_fk"
+FKP = "__sdc_fpop"  # Spark names are case-insensitive: not "__sdc_Fk"
+RISK = "__sdc_risk"
 
-def frequencies(sdf: Any, keys: ColumnSpec, *, weights: str | None = None, fk: str = "fk", Fk: str = "Fk_pop") -> Any:
-    """``sdf`` with ``fk`` (int64: records sharing the row's key values; a null is a value of
-    its own) and, with ``weights``, ``Fk`` (double: their summed weights; named ``Fk_pop``
-    by default, since Spark column names are case-insensitive). A record with fk = 1 is
-    unique on the keys: the first thing a disclosure-risk review looks at.
+
+def _key(i: int) -> str:
+    return f"__sdc_key{i}"
+
+
+def _check(sdf: Any, keys: ColumnSpec, weights: str | None, alpha: float) -> tuple[list[str], pl.Schema, float]:
+    from ..risk.frequencies import check_alpha, key_columns
+
+    schema = polars_schema(sdf)
+    cols = key_columns(schema, keys, weights)
+    if not cols:
+        raise SDCError("`keys`: no key columns")
+    if len(cols) > 62:
+        raise SDCError(f"`keys`: {len(cols)} key columns; at most 62")
+    return cols, schema, check_alpha(alpha)
+
+
+def _keyed(sdf: Any, cols: Sequence[str], schema: pl.Schema, weights: str | None) -> Any:
+    """``sdf`` with the keys copied as ``__sdc_key<i>`` (NaN turned into null), the missing-value
+    pattern (bit j set: key j missing) and the weight (1 without weights)."""
+    from pyspark.sql import functions as F
+
+    out = []
+    for i, c in enumerate(cols):
+        e = F.col(c)
+        if schema[c].is_float():
+            e = F.when(F.isnan(e), F.lit(None)).otherwise(e)
+        out.append(e.alias(_key(i)))
+    pattern = F.lit(0).cast("long")
+    for j, c in enumerate(cols):
+        pattern = pattern + F.when(F.col(_key(j)).isNull(), F.lit(1 << j)).otherwise(F.lit(0)).cast("long")
+    w = F.col(weights).cast("double") if weights is not None else F.lit(1.0)
+    return sdf.select("*", *out, w.alias(WSUM)).withColumn(PATTERN, pattern)
+
+
+def _matched(target: Any, source: Any, by: list[str], tag: str) -> Any:
+    """``target`` with ``__sdc_mc<tag>`` / ``__sdc_mw<tag>``: the total count and weight of the
+    ``source`` combinations equal to each target row on ``by`` (0 when none)."""
+    from pyspark.sql import functions as F
+
+    mc, mw = f"__sdc_mc{tag}", f"__sdc_mw{tag}"
+    if not by:
+        agg = source.agg(F.sum(COUNT).alias(mc), F.sum(WSUM).alias(mw))
+        out = target.crossJoin(agg)
+    else:
+        agg = source.groupBy(*by).agg(F.sum(COUNT).alias(mc), F.sum(WSUM).alias(mw))
+        out = target.join(agg, on=by, how="left")
+    return out.fillna(0.0, subset=[mc, mw])
+
+
+def combination_table(
+    sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0
+) -> tuple[Any, list[str]]:
+    """The combination table (a Spark DataFrame: ``__sdc_key<i>``, ``__sdc_pattern``, the
+    combination's record count and weight, and its ``fk`` / ``Fk`` under the missing-value
+    rule) and the key columns. Internal: the public faces are :func:`frequencies`,
+    :func:`individual_risk`, :func:`global_risk` and :func:`risk`."""
+    require_pyspark()
+    from pyspark.sql import functions as F
+
+    cols, schema, a = _check(sdf, keys, weights, alpha)
+    ks = [_key(i) for i in range(len(cols))]
+    m = len(cols)
+    full = (1 << m) - 1
+    keyed = _keyed(sdf, cols, schema, weights)
+    # one pass over the records for the small metadata: the missing-value patterns present,
+    # the totals, the all-missing records and the weight checks
+    is_full, w = F.col(PATTERN) == full, F.col(WSUM)
+    aggs = [F.collect_set(PATTERN).alias("patterns"), F.count(F.lit(1)).alias("n"), F.sum(w).alias("w"),
+            F.sum(F.when(is_full, 1.0).otherwise(0.0)).alias("na_c"), F.sum(F.when(is_full, w).otherwise(0.0)).alias("na_w")]
+    if weights is not None:
+        bad = F.col(weights).isNull() | F.isnan(w) | w.isin(float("inf"), float("-inf"))
+        aggs += [F.sum(F.when(bad, 1).otherwise(0)).alias("bad"), F.sum(F.when(~bad & (w < 1), 1).otherwise(0)).alias("low")]
+    meta = keyed.agg(*aggs).collect()[0]
+    if weights is not None and meta["bad"]:
+        raise SDCError(f"column {weights!r}: {meta['bad']} null, NaN or infinite value(s)")
+    if weights is not None and meta["low"]:
+        raise SDCError(f"column {weights!r}: {meta['low']} sampling weight(s) below 1; weights must be >= 1")
+    combos = (keyed.groupBy(*ks, PATTERN)
+              .agg(F.count(F.lit(1)).cast("double").alias(COUNT), F.sum(WSUM).alias(WSUM)))
+    found = sorted(int(p) for p in meta["patterns"])
+    if found in ([], [0]):   # no missing key anywhere: fk and Fk are the combination's own
+        return combos.select(*ks, PATTERN, COUNT, WSUM, F.col(COUNT).alias(FK), F.col(WSUM).alias(FKP)), cols
+    patterns = [p for p in found if p not in (0, full)]
+    present = {p: [ks[j] for j in range(m) if not (p >> j) & 1] for p in patterns}
+    by_pattern = {p: combos.where(F.col(PATTERN) == p) for p in patterns}
+    n, total_w, na_c, na_w = (float(meta[x] or 0.0) for x in ("n", "w", "na_c", "na_w"))
+    cols_out = [*ks, PATTERN, COUNT, WSUM, FK, FKP]
+
+    # complete combinations: + alpha x the compatible records with some (not all) keys missing
+    complete_raw = combos.where(F.col(PATTERN) == 0)
+    complete = complete_raw.withColumn("__sdc_ac", F.lit(0.0)).withColumn("__sdc_aw", F.lit(0.0))
+    for i, p in enumerate(patterns):
+        complete = _matched(complete, by_pattern[p], present[p], f"c{i}")
+        complete = complete.withColumn("__sdc_ac", F.col("__sdc_ac") + F.col(f"__sdc_mcc{i}")) \
+                           .withColumn("__sdc_aw", F.col("__sdc_aw") + F.col(f"__sdc_mwc{i}"))
+    parts = [complete.withColumn(FK, F.col(COUNT) + a * F.col("__sdc_ac"))
+             .withColumn(FKP, F.col(WSUM) + a * F.col("__sdc_aw")).select(cols_out)]
+
+    # a pattern's combinations: + the compatible complete records + alpha x the compatible
+    # records of the other patterns (pooled by the key columns they share) and the all-missing ones
+    for i, p in enumerate(patterns):
+        target = _matched(by_pattern[p], complete_raw, present[p], "0")
+        oc, ow = F.lit(na_c), F.lit(na_w)
+        pools: dict[tuple[str, ...], list[Any]] = {}
+        for q in patterns:
+            if q != p:
+                shared = tuple(c for c in present[p] if c in present[q])
+                pools.setdefault(shared, []).append(by_pattern[q].select(*shared, COUNT, WSUM))
+        for t, (shared, frames) in enumerate(pools.items()):
+            pool = frames[0]
+            for f in frames[1:]:
+                pool = pool.unionByName(f)
+            target = _matched(target, pool, list(shared), f"q{t}")
+            oc, ow = oc + F.col(f"__sdc_mcq{t}"), ow + F.col(f"__sdc_mwq{t}")
+        parts.append(target.withColumn(FK, F.col(COUNT) + F.col("__sdc_mc0") + a * oc)
+                     .withColumn(FKP, F.col(WSUM) + F.col("__sdc_mw0") + a * ow).select(cols_out))
+    if full in found:   # every key missing: the record matches everybody
+        parts.append(combos.where(F.col(PATTERN) == full)
+                     .withColumn(FK, F.lit(n)).withColumn(FKP, F.lit(total_w)).select(cols_out))
+    out = parts[0]
+    for part in parts[1:]:
+        out = out.unionByName(part)
+    return out, cols
+
+
+def _join_back(sdf: Any, cols: list[str], schema: pl.Schema, table: Any, new: dict[str, str]) -> Any:
+    """Each record of ``sdf`` with the ``new`` columns (``{output name: table column}``) of its
+    combination, by a null-safe join on the keys and the missing-value pattern."""
+    from pyspark.sql import functions as F
+
+    ks = [_key(i) for i in range(len(cols))]
+    right = table.select(*[F.col(k).alias(f"{k}_r") for k in ks], F.col(PATTERN).alias(f"{PATTERN}_r"),
+                         *[F.col(src).alias(dst) for dst, src in new.items()])
+    left = _keyed(sdf, cols, schema, None).drop(WSUM)
+    cond = [F.col(k).eqNullSafe(F.col(f"{k}_r")) for k in ks] + [F.col(PATTERN) == F.col(f"{PATTERN}_r")]
+    joined = left.join(right, on=cond, how="left")
+    return joined.select(*[F.col(c) for c in sdf.columns], *[F.col(dst) for dst in new])
+
+
+def _check_names(schema: pl.Schema, names: Sequence[str]) -> None:
+    lower = [x.lower() for x in names]
+    if len(set(lower)) < len(lower):
+        raise SDCError(f"output column names {list(names)!r}: two are the same name to Spark (case-insensitive)")
+    taken = {c.lower() for c in schema}
+    for name in names:
+        if name.lower() in taken:
+            raise SDCError(f"column {name!r}: already in the frame; choose another name")
+
+
+def frequencies(
+    sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0,
+    fk: str = "fk", Fk: str = "Fk_pop",
+) -> Any:
+    """``sdf`` with ``fk`` (double: the records sharing the row's key values, missing keys
+    matching as wildcards weighted by ``alpha``, as local ``df.sdc.frequencies``) and, with
+    ``weights``, ``Fk`` (double: their summed sampling weights; named ``Fk_pop`` by default,
+    since Spark column names are case-insensitive). A record with fk = 1 is unique on the keys.
 
     >>> from polars_sdc import spark as sdcs                              # doctest: +SKIP
     >>> sdcs.frequencies(sdf, ["age", "sex", "region"], weights="w")      # doctest: +SKIP
     """
     require_pyspark()
-    from pyspark.sql import Window
+    cols, schema, _ = _check(sdf, keys, weights, alpha)
+    _check_names(schema, [fk, Fk] if weights is not None else [fk])
+    table, cols = combination_table(sdf, cols, weights=weights, alpha=alpha)
+    new = {fk: FK, **({Fk: FKP} if weights is not None else {})}
+    return _join_back(sdf, cols, schema, table, new)
+
+
+def _with_risk(table: Any) -> Any:
+    """The combination table with the individual risk of each combination, computed by the
+    local :func:`polars_sdc.risk.individual.individual_risk` in a Python task."""
+    import pyarrow as pa
+    from pyspark.sql.types import DoubleType, StructField, StructType
+
+    from ..risk.individual import individual_risk
+
+    schema = StructType([*table.schema.fields, StructField(RISK, DoubleType(), True)])
+
+    def run(batches):
+        for batch in batches:
+            fk = batch.column(FK).to_numpy(zero_copy_only=False)
+            Fk = batch.column(FKP).to_numpy(zero_copy_only=False)
+            yield batch.append_column(RISK, pa.array(individual_risk(fk, Fk), pa.float64()))
+
+    return table.mapInArrow(run, schema)
+
+
+def individual_risk(
+    sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0,
+    fk: str = "fk", Fk: str = "Fk_pop", risk: str = "risk",
+) -> Any:
+    """``sdf`` with ``fk``, ``Fk`` (named ``Fk_pop``; ``fk`` without weights) and ``risk``: the
+    approximate individual re-identification risk (sdcMicro ``indivRisk``, method "approx";
+    the local :func:`polars_sdc.risk.individual.individual_risk`), all double.
+
+    >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
+    >>> sdcs.individual_risk(sdf, ["age", "sex", "region"], weights="w")   # doctest: +SKIP
+    """
+    require_pyspark()
+    cols, schema, _ = _check(sdf, keys, weights, alpha)
+    _check_names(schema, [fk, Fk, risk])
+    table, cols = combination_table(sdf, cols, weights=weights, alpha=alpha)
+    return _join_back(sdf, cols, schema, _with_risk(table), {fk: FK, Fk: FKP, risk: RISK})
+
+
+def global_risk(sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0) -> dict[str, float]:
+    """Global risk (the mean individual risk over records) and expected re-identifications
+    (their sum), as local ``df.sdc.global_risk`` (sdcMicro ``measure_risk``), by one
+    aggregation over the combination table.
+
+    >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
+    >>> sdcs.global_risk(sdf, ["age", "sex", "region"], weights="w")       # doctest: +SKIP
+    {'global_risk': ..., 'expected_reidentifications': ...}
+    """
+    out = risk(sdf, keys, weights=weights, alpha=alpha, ks=())
+    return {"global_risk": out["global_risk"], "expected_reidentifications": out["expected_reidentifications"]}
+
+
+def risk(
+    sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0, ks: Sequence[int] = (2, 3, 5),
+) -> dict[str, float | int]:
+    """The frequency-based part of local ``df.sdc.risk(...).summary`` from one aggregation over
+    the combination table: ``records``, ``k_anonymity`` (smallest fk), ``records_violating_k<k>``
+    (fk < k) for each k in ``ks``, ``sample_uniques`` (fk = 1), ``global_risk`` and
+    ``expected_reidentifications``. (SUDA and ARX's population models need the whole table
+    on one machine: run them locally on a sample or on the released key columns.)
+
+    >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
+    >>> sdcs.risk(sdf, ["age", "sex", "region"], weights="w")["global_risk"]   # doctest: +SKIP
+    """
+    require_pyspark()
     from pyspark.sql import functions as F
 
-    schema = polars_schema(sdf)
-    cols = resolve_columns(schema, keys, what="keys", default="error")
-    if weights is not None and fk.lower() == Fk.lower():
-        raise SDCError(f"fk and Fk column names {fk!r}, {Fk!r} are the same name to Spark (case-insensitive)")
-    taken = {c.lower() for c in schema}
-    for name in (fk, Fk if weights is not None else None):
-        if name is not None and name.lower() in taken:
-            raise SDCError(f"column {name!r}: already in the frame; choose another name")
-    win = Window.partitionBy(*cols)
-    out = sdf.withColumn(fk, F.count(F.lit(1)).over(win))
-    if weights is not None:
-        if weights not in schema or not schema[weights].is_numeric():
-            raise SDCError(f"weights column {weights!r}: not a numeric column of the frame")
-        out = out.withColumn(Fk, F.sum(F.col(weights).cast("double")).over(win))
+    ks = [check_int(k, "ks: every k", minimum=1) for k in ks]
+    table, _ = combination_table(sdf, keys, weights=weights, alpha=alpha)
+    c, f = F.col(COUNT), F.col(FK)
+    aggs = [F.sum(c).alias("records"), F.min(f).alias("k_anonymity")]
+    aggs += [F.sum(F.when(f < k, c).otherwise(0.0)).alias(f"records_violating_k{k}") for k in ks]
+    aggs += [F.sum(F.when(f == 1, c).otherwise(0.0)).alias("sample_uniques"), F.sum(c * F.col(RISK)).alias("expected")]
+    row = _with_risk(table).agg(*aggs).collect()[0]
+    n = int(row["records"] or 0)
+    if n == 0:
+        raise SDCError("the frame is empty; there is no release to measure")
+    kmin = float(row["k_anonymity"])
+    out: dict[str, float | int] = {"records": n, "k_anonymity": int(kmin) if kmin.is_integer() else kmin}
+    for k in ks:
+        out[f"records_violating_k{k}"] = int(row[f"records_violating_k{k}"])
+    expected = float(row["expected"])
+    out["sample_uniques"] = int(row["sample_uniques"])
+    out["global_risk"] = expected / n
+    out["expected_reidentifications"] = expected
     return out
+
+
+__all__ = ["combination_table", "frequencies", "global_risk", "individual_risk", "risk"]

@@ -155,7 +155,7 @@ def microaggregate(
         task = task_wrapper(task)
     # one task per block: repartition by a label whose hash partition is the block id, then
     # group (the grouping keys include the label, so Spark reuses that partitioning)
-    labels = partition_labels(sdf.sparkSession, plan.n_blocks)
+    labels = partition_labels(plan.n_blocks)
     blocked = assign(sdf, plan, column=BLOCK, part_column=PART, part_labels=labels)
     blocked = blocked.repartition(plan.n_blocks, PART)
     return blocked.groupBy(*plan.by, BLOCK, PART).applyInArrow(task, out_schema)
