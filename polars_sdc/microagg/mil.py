@@ -204,7 +204,14 @@ def refine_mil(
     check_int(neighbours, "neighbours", minimum=1)
     if G < 2:
         return uniq[codes]
-    from ..kernels.mil import group_stats, mil_1d_sorted, mil_cycle_pass, mil_exchange_pass, mil_move_pass
+    from ..kernels.mil import (
+        group_members,
+        group_stats,
+        mil_1d_sorted,
+        mil_cycle_pass,
+        mil_exchange_pass,
+        mil_move_pass,
+    )
 
     X = X - X.mean(axis=0)  # centred: group sums stay small
     if p == 1:
@@ -251,11 +258,12 @@ def refine_mil(
             a = np.repeat(np.arange(G, dtype=np.int64), nb.shape[1])
             b = nb.ravel()
             keep = b >= 0
-            pairs = np.unique(np.stack((np.minimum(a, b), np.maximum(a, b)), axis=1)[keep], axis=0)
+            code = np.unique((np.minimum(a, b) * G + np.maximum(a, b))[keep])  # pairs in (low, high) order
+            pairs = np.stack((code // G, code % G), axis=1)
         while sweep <= max_sweeps:
             changed = mil_move_pass(X, codes, counts, sums, nb, k, stamp, sweep)
             if exchanges or cycles:
-                members = np.argsort(codes, kind="stable").astype(np.int64)
+                members = group_members(codes, counts)
                 mstart = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
             if exchanges:
                 changed += mil_exchange_pass(X, codes, counts, sums, members, mstart, pairs, stamp, sweep, 1_000)
