@@ -3,6 +3,7 @@ against MDAV + MIL, and MIL's speed at scale.
 
     python benchmarks/bench_quality.py                 # census + DS table + speed at n = 1e5
     python benchmarks/bench_quality.py --census        # census only (default budget)
+    python benchmarks/bench_quality.py --census --k 10 --census-seeds 0,1,2   # the seed spread
     python benchmarks/bench_quality.py --ds            # DS0-DS12 table only
     python benchmarks/bench_quality.py --speed [--n 1000000]
 
@@ -42,13 +43,13 @@ def _timed(fn, *a, **kw):
     return out, time.perf_counter() - w, time.process_time() - c
 
 
-def census_table(max_iter: int | None, seed: int) -> None:
+def census_table(max_iter: int | None, seed: int, ks: tuple[int, ...] = (3, 4, 5, 10)) -> None:
     print("\n## Census, 13 columns z-scored: SSE/SST in % (annealing: seed", seed, ")")
     Z = zscore(census().to_numpy().astype(np.float64))
     total = sst(Z)
     refine_anneal(Z[:60], partition_mdav(Z[:60], 3), 3, max_iter=1000)  # compile
     print(f"{'k':>3} | {'MDAV':>8} {'+MIL':>8} | {'+anneal':>8} {'target':>7} {'vs MIL':>7} | {'groups':>6} {'sizes':>6} | {'wall':>7} {'CPU':>7}")
-    for k in (3, 4, 5, 10):
+    for k in ks:
         m = partition_mdav(Z, k)
         mm = refine_mil(Z, m, k)
         kw = {} if max_iter is None else {"max_iter": max_iter}
@@ -118,10 +119,14 @@ def main() -> None:
     ap.add_argument("--ds-iter", type=int, default=1_000_000)
     ap.add_argument("--max-iter", type=int, default=None, help="census: annealing budget (default: the function's)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--census-seeds", default=None, help="census: comma-separated seeds (default: --seed)")
+    ap.add_argument("--k", default="3,4,5,10", help="census: comma-separated k (default 3,4,5,10)")
     args = ap.parse_args()
     every = not (args.census or args.ds or args.speed)
     if every or args.census:
-        census_table(args.max_iter, args.seed)
+        ks = tuple(int(v) for v in args.k.split(","))
+        for seed in [args.seed] if args.census_seeds is None else [int(v) for v in args.census_seeds.split(",")]:
+            census_table(args.max_iter, seed, ks)
     if every or args.ds:
         ds_table(args.seeds, args.ds_iter)
     if every or args.speed:

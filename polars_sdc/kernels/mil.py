@@ -278,6 +278,8 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
     cb = np.empty(p, dtype=np.float64)
     ra = np.empty(big, dtype=np.float64)
     rb = np.empty(big, dtype=np.float64)
+    sra = np.empty(big, dtype=np.float64)
+    srb = np.empty(big, dtype=np.float64)
     for q in range(pairs.shape[0]):
         a = pairs[q, 0]
         b = pairs[q, 1]
@@ -294,6 +296,8 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                 r = members[mstart[b] + t]
                 ra[t] = _sq_to(X, r, ca)
                 rb[t] = _sq_to(X, r, cb)
+                sra[t] = np.sqrt(ra[t])
+                srb[t] = np.sqrt(rb[t])
             best = 0.0
             bs = -1
             bt = -1
@@ -302,7 +306,17 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                 i = members[s]
                 ia = _sq_to(X, i, ca)
                 ib = _sq_to(X, i, cb)
+                sia = np.sqrt(ia)
+                sib = np.sqrt(ib)
                 for t in range(nb):
+                    # exact pruning: |x_i - x_j|^2 is at most the triangle bound through c_a or
+                    # c_b (1e-9 relative slack covers rounding); rounding is monotone, so when
+                    # the change with that bound is not below best, the exact one is not either
+                    u1 = sia + sra[t]
+                    u2 = sib + srb[t]
+                    ub = min(u1 * u1, u2 * u2) * (1.0 + 1e-9)
+                    if ra[t] - ia + ib - rb[t] - ub * w >= best:
+                        continue
                     delta = ra[t] - ia + ib - rb[t] - sq_dist_rows(X, i, members[mstart[b] + t]) * w
                     if delta < best:
                         best = delta
