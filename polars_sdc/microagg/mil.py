@@ -258,7 +258,8 @@ def refine_mil(
             a = np.repeat(np.arange(G, dtype=np.int64), nb.shape[1])
             b = nb.ravel()
             keep = b >= 0
-            code = np.unique((np.minimum(a, b) * G + np.maximum(a, b))[keep])  # pairs in (low, high) order
+            code = np.sort((np.minimum(a, b) * G + np.maximum(a, b))[keep])  # pairs in (low, high) order
+            code = code[np.concatenate(([True], code[1:] != code[:-1]))]
             pairs = np.stack((code // G, code % G), axis=1)
         while sweep <= max_sweeps:
             changed = mil_move_pass(X, codes, counts, sums, nb, k, stamp, sweep)
