@@ -3,6 +3,7 @@ against MDAV + MIL, and MIL's speed at scale.
 
     python benchmarks/bench_quality.py                 # census + DS table + speed at n = 1e5
     python benchmarks/bench_quality.py --census        # census only (default budget)
+    python benchmarks/bench_quality.py --census --k 10 --census-seeds 0,1,2   # the seed spread
     python benchmarks/bench_quality.py --ds            # DS0-DS12 table only
     python benchmarks/bench_quality.py --speed [--n 1000000]
 
@@ -42,20 +43,37 @@ def _timed(fn, *a, **kw):
     return out, time.perf_counter() - w, time.process_time() - c
 
 
-def census_table(max_iter: int | None, seed: int) -> None:
+def sse_lower_bound(X: np.ndarray, k: int) -> float:
+    """A valid lower bound on the SSE of every k-partition of the rows of X (n^2 memory).
+
+    Some optimal k-partition has all group sizes m in [k, 2k - 1] (Domingo-Ferrer &
+    Mateo-Sanz 2002), and a group's SSE is sum_{i in g} (1 / (2m)) sum_{j in g} |x_i - x_j|^2.
+    For row i the inner sum is at least D_i(m - 1), the sum of its m - 1 smallest squared
+    distances to other rows; so SSE_opt >= sum_i min_{k <= m <= 2k-1} D_i(m - 1) / (2m).
+    (The optimal partition of a one-column projection is NOT a bound: projecting shrinks
+    distances, so it bounds the projected SSE only.)"""
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=-1)
+    D.sort(axis=1)
+    C = np.cumsum(D, axis=1)  # D[:, 0] = 0 (the row itself): C[:, r] = sum of the r nearest others
+    m = np.arange(k, min(2 * k - 1, X.shape[0]) + 1)
+    return float(np.min(C[:, m - 1] / (2 * m), axis=1).sum())
+
+
+def census_table(max_iter: int | None, seed: int, ks: tuple[int, ...] = (3, 4, 5, 10)) -> None:
     print("\n## Census, 13 columns z-scored: SSE/SST in % (annealing: seed", seed, ")")
     Z = zscore(census().to_numpy().astype(np.float64))
     total = sst(Z)
     refine_anneal(Z[:60], partition_mdav(Z[:60], 3), 3, max_iter=1000)  # compile
-    print(f"{'k':>3} | {'MDAV':>8} {'+MIL':>8} | {'+anneal':>8} {'target':>7} {'vs MIL':>7} | {'groups':>6} {'sizes':>6} | {'wall':>7} {'CPU':>7}")
-    for k in (3, 4, 5, 10):
+    print(f"{'k':>3} | {'MDAV':>8} {'+MIL':>8} | {'+anneal':>8} {'target':>7} {'vs MIL':>7} | {'groups':>6} {'sizes':>6} | {'wall':>7} {'CPU':>7} | {'bound':>7} {'gap <=':>7}")
+    for k in ks:
         m = partition_mdav(Z, k)
         mm = refine_mil(Z, m, k)
         kw = {} if max_iter is None else {"max_iter": max_iter}
         a, wall, cpu = _timed(refine_anneal, Z, m, k, seed=seed, **kw)
         x, y, z = (100 * sse(Z, lab) / total for lab in (m, mm, a))
         sz = np.bincount(a)
-        print(f"{k:>3} | {x:8.4f} {y:8.4f} | {z:8.4f} {TARGETS[k]:7.3f} {100 * (z / y - 1):6.2f}% | {sz.size:6d} {sz.min():>2}-{sz.max():<3} | {wall:6.1f}s {cpu:6.1f}s")
+        lb = 100 * sse_lower_bound(Z, k) / total
+        print(f"{k:>3} | {x:8.4f} {y:8.4f} | {z:8.4f} {TARGETS[k]:7.3f} {100 * (z / y - 1):6.2f}% | {sz.size:6d} {sz.min():>2}-{sz.max():<3} | {wall:6.1f}s {cpu:6.1f}s | {lb:7.4f} {100 * (z / lb - 1):6.1f}%")
 
 
 def ds_table(seeds: int, max_iter: int) -> None:
@@ -118,10 +136,14 @@ def main() -> None:
     ap.add_argument("--ds-iter", type=int, default=1_000_000)
     ap.add_argument("--max-iter", type=int, default=None, help="census: annealing budget (default: the function's)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--census-seeds", default=None, help="census: comma-separated seeds (default: --seed)")
+    ap.add_argument("--k", default="3,4,5,10", help="census: comma-separated k (default 3,4,5,10)")
     args = ap.parse_args()
     every = not (args.census or args.ds or args.speed)
     if every or args.census:
-        census_table(args.max_iter, args.seed)
+        ks = tuple(int(v) for v in args.k.split(","))
+        for seed in [args.seed] if args.census_seeds is None else [int(v) for v in args.census_seeds.split(",")]:
+            census_table(args.max_iter, seed, ks)
     if every or args.ds:
         ds_table(args.seeds, args.ds_iter)
     if every or args.speed:

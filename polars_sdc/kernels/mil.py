@@ -105,6 +105,24 @@ def mil_1d_sorted(xs, sizes, k, max_sweeps):
 group_stats = group_sums  # (counts (G,), sums (G, p)) of the rows of X per label
 
 
+@njit(cache=True)
+def group_members(labels, counts):
+    """The rows of each group in row order, group after group (what a stable argsort of
+    ``labels`` gives), by counting sort in O(n + G)."""
+    G = counts.shape[0]
+    nxt = np.empty(G, dtype=np.int64)
+    t = 0
+    for g in range(G):
+        nxt[g] = t
+        t += counts[g]
+    out = np.empty(labels.shape[0], dtype=np.int64)
+    for i in range(labels.shape[0]):
+        g = labels[i]
+        out[nxt[g]] = i
+        nxt[g] += 1
+    return out
+
+
 
 
 @njit(cache=True)
@@ -260,6 +278,8 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
     cb = np.empty(p, dtype=np.float64)
     ra = np.empty(big, dtype=np.float64)
     rb = np.empty(big, dtype=np.float64)
+    sra = np.empty(big, dtype=np.float64)
+    srb = np.empty(big, dtype=np.float64)
     for q in range(pairs.shape[0]):
         a = pairs[q, 0]
         b = pairs[q, 1]
@@ -276,6 +296,8 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                 r = members[mstart[b] + t]
                 ra[t] = _sq_to(X, r, ca)
                 rb[t] = _sq_to(X, r, cb)
+                sra[t] = np.sqrt(ra[t])
+                srb[t] = np.sqrt(rb[t])
             best = 0.0
             bs = -1
             bt = -1
@@ -284,7 +306,17 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                 i = members[s]
                 ia = _sq_to(X, i, ca)
                 ib = _sq_to(X, i, cb)
+                sia = np.sqrt(ia)
+                sib = np.sqrt(ib)
                 for t in range(nb):
+                    # exact pruning: |x_i - x_j|^2 is at most the triangle bound through c_a or
+                    # c_b (1e-9 relative slack covers rounding); rounding is monotone, so when
+                    # the change with that bound is not below best, the exact one is not either
+                    u1 = sia + sra[t]
+                    u2 = sib + srb[t]
+                    ub = min(u1 * u1, u2 * u2) * (1.0 + 1e-9)
+                    if ra[t] - ia + ib - rb[t] - ub * w >= best:
+                        continue
                     delta = ra[t] - ia + ib - rb[t] - sq_dist_rows(X, i, members[mstart[b] + t]) * w
                     if delta < best:
                         best = delta
@@ -361,6 +393,12 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
     Pbc = np.empty((cap, cap), dtype=np.float64)
     Btoc = np.empty(cap, dtype=np.float64)
     Ctob = np.empty(cap, dtype=np.float64)
+    # per triple, the least value over w of each of the two w-dependent terms of a cycle:
+    # forward b-term (per v) and a-term (per u), backward a-term (per u) and b-term (per v)
+    mBf = np.empty(cap, dtype=np.float64)
+    mAf = np.empty(cap, dtype=np.float64)
+    mAb = np.empty(cap, dtype=np.float64)
+    mBb = np.empty(cap, dtype=np.float64)
     old = sweep - 1
     total = 0
     for a in range(G):
@@ -394,7 +432,6 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                     fresh = False
                 nb_ = counts[b]
                 nc = counts[c]
-                _fill_pair(X, members, mstart, b, c, Pbc)
                 _fill_centroid(X, members, mstart, b, C[c], Btoc)
                 _fill_centroid(X, members, mstart, c, C[b], Ctob)
                 ia = 1.0 / na
@@ -406,6 +443,67 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                 bv = -1
                 bw = -1
                 bdir = 0
+                # exact pruning: a cycle's change is fb + B + A (forward) or ka + A' + B'
+                # (backward) with B, A, A', B' at least their least value over w; rounding is
+                # monotone, so when fb + min B + min A >= best no w can beat best (and best only
+                # falls): the cycles made are exactly those of the full search
+                for u in range(na):
+                    mf = np.inf
+                    mb = np.inf
+                    for w in range(nc):
+                        pca = Pa[t2, u, w]
+                        x = Tto_a[t2, w] - Aself[u] - pca * ia
+                        if x < mf:
+                            mf = x
+                        x = Ato[t2, u] - Tself[t2, w] - pca * ic
+                        if x < mb:
+                            mb = x
+                    mAf[u] = mf
+                    mAb[u] = mb
+                # first with |x_v - x_w|^2 bounded above by the triangle inequality through c_c
+                # and c_b (1e-9 relative slack covers rounding), which needs no row distance:
+                # when no (u, v) can then reach a change < 0, the triple is skipped
+                for v in range(nb_):
+                    mf = np.inf
+                    mb = np.inf
+                    for w in range(nc):
+                        r1 = np.sqrt(Btoc[v]) + np.sqrt(Tself[t2, w])
+                        r2 = np.sqrt(Ctob[w]) + np.sqrt(Tself[t1, v])
+                        ub = min(r1 * r1, r2 * r2) * (1.0 + 1e-9)
+                        x = Btoc[v] - Tself[t2, w] - ub * ic
+                        if x < mf:
+                            mf = x
+                        x = Ctob[w] - Tself[t1, v] - ub * ib
+                        if x < mb:
+                            mb = x
+                    mBf[v] = mf
+                    mBb[v] = mb
+                hope = False
+                for u in range(na):
+                    for v in range(nb_):
+                        pab = Pa[t1, u, v]
+                        if (Ato[t1, u] - Tself[t1, v] - pab * ib) + mBf[v] + mAf[u] < best or (
+                            Tto_a[t1, v] - Aself[u] - pab * ia
+                        ) + mAb[u] + mBb[v] < best:
+                            hope = True
+                            break
+                    if hope:
+                        break
+                if not hope:
+                    continue
+                _fill_pair(X, members, mstart, b, c, Pbc)
+                for v in range(nb_):
+                    mf = np.inf
+                    mb = np.inf
+                    for w in range(nc):
+                        x = Btoc[v] - Tself[t2, w] - Pbc[v, w] * ic
+                        if x < mf:
+                            mf = x
+                        x = Ctob[w] - Tself[t1, v] - Pbc[v, w] * ib
+                        if x < mb:
+                            mb = x
+                    mBf[v] = mf
+                    mBb[v] = mb
                 for u in range(na):
                     for v in range(nb_):
                         pab = Pa[t1, u, v]
@@ -413,15 +511,19 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                         fb = Ato[t1, u] - Tself[t1, v] - pab * ib
                         # backward, u: a->c, w: c->b, v: b->a
                         ka = Tto_a[t1, v] - Aself[u] - pab * ia
+                        dof = fb + mBf[v] + mAf[u] < best
+                        dob = ka + mAb[u] + mBb[v] < best
+                        if not (dof or dob):
+                            continue
                         for w in range(nc):
                             pca = Pa[t2, u, w]
                             d = fb + (Btoc[v] - Tself[t2, w] - Pbc[v, w] * ic) + (Tto_a[t2, w] - Aself[u] - pca * ia)
-                            if d < best:
+                            if dof and d < best:
                                 best = d
                                 bu, bv, bw, bdir = u, v, w, 0
                                 bscale = Ato[t1, u] + Tself[t1, v] + Btoc[v] + Tself[t2, w] + Tto_a[t2, w] + Aself[u]
                             d = ka + (Ato[t2, u] - Tself[t2, w] - pca * ic) + (Ctob[w] - Tself[t1, v] - Pbc[v, w] * ib)
-                            if d < best:
+                            if dob and d < best:
                                 best = d
                                 bu, bv, bw, bdir = u, v, w, 1
                                 bscale = Tto_a[t1, v] + Aself[u] + Ato[t2, u] + Tself[t2, w] + Ctob[w] + Tself[t1, v]

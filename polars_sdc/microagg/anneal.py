@@ -14,7 +14,12 @@ import numpy as np
 
 from .mil import _check, _codes, _neighbour_lists, refine_mil
 
-DEFAULT_MAX_ITER = 100_000_000
+DEFAULT_MAX_ITER = 200_000_000
+#: From this many rows on, the defaults are 10^8 steps, 10 neighbour groups and start
+#: temperature 1 (a step costs about 0.15 us on census-sized inputs, in cache, but about 1 us
+#: at 10^5 rows, and the 100 neighbour-list builds grow with the list length).
+LARGE_ROWS = 20_000
+DEFAULT_MAX_ITER_LARGE = 100_000_000
 DEFAULT_STAGES = 100
 
 
@@ -35,12 +40,12 @@ def refine_anneal(
     labels: Any,
     k: int,
     *,
-    max_iter: int = DEFAULT_MAX_ITER,
+    max_iter: int | None = None,
     seed: int = 0,
     time_limit: float | None = None,
     stages: int = DEFAULT_STAGES,
-    neighbours: int = 10,
-    t_start: float = 1.0,
+    neighbours: int | None = None,
+    t_start: float | None = None,
     t_end: float = 0.0005,
     p_swap: float = 0.5,
     p_split: float = 0.02,
@@ -60,7 +65,10 @@ def refine_anneal(
     centroid (the input's SSE / n after MIL). The neighbour lists (``neighbours`` nearest
     centroids) are rebuilt at each stage. ``time_limit`` (seconds, machine-dependent, off by
     default) stops after the stage that reaches it. ``on_stage(s, stages)``, if given, is
-    called after each stage (the microaggregation pipeline's progress bar).
+    called after each stage (the microaggregation pipeline's progress bar). Defaults
+    (measured on census, see benchmarks/README.md): below ``LARGE_ROWS`` = 20,000 rows
+    2 * 10^8 steps, 20 neighbours, ``t_start`` 3; from there on 10^8 steps, 10 neighbours,
+    ``t_start`` 1 (the time per step and per list build grows with n).
 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(100, 3))
@@ -75,6 +83,14 @@ def refine_anneal(
     n, p = X.shape
     uniq, codes = _codes(labels, n, k)
     from ..kernels.anneal import anneal_stage, group_sse
+
+    small = n < LARGE_ROWS
+    if max_iter is None:
+        max_iter = DEFAULT_MAX_ITER if small else DEFAULT_MAX_ITER_LARGE
+    if neighbours is None:
+        neighbours = 20 if small else 10
+    if t_start is None:
+        t_start = 3.0 if small else 1.0
 
     Xc = X - X.mean(axis=0)
     base = refine_mil(Xc, codes, k)  # codes 0..G-1 in, same ids out

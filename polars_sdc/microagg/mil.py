@@ -204,7 +204,14 @@ def refine_mil(
     check_int(neighbours, "neighbours", minimum=1)
     if G < 2:
         return uniq[codes]
-    from ..kernels.mil import group_stats, mil_1d_sorted, mil_cycle_pass, mil_exchange_pass, mil_move_pass
+    from ..kernels.mil import (
+        group_members,
+        group_stats,
+        mil_1d_sorted,
+        mil_cycle_pass,
+        mil_exchange_pass,
+        mil_move_pass,
+    )
 
     X = X - X.mean(axis=0)  # centred: group sums stay small
     if p == 1:
@@ -251,11 +258,13 @@ def refine_mil(
             a = np.repeat(np.arange(G, dtype=np.int64), nb.shape[1])
             b = nb.ravel()
             keep = b >= 0
-            pairs = np.unique(np.stack((np.minimum(a, b), np.maximum(a, b)), axis=1)[keep], axis=0)
+            code = np.sort((np.minimum(a, b) * G + np.maximum(a, b))[keep])  # pairs in (low, high) order
+            code = code[np.concatenate(([True], code[1:] != code[:-1]))]
+            pairs = np.stack((code // G, code % G), axis=1)
         while sweep <= max_sweeps:
             changed = mil_move_pass(X, codes, counts, sums, nb, k, stamp, sweep)
             if exchanges or cycles:
-                members = np.argsort(codes, kind="stable").astype(np.int64)
+                members = group_members(codes, counts)
                 mstart = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
             if exchanges:
                 changed += mil_exchange_pass(X, codes, counts, sums, members, mstart, pairs, stamp, sweep, 1_000)
@@ -298,6 +307,44 @@ def mil_columns(schema: Any, on: Any, group: Any, ordinal: Any = (), by: Any = N
     return on, by_cols
 
 
+def mil_refiner(refine: Any, options: Any) -> tuple[str, dict[str, Any]]:
+    """``(refine, options)`` checked for :func:`mil_frame`: ``refine`` one of the pipeline's
+    ``REFINERS`` (``"mil"``: :func:`refine_mil`; ``"anneal"``:
+    :func:`polars_sdc.microagg.anneal.refine_anneal`), ``options`` the keyword arguments it
+    takes.
+
+    >>> mil_refiner("anneal", {"max_iter": 1000, "seed": 3})
+    ('anneal', {'max_iter': 1000, 'seed': 3})
+    >>> mil_refiner("anneal", {"cycles": False})
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: unknown refine option 'cycles' for refine='anneal'; it takes: max_iter, seed, time_limit, stages, neighbours, t_start, t_end, p_swap, p_split
+    """
+    from .._validation import check_choice
+    from .pipeline import REFINERS, _refiner_options
+
+    check_choice(refine, "refine", REFINERS)
+    return refine, _refiner_options(refine, dict(options or {}))
+
+
+def mil_output_schema(schema: Any, group: str, refine: str = "mil") -> Any:
+    """The schema :func:`mil_frame` returns: ``schema`` itself for ``refine="mil"`` (rows move
+    between the existing groups); for ``refine="anneal"`` (groups are dissolved and created)
+    the ``group`` column becomes UInt32 ids by first appearance, as ``partition`` makes them.
+
+    >>> import polars as pl
+    >>> mil_output_schema(pl.Schema({"x": pl.Float64, "g": pl.String}), "g", "anneal")
+    Schema([('x', Float64), ('g', UInt32)])
+    """
+    import polars as pl
+
+    from ..partition import GROUP_DTYPE
+
+    if refine == "mil":
+        return schema
+    return pl.Schema({c: (GROUP_DTYPE if c == group else t) for c, t in schema.items()})
+
+
 def mil_frame(
     df: Any,
     k: int,
@@ -308,6 +355,7 @@ def mil_frame(
     standardize: bool = True,
     ordinal: Any = (),
     weights: Any = None,
+    refine: str = "mil",
     **options: Any,
 ) -> Any:
     """``df`` with the partition in column ``group`` refined by :func:`refine_mil` on the
@@ -316,18 +364,27 @@ def mil_frame(
     ``ordinal``, rank distance; ``weights`` per column). The column keeps its dtype and its
     ids; only rows move between groups. With ``by=``, rows move only within their stratum
     (each stratum refined on its own, z-scores per stratum, as ``partition(by=...)`` made it).
+    ``refine="anneal"``: :func:`polars_sdc.microagg.anneal.refine_anneal` instead (lower SSE,
+    seconds to minutes; ``options`` are its ``max_iter``, ``seed``, ...); it dissolves and
+    creates groups, so the column becomes UInt32 ids by first appearance
+    (:func:`mil_output_schema`).
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 10.0, 11.0], "g": ["a", "a", "b", "b", "b"]})
     >>> mil_frame(df, 2, "x", standardize=False)["g"].to_list()
     ['a', 'a', 'a', 'b', 'b']
+    >>> mil_frame(df, 2, "x", standardize=False, refine="anneal", max_iter=1000)["g"].to_list()
+    [0, 0, 0, 1, 1]
     """
     import polars as pl
 
     from .._columns import check_k
-    from ..partition import group_ids
+    from ..partition import GROUP_DTYPE, canonical_ids, group_ids
     from .features import feature_matrix
+    from .pipeline import REFINERS
 
+    refine, options = mil_refiner(refine, options)
+    fn = REFINERS[refine]
     on, by_cols = mil_columns(df.schema, on, group, ordinal, by)
     k = check_k(k, df.height)
     group_ids(df, group)  # length and nulls
@@ -337,11 +394,12 @@ def mil_frame(
     codes = s.to_frame("v").join(table, on="v", how="left", maintain_order="left").get_column("c").to_numpy()
     if by is None:
         X = feature_matrix(df, on, standardize=standardize, ordinal=ordinal, weights=weights)
-        new = refine_mil(X, codes, k, **options)
+        new = np.asarray(fn(X, codes, k, **options), dtype=np.int64)
     else:
         from . import strata_rows
 
         new = codes.copy()
+        n_used = 0
         seen = np.full(values.len(), -1, dtype=np.int64)
         for i, (key, rows) in enumerate(strata_rows(df, by_cols)):
             mine = np.unique(codes[rows])
@@ -351,5 +409,10 @@ def mil_frame(
                 raise SDCError(f"column {group!r}: group {g!r} spans several strata of `by`; refine per stratum needs groups inside one stratum")
             seen[mine] = i
             X = feature_matrix(df[rows], on, standardize=standardize, ordinal=ordinal, weights=weights)
-            new[rows] = refine_mil(X, codes[rows], k, **options)
+            # anneal's ids are its own (0..G'-1 per stratum): offset past the ids used so far
+            out = np.asarray(fn(X, codes[rows], k, **options), dtype=np.int64)
+            new[rows] = out if refine == "mil" else out + n_used
+            n_used += int(out.max()) + 1 if out.size else 0
+    if refine != "mil":
+        return df.with_columns(pl.Series(group, canonical_ids(new), dtype=GROUP_DTYPE))
     return df.with_columns(values.gather(new).alias(group))

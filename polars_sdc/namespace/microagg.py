@@ -131,29 +131,45 @@ class MicroaggMethods(FrameOps):
         exchanges: bool = True,
         cycles: bool = True,
         max_sweeps: int = 100,
+        refine: str = "mil",
+        refine_options: Mapping[str, Any] | None = None,
     ) -> Any:
         """Refine the k-partition in column ``group`` by MIL (thesis 4.2): rows move between
         groups (and swap, and rotate among three groups) while the SSE of the ``on`` columns
         (default: every other numeric column), in the distance of :meth:`partition`, drops
         and every group keeps >= k rows. The column keeps its dtype and ids; nothing else
         changes. With ``by=`` rows move only within their stratum. See
-        :func:`polars_sdc.microagg.mil.refine_mil` for the options.
+        :func:`polars_sdc.microagg.mil.refine_mil` for the options. ``refine="anneal"``
+        (options in ``refine_options``: ``max_iter``, ``seed``, ...) anneals after MIL for a
+        lower SSE (:func:`polars_sdc.microagg.anneal.refine_anneal`); it dissolves and
+        creates groups, so ``group`` becomes UInt32 ids by first appearance.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 10.0, 11.0], "g": [0, 0, 1, 1, 1]})
         >>> df.sdc.mil(2, "x", standardize=False)["g"].to_list()
         [0, 0, 0, 1, 1]
+        >>> df.sdc.mil(2, "x", standardize=False, refine="anneal", refine_options={"max_iter": 1000})["g"].dtype
+        UInt32
         """
-        from ..microagg.mil import mil_columns, mil_frame
+        from .._errors import SDCError
+        from ..microagg.mil import mil_columns, mil_frame, mil_output_schema, mil_refiner
 
         schema = self._schema()
         mil_columns(schema, on, group, ordinal, by)
         opts = dict(neighbours=neighbours, exchanges=exchanges, cycles=cycles, max_sweeps=max_sweeps)
+        if refine == "mil":
+            opts.update(refine_options or {})
+        elif opts != dict(neighbours=8, exchanges=True, cycles=True, max_sweeps=100):
+            raise SDCError(f"neighbours, exchanges, cycles and max_sweeps are MIL's options; for refine={refine!r} use refine_options")
+        else:
+            opts = dict(refine_options or {})
+        refine, opts = mil_refiner(refine, opts)
         return self._frame_op(
             lambda df: mil_frame(
-                df, k, on, group=group, by=by, standardize=standardize, ordinal=ordinal, weights=weights, **opts
+                df, k, on, group=group, by=by, standardize=standardize, ordinal=ordinal, weights=weights,
+                refine=refine, **opts
             ),
-            schema,
+            mil_output_schema(schema, group, refine),
         )
 
     def aggregate(
