@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import warnings
 
 import numpy as np
 import polars as pl
@@ -377,11 +378,23 @@ def test_blocks_with_heavy_ties_and_small_leaves(spark):
 
     g = np.random.default_rng(4)
     df = pl.DataFrame({"x": g.integers(0, 3, 500).astype(np.float64), "y": g.exponential(1.0, 500).round(1)})
-    plan = sdcs.plan_blocks(spark.createDataFrame(df.to_arrow()), 7, ["x", "y"], block_rows=30, sample_per_block=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every block is within block_rows: no warning may say otherwise
+        plan = sdcs.plan_blocks(spark.createDataFrame(df.to_arrow()), 7, ["x", "y"], block_rows=30,
+                                sample_per_block=5)
     sizes = plan.block_sizes
     assert sizes.sum() == 500 and sizes.min() >= 7 and sizes.max() <= 30
     blocks = plan.blocks(df)
     assert np.array_equal(np.bincount(blocks, minlength=plan.n_blocks), sizes)
+
+
+def test_blocks_of_identical_records_warn_with_the_true_size(spark):
+    from polars_sdc import spark as sdcs
+
+    df = pl.DataFrame({"x": [1.0] * 90 + [2.0] * 10, "y": [0.0] * 100})
+    with pytest.warns(UserWarning, match=r"more than block_rows = 30 records \(largest: 90\)"):
+        plan = sdcs.plan_blocks(spark.createDataFrame(df.to_arrow()), 5, ["x", "y"], block_rows=30)
+    assert plan.block_sizes.max() == 90 and plan.block_sizes.sum() == 100 and plan.block_sizes.min() >= 5
 
 
 def test_integer_columns_keep_their_type_as_locally(spark):
