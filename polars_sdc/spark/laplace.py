@@ -9,7 +9,6 @@ positions are not stable in Spark, so a ``key`` column is required.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import polars as pl
 
 from .._columns import ColumnSpec, is_numeric
