@@ -4,6 +4,7 @@ bar only on a terminal (or with --progress)."""
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import polars as pl
@@ -130,8 +131,12 @@ def test_microaggregation_reports_rows_of_finished_strata(recorder, strata_frame
     # of every stratum and ends at 600 rows
     assert advances == sorted(advances) and set(expected) <= set(advances) and advances[-1] == 600
     assert all(total == 600 for _, total in rec.steps)
-    assert rec.postfixes == ["stratum 1/3: mdav", "stratum 1/3: mil", "stratum 2/3: mdav", "stratum 2/3: mil",
-                             "stratum 3/3: mdav", "stratum 3/3: mil"]
+    phases = [p for p in rec.postfixes if "sweep" not in p]
+    assert phases == ["stratum 1/3: mdav", "stratum 1/3: mil", "stratum 2/3: mdav", "stratum 2/3: mil",
+                      "stratum 3/3: mdav", "stratum 3/3: mil"]
+    sweeps = [p for p in rec.postfixes if "sweep" in p]  # MIL reports every sweep, the last one changes nothing
+    assert sweeps and all(re.fullmatch(r"stratum [123]/3: mil sweep \d+: \d+ changes", p) for p in sweeps)
+    assert sweeps[-1].endswith(": 0 changes")
     # lazily: the same bar inside the one whole-frame step
     lazy = strata_frame.lazy().sdc.mdav(3, on, by="r", refine="mil", progress=True).collect()
     assert lazy.equals(got) and [n for n, _ in recorder.last.steps] == advances

@@ -167,6 +167,7 @@ def refine_mil(
     cycles: bool = True,
     max_sweeps: int = DEFAULT_MAX_SWEEPS,
     max_rounds: int | None = None,
+    on_sweep: Any = None,
 ) -> np.ndarray:
     """Lower the SSE of the k-partition ``labels`` of the rows of X (n, p) by MIL; returns
     the new labels (the same group ids, rows moved). SSE never increases, every group keeps
@@ -189,7 +190,8 @@ def refine_mil(
     ``EXACT_MAX_GROUPS`` = 8192 groups, where the lists are exact, O(G^2 p); beyond, 3 rounds
     with approximate NN-descent lists, so a fixed point is not guaranteed) and ``max_sweeps``
     bound the work. The order of work depends only on the partition, not on the id values.
-    O(n p + G L) memory.
+    O(n p + G L) memory. ``on_sweep(sweep, changed)``, if given, is called after every sweep
+    with the number of changes it made (the microaggregation pipeline's progress bar).
 
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [10.0], [11.0]])
     >>> refine_mil(X, [0, 0, 0, 1, 1, 1], 2).tolist()
@@ -270,6 +272,8 @@ def refine_mil(
                 changed += mil_exchange_pass(X, codes, counts, sums, members, mstart, pairs, stamp, sweep, 1_000)
             if cycles:
                 changed += mil_cycle_pass(X, codes, counts, sums, members, mstart, nb, stamp, sweep, cap)
+            if on_sweep is not None:
+                on_sweep(sweep, int(changed))
             sweep += 1
             if changed == 0:
                 break

@@ -103,8 +103,12 @@ REFINERS: dict[str, Callable[..., np.ndarray]] = {
 }
 
 
+#: the refiners' progress callbacks: set by the pipeline's progress bar, not user options
+PROGRESS_HOOKS = ("on_stage", "on_sweep")
+
+
 def _refiner_options(refine: str, options: Mapping[str, Any]) -> dict[str, Any]:
-    takes = list(inspect.signature(REFINERS[refine]).parameters)[3:]
+    takes = [name for name in list(inspect.signature(REFINERS[refine]).parameters)[3:] if name not in PROGRESS_HOOKS]
     for name in options:
         if name not in takes:
             raise SDCError(f"unknown refine option {name!r} for refine={refine!r}; it takes: {', '.join(takes)}")
@@ -319,6 +323,8 @@ class MicroaggSpec:
             options = dict(self.refine_options)
             if self.refine == "anneal" and pb.enabled and "on_stage" not in options:
                 options["on_stage"] = lambda s, stages: pb.set_postfix(f"{where}anneal stage {s}/{stages}")
+            if self.refine == "mil" and pb.enabled and "on_sweep" not in options:
+                options["on_sweep"] = lambda s, changed: pb.set_postfix(f"{where}mil sweep {s}: {changed} changes")
             with pb.waiting(where + self.refine):
                 labels = np.asarray(REFINERS[self.refine](X, labels, self.k, **options), dtype=np.uint32)
         return labels
