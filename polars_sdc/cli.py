@@ -34,6 +34,10 @@ shows a bar with an ETA on stderr (default: only when stderr is a terminal and `
 Any error (bad input, missing file, unknown extension, Polars errors) is printed as one
 line ``polars-sdc: error: ...`` on stderr with exit code 2, never as a traceback.
 
+One module on purpose (~920 lines): the seven subcommands share the path checks (same file,
+links), the scan/sink and temp-file-then-rename writes, the error mapping and the JSON report;
+each subcommand itself is a short function over the library's public API.
+
 >>> main(["demo", "--k", "0"])
 2
 """

@@ -36,8 +36,9 @@ distance, and rounding is monotone, so a box bound never crosses a computed dist
 triangle-inequality bounds carry a relative margin of 1e-9 (rounding is ~1e-15). So every
 pruning is exact and the partition is the textbook one. O(n p) memory (two copies of the data).
 
-One module on purpose (~600 lines): the kd-tree, the sorted centroid-distance scan and the
-round loop share the compacted store and its invariants; Numba compiles them together.
+One module on purpose (~800 lines): the kd-tree, the sorted centroid-distance scan, the
+nominal columns' level counts and the round loop share the compacted store and its
+invariants; Numba compiles them together.
 """
 from __future__ import annotations
 

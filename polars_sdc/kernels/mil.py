@@ -5,6 +5,9 @@ n/(n+1) |x - c|^2; taking x out of a group of n records (mean c, x included) low
 n/(n-1) |x - c|^2. With per-group counts and sums kept, each test is O(p) (O(1) in 1-D).
 A move or exchange is made only when it lowers SSE by more than a relative 1e-12 of the
 terms involved, so rounding can never make the search cycle.
+
+One module on purpose (~570 lines): the move, exchange and 3-cycle passes share the group
+statistics, the member lists and the improvement test above; Numba compiles them together.
 """
 from __future__ import annotations
 

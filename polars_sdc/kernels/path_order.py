@@ -20,7 +20,7 @@ the result is deterministic.
   With ``mdav_k`` the leaves are large and partitioned by MDAV (:mod:`.mdav`), whose groups
   become consecutive runs of the path.
 
-One module on purpose (~720 lines): the five orderings share the block CSR, the visit
+One module on purpose (~760 lines): the five orderings share the block CSR, the visit
 bookkeeping and the nearest-next walk; Numba compiles them together.
 """
 from __future__ import annotations

@@ -29,6 +29,10 @@ distance inside each block); with none, a stratum larger than ``block_rows`` sta
 The assignment is a pure function of a record's values and the broadcast plan, so it is the
 same in every partitioning, executor and task retry; the input must itself be deterministic
 (cache or checkpoint a non-deterministic source before blocking).
+
+One module on purpose (~560 lines): the plan (tree, split points, leaf counts, merging of
+small leaves) and its two evaluators — numpy for tests and the local reference, Spark SQL for
+the cluster — must stay equal record for record, so they live and change together.
 """
 from __future__ import annotations
 
