@@ -160,29 +160,25 @@ def _block_csr(block_of, n_blocks):
 def _ring_next(X, cur, b, coords, start, cnt, pts, active, n_active):
     """Procedure A' when block b is exhausted: the nearest record to row cur in the nearest
     Chebyshev ring (cell coordinates ``coords``) of occupied blocks."""
-    p = coords.shape[1]
     best = np.inf
     bp = -1
     rmin = np.iinfo(np.int64).max
     for a in range(n_active):
-        c = active[a]
-        r = 0
-        for d in range(p):
-            v = abs(coords[c, d] - coords[b, d])
-            if v > r:
-                r = v
-        if r < rmin:
-            rmin = r
+        rmin = min(rmin, _chebyshev(coords, active[a], b))
     for a in range(n_active):
         c = active[a]
-        r = 0
-        for d in range(p):
-            v = abs(coords[c, d] - coords[b, d])
-            if v > r:
-                r = v
-        if r == rmin:
+        if _chebyshev(coords, c, b) == rmin:
             best, bp = _nearest_in_block(X, cur, c, start, cnt, pts, best, bp)
     return bp
+
+
+@njit(cache=True)
+def _chebyshev(coords, c, b):
+    """Chebyshev distance between the grid cells of blocks c and b."""
+    r = 0
+    for d in range(coords.shape[1]):
+        r = max(r, abs(coords[c, d] - coords[b, d]))
+    return r
 
 
 @njit(cache=True)

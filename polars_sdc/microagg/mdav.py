@@ -23,11 +23,6 @@ def partition_mdav(X: np.ndarray | Features, k: int, *, done: np.ndarray | None 
     from ..kernels.mdav import mdav_labels_codes
 
     F = as_features(X).unit_scaled()  # exact; no overflow in distances
-    if done is None:
-        done = np.zeros(1, dtype=np.int64)
-    if not F.has_codes:
-        return mdav_labels_codes(F.numeric, np.empty((F.numeric.shape[0], 0), dtype=np.int32),
-                                 np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64), np.ones(1), int(k),
-                                 done=done)
-    codes, off, gid, gw = F.kernel_codes()
+    codes, off, gid, gw = F.kernel_codes()  # no nominal column: empty codes
+    done = np.zeros(1, dtype=np.int64) if done is None else done
     return mdav_labels_codes(F.numeric, codes, off, gid, gw, int(k), done=done)
