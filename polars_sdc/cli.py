@@ -622,9 +622,10 @@ def _cmd_loss(args: argparse.Namespace) -> int:
     results: dict[str, Any] = {"rows": n_orig}
     timings: dict[str, float] = {}
     print(f"loss of {args.masked} against {args.original} on {','.join(on)} ({n_orig} rows, row by row)")
+    ild = None
     if "ild" in measures:
         t0 = time.perf_counter()
-        rep = orig.sdc.ild_report(masked, on=on, progress=show)
+        rep = ild = orig.sdc.ild_report(masked, on=on, progress=show)
         timings["ild"] = time.perf_counter() - t0
         results["ild"] = {"overall": rep.ild, "by_column": rep.by_column}
         print("  ILD (Akiyama & Wada; 0 = nothing lost, 1 = everything)")
@@ -643,7 +644,7 @@ def _cmd_loss(args: argparse.Namespace) -> int:
         print(f"  SSE/SST (numeric columns, z-scored)  {text}")
     if "classic" in measures:
         t0 = time.perf_counter()
-        rep = orig.sdc.loss_report(masked, on=on, k=args.k, label=args.label, progress=show)
+        rep = orig.sdc.loss_report(masked, on=on, k=args.k, label=args.label, progress=show, ild_report=ild)
         timings["classic"] = time.perf_counter() - t0
         frame = rep.to_frame()
         results["classic"] = {m: {"value": v, "normalized": z, "meaning": txt} for m, v, z, txt in frame.iter_rows()}

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._columns import ColumnSpec
+from ..risk.measure import RiskResult, measure_risk
+from .._signature import delegates_to
 from ._base import FrameOps
 
 
@@ -171,20 +173,8 @@ class RiskMethods(FrameOps):
         mask = masked.select(cols)
         return self._collected(cols), mask.collect() if isinstance(mask, pl.LazyFrame) else mask
 
-    def risk(
-        self,
-        on: ColumnSpec,
-        weight: str | None = None,
-        *,
-        alpha: float = 1.0,
-        household: str | None = None,
-        suda: bool = True,
-        max_size: int | None = None,
-        dis_fraction: float = 0.01,
-        threshold: float = 0.1,
-        population_size: float | None = None,
-        ks: Sequence[int] = (2, 3, 5),
-    ) -> Any:
+    @delegates_to(measure_risk)
+    def risk(self, on: ColumnSpec, weight: str | None = None, **options: Any) -> RiskResult:
         """Every disclosure-risk measure of the release on keys ``on``: a ``RiskResult`` with
         ``.per_record`` (fk, Fk, individual risk, SUDA, DIS-SUDA; row order kept) and
         ``.summary`` (k-anonymity violations, global risk, expected re-identifications, ARX's
@@ -197,11 +187,7 @@ class RiskMethods(FrameOps):
         (3.0, 1.0)
         """
         from ..risk.frequencies import key_columns
-        from ..risk.measure import measure_risk
 
         cols = key_columns(self._schema(), on, weight)
-        need = cols + [c for c in (weight, household) if c is not None]
-        return measure_risk(
-            self._collected(need), cols, weight, alpha=alpha, household=household, suda=suda, max_size=max_size,
-            dis_fraction=dis_fraction, threshold=threshold, population_size=population_size, ks=ks,
-        )
+        need = cols + [c for c in (weight, options.get("household")) if c is not None]
+        return measure_risk(self._collected(need), cols, weight, **options)
