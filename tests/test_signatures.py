@@ -17,6 +17,7 @@ from polars_sdc.namespace.noise import NoiseMethods
 from polars_sdc.namespace.recode import RecodeMethods
 from polars_sdc.namespace.risk import RiskMethods
 from polars_sdc.noise import laplace_frame
+from polars_sdc.recode.frame import recode_map_frame
 from polars_sdc.recode.top_bottom import top_bottom_expr
 from polars_sdc.risk.measure import measure_risk
 from polars_sdc.utility.recode_utility import recode_utility
@@ -27,6 +28,7 @@ PAIRS = [
     (LossMethods.ild_report, ild_report),
     (LossMethods.loss_report, loss_report),
     (RecodeMethods.recode_utility, recode_utility),
+    (RecodeMethods.recode_map, recode_map_frame),
     (NoiseMethods.laplace, laplace_frame),
     (SDCExpr.top_bottom_code, top_bottom_expr),
 ]

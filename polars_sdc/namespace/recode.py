@@ -8,6 +8,7 @@ import polars as pl
 
 from .._signature import delegates_to
 from .._typing import ColumnSpec, LabelOptions
+from ..recode.frame import recode_map_frame
 from ..utility.recode_utility import UtilityReport, recode_utility
 from ._base import FrameOps
 
@@ -63,15 +64,8 @@ class RecodeMethods(FrameOps):
             schema,
         )
 
-    def recode_map(
-        self,
-        columns: ColumnSpec,
-        p: float,
-        *,
-        hierarchy: Any = None,
-        ordinal: Any = None,
-        **label_options: Unpack[LabelOptions],
-    ) -> pl.DataFrame:
+    @delegates_to(recode_map_frame)
+    def recode_map(self, columns: ColumnSpec, p: float, **options: Any) -> pl.DataFrame:
         """What :meth:`recode` merges: one row per observed category with ``column``,
         ``original``, ``recoded``, ``count`` and ``recoded_count`` (a LazyFrame is collected);
         a category of ``null_values`` has ``recoded`` null.
@@ -81,10 +75,9 @@ class RecodeMethods(FrameOps):
         ['x', 'y|z', 'y|z']
         """
         from .._columns import resolve_columns
-        from ..recode import recode_map_frame
 
         cols = resolve_columns(self._schema(), columns, kind="categorical", what="columns", default="error")
-        return recode_map_frame(self._collected(cols), cols, p, hierarchy=hierarchy, ordinal=ordinal, **label_options)
+        return recode_map_frame(self._collected(cols), cols, p, **options)
 
     @delegates_to(recode_utility)
     def recode_utility(self, target: str, inputs: ColumnSpec, p: float, **options: Any) -> float | UtilityReport:
