@@ -111,6 +111,11 @@ def _columns(text: str) -> list[str]:
     return cols
 
 
+def _null_values(args: argparse.Namespace) -> list[str] | None:
+    """The ``--null-values`` tokens as a list (None when not given)."""
+    return _columns(args.null_values) if args.null_values else None
+
+
 def _int(text: str) -> int:
     try:
         return int(text)
@@ -320,10 +325,13 @@ def _versions() -> dict[str, str]:
 
 
 def _write_report(path: str | None, command: str, args: argparse.Namespace, parameters: dict[str, Any],
-                  results: dict[str, Any], timings: dict[str, float]) -> None:
-    """Write the ``--report`` JSON atomically (a temporary file in the same folder, renamed)."""
+                  results: dict[str, Any], timings: dict[str, float], started: float | None = None) -> None:
+    """Write the ``--report`` JSON atomically (a temporary file in the same folder, renamed);
+    ``started`` (a ``time.perf_counter()``) adds the ``total`` seconds since then."""
     if path is None:
         return
+    if started is not None:
+        timings = {**timings, "total": time.perf_counter() - started}
     from datetime import datetime, timezone
 
     doc = {
@@ -401,7 +409,7 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
     t_start = time.perf_counter()
     on = _columns(args.on)
     by = _columns(args.by) if args.by else None
-    null_values = _columns(args.null_values) if args.null_values else None
+    null_values = _null_values(args)
     _check_paths([args.input], args.output, args.report)
     lf = _scan(args.input, null_values)
     if _format(args.input, "input") == "csv":
@@ -474,15 +482,15 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
         "sse_sst": loss, "global_risk": res["global_risk"],
     }
     _write_report(args.report, "anonymize", args, parameters, results, {
-        "microaggregate_and_write": elapsed, "measure": res["measure_seconds"], "total": time.perf_counter() - t_start,
-    })
+        "microaggregate_and_write": elapsed, "measure": res["measure_seconds"],
+    }, started=t_start)
     return 0
 
 
 def _cmd_recode(args: argparse.Namespace) -> int:
     t_start = time.perf_counter()
     cols = list(dict.fromkeys(c for text in args.column for c in _columns(text)))
-    null_values = _columns(args.null_values) if args.null_values else None
+    null_values = _null_values(args)
     _check_paths([args.input], args.output, args.report)
     lf = _scan(args.input, null_values)
     options: dict[str, Any] = {}
@@ -535,15 +543,14 @@ def _cmd_recode(args: argparse.Namespace) -> int:
                "smallest_class": res["smallest_class"], "global_risk": res["global_risk"]}
     _write_report(args.report, "recode", args, parameters, results, {
         "recode_and_write": elapsed, "recode_map": plan_seconds, "measure": res["measure_seconds"],
-        "total": time.perf_counter() - t_start,
-    })
+    }, started=t_start)
     return 0
 
 
 def _cmd_noise(args: argparse.Namespace) -> int:
     t_start = time.perf_counter()
     on = _columns(args.on)
-    null_values = _columns(args.null_values) if args.null_values else None
+    null_values = _null_values(args)
     _check_paths([args.input], args.output, args.report)
     if (args.phi is None) == (args.k is None):
         raise _UsageError("give exactly one of --phi (the Laplace scale) or --k (Pk-anonymity)")
@@ -586,15 +593,14 @@ def _cmd_noise(args: argparse.Namespace) -> int:
                "sse_sst": res["sse_sst"]}
     _write_report(args.report, "noise", args, parameters, results, {
         "laplace_scale": scale_seconds, "noise_and_write": elapsed, "measure": res["measure_seconds"],
-        "total": time.perf_counter() - t_start,
-    })
+    }, started=t_start)
     return 0
 
 
 def _cmd_loss(args: argparse.Namespace) -> int:
     t_start = time.perf_counter()
     on = _columns(args.on)
-    null_values = _columns(args.null_values) if args.null_values else None
+    null_values = _null_values(args)
     _check_paths([args.original, args.masked], None, args.report)
     orig_lf, masked_lf = _scan(args.original, null_values), _scan(args.masked, null_values)
     n_orig = orig_lf.select(pl.len()).collect().item()
@@ -616,9 +622,10 @@ def _cmd_loss(args: argparse.Namespace) -> int:
     results: dict[str, Any] = {"rows": n_orig}
     timings: dict[str, float] = {}
     print(f"loss of {args.masked} against {args.original} on {','.join(on)} ({n_orig} rows, row by row)")
+    ild = None
     if "ild" in measures:
         t0 = time.perf_counter()
-        rep = orig.sdc.ild_report(masked, on=on, progress=show)
+        rep = ild = orig.sdc.ild_report(masked, on=on, progress=show)
         timings["ild"] = time.perf_counter() - t0
         results["ild"] = {"overall": rep.ild, "by_column": rep.by_column}
         print("  ILD (Akiyama & Wada; 0 = nothing lost, 1 = everything)")
@@ -637,7 +644,7 @@ def _cmd_loss(args: argparse.Namespace) -> int:
         print(f"  SSE/SST (numeric columns, z-scored)  {text}")
     if "classic" in measures:
         t0 = time.perf_counter()
-        rep = orig.sdc.loss_report(masked, on=on, k=args.k, label=args.label, progress=show)
+        rep = orig.sdc.loss_report(masked, on=on, k=args.k, label=args.label, progress=show, ild_report=ild)
         timings["classic"] = time.perf_counter() - t0
         frame = rep.to_frame()
         results["classic"] = {m: {"value": v, "normalized": z, "meaning": txt} for m, v, z, txt in frame.iter_rows()}
@@ -646,9 +653,8 @@ def _cmd_loss(args: argparse.Namespace) -> int:
             value = "n/a" if v is None else format(v, ".6g")
             norm = "" if z is None else format(z, ".4f")
             print(f"    {m:<13} {value:>12} {norm:>8}  {txt}")
-    timings["total"] = time.perf_counter() - t_start
     parameters = {"on": on, "measure": args.measure, "k": args.k, "label": args.label, "null_values": null_values}
-    _write_report(args.report, "loss", args, parameters, results, timings)
+    _write_report(args.report, "loss", args, parameters, results, timings, started=t_start)
     return 0
 
 
@@ -700,67 +706,84 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+_PROGRESS_HELP = "progress bar with an ETA on stderr (default: only when stderr is a terminal and CI is unset)"
+_SPINNER_HELP = "spinner on stderr (default: only when run in a terminal)"
+_NULL_VALUES_HELP = "CSV tokens read as missing, comma-separated (e.g. ?,n/a,NA)"
+
+
+def _command(sub: Any, name: str, help: str, description: str, files: Sequence[tuple[str, str, str]]) -> Any:
+    """A subcommand with its positional file arguments, given as (dest, METAVAR, help)."""
+    parser = sub.add_parser(name, help=help, description=description)
+    for dest, metavar, text in files:
+        parser.add_argument(dest, metavar=metavar, help=text)
+    return parser
+
+
+def _in_out() -> list[tuple[str, str, str]]:
+    return [("input", "IN", "input .csv or .parquet"), ("output", "OUT", "output .csv or .parquet")]
+
+
+def _orig_masked(masked: str) -> list[tuple[str, str, str]]:
+    return [("original", "ORIG", "original .csv or .parquet"), ("masked", "MASKED", masked)]
+
+
+def _add_on(parser: argparse.ArgumentParser, help: str) -> None:
+    parser.add_argument("--on", required=True, metavar="COLS", help=help)
+
+
+def _finish(parser: argparse.ArgumentParser, run: Callable[[argparse.Namespace], int], *,
+            null_values: str | None = None, progress: str | None = None, report: bool = True) -> None:
+    """The options every file command ends with, in this order: --null-values, --progress,
+    --report; then the function that runs the command."""
+    if null_values is not None:
+        parser.add_argument("--null-values", metavar="TOKENS", help=null_values)
+    if progress is not None:
+        parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help=progress)
+    if report:
+        parser.add_argument("--report", metavar="FILE.json",
+                            help="also write a machine-readable summary (JSON: results, parameters, versions, timings)")
+    parser.set_defaults(run=run)
+
+
 def _add_risk_parser(sub: Any) -> None:
-    rep = sub.add_parser(
-        "report",
-        help="write an HTML report of a release's risk before/after masking and its utility",
-        description="Risk before and after, numeric disclosure, utility, l-diversity/t-closeness, "
+    rep = _command(
+        sub, "report",
+        "write an HTML report of a release's risk before/after masking and its utility",
+        "Risk before and after, numeric disclosure, utility, l-diversity/t-closeness, "
         "risk-utility map and SUDA contributions of MASKED against ORIG (same rows, same order).",
+        _orig_masked("masked .csv or .parquet"),
     )
-    rep.add_argument("original", metavar="ORIG", help="original .csv or .parquet")
-    rep.add_argument("masked", metavar="MASKED", help="masked .csv or .parquet")
-    rep.add_argument("--on", required=True, metavar="COLS", help="key columns, comma-separated")
+    _add_on(rep, "key columns, comma-separated")
     rep.add_argument("--numeric", metavar="COLS", help="numeric columns (record linkage, utility, R-U map)")
     rep.add_argument("--sensitive", metavar="COL", help="sensitive column (l-diversity, t-closeness)")
     rep.add_argument("--weight", metavar="COL", help="sampling-weight column")
     rep.add_argument("--out", required=True, metavar="PATH", help="the HTML page to write")
-    rep.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                     help="spinner on stderr (default: only when run in a terminal)")
-    rep.set_defaults(run=_cmd_report)
+    _finish(rep, _cmd_report, progress=_SPINNER_HELP, report=False)
 
-    risk = sub.add_parser(
-        "risk",
-        help="measure the disclosure risk of a CSV or Parquet file",
-        description="Print k-anonymity violations, individual/global risk (sdcMicro), SUDA2 and "
+    risk = _command(
+        sub, "risk",
+        "measure the disclosure risk of a CSV or Parquet file",
+        "Print k-anonymity violations, individual/global risk (sdcMicro), SUDA2 and "
         "ARX's prosecutor/journalist/marketer risk of FILE on the key columns --on.",
+        [("input", "FILE", "input .csv or .parquet")],
     )
-    risk.add_argument("input", metavar="FILE", help="input .csv or .parquet")
-    risk.add_argument("--on", required=True, metavar="COLS", help="key (quasi-identifier) columns, comma-separated")
+    _add_on(risk, "key (quasi-identifier) columns, comma-separated")
     risk.add_argument("--weight", metavar="COL", help="sampling-weight column (weights >= 1)")
     risk.add_argument("--alpha", type=float, default=1.0, help="weight of a missing-value match, 0..1 (default 1)")
     risk.add_argument("--threshold", type=float, default=0.1, help="ARX's acceptable record risk (default 0.1)")
     risk.add_argument("--suda", action=argparse.BooleanOptionalAction, default=True, help="SUDA2 scores (default on)")
-    risk.add_argument(
-        "--progress", action=argparse.BooleanOptionalAction, default=None,
-        help="spinner on stderr (default: only when run in a terminal)",
-    )
-    _add_report_flag(risk)
-    risk.set_defaults(run=_cmd_risk)
-
-
-_PROGRESS_HELP = "progress bar with an ETA on stderr (default: only when stderr is a terminal and CI is unset)"
-
-
-def _add_report_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--report", metavar="FILE.json",
-                        help="also write a machine-readable summary (JSON: results, parameters, versions, timings)")
-
-
-def _add_null_values(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--null-values", metavar="TOKENS",
-                        help="CSV tokens read as missing, comma-separated (e.g. ?,n/a,NA)")
+    _finish(risk, _cmd_risk, progress=_SPINNER_HELP)
 
 
 def _add_method_parsers(sub: Any) -> None:
-    rec = sub.add_parser(
-        "recode",
-        help="merge rare categories of CSV/Parquet columns (minimum-frequency global recoding)",
-        description="Minimum-frequency global recoding (Sano & Hattori, Fig. 1): in each --column the "
+    rec = _command(
+        sub, "recode",
+        "merge rare categories of CSV/Parquet columns (minimum-frequency global recoding)",
+        "Minimum-frequency global recoding (Sano & Hattori, Fig. 1): in each --column the "
         "least frequent categories merge until every category has more than rows x p rows. Every "
         "other column and the row order are kept.",
+        _in_out(),
     )
-    rec.add_argument("input", metavar="IN", help="input .csv or .parquet")
-    rec.add_argument("output", metavar="OUT", help="output .csv or .parquet")
     rec.add_argument("--column", action="append", required=True, metavar="C",
                      help="a categorical column to recode (repeat, or comma-separated)")
     rec.add_argument("--p", type=float, required=True, help="minimum share of a category, 0 < p < 1")
@@ -768,48 +791,39 @@ def _add_method_parsers(sub: Any) -> None:
     rec.add_argument("--other", metavar="LABEL", help="one label for every merged group")
     rec.add_argument("--max-label", dest="max_label", type=_int, metavar="N",
                      help="cap merged labels at N characters (default 200)")
-    _add_null_values(rec)
-    _add_report_flag(rec)
-    rec.set_defaults(run=_cmd_recode)
+    _finish(rec, _cmd_recode, null_values=_NULL_VALUES_HELP)
 
-    noise = sub.add_parser(
-        "noise",
-        help="add seeded Laplace noise to numeric columns (prints the phi used)",
-        description="Laplace(0, phi) noise on the --on columns (Hasegawa et al.): phi given, or from "
+    noise = _command(
+        sub, "noise",
+        "add seeded Laplace noise to numeric columns (prints the phi used)",
+        "Laplace(0, phi) noise on the --on columns (Hasegawa et al.): phi given, or from "
         "Pk-anonymity k: phi = 2 m (b - a) / ln((N - 1)/(k - 1)) per column. The noise of row i of "
         "column c depends only on --seed, c and the row's position (or its --key value).",
+        _in_out(),
     )
-    noise.add_argument("input", metavar="IN", help="input .csv or .parquet")
-    noise.add_argument("output", metavar="OUT", help="output .csv or .parquet")
-    noise.add_argument("--on", required=True, metavar="COLS", help="numeric columns, comma-separated")
+    _add_on(noise, "numeric columns, comma-separated")
     noise.add_argument("--phi", metavar="X", help="Laplace scale: one number, or COL=PHI pairs")
     noise.add_argument("--k", type=_int, help="Pk-anonymity k >= 2: phi from each column's range")
     noise.add_argument("--m", type=_int, help="attributes released together (with --k; default 1)")
     noise.add_argument("--seed", type=_int, required=True, help="seed of the noise (reproducible release)")
     noise.add_argument("--key", metavar="COL", help="unique id column: a row keeps its noise under reordering")
     noise.add_argument("--clamp", action="store_true", help="clip noisy values to each column's observed range")
-    _add_null_values(noise)
-    _add_report_flag(noise)
-    noise.set_defaults(run=_cmd_noise)
+    _finish(noise, _cmd_noise, null_values=_NULL_VALUES_HELP)
 
-    loss = sub.add_parser(
-        "loss",
-        help="information loss of a release against the original (ILD, SSE/SST, classic measures)",
-        description="Compare MASKED with ORIG row by row (same rows, same order): ILD per column and "
+    loss = _command(
+        sub, "loss",
+        "information loss of a release against the original (ILD, SSE/SST, classic measures)",
+        "Compare MASKED with ORIG row by row (same rows, same order): ILD per column and "
         "overall (Akiyama & Wada, thesis 3.1), SSE/SST of the numeric columns (z-scored, thesis "
         "2.4.1), and DM, NCP, entropy loss, EBIL, CTBIL, CM (thesis 2.4.3) with normalised forms.",
+        _orig_masked("released .csv or .parquet, row-aligned with ORIG"),
     )
-    loss.add_argument("original", metavar="ORIG", help="original .csv or .parquet")
-    loss.add_argument("masked", metavar="MASKED", help="released .csv or .parquet, row-aligned with ORIG")
-    loss.add_argument("--on", required=True, metavar="COLS", help="columns to compare, comma-separated")
+    _add_on(loss, "columns to compare, comma-separated")
     loss.add_argument("--measure", choices=("ild", "sse", "classic", "all"), default="all",
                       help="which figures (default all)")
     loss.add_argument("--k", type=_int, help="k for the Discernibility Metric (a class below k costs n x size)")
     loss.add_argument("--label", metavar="COL", help="class label column of ORIG for the Classification Metric")
-    _add_null_values(loss)
-    loss.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help=_PROGRESS_HELP)
-    _add_report_flag(loss)
-    loss.set_defaults(run=_cmd_loss)
+    _finish(loss, _cmd_loss, null_values=_NULL_VALUES_HELP, progress=_PROGRESS_HELP)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -830,11 +844,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    demo = sub.add_parser(
-        "demo",
-        help="microaggregate the embedded census data and report the loss",
-        description="Microaggregate the CASC census benchmark (1080 x 13, all columns z-scored), "
+    demo = _command(
+        sub, "demo",
+        "microaggregate the embedded census data and report the loss",
+        "Microaggregate the CASC census benchmark (1080 x 13, all columns z-scored), "
         "print rows, groups, smallest group, SSE/SST and time, and write the protected file.",
+        [],
     )
     demo.add_argument("--out", metavar="PATH", help="output .parquet or .csv (default census_k<K>.parquet)")
     demo.add_argument("--k", type=_int, default=5, help="minimum group size (default 5)")
@@ -843,20 +858,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--refine", choices=("mil", "none"), default="mil",
         help="post-optimise the groups by MIL, thesis 4.2 (default mil; none: the method alone)",
     )
-    demo.set_defaults(run=_cmd_demo)
+    _finish(demo, _cmd_demo, report=False)
 
-    anon = sub.add_parser(
-        "anonymize",
-        help="microaggregate a CSV or Parquet file",
-        description="Replace the --on columns of IN by their group means under a k-partition "
+    anon = _command(
+        sub, "anonymize",
+        "microaggregate a CSV or Parquet file",
+        "Replace the --on columns of IN by their group means under a k-partition "
         "and write OUT (.csv or .parquet); every other column and the row order are kept.",
+        _in_out(),
     )
-    anon.add_argument("input", metavar="IN", help="input .csv or .parquet")
-    anon.add_argument("output", metavar="OUT", help="output .csv or .parquet")
     anon.add_argument("--k", type=_int, required=True, help="minimum group size")
-    anon.add_argument(
-        "--on", required=True, metavar="COLS",
-        help="quasi-identifier columns to mask, comma-separated: numeric ones get group means, "
+    _add_on(
+        anon,
+        "quasi-identifier columns to mask, comma-separated: numeric ones get group means, "
         "String/Categorical ones the group's most frequent value",
     )
     anon.add_argument("--by", metavar="COLS", help="strata columns, comma-separated; each stratum is partitioned alone")
@@ -883,15 +897,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="partition the raw values instead of z-scores",
     )
     anon.add_argument("--group-column", metavar="NAME", help="also write the group ids in column NAME")
-    anon.add_argument(
-        "--null-values", metavar="TOKENS",
-        help="CSV tokens read as missing, comma-separated (e.g. n/a,NA); a numeric --on column holding "
+    _finish(
+        anon, _cmd_anonymize,
+        null_values="CSV tokens read as missing, comma-separated (e.g. n/a,NA); a numeric --on column holding "
         "any other non-number is an error",
+        progress=_PROGRESS_HELP + "; per --by stratum, else the elapsed time",
     )
-    anon.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                      help=_PROGRESS_HELP + "; per --by stratum, else the elapsed time")
-    _add_report_flag(anon)
-    anon.set_defaults(run=_cmd_anonymize)
     _add_method_parsers(sub)
     _add_risk_parser(sub)
     return parser

@@ -93,6 +93,17 @@ class Distance(ABC):
     def pairwise(self, values: pl.DataFrame) -> "np.ndarray":
         """The U x U distance matrix between the rows of ``values`` (distinct rows)."""
 
+    def _positions(self, values: pl.DataFrame, index: Mapping[Any, int], what: str) -> "np.ndarray":
+        """The positions in ``index`` of the one-column ``values`` (SDCError naming the first
+        value that is not ``what``)."""
+        import numpy as np
+
+        vals = values.to_series().to_list()
+        missing = [v for v in vals if v not in index]
+        if missing:
+            raise SDCError(f"column {self._name!r}: value {missing[0]!r} is not {what}")
+        return np.array([index[v] for v in vals], dtype=np.int64)
+
     def amount(self, values: pl.DataFrame, counts: "np.ndarray", exponent: float) -> float:
         """``sum_u sum_v c_u c_v d(u, v)^exponent`` over distinct rows with counts."""
         import numpy as np
@@ -405,11 +416,7 @@ class Graph(Distance):
     def pairwise(self, values: pl.DataFrame) -> "np.ndarray":
         import numpy as np
 
-        vals = values.to_series().to_list()
-        missing = [v for v in vals if v not in self.index]
-        if missing:
-            raise SDCError(f"column {self._name!r}: value {missing[0]!r} is not a node of the graph")
-        idx = np.array([self.index[v] for v in vals], dtype=np.int64)
+        idx = self._positions(values, self.index, "a node of the graph")
         n = len(self.index)
         if self.shortest_paths:
             if self._full is None:
@@ -433,7 +440,8 @@ class Graph(Distance):
         if bad.size:
             a, b = bad[0]
             how = "no path joins" if self.shortest_paths else "no edge joins"
-            raise SDCError(f"column {self._name!r}: {how} {vals[a]!r} and {vals[b]!r} in the graph")
+            vals = values.to_series()
+            raise SDCError(f"column {self._name!r}: {how} {vals[int(a)]!r} and {vals[int(b)]!r} in the graph")
         return D
 
     def __repr__(self) -> str:
@@ -609,11 +617,7 @@ class Matrix(Distance):
     def pairwise(self, values: pl.DataFrame) -> "np.ndarray":
         import numpy as np
 
-        vals = values.to_series().to_list()
-        missing = [v for v in vals if v not in self.index]
-        if missing:
-            raise SDCError(f"column {self._name!r}: value {missing[0]!r} is not a label of the distance matrix")
-        idx = np.array([self.index[v] for v in vals], dtype=np.int64)
+        idx = self._positions(values, self.index, "a label of the distance matrix")
         return self.D[np.ix_(idx, idx)]
 
     def __repr__(self) -> str:

@@ -170,6 +170,20 @@ def laplace_on(on: ColumnSpec, phi: Any) -> ColumnSpec:
     return on
 
 
+def laplace_columns(schema: pl.Schema, phi: Any, on: ColumnSpec, *, seed: Any, key: str | None) -> list[str]:
+    """The columns :func:`laplace_frame` perturbs, after the checks that need no data (a
+    directly given ``phi``, ``seed``, the columns and ``key``): a lazy step runs them when planned.
+
+    >>> laplace_columns(pl.Schema({"id": pl.Int64, "x": pl.Float64}), {"x": 1.0}, None, seed=1, key="id")
+    ['x']
+    """
+    from .masking._common import resolve_on
+
+    check_phi_arg(phi)
+    check_seed(seed)
+    return resolve_on(schema, laplace_on(on, phi), key, kind="numeric", default="numeric")
+
+
 def laplace_frame(
     df: pl.DataFrame,
     phi: Any = None,
@@ -190,10 +204,9 @@ def laplace_frame(
     >>> out["x"].round(6).to_list(), out["id"].to_list()
     ([1.0, 2.0], [1, 2])
     """
-    from .masking._common import frame_keys, resolve_on
+    from .masking._common import frame_keys
 
-    check_seed(seed)
-    cols = resolve_on(df.schema, laplace_on(on, phi), key, kind="numeric", default="numeric")
+    cols = laplace_columns(df.schema, phi, on, seed=seed, key=key)
     check_finite(df, cols)
     phis = _phi_map(df, cols, phi, k, m)
     s = _fresh_seed() if seed is None else int(seed)

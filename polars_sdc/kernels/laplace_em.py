@@ -61,6 +61,15 @@ def _cut_moments(u, lam, t):
 
 
 @njit(cache=True)
+def _two_pieces(B, wa, ea, va, wb, eb, vb):
+    """First and second moment of the posterior made of two pieces with weights ``wa / B`` and
+    ``wb / B`` (``B = wa + wb``), means ``ea``, ``eb`` and variances ``va``, ``vb``."""
+    pa = wa / B
+    pb = wb / B
+    return pa * ea + pb * eb, pa * (va + ea * ea) + pb * (vb + eb * eb)
+
+
+@njit(cache=True)
 def dim_stats(y, mu, s, phi):
     """One coordinate of eq. 8 and the posterior of x given y (two-piece truncated normal).
 
@@ -82,10 +91,7 @@ def dim_stats(y, mu, s, phi):
         eL, vL = _cut_moments(t - a, _SQRT_2_OVER_PI / exL, t)
         eR, vR = _cut_moments(-t - a, _SQRT_2_OVER_PI / exR, -t)
         eR = -eR
-        pL = exL / B
-        pR = exR / B
-        m1 = pL * eL + pR * eR
-        m2 = pL * (vL + eL * eL) + pR * (vR + eR * eR)
+        m1, m2 = _two_pieces(B, exL, eL, vL, exR, eR, vR)
         return -0.5 * t * t, B, m1, m2
     u = tp - a
     eu = math.exp(-0.5 * u * u)
@@ -100,10 +106,7 @@ def dim_stats(y, mu, s, phi):
         v_n = 0.0
     e_f, v_f = _cut_moments(-tp - a, _SQRT_2_OVER_PI / exf, -tp)
     e_f = -e_f
-    pn = near / B
-    pf = far / B
-    m1 = pn * e_n + pf * e_f
-    m2 = pn * (v_n + e_n * e_n) + pf * (v_f + e_f * e_f)
+    m1, m2 = _two_pieces(B, near, e_n, v_n, far, e_f, v_f)
     if t < 0.0:
         m1 = -m1
     return a * (0.5 * a - tp), B, m1, m2

@@ -20,6 +20,14 @@ _EMPTY = -1
 
 
 @njit(cache=True)
+def _alone(r, g, out_ids, counts):
+    """Row ``r``, alone in its parent group, gets new group ``g`` of size 1; returns ``g + 1``."""
+    out_ids[r] = g
+    counts[g] = 1
+    return g + 1
+
+
+@njit(cache=True)
 def _extend(pid, pcounts, pgroups, col, width, out_ids, counts, buf, hkeys, hslot_of, used):
     """Dense ids of (parent id, col) pairs into out_ids, their counts into counts; returns
     the number of groups. A row alone in its parent group stays alone: no lookup."""
@@ -29,9 +37,7 @@ def _extend(pid, pcounts, pgroups, col, width, out_ids, counts, buf, hkeys, hslo
     if span <= buf.size:
         for r in range(n):
             if pcounts[pid[r]] == 1:
-                out_ids[r] = g
-                counts[g] = 1
-                g += 1
+                g = _alone(r, g, out_ids, counts)
                 continue
             v = pid[r] * width + col[r]
             t = buf[v]
@@ -50,9 +56,7 @@ def _extend(pid, pcounts, pgroups, col, width, out_ids, counts, buf, hkeys, hslo
     nused = 0
     for r in range(n):
         if pcounts[pid[r]] == 1:
-            out_ids[r] = g
-            counts[g] = 1
-            g += 1
+            g = _alone(r, g, out_ids, counts)
             continue
         v = np.int64(pid[r]) * width + col[r]
         h = (np.uint64(v) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20)

@@ -23,6 +23,7 @@ import polars as pl
 
 from .._columns import check_no_nulls, is_numeric, numeric_matrix, resolve_columns
 from .._errors import SDCError
+from .ild import ILDReport
 
 
 def _partition(df: pl.DataFrame, groups: Any, on: Sequence[str] | None) -> np.ndarray:
@@ -34,6 +35,20 @@ def _partition(df: pl.DataFrame, groups: Any, on: Sequence[str] | None) -> np.nd
     cols = resolve_columns(df, on)
     check_no_nulls(df, cols)
     return df.select(pl.struct(cols).rank("dense")).to_series().to_numpy().astype(np.int64) - 1
+
+
+def _check_one_release(masked: Any, groups: Any, message: str) -> None:
+    """A measure of a release takes it as ``masked`` or as the representatives of ``groups``."""
+    if (masked is None) == (groups is None):
+        raise SDCError(message)
+
+
+def _release_columns(original: pl.DataFrame, on: Any, masked: Any, groups: Any, message: str) -> list[str]:
+    """The ``on`` columns a measure compares (never the ``groups`` column), once exactly one
+    of ``masked`` or ``groups`` is given (``message`` otherwise)."""
+    _check_one_release(masked, groups, message)
+    exclude = [groups] if isinstance(groups, str) else []
+    return [c for c in resolve_columns(original, on, kind="supported") if c not in exclude]
 
 
 def discernibility(df: pl.DataFrame, groups: Any = None, *, on: Any = None, k: int | None = None) -> int:
@@ -105,10 +120,8 @@ def ncp(
     """
     from .. import dist as _dist
 
-    if (groups is None) == (masked is None):
-        raise SDCError("NCP needs exactly one of `groups` (a partition) or `masked` (a release)")
-    exclude = [groups] if isinstance(groups, str) else []
-    cols = [c for c in resolve_columns(original, on, kind="supported") if c not in exclude]
+    cols = _release_columns(original, on, masked, groups,
+                            "NCP needs exactly one of `groups` (a partition) or `masked` (a release)")
     if masked is not None:
         if masked.height != original.height:
             raise SDCError(f"masked frame has {masked.height} rows, the original {original.height}; they must be row-aligned")
@@ -204,10 +217,7 @@ def entropy_loss(
     """
     from ..aggregate import aggregate
 
-    if (masked is None) == (groups is None):
-        raise SDCError("entropy loss needs exactly one of `masked` or `groups`")
-    exclude = [groups] if isinstance(groups, str) else []
-    cols = [c for c in resolve_columns(original, on, kind="supported") if c not in exclude]
+    cols = _release_columns(original, on, masked, groups, "entropy loss needs exactly one of `masked` or `groups`")
     if groups is not None:
         check_no_nulls(original, cols)
         masked = aggregate(original.select(cols), _partition(original, groups, None), cols)
@@ -371,11 +381,14 @@ def loss_report(
     hierarchies: Mapping[str, Any] | None = None,
     max_dim: int = 2,
     progress: bool = False,
+    ild_report: ILDReport | None = None,
 ) -> LossReport:
     """ILD (:func:`polars_sdc.loss.ild.ild`) and ILSSDM, DM, NCP, entropy loss, EBIL, CTBIL
     and CM for a release given as ``masked`` (row-aligned) or ``groups`` (representatives).
     The partition for DM/NCP/CM is ``groups`` or the equivalence classes of the release;
     ``progress=True`` shows ILD's bar (:func:`polars_sdc.loss.ild.ild_report`).
+    ``ild_report``: the ILD report of this very release under the same ``dist`` / ``on`` /
+    ``weights`` / ``exponent``, when it is at hand already (it is used, not computed again).
 
     >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": [0, 0, 1, 1]})
     >>> r = loss_report(df, groups="g", on="x", k=2)
@@ -383,17 +396,24 @@ def loss_report(
     (0.2, 8)
     """
     from ..aggregate import aggregate
-    from .ild import ild_report, resolve_blocks
+    from . import ild as _ild
     from .sse import ilssdm_frame
 
-    if (masked is None) == (groups is None):
-        raise SDCError("loss_report needs exactly one of `masked` (a release) or `groups` (a partition)")
+    _check_one_release(masked, groups, "loss_report needs exactly one of `masked` (a release) or `groups` (a partition)")
     exclude = [groups] if isinstance(groups, str) else []
-    blocks, _ = resolve_blocks(original.schema, dist, on, weights, exclude)
+    blocks, _ = _ild.resolve_blocks(original.schema, dist, on, weights, exclude)
     cols = list(dict.fromkeys(c for b in blocks for c in b.columns))
-    rep = ild_report(
-        original, masked, groups=groups, dist=dist, on=on, weights=weights, exponent=exponent, progress=progress
-    )
+    if ild_report is None:
+        rep = _ild.ild_report(
+            original, masked, groups=groups, dist=dist, on=on, weights=weights, exponent=exponent, progress=progress
+        )
+    elif ild_report.columns != tuple(b.label for b in blocks) or ild_report.exponent != exponent:
+        raise SDCError(
+            f"ild_report: measured on {list(ild_report.columns)} with exponent {ild_report.exponent:g}, "
+            f"this report is on {[b.label for b in blocks]} with exponent {exponent:g}"
+        )
+    else:
+        rep = ild_report
     if groups is not None:
         part = _partition(original, groups, None)
         released = aggregate(original.select(cols), part, cols)

@@ -30,6 +30,7 @@ import polars as pl
 from .. import dist as _dist
 from .._columns import check_no_nulls, is_categorical, is_numeric, numeric_matrix, resolve_columns
 from .._errors import SDCError
+from .._signature import same_parameters
 
 
 @dataclass(frozen=True)
@@ -501,17 +502,8 @@ def ild_report(
     )
 
 
-def ild(
-    original: pl.DataFrame,
-    masked: pl.DataFrame | pl.LazyFrame | None = None,
-    *,
-    groups: Any = None,
-    dist: Any = None,
-    on: Any = None,
-    weights: Any = None,
-    exponent: float = 2,
-    progress: bool = False,
-) -> float:
+@same_parameters(ild_report)
+def ild(original: pl.DataFrame, masked: pl.DataFrame | pl.LazyFrame | None = None, **options: Any) -> float:
     """``ILD = (I(A) - I(A_hat)) / I(A)`` (Akiyama & Wada 2.2): 0 nothing lost, 1 everything
     replaced by one value; arguments as :func:`ild_report`. A column without information
     (I(A) = 0) has ILD 0 when the release has none either, else NaN.
@@ -520,9 +512,7 @@ def ild(
     >>> ild(df, pl.DataFrame({"x": [1.5, 1.5, 3.5, 3.5]}))
     0.2
     """
-    return ild_report(
-        original, masked, groups=groups, dist=dist, on=on, weights=weights, exponent=exponent, progress=progress
-    ).ild
+    return ild_report(original, masked, **options).ild
 
 
 def information_amount(

@@ -7,7 +7,9 @@ from typing import Any, Unpack
 
 import polars as pl
 
+from .._signature import delegates_to
 from .._typing import LabelOptions
+from ..recode.top_bottom import top_bottom_expr
 
 
 @pl.api.register_expr_namespace("sdc")
@@ -91,15 +93,8 @@ class SDCExpr:
 
         return self._expr.map_batches(run, return_dtype=pl.dtype_of(self._expr))
 
-    def top_bottom_code(
-        self,
-        *,
-        lower: float | None = None,
-        upper: float | None = None,
-        lower_p: float | None = None,
-        upper_p: float | None = None,
-        replacement: str = "threshold",
-    ) -> pl.Expr:
+    @delegates_to(top_bottom_expr)
+    def top_bottom_code(self, **options: Any) -> pl.Expr:
         """Top/bottom coding of a numeric column (native expression; see
         :meth:`DataFrame.sdc.top_bottom_code`).
 
@@ -108,11 +103,7 @@ class SDCExpr:
         >>> df.select(pl.col("x").sdc.top_bottom_code(lower=0, upper=10))["x"].to_list()
         [0, 1, 5, 7, 10]
         """
-        from ..recode import top_bottom_expr
-
-        return top_bottom_expr(
-            self._expr, lower=lower, upper=upper, lower_p=lower_p, upper_p=upper_p, replacement=replacement
-        )
+        return top_bottom_expr(self._expr, **options)
 
     def laplace(
         self,

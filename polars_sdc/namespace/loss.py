@@ -7,7 +7,10 @@ from typing import Any
 
 import polars as pl
 
+from .._signature import delegates_to
 from .._typing import ColumnSpec
+from ..loss.classic import LossReport, loss_report
+from ..loss.ild import ILDReport, ild, ild_report, needed_columns
 from ._base import FrameOps
 
 
@@ -64,17 +67,8 @@ class LossMethods(FrameOps):
 
         return ilssdm_frame(self._collected(), on, groups=groups, masked=masked, standardize=standardize)
 
-    def ild(
-        self,
-        masked: pl.DataFrame | pl.LazyFrame | None = None,
-        *,
-        dist: Any = None,
-        groups: str | pl.Series | None = None,
-        on: ColumnSpec = None,
-        weights: Any = None,
-        exponent: float = 2,
-        progress: bool = False,
-    ) -> float:
+    @delegates_to(ild)
+    def ild(self, masked: pl.DataFrame | pl.LazyFrame | None = None, **options: Any) -> float:
         """ILD = (I(A) - I(A_hat)) / I(A) (Akiyama & Wada 2.2, thesis 3.1), I = sum_ij d(x_i, x_j)^exponent,
         for a row-aligned ``masked`` release or for ``groups`` replaced by their representatives.
 
@@ -88,25 +82,10 @@ class LossMethods(FrameOps):
         >>> df.sdc.ild(groups="g")
         0.2
         """
-        from ..loss.ild import ild, needed_columns
+        return ild(self._collected(self._ild_columns(options)), masked, **options)
 
-        cols = needed_columns(self._schema(), dist, on, weights, groups)
-        return ild(
-            self._collected(cols), masked, groups=groups, dist=dist, on=on, weights=weights, exponent=exponent,
-            progress=progress,
-        )
-
-    def ild_report(
-        self,
-        masked: pl.DataFrame | pl.LazyFrame | None = None,
-        *,
-        dist: Any = None,
-        groups: str | pl.Series | None = None,
-        on: ColumnSpec = None,
-        weights: Any = None,
-        exponent: float = 2,
-        progress: bool = False,
-    ) -> Any:
+    @delegates_to(ild_report)
+    def ild_report(self, masked: pl.DataFrame | pl.LazyFrame | None = None, **options: Any) -> ILDReport:
         """ILD per column and overall with I(A) and I(A_hat): an ``ILDReport`` (``.ild``,
         ``.by_column``, ``.to_frame()``); arguments as :meth:`ild` (``progress=True``: a bar
         on stderr, one step per information amount).
@@ -117,13 +96,7 @@ class LossMethods(FrameOps):
         >>> rep.by_column
         {'x': 0.2, 'c': 0.2}
         """
-        from ..loss.ild import ild_report, needed_columns
-
-        cols = needed_columns(self._schema(), dist, on, weights, groups)
-        return ild_report(
-            self._collected(cols), masked, groups=groups, dist=dist, on=on, weights=weights, exponent=exponent,
-            progress=progress,
-        )
+        return ild_report(self._collected(self._ild_columns(options)), masked, **options)
 
     def information_amount(
         self, dist: Any = None, *, on: ColumnSpec = None, weights: Any = None, exponent: float = 2
@@ -134,26 +107,13 @@ class LossMethods(FrameOps):
         >>> pl.DataFrame({"x": [1, 2, 3, 4]}).sdc.information_amount()
         40.0
         """
-        from ..loss.ild import information_amount, needed_columns
+        from ..loss.ild import information_amount
 
         cols = needed_columns(self._schema(), dist, on, weights, None)
         return information_amount(self._collected(cols), dist, on=on, weights=weights, exponent=exponent)
 
-    def loss_report(
-        self,
-        masked: pl.DataFrame | pl.LazyFrame | None = None,
-        *,
-        groups: str | pl.Series | None = None,
-        on: ColumnSpec = None,
-        dist: Any = None,
-        weights: Any = None,
-        exponent: float = 2,
-        label: str | None = None,
-        k: int | None = None,
-        hierarchies: Any = None,
-        max_dim: int = 2,
-        progress: bool = False,
-    ) -> Any:
+    @delegates_to(loss_report)
+    def loss_report(self, masked: pl.DataFrame | pl.LazyFrame | None = None, **options: Any) -> LossReport:
         """ILD beside ILSSDM, DM (with ``k``), NCP (``hierarchies``), entropy loss, EBIL, CTBIL
         (tables of up to ``max_dim`` columns) and CM (with a class ``label``): a ``LossReport``.
 
@@ -162,13 +122,13 @@ class LossMethods(FrameOps):
         >>> df.sdc.loss_report(groups="g", k=2).dm
         8
         """
-        from ..loss.classic import loss_report
-        from ..loss.ild import needed_columns
-
-        cols = needed_columns(self._schema(), dist, on, weights, groups)
+        cols = self._ild_columns(options)
+        label = options.get("label")
         if label is not None and label not in cols:
             cols.append(label)
-        return loss_report(
-            self._collected(cols), masked, groups=groups, on=on, dist=dist, weights=weights, exponent=exponent,
-            label=label, k=k, hierarchies=hierarchies, max_dim=max_dim, progress=progress,
-        )
+        return loss_report(self._collected(cols), masked, **options)
+
+    def _ild_columns(self, options: dict[str, Any]) -> list[str]:
+        """The columns an ILD-based measure reads (a LazyFrame is collected to these)."""
+        get = options.get
+        return needed_columns(self._schema(), get("dist"), get("on"), get("weights"), get("groups"))

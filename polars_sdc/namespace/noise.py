@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._signature import delegates_to
 from .._typing import ColumnSpec
+from ..noise import laplace_frame
 from ._base import FrameOps
 
 
@@ -31,17 +33,8 @@ class NoiseMethods(FrameOps):
         cols = resolve_columns(self._schema(), on, kind="numeric", default="numeric")
         return calibrate_phi(self._collected(cols), cols, k, m=m)
 
-    def laplace(
-        self,
-        phi: Any = None,
-        on: ColumnSpec = None,
-        *,
-        k: int | None = None,
-        seed: int | None = None,
-        clamp: bool = False,
-        m: int = 1,
-        key: str | None = None,
-    ) -> Any:
+    @delegates_to(laplace_frame)
+    def laplace(self, phi: Any = None, on: ColumnSpec = None, **options: Any) -> Any:
         """Add Laplace(0, phi) noise to the numeric ``on`` columns (Hasegawa et al., eq. 1/2); they
         become Float64, everything else is kept.
 
@@ -57,17 +50,11 @@ class NoiseMethods(FrameOps):
         >>> df.sdc.laplace(1e-12, "x", seed=7)["x"].round(6).to_list()
         [1.0, 2.0, 3.0]
         """
-        from ..masking._common import resolve_on
-        from .._validation import check_seed
-        from ..noise import check_phi_arg, laplace_frame, laplace_on, laplace_output_schema
+        from ..noise import laplace_columns, laplace_output_schema
 
-        check_phi_arg(phi)
-        check_seed(seed)
-        cols = resolve_on(self._schema(), laplace_on(on, phi), key, kind="numeric", default="numeric")
+        cols = laplace_columns(self._schema(), phi, on, seed=options.get("seed"), key=options.get("key"))
         schema = laplace_output_schema(self._schema(), cols)
-        return self._frame_op(
-            lambda df: laplace_frame(df, phi, cols, k=k, seed=seed, clamp=clamp, m=m, key=key), schema
-        )
+        return self._frame_op(lambda df: laplace_frame(df, phi, cols, **options), schema)
 
     def reconstruct_gmm(self, K: Any, on: ColumnSpec = None, phi: Any = None, **options: Any) -> Any:
         """Fit the Gaussian mixture behind Laplace-perturbed ``on`` columns (Hasegawa et al., eq. 9):

@@ -6,7 +6,10 @@ from typing import Any, Unpack
 
 import polars as pl
 
+from .._signature import delegates_to
 from .._typing import ColumnSpec, LabelOptions
+from ..recode.frame import recode_map_frame
+from ..utility.recode_utility import UtilityReport, recode_utility
 from ._base import FrameOps
 
 
@@ -61,15 +64,8 @@ class RecodeMethods(FrameOps):
             schema,
         )
 
-    def recode_map(
-        self,
-        columns: ColumnSpec,
-        p: float,
-        *,
-        hierarchy: Any = None,
-        ordinal: Any = None,
-        **label_options: Unpack[LabelOptions],
-    ) -> pl.DataFrame:
+    @delegates_to(recode_map_frame)
+    def recode_map(self, columns: ColumnSpec, p: float, **options: Any) -> pl.DataFrame:
         """What :meth:`recode` merges: one row per observed category with ``column``,
         ``original``, ``recoded``, ``count`` and ``recoded_count`` (a LazyFrame is collected);
         a category of ``null_values`` has ``recoded`` null.
@@ -79,24 +75,12 @@ class RecodeMethods(FrameOps):
         ['x', 'y|z', 'y|z']
         """
         from .._columns import resolve_columns
-        from ..recode import recode_map_frame
 
         cols = resolve_columns(self._schema(), columns, kind="categorical", what="columns", default="error")
-        return recode_map_frame(self._collected(cols), cols, p, hierarchy=hierarchy, ordinal=ordinal, **label_options)
+        return recode_map_frame(self._collected(cols), cols, p, **options)
 
-    def recode_utility(
-        self,
-        target: str,
-        inputs: ColumnSpec,
-        p: float,
-        *,
-        metric: str | None = "recall",
-        test_size: float | None = None,
-        seed: int = 0,
-        l2: float = 1e-4,
-        undefined: str = "skip",
-        **label_options: Unpack[LabelOptions],
-    ) -> Any:
+    @delegates_to(recode_utility)
+    def recode_utility(self, target: str, inputs: ColumnSpec, p: float, **options: Any) -> float | UtilityReport:
         """Model-based information loss of recoding the ``inputs`` (Sano & Hattori, eq. 6):
         metric of a multinomial logit predicting the original ``target`` from the original
         inputs minus the same from the recoded inputs. ``metric`` is precision, recall
@@ -111,16 +95,12 @@ class RecodeMethods(FrameOps):
         0.031674
         """
         from .._columns import resolve_columns
-        from ..utility import recode_utility
 
         schema = self._schema()
         cols = resolve_columns(schema, target, what="target", default="error") + resolve_columns(
             schema, inputs, what="inputs", default="error"
         )
-        return recode_utility(
-            self._collected(list(dict.fromkeys(cols))), target, inputs, p, metric=metric, test_size=test_size,
-            seed=seed, l2=l2, undefined=undefined, **label_options,
-        )
+        return recode_utility(self._collected(list(dict.fromkeys(cols))), target, inputs, p, **options)
 
     def cramers_v(self, columns: ColumnSpec = None) -> pl.DataFrame:
         """Cramér's V (Sano & Hattori, eq. 7) for every pair of ``columns`` (default: every

@@ -2,10 +2,12 @@
 ``polars_sdc.risk``)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
 from typing import Any
 
 from .._columns import ColumnSpec
+from ..risk.measure import RiskResult, measure_risk
+from .._signature import delegates_to
 from ._base import FrameOps
 
 
@@ -99,16 +101,15 @@ class RiskMethods(FrameOps):
         >>> df.sdc.l_diversity("k", "s")["l_diversity"].min()
         1.0
         """
-        from ..risk.diversity import KINDS, diversity_output_schema, l_diversity_frame, sensitive_columns
-        from ..risk.frequencies import key_columns
+        from ..risk.diversity import KINDS, l_diversity_frame
         from .._errors import SDCError
 
-        cols = key_columns(self._schema(), on)
-        (s,) = sensitive_columns(self._schema(), cols, [_one(sensitive)])
-        if kind not in KINDS:
-            raise SDCError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
-        schema = diversity_output_schema(self._schema(), "l_diversity")
-        return self._frame_op(lambda df: l_diversity_frame(df, cols, s, kind, c), schema)
+        def check() -> None:
+            if kind not in KINDS:
+                raise SDCError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+
+        return self._per_class(on, sensitive, "l_diversity", lambda df, keys, s: l_diversity_frame(df, keys, s, kind, c),
+                               check)
 
     def t_closeness(self, on: ColumnSpec, sensitive: str, ordered: bool | None = None) -> Any:
         """The frame with ``t_closeness`` appended: the Earth Mover's Distance between each
@@ -120,13 +121,23 @@ class RiskMethods(FrameOps):
         >>> df.sdc.t_closeness("k", "s")["t_closeness"].max()
         0.25
         """
-        from ..risk.diversity import diversity_output_schema, sensitive_columns, t_closeness_frame
+        from ..risk.diversity import t_closeness_frame
+
+        return self._per_class(on, sensitive, "t_closeness", lambda df, keys, s: t_closeness_frame(df, keys, s, ordered))
+
+    def _per_class(self, on: ColumnSpec, sensitive: Any, name: str, run: Callable[[Any, list[str], str], Any],
+                   check: Callable[[], None] | None = None) -> Any:
+        """The frame with column ``name`` appended by ``run(df, keys, sensitive column)``, after
+        the checks of the keys, the one ``sensitive`` column and then ``check()``."""
+        from ..risk.diversity import diversity_output_schema, sensitive_columns
         from ..risk.frequencies import key_columns
 
         cols = key_columns(self._schema(), on)
         (s,) = sensitive_columns(self._schema(), cols, [_one(sensitive)])
-        schema = diversity_output_schema(self._schema(), "t_closeness")
-        return self._frame_op(lambda df: t_closeness_frame(df, cols, s, ordered), schema)
+        if check is not None:
+            check()
+        schema = diversity_output_schema(self._schema(), name)
+        return self._frame_op(lambda df: run(df, cols, s), schema)
 
     def linkage_risk(self, masked: Any, on: ColumnSpec = None, *, ties: bool = True) -> float:
         """Share of ``masked`` records (same rows, same order) whose nearest original record
@@ -171,20 +182,8 @@ class RiskMethods(FrameOps):
         mask = masked.select(cols)
         return self._collected(cols), mask.collect() if isinstance(mask, pl.LazyFrame) else mask
 
-    def risk(
-        self,
-        on: ColumnSpec,
-        weight: str | None = None,
-        *,
-        alpha: float = 1.0,
-        household: str | None = None,
-        suda: bool = True,
-        max_size: int | None = None,
-        dis_fraction: float = 0.01,
-        threshold: float = 0.1,
-        population_size: float | None = None,
-        ks: Sequence[int] = (2, 3, 5),
-    ) -> Any:
+    @delegates_to(measure_risk)
+    def risk(self, on: ColumnSpec, weight: str | None = None, **options: Any) -> RiskResult:
         """Every disclosure-risk measure of the release on keys ``on``: a ``RiskResult`` with
         ``.per_record`` (fk, Fk, individual risk, SUDA, DIS-SUDA; row order kept) and
         ``.summary`` (k-anonymity violations, global risk, expected re-identifications, ARX's
@@ -197,11 +196,7 @@ class RiskMethods(FrameOps):
         (3.0, 1.0)
         """
         from ..risk.frequencies import key_columns
-        from ..risk.measure import measure_risk
 
         cols = key_columns(self._schema(), on, weight)
-        need = cols + [c for c in (weight, household) if c is not None]
-        return measure_risk(
-            self._collected(need), cols, weight, alpha=alpha, household=household, suda=suda, max_size=max_size,
-            dis_fraction=dis_fraction, threshold=threshold, population_size=population_size, ks=ks,
-        )
+        need = cols + [c for c in (weight, options.get("household")) if c is not None]
+        return measure_risk(self._collected(need), cols, weight, **options)

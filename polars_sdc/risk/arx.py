@@ -41,6 +41,7 @@ population); n records, u classes, ``threshold`` the acceptable re-identificatio
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 import polars as pl
@@ -93,9 +94,23 @@ def sample_models(f: np.ndarray, F: np.ndarray, threshold: float = 0.1) -> dict[
     }
 
 
-def _histogram(f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+class _Classes(NamedTuple):
+    """The sample's class-size histogram: ``counts[i]`` classes of size ``sizes[i]``; ``n``
+    records in ``u`` classes, ``c1`` / ``c2`` classes of size 1 / 2 (the uniques' estimators' inputs)."""
+
+    sizes: np.ndarray
+    counts: np.ndarray
+    n: float
+    u: float
+    c1: float
+    c2: float
+
+
+def _classes(f: np.ndarray) -> _Classes:
     sizes, counts = np.unique(np.asarray(f, dtype=np.int64), return_counts=True)
-    return sizes.astype(np.float64), counts.astype(np.float64)
+    sizes, counts = sizes.astype(np.float64), counts.astype(np.float64)
+    return _Classes(sizes, counts, float(np.sum(f)), float(np.size(f)), counts[sizes == 1].sum(),
+                    counts[sizes == 2].sum())
 
 
 def zayatz_uniques(f: np.ndarray, N: float) -> float:
@@ -106,9 +121,7 @@ def zayatz_uniques(f: np.ndarray, N: float) -> float:
     """
     from scipy.stats import hypergeom
 
-    sizes, counts = _histogram(f)
-    n = float(np.sum(f))
-    c1 = counts[sizes == 1].sum()
+    sizes, counts, n, _, c1, _ = _classes(f)
     if c1 == 0:
         return 0.0
     h = hypergeom.pmf(1, int(round(N)), sizes.astype(np.int64), int(n))
@@ -130,13 +143,10 @@ def pitman_uniques(f: np.ndarray, N: float) -> float:
     from scipy.optimize import root
     from scipy.special import digamma, gammaln
 
-    sizes, counts = _histogram(f)
-    n = float(np.sum(f))
-    u = float(np.size(f))
-    c1 = counts[sizes == 1].sum()
+    sizes, counts, n, u, c1, c2 = _classes(f)
     if c1 == 0:
         return 0.0
-    c2 = counts[sizes == 2].sum() or 1.0
+    c2 = c2 or 1.0
     big = sizes > 1
 
     def equations(x):
@@ -176,11 +186,7 @@ def snb_uniques(f: np.ndarray, N: float) -> float:
     """
     from scipy.optimize import root
 
-    sizes, counts = _histogram(f)
-    n = float(np.sum(f))
-    u = float(np.size(f))
-    c1 = counts[sizes == 1].sum()
-    c2 = counts[sizes == 2].sum()
+    sizes, counts, n, u, c1, c2 = _classes(f)
     if c1 == 0:
         return 0.0
     p = n / N

@@ -1,0 +1,78 @@
+"""One keyword list per operation: a function that only passes its arguments on to another
+shows that other's parameters instead of repeating them.
+
+``same_parameters(target)``: a module-level function taking exactly ``target``'s parameters
+(``ild`` beside ``ild_report``). ``delegates_to(target)``: a ``df.sdc`` / ``pl.col().sdc``
+namespace method taking ``target``'s parameters after its first one (the frame or
+expression, which the namespace supplies). Either way type checkers and IDEs see the
+parameters through the ``ParamSpec``, ``help()`` and ``inspect.signature`` through
+``__signature__``; the decorated function keeps its own docstring and return type, and
+``target`` owns the defaults and the checks.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def same_parameters(target: Callable[P, Any]) -> Callable[[Callable[..., R]], Callable[P, R]]:
+    """The decorated function takes ``target``'s parameters (it passes them on unchanged).
+
+    >>> def report(df, *, exponent=2, progress=False): return {"value": exponent}
+    >>> @same_parameters(report)
+    ... def value(df, **options): return report(df, **options)["value"]
+    >>> str(inspect.signature(value)), value(None, exponent=1)
+    ('(df, *, exponent=2, progress=False)', 1)
+    """
+    def decorate(fn: Callable[..., R]) -> Callable[P, R]:
+        own = inspect.signature(fn)
+        fn.__signature__ = inspect.signature(target).replace(  # type: ignore[attr-defined]
+            return_annotation=own.return_annotation
+        )
+        return fn  # type: ignore[return-value]
+
+    return decorate
+
+
+def delegates_to(
+    target: Callable[Concatenate[Any, P], Any],
+) -> Callable[[Callable[..., R]], Callable[Concatenate[Any, P], R]]:
+    """A namespace method taking ``target``'s parameters after its first one (the frame or
+    expression); a wrong argument is a ``TypeError`` at the call, as Python would raise it,
+    also where the method only plans a lazy step.
+
+    >>> def scale(df, factor=2.0, *, clip=False): return factor
+    >>> class Ns:
+    ...     @delegates_to(scale)
+    ...     def scale(self, factor=2.0, **options):
+    ...         "Doc of the method."
+    ...         return scale(None, factor, **options)
+    >>> str(inspect.signature(Ns().scale)), Ns.scale.__doc__, Ns().scale(3.0, clip=True)
+    ('(factor=2.0, *, clip=False)', 'Doc of the method.', 3.0)
+    >>> Ns().scale(clipp=True)
+    Traceback (most recent call last):
+    TypeError: got an unexpected keyword argument 'clipp'
+    """
+    params = list(inspect.signature(target).parameters.values())
+    if not params:
+        raise TypeError(f"{target.__qualname__} has no first (frame) parameter to supply")
+
+    def decorate(method: Callable[..., R]) -> Callable[Concatenate[Any, P], R]:
+        own = inspect.signature(method)
+        self_param = next(iter(own.parameters.values()))
+        signature = own.replace(parameters=[self_param, *params[1:]])
+
+        @functools.wraps(method)
+        def run(*args: Any, **kwargs: Any) -> R:
+            signature.bind(*args, **kwargs)
+            return method(*args, **kwargs)
+
+        run.__signature__ = signature  # type: ignore[attr-defined]
+        return run  # type: ignore[return-value]
+
+    return decorate
