@@ -121,7 +121,7 @@ def _packed_ids(df: pl.DataFrame, on: Sequence[str]) -> tuple[np.ndarray, int] |
     g = None
     for s, lo, hi in zip(phys, bounds[:m], bounds[m:]):
         if s.dtype == pl.UInt64:  # numpy cannot add uint64 to int64 in place: shift in Polars
-            s, lo = (s - lo).cast(pl.Int64), 0
+            s, lo, hi = (s - lo).cast(pl.Int64), 0, hi - lo
         v = s.to_numpy()
         if g is None:
             g = np.subtract(v, lo, dtype=np.int64)
@@ -162,7 +162,120 @@ def frequency_groups(
                 return g, fk, fk
             wv = df.get_column(weight).cast(pl.Float64).to_numpy()
             return g, fk, np.bincount(g, weights=wv, minlength=span)
+    if has_missing:
+        dense = _wildcard_dense(df, on, weight, alpha, floats)
+        if dense is not None:  # key space small enough for a counting array with a missing slot
+            return dense
     return None, *_frequencies_rows(df, on, weight, alpha, has_missing, floats)
+
+
+def _cell_codes(df: pl.DataFrame, on: Sequence[str], floats: list[str]) -> tuple[list[pl.Expr], list[int], int] | None:
+    """Per key an expression giving its code in ``0..L-1`` (null = missing, NaN included),
+    the level counts ``L`` and the number of cells ``prod(L + 1)`` (slot ``L`` of each key is
+    its missing value), or None when that exceeds the counting-array limit. Integer-like keys
+    use their own values minus the minimum; others (and too wide ranges) dense ranks."""
+    limit = max(df.height, 1 << 22)
+
+    def raw(c: str) -> pl.Expr:
+        dtype = df.schema[c]
+        e = pl.col(c)
+        if isinstance(dtype, (pl.Categorical, pl.Enum)) or dtype.is_temporal():
+            return e.to_physical()
+        if dtype == pl.Boolean:
+            return e.cast(pl.UInt8)
+        if dtype.is_integer():
+            return e
+        return ranked(c)
+
+    def ranked(c: str) -> pl.Expr:
+        e = pl.col(c).fill_nan(None) if c in floats else pl.col(c)
+        return e.rank("dense")
+
+    for attempt in (raw, ranked):
+        exprs = [attempt(c).alias(c) for c in on]
+        bounds = df.select(
+            [e.min().alias(f"_lo{i}") for i, e in enumerate(exprs)] + [e.max().alias(f"_hi{i}") for i, e in enumerate(exprs)]
+        ).row(0)
+        m = len(on)
+        levels, codes, cells = [], [], 1
+        for i, e in enumerate(exprs):
+            lo, hi = bounds[i], bounds[m + i]
+            if lo is None:  # key entirely missing
+                levels.append(0)
+                codes.append(e.cast(pl.Int64).alias(on[i]))
+            else:
+                levels.append(int(hi) - int(lo) + 1)
+                if df.select(e.head(0)).dtypes[0] == pl.UInt64:  # shift before the Int64 cast
+                    codes.append((e - pl.lit(lo, dtype=pl.UInt64)).cast(pl.Int64).alias(on[i]))
+                else:
+                    codes.append((e.cast(pl.Int64) - int(lo)).alias(on[i]))
+            cells *= levels[-1] + 1
+        if cells <= limit:
+            return codes, levels, cells
+    return None
+
+
+def _wildcard_transform(a: np.ndarray) -> np.ndarray:
+    """In place, for every cell x: the sum of ``a`` over the cells compatible with x (equal
+    on every key where both have a value; the last slot of each axis is the missing value).
+    Compatibility is a product over the keys, so it is applied one axis at a time: a value
+    slot gains the missing slot, the missing slot gains every value slot."""
+    for k in range(a.ndim):
+        ax = np.moveaxis(a, k, 0)
+        n_levels = ax.shape[0] - 1
+        if n_levels == 0:
+            continue
+        miss = ax[n_levels].copy()
+        ax[n_levels] += ax[:n_levels].sum(axis=0)
+        ax[:n_levels] += miss
+    return a
+
+
+def _wildcard_dense(
+    df: pl.DataFrame, on: Sequence[str], weight: str | None, alpha: float, floats: list[str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The freqCalc wildcard rule on a counting array over every key combination with a
+    missing slot per key (``frequency_groups``'s ``(index, fk, Fk)``), or None when that
+    array would be too large. Per cell x with ``own`` records: ``Tc`` / ``Tp`` = the records
+    without missing keys / with some (not all) missing keys compatible with x
+    (:func:`_wildcard_transform`, O(cells x keys)); then x complete: ``own + alpha Tp``;
+    x partial: ``own + Tc + alpha (Tp - own + all-missing)``; x all missing: ``n``."""
+    coded = _cell_codes(df, on, floats)
+    if coded is None:
+        return None
+    codes, levels, cells = coded
+    dims = [L + 1 for L in levels]
+    strides = [1] * len(dims)
+    for k in range(len(dims) - 2, -1, -1):
+        strides[k] = strides[k + 1] * dims[k + 1]
+    ids = pl.sum_horizontal([e.fill_null(L) * s for e, L, s in zip(codes, levels, strides)])
+    index = df.select(ids.cast(pl.Int64).alias("_id")).to_series().to_numpy()
+    complete = np.ones(dims, dtype=bool)
+    for k, L in enumerate(levels):
+        shape = [1] * len(dims)
+        shape[k] = dims[k]
+        complete &= (np.arange(dims[k]) < L).reshape(shape)
+    complete = complete.ravel()
+    n = df.height
+
+    def rule(own: np.ndarray, total: float) -> np.ndarray:
+        tc = np.where(complete, own, 0.0)
+        tp = own - tc
+        na = float(own[-1])
+        tp[-1] = 0.0
+        _wildcard_transform(tc.reshape(dims))
+        _wildcard_transform(tp.reshape(dims))
+        out = np.where(complete, own + alpha * tp, own + tc + alpha * ((tp - own) + na))
+        out[-1] = total
+        out[own == 0] = 0.0
+        return out
+
+    own_c = np.bincount(index, minlength=cells).astype(np.float64)
+    fk = rule(own_c, float(n))
+    if weight is None:
+        return index, fk, fk
+    own_w = np.bincount(index, weights=df.get_column(weight).cast(pl.Float64).to_numpy(), minlength=cells)
+    return index, fk, rule(own_w, float(own_w.sum()))  # not the Series' sum: that depends on its chunks
 
 
 def _agg(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:
