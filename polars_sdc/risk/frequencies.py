@@ -22,6 +22,14 @@ Definitions (as sdcMicro 5.8.1 ``freqCalc`` computes them, Templ, Kowarik & Mein
 - Weights must be finite, non-null and >= 1 (a weight is the number of population units a
   sample record stands for).
 
+How: without missing keys, a counting array over the key combinations (``np.bincount``)
+when the key space is small, else one ``over()`` pass. With missing keys, records are counted
+per cell of an array with one extra *missing* slot per key; compatibility is a product over
+the keys, so the sums over compatible records are one pass per key axis over that array (a
+value slot gains the missing slot, the missing slot gains all value slots), O(cells x keys),
+then gathered back to the rows. Key spaces too large for that array fall back to distinct
+combinations compared pairwise (few of them) or joined pattern by pattern.
+
 The public entry points are :func:`frequencies` (numpy arrays ``fk, Fk`` in row order) and
 :func:`frequencies_frame` (the frame with ``fk`` and ``Fk`` columns appended).
 """
@@ -137,7 +145,8 @@ def frequency_groups(
 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
     """``(index, fk, Fk)`` for checked arguments (:func:`frequencies` checks them): with
     ``index`` an int64 array, ``fk[index]`` / ``Fk[index]`` are the records' frequencies and
-    ``fk``/``Fk`` hold one entry per possible key combination (0 where none occurs); with
+    ``fk``/``Fk`` hold one entry per possible key combination (with missing keys: each key
+    also missing; 0 where none occurs); with
     ``index`` None they are already per record. Lets callers compute per-combination values
     (individual risk, class sizes) once per combination instead of once per record.
 
@@ -170,10 +179,12 @@ def frequency_groups(
 
 
 def _cell_codes(df: pl.DataFrame, on: Sequence[str], floats: list[str]) -> tuple[list[pl.Expr], list[int], int] | None:
-    """Per key an expression giving its code in ``0..L-1`` (null = missing, NaN included),
-    the level counts ``L`` and the number of cells ``prod(L + 1)`` (slot ``L`` of each key is
-    its missing value), or None when that exceeds the counting-array limit. Integer-like keys
-    use their own values minus the minimum; others (and too wide ranges) dense ranks."""
+    """Per key an expression giving its code in ``0..L-1`` with the missing value (null, and
+    NaN in a float key) as code ``L``, the level counts ``L`` and the number of cells
+    ``prod(L + 1)``, or None when that exceeds the counting-array limit. Integer-like keys use
+    their own values minus the minimum, in their own dtype where the missing code fits (the
+    caller shifts in numpy); others (and too wide ranges) dense ranks. Each expression comes
+    with the offset still to subtract."""
     limit = max(df.height, 1 << 22)
 
     def raw(c: str) -> pl.Expr:
@@ -191,28 +202,38 @@ def _cell_codes(df: pl.DataFrame, on: Sequence[str], floats: list[str]) -> tuple
         e = pl.col(c).fill_nan(None) if c in floats else pl.col(c)
         return e.rank("dense")
 
+    m = len(on)
     for attempt in (raw, ranked):
-        exprs = [attempt(c).alias(c) for c in on]
+        exprs = [attempt(c) for c in on]
         bounds = df.select(
             [e.min().alias(f"_lo{i}") for i, e in enumerate(exprs)] + [e.max().alias(f"_hi{i}") for i, e in enumerate(exprs)]
         ).row(0)
-        m = len(on)
-        levels, codes, cells = [], [], 1
-        for i, e in enumerate(exprs):
-            lo, hi = bounds[i], bounds[m + i]
-            if lo is None:  # key entirely missing
-                levels.append(0)
-                codes.append(e.cast(pl.Int64).alias(on[i]))
-            else:
-                levels.append(int(hi) - int(lo) + 1)
-                if df.select(e.head(0)).dtypes[0] == pl.UInt64:  # shift before the Int64 cast
-                    codes.append((e - pl.lit(lo, dtype=pl.UInt64)).cast(pl.Int64).alias(on[i]))
-                else:
-                    codes.append((e.cast(pl.Int64) - int(lo)).alias(on[i]))
-            cells *= levels[-1] + 1
+        levels = [0 if bounds[i] is None else int(bounds[m + i]) - int(bounds[i]) + 1 for i in range(m)]
+        cells = 1
+        for L in levels:
+            cells *= L + 1
         if cells <= limit:
-            return codes, levels, cells
-    return None
+            break
+    else:
+        return None
+    dtypes = df.select(e.head(0).alias(f"_{i}") for i, e in enumerate(exprs)).dtypes
+    codes = []
+    for e, dtype, L, lo in zip(exprs, dtypes, levels, bounds[:m]):
+        if L == 0:  # key entirely missing
+            codes.append((e.is_not_null().cast(pl.UInt8), 0))
+        elif dtype != pl.UInt64 and int(lo) + L <= _int_max(dtype):  # missing code lo + L fits
+            codes.append((e.fill_null(int(lo) + L), int(lo)))
+        elif dtype.is_unsigned_integer():
+            codes.append(((e - pl.lit(lo, dtype=dtype)).cast(pl.Int64).fill_null(L), 0))
+        else:
+            codes.append(((e.cast(pl.Int64) - int(lo)).fill_null(L), 0))
+    return codes, levels, cells
+
+
+def _int_max(dtype: pl.DataType) -> int:
+    bits = {pl.Int8: 8, pl.Int16: 16, pl.Int32: 32, pl.Int64: 64, pl.UInt8: 8, pl.UInt16: 16, pl.UInt32: 32}
+    b = bits.get(dtype.base_type(), 0)
+    return (1 << (b - 1)) - 1 if dtype.is_signed_integer() else (1 << b) - 1 if b else -1
 
 
 def _wildcard_transform(a: np.ndarray) -> np.ndarray:
@@ -245,11 +266,16 @@ def _wildcard_dense(
         return None
     codes, levels, cells = coded
     dims = [L + 1 for L in levels]
-    strides = [1] * len(dims)
-    for k in range(len(dims) - 2, -1, -1):
-        strides[k] = strides[k + 1] * dims[k + 1]
-    ids = pl.sum_horizontal([e.fill_null(L) * s for e, L, s in zip(codes, levels, strides)])
-    index = df.select(ids.cast(pl.Int64).alias("_id")).to_series().to_numpy()
+    index = None  # mixed radix, built in place key by key (as in _packed_ids)
+    for (e, lo), dim in zip(codes, dims):
+        v = df.select(e.alias("_c")).to_series().to_numpy()
+        if index is None:
+            index = np.subtract(v, lo, dtype=np.int64)
+        else:
+            index *= dim
+            index += v
+            if lo:
+                index -= lo
     complete = np.ones(dims, dtype=bool)
     for k, L in enumerate(levels):
         shape = [1] * len(dims)
