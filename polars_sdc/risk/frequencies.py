@@ -46,6 +46,9 @@ from .._errors import SDCError
 FK = "fk"
 FK_POP = "Fk"
 PAIRWISE_LIMIT = 20_000  # partial-missing combinations compared pairwise (Numba) up to this many
+# missing-value rule on a counting array of at most max(4 n, lo) and at most hi cells (memory:
+# about four float64 arrays of that many cells at once)
+DENSE_CELLS = (1 << 21, 1 << 24)
 
 
 def check_alpha(alpha: float) -> float:
@@ -185,7 +188,7 @@ def _cell_codes(df: pl.DataFrame, on: Sequence[str], floats: list[str]) -> tuple
     their own values minus the minimum, in their own dtype where the missing code fits (the
     caller shifts in numpy); others (and too wide ranges) dense ranks. Each expression comes
     with the offset still to subtract."""
-    limit = max(df.height, 1 << 22)
+    limit = min(max(4 * df.height, DENSE_CELLS[0]), DENSE_CELLS[1])
 
     def raw(c: str) -> pl.Expr:
         dtype = df.schema[c]
@@ -285,13 +288,22 @@ def _wildcard_dense(
     n = df.height
 
     def rule(own: np.ndarray, total: float) -> np.ndarray:
+        # in place where possible: at most four arrays of ``cells`` at once; the sums are added
+        # in the order of the pattern-by-pattern rule, so counts are bitwise the same
         tc = np.where(complete, own, 0.0)
         tp = own - tc
         na = float(own[-1])
         tp[-1] = 0.0
         _wildcard_transform(tc.reshape(dims))
         _wildcard_transform(tp.reshape(dims))
-        out = np.where(complete, own + alpha * tp, own + tc + alpha * ((tp - own) + na))
+        out = tp - own  # partial cells: own + tc + alpha (other compatible partial + all missing)
+        out += na
+        out *= alpha
+        tc += own
+        out += tc
+        np.multiply(tp, alpha, out=tc)  # complete cells: own + alpha tp
+        tc += own
+        np.copyto(out, tc, where=complete)
         out[-1] = total
         out[own == 0] = 0.0
         return out
