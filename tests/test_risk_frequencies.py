@@ -186,6 +186,11 @@ def test_wildcard_edge_cases():
     rows = list(zip(big["a"].to_list(), big["b"].to_list()))
     for alpha in (0.0, 0.5, 1.0):
         np.testing.assert_array_equal(frequencies(big, ["a", "b"], alpha=alpha)[0], reference_freqcalc(rows, [1] * 4, alpha)[0])
+    # 128-bit integer keys (no NumPy dtype): dense ranks, with and without missing values
+    i128 = pl.DataFrame({"a": pl.Series([2**100, 2**100 + 1, None, 2**100], dtype=pl.Int128), "b": [1, 1, 1, None]})
+    for frame in (i128, i128.drop_nulls()):
+        rows = list(frame.iter_rows())
+        np.testing.assert_array_equal(frequencies(frame, ["a", "b"], alpha=0.5)[0], reference_freqcalc(rows, [1] * len(rows), 0.5)[0])
     # too many distinct values for a counting array (301^3 cells > 2^22): the pairwise path
     rng = np.random.default_rng(0)
     wide = pl.DataFrame({c: rng.integers(0, 10**6, 300) for c in "xyz"}).with_columns(

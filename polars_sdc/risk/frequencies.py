@@ -116,7 +116,7 @@ def _packed_ids(df: pl.DataFrame, on: Sequence[str]) -> tuple[np.ndarray, int] |
             phys.append(df.get_column(c).to_physical())
         elif dtype == pl.Boolean:
             phys.append(df.get_column(c).cast(pl.UInt8))
-        elif dtype.is_integer():
+        elif dtype.is_integer() and (_int_max(dtype) != -1 or dtype == pl.UInt64):  # not 128-bit
             phys.append(df.get_column(c))
         else:
             return None
@@ -197,7 +197,7 @@ def _cell_codes(df: pl.DataFrame, on: Sequence[str], floats: list[str]) -> tuple
             return e.to_physical()
         if dtype == pl.Boolean:
             return e.cast(pl.UInt8)
-        if dtype.is_integer():
+        if dtype.is_integer() and (_int_max(dtype) != -1 or dtype == pl.UInt64):  # not 128-bit
             return e
         return ranked(c)
 
@@ -234,9 +234,11 @@ def _cell_codes(df: pl.DataFrame, on: Sequence[str], floats: list[str]) -> tuple
 
 
 def _int_max(dtype: pl.DataType) -> int:
-    bits = {pl.Int8: 8, pl.Int16: 16, pl.Int32: 32, pl.Int64: 64, pl.UInt8: 8, pl.UInt16: 16, pl.UInt32: 32}
-    b = bits.get(dtype.base_type(), 0)
-    return (1 << (b - 1)) - 1 if dtype.is_signed_integer() else (1 << b) - 1 if b else -1
+    """The largest value of an integer dtype up to Int64 (UInt64 excluded: numpy cannot add
+    it to int64 in place), else -1."""
+    bits = {pl.Int8: 7, pl.Int16: 15, pl.Int32: 31, pl.Int64: 63, pl.UInt8: 8, pl.UInt16: 16, pl.UInt32: 32}
+    b = bits.get(dtype.base_type())
+    return -1 if b is None else (1 << b) - 1
 
 
 def _wildcard_transform(a: np.ndarray) -> np.ndarray:
