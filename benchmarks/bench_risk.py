@@ -1,10 +1,12 @@
 """Disclosure-risk speed: frequencies + individual risk, SUDA2, record linkage, the report.
 
-    python benchmarks/bench_risk.py [--n 10000000] [--suda-n 1000000] [--link-n 1000000] [--skip-report]
+    python benchmarks/bench_risk.py [--n 10000000] [--suda-n 1000000] [--link-n 1000000] [--old REV] [--parts freq ...]
 
 Peers, in the same process and threads:
 - frequencies: a plain Polars ``group_by(keys).agg(len, sum(w))`` joined back in row order
-  (no missing-value rule, the same numbers when there is no missing value);
+  (no missing-value rule, the same numbers when there is no missing value); with 1 % missing
+  values per key: the same call on the frame without missing values, and with ``--old REV``
+  the module ``risk/frequencies.py`` of that git revision (interleaved);
 - SUDA2 on Adult: a Polars subset enumeration (``pl.len().over(subset)`` for each of the 255
   key subsets, then the minimal-unique test in numpy) giving the same scores;
 - record linkage: ``scipy.spatial.cKDTree`` build + plain k=1 query alone (our method bounds
@@ -83,6 +85,8 @@ def main() -> None:
     ap.add_argument("--link-n", type=int, default=100_000, help="rows of the record-linkage run")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--noise", type=float, nargs="+", default=[0.01, 0.1, 0.5], help="noise sd levels for linkage")
+    ap.add_argument("--old", metavar="REV", help="also time the missing-value case with "
+                    "polars_sdc/risk/frequencies.py of git revision REV (interleaved, same process)")
     ap.add_argument("--parts", nargs="+", default=["freq", "suda", "link", "report"],
                     help="which parts to run: freq suda link report")
     args = ap.parse_args()
@@ -124,12 +128,53 @@ def bench_frequencies(args) -> None:
     miss = df.with_columns(
         [pl.when(pl.Series(rng.random(args.n) < 0.01)).then(None).otherwise(pl.col(k)).alias(k) for k in keys]
     )
-    t_miss, _ = best(lambda: frequencies(miss, keys, "w", 1.0), 1)
-    print(f"with 1 % missing values per key (alpha = 1): {t_miss:.2f} s (CPU {best.cpu:.2f} s, {load()})")
+    # peer for the missing-value case: the same call without missing values (no wildcards)
+    for name, fn in (("frequencies", frequencies), ("frequencies + individual risk", frequencies_and_risk)):
+        t_full, _ = best(lambda: fn(df, keys, "w", 1.0), args.repeat)
+        c_full = best.cpu
+        t_miss, _ = best(lambda: fn(miss, keys, "w", 1.0), args.repeat)
+        print(f"{name} with 1 % missing values per key (alpha = 1): {t_miss:.2f} s (CPU {best.cpu:.2f} s); "
+              f"without missing values {t_full:.2f} s (CPU {c_full:.2f} s): {t_miss / t_full:.2f}x wall, "
+              f"{best.cpu / c_full:.2f}x CPU ({load()})")
+    if args.old:
+        compare_old(args, miss, keys)
     lf = df.lazy().sdc.frequencies(keys, weight="w")
     t_lazy, _ = best(lambda: lf.collect(engine="streaming"), 1)
     print(f"LazyFrame, streaming collect: {t_lazy:.2f} s (CPU {best.cpu:.2f} s, {load()})")
     del df, miss
+
+
+def compare_old(args, miss: pl.DataFrame, keys: list[str]) -> None:
+    """The missing-value case against ``polars_sdc/risk/frequencies.py`` of git revision
+    ``--old``, loaded beside the current module, interleaved (old, new, new, old, ...)."""
+    import importlib.util
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    src = subprocess.run(["git", "show", f"{args.old}:polars_sdc/risk/frequencies.py"], cwd=root,
+                         check=True, capture_output=True, text=True).stdout
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
+        fh.write(src)
+    spec = importlib.util.spec_from_file_location("polars_sdc.risk._old_frequencies", fh.name)
+    old = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(old)
+    os.unlink(fh.name)
+    for alpha in (1.0, 0.5, 0.0):
+        times = {"old": [], "new": []}
+        out = {}
+        for name in ("old", "new", "new", "old")[: 2 * max(args.repeat // 2, 1)]:
+            fn = old.frequencies if name == "old" else frequencies
+            t0, c0 = time.perf_counter(), time.process_time()
+            out[name] = fn(miss, keys, "w", alpha)
+            times[name].append((time.perf_counter() - t0, time.process_time() - c0))
+        (fk0, Fk0), (fk1, Fk1) = out["old"], out["new"]
+        rel = float(np.max(np.abs(Fk1 - Fk0) / Fk0))
+        (wo, co), (wn, cn) = (min(times["old"]), min(t[1] for t in times["old"])), (min(times["new"]), min(t[1] for t in times["new"]))
+        print(f"  alpha = {alpha}: old ({args.old}) {wo[0]:.2f} s (CPU {co:.2f} s), new {wn[0]:.2f} s (CPU {cn:.2f} s): "
+              f"{wo[0] / wn[0]:.1f}x wall, {co / cn:.1f}x CPU; fk identical: {np.array_equal(fk0, fk1)}, "
+              f"Fk max relative difference {rel:.1e} ({load()})")
 
 
 def bench_suda(args, adult) -> None:

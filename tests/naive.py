@@ -22,6 +22,8 @@ Index (reference -> what it checks):
 - ``reference_fig1``, ``reference_ordinal_plan``, ``reference_threshold``  minimum-frequency recoding -> recode/plan.py
 - ``reference_fit``, ``reference_metrics``  multinomial logit and its metrics -> utility.py
 - ``joint``, ``quad_convolution``, ``plain_gmm_em``  Gaussian * Laplace density, plain EM -> reconstruct.py
+- ``reference_freqcalc``            fk / Fk with sdcMicro's missing-value (wildcard, alpha) rule,
+  record by record -> risk/frequencies.py
 """
 from __future__ import annotations
 
@@ -492,3 +494,35 @@ def plain_gmm_em(x, mu, var, rho, iters=3000):
         rho, mu = nk / x.size, (g * x[:, None]).sum(axis=0) / nk
         var = (g * (x[:, None] - mu) ** 2).sum(axis=0) / nk
     return mu, var, rho
+
+
+# -- disclosure risk ----------------------------------------------------------------------------
+
+def reference_freqcalc(rows, weights, alpha):
+    """fk / Fk of sdcMicro's ``freqCalc`` record by record over all pairs (None = missing key
+    value): records are compatible when they agree wherever both have a value; a record
+    counts another with share 1 when identical, a complete record counts compatible records
+    with some (not all) missing keys with share alpha, a record with missing keys counts
+    compatible complete records with share 1 and other compatible records with share alpha;
+    a record with every key missing has fk = n and Fk = the sum of all weights."""
+    n = len(rows)
+    fk, Fk = np.zeros(n), np.zeros(n)
+    for i, ri in enumerate(rows):
+        miss_i = [v is None for v in ri]
+        if all(miss_i):
+            fk[i], Fk[i] = n, sum(weights)
+            continue
+        for j, rj in enumerate(rows):
+            miss_j = [v is None for v in rj]
+            compatible = all(a is None or b is None or a == b for a, b in zip(ri, rj))
+            if not compatible:
+                continue
+            if ri == rj:
+                share = 1.0
+            elif not any(miss_i):
+                share = alpha if any(miss_j) and not all(miss_j) else 0.0
+            else:
+                share = 1.0 if not any(miss_j) else alpha
+            fk[i] += share
+            Fk[i] += share * weights[j]
+    return fk, Fk

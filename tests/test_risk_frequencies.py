@@ -1,6 +1,8 @@
 """fk / Fk: sdcMicro reference numbers (francdat, francdat_na), a plain group_by, a
 brute-force pairwise count of the missing-value rule, lazy == eager, bad input."""
 
+import contextlib
+
 import numpy as np
 import polars as pl
 import pytest
@@ -11,6 +13,7 @@ from polars_sdc import datasets
 from polars_sdc import SDCError
 import polars_sdc.risk.frequencies as freq_module
 from polars_sdc.risk.frequencies import frequencies, frequencies_frame
+from naive import reference_freqcalc
 
 KEYS = ["Key1", "Key2", "Key3", "Key4"]
 
@@ -20,29 +23,7 @@ def _read(name):
     return datasets.francdat(missing=name == "francdat_na")
 
 
-def brute_force(rows, weights, alpha):
-    """The freqCalc rule, record by record (None = missing)."""
-    n = len(rows)
-    fk, Fk = np.zeros(n), np.zeros(n)
-    for i, ri in enumerate(rows):
-        miss_i = [v is None for v in ri]
-        if all(miss_i):
-            fk[i], Fk[i] = n, sum(weights)
-            continue
-        for j, rj in enumerate(rows):
-            miss_j = [v is None for v in rj]
-            compatible = all(a is None or b is None or a == b for a, b in zip(ri, rj))
-            if not compatible:
-                continue
-            if ri == rj:
-                share = 1.0
-            elif not any(miss_i):
-                share = alpha if any(miss_j) and not all(miss_j) else 0.0
-            else:
-                share = 1.0 if not any(miss_j) else alpha
-            fk[i] += share
-            Fk[i] += share * weights[j]
-    return fk, Fk
+brute_force = reference_freqcalc  # the freqCalc rule, record by record (None = missing)
 
 
 def test_francdat_reference():
@@ -88,15 +69,138 @@ def test_missing_rule_against_brute_force(rows, alpha, seed):
     bfk, bFk = brute_force(rows, w.tolist(), alpha)
     np.testing.assert_allclose(fk, bfk, rtol=1e-12)
     np.testing.assert_allclose(Fk, bFk, rtol=1e-12)
-    # the join path (used when there are many partial-missing combinations) agrees
-    limit = freq_module.PAIRWISE_LIMIT
+    # the paths for key spaces too large for a counting array agree: pairwise (Numba) and joins
+    for pairwise in (True, False):
+        with _without_counting_array(pairwise):
+            fk2, Fk2 = frequencies(df, ["a", "b", "c"], "w", alpha)
+        np.testing.assert_allclose(fk2, bfk, rtol=1e-12)
+        np.testing.assert_allclose(Fk2, bFk, rtol=1e-12)
+
+
+@contextlib.contextmanager
+def _without_counting_array(pairwise):
+    """Force the wildcard rule off the counting array (as for a huge key space): the
+    pairwise Numba comparison of the partial-missing combinations, or one join per pattern."""
+    dense, limit = freq_module._wildcard_dense, freq_module.PAIRWISE_LIMIT
     try:
-        freq_module.PAIRWISE_LIMIT = 0
-        fk2, Fk2 = frequencies(df, ["a", "b", "c"], "w", alpha)
+        freq_module._wildcard_dense = lambda *args: None
+        freq_module.PAIRWISE_LIMIT = limit if pairwise else 0
+        yield
     finally:
-        freq_module.PAIRWISE_LIMIT = limit
-    np.testing.assert_allclose(fk2, bfk, rtol=1e-12)
-    np.testing.assert_allclose(Fk2, bFk, rtol=1e-12)
+        freq_module._wildcard_dense, freq_module.PAIRWISE_LIMIT = dense, limit
+
+
+KEY_DTYPES = ["int8", "uint64", "int64", "float", "string", "categorical", "enum", "bool", "date"]
+
+
+def _random_key(rng, kind, n, null_p):
+    """A key column of ``kind`` with 1-4 distinct values (at extreme codes for the integer
+    types) and about ``null_p`` missing values (NaN as well as null in float keys)."""
+    v = rng.integers(0, rng.integers(1, 5), n)
+    miss = rng.random(n) < null_p
+    if kind == "int8":
+        s = pl.Series([127 - 85 * int(x) for x in v], dtype=pl.Int8)  # spans -128..127
+    elif kind == "uint64":
+        s = pl.Series([2**64 - 1 - int(x) for x in v], dtype=pl.UInt64)
+    elif kind == "int64":
+        s = pl.Series([int(x) * 10**17 - 2**62 for x in v], dtype=pl.Int64)
+    elif kind == "float":
+        s = pl.Series(np.where(rng.random(n) < 0.5, np.nan, -0.0 + v * 0.25))  # -0.0 equals 0.0
+    elif kind == "bool":
+        s = pl.Series(v % 2 == 0)
+    elif kind == "date":
+        s = pl.Series(v * 3650, dtype=pl.Int32).cast(pl.Date)
+    else:
+        s = pl.Series([f"v{x}" for x in v])
+        if kind == "categorical":
+            s = s.cast(pl.Categorical)
+        elif kind == "enum":
+            s = s.cast(pl.Enum(["v3", "v0", "zz", "v2", "v1"]))
+    s = pl.select(pl.when(pl.Series(miss)).then(None).otherwise(s)).to_series()
+    if kind == "float":  # NaN is missing too
+        return s, [None if (m or np.isnan(x)) else float(x) for m, x in zip(miss, s.fill_null(0.0).to_numpy())]
+    return s, [None if m else x for m, x in zip(miss, s.to_list())]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.lists(st.sampled_from(KEY_DTYPES), min_size=1, max_size=5),
+    st.integers(1, 30),
+    st.sampled_from([0.0, 0.2, 0.5, 0.9]),
+    st.one_of(st.sampled_from([0.0, 0.5, 1.0]), st.floats(0, 1)),
+    st.booleans(),
+)
+def test_wildcard_rule_property(seed, kinds, n, null_p, alpha, weighted):
+    """Random small frames with many missing values, every key dtype, random alpha, with or
+    without weights: fk / Fk = the record-by-record reference, on every code path (counting
+    array, pairwise, joins); the risk gathered per combination = the row-by-row formula;
+    LazyFrame (also streaming) = eager."""
+    from polars_sdc.risk.individual import frequencies_and_risk, individual_risk
+
+    rng = np.random.default_rng(seed)
+    cols, rows = {}, []
+    for j, kind in enumerate(kinds):
+        s, values = _random_key(rng, kind, n, null_p)
+        cols[f"k{j}"] = s
+        rows.append(values)
+    rows = list(zip(*rows))
+    w = np.round(rng.uniform(1, 40, n), 2) if weighted else np.ones(n)
+    df = pl.DataFrame({**cols, "w": w})
+    keys, weight = list(cols), "w" if weighted else None
+    bfk, bFk = reference_freqcalc(rows, w.tolist(), alpha)
+    fk, Fk, r = frequencies_and_risk(df, keys, weight, alpha)
+    np.testing.assert_allclose(fk, bfk, rtol=1e-12)
+    np.testing.assert_allclose(Fk, bFk, rtol=1e-12)
+    np.testing.assert_array_equal(r, individual_risk(fk, Fk))
+    if not weighted:
+        np.testing.assert_array_equal(Fk, fk)
+    for pairwise in (True, False):
+        with _without_counting_array(pairwise):
+            fk2, Fk2 = frequencies(df, keys, weight, alpha)
+        np.testing.assert_array_equal(fk2, fk)  # counts: bitwise on every path
+        np.testing.assert_allclose(Fk2, Fk, rtol=1e-12)
+    out = frequencies_frame(df, keys, weight, alpha)
+    lazy = df.lazy().sdc.frequencies(keys, weight=weight, alpha=alpha)
+    assert lazy.collect(engine="streaming").equals(out)
+    assert lazy.collect().equals(out)
+
+
+def test_wildcard_edge_cases():
+    """A key column entirely missing, rows with every key missing, a key space too large
+    for the counting array (falls back, same numbers), alpha 0 / 0.5 / 1."""
+    df = pl.DataFrame({"a": [1, 1, None, 2, None], "b": pl.Series([None] * 5, dtype=pl.String),
+                       "c": [None, 5, 5, None, None], "w": [1.0, 2.0, 3.0, 4.0, 5.0]})
+    rows = list(zip(df["a"].to_list(), df["b"].to_list(), df["c"].to_list()))
+    for alpha in (0.0, 0.5, 1.0):
+        fk, Fk = frequencies(df, ["a", "b", "c"], "w", alpha)
+        bfk, bFk = reference_freqcalc(rows, df["w"].to_list(), alpha)
+        np.testing.assert_array_equal(fk, bfk)
+        np.testing.assert_allclose(Fk, bFk, rtol=1e-12)
+        assert fk[4] == 5 and Fk[4] == 15  # every key missing: matches everybody
+    # the only key entirely missing: every record matches every other
+    assert frequencies(df, ["b"], "w")[1].tolist() == [15.0] * 5
+    # huge integer ranges with a missing value: dense ranks instead of the values
+    big = pl.DataFrame({"a": [-(2**62), 2**62, None, 2**62], "b": [7, None, 7, 7]})
+    assert freq_module._cell_codes(big, ["a", "b"], [])[1:] == ([2, 1], 6)
+    rows = list(zip(big["a"].to_list(), big["b"].to_list()))
+    for alpha in (0.0, 0.5, 1.0):
+        np.testing.assert_array_equal(frequencies(big, ["a", "b"], alpha=alpha)[0], reference_freqcalc(rows, [1] * 4, alpha)[0])
+    # 128-bit integer keys (no NumPy dtype): dense ranks, with and without missing values
+    i128 = pl.DataFrame({"a": pl.Series([2**100, 2**100 + 1, None, 2**100], dtype=pl.Int128), "b": [1, 1, 1, None]})
+    for frame in (i128, i128.drop_nulls()):
+        rows = list(frame.iter_rows())
+        np.testing.assert_array_equal(frequencies(frame, ["a", "b"], alpha=0.5)[0], reference_freqcalc(rows, [1] * len(rows), 0.5)[0])
+    # too many distinct values for a counting array (301^3 cells > 2^22): the pairwise path
+    rng = np.random.default_rng(0)
+    wide = pl.DataFrame({c: rng.integers(0, 10**6, 300) for c in "xyz"}).with_columns(
+        pl.when(pl.int_range(pl.len()) % 7 == i).then(None).otherwise(pl.col(c)).alias(c) for i, c in enumerate("xyz")
+    )
+    wide = pl.concat([wide, wide.head(40)])  # duplicates: frequencies above 1
+    assert freq_module._cell_codes(wide, list("xyz"), []) is None
+    rows = list(wide.iter_rows())
+    fk, _ = frequencies(wide, list("xyz"), alpha=0.5)
+    np.testing.assert_array_equal(fk, reference_freqcalc(rows, [1] * wide.height, 0.5)[0])
 
 
 @settings(max_examples=40, deadline=None)

@@ -22,6 +22,14 @@ Definitions (as sdcMicro 5.8.1 ``freqCalc`` computes them, Templ, Kowarik & Mein
 - Weights must be finite, non-null and >= 1 (a weight is the number of population units a
   sample record stands for).
 
+How: without missing keys, a counting array over the key combinations (``np.bincount``)
+when the key space is small, else one ``over()`` pass. With missing keys, records are counted
+per cell of an array with one extra *missing* slot per key; compatibility is a product over
+the keys, so the sums over compatible records are one pass per key axis over that array (a
+value slot gains the missing slot, the missing slot gains all value slots), O(cells x keys),
+then gathered back to the rows. Key spaces too large for that array fall back to distinct
+combinations compared pairwise (few of them) or joined pattern by pattern.
+
 The public entry points are :func:`frequencies` (numpy arrays ``fk, Fk`` in row order) and
 :func:`frequencies_frame` (the frame with ``fk`` and ``Fk`` columns appended).
 """
@@ -38,6 +46,9 @@ from .._errors import SDCError
 FK = "fk"
 FK_POP = "Fk"
 PAIRWISE_LIMIT = 20_000  # partial-missing combinations compared pairwise (Numba) up to this many
+# missing-value rule on a counting array of at most max(4 n, lo) and at most hi cells (memory:
+# about four float64 arrays of that many cells at once)
+DENSE_CELLS = (1 << 21, 1 << 24)
 
 
 def check_alpha(alpha: float) -> float:
@@ -105,7 +116,7 @@ def _packed_ids(df: pl.DataFrame, on: Sequence[str]) -> tuple[np.ndarray, int] |
             phys.append(df.get_column(c).to_physical())
         elif dtype == pl.Boolean:
             phys.append(df.get_column(c).cast(pl.UInt8))
-        elif dtype.is_integer():
+        elif dtype.is_integer() and (_int_max(dtype) != -1 or dtype == pl.UInt64):  # not 128-bit
             phys.append(df.get_column(c))
         else:
             return None
@@ -121,7 +132,7 @@ def _packed_ids(df: pl.DataFrame, on: Sequence[str]) -> tuple[np.ndarray, int] |
     g = None
     for s, lo, hi in zip(phys, bounds[:m], bounds[m:]):
         if s.dtype == pl.UInt64:  # numpy cannot add uint64 to int64 in place: shift in Polars
-            s, lo = (s - lo).cast(pl.Int64), 0
+            s, lo, hi = (s - lo).cast(pl.Int64), 0, hi - lo
         v = s.to_numpy()
         if g is None:
             g = np.subtract(v, lo, dtype=np.int64)
@@ -137,7 +148,8 @@ def frequency_groups(
 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
     """``(index, fk, Fk)`` for checked arguments (:func:`frequencies` checks them): with
     ``index`` an int64 array, ``fk[index]`` / ``Fk[index]`` are the records' frequencies and
-    ``fk``/``Fk`` hold one entry per possible key combination (0 where none occurs); with
+    ``fk``/``Fk`` hold one entry per possible key combination (with missing keys: each key
+    also missing; 0 where none occurs); with
     ``index`` None they are already per record. Lets callers compute per-combination values
     (individual risk, class sizes) once per combination instead of once per record.
 
@@ -162,7 +174,148 @@ def frequency_groups(
                 return g, fk, fk
             wv = df.get_column(weight).cast(pl.Float64).to_numpy()
             return g, fk, np.bincount(g, weights=wv, minlength=span)
+    if has_missing:
+        dense = _wildcard_dense(df, on, weight, alpha, floats)
+        if dense is not None:  # key space small enough for a counting array with a missing slot
+            return dense
     return None, *_frequencies_rows(df, on, weight, alpha, has_missing, floats)
+
+
+def _cell_codes(df: pl.DataFrame, on: Sequence[str], floats: list[str]) -> tuple[list[pl.Expr], list[int], int] | None:
+    """Per key an expression giving its code in ``0..L-1`` with the missing value (null, and
+    NaN in a float key) as code ``L``, the level counts ``L`` and the number of cells
+    ``prod(L + 1)``, or None when that exceeds the counting-array limit. Integer-like keys use
+    their own values minus the minimum, in their own dtype where the missing code fits (the
+    caller shifts in numpy); others (and too wide ranges) dense ranks. Each expression comes
+    with the offset still to subtract."""
+    limit = min(max(4 * df.height, DENSE_CELLS[0]), DENSE_CELLS[1])
+
+    def raw(c: str) -> pl.Expr:
+        dtype = df.schema[c]
+        e = pl.col(c)
+        if isinstance(dtype, (pl.Categorical, pl.Enum)) or dtype.is_temporal():
+            return e.to_physical()
+        if dtype == pl.Boolean:
+            return e.cast(pl.UInt8)
+        if dtype.is_integer() and (_int_max(dtype) != -1 or dtype == pl.UInt64):  # not 128-bit
+            return e
+        return ranked(c)
+
+    def ranked(c: str) -> pl.Expr:
+        e = pl.col(c).fill_nan(None) if c in floats else pl.col(c)
+        return e.rank("dense")
+
+    m = len(on)
+    for attempt in (raw, ranked):
+        exprs = [attempt(c) for c in on]
+        bounds = df.select(
+            [e.min().alias(f"_lo{i}") for i, e in enumerate(exprs)] + [e.max().alias(f"_hi{i}") for i, e in enumerate(exprs)]
+        ).row(0)
+        levels = [0 if bounds[i] is None else int(bounds[m + i]) - int(bounds[i]) + 1 for i in range(m)]
+        cells = 1
+        for L in levels:
+            cells *= L + 1
+        if cells <= limit:
+            break
+    else:
+        return None
+    dtypes = df.select(e.head(0).alias(f"_{i}") for i, e in enumerate(exprs)).dtypes
+    codes = []
+    for e, dtype, L, lo in zip(exprs, dtypes, levels, bounds[:m]):
+        if L == 0:  # key entirely missing
+            codes.append((e.is_not_null().cast(pl.UInt8), 0))
+        elif dtype != pl.UInt64 and int(lo) + L <= _int_max(dtype):  # missing code lo + L fits
+            codes.append((e.fill_null(int(lo) + L), int(lo)))
+        elif dtype.is_unsigned_integer():
+            codes.append(((e - pl.lit(lo, dtype=dtype)).cast(pl.Int64).fill_null(L), 0))
+        else:
+            codes.append(((e.cast(pl.Int64) - int(lo)).fill_null(L), 0))
+    return codes, levels, cells
+
+
+def _int_max(dtype: pl.DataType) -> int:
+    """The largest value of an integer dtype up to Int64 (UInt64 excluded: numpy cannot add
+    it to int64 in place), else -1."""
+    bits = {pl.Int8: 7, pl.Int16: 15, pl.Int32: 31, pl.Int64: 63, pl.UInt8: 8, pl.UInt16: 16, pl.UInt32: 32}
+    b = bits.get(dtype.base_type())
+    return -1 if b is None else (1 << b) - 1
+
+
+def _wildcard_transform(a: np.ndarray) -> np.ndarray:
+    """In place, for every cell x: the sum of ``a`` over the cells compatible with x (equal
+    on every key where both have a value; the last slot of each axis is the missing value).
+    Compatibility is a product over the keys, so it is applied one axis at a time: a value
+    slot gains the missing slot, the missing slot gains every value slot."""
+    for k in range(a.ndim):
+        ax = np.moveaxis(a, k, 0)
+        n_levels = ax.shape[0] - 1
+        if n_levels == 0:
+            continue
+        miss = ax[n_levels].copy()
+        ax[n_levels] += ax[:n_levels].sum(axis=0)
+        ax[:n_levels] += miss
+    return a
+
+
+def _wildcard_dense(
+    df: pl.DataFrame, on: Sequence[str], weight: str | None, alpha: float, floats: list[str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The freqCalc wildcard rule on a counting array over every key combination with a
+    missing slot per key (``frequency_groups``'s ``(index, fk, Fk)``), or None when that
+    array would be too large. Per cell x with ``own`` records: ``Tc`` / ``Tp`` = the records
+    without missing keys / with some (not all) missing keys compatible with x
+    (:func:`_wildcard_transform`, O(cells x keys)); then x complete: ``own + alpha Tp``;
+    x partial: ``own + Tc + alpha (Tp - own + all-missing)``; x all missing: ``n``."""
+    coded = _cell_codes(df, on, floats)
+    if coded is None:
+        return None
+    codes, levels, cells = coded
+    dims = [L + 1 for L in levels]
+    index = None  # mixed radix, built in place key by key (as in _packed_ids)
+    for (e, lo), dim in zip(codes, dims):
+        v = df.select(e.alias("_c")).to_series().to_numpy()
+        if index is None:
+            index = np.subtract(v, lo, dtype=np.int64)
+        else:
+            index *= dim
+            index += v
+            if lo:
+                index -= lo
+    complete = np.ones(dims, dtype=bool)
+    for k, L in enumerate(levels):
+        shape = [1] * len(dims)
+        shape[k] = dims[k]
+        complete &= (np.arange(dims[k]) < L).reshape(shape)
+    complete = complete.ravel()
+    n = df.height
+
+    def rule(own: np.ndarray, total: float) -> np.ndarray:
+        # in place where possible: at most four arrays of ``cells`` at once; the sums are added
+        # in the order of the pattern-by-pattern rule, so counts are bitwise the same
+        tc = np.where(complete, own, 0.0)
+        tp = own - tc
+        na = float(own[-1])
+        tp[-1] = 0.0
+        _wildcard_transform(tc.reshape(dims))
+        _wildcard_transform(tp.reshape(dims))
+        out = tp - own  # partial cells: own + tc + alpha (other compatible partial + all missing)
+        out += na
+        out *= alpha
+        tc += own
+        out += tc
+        np.multiply(tp, alpha, out=tc)  # complete cells: own + alpha tp
+        tc += own
+        np.copyto(out, tc, where=complete)
+        out[-1] = total
+        out[own == 0] = 0.0
+        return out
+
+    own_c = np.bincount(index, minlength=cells).astype(np.float64)
+    fk = rule(own_c, float(n))
+    if weight is None:
+        return index, fk, fk
+    own_w = np.bincount(index, weights=df.get_column(weight).cast(pl.Float64).to_numpy(), minlength=cells)
+    return index, fk, rule(own_w, float(own_w.sum()))  # not the Series' sum: that depends on its chunks
 
 
 def _agg(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:
