@@ -31,7 +31,7 @@ import polars as pl
 from .. import rng
 from .._columns import ColumnSpec
 from .._errors import SDCError
-from ._common import bad_value_counts, polars_schema, raise_bad, require_pyspark
+from ._common import arrow_schema, bad_value_counts, polars_schema, raise_bad, require_pyspark
 
 STRATUM = "__sdc_stratum"
 
@@ -411,3 +411,151 @@ def _moments_matrix(G: np.ndarray, mu: np.ndarray, p: int, a: float) -> tuple[np
     T = _psd_root(Sz, inverse=True) @ root
     Mt = np.ascontiguousarray(np.vstack([T * d / d[:, None], (A @ T) * d]).T)
     return Mt, mu, p
+
+
+# ------------------------------------------------------------------------------------ rank_swap
+
+def rank_swap(
+    sdf: Any,
+    on: ColumnSpec = None,
+    *,
+    p: float | None = None,
+    r0: float | None = None,
+    k0: float | None = None,
+    top: float = 0.0,
+    bottom: float = 0.0,
+    by: ColumnSpec = None,
+    seed: int | None = None,
+    key: str | None = None,
+    check_key: bool = True,
+) -> Any:
+    """Rank swapping (Moore 1996; sdcMicro ``rankSwap``) of the numeric ``on`` columns,
+    identical to local ``df.sdc.rank_swap(on, p=, r0=, k0=, top=, bottom=, by=, seed=, key=)``.
+    The swap walks up the ranks and the partner chosen at rank ``j`` depends on every earlier
+    choice within ``p * n`` ranks, so a stratum cannot be split across tasks without changing
+    the result: each ``by`` stratum (without ``by``: the whole table) is swapped in one task
+    by ``groupBy(by).applyInArrow`` and must fit that task's memory; strata run in parallel.
+    Draws from stream ``rank_swap/{column}`` keyed by ``key``. The errors local raises for a
+    stratum (one value, ``p * n < 1``, NaN / infinity) come from one aggregation on the driver.
+
+    >>> from polars_sdc import spark as sdcs                                   # doctest: +SKIP
+    >>> out = sdcs.rank_swap(sdf, ["income"], p=0.05, by="region", seed=7, key="person_id")  # doctest: +SKIP
+    """
+    require_pyspark()
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import DoubleType, StructField, StructType
+
+    from ..masking._common import seed_or_fresh
+    from ..masking.rank_swap import _check_args, rank_swap_columns, rank_swap_frame, rank_swap_output_schema
+
+    _need_key(key, "rank_swap")
+    p, r0, k0, top, bottom = _check_args(p, r0, k0, top, bottom)
+    from .._validation import check_seed
+
+    check_seed(seed)
+    schema = polars_schema(sdf)
+    cols, by_cols = rank_swap_columns(schema, on, by, key)
+    s = seed_or_fresh(seed)
+    _rank_swap_checks(sdf, schema, cols, by_cols, key, p, r0, k0, top, bottom, check_key)
+    out_pl = rank_swap_output_schema(schema, cols, top, bottom)
+    out_schema = StructType([StructField(f.name, DoubleType() if f.name in cols and out_pl[f.name] == pl.Float64
+                                         and not schema[f.name].is_float() else f.dataType, f.nullable)
+                             for f in sdf.schema.fields])
+    names = list(sdf.columns)
+    needed = list(dict.fromkeys([key, *by_cols, *cols]))
+    target = arrow_schema(out_schema)
+
+    def task(table):
+        df = pl.from_arrow(table.select(needed))
+        out = rank_swap_frame(df, cols, p=p, r0=r0, k0=k0, top=top, bottom=bottom, by=by_cols or None, seed=s,
+                              key=key)
+        arrays = [out.get_column(n).to_arrow().cast(target.field(n).type) if n in cols else table.column(n)
+                  for n in names]
+        return pa.Table.from_arrays(arrays, names=names)
+
+    if by_cols:
+        return sdf.groupBy(*by_cols).applyInArrow(task, out_schema)
+    return sdf.withColumn("__sdc_all", F.lit(0)).groupBy("__sdc_all").applyInArrow(
+        lambda t: task(t.drop_columns(["__sdc_all"])), out_schema)
+
+
+def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str], key: str, p: float | None,
+                      r0: float | None, k0: float | None, top: float, bottom: float, check_key: bool) -> None:
+    """The driver-side checks of local ``rank_swap_frame``: NaN / infinity, and per stratum
+    the count of values to swap (one value; ``p * n < 1``), from one aggregation."""
+    from pyspark.sql import functions as F
+
+    floats = [c for c in cols if schema[c].is_float()]
+    aggs = [F.count(F.lit(1)).alias("__n")]
+    aggs += [F.sum(F.when(F.isnan(c), 1).otherwise(0)).alias(f"__nan_{c}") for c in floats]
+    aggs += [F.sum(F.when(F.col(c).isin(float("inf"), float("-inf")), 1).otherwise(0)).alias(f"__inf_{c}")
+             for c in floats]
+    for c in cols:
+        x = F.col(c).cast("double")
+        aggs += [F.count(c).alias(f"__m_{c}"), F.var_pop(x).alias(f"__v_{c}"), F.avg(x).alias(f"__a_{c}"),
+                 F.min(x).alias(f"__lo_{c}"), F.max(x).alias(f"__hi_{c}")]
+    if check_key:
+        aggs.append(_key_nulls(key))
+    t = pl.from_arrow(sdf.groupBy(*by).agg(*aggs).toArrow())
+    for c in floats:
+        for what in ("nan", "inf"):
+            v = int(t[f"__{what}_{c}"].sum())
+            if v:
+                raise SDCError(f"column {c!r}: {v} {'NaN' if what == 'nan' else 'infinite'} value(s); "
+                               "a finite number is needed in every row")
+    if check_key:
+        _check_key(sdf, key, int(t["__key_nulls"].sum()))
+    if not by:
+        return
+    t = t.join(strata_table(t, by), on=by, how="left", nulls_equal=True).sort(STRATUM)
+    if p is None and (top > 0 or bottom > 0):
+        t = t.join(_middle_windows(sdf, cols, by, r0, k0, top, bottom), on=by, how="left", nulls_equal=True)
+    for c in cols:
+        for r in t.iter_rows(named=True):
+            m = r[f"__m_{c}"]
+            if not m:
+                continue
+            name = repr(dict(zip(by, (r[b] for b in by))))
+            mid = m - int(math.floor(m * top + 1e-12)) - int(math.floor(m * bottom + 1e-12))
+            if mid == 1:
+                raise SDCError(f"column {c!r}: stratum {name} of `by` has 1 value to swap; "
+                               "it would be released unchanged (use coarser strata)")
+            pw = p if p is not None else r.get(f"__pw_{c}")
+            if pw is None:
+                delta = (r[f"__hi_{c}"] or 0.0) - (r[f"__lo_{c}"] or 0.0)
+                if not delta > 0 or not math.isfinite(delta):
+                    pw = 0.0
+                elif r0 is not None:
+                    pw = math.sqrt(2.0 * r[f"__v_{c}"] * (1.0 - r0)) / delta
+                else:
+                    pw = math.sqrt(8.0 / 3.0) * k0 * abs(r[f"__a_{c}"]) / delta
+            if pw is not None and pw > 0 and mid > 1 and int(math.floor(pw * mid + 1e-9)) == 0:
+                raise SDCError(f"column {c!r}: stratum {name} of `by` has {mid} values and p * n = {pw * mid:.3g} "
+                               "< 1, so none would be swapped (raise p or use coarser strata)")
+
+
+def _middle_windows(sdf: Any, cols: list[str], by: list[str], r0: float | None, k0: float | None, top: float,
+                    bottom: float) -> pl.DataFrame:
+    """Per stratum the window fraction ``p`` that ``r0`` / ``k0`` give on the values left
+    between the ``top`` and ``bottom`` codings (local ``rank_swap._window_p`` on the same sorted
+    values): one pass by ``groupBy(by).applyInArrow``, one small row per stratum."""
+    import pyarrow as pa
+    from pyspark.sql.types import DoubleType, StructField, StructType
+
+    from ..masking.rank_swap import _window_p
+
+    fields = [f for f in sdf.schema.fields if f.name in by]
+    schema = StructType([*fields, *[StructField(f"__pw_{c}", DoubleType(), True) for c in cols]])
+
+    def task(table):
+        df = pl.from_arrow(table)
+        row = {b: table.column(b)[:1] for b in by}
+        for c in cols:
+            x = np.sort(df.get_column(c).drop_nulls().to_numpy())
+            m = x.shape[0]
+            lo, hi = int(math.floor(m * bottom + 1e-12)), m - int(math.floor(m * top + 1e-12))
+            row[f"__pw_{c}"] = pa.array([_window_p(x[lo:hi].astype(np.float64), None, r0, k0)], pa.float64())
+        return pa.Table.from_arrays(list(row.values()), names=list(row))
+
+    return pl.from_arrow(sdf.select(*by, *cols).groupBy(*by).applyInArrow(task, schema).toArrow())
