@@ -127,15 +127,17 @@ def pram(
     cols, by_cols, a = _args(schema, on, by, key, alpha, seed)
     if key in by_cols:
         raise SDCError(f"column {key!r}: both the key and a `by` column")
+    if matrix is not None and not isinstance(matrix, Mapping) and len(cols) > 1:
+        raise SDCError("matrix: give {column: matrix} when PRAM runs on several columns")
     s = seed_or_fresh(seed)
     sets = [by_cols] + [by_cols + [c] for c in cols]
     counts = pl.from_arrow(sdf.groupingSets(sets, *by_cols, *cols).agg(
         F.count(F.lit(1)).alias("__n"), *[F.grouping(c).alias(f"__g{i}") for i, c in enumerate(cols)],
         *([_key_nulls(key)] if check_key else []),
     ).toArrow())
-    if check_key:
-        _check_key(sdf, key, int(counts["__key_nulls"].fill_null(0).max() or 0))
     whole = counts.filter(pl.all_horizontal(pl.col(f"__g{i}") == 1 for i in range(len(cols))))
+    if check_key:
+        _check_key(sdf, key, int(whole["__key_nulls"].sum()))
     table = strata_table(whole, by_cols) if by_cols else None
     plans = {}
     for i, c in enumerate(cols):
@@ -191,10 +193,7 @@ def _pram_plan(c: str, t: pl.DataFrame, by: list[str], table: pl.DataFrame | Non
     names = lv.to_list()
     user = None
     if matrix is not None:
-        if isinstance(matrix, Mapping):
-            user = matrix.get(c)
-        else:
-            user = matrix
+        user = matrix.get(c) if isinstance(matrix, Mapping) else matrix
     if user is not None:
         m = _check_matrix(user, c, names)
         return lv, [PramMatrix(c, sv, names, m) for sv in strata_vals]
