@@ -125,8 +125,9 @@ def pram(
     _need_key(key, "pram")
     schema = polars_schema(sdf)
     cols, by_cols, a = _args(schema, on, by, key, alpha, seed)
-    if key in by_cols:
-        raise SDCError(f"column {key!r}: both the key and a `by` column")
+    unknown = [c for c in (levels or {}) if c not in cols]
+    if unknown:
+        raise SDCError(f"levels: column {unknown[0]!r} is not one of the PRAM columns {cols}")
     if matrix is not None and not isinstance(matrix, Mapping) and len(cols) > 1:
         raise SDCError("matrix: give {column: matrix} when PRAM runs on several columns")
     s = seed_or_fresh(seed)
@@ -302,6 +303,9 @@ def add_noise(
             for k in np.unique(sidx):
                 rows = sidx == k
                 Y[rows] = _noise_rows(X[rows], Z[rows], method, params[k], delta)
+            bad = ~np.isfinite(Y).all(axis=0)
+            if bad.any():
+                raise SDCError(f"column {cols[int(np.argmax(bad))]!r}: the noisy values overflow float64")
             new = {c: pa.array(Y[:, j], pa.float64()) for j, c in enumerate(cols)}
             yield pa.RecordBatch.from_arrays([new.get(n, batch.column(n)) for n in names], names=names)
 
