@@ -87,8 +87,11 @@ def test_add_noise_equals_local(sdf, data, method):
 def test_add_noise_refuses_as_local(spark, sdf, data):  # noqa: F811
     from polars_sdc import spark as sdcs
 
-    with pytest.raises(SDCError, match="key="):
-        sdcs.add_noise(sdf, ["x"], seed=1)
+    for mask in (sdcs.add_noise, sdcs.pram, sdcs.rank_swap):              # no key: refused before any job
+        with pytest.raises(SDCError, match=f"{mask.__name__} on Spark needs key="):
+            mask(sdf, ["c"] if mask is sdcs.pram else ["x"], seed=1)
+    with pytest.raises(SDCError, match="levels: column 'k' is not one of the PRAM columns"):
+        sdcs.pram(sdf, "c", seed=1, key="id", levels={"k": [0, 1]})
     with pytest.raises(SDCError, match="stratum {'s': 'C'} of `by`: 1 row"):
         sdcs.add_noise(sdf.where("s <> 'C' or id < 100"), ["x"], by="s", seed=1, key="id")
     with pytest.raises(SDCError, match="method must be one of"):
