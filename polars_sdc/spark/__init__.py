@@ -5,6 +5,9 @@ kernels doing the work inside each task (``pip install "polars_sdc[spark]"``).
   records of one stratum), then the local method per block by ``groupBy(block).applyInArrow``;
 - :func:`laplace`: per-row noise from ``(seed, column, key)``, identical to the local
   generator whatever the partitioning or task retries;
+- :func:`pram`, :func:`add_noise`, :func:`rank_swap`: the masking toolkit, equal to local
+  ``df.sdc.pram`` / ``add_noise`` / ``rank_swap`` for the same seed and ``key`` column (counts
+  and moments by aggregations; rank swapping one task per stratum);
 - :func:`recode` / :func:`recode_map`: minimum-frequency recoding from one count aggregation;
 - :func:`ilssdm`: SSE / SST by aggregations; :func:`frequencies`: fk / Fk per record (missing
   keys as wildcards, as locally); :func:`individual_risk`, :func:`global_risk`, :func:`risk`:
@@ -19,10 +22,11 @@ from .blocking import BlockPlan, assign_blocks, plan_blocks
 from .frequencies import frequencies, global_risk, individual_risk, risk
 from .laplace import laplace
 from .loss import ilssdm
+from .masking import add_noise, pram, rank_swap
 from .microaggregate import microaggregate
 from .recode import recode, recode_map
 
 __all__ = [
-    "BlockPlan", "assign_blocks", "frequencies", "global_risk", "ilssdm", "individual_risk", "laplace",
-    "microaggregate", "plan_blocks", "recode", "recode_map", "risk",
+    "BlockPlan", "add_noise", "assign_blocks", "frequencies", "global_risk", "ilssdm", "individual_risk", "laplace",
+    "microaggregate", "plan_blocks", "pram", "rank_swap", "recode", "recode_map", "risk",
 ]
