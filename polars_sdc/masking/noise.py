@@ -83,6 +83,21 @@ def _cov(X: np.ndarray, block: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
     return mu, S / max(n - 1, 1)
 
 
+def moments_matrix(G: np.ndarray, p: int, a: float) -> np.ndarray:
+    """``M'`` of the ``"moments"`` release ``Y = [X - mean, Z - mean] M + mean(X)`` from the
+    joint covariance ``G`` (2p x 2p) of ``[X, Z]`` (see :func:`_recolour`; Spark computes ``G``
+    by an aggregation and applies the same matrix)."""
+    d = np.sqrt(np.diag(G)[:p])
+    d[~(d > 0)] = 1.0                            # scale-free: no overflow, Sigma well conditioned
+    S = G[:p, :p] / np.outer(d, d)
+    root = _psd_root(S)
+    A = math.sqrt(a) * root                      # noise N(0, a Sigma), inside the range of Sigma
+    Gxz = G[:p, p:] / d[:, None]
+    Sz = S + Gxz @ A + A.T @ Gxz.T + A.T @ G[p:, p:] @ A
+    T = _psd_root(Sz, inverse=True) @ root
+    return np.ascontiguousarray(np.vstack([T * d / d[:, None], (A @ T) * d]).T)
+
+
 def _recolour(X: np.ndarray, Z: np.ndarray, a: float, block: int = 1 << 16) -> np.ndarray:
     """The ``"moments"`` release ``(X D^-1 + Z A - mean) T D + mean(X)`` folded into one
     product: ``D`` the sds, ``A = sqrt(a) Sigma^{1/2}`` (``Sigma``: covariance of the
@@ -107,15 +122,7 @@ def _recolour(X: np.ndarray, Z: np.ndarray, a: float, block: int = 1 << 16) -> n
             Bi = centred(i)
             G += Bi.T @ Bi
         G /= max(n - 1, 1)
-        d = np.sqrt(np.diag(G)[:p])
-        d[~(d > 0)] = 1.0                            # scale-free: no overflow, Sigma well conditioned
-        S = G[:p, :p] / np.outer(d, d)
-        root = _psd_root(S)
-        A = math.sqrt(a) * root                      # noise N(0, a Sigma), inside the range of Sigma
-        Gxz = G[:p, p:] / d[:, None]
-        Sz = S + Gxz @ A + A.T @ Gxz.T + A.T @ G[p:, p:] @ A
-        T = _psd_root(Sz, inverse=True) @ root
-        Mt = np.ascontiguousarray(np.vstack([T * d / d[:, None], (A @ T) * d]).T)
+        Mt = moments_matrix(G, p, a)
         Y = np.empty((n, p), order="F")
         for i in range(0, n, block):
             Bi = centred(i)

@@ -142,26 +142,36 @@ def _matrices(df: pl.DataFrame, cols: list[str], by: list[str], pd: Any, alpha: 
                 user = matrix
             else:
                 raise SDCError("matrix: give {column: matrix} when PRAM runs on several columns")
-        mats = []
-        if user is not None:
-            a = _check_matrix(user, c, lv)
-            mats = [PramMatrix(c, s, lv, a) for s in strata_vals]
-        else:
-            pdc = pd[c] if isinstance(pd, Mapping) else pd
-            pdc = check_fraction(f"column {c!r}: pd", pdc)
+        counts = None
+        if user is None and L:
             ok = codes >= 0
-            counts = np.bincount(sidx[ok] * max(L, 1) + codes[ok], minlength=S * L).reshape(S, L) if L else None
-            for si, s in enumerate(strata_vals):
-                if L == 0:
-                    mats.append(PramMatrix(c, s, lv, np.zeros((0, 0))))
-                    continue
-                u = rng.uniform(seed, f"pram/{c}/pd/{si}", rng.row_positions(L))
-                diag = pdc + (1.0 - pdc) * u
-                tot = counts[si].sum()
-                p = counts[si] / tot if tot else np.full(L, 1.0 / L)
-                mats.append(PramMatrix(c, s, lv, transition_matrix(p, diag, alpha)))
-        out[c] = mats
+            counts = np.bincount(sidx[ok] * L + codes[ok], minlength=S * L).reshape(S, L)
+        out[c] = stratum_matrices(c, lv, counts, strata_vals, pd, alpha, seed, user)
     return out, sidx, strata_vals, codes_of
+
+
+def stratum_matrices(c: str, levels: list, counts: np.ndarray | None, strata_vals: list[tuple], pd: Any,
+                     alpha: float, seed: int, user: Any = None) -> list[PramMatrix]:
+    """One :class:`PramMatrix` per stratum of column ``c``: the user's ``matrix`` if given, else
+    :func:`transition_matrix` of the stratum's category frequencies ``counts[s]`` (S x L) with
+    the diagonal ``pd + (1 - pd) U`` drawn per level from the keyed generator (local and Spark
+    share this step)."""
+    if user is not None:
+        a = _check_matrix(user, c, levels)
+        return [PramMatrix(c, s, levels, a) for s in strata_vals]
+    pdc = check_fraction(f"column {c!r}: pd", pd[c] if isinstance(pd, Mapping) else pd)
+    L = len(levels)
+    mats = []
+    for si, s in enumerate(strata_vals):
+        if L == 0:
+            mats.append(PramMatrix(c, s, levels, np.zeros((0, 0))))
+            continue
+        u = rng.uniform(seed, f"pram/{c}/pd/{si}", rng.row_positions(L))
+        diag = pdc + (1.0 - pdc) * u
+        tot = counts[si].sum()
+        p = counts[si] / tot if tot else np.full(L, 1.0 / L)
+        mats.append(PramMatrix(c, s, levels, transition_matrix(p, diag, alpha)))
+    return mats
 
 
 def _draw(codes: np.ndarray, sidx: np.ndarray, mats: list[PramMatrix], u: np.ndarray) -> np.ndarray:

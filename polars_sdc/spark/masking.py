@@ -172,8 +172,7 @@ def _pram_plan(c: str, t: pl.DataFrame, by: list[str], table: pl.DataFrame | Non
                alpha: float, seed: int, matrix: Any, given: list | None) -> tuple[pl.Series, list]:
     """(levels, one PramMatrix per stratum) of column ``c`` from its counts ``t`` (by..., c,
     __n): the arithmetic of local ``masking.pram._matrices``."""
-    from ..masking._common import check_fraction
-    from ..masking.pram import PramMatrix, _check_matrix, transition_matrix
+    from ..masking.pram import stratum_matrices
 
     seen = t.get_column(c).drop_nulls().unique().sort()
     if given is not None:
@@ -190,32 +189,17 @@ def _pram_plan(c: str, t: pl.DataFrame, by: list[str], table: pl.DataFrame | Non
         lv = seen.alias(c)
     L = lv.len()
     strata_vals = table.drop(STRATUM).rows() if table is not None else [()]
-    S = len(strata_vals)
-    names = lv.to_list()
     user = None
     if matrix is not None:
         user = matrix.get(c) if isinstance(matrix, Mapping) else matrix
-    if user is not None:
-        m = _check_matrix(user, c, names)
-        return lv, [PramMatrix(c, sv, names, m) for sv in strata_vals]
-    pdc = check_fraction(f"column {c!r}: pd", pd[c] if isinstance(pd, Mapping) else pd)
-    counts = np.zeros((S, L), dtype=np.int64)
-    if L:
+    counts = None
+    if user is None and L:
+        counts = np.zeros((len(strata_vals), L), dtype=np.int64)
         ok = t.filter(pl.col(c).is_not_null()).join(
             pl.DataFrame({c: lv, "__li": np.arange(L, dtype=np.int64)}), on=c, how="left")
         si = row_strata(ok, by, table) if by else np.zeros(ok.height, dtype=np.int64)
         np.add.at(counts, (si, ok.get_column("__li").to_numpy()), ok.get_column("__n").to_numpy())
-    mats = []
-    for k, sv in enumerate(strata_vals):
-        if L == 0:
-            mats.append(PramMatrix(c, sv, names, np.zeros((0, 0))))
-            continue
-        u = rng.uniform(seed, f"pram/{c}/pd/{k}", rng.row_positions(L))
-        diag = pdc + (1.0 - pdc) * u
-        tot = counts[k].sum()
-        p = counts[k] / tot if tot else np.full(L, 1.0 / L)
-        mats.append(PramMatrix(c, sv, names, transition_matrix(p, diag, alpha)))
-    return lv, mats
+    return lv, stratum_matrices(c, lv.to_list(), counts, strata_vals, pd, alpha, seed, user)
 
 
 # ------------------------------------------------------------------------------------ add_noise
@@ -400,20 +384,11 @@ def _joint_moments(sdf: Any, cols: list[str], by: list[str], table: pl.DataFrame
 
 
 def _moments_matrix(G: np.ndarray, mu: np.ndarray, p: int, a: float) -> tuple[np.ndarray, np.ndarray, int]:
-    """``(Mt, mu, p)`` of the local ``masking.noise._recolour`` from the joint covariance ``G``
-    of ``[X, Z]``: the release is ``Y = [X - mean, Z - mean] Mt' + mean(X)``."""
-    from ..masking.noise import _psd_root
+    """``(Mt, mu, p)`` of the local ``"moments"`` release from the joint covariance ``G`` of
+    ``[X, Z]``: the release is ``Y = [X - mean, Z - mean] Mt' + mean(X)``."""
+    from ..masking.noise import moments_matrix
 
-    d = np.sqrt(np.diag(G)[:p])
-    d[~(d > 0)] = 1.0
-    S = G[:p, :p] / np.outer(d, d)
-    root = _psd_root(S)
-    A = math.sqrt(a) * root
-    Gxz = G[:p, p:] / d[:, None]
-    Sz = S + Gxz @ A + A.T @ Gxz.T + A.T @ G[p:, p:] @ A
-    T = _psd_root(Sz, inverse=True) @ root
-    Mt = np.ascontiguousarray(np.vstack([T * d / d[:, None], (A @ T) * d]).T)
-    return Mt, mu, p
+    return moments_matrix(G, p, a), mu, p
 
 
 # ------------------------------------------------------------------------------------ rank_swap
