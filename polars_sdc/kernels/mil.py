@@ -135,14 +135,13 @@ def group_members(labels, counts):
 # Q (G, m) int64, keys / vals: a hash table of the nonzero counts keyed g * off[m] + off[c] + u,
 # linear probing with backward-shift deletion, so at most n m live keys: O(n m + G m) memory
 # whatever the number of categories). Columns of one weight group add their integer numerators
-# exactly, so exact ties stay ties. With m = 0 every helper returns 0 at once.
+# exactly, so exact ties stay ties. Without nominal columns ``nom`` is None: Numba compiles the
+# kernels again for that type with every nominal branch pruned (the numeric path pays nothing).
 
 
 def no_nominal(n, G):
-    """The ``nom`` state of data without nominal columns."""
-    return (np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64),
-            np.empty(0, dtype=np.float64), np.empty((G, 0), dtype=np.int64), np.full(1, -1, dtype=np.int64),
-            np.zeros(1, dtype=np.int64))
+    """The ``nom`` state of data without nominal columns: None."""
+    return None
 
 
 @njit(cache=True, inline="always")
@@ -215,6 +214,8 @@ def nominal_state(CC, off, gid, gw, labels, G):
 @njit(cache=True, inline="always")
 def _nom_move(nom, i, a, b):
     """Nominal counts after row i moves from group a to group b."""
+    if nom is None:
+        return
     CC, off, gid, gw, Q, keys, vals = nom
     S = off[CC.shape[1]]
     for c in range(CC.shape[1]):
@@ -228,10 +229,10 @@ def _nom_move(nom, i, a, b):
 @njit(cache=True, inline="always")
 def _nom_rc(nom, i, g, ng):
     """Nominal part of |x_i - c_g|^2, c_g the centroid of group g (ng rows)."""
+    if nom is None:
+        return 0.0
     CC, off, gid, gw, Q, keys, vals = nom
     m = CC.shape[1]
-    if m == 0:
-        return 0.0
     S = off[m]
     n2 = ng * ng
     s = 0.0
@@ -247,10 +248,10 @@ def _nom_rc(nom, i, g, ng):
 @njit(cache=True, inline="always")
 def _nom_rr(nom, i, j):
     """Nominal part of |x_i - x_j|^2: 2 a_c^2 per column where the categories differ."""
+    if nom is None:
+        return 0.0
     CC, off, gid, gw, Q, keys, vals = nom
     m = CC.shape[1]
-    if m == 0:
-        return 0.0
     s = 0.0
     for w in range(gw.shape[0]):
         t = 0
@@ -267,9 +268,9 @@ def change_threshold(X, nom):
     the caller; nominal columns: the one-hot row's distance to the overall centroid). Two
     groups of identical rows would otherwise trade them back and forth on rounding noise,
     which a relative threshold alone cannot stop when every term is ~0."""
-    CC = nom[0]
-    if CC.shape[1] == 0:
+    if nom is None:
         return _atol(X)
+    CC = nom[0]
     n = X.shape[0]
     one = np.zeros(n, dtype=np.int64)
     st = nominal_state(CC, nom[1], nom[2], nom[3], one, 1)
@@ -508,7 +509,7 @@ def _fill_pair(X, members, mstart, x, y, out, nom):
         iu = members[mstart[x] + u]
         for v in range(mstart[y + 1] - mstart[y]):
             out[u, v] = sq_dist_rows(X, iu, members[mstart[y] + v])
-    if nom[0].shape[1] > 0:
+    if nom is not None:
         for u in range(mstart[x + 1] - mstart[x]):
             iu = members[mstart[x] + u]
             for v in range(mstart[y + 1] - mstart[y]):
@@ -523,7 +524,7 @@ def _fill_centroid(X, members, mstart, x, C, g, counts, out, sq, nom):
     w = mstart[x + 1] - mstart[x]
     for u in range(w):
         out[u] = _sq_to(X, members[mstart[x] + u], c)
-    if nom[0].shape[1] > 0:
+    if nom is not None:
         for u in range(w):
             out[u] += _nom_rc(nom, members[mstart[x] + u], g, counts[g])
     if sq.shape[0] > 0:

@@ -282,10 +282,8 @@ def refine_mil(
     if F is not None:
         CC, off, gid, gw = F.kernel_codes()
         CC = np.ascontiguousarray(CC)
-    nom = no_nominal(n, G)
-    if F is not None:
-        nom = nominal_state(CC, off, gid, gw, np.zeros(n, dtype=np.int64), 1)
-    atol = change_threshold(X, nom)
+    nom = no_nominal(n, G)  # None: the kernels' numeric-only compilation
+    atol = change_threshold(X, None if F is None else nominal_state(CC, off, gid, gw, np.zeros(n, dtype=np.int64), 1))
     if max_rounds is None:  # a fixed point with exact lists; at scale, the old 3 rounds
         max_rounds = DEFAULT_MAX_ROUNDS if G <= EXACT_MAX_GROUPS else DEFAULT_MAX_ROUNDS_LARGE
     # progress: each of the planned rounds (at most 3 counted) is one share of the work, its
