@@ -171,15 +171,17 @@ def _features_in(X: Any, k: Any) -> tuple[Any, np.ndarray, int]:
 
 
 def _nominal_centroids(F: Any, codes: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """The nominal part of the group centroids in the one-hot embedding: (G, sum U) level
-    frequencies times a_c when that matrix fits in ``ONEHOT_CAP_BYTES`` (exact centroid
-    distances, the lists of the one-hot path), else a columns with more than 16 levels projected
-    on 16 random directions (Johnson-Lindenstrauss, fixed seed): approximate, only the choice of
-    candidate groups depends on it, never an SSE change."""
+    """The nominal part of the group centroids in the one-hot embedding, for the neighbour
+    lists: (G, sum U) level frequencies times a_c (exact centroid distances, the lists of the
+    one-hot path) when that matrix is no larger than the numeric matrix and the codes plus
+    64 MiB (and ``ONEHOT_CAP_BYTES``); else each column with more than 16 levels projected on 16
+    random directions (Johnson-Lindenstrauss, fixed seed), O(G m) memory: approximate lists,
+    which only choose the candidate groups — every SSE change stays exact."""
     from .features import ONEHOT_CAP_BYTES
 
     G = counts.size
-    exact = 8 * G * int(F.levels.sum()) <= ONEHOT_CAP_BYTES
+    size = 8 * G * int(F.levels.sum())
+    exact = size <= min(ONEHOT_CAP_BYTES, 8 * F.numeric.size + 4 * F.codes.size + (64 << 20))
     rng = np.random.default_rng(0)
     blocks = []
     for c in range(F.levels.size):
