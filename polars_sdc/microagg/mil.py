@@ -237,11 +237,14 @@ def refine_mil(
     ``EXACT_MAX_GROUPS`` = 8192 groups, where the lists are exact, O(G^2 p); beyond, 3 rounds
     with approximate NN-descent lists, so a fixed point is not guaranteed) and ``max_sweeps``
     bound the work. The order of work depends only on the partition, not on the id values.
-    O(n p + G L) memory. ``on_sweep(sweep, changed)``, if given, is called after every sweep
+    O(n (p + m) + G (L + m)) memory with m nominal columns (their neighbour search adds at
+    most 64 MiB, :func:`_nominal_centroids`). ``on_sweep(sweep, changed)``, if given, is called after every sweep
     with the number of changes it made; ``done`` (float64), if given: done[0] is kept at the
-    share of the planned work done (the first sweep of each planned round, counted group by
-    group inside the 3-cycle pass, is most of it) times done[1] (1 if absent), for a progress
-    bar's thread to read while the kernels run; it ends at done[1].
+    share of the planned work done (up to 3 rounds, a third each, the first sweep of a round
+    3/4 of its third, counted group by group inside the 3-cycle pass; rounds beyond the third,
+    with exact lists, only re-test groups whose lists changed and are not counted) times
+    done[1] (1 if absent), for a progress bar's thread to read while the kernels run; it ends
+    at done[1].
 
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [10.0], [11.0]])
     >>> refine_mil(X, [0, 0, 0, 1, 1, 1], 2).tolist()
