@@ -7,6 +7,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+import polars_sdc
 from naive import direct_sse
 from polars_sdc.microagg import features as features_module
 from polars_sdc.microagg.features import features
@@ -111,7 +112,7 @@ def test_beyond_the_onehot_cap(monkeypatch):
     df = _mixed(11, 3000, levels=(400,), p=2)
     F = features(df, df.columns)
     monkeypatch.setattr(features_module, "ONEHOT_CAP_BYTES", 1 << 14)
-    with pytest.raises(Exception, match="categories"):
+    with pytest.raises(polars_sdc.SDCError, match="categories"):
         F.dense()
     base = partition_mdav(F, 4)
     new = refine_mil(F, base, 4)
@@ -130,7 +131,10 @@ def test_frame_mil_equals_the_onehot_path():
     df = _mixed(21, 500, levels=(4, 60), p=2)
     F = features(df, df.columns)
     lab = partition_mdav(F, 3)
-    got = df.with_columns(g=pl.Series(lab)).sdc.mil(3, df.columns, group="g")["g"].to_numpy()
+    framed = df.with_columns(g=pl.Series(lab))
+    got = framed.sdc.mil(3, df.columns, group="g")["g"].to_numpy()
     assert np.array_equal(got, refine_mil(F.dense(), lab, 3))
+    lazy = framed.lazy().sdc.mil(3, df.columns, group="g").collect()["g"].to_numpy()
+    assert np.array_equal(lazy, got)
     via_mdav = df.sdc.mdav(3, df.columns, refine="mil", group_column="g")
     assert direct_sse(F.dense(), via_mdav["g"].to_numpy()) == pytest.approx(direct_sse(F.dense(), got), rel=1e-12)
