@@ -23,12 +23,13 @@ def _state(X, labels):
 
 
 def _run(X, labels, pairs, stamp, sweep, max_rounds=1000):
-    from polars_sdc.kernels.mil import mil_exchange_pass
+    from polars_sdc.kernels.mil import change_threshold, mil_exchange_pass, no_nominal
 
     X, codes, counts, sums, members, mstart = _state(X, labels)
+    nom = no_nominal(X.shape[0], counts.size)
     n_ex = mil_exchange_pass(X, codes, counts, sums, members, mstart,
                              np.asarray(pairs, dtype=np.int64).reshape(-1, 2),
-                             np.asarray(stamp, dtype=np.int64), sweep, max_rounds)
+                             np.asarray(stamp, dtype=np.int64), sweep, max_rounds, nom, change_threshold(X, nom))
     return int(n_ex), codes, counts, sums, members, mstart
 
 

@@ -125,12 +125,13 @@ def test_microaggregation_reports_rows_of_finished_strata(recorder, strata_frame
     rec = recorder.last
     sizes = {"a": 300, "b": 200, "c": 100}
     order = strata_frame["r"].unique(maintain_order=True).to_list()  # strata in order of first appearance
-    expected = list(np.cumsum([sizes[r] for r in order]).astype(float))
+    # each stratum: its rows grouped (MDAV), then as many units for MIL's share of its work
+    expected = list(np.cumsum([2 * sizes[r] for r in order]).astype(float))
     advances = [n for n, _ in rec.steps]
-    # MDAV's kernel counts its rows while it runs: the bar only moves forward, stops at the end
-    # of every stratum and ends at 600 rows
-    assert advances == sorted(advances) and set(expected) <= set(advances) and advances[-1] == 600
-    assert all(total == 600 for _, total in rec.steps)
+    # MDAV's and MIL's kernels count while they run: the bar only moves forward, stops at the
+    # end of every stratum and ends at 2 x 600 units
+    assert advances == sorted(advances) and set(expected) <= set(advances) and advances[-1] == 1200
+    assert all(total == 1200 for _, total in rec.steps)
     phases = [p for p in rec.postfixes if "sweep" not in p]
     assert phases == ["stratum 1/3: mdav", "stratum 1/3: mil", "stratum 2/3: mdav", "stratum 2/3: mil",
                       "stratum 3/3: mdav", "stratum 3/3: mil"]

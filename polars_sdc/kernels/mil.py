@@ -126,6 +126,163 @@ def group_members(labels, counts):
     return out
 
 
+# -- nominal columns as codes -------------------------------------------------------------------
+# A nominal column c with one-hot value a_c puts a row of category u at squared distance
+# a_c^2 (n^2 - 2 n cnt[u] + Q) / n^2 from the centroid of a group of n rows with cnt[v] rows in
+# category v and Q = sum_v cnt[v]^2, and two rows of different categories 2 a_c^2 apart (the
+# one-hot embedding of features.py, never built). The state ``nom`` = (CC (n, m) int32 codes,
+# off (m + 1,) level offsets, gid (m,) weight group of each column, gw a^2 per weight group,
+# Q (G, m) int64, keys / vals: a hash table of the nonzero counts keyed g * off[m] + off[c] + u,
+# linear probing with backward-shift deletion, so at most n m live keys: O(n m + G m) memory
+# whatever the number of categories). Columns of one weight group add their integer numerators
+# exactly, so exact ties stay ties. Without nominal columns ``nom`` is None: Numba compiles the
+# kernels again for that type with every nominal branch pruned (the numeric path pays nothing).
+
+
+def no_nominal(n, G):
+    """The ``nom`` state of data without nominal columns: None."""
+    return None
+
+
+@njit(cache=True, inline="always")
+def _home(key, mask):
+    h = key * -7046029254386353131  # odd 64-bit constant (wrapping)
+    return (h ^ (h >> 29)) & mask
+
+
+@njit(cache=True, inline="always")
+def _slot(keys, key):
+    """The slot holding ``key``, else the empty slot where it would go."""
+    mask = keys.shape[0] - 1
+    h = _home(key, mask)
+    while keys[h] != -1 and keys[h] != key:
+        h = (h + 1) & mask
+    return h
+
+
+@njit(cache=True)
+def _bump(keys, vals, key, d):
+    """count[key] += d (0 for an absent key; a key whose count becomes 0 is deleted);
+    returns the old count."""
+    h = _slot(keys, key)
+    old = vals[h]
+    new = old + d
+    if new != 0:
+        keys[h] = key
+        vals[h] = new
+        return old
+    # backward-shift deletion: no tombstones, so at most n m keys are ever live
+    mask = keys.shape[0] - 1
+    i = h
+    keys[i] = -1
+    vals[i] = 0
+    j = i
+    while True:
+        j = (j + 1) & mask
+        if keys[j] == -1:
+            break
+        r = _home(keys[j], mask)
+        if (i <= j and i < r <= j) or (i > j and (r > i or r <= j)):
+            continue
+        keys[i] = keys[j]
+        vals[i] = vals[j]
+        keys[j] = -1
+        vals[j] = 0
+        i = j
+    return old
+
+
+@njit(cache=True)
+def nominal_state(CC, off, gid, gw, labels, G):
+    """The ``nom`` state (see above) of the codes CC (n, m) for the partition ``labels``."""
+    n, m = CC.shape
+    size = 16
+    while size < 2 * n * m:
+        size *= 2
+    keys = np.full(size, -1, dtype=np.int64)
+    vals = np.zeros(size, dtype=np.int64)
+    Q = np.zeros((G, m), dtype=np.int64)
+    S = off[m]
+    for i in range(n):
+        g = labels[i]
+        for c in range(m):
+            old = _bump(keys, vals, g * S + off[c] + CC[i, c], 1)
+            Q[g, c] += 2 * old + 1
+    return (CC, off, gid, gw, Q, keys, vals)
+
+
+@njit(cache=True, inline="always")
+def _nom_move(nom, i, a, b):
+    """Nominal counts after row i moves from group a to group b."""
+    if nom is None:
+        return
+    CC, off, gid, gw, Q, keys, vals = nom
+    S = off[CC.shape[1]]
+    for c in range(CC.shape[1]):
+        u = off[c] + CC[i, c]
+        old = _bump(keys, vals, a * S + u, -1)
+        Q[a, c] -= 2 * old - 1
+        old = _bump(keys, vals, b * S + u, 1)
+        Q[b, c] += 2 * old + 1
+
+
+@njit(cache=True, inline="always")
+def _nom_rc(nom, i, g, ng):
+    """Nominal part of |x_i - c_g|^2, c_g the centroid of group g (ng rows)."""
+    if nom is None:
+        return 0.0
+    CC, off, gid, gw, Q, keys, vals = nom
+    m = CC.shape[1]
+    S = off[m]
+    n2 = ng * ng
+    s = 0.0
+    for w in range(gw.shape[0]):
+        t = 0
+        for c in range(m):
+            if gid[c] == w:
+                t += n2 - 2 * ng * vals[_slot(keys, g * S + off[c] + CC[i, c])] + Q[g, c]
+        s += gw[w] * t
+    return s / n2
+
+
+@njit(cache=True, inline="always")
+def _nom_rr(nom, i, j):
+    """Nominal part of |x_i - x_j|^2: 2 a_c^2 per column where the categories differ."""
+    if nom is None:
+        return 0.0
+    CC, off, gid, gw, Q, keys, vals = nom
+    m = CC.shape[1]
+    s = 0.0
+    for w in range(gw.shape[0]):
+        t = 0
+        for c in range(m):
+            if gid[c] == w and CC[i, c] != CC[j, c]:
+                t += 2
+        s += gw[w] * t
+    return s
+
+
+@njit(cache=True)
+def change_threshold(X, nom):
+    """Absolute threshold for an SSE change: _ATOL times the largest |x_i|^2 (rows centred by
+    the caller; nominal columns: the one-hot row's distance to the overall centroid). Two
+    groups of identical rows would otherwise trade them back and forth on rounding noise,
+    which a relative threshold alone cannot stop when every term is ~0."""
+    if nom is None:
+        return _atol(X)
+    CC = nom[0]
+    n = X.shape[0]
+    one = np.zeros(n, dtype=np.int64)
+    st = nominal_state(CC, nom[1], nom[2], nom[3], one, 1)
+    m = 0.0
+    for i in range(n):
+        s = 0.0
+        for j in range(X.shape[1]):
+            s += X[i, j] * X[i, j]
+        m = max(m, s + _nom_rc(st, i, 0, n))
+    return _ATOL * m
+
+
 
 
 @njit(cache=True)
@@ -203,18 +360,17 @@ def _sq_to(X, i, c):
     return s
 
 
-@njit(cache=True)
-def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep):
+@njit(cache=True, nogil=True)
+def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, atol):
     """One pass of single-record moves; returns the number of moves made.
 
     For each row i (in row order) of a group a with more than k rows, the destinations are
     the groups in ``neighbours[a]`` (-1 = none). Moving i from a (n_a rows, mean c_a) to b
     changes SSE by n_b/(n_b+1) |x - c_b|^2 - n_a/(n_a-1) |x - c_a|^2 (eq. 4.9 twice, the
     general form of eq. 4.10); the best destination is taken when the change is < 0.
-    ``labels``, ``counts`` and ``sums`` are updated in place, and ``stamp[g] = sweep`` for
-    every group that changed.
+    ``labels``, ``counts``, ``sums`` and the nominal state ``nom`` are updated in place, and
+    ``stamp[g] = sweep`` for every group that changed; ``atol``: :func:`change_threshold`.
     """
-    atol = _atol(X)
     n, p = X.shape
     L = neighbours.shape[1]
     ca = np.empty(p, dtype=np.float64)
@@ -226,7 +382,7 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep):
             continue
         for j in range(p):
             ca[j] = sums[a, j] / na
-        gain = na / (na - 1.0) * _sq_to(X, i, ca)
+        gain = na / (na - 1.0) * (_sq_to(X, i, ca) + _nom_rc(nom, i, a, na))
         best = 0.0
         bb = -1
         bcost = 0.0
@@ -239,7 +395,7 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep):
             for j in range(p):
                 d = X[i, j] - sums[b, j] / nb
                 s += d * d
-            cost = nb / (nb + 1.0) * s
+            cost = nb / (nb + 1.0) * (s + _nom_rc(nom, i, b, nb))
             if cost - gain < best:
                 best = cost - gain
                 bb = b
@@ -251,14 +407,15 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep):
             for j in range(p):
                 sums[a, j] -= X[i, j]
                 sums[bb, j] += X[i, j]
+            _nom_move(nom, i, a, bb)
             stamp[a] = sweep
             stamp[bb] = sweep
             moves += 1
     return moves
 
 
-@njit(cache=True)
-def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sweep, max_rounds):
+@njit(cache=True, nogil=True)
+def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sweep, max_rounds, nom, atol):
     """One pass of pairwise exchanges between the group pairs in ``pairs`` (P, 2).
 
     Swapping row i of group a (n_a rows, mean c_a) with row j of group b keeps both sizes
@@ -270,7 +427,6 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
     members[mstart[g]:mstart[g+1]] and is kept in step with ``labels`` and ``sums``.
     Returns the number of exchanges.
     """
-    atol = _atol(X)
     n, p = X.shape
     G = counts.shape[0]
     big = 0
@@ -297,8 +453,8 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                 cb[j] = sums[b, j] / nb
             for t in range(nb):
                 r = members[mstart[b] + t]
-                ra[t] = _sq_to(X, r, ca)
-                rb[t] = _sq_to(X, r, cb)
+                ra[t] = _sq_to(X, r, ca) + _nom_rc(nom, r, a, na)
+                rb[t] = _sq_to(X, r, cb) + _nom_rc(nom, r, b, nb)
                 sra[t] = np.sqrt(ra[t])
                 srb[t] = np.sqrt(rb[t])
             best = 0.0
@@ -307,8 +463,8 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
             bscale = 0.0
             for s in range(mstart[a], mstart[a + 1]):
                 i = members[s]
-                ia = _sq_to(X, i, ca)
-                ib = _sq_to(X, i, cb)
+                ia = _sq_to(X, i, ca) + _nom_rc(nom, i, a, na)
+                ib = _sq_to(X, i, cb) + _nom_rc(nom, i, b, nb)
                 sia = np.sqrt(ia)
                 sib = np.sqrt(ib)
                 for t in range(nb):
@@ -320,7 +476,8 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                     ub = min(u1 * u1, u2 * u2) * (1.0 + 1e-9)
                     if ra[t] - ia + ib - rb[t] - ub * w >= best:
                         continue
-                    delta = ra[t] - ia + ib - rb[t] - sq_dist_rows(X, i, members[mstart[b] + t]) * w
+                    r = members[mstart[b] + t]
+                    delta = ra[t] - ia + ib - rb[t] - (sq_dist_rows(X, i, r) + _nom_rr(nom, i, r)) * w
                     if delta < best:
                         best = delta
                         bs = s
@@ -337,6 +494,8 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
             for j in range(p):
                 sums[a, j] += X[r, j] - X[i, j]
                 sums[b, j] += X[i, j] - X[r, j]
+            _nom_move(nom, i, a, b)
+            _nom_move(nom, r, b, a)
             stamp[a] = sweep
             stamp[b] = sweep
             total += 1
@@ -344,19 +503,33 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
 
 
 @njit(cache=True)
-def _fill_pair(X, members, mstart, x, y, out):
+def _fill_pair(X, members, mstart, x, y, out, nom):
     """out[u, v] = |x_u - y_v|^2 for the members of groups x and y."""
     for u in range(mstart[x + 1] - mstart[x]):
         iu = members[mstart[x] + u]
         for v in range(mstart[y + 1] - mstart[y]):
             out[u, v] = sq_dist_rows(X, iu, members[mstart[y] + v])
+    if nom is not None:
+        for u in range(mstart[x + 1] - mstart[x]):
+            iu = members[mstart[x] + u]
+            for v in range(mstart[y + 1] - mstart[y]):
+                out[u, v] += _nom_rr(nom, iu, members[mstart[y] + v])
 
 
 @njit(cache=True)
-def _fill_centroid(X, members, mstart, x, c, out):
-    """out[u] = |x_u - c|^2 for the members of group x."""
-    for u in range(mstart[x + 1] - mstart[x]):
+def _fill_centroid(X, members, mstart, x, C, g, counts, out, sq, nom):
+    """out[u] = |x_u - c_g|^2 for the members of group x (C[g]: the numeric part of the
+    centroid of group g), and sq[u] = sqrt(out[u]) if sq has room."""
+    c = C[g]
+    w = mstart[x + 1] - mstart[x]
+    for u in range(w):
         out[u] = _sq_to(X, members[mstart[x] + u], c)
+    if nom is not None:
+        for u in range(w):
+            out[u] += _nom_rc(nom, members[mstart[x] + u], g, counts[g])
+    if sq.shape[0] > 0:
+        for u in range(w):
+            sq[u] = np.sqrt(out[u])
 
 
 @njit(cache=True, inline="always")
@@ -368,8 +541,8 @@ def _listed(neighbours, g, h):
     return False
 
 
-@njit(cache=True)
-def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, sweep, cap):
+@njit(cache=True, nogil=True)
+def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, sweep, cap, nom, atol, tick, t0, dt):
     """One pass of 3-cycles: for a group a and two groups b, c among its neighbours (every
     group at most ``cap`` rows; a triple is tried when one of its groups has the other two
     among its neighbours — once, from the lowest such group —, so the set of triples tried
@@ -378,9 +551,9 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
     sum of one in/out term per group, |x_in - c_g|^2 - |x_out - c_g|^2 - |x_in - x_out|^2 / n_g
     (from SSE = sum |x|^2 - n |c|^2); the best cycle of a triple is made when it lowers SSE.
     Triples none of whose groups changed since the previous sweep are skipped. Returns the
-    number of cycles made.
+    number of cycles made. tick[0] = t0 + a dt is written before each group a (a progress
+    counter that a progress bar's thread reads while the pass runs without the GIL).
     """
-    atol = _atol(X)
     n, p = X.shape
     G = counts.shape[0]
     L = neighbours.shape[1]
@@ -396,6 +569,11 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
     Pbc = np.empty((cap, cap), dtype=np.float64)
     Btoc = np.empty(cap, dtype=np.float64)
     Ctob = np.empty(cap, dtype=np.float64)
+    # square roots of the distances above (the triangle bounds use those of Tself, Btoc, Ctob)
+    sTself = np.empty((L, cap), dtype=np.float64)
+    sBtoc = np.empty(cap, dtype=np.float64)
+    sCtob = np.empty(cap, dtype=np.float64)
+    nosq = np.empty(0, dtype=np.float64)
     # per triple, the least value over w of each of the two w-dependent terms of a cycle:
     # forward b-term (per v) and a-term (per u), backward a-term (per u) and b-term (per v)
     mBf = np.empty(cap, dtype=np.float64)
@@ -405,6 +583,7 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
     old = sweep - 1
     total = 0
     for a in range(G):
+        tick[0] = t0 + a * dt
         na = counts[a]
         if na > cap:
             continue
@@ -423,20 +602,20 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                 if c < a and _listed(neighbours, c, a) and _listed(neighbours, c, b):
                     continue
                 if fresh:  # (re)compute everything that involves a's members
-                    _fill_centroid(X, members, mstart, a, C[a], Aself)
+                    _fill_centroid(X, members, mstart, a, C, a, counts, Aself, nosq, nom)
                     for t in range(L):
                         g = neighbours[a, t]
                         if g < 0 or counts[g] > cap:
                             continue
-                        _fill_pair(X, members, mstart, a, g, Pa[t])
-                        _fill_centroid(X, members, mstart, a, C[g], Ato[t])
-                        _fill_centroid(X, members, mstart, g, C[a], Tto_a[t])
-                        _fill_centroid(X, members, mstart, g, C[g], Tself[t])
+                        _fill_pair(X, members, mstart, a, g, Pa[t], nom)
+                        _fill_centroid(X, members, mstart, a, C, g, counts, Ato[t], nosq, nom)
+                        _fill_centroid(X, members, mstart, g, C, a, counts, Tto_a[t], nosq, nom)
+                        _fill_centroid(X, members, mstart, g, C, g, counts, Tself[t], sTself[t], nom)
                     fresh = False
                 nb_ = counts[b]
                 nc = counts[c]
-                _fill_centroid(X, members, mstart, b, C[c], Btoc)
-                _fill_centroid(X, members, mstart, c, C[b], Ctob)
+                _fill_centroid(X, members, mstart, b, C, c, counts, Btoc, sBtoc, nom)
+                _fill_centroid(X, members, mstart, c, C, b, counts, Ctob, sCtob, nom)
                 ia = 1.0 / na
                 ib = 1.0 / nb_
                 ic = 1.0 / nc
@@ -470,8 +649,8 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                     mf = np.inf
                     mb = np.inf
                     for w in range(nc):
-                        r1 = np.sqrt(Btoc[v]) + np.sqrt(Tself[t2, w])
-                        r2 = np.sqrt(Ctob[w]) + np.sqrt(Tself[t1, v])
+                        r1 = sBtoc[v] + sTself[t2, w]
+                        r2 = sCtob[w] + sTself[t1, v]
                         ub = min(r1 * r1, r2 * r2) * (1.0 + 1e-9)
                         x = Btoc[v] - Tself[t2, w] - ub * ic
                         if x < mf:
@@ -494,7 +673,7 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                         break
                 if not hope:
                     continue
-                _fill_pair(X, members, mstart, b, c, Pbc)
+                _fill_pair(X, members, mstart, b, c, Pbc, nom)
                 for v in range(nb_):
                     mf = np.inf
                     mb = np.inf
@@ -535,35 +714,36 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                 su = mstart[a] + bu
                 sv = mstart[b] + bv
                 sw = mstart[c] + bw
-                iu = members[su]
-                iv = members[sv]
-                iw = members[sw]
-                if bdir == 0:  # iu: a -> b, iv: b -> c, iw: c -> a
-                    labels[iu] = b
-                    labels[iv] = c
-                    labels[iw] = a
-                    members[su] = iw
-                    members[sv] = iu
-                    members[sw] = iv
-                    for j in range(p):
-                        sums[a, j] += X[iw, j] - X[iu, j]
-                        sums[b, j] += X[iu, j] - X[iv, j]
-                        sums[c, j] += X[iv, j] - X[iw, j]
-                else:  # iu: a -> c, iw: c -> b, iv: b -> a
-                    labels[iu] = c
-                    labels[iw] = b
-                    labels[iv] = a
-                    members[su] = iv
-                    members[sw] = iu
-                    members[sv] = iw
-                    for j in range(p):
-                        sums[a, j] += X[iv, j] - X[iu, j]
-                        sums[c, j] += X[iu, j] - X[iw, j]
-                        sums[b, j] += X[iw, j] - X[iv, j]
+                if bdir == 0:  # a -> b -> c -> a
+                    _rotate(X, labels, sums, members, a, b, c, su, sv, sw, nom)
+                else:  # a -> c -> b -> a
+                    _rotate(X, labels, sums, members, a, c, b, su, sw, sv, nom)
                 for g in (a, b, c):
                     for j in range(p):
                         C[g, j] = sums[g, j] / counts[g]
                     stamp[g] = sweep
                 fresh = True
                 total += 1
+    tick[0] = t0 + G * dt
     return total
+
+
+@njit(cache=True)
+def _rotate(X, labels, sums, members, g1, g2, g3, s1, s2, s3, nom):
+    """The rows in member slots s1, s2, s3 of groups g1, g2, g3 move g1 -> g2 -> g3 -> g1."""
+    r1 = members[s1]
+    r2 = members[s2]
+    r3 = members[s3]
+    labels[r1] = g2
+    labels[r2] = g3
+    labels[r3] = g1
+    members[s1] = r3
+    members[s2] = r1
+    members[s3] = r2
+    for j in range(X.shape[1]):
+        sums[g1, j] += X[r3, j] - X[r1, j]
+        sums[g2, j] += X[r1, j] - X[r2, j]
+        sums[g3, j] += X[r2, j] - X[r3, j]
+    _nom_move(nom, r1, g1, g2)
+    _nom_move(nom, r2, g2, g3)
+    _nom_move(nom, r3, g3, g1)

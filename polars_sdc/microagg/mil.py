@@ -142,8 +142,9 @@ def _neighbour_lists(C: np.ndarray, L: int) -> np.ndarray:
     from scipy.spatial import cKDTree
 
     C = np.ascontiguousarray(C)
-    # (1 + eps)-approximate kd-tree search, then neighbour-of-neighbour rounds
-    idx = cKDTree(C).query(C, k=L + 1, eps=1.0)[1].astype(np.int64)
+    # (1 + eps)-approximate kd-tree search (on every core: the result does not depend on it),
+    # then neighbour-of-neighbour rounds
+    idx = cKDTree(C).query(C, k=L + 1, eps=1.0, workers=-1)[1].astype(np.int64)
     own = idx == np.arange(G)[:, None]
     drop = np.where(own.any(axis=1), own.argmax(axis=1), L)  # the row itself, else the farthest
     keep = np.ones_like(own)
@@ -157,6 +158,46 @@ def _neighbour_lists(C: np.ndarray, L: int) -> np.ndarray:
     return nb
 
 
+def _features_in(X: Any, k: Any) -> tuple[Any, np.ndarray, int]:
+    """(Features with nominal codes or None, numeric matrix, k) of MIL's input: a float matrix
+    or a :class:`~polars_sdc.microagg.features.Features` (nominal columns as codes)."""
+    from .features import Features
+
+    if isinstance(X, Features):
+        num, k = _check(X.numeric, k)
+        return (X if X.has_codes else None), num, k
+    X, k = _check(X, k)
+    return None, X, k
+
+
+def _nominal_centroids(F: Any, codes: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The nominal part of the group centroids in the one-hot embedding, for the neighbour
+    lists: (G, sum U) level frequencies times a_c (exact centroid distances, the lists of the
+    one-hot path) when that matrix is no larger than the numeric matrix and the codes plus
+    64 MiB (and ``ONEHOT_CAP_BYTES``); else each column with more than 16 levels projected on 16
+    random directions (Johnson-Lindenstrauss, fixed seed), O(G m) memory: approximate lists,
+    which only choose the candidate groups — every SSE change stays exact."""
+    from .features import ONEHOT_CAP_BYTES
+
+    G = counts.size
+    size = 8 * G * int(F.levels.sum())
+    exact = size <= min(ONEHOT_CAP_BYTES, 8 * F.numeric.size + 4 * F.codes.size + (64 << 20))
+    rng = np.random.default_rng(0)
+    blocks = []
+    for c in range(F.levels.size):
+        U = int(F.levels[c])
+        key = codes * U + F.codes[:, c]
+        if exact or U <= 16:
+            freq = np.bincount(key, minlength=G * U).reshape(G, U) / counts[:, None]
+            blocks.append(F.scale[c] * freq)
+        else:
+            R = rng.standard_normal((U, 16)) / 4.0  # E |R^T e_u - R^T e_v|^2 = 2
+            S = np.zeros((G, 16))
+            np.add.at(S, codes, R[F.codes[:, c]])
+            blocks.append(F.scale[c] * S / counts[:, None])
+    return np.hstack(blocks) if blocks else np.zeros((G, 0))
+
+
 def refine_mil(
     X: Any,
     labels: Any,
@@ -168,10 +209,16 @@ def refine_mil(
     max_sweeps: int = DEFAULT_MAX_SWEEPS,
     max_rounds: int | None = None,
     on_sweep: Any = None,
+    done: Any = None,
 ) -> np.ndarray:
     """Lower the SSE of the k-partition ``labels`` of the rows of X (n, p) by MIL; returns
     the new labels (the same group ids, rows moved). SSE never increases, every group keeps
     >= k rows and no group is created or emptied.
+
+    X is a float matrix or a :class:`~polars_sdc.microagg.features.Features` whose nominal
+    columns stay codes: their one-hot distances (thesis 3.1.3) are computed from per-group level
+    counts (``kernels/mil.py``), in O(n (p + m) + G m + sum U) memory with any number of
+    categories — the same moves as on ``Features.dense()`` (up to the rounding of exact ties).
 
     On one column with groups contiguous in sorted order, Algorithm 1 (:func:`mil_1d`) runs
     first. Then rounds of sweeps over the groups and their ``neighbours`` nearest groups
@@ -190,8 +237,14 @@ def refine_mil(
     ``EXACT_MAX_GROUPS`` = 8192 groups, where the lists are exact, O(G^2 p); beyond, 3 rounds
     with approximate NN-descent lists, so a fixed point is not guaranteed) and ``max_sweeps``
     bound the work. The order of work depends only on the partition, not on the id values.
-    O(n p + G L) memory. ``on_sweep(sweep, changed)``, if given, is called after every sweep
-    with the number of changes it made (the microaggregation pipeline's progress bar).
+    O(n (p + m) + G (L + m)) memory with m nominal columns (their neighbour search adds at
+    most 64 MiB, :func:`_nominal_centroids`). ``on_sweep(sweep, changed)``, if given, is called after every sweep
+    with the number of changes it made; ``done`` (float64), if given: done[0] is kept at the
+    share of the planned work done (up to 3 rounds, a third each, the first sweep of a round
+    3/4 of its third, counted group by group inside the 3-cycle pass; rounds beyond the third,
+    with exact lists, only re-test groups whose lists changed and are not counted) times
+    done[1] (1 if absent), for a progress bar's thread to read while the kernels run; it ends
+    at done[1].
 
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [10.0], [11.0]])
     >>> refine_mil(X, [0, 0, 0, 1, 1, 1], 2).tolist()
@@ -199,24 +252,30 @@ def refine_mil(
     >>> refine_mil(X, [0, 1, 0, 1, 0, 1], 3).tolist()   # exchanges: sizes stay 3
     [0, 0, 0, 1, 1, 1]
     """
-    X, k = _check(X, k)
+    F, X, k = _features_in(X, k)
     n, p = X.shape
     uniq, codes = _codes(labels, n, k)
     G = uniq.size
     check_int(neighbours, "neighbours", minimum=1)
+    tick = done if done is not None else np.zeros(1)  # the cycle pass advances tick[0] per group
+    unit = float(tick[1]) if tick.size > 1 else 1.0
     if G < 2:
+        tick[0] = unit
         return uniq[codes]
     from ..kernels.mil import (
+        change_threshold,
         group_members,
         group_stats,
         mil_1d_sorted,
         mil_cycle_pass,
         mil_exchange_pass,
         mil_move_pass,
+        no_nominal,
+        nominal_state,
     )
 
     X = X - X.mean(axis=0)  # centred: group sums stay small
-    if p == 1:
+    if p == 1 and F is None:
         runs = _sorted_runs(X[:, 0], codes, G)
         if runs is not None:
             order, seq = runs
@@ -225,13 +284,21 @@ def refine_mil(
             new_sizes, *_ = mil_1d_sorted(X[order, 0], sizes.astype(np.int64), k, 1_000_000)
             codes = np.empty(n, dtype=np.int64)
             codes[order] = np.repeat(seq[starts], new_sizes)
+    if F is not None:
+        CC, off, gid, gw = F.kernel_codes()
+        CC = np.ascontiguousarray(CC)
+    nom = no_nominal(n, G)  # None: the kernels' numeric-only compilation
+    atol = change_threshold(X, None if F is None else nominal_state(CC, off, gid, gw, np.zeros(n, dtype=np.int64), 1))
     if max_rounds is None:  # a fixed point with exact lists; at scale, the old 3 rounds
         max_rounds = DEFAULT_MAX_ROUNDS if G <= EXACT_MAX_GROUPS else DEFAULT_MAX_ROUNDS_LARGE
+    # progress: each of the planned rounds (at most 3 counted) is one share of the work, its
+    # first sweep 3/4 of it (advanced group by group inside the cycle pass), later sweeps the rest
+    planned = min(int(max_rounds), DEFAULT_MAX_ROUNDS_LARGE)
     stamp = np.zeros(G, dtype=np.int64)
     cap = min(3 * k, max(2 * k, _CYCLE_CAP))  # 3-cycles among groups of at most cap rows
     sweep = 1
     nb = None
-    for _ in range(max_rounds):
+    for rnd in range(max_rounds):
         # a round: neighbour lists from the current centroids, then sweeps until no change;
         # a later round re-examines only the groups whose neighbour lists changed, and the
         # rounds stop when the lists of the final centroids are the lists the last sweeps
@@ -248,7 +315,11 @@ def refine_mil(
         stamp = stamp[order]
         old_nb = None if nb is None else np.where(nb >= 0, perm[np.maximum(nb, 0)], -1)[order]
         counts, sums = group_stats(X, codes, G)
-        nb = _neighbour_lists(sums / counts[:, None], int(neighbours))
+        C = sums / counts[:, None]
+        if F is not None:
+            nom = nominal_state(CC, off, gid, gw, codes, G)
+            C = np.hstack((C, _nominal_centroids(F, codes, counts)))
+        nb = _neighbour_lists(C, int(neighbours))
         if old_nb is None:
             stamp[:] = sweep
         else:
@@ -263,20 +334,35 @@ def refine_mil(
             code = np.sort((np.minimum(a, b) * G + np.maximum(a, b))[keep])  # pairs in (low, high) order
             code = code[np.concatenate(([True], code[1:] != code[:-1]))]
             pairs = np.stack((code // G, code % G), axis=1)
+        share = unit / planned if rnd < planned else 0.0
+        base = unit * min(rnd, planned) / planned
+        rest = share / 4
+        first_sweep = True
         while sweep <= max_sweeps:
-            changed = mil_move_pass(X, codes, counts, sums, nb, k, stamp, sweep)
+            if first_sweep:
+                tick[0] = base
+            changed = mil_move_pass(X, codes, counts, sums, nb, k, stamp, sweep, nom, atol)
             if exchanges or cycles:
                 members = group_members(codes, counts)
                 mstart = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
             if exchanges:
-                changed += mil_exchange_pass(X, codes, counts, sums, members, mstart, pairs, stamp, sweep, 1_000)
+                changed += mil_exchange_pass(X, codes, counts, sums, members, mstart, pairs, stamp, sweep, 1_000,
+                                             nom, atol)
             if cycles:
-                changed += mil_cycle_pass(X, codes, counts, sums, members, mstart, nb, stamp, sweep, cap)
+                changed += mil_cycle_pass(X, codes, counts, sums, members, mstart, nb, stamp, sweep, cap, nom,
+                                          atol, tick, float(tick[0]), 0.75 * share / G if first_sweep else 0.0)
+            if first_sweep:
+                tick[0] = base + 0.75 * share
+            else:  # later sweeps: half of what is left of the round each
+                rest /= 2
+                tick[0] += rest
+            first_sweep = False
             if on_sweep is not None:
                 on_sweep(sweep, int(changed))
             sweep += 1
             if changed == 0:
                 break
+    tick[0] = unit
     return uniq[codes]
 
 
@@ -384,8 +470,14 @@ def mil_frame(
 
     from .._columns import check_k
     from ..partition import GROUP_DTYPE, canonical_ids, group_ids
-    from .features import feature_matrix
+    from .features import features
     from .pipeline import REFINERS
+
+    def qi(frame: Any) -> Any:  # MIL takes nominal columns as codes, annealing the one-hot matrix
+        F = features(frame, on, standardize=standardize, ordinal=ordinal, weights=weights)
+        if not F.has_codes:
+            return F.numeric
+        return F if refine == "mil" else F.dense(purpose=f"refine={refine!r}")
 
     refine, options = mil_refiner(refine, options)
     fn = REFINERS[refine]
@@ -397,8 +489,7 @@ def mil_frame(
     table = pl.DataFrame({"v": values, "c": np.arange(values.len(), dtype=np.int64)})
     codes = s.to_frame("v").join(table, on="v", how="left", maintain_order="left").get_column("c").to_numpy()
     if by is None:
-        X = feature_matrix(df, on, standardize=standardize, ordinal=ordinal, weights=weights)
-        new = np.asarray(fn(X, codes, k, **options), dtype=np.int64)
+        new = np.asarray(fn(qi(df), codes, k, **options), dtype=np.int64)
     else:
         from . import strata_rows
 
@@ -412,9 +503,8 @@ def mil_frame(
                 g = values[int(mine[np.flatnonzero(other >= 0)[0]])]
                 raise SDCError(f"column {group!r}: group {g!r} spans several strata of `by`; refine per stratum needs groups inside one stratum")
             seen[mine] = i
-            X = feature_matrix(df[rows], on, standardize=standardize, ordinal=ordinal, weights=weights)
             # anneal's ids are its own (0..G'-1 per stratum): offset past the ids used so far
-            out = np.asarray(fn(X, codes[rows], k, **options), dtype=np.int64)
+            out = np.asarray(fn(qi(df[rows]), codes[rows], k, **options), dtype=np.int64)
             new[rows] = out if refine == "mil" else out + n_used
             n_used += int(out.max()) + 1 if out.size else 0
     if refine != "mil":

@@ -104,7 +104,7 @@ REFINERS: dict[str, Callable[..., np.ndarray]] = {
 
 
 #: the refiners' progress callbacks: set by the pipeline's progress bar, not user options
-PROGRESS_HOOKS = ("on_stage", "on_sweep")
+PROGRESS_HOOKS = ("on_stage", "on_sweep", "done")
 
 
 def _refiner_options(refine: str, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -317,25 +317,30 @@ class MicroaggSpec:
         with pb.waiting(where + self.method.name, counter=options.get("done")):
             labels = np.asarray(self.method.partition(X, self.k, **options), dtype=np.uint32)
         if self.refine is not None:
-            # MIL / annealing move rows between group centroids: they take the one-hot matrix
-            # (capped at ONEHOT_CAP_BYTES, a clear error beyond it)
-            X = F.dense(purpose=f"refine={self.refine!r}")
+            # MIL takes nominal columns as codes (any number of categories); annealing moves
+            # rows between centroids of the one-hot matrix (capped at ONEHOT_CAP_BYTES)
+            X = X if self.refine == "mil" else F.dense(purpose=f"refine={self.refine!r}")
             options = dict(self.refine_options)
             if self.refine == "anneal" and pb.enabled and "on_stage" not in options:
                 options["on_stage"] = lambda s, stages: pb.set_postfix(f"{where}anneal stage {s}/{stages}")
             if self.refine == "mil" and pb.enabled and "on_sweep" not in options:
                 options["on_sweep"] = lambda s, changed: pb.set_postfix(f"{where}mil sweep {s}: {changed} changes")
-            with pb.waiting(where + self.refine):
+            if self.refine == "mil" and pb.enabled and pb.total is not None:  # MIL's share: one row per row
+                options["done"] = np.array([0.0, float(df.height)])
+            with pb.waiting(where + self.refine, counter=options.get("done")):
                 labels = np.asarray(REFINERS[self.refine](X, labels, self.k, **options), dtype=np.uint32)
         return labels
 
     def _bar(self, rows: int | None) -> Any:
         """The progress bar of a run (``progress=True``): rows grouped out of all (counted by
-        the kernel during the call for MDAV, else per finished stratum), or, without strata
+        the kernel during the call for MDAV, else per finished stratum; with ``refine="mil"``
+        twice the rows, the second half MIL's share of its planned work), or, without strata
         and without a counting kernel, the elapsed time of the one partition call."""
         from ..progress import bar
 
         steps = self.method.name + (f" + {self.refine}" if self.refine else "")
+        if rows is not None and self.refine == "mil":  # MIL counts its share of the work as rows too
+            rows *= 2
         return bar(self.progress, f"{steps} k={self.k}", total=rows, unit="rows")
 
     def strata(self, df: pl.DataFrame) -> list[tuple[Any, np.ndarray]]:
@@ -369,8 +374,9 @@ class MicroaggSpec:
                 part = self._run(df[rows], pb, f"stratum {i + 1}/{len(strata)}: ")
                 labels[rows] = part + offset
                 offset += int(part.max()) + 1
-                if before + rows.size > pb.n:  # what the kernel did not count
-                    pb.advance(before + rows.size - pb.n)
+                end = before + rows.size * (2 if self.refine == "mil" else 1)
+                if end > pb.n:  # what the kernels did not count
+                    pb.advance(end - pb.n)
         return pl.Series("group", canonical_ids(labels), dtype=GROUP_DTYPE)
 
     def apply(self, df: pl.DataFrame) -> pl.DataFrame:
