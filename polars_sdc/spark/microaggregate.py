@@ -3,8 +3,9 @@
 The blocks come from :mod:`polars_sdc.spark.blocking` (a kd-tree from a sample; every block
 holds >= k and <= ``block_rows`` records of one stratum). The rows are repartitioned by block,
 one Spark partition per block, and ``mapInArrow`` runs one task per block: it turns the
-block's Arrow batches into a Polars frame, sorts it by all its columns (a canonical order, so the result does not depend on the order in which the
-shuffle delivered the rows) and calls the public local method,
+block's Arrow batches into a Polars frame, sorts it by all its columns (a canonical order, so
+the result does not depend on the order in which the shuffle delivered the rows) and calls
+the public local method,
 ``df.sdc.microaggregate(k, on, method=..., refine=..., **options)``, with the z-scores of
 the whole table (the global standard deviations enter as per-column weights, so every block
 measures distance in the same units as a single-process run would). Every group of the
