@@ -1,18 +1,21 @@
 """The Spark back end against single-process polars_sdc, on standard normal data (p = 10, k = 5).
 
     python benchmarks/bench_spark.py                                 # n = 1e6, block_rows 10k / 30k / 100k
-    python benchmarks/bench_spark.py --n 1000000 10000000 --block-rows 100000 --no-global
+    python benchmarks/bench_spark.py --n 1000000 --block-rows 100000 --no-global --global-loss 7.9916 --repeat 3
+    python benchmarks/bench_spark.py --n 10000000 --block-rows 100000 --no-global --global-loss 7.9916
 
 For each n: global MDAV in one process (the quality reference; skipped with --no-global),
 then for each block_rows: the kd-tree blocks planned on Spark, the same blocks microaggregated
 one after the other in this process (the single-process peer: same work, no Spark), and the
-Spark run (local[2]: plan + blocks through groupBy(block).applyInArrow, written to Parquet).
+Spark run (local[2]: plan + one mapInArrow task per block, written to Parquet).
 Prints SSE/SST (percent), its ratio to global MDAV, wall seconds, seconds per million rows
 and Spark / single-process, in wall time and in CPU time (Spark: the driver plus the JVM and
-its Python workers, read from /proc; single process: this process). ``--repeat R`` runs Spark
-and the peer R times each, interleaved (S, L, S, L, ...), and prints each pair. Wall time on
-a shared 2-core machine: noisy; compare ratios within one run. ``--identity`` also times an
-identity ``applyInArrow`` over the same blocks (the cost of the Arrow round trip alone).
+its Python workers, read from /proc; single process: this process), then a ``RATIO`` line per
+(n, block_rows) with the mean over the runs. ``--repeat R`` runs Spark and the peer R times
+each, interleaved (S, L, S, L, ...), and prints each pair. Wall time on a shared 2-core machine:
+noisy; compare ratios within one run. ``--identity`` also times an identity ``mapInArrow``
+over the same blocks (the cost of the shuffle and the Arrow round trip alone); ``--cache``
+caches the input; ``--conf KEY=VALUE`` adds a Spark setting to the benchmark's session.
 Needs pyspark >= 4 and Java (PYSPARK_PYTHON and SPARK_LOCAL_IP are set here).
 """
 from __future__ import annotations
@@ -88,8 +91,8 @@ def identity(spark, sdf, plan, dst) -> None:
     schema = blocked.schema
     c0 = spark_cpu(spark)
     t = time.perf_counter()
-    blocked.groupBy(BLOCK, PART).applyInArrow(lambda table: table, schema).write.mode("overwrite").parquet(dst)
-    print(f"{'':>10} identity applyInArrow over the same blocks: {time.perf_counter() - t:.1f} s wall, "
+    blocked.mapInArrow(lambda batches: batches, schema).write.mode("overwrite").parquet(dst)
+    print(f"{'':>10} identity mapInArrow over the same blocks: {time.perf_counter() - t:.1f} s wall, "
           f"{spark_cpu(spark) - c0:.1f} s CPU", flush=True)
 
 
@@ -105,6 +108,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--batch", type=int, default=100_000, help="spark.sql.execution.arrow.maxRecordsPerBatch")
     ap.add_argument("--identity", action="store_true")
+    ap.add_argument("--cache", action="store_true",
+                    help="cache the Parquet input (the planning passes and the block stage read it from memory)")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                    help="an extra Spark session setting, e.g. spark.shuffle.compress=false (repeatable)")
     args = ap.parse_args()
 
     from pyspark.sql import SparkSession
@@ -112,7 +119,11 @@ def main() -> None:
     spark = (SparkSession.builder.master("local[2]").appName("bench_spark").config("spark.ui.enabled", "false")
              .config("spark.driver.memory", "6g").config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.shuffle.partitions", "8")
-             .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(args.batch)).getOrCreate())
+             .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(args.batch)))
+    for kv in args.conf:
+        key, _, value = kv.partition("=")
+        spark = spark.config(key, value)
+    spark = spark.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     tmp = tempfile.mkdtemp(prefix="bench_spark_")
     # warm-up: compile the kernels in this process and in the Spark workers
@@ -120,7 +131,8 @@ def main() -> None:
     warm.sdc.mdav(K, ON)
     sdcs.microaggregate(spark.createDataFrame(warm.to_arrow()), K, ON, block_rows=1000).count()
 
-    print(f"p = {P}, k = {K}, refine = {args.refine}, arrow batch = {args.batch}; seconds on a shared 2-core machine")
+    print(f"p = {P}, k = {K}, refine = {args.refine}, arrow batch = {args.batch}, cache = {args.cache}, "
+          f"extra settings = {args.conf or 'none'}; load average {os.getloadavg()[0]:.1f}")
     print(f"{'n':>10} {'block_rows':>10} {'blocks':>7} {'SSE/SST %':>10} {'/ global':>9} "
           f"{'plan s':>7} {'spark s':>8} {'s/1e6':>7} {'local s':>8} {'spark/local':>11} "
           f"{'plan cpu':>8} {'spark cpu':>9} {'local cpu':>9} {'cpu ratio':>9}")
@@ -138,7 +150,11 @@ def main() -> None:
             g_loss = args.global_loss
         sdf = spark.read.parquet(src)
         for b in args.block_rows:
+            ratios = []
             for rep in range(args.repeat):
+                if args.cache:
+                    sdf.unpersist(blocking=True)
+                    sdf = sdf.cache()   # filled by the first planning pass, inside the timed run
                 dst = os.path.join(tmp, f"out_{n}_{b}.parquet")
                 c0 = spark_cpu(spark)
                 t = time.perf_counter()
@@ -166,8 +182,18 @@ def main() -> None:
                 print(f"{n:>10} {b:>10} {plan.n_blocks:>7} {s_loss:>10.4f} {s_loss / g_loss:>9.3f} {tp:>7.1f} {ts:>8.1f} "
                       f"{ts / n * 1e6:>7.1f} {tl:>8.1f} {ts / tl:>11.2f} {cp:>8.1f} {cs:>9.1f} {cl:>9.1f} {cs / cl:>9.2f}",
                       flush=True)
+                ratios.append((ts / tl, cs / cl))
                 if args.identity:
                     identity(spark, sdf, plan, os.path.join(tmp, "identity.parquet"))
+
+            if not args.no_local:
+                w, c = np.array(ratios).T
+                print(f"RATIO n = {n}, block_rows = {b}: Spark / single process = {c.mean():.2f} in CPU time "
+                      f"(runs: {', '.join(f'{x:.2f}' for x in c)}), {w.mean():.2f} in wall time "
+                      f"(runs: {', '.join(f'{x:.2f}' for x in w)}); load average now {os.getloadavg()[0]:.1f}",
+                      flush=True)
+        if args.cache:
+            sdf.unpersist()
 
     spark.stop()
     import shutil

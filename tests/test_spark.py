@@ -131,6 +131,30 @@ def test_partition_labels_put_each_block_in_its_own_spark_partition(spark):
     assert parts == [[int(x)] for x in labels]
 
 
+def test_block_stage_runs_each_block_of_a_partition_once_in_block_order():
+    # the mapInArrow function: batches joined, one call per block (a partition normally holds
+    # one block; several are split by block id, increasing), empty partitions yield nothing
+    pa = pytest.importorskip("pyarrow")
+    from polars_sdc.spark._common import BLOCK
+    from polars_sdc.spark.microaggregate import partition_task
+
+    seen = []
+
+    def task(table):
+        seen.append((sorted(set(table.column(BLOCK).to_pylist())), table.num_rows))
+        return table.append_column("n", pa.array([table.num_rows] * table.num_rows))
+
+    run = partition_task(task)
+    batches = [pa.record_batch({BLOCK: pa.array(b, pa.int32()), "x": pa.array([1.0] * len(b))})
+               for b in ([7, 3, 7], [], [3, 3])]
+    out = pa.Table.from_batches(list(run(iter(batches))))
+    assert seen == [([3], 3), ([7], 2)]
+    assert out.column(BLOCK).to_pylist() == [3, 3, 3, 7, 7] and out.column("n").to_pylist() == [3, 3, 3, 2, 2]
+    assert list(run(iter(batches[1:2]))) == [] and seen == [([3], 3), ([7], 2)]
+    one = pa.Table.from_batches(list(run(iter(batches[2:]))))
+    assert one.num_rows == 2 and seen[-1] == ([3], 2)
+
+
 @pytest.mark.parametrize("method, refine, options", [
     ("mdav", None, {}), ("mdav", "mil", {}), ("vmdav", None, {"gamma": 0.5}), ("mhm", None, {"order": "kd-mdav"}),
 ])

@@ -2,7 +2,7 @@
 kernels doing the work inside each task (``pip install "polars_sdc[spark]"``).
 
 - :func:`microaggregate`: distributed kd-tree blocking (every block >= k and <= ``block_rows``
-  records of one stratum), then the local method per block by ``groupBy(block).applyInArrow``;
+  records of one stratum), then the local method per block (one ``mapInArrow`` task per block);
 - :func:`laplace`: per-row noise from ``(seed, column, key)``, identical to the local
   generator whatever the partitioning or task retries;
 - :func:`pram`, :func:`add_noise`, :func:`rank_swap`: the masking toolkit, equal to local

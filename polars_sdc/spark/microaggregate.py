@@ -1,10 +1,11 @@
 """Microaggregation on Spark: distributed blocking, then the local method inside each block.
 
 The blocks come from :mod:`polars_sdc.spark.blocking` (a kd-tree from a sample; every block
-holds >= k and <= ``block_rows`` records of one stratum). Each block is one group of
-``groupBy(by..., block).applyInArrow``: the task turns the Arrow batch into a Polars frame,
-sorts it by all its columns (a canonical order, so the result does not depend on the order in which the
-shuffle delivered the rows) and calls the public local method,
+holds >= k and <= ``block_rows`` records of one stratum). The rows are repartitioned by block,
+one Spark partition per block, and ``mapInArrow`` runs one task per block: it turns the
+block's Arrow batches into a Polars frame, sorts it by all its columns (a canonical order, so
+the result does not depend on the order in which the shuffle delivered the rows) and calls
+the public local method,
 ``df.sdc.microaggregate(k, on, method=..., refine=..., **options)``, with the z-scores of
 the whole table (the global standard deviations enter as per-column weights, so every block
 measures distance in the same units as a single-process run would). Every group of the
@@ -153,8 +154,32 @@ def microaggregate(
     if task_wrapper is not None:
         task = task_wrapper(task)
     # one task per block: repartition by a label whose hash partition is the block id, then
-    # group (the grouping keys include the label, so Spark reuses that partitioning)
+    # run the task on each partition's rows (mapInArrow: no sort by block, no grouping
+    # operator; the block ids are unique over the strata, so a partition holds one block)
     labels = partition_labels(plan.n_blocks)
     blocked = assign(sdf, plan, column=BLOCK, part_column=PART, part_labels=labels)
     blocked = blocked.repartition(plan.n_blocks, PART)
-    return blocked.groupBy(*plan.by, BLOCK, PART).applyInArrow(task, out_schema)
+    return blocked.mapInArrow(partition_task(task), out_schema)
+
+
+def partition_task(task: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """The ``mapInArrow`` function of the block stage: the record batches of one Spark
+    partition joined into one table, ``task`` run on each block in it (one, by construction
+    of the partition labels; several are split by block id, in increasing order, so the
+    result never depends on how the shuffle laid the blocks out), its result yielded as
+    record batches."""
+
+    def run(batches: Any) -> Any:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        batches = [b for b in batches if b.num_rows]
+        if not batches:
+            return
+        table = pa.Table.from_batches(batches)
+        ids = pc.unique(table.column(BLOCK)).to_pylist()
+        for b in sorted(ids):
+            part = table if len(ids) == 1 else table.filter(pc.equal(table.column(BLOCK), b))
+            yield from task(part).to_batches()
+
+    return run
