@@ -16,6 +16,14 @@ def sq_dist_rows(X, a, b):
 
 
 @njit(cache=True)
+def exchange_sums(X, sums, g, out, inn):
+    """sums[g] += X[inn] - X[out]: group g's coordinate sums after its member ``out`` is
+    replaced by row ``inn`` (exchanges and cycles of rows between groups)."""
+    for j in range(X.shape[1]):
+        sums[g, j] += X[inn, j] - X[out, j]
+
+
+@njit(cache=True)
 def widest_dim(X, rows, a, b):
     """The column with the widest range over the rows rows[a:b] of X (ties: lowest column)."""
     best = -1.0
