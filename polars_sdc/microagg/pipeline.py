@@ -317,9 +317,9 @@ class MicroaggSpec:
         with pb.waiting(where + self.method.name, counter=options.get("done")):
             labels = np.asarray(self.method.partition(X, self.k, **options), dtype=np.uint32)
         if self.refine is not None:
-            # MIL / annealing move rows between group centroids: they take the one-hot matrix
-            # (capped at ONEHOT_CAP_BYTES, a clear error beyond it)
-            X = F.dense(purpose=f"refine={self.refine!r}")
+            # MIL moves rows between group centroids on the one-hot matrix (capped at
+            # ONEHOT_CAP_BYTES, a clear error beyond it); the annealing takes the codes
+            X = F if self.refine == "anneal" and F.has_codes else F.dense(purpose=f"refine={self.refine!r}")
             options = dict(self.refine_options)
             if self.refine == "anneal" and pb.enabled and "on_stage" not in options:
                 options["on_stage"] = lambda s, stages: pb.set_postfix(f"{where}anneal stage {s}/{stages}")
