@@ -11,6 +11,15 @@ SSE = sum |x|^2 - n |c|^2 (thesis eq. 4.9 for one row in or out):
   taken from a group and its neighbours): sums of the one-row terms, applied in order.
 Groups keep between k and ``umax`` rows (a group that starts larger may only shrink).
 Random numbers come from Numba's generator, seeded by the caller for each stage.
+
+Nominal quasi-identifiers come as codes ``nom = (CC (m, n) int32, gid, gw, Q, acc)``, never
+one-hot (``nom=None``: numeric only, a separate compiled specialisation): a row of level u is
+at squared distance a_c^2 (n^2 - 2 n q_u + Q) / n^2 from the centroid of a group of n rows,
+q_u of them in level u and Q = sum_v q_v^2 (microagg/features.py), so each group keeps Q per
+column (updated on every move in O(group size)) and q_u is counted over its members (groups
+have bounded size): O(n (p + m) + S m) memory. Changes within ``tol`` are ties and never
+decide (a Metropolis step then draws its random number, an arg-min keeps the first
+candidate), so the one-hot matrix and its codes, which round differently, give the same run.
 """
 from __future__ import annotations
 

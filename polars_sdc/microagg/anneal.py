@@ -65,7 +65,7 @@ def _mil(X: np.ndarray | Features, labels: np.ndarray, k: int) -> np.ndarray:
 
 
 def refine_anneal(
-    X: Any,
+    X: np.ndarray | Features,
     labels: Any,
     k: int,
     *,
@@ -87,7 +87,9 @@ def refine_anneal(
     Domingo-Ferrer & Mateo-Sanz 2002; a group the input makes larger may only shrink), and
     the final MIL may enlarge a group only where that lowers the SSE. The SSE is never
     above the input's, and the result depends only on the partition (not its id values),
-    X and ``seed``.
+    X and ``seed``. X may be a :class:`~.features.Features` with nominal columns: the
+    annealing then works on their codes (no one-hot matrix; the same labels as on
+    ``X.dense()``; the MIL steps take the one-hot matrix until MIL takes codes).
 
     ``max_iter`` annealing steps in ``stages`` stages; the temperature falls geometrically
     from ``t_start`` to ``t_end`` times the mean squared distance of a row to its group
