@@ -24,6 +24,18 @@ def exchange_sums(X, sums, g, out, inn):
 
 
 @njit(cache=True)
+def exchange_rows(X, labels, members, sums, i, si, a, r, sr, b):
+    """Exchange row i (group a, at members[si]) with row r (group b, at members[sr]):
+    labels, member slots and the two groups' coordinate sums (counts are unchanged)."""
+    labels[i] = b
+    labels[r] = a
+    members[si] = r
+    members[sr] = i
+    exchange_sums(X, sums, a, i, r)
+    exchange_sums(X, sums, b, r, i)
+
+
+@njit(cache=True)
 def widest_dim(X, rows, a, b):
     """The column with the widest range over the rows rows[a:b] of X (ties: lowest column)."""
     best = -1.0

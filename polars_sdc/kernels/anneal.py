@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._common import exchange_sums, sq_dist_rows
+from ._common import exchange_rows, sq_dist_rows
 
 
 @njit(cache=True)
@@ -318,14 +318,9 @@ def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free
                 _swap_q(nom, mem, mstart, counts, b, j, i)
                 pi = pos[i]
                 pj = pos[j]
-                mem[pi] = j
-                mem[pj] = i
+                exchange_rows(X, labels, mem, sums, i, pi, a, j, pj, b)
                 pos[i] = pj
                 pos[j] = pi
-                labels[i] = b
-                labels[j] = a
-                exchange_sums(X, sums, a, i, j)
-                exchange_sums(X, sums, b, j, i)
         else:
             if na <= k or nb >= min(mcap[b], umax):
                 continue
