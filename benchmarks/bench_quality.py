@@ -9,7 +9,7 @@ against MDAV + MIL, and MIL's speed at scale.
 
 Prints:
 1. Census (13 columns z-scored), k = 3, 4, 5, 10: SSE/SST in % of MDAV, MDAV + MIL and MDAV +
-   MIL + annealing (default budget, seed 0), with wall and CPU time of the annealing, next to
+   MIL + annealing (default budget, ``--census-seeds``: mean +- sd over seeds), with wall and CPU time of the annealing, next to
    the targets (k = 3: <= 4.90 %, goal 4.80 %, best known 4.677 % from column generation;
    k = 4, 5, 10: 5 % below the old MDAV + MIL 6.6377 / 7.9581 / 12.0641).
 2. DS0-DS12 (one column, N = 1,000, k = 3..10, 5 seeds): mean SSE/SST of MDAV + MIL and of the
