@@ -13,7 +13,7 @@ Prints:
    the targets (k = 3: <= 4.90 %, goal 4.80 %, best known 4.677 % from column generation;
    k = 4, 5, 10: 5 % below the old MDAV + MIL 6.6377 / 7.9581 / 12.0641).
 2. DS0-DS12 (one column, N = 1,000, k = 3..10, 5 seeds): mean SSE/SST of MDAV + MIL and of the
-   annealing (a smaller budget, ``--ds-iter``) and the optimum (on one column the univariate
+   annealing (default budget, or ``--ds-iter``; ``--ds-k``, ``--ds-sets``, ``--seeds``) and the optimum (on one column the univariate
    Hansen-Mukherjee partition is exact), so the optimality gap is printed.
 3. Speed: MIL on MDAV's partition of standard normal n rows, p = 10, k = 5 (the refinement
    alone), then the annealing from the same partition with its gain over MIL.
