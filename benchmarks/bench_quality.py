@@ -9,11 +9,11 @@ against MDAV + MIL, and MIL's speed at scale.
 
 Prints:
 1. Census (13 columns z-scored), k = 3, 4, 5, 10: SSE/SST in % of MDAV, MDAV + MIL and MDAV +
-   MIL + annealing (default budget, seed 0), with wall and CPU time of the annealing, next to
+   MIL + annealing (default budget, ``--census-seeds``: mean +- sd over seeds), with wall and CPU time of the annealing, next to
    the targets (k = 3: <= 4.90 %, goal 4.80 %, best known 4.677 % from column generation;
    k = 4, 5, 10: 5 % below the old MDAV + MIL 6.6377 / 7.9581 / 12.0641).
 2. DS0-DS12 (one column, N = 1,000, k = 3..10, 5 seeds): mean SSE/SST of MDAV + MIL and of the
-   annealing (a smaller budget, ``--ds-iter``) and the optimum (on one column the univariate
+   annealing (default budget, or ``--ds-iter``; ``--ds-k``, ``--ds-sets``, ``--seeds``) and the optimum (on one column the univariate
    Hansen-Mukherjee partition is exact), so the optimality gap is printed.
 3. Speed: MIL on MDAV's partition of standard normal n rows, p = 10, k = 5 (the refinement
    alone), then the annealing from the same partition with its gain over MIL.
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 import numpy as np
 
@@ -59,52 +60,84 @@ def sse_lower_bound(X: np.ndarray, k: int) -> float:
     return float(np.min(C[:, m - 1] / (2 * m), axis=1).sum())
 
 
-def census_table(max_iter: int | None, seed: int, ks: tuple[int, ...] = (3, 4, 5, 10)) -> None:
-    print("\n## Census, 13 columns z-scored: SSE/SST in % (annealing: seed", seed, ")")
+def census_table(max_iter: int | None, seed: int, ks: tuple[int, ...] = (3, 4, 5, 10), **options: Any) -> dict[int, float]:
+    """One seed's census table; returns {k: annealed SSE/SST in %}."""
+    print("\n## Census, 13 columns z-scored: SSE/SST in % (annealing: seed", seed, *(f"{a}={v}" for a, v in options.items()), ")")
     Z = zscore(census().to_numpy().astype(np.float64))
     total = sst(Z)
     refine_anneal(Z[:60], partition_mdav(Z[:60], 3), 3, max_iter=1000)  # compile
     print(f"{'k':>3} | {'MDAV':>8} {'+MIL':>8} | {'+anneal':>8} {'target':>7} {'vs MIL':>7} | {'groups':>6} {'sizes':>6} | {'wall':>7} {'CPU':>7} | {'bound':>7} {'gap <=':>7}")
+    out = {}
     for k in ks:
         m = partition_mdav(Z, k)
         mm = refine_mil(Z, m, k)
-        kw = {} if max_iter is None else {"max_iter": max_iter}
+        kw = dict(options) if max_iter is None else {"max_iter": max_iter, **options}
         a, wall, cpu = _timed(refine_anneal, Z, m, k, seed=seed, **kw)
         x, y, z = (100 * sse(Z, lab) / total for lab in (m, mm, a))
         sz = np.bincount(a)
         lb = 100 * sse_lower_bound(Z, k) / total
-        print(f"{k:>3} | {x:8.4f} {y:8.4f} | {z:8.4f} {TARGETS[k]:7.3f} {100 * (z / y - 1):6.2f}% | {sz.size:6d} {sz.min():>2}-{sz.max():<3} | {wall:6.1f}s {cpu:6.1f}s | {lb:7.4f} {100 * (z / lb - 1):6.1f}%")
+        out[k] = z
+        print(f"{k:>3} | {x:8.4f} {y:8.4f} | {z:8.4f} {TARGETS.get(k, float('nan')):7.3f} {100 * (z / y - 1):6.2f}% | {sz.size:6d} {sz.min():>2}-{sz.max():<3} | {wall:6.1f}s {cpu:6.1f}s | {lb:7.4f} {100 * (z / lb - 1):6.1f}%", flush=True)
+    return out
 
 
-def ds_table(seeds: int, max_iter: int) -> None:
-    print(f"\n## DS0-DS12, N = 1,000, k = 3..10, {seeds} seeds: mean SSE/SST in % (annealing max_iter = {max_iter:,})")
-    print(f"{'set':5} | {'MDAV':>7} {'+MIL':>7} {'+anneal':>8} {'optimum':>8} | {'anneal vs MIL':>13} {'gap MIL':>8} {'gap anneal':>10}")
+def census_seeds(max_iter: int | None, seeds: list[int], ks: tuple[int, ...], **options: Any) -> None:
+    """:func:`census_table` for each seed, then mean +- sd (sample) over the seeds per k."""
+    runs = [census_table(max_iter, seed, ks, **options) for seed in seeds]
+    if len(seeds) < 2:
+        return
+    print(f"\n## Census over seeds {seeds}: annealed SSE/SST in %, mean +- sd (target met by)")
+    for k in ks:
+        v = np.array([r[k] for r in runs])
+        met = int(np.sum(v <= TARGETS.get(k, np.inf)))
+        print(f"k = {k:>2}: {v.mean():.4f} +- {v.std(ddof=1):.4f}  ({' / '.join(f'{x:.4f}' for x in v)}; target met by {met} of {v.size})", flush=True)
+
+
+def ds_table(seeds: int, max_iter: int | None, ks: tuple[int, ...] = tuple(range(3, 11)), sets: tuple[str, ...] | None = None) -> None:
+    """Mean SSE/SST per set over ``seeds`` seeds and the k in ``ks``; the relative gains are
+    means over k per seed, then mean +- sd (sample) over the seeds. ``max_iter=None``: the
+    annealing's default budget."""
+    sets = tuple(SYNTHETIC) if sets is None else sets
+    budget = "default budget" if max_iter is None else f"max_iter = {max_iter:,}"
+    print(f"\n## {sets[0]}-{sets[-1]}, N = 1,000, k = {','.join(map(str, ks))}, {seeds} seeds: mean SSE/SST in % (annealing {budget})")
+    print(f"{'set':5} | {'MDAV':>7} {'+MIL':>7} {'+anneal':>8} {'optimum':>8} | {'anneal vs MIL':>16} {'gap MIL':>8} {'gap anneal':>16}")
     refine_anneal(np.arange(30.0), np.arange(30) // 3, 3, max_iter=100)  # compile
+    kw = {} if max_iter is None else {"max_iter": max_iter}
     allr = []
-    t0 = time.perf_counter()
-    for name in SYNTHETIC:
+    t0, c0 = time.perf_counter(), time.process_time()
+    for name in sets:
         rows = []
         for seed in range(seeds):
             x = synthetic(name, seed=seed, n=1000)["x"].to_numpy()
             total = sst(x)
-            for k in range(3, 11):
+            for k in ks:
                 m = partition_mdav(x[:, None], k)
                 mm = refine_mil(x, m, k)
-                a = refine_anneal(x, m, k, max_iter=max_iter, seed=seed)
+                a = refine_anneal(x, m, k, seed=seed, **kw)
                 opt = partition_univariate(x[:, None], k)
                 rows.append([100 * sse(x, lab) / total for lab in (m, mm, a, opt)])
-        r = np.array(rows)
+        r = np.array(rows).reshape(seeds, len(ks), 4)
         allr.append(r)
-        mean = r.mean(axis=0)
-        rel = 100 * (r[:, 2] / r[:, 1] - 1).mean()
-        gm, ga = (100 * (r[:, j] / r[:, 3] - 1).mean() for j in (1, 2))
-        print(f"{name:5} | {mean[0]:7.4f} {mean[1]:7.4f} {mean[2]:8.4f} {mean[3]:8.4f} | {rel:12.2f}% {gm:7.2f}% {ga:9.2f}%")
-    r = np.concatenate(allr)
+        mean = r.mean(axis=(0, 1))
+        rel = 100 * (r[..., 2] / r[..., 1] - 1).mean(axis=1)
+        gm = 100 * (r[..., 1] / r[..., 3] - 1).mean()
+        ga = 100 * (r[..., 2] / r[..., 3] - 1).mean(axis=1)
+        print(f"{name:5} | {mean[0]:7.4f} {mean[1]:7.4f} {mean[2]:8.4f} {mean[3]:8.4f} | {_pm(rel)} {gm:7.2f}% {_pm(ga)}", flush=True)
+    r = np.stack(allr)  # (sets, seeds, ks, 4)
+    rel = 100 * (r[..., 2] / r[..., 1] - 1).mean(axis=(0, 2))
+    ga = 100 * (r[..., 2] / r[..., 3] - 1).mean(axis=(0, 2))
     print(
-        f"all   | anneal vs MIL {100 * (r[:, 2] / r[:, 1] - 1).mean():.2f} % (mean of ratios); "
-        f"gap to optimum: MIL {100 * (r[:, 1] / r[:, 3] - 1).mean():.2f} %, anneal {100 * (r[:, 2] / r[:, 3] - 1).mean():.2f} %; "
-        f"anneal optimal in {100 * np.mean(r[:, 2] <= r[:, 3] * (1 + 1e-9)):.0f} % of runs ({time.perf_counter() - t0:.0f} s)"
+        f"all   | anneal vs MIL {_pm(rel)} (mean of ratios, sd over seeds); "
+        f"gap to optimum: MIL {100 * (r[..., 1] / r[..., 3] - 1).mean():.2f} %, anneal {_pm(ga)}; "
+        f"anneal optimal in {100 * np.mean(r[..., 2] <= r[..., 3] * (1 + 1e-9)):.0f} % of runs "
+        f"({time.perf_counter() - t0:.0f} s wall, {time.process_time() - c0:.0f} s CPU)", flush=True
     )
+
+
+def _pm(v: np.ndarray) -> str:
+    """'mean +- sd %' (sample sd; one value: no sd)."""
+    sd = f" +- {v.std(ddof=1):.2f}" if v.size > 1 else ""
+    return f"{v.mean():6.2f}{sd} %"
 
 
 def speed(n: int, anneal: bool) -> None:
@@ -133,7 +166,11 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=100_000, help="rows for --speed (default 100,000)")
     ap.add_argument("--no-anneal", action="store_true", help="--speed: MIL only")
     ap.add_argument("--seeds", type=int, default=5)
-    ap.add_argument("--ds-iter", type=int, default=1_000_000)
+    ap.add_argument("--ds-iter", type=int, default=None, help="DS: annealing budget (default: the function's)")
+    ap.add_argument("--ds-k", default="3,4,5,6,7,8,9,10", help="DS: comma-separated k (default 3..10)")
+    ap.add_argument("--ds-sets", default=None, help="DS: comma-separated sets (default DS0..DS12)")
+    ap.add_argument("--neighbours", type=int, default=None, help="census: annealing neighbour groups")
+    ap.add_argument("--t-start", type=float, default=None, help="census: annealing start temperature")
     ap.add_argument("--max-iter", type=int, default=None, help="census: annealing budget (default: the function's)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--census-seeds", default=None, help="census: comma-separated seeds (default: --seed)")
@@ -142,10 +179,12 @@ def main() -> None:
     every = not (args.census or args.ds or args.speed)
     if every or args.census:
         ks = tuple(int(v) for v in args.k.split(","))
-        for seed in [args.seed] if args.census_seeds is None else [int(v) for v in args.census_seeds.split(",")]:
-            census_table(args.max_iter, seed, ks)
+        seeds = [args.seed] if args.census_seeds is None else [int(v) for v in args.census_seeds.split(",")]
+        options = {n: v for n, v in (("neighbours", args.neighbours), ("t_start", args.t_start)) if v is not None}
+        census_seeds(args.max_iter, seeds, ks, **options)
     if every or args.ds:
-        ds_table(args.seeds, args.ds_iter)
+        sets = None if args.ds_sets is None else tuple(args.ds_sets.split(","))
+        ds_table(args.seeds, args.ds_iter, tuple(int(v) for v in args.ds_k.split(",")), sets)
     if every or args.speed:
         speed(args.n, not args.no_anneal)
 

@@ -16,6 +16,26 @@ def sq_dist_rows(X, a, b):
 
 
 @njit(cache=True)
+def exchange_sums(X, sums, g, out, inn):
+    """sums[g] += X[inn] - X[out]: group g's coordinate sums after its member ``out`` is
+    replaced by row ``inn`` (exchanges and cycles of rows between groups)."""
+    for j in range(X.shape[1]):
+        sums[g, j] += X[inn, j] - X[out, j]
+
+
+@njit(cache=True)
+def exchange_rows(X, labels, members, sums, i, si, a, r, sr, b):
+    """Exchange row i (group a, at members[si]) with row r (group b, at members[sr]):
+    labels, member slots and the two groups' coordinate sums (counts are unchanged)."""
+    labels[i] = b
+    labels[r] = a
+    members[si] = r
+    members[sr] = i
+    exchange_sums(X, sums, a, i, r)
+    exchange_sums(X, sums, b, r, i)
+
+
+@njit(cache=True)
 def widest_dim(X, rows, a, b):
     """The column with the widest range over the rows rows[a:b] of X (ties: lowest column)."""
     best = -1.0

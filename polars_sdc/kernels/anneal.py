@@ -11,28 +11,85 @@ SSE = sum |x|^2 - n |c|^2 (thesis eq. 4.9 for one row in or out):
   taken from a group and its neighbours): sums of the one-row terms, applied in order.
 Groups keep between k and ``umax`` rows (a group that starts larger may only shrink).
 Random numbers come from Numba's generator, seeded by the caller for each stage.
+
+Nominal quasi-identifiers come as codes ``nom = (CC (m, n) int32, gid, gw, Q, acc)``, never
+one-hot (``nom=None``: numeric only, a separate compiled specialisation): a row of level u is
+at squared distance a_c^2 (n^2 - 2 n q_u + Q) / n^2 from the centroid of a group of n rows,
+q_u of them in level u and Q = sum_v q_v^2 (microagg/features.py), so each group keeps Q per
+column (updated on every move in O(group size)) and q_u is counted over its members (groups
+have bounded size): O(n (p + m) + S m) memory. Changes within ``tol`` are ties and never
+decide (a Metropolis step then draws its random number, an arg-min keeps the first
+candidate), so the one-hot matrix and its codes, which round differently, give the same run.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from ._common import sq_dist_rows
+from ._common import exchange_rows, sq_dist_rows
+
+
+@njit(cache=True)
+def _level_count(CC, c, u, mem, base, cnt):
+    """Rows among mem[base : base + cnt] whose code in nominal column c is u."""
+    q = 0
+    for t in range(cnt):
+        if CC[c, mem[base + t]] == u:
+            q += 1
+    return q
+
+
+@njit(cache=True)
+def _nominal_d2c(nom, mem, mstart, i, g, cnt):
+    """Nominal part of |x_i - c_g|^2: a_c^2 (cnt^2 - 2 cnt q + Q[g, c]) / cnt^2 per column
+    (q = rows of g in row i's level, Q[g, c] = sum over levels of their squared counts; the
+    integer numerators of columns with equal a_c add exactly, as in kernels/_common.py)."""
+    CC, gid, gw, Q, acc = nom
+    for w in range(gw.shape[0]):
+        acc[w] = 0
+    base = mstart[g]
+    for c in range(CC.shape[0]):
+        q = _level_count(CC, c, CC[c, i], mem, base, cnt)
+        acc[gid[c]] += cnt * cnt - 2 * cnt * q + Q[g, c]
+    t = 0.0
+    for w in range(gw.shape[0]):
+        t += gw[w] * acc[w]
+    return t / (cnt * cnt)
 
 
 @njit(cache=True, inline="always")
-def _d2c(X, i, sums, g, cnt):
-    """|x_i - c_g|^2 with c_g = sums[g] / cnt."""
+def _d2c(X, nom, mem, mstart, i, sums, g, cnt):
+    """|x_i - c_g|^2 with c_g the mean of the cnt = counts[g] rows mem[mstart[g]:]: numeric
+    part from sums[g] / cnt, plus the nominal part from the codes."""
     s = 0.0
     inv = 1.0 / cnt
     for j in range(X.shape[1]):
         d = X[i, j] - sums[g, j] * inv
         s += d * d
+    if nom is None:
+        return s
+    return s + _nominal_d2c(nom, mem, mstart, i, g, cnt)
+
+
+@njit(cache=True, inline="always")
+def _d2r(X, nom, i, j):
+    """|x_i - x_j|^2: numeric part plus 2 a_c^2 per nominal column where the codes differ."""
+    s = sq_dist_rows(X, i, j)
+    if nom is None:
+        return s
+    CC, gid, gw, Q, acc = nom
+    for w in range(gw.shape[0]):
+        acc[w] = 0
+    for c in range(CC.shape[0]):
+        if CC[c, i] != CC[c, j]:
+            acc[gid[c]] += 2
+    for w in range(gw.shape[0]):
+        s += gw[w] * acc[w]
     return s
 
 
-@njit(cache=True)
-def _remove(X, i, a, labels, counts, sums, mem, mstart, pos):
+@njit(cache=True, inline="always")
+def _remove(X, nom, i, a, labels, counts, sums, mem, mstart, pos):
     last = mem[mstart[a] + counts[a] - 1]
     mem[pos[i]] = last
     pos[last] = pos[i]
@@ -43,10 +100,19 @@ def _remove(X, i, a, labels, counts, sums, mem, mstart, pos):
     else:
         for j in range(X.shape[1]):
             sums[a, j] -= X[i, j]
+    if nom is None:
+        return
+    CC, gid, gw, Q, acc = nom
+    for c in range(CC.shape[0]):  # Q loses (q + 1)^2 - q^2, q = rows of i's level left
+        Q[a, c] -= 2 * _level_count(CC, c, CC[c, i], mem, mstart[a], counts[a]) + 1
 
 
-@njit(cache=True)
-def _add(X, i, b, labels, counts, sums, mem, mstart, pos):
+@njit(cache=True, inline="always")
+def _add(X, nom, i, b, labels, counts, sums, mem, mstart, pos):
+    if nom is not None:
+        CC, gid, gw, Q, acc = nom
+        for c in range(CC.shape[0]):
+            Q[b, c] += 2 * _level_count(CC, c, CC[c, i], mem, mstart[b], counts[b]) + 1
     t = mstart[b] + counts[b]
     mem[t] = i
     pos[i] = t
@@ -56,17 +122,60 @@ def _add(X, i, b, labels, counts, sums, mem, mstart, pos):
         sums[b, j] += X[i, j]
 
 
+@njit(cache=True, inline="always")
+def _swap_q(nom, mem, mstart, counts, g, out, inn):
+    """Q[g] after row ``out`` (a member of g) is replaced by row ``inn`` (not a member)."""
+    if nom is None:
+        return
+    CC, gid, gw, Q, acc = nom
+    base = mstart[g]
+    cnt = counts[g]
+    for c in range(CC.shape[0]):
+        u = CC[c, out]
+        v = CC[c, inn]
+        if u != v:
+            Q[g, c] += 2 * (_level_count(CC, c, v, mem, base, cnt) - _level_count(CC, c, u, mem, base, cnt)) + 2
+
+
 @njit(cache=True)
-def group_sse(X, labels, counts, sums):
-    """Total SSE of the state, recomputed from the rows."""
+def group_sse(X, nom, labels, counts, sums, mem, mstart):
+    """Total SSE of the state, recomputed from the rows (numeric part) and from the level
+    counts (nominal part: a_c^2 (cnt - Q[g, c] / cnt) per group)."""
     s = 0.0
+    inv = np.zeros(counts.shape[0])
+    for g in range(counts.shape[0]):
+        if counts[g] > 0:
+            inv[g] = 1.0 / counts[g]
     for i in range(X.shape[0]):
-        s += _d2c(X, i, sums, labels[i], counts[labels[i]])
+        g = labels[i]
+        for j in range(X.shape[1]):
+            d = X[i, j] - sums[g, j] * inv[g]
+            s += d * d
+    CC, gid, gw, Q, acc = nom
+    for g in range(counts.shape[0]):
+        if counts[g] == 0:
+            continue
+        for c in range(CC.shape[0]):
+            s += gw[gid[c]] * (counts[g] - Q[g, c] * inv[g])
     return s
 
 
 @njit(cache=True)
-def anneal_stage(X, labels, counts, sums, mem, mstart, mcap, pos, nbg, free, nfree, k, umax, t0, t1, iters, seed, p_swap, p_split):
+def level_squares(CC, labels, counts, mem, mstart):
+    """Q (S, m): per group slot and nominal column, the sum over levels of their squared counts."""
+    S = counts.shape[0]
+    Q = np.zeros((S, CC.shape[0]), dtype=np.int64)
+    for g in range(S):
+        for c in range(CC.shape[0]):
+            q = 0
+            for t in range(counts[g]):
+                q += _level_count(CC, c, CC[c, mem[mstart[g] + t]], mem, mstart[g], counts[g])
+            Q[g, c] = q
+    return Q
+
+
+@njit(cache=True)
+def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free, nfree, k, umax, t0, t1, iters, seed, p_swap, p_split, tol):
     """``iters`` annealing steps at temperatures falling geometrically from t0 to t1.
 
     Each step proposes, with probability ``p_split`` a dissolution or (equally often) a
@@ -98,45 +207,45 @@ def anneal_stage(X, labels, counts, sums, mem, mstart, mcap, pos, nbg, free, nfr
                 sse_a = 0.0
                 for t in range(na):
                     rows[t] = mem[mstart[a] + t]
-                    sse_a += _d2c(X, rows[t], sums, a, na)
+                    sse_a += _d2c(X, nom, mem, mstart, rows[t], sums, a, na)
                 delta = -sse_a
                 ok = True
                 for t in range(na):
                     r = rows[t]
-                    _remove(X, r, a, labels, counts, sums, mem, mstart, pos)
+                    _remove(X, nom, r, a, labels, counts, sums, mem, mstart, pos)
                     best = np.inf
                     bb = -1
                     for s in range(L):
                         b = nbg[a, s]
                         if b < 0 or b == a or counts[b] == 0 or counts[b] >= min(mcap[b], umax):
                             continue
-                        c = counts[b] / (counts[b] + 1.0) * _d2c(X, r, sums, b, counts[b])
-                        if c < best:
+                        c = counts[b] / (counts[b] + 1.0) * _d2c(X, nom, mem, mstart, r, sums, b, counts[b])
+                        if c < best - tol:
                             best = c
                             bb = b
                     if bb < 0:
-                        _add(X, r, a, labels, counts, sums, mem, mstart, pos)
+                        _add(X, nom, r, a, labels, counts, sums, mem, mstart, pos)
                         ok = False
                         # undo the rows already placed
                         for q in range(t):
                             r2 = rows[q]
-                            _remove(X, r2, dest[q], labels, counts, sums, mem, mstart, pos)
-                            _add(X, r2, a, labels, counts, sums, mem, mstart, pos)
+                            _remove(X, nom, r2, dest[q], labels, counts, sums, mem, mstart, pos)
+                            _add(X, nom, r2, a, labels, counts, sums, mem, mstart, pos)
                         break
                     dest[t] = bb
                     delta += best
-                    _add(X, r, bb, labels, counts, sums, mem, mstart, pos)
+                    _add(X, nom, r, bb, labels, counts, sums, mem, mstart, pos)
                 if not ok:
                     continue
-                if delta < 0.0 or np.random.random() < np.exp(-delta / T):
+                if delta < -tol or np.random.random() < np.exp(-delta / T):
                     total += delta
                     free[nfree[0]] = a
                     nfree[0] += 1
                 else:
                     for q in range(na - 1, -1, -1):
                         r2 = rows[q]
-                        _remove(X, r2, dest[q], labels, counts, sums, mem, mstart, pos)
-                        _add(X, r2, a, labels, counts, sums, mem, mstart, pos)
+                        _remove(X, nom, r2, dest[q], labels, counts, sums, mem, mstart, pos)
+                        _add(X, nom, r2, a, labels, counts, sums, mem, mstart, pos)
             else:
                 # create a group in a free slot: row i, then k - 1 times the row nearest the
                 # new group's centroid among a's and its neighbours' rows whose group keeps >= k
@@ -156,11 +265,11 @@ def anneal_stage(X, labels, counts, sums, mem, mstart, mcap, pos, nbg, free, nfr
                     for t in range(counts[b]):
                         cand_row[nc] = mem[mstart[b] + t]
                         nc += 1
-                delta = -na / (na - 1.0) * _d2c(X, i, sums, a, na)
+                delta = -na / (na - 1.0) * _d2c(X, nom, mem, mstart, i, sums, a, na)
                 rows[0] = i
                 dest[0] = a
-                _remove(X, i, a, labels, counts, sums, mem, mstart, pos)
-                _add(X, i, g, labels, counts, sums, mem, mstart, pos)
+                _remove(X, nom, i, a, labels, counts, sums, mem, mstart, pos)
+                _add(X, nom, i, g, labels, counts, sums, mem, mstart, pos)
                 got = 1
                 while got < k:
                     best = np.inf
@@ -170,28 +279,28 @@ def anneal_stage(X, labels, counts, sums, mem, mstart, mcap, pos, nbg, free, nfr
                         h = labels[r]
                         if h == g or counts[h] <= k:
                             continue
-                        d = _d2c(X, r, sums, g, counts[g])
-                        if d < best:
+                        d = _d2c(X, nom, mem, mstart, r, sums, g, counts[g])
+                        if d < best - tol:
                             best = d
                             br = r
                     if br < 0:
                         break
                     h = labels[br]
                     nh = counts[h]
-                    delta += counts[g] / (counts[g] + 1.0) * best - nh / (nh - 1.0) * _d2c(X, br, sums, h, nh)
+                    delta += counts[g] / (counts[g] + 1.0) * best - nh / (nh - 1.0) * _d2c(X, nom, mem, mstart, br, sums, h, nh)
                     rows[got] = br
                     dest[got] = h
-                    _remove(X, br, h, labels, counts, sums, mem, mstart, pos)
-                    _add(X, br, g, labels, counts, sums, mem, mstart, pos)
+                    _remove(X, nom, br, h, labels, counts, sums, mem, mstart, pos)
+                    _add(X, nom, br, g, labels, counts, sums, mem, mstart, pos)
                     got += 1
-                if got == k and (delta < 0.0 or np.random.random() < np.exp(-delta / T)):
+                if got == k and (delta < -tol or np.random.random() < np.exp(-delta / T)):
                     total += delta
                     nfree[0] -= 1
                 else:
                     for q in range(got - 1, -1, -1):
                         r2 = rows[q]
-                        _remove(X, r2, g, labels, counts, sums, mem, mstart, pos)
-                        _add(X, r2, dest[q], labels, counts, sums, mem, mstart, pos)
+                        _remove(X, nom, r2, g, labels, counts, sums, mem, mstart, pos)
+                        _add(X, nom, r2, dest[q], labels, counts, sums, mem, mstart, pos)
             continue
         b = nbg[a, np.random.randint(0, L)]
         if b < 0 or b == a or counts[b] == 0:
@@ -200,29 +309,94 @@ def anneal_stage(X, labels, counts, sums, mem, mstart, mcap, pos, nbg, free, nfr
         if u < p_split + p_swap:
             j = mem[mstart[b] + np.random.randint(0, nb)]
             delta = (
-                _d2c(X, j, sums, a, na) - _d2c(X, i, sums, a, na) + _d2c(X, i, sums, b, nb) - _d2c(X, j, sums, b, nb)
-                - sq_dist_rows(X, i, j) * (1.0 / na + 1.0 / nb)
+                _d2c(X, nom, mem, mstart, j, sums, a, na) - _d2c(X, nom, mem, mstart, i, sums, a, na) + _d2c(X, nom, mem, mstart, i, sums, b, nb) - _d2c(X, nom, mem, mstart, j, sums, b, nb)
+                - _d2r(X, nom, i, j) * (1.0 / na + 1.0 / nb)
             )
-            if delta < 0.0 or np.random.random() < np.exp(-delta / T):
+            if delta < -tol or np.random.random() < np.exp(-delta / T):
                 total += delta
+                _swap_q(nom, mem, mstart, counts, a, i, j)
+                _swap_q(nom, mem, mstart, counts, b, j, i)
                 pi = pos[i]
                 pj = pos[j]
-                mem[pi] = j
-                mem[pj] = i
+                exchange_rows(X, labels, mem, sums, i, pi, a, j, pj, b)
                 pos[i] = pj
                 pos[j] = pi
-                labels[i] = b
-                labels[j] = a
-                for q in range(p):
-                    d = X[j, q] - X[i, q]
-                    sums[a, q] += d
-                    sums[b, q] -= d
         else:
             if na <= k or nb >= min(mcap[b], umax):
                 continue
-            delta = nb / (nb + 1.0) * _d2c(X, i, sums, b, nb) - na / (na - 1.0) * _d2c(X, i, sums, a, na)
-            if delta < 0.0 or np.random.random() < np.exp(-delta / T):
+            delta = nb / (nb + 1.0) * _d2c(X, nom, mem, mstart, i, sums, b, nb) - na / (na - 1.0) * _d2c(X, nom, mem, mstart, i, sums, a, na)
+            if delta < -tol or np.random.random() < np.exp(-delta / T):
                 total += delta
-                _remove(X, i, a, labels, counts, sums, mem, mstart, pos)
-                _add(X, i, b, labels, counts, sums, mem, mstart, pos)
+                _remove(X, nom, i, a, labels, counts, sums, mem, mstart, pos)
+                _add(X, nom, i, b, labels, counts, sums, mem, mstart, pos)
     return total
+
+
+@njit(cache=True)
+def slot_neighbours(sums, counts, nom, off, mem, mstart, L, tol):
+    """(S, L') neighbour lists over the group slots, L' = max(1, min(L, live - 1)): for each
+    non-empty slot the L' non-empty slots whose centroids are nearest, by brute force
+    (O(G^2 (p + m k))); rows of empty slots and pads are -1. Distances within ``tol`` count
+    as tied and go to the lower slot id, so the lists do not depend on rounding (the one-hot
+    matrix and its codes give the same lists). Nominal part of |c_g - c_h|^2, per column:
+    a_c^2 (Q_g / n_g^2 + Q_h / n_h^2 - 2 P / (n_g n_h)), P = sum over levels of n_g,v n_h,v."""
+    S, p = sums.shape
+    CC, gid, gw, Q, acc = nom
+    mc = CC.shape[0]
+    live = np.flatnonzero(counts > 0)
+    G = live.shape[0]
+    Lq = max(1, min(L, G - 1))
+    out = np.full((S, Lq), -1, dtype=np.int64)
+    if G < 2:
+        return out
+    C = np.empty((G, p))
+    for t in range(G):
+        g = live[t]
+        for j in range(p):
+            C[t, j] = sums[g, j] / counts[g]
+    qcnt = np.zeros(off[mc] if mc > 0 else 0, dtype=np.int64)
+    bd = np.empty(Lq)
+    bi = np.empty(Lq, dtype=np.int64)
+    for t in range(G):
+        g = live[t]
+        ng = counts[g]
+        for c in range(mc):
+            for r in range(ng):
+                qcnt[off[c] + CC[c, mem[mstart[g] + r]]] += 1
+        found = 0
+        for s in range(G):
+            if s == t:
+                continue
+            h = live[s]
+            d = 0.0
+            for j in range(p):
+                e = C[t, j] - C[s, j]
+                d += e * e
+            if mc > 0:
+                nh = counts[h]
+                x = 0.0
+                for c in range(mc):
+                    P = 0
+                    for r in range(nh):
+                        P += qcnt[off[c] + CC[c, mem[mstart[h] + r]]]
+                    x += gw[gid[c]] * (Q[g, c] / (ng * ng) + Q[h, c] / (nh * nh) - 2.0 * P / (ng * nh))
+                d += x
+            # ties within tol go to the lower id (candidates come in increasing id order)
+            if found == Lq:
+                if not d < bd[Lq - 1] - tol:
+                    continue
+                found -= 1
+            u = found
+            while u > 0 and bd[u - 1] > d + tol:
+                bd[u] = bd[u - 1]
+                bi[u] = bi[u - 1]
+                u -= 1
+            bd[u] = d
+            bi[u] = h
+            found += 1
+        for u in range(found):
+            out[g, u] = bi[u]
+        for c in range(mc):
+            for r in range(ng):
+                qcnt[off[c] + CC[c, mem[mstart[g] + r]]] = 0
+    return out

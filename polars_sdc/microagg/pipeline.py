@@ -317,9 +317,8 @@ class MicroaggSpec:
         with pb.waiting(where + self.method.name, counter=options.get("done")):
             labels = np.asarray(self.method.partition(X, self.k, **options), dtype=np.uint32)
         if self.refine is not None:
-            # MIL takes nominal columns as codes (any number of categories); annealing moves
-            # rows between centroids of the one-hot matrix (capped at ONEHOT_CAP_BYTES)
-            X = X if self.refine == "mil" else F.dense(purpose=f"refine={self.refine!r}")
+            # MIL and the annealing take nominal columns as codes (any number of categories):
+            # X is already Features with codes, or the numeric matrix
             options = dict(self.refine_options)
             if self.refine == "anneal" and pb.enabled and "on_stage" not in options:
                 options["on_stage"] = lambda s, stages: pb.set_postfix(f"{where}anneal stage {s}/{stages}")
