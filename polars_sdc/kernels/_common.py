@@ -66,6 +66,18 @@ def group_sums(X, labels, n_groups):
     return counts, sums
 
 
+@njit(cache=True)
+def group_means(X, labels, n_groups):
+    """(counts (G,), means (G, p)) of the rows of X (n, p) per label in [0, n_groups) (the
+    sums of :func:`group_sums` in row order, each divided by its count; empty groups: 0)."""
+    counts, sums = group_sums(X, labels, n_groups)
+    for g in range(n_groups):
+        if counts[g] > 0:
+            for j in range(X.shape[1]):
+                sums[g, j] /= counts[g]
+    return counts, sums
+
+
 # -- nominal columns as codes (the discrete distance without a one-hot matrix) ---------------
 # A nominal column c with one-hot value a_c adds a_c^2 I / m^2 to the squared distance from a
 # row of category u to the mean of m rows with qcnt[v] of them in category v, where
@@ -144,3 +156,27 @@ def add_nominal(CC, b, w, buf, nom):
         for g in range(G):
             s += gw[g] * acc[g, t]
         buf[t] += s / m2
+
+
+@njit(cache=True)
+def nominal_row_dist(C, i, cc, gid, gw):
+    """Squared distance of the nominal columns between row i of the row-major codes C (N, mc)
+    and the codes cc (mc,) of another row: gw[g] * 2 * (number of columns of weight group g
+    whose codes differ), summed over the groups; the value :func:`nominal_part` gives for a
+    point query (m = 1), so exact ties stay ties."""
+    mc = C.shape[1]
+    G = gw.shape[0]
+    if G == 1:
+        t = 0
+        for c in range(mc):
+            if C[i, c] != cc[c]:
+                t += 2
+        return gw[0] * t / 1.0
+    s = 0.0
+    for g in range(G):
+        t = 0
+        for c in range(mc):
+            if gid[c] == g and C[i, c] != cc[c]:
+                t += 2
+        s += gw[g] * t
+    return s / 1.0

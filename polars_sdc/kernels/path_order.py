@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._common import sq_dist_rows, widest_dim
+from ._common import group_means, mean_query, nominal_part, nominal_row_dist, sq_dist_rows, widest_dim
 from .mdav import mdav_labels
 
 
@@ -37,13 +37,35 @@ from .mdav import mdav_labels
 @njit(cache=True)
 def farthest_from_centroid(X):
     """Row farthest from the column means (ties: lowest row) — the start of every path."""
+    n = X.shape[0]
+    return farthest_from_centroid_codes(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
+                                        np.empty(0, dtype=np.int64), np.ones(1))
+
+
+@njit(cache=True)
+def farthest_from_centroid_codes(X, C, off, gid, gw):
+    """:func:`farthest_from_centroid` with nominal columns as row-major codes C (n, mc) (level
+    offsets ``off``, weight group ``gid`` and a^2 ``gw`` of each column, :mod:`._common`):
+    the distance to the centroid of their one-hot embedding from the level counts."""
     n, p = X.shape
+    mc = C.shape[1]
     c = np.zeros(p)
     for i in range(n):
         for d in range(p):
             c[d] += X[i, d]
     for d in range(p):
         c[d] /= n
+    cnt = np.zeros(off[mc], dtype=np.int64)
+    Q = np.zeros(mc, dtype=np.int64)
+    for i in range(n):
+        for j in range(mc):
+            u = off[j] + C[i, j]
+            Q[j] += 2 * cnt[u] + 1
+            cnt[u] += 1
+    K = np.empty(mc, dtype=np.int64)
+    tq, m2 = mean_query(cnt, Q, n, K)
+    CC = np.ascontiguousarray(C.T)
+    acc = np.empty((gw.shape[0], 1), dtype=np.int64)
     best = -1.0
     r = 0
     for i in range(n):
@@ -51,37 +73,67 @@ def farthest_from_centroid(X):
         for d in range(p):
             v = X[i, d] - c[d]
             s += v * v
+        if mc > 0:
+            s += nominal_part(CC, i, off, gid, gw, cnt, K, tq, m2, acc)
         if s > best:
             best = s
             r = i
     return r
 
 
+@njit(cache=True)
+def _d2(X, C, gid, gw, a, b):
+    """Squared distance between rows a and b: numeric columns of X plus nominal codes C."""
+    s = sq_dist_rows(X, a, b)
+    if C.shape[1] > 0:
+        s += nominal_row_dist(C, a, C[b], gid, gw)
+    return s
+
+
 # ---------------------------------------------------------------------------------------
 # A: nearest point next
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def npn_order(X):
     """Nearest Point Next path (Suzaki et al. section 3.2): start at the record farthest from the
     centroid, then repeatedly the nearest unvisited record. O(n^2 p) time, O(n p) memory.
     """
+    n = X.shape[0]
+    return npn_order_codes(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
+                           np.empty(0, dtype=np.int64), np.ones(1), np.zeros(1, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def npn_order_codes(X, C, off, gid, gw, done):
+    """:func:`npn_order` on numeric features X (n, p) plus nominal columns as row-major codes
+    C (n, mc) (see :func:`farthest_from_centroid_codes`): the path on their one-hot
+    embedding, in O(n (p + mc) + sum U) memory. ``done[0]``: rows visited so far (the GIL is
+    released, so another thread can show progress)."""
     n, p = X.shape
+    mc = C.shape[1]
     order = np.empty(n, dtype=np.int64)
     if n == 0:
         return order
     A = X.copy()
+    AC = C.copy()
     idx = np.arange(n)
     cur = np.empty(p)
-    pos = farthest_from_centroid(X)
+    curc = np.empty(mc, dtype=C.dtype)
+    pos = farthest_from_centroid_codes(X, C, off, gid, gw)
     m = n
     for t in range(n):
+        done[0] = t
         r = idx[pos]
         order[t] = r
         for d in range(p):
             cur[d] = A[pos, d]
+        for j in range(mc):
+            curc[j] = AC[pos, j]
         m -= 1  # swap-remove pos
         if pos != m:
             for d in range(p):
                 A[pos, d] = A[m, d]
+            for j in range(mc):
+                AC[pos, j] = AC[m, j]
             idx[pos] = idx[m]
         if m == 0:
             break
@@ -92,6 +144,8 @@ def npn_order(X):
             for d in range(p):
                 v = A[i, d] - cur[d]
                 s += v * v
+            if mc > 0:
+                s += nominal_row_dist(AC, i, curc, gid, gw)
             if pos < 0 or s < best or (s == best and idx[i] < idx[pos]):
                 best = s
                 pos = i
@@ -101,11 +155,11 @@ def npn_order(X):
 # ---------------------------------------------------------------------------------------
 # block paths (A' and the variable grid share the walk inside blocks)
 @njit(cache=True)
-def _nearest_in_block(X, cur, b, start, cnt, pts, best, bp):
+def _nearest_in_block(X, C, gid, gw, cur, b, start, cnt, pts, best, bp):
     """Nearest unvisited record of block b to row cur, improving on (best, bp)."""
     for t in range(start[b], start[b] + cnt[b]):
         q = pts[t]
-        s = sq_dist_rows(X, cur, q)
+        s = _d2(X, C, gid, gw, q, cur)
         if bp < 0 or s < best or (s == best and q < bp):
             best = s
             bp = q
@@ -157,32 +211,37 @@ def _block_csr(block_of, n_blocks):
 
 
 @njit(cache=True)
-def _ring_next(X, cur, b, coords, start, cnt, pts, active, n_active):
+def _ring_next(X, C, gid, gw, cur, b, coords, pn, gm1, start, cnt, pts, active, n_active):
     """Procedure A' when block b is exhausted: the nearest record to row cur in the nearest
-    Chebyshev ring (cell coordinates ``coords``) of occupied blocks."""
+    Chebyshev ring (cell coordinates ``coords``, see :func:`_chebyshev`) of occupied blocks."""
     best = np.inf
     bp = -1
     rmin = np.iinfo(np.int64).max
     for a in range(n_active):
-        rmin = min(rmin, _chebyshev(coords, active[a], b))
+        rmin = min(rmin, _chebyshev(coords, active[a], b, pn, gm1))
     for a in range(n_active):
         c = active[a]
-        if _chebyshev(coords, c, b) == rmin:
-            best, bp = _nearest_in_block(X, cur, c, start, cnt, pts, best, bp)
+        if _chebyshev(coords, c, b, pn, gm1) == rmin:
+            best, bp = _nearest_in_block(X, C, gid, gw, cur, c, start, cnt, pts, best, bp)
     return bp
 
 
 @njit(cache=True)
-def _chebyshev(coords, c, b):
-    """Chebyshev distance between the grid cells of blocks c and b."""
+def _chebyshev(coords, c, b, pn, gm1):
+    """Chebyshev distance between the grid cells of blocks c and b: the first ``pn``
+    coordinates are cell indices; the others are category codes of nominal columns, whose
+    one-hot cells (0 or the top cell gm1 on each level) differ by gm1 when the codes do."""
     r = 0
-    for d in range(coords.shape[1]):
+    for d in range(pn):
         r = max(r, abs(coords[c, d] - coords[b, d]))
+    for d in range(pn, coords.shape[1]):
+        if coords[c, d] != coords[b, d]:
+            r = max(r, gm1)
     return r
 
 
 @njit(cache=True)
-def _bfs_next(X, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, active, n_active):
+def _bfs_next(X, C, gid, gw, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, active, n_active):
     """The variable grid when block b is exhausted: breadth-first search of the block graph
     (CSR deg / nbr) layer by layer from b, stopping at the first layer holding unvisited
     records; the nearest of them to row cur (a disconnected remainder is searched whole).
@@ -210,19 +269,20 @@ def _bfs_next(X, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, active, n_ac
             w = queue[e]
             if cnt[w] > 0:
                 found = True
-                best, bp = _nearest_in_block(X, cur, w, start, cnt, pts, best, bp)
+                best, bp = _nearest_in_block(X, C, gid, gw, cur, w, start, cnt, pts, best, bp)
     if not found:
         for a in range(n_active):
-            best, bp = _nearest_in_block(X, cur, active[a], start, cnt, pts, best, bp)
+            best, bp = _nearest_in_block(X, C, gid, gw, cur, active[a], start, cnt, pts, best, bp)
     return bp
 
 
-@njit(cache=True)
-def _block_walk(X, block_of, n_blocks, coords, deg, nbr):
+@njit(cache=True, nogil=True)
+def _block_walk(X, C, off, gid, gw, block_of, n_blocks, coords, pn, gm1, deg, nbr, done):
     """The nearest-next walk shared by procedure A' and the variable grid: start at the row
     farthest from the centroid; next is the nearest unvisited row of the current block; an
-    exhausted block passes on by :func:`_ring_next` (grid: ``coords`` (B, p) cell
-    coordinates, ``deg`` empty) or :func:`_bfs_next` (variable grid: block graph deg / nbr)."""
+    exhausted block passes on by :func:`_ring_next` (grid: ``coords`` (B, .) cell
+    coordinates, ``deg`` empty) or :func:`_bfs_next` (variable grid: block graph deg / nbr).
+    Nominal columns: codes C (see :func:`npn_order_codes`). ``done[0]``: rows visited."""
     n = X.shape[0]
     start, cnt, pts, slot = _block_csr(block_of, n_blocks)
     active = np.arange(n_blocks)
@@ -232,46 +292,68 @@ def _block_walk(X, block_of, n_blocks, coords, deg, nbr):
     seen = np.full(n_blocks if graph else 0, -1, dtype=np.int64)
     queue = np.empty(n_blocks if graph else 0, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
-    cur = farthest_from_centroid(X)
+    cur = farthest_from_centroid_codes(X, C, off, gid, gw)
     for t in range(n):
+        done[0] = t
         order[t] = cur
         n_active = _visit(cur, block_of, start, cnt, pts, slot, active, active_pos, n_active)
         if t == n - 1:
             break
         b = block_of[cur]
         if cnt[b] > 0:
-            best, bp = _nearest_in_block(X, cur, b, start, cnt, pts, np.inf, -1)
+            best, bp = _nearest_in_block(X, C, gid, gw, cur, b, start, cnt, pts, np.inf, -1)
         elif graph:
-            bp = _bfs_next(X, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, active, n_active)
+            bp = _bfs_next(X, C, gid, gw, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, active, n_active)
         else:
-            bp = _ring_next(X, cur, b, coords, start, cnt, pts, active, n_active)
+            bp = _ring_next(X, C, gid, gw, cur, b, coords, pn, gm1, start, cnt, pts, active, n_active)
         cur = bp
     return order
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def grid_path(X, block_of, coords):
     """Procedure A' on a uniform grid: ``block_of[i]`` is row i's block (0..B-1) and
     ``coords`` (B, p) the integer cell coordinates of each block."""
-    return _block_walk(X, block_of, coords.shape[0], coords, np.empty(0, dtype=np.int64),
-                       np.empty(0, dtype=np.int64))
+    n = X.shape[0]
+    return _block_walk(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64),
+                       np.ones(1), block_of, coords.shape[0], coords, coords.shape[1], 0,
+                       np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64))
 
 
-def grid_order(X: np.ndarray, cells_per_dim: int) -> np.ndarray:
+def grid_order(X: np.ndarray, cells_per_dim: int, codes: tuple | None = None,
+               done: np.ndarray | None = None) -> np.ndarray:
     """Grid-block NPN (procedure A'): every dimension's range cut into ``cells_per_dim``
     equal slices; only occupied cells become blocks (a hash of the cell coordinates, so the
-    number of dimensions does not matter); then :func:`grid_path`."""
+    number of dimensions does not matter); then the walk of :func:`grid_path`.
+
+    ``codes`` = (C, off, gid, gw): nominal columns as codes (:func:`npn_order_codes`), the
+    same path as on their one-hot embedding without building it: a one-hot coordinate holds
+    0 or a, so its cell is 0 or the top one; a column's cells are a function of its code
+    (when it has >= 2 levels present, a > 0 and >= 2 slices), two different codes are the
+    top cell apart in Chebyshev distance. ``done[0]``: rows visited so far.
+
+    >>> grid_order(np.array([[0.0], [10.0], [1.0], [9.0]]), 2).tolist()
+    [0, 2, 3, 1]
+    """
     X = np.ascontiguousarray(X, dtype=np.float64)
     n, p = X.shape
     if n == 0:
         return np.empty(0, dtype=np.int64)
+    C, off, gid, gw = codes if codes is not None else (np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
+                                                       np.empty(0, dtype=np.int64), np.ones(1))
     g = max(int(cells_per_dim), 1)
     lo = X.min(axis=0)
     span = X.max(axis=0) - lo
     scale = np.where(span > 0, g / np.where(span > 0, span, 1.0), 0.0)
     cells = np.minimum(((X - lo) * scale).astype(np.int64), g - 1)
+    if C.shape[1]:
+        live = (C.min(axis=0) < C.max(axis=0)) & (gw[gid] > 0) & (g >= 2)
+        cells = np.hstack([cells, np.where(live, C, 0).astype(np.int64)])
     coords, block_of = np.unique(cells, axis=0, return_inverse=True)
-    return grid_path(X, np.ascontiguousarray(block_of.ravel(), dtype=np.int64), np.ascontiguousarray(coords))
+    return _block_walk(X, np.ascontiguousarray(C, dtype=np.int32), off, gid, gw,
+                       np.ascontiguousarray(block_of.ravel(), dtype=np.int64), coords.shape[0],
+                       np.ascontiguousarray(coords), p, g - 1, np.empty(0, dtype=np.int64),
+                       np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64) if done is None else done)
 
 
 # ---------------------------------------------------------------------------------------
@@ -466,15 +548,22 @@ def _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi):
     return deg, nbr
 
 
-@njit(cache=True)
-def vgrid_order(X, leaf_size):
+def vgrid_order(X: np.ndarray, leaf_size: int, done: np.ndarray | None = None) -> np.ndarray:
     """Variable-size grid NPN (Suzaki et al. section 5.3): see the module docstring.
 
     Blocks hold at most ``leaf_size`` records (unless identical). Inside a block: nearest
     unvisited record; when the block is exhausted, a breadth-first search of the block graph
     stops at the first layer holding unvisited records and moves to the nearest of them (a
-    disconnected remainder is searched whole).
+    disconnected remainder is searched whole). ``done[0]``: rows visited so far.
+
+    >>> vgrid_order(np.array([[0.0], [10.0], [1.0], [9.0]]), 2).tolist()
+    [0, 2, 3, 1]
     """
+    return _vgrid_order(X, leaf_size, np.zeros(1, dtype=np.int64) if done is None else done)
+
+
+@njit(cache=True, nogil=True)
+def _vgrid_order(X, leaf_size, done):
     n, p = X.shape
     order = np.empty(n, dtype=np.int64)
     if n == 0:
@@ -497,7 +586,8 @@ def vgrid_order(X, leaf_size):
             U[i, d] = (X[i, d] - lo[d]) / span[d] * 0.999999 if span[d] > 0 else 0.0
     sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, block_of, B = _build_vgrid(U, leaf_size)
     deg, nbr = _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi)
-    return _block_walk(X, block_of, B, np.empty((0, 0), dtype=np.int64), deg, nbr)
+    return _block_walk(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64),
+                       np.ones(1), block_of, B, np.empty((0, 0), dtype=np.int64), 0, 0, deg, nbr, done)
 
 
 # ---------------------------------------------------------------------------------------
@@ -648,16 +738,7 @@ def _walk_leaf_mdav(X, perm, a, b, k, order, out, prev):
     for t in range(m):
         if lab[t] + 1 > G:
             G = lab[t] + 1
-    cen = np.zeros((G, p))
-    cnt = np.zeros(G, dtype=np.int64)
-    for t in range(m):
-        g = lab[t]
-        cnt[g] += 1
-        for d in range(p):
-            cen[g, d] += sub[t, d]
-    for g in range(G):
-        for d in range(p):
-            cen[g, d] /= cnt[g]
+    cnt, cen = group_means(sub, lab, G)
     gstart = np.zeros(G + 1, dtype=np.int64)
     for g in range(G):
         gstart[g + 1] = gstart[g] + cnt[g]
@@ -689,8 +770,8 @@ def _walk_leaf_mdav(X, perm, a, b, k, order, out, prev):
     return out, prev
 
 
-@njit(cache=True)
-def kd_order(X, leaf_size, rule=2, mdav_k=0):
+def kd_order(X: np.ndarray, leaf_size: int, rule: int = 2, mdav_k: int = 0,
+             done: np.ndarray | None = None) -> np.ndarray:
     """kd-tree order: median splits down to leaves of at most ``leaf_size`` records, on the
     principal axis of each segment (``rule=2``; 1: axis of largest variance, 0: of widest
     range); leaves in depth-first order, the half on the side of the previous visited
@@ -700,8 +781,16 @@ def kd_order(X, leaf_size, rule=2, mdav_k=0):
     With ``mdav_k > 0`` each leaf is first partitioned by MDAV with that k; the leaf's
     groups are then visited nearest-centroid-next and each group walked by NPN, so the
     MDAV groups are runs of the path (MHM can then only improve on leaf-wise MDAV);
-    O(n leaf_size p / mdav_k) more time.
+    O(n leaf_size p / mdav_k) more time. ``done[0]``: rows visited so far.
+
+    >>> kd_order(np.array([[0.0], [10.0], [1.0], [9.0]]), 2).tolist()
+    [0, 2, 3, 1]
     """
+    return _kd_order(X, leaf_size, rule, mdav_k, np.zeros(1, dtype=np.int64) if done is None else done)
+
+
+@njit(cache=True, nogil=True)
+def _kd_order(X, leaf_size, rule, mdav_k, done):
     n, p = X.shape
     order = np.empty(n, dtype=np.int64)
     if n == 0:
@@ -727,12 +816,14 @@ def kd_order(X, leaf_size, rule=2, mdav_k=0):
         b = sb[top]
         if b - a <= leaf_size and mdav_k > 0:
             out, prev = _walk_leaf_mdav(X, perm, a, b, mdav_k, order, out, prev)
+            done[0] = out
             continue
         if b - a <= leaf_size:
             m = b - a
             for t in range(m):
                 live[t] = perm[a + t]
             out, prev = _npn_walk(X, live, m, order, out, prev)
+            done[0] = out
             continue
         _split_direction(X, perm, a, b, rule, mean, v, w)
         for t in range(a, b):
