@@ -91,8 +91,8 @@ def _checked_order(order: Any) -> str:
 #: Partition methods by name: function references (their Numba kernels load on first call).
 METHODS: dict[str, Method] = {
     "mdav": Method("mdav", partition_mdav, tracks_rows=True),
-    "vmdav": Method("vmdav", partition_vmdav, {"gamma": check_gamma}),
-    "mhm": Method("mhm", partition_mhm, {"order": _checked_order}),
+    "vmdav": Method("vmdav", partition_vmdav, {"gamma": check_gamma}, tracks_rows=True),
+    "mhm": Method("mhm", partition_mhm, {"order": _checked_order}, tracks_rows=True),
     "univariate": Method("univariate", partition_univariate, one_numeric_column=True),
 }
 
