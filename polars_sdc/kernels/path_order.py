@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from ._common import group_means, mean_query, nominal_part, nominal_row_dist, sq_dist_rows, widest_dim
-from .mdav import mdav_labels
+from .mdav import mdav_labels, mdav_labels_codes
 
 
 # ---------------------------------------------------------------------------------------
@@ -833,6 +833,334 @@ def _kd_order(X, leaf_size, rule, mdav_k, done):
         # the half on prev's side of the split is visited first (pushed last)
         sv = key[perm[mid]]
         pk = _dot_row(X, prev, v)
+        low_first = pk < sv or (pk == sv and prev < perm[mid])
+        if low_first:
+            sa[top] = mid
+            sb[top] = b
+            top += 1
+            sa[top] = a
+            sb[top] = mid
+            top += 1
+        else:
+            sa[top] = a
+            sb[top] = mid
+            top += 1
+            sa[top] = mid
+            sb[top] = b
+            top += 1
+    return order
+
+
+# ---------------------------------------------------------------------------------------
+# kd-tree order with nominal columns as codes
+# The one-hot embedding has D = p + sum U dimensions in the order of the ``on`` columns
+# (``lk``/``li``: kind 0 numeric column li, 1 nominal column li). A one-hot coordinate
+# holds a_c or 0, so every sum the dense kernel forms over the dimensions is formed here over
+# the numeric columns and the levels present in the segment only, in the same order (an
+# absent level adds exact zeros): the same means, variances, principal axis and keys, bit
+# for bit, in O(n (p + mc) + sum U) memory.
+@njit(cache=True)
+def _val(X, C, A_c, kind, col, lev, r):
+    """The one-hot embedding's value at row r of a live dimension (numeric column col, or
+    level lev of nominal column col)."""
+    if kind == 0:
+        return X[r, col]
+    return A_c[col] if C[r, col] == lev else 0.0
+
+
+@njit(cache=True)
+def _live_dims(X, C, off, lk, li, perm, a, b, lcnt, dk, dc, du):
+    """The live dimensions of the segment perm[a:b] in the embedding's order: every numeric
+    column, and each level of a nominal column present in the segment. Returns their count."""
+    mc = C.shape[1]
+    for t in range(a, b):
+        for c in range(mc):
+            lcnt[off[c] + C[perm[t], c]] += 1
+    L = 0
+    for e in range(lk.shape[0]):
+        col = li[e]
+        if lk[e] == 0:
+            dk[L] = 0
+            dc[L] = col
+            du[L] = 0
+            L += 1
+            continue
+        if off[col + 1] - off[col] <= b - a:
+            for u in range(off[col + 1] - off[col]):
+                if lcnt[off[col] + u] > 0:
+                    dk[L] = 1
+                    dc[L] = col
+                    du[L] = u
+                    L += 1
+        else:  # more levels than rows: sort the present ones
+            tmp = np.empty(b - a, dtype=np.int64)
+            q = 0
+            for t in range(a, b):
+                u = C[perm[t], col]
+                if lcnt[off[col] + u] > 0:
+                    tmp[q] = u
+                    q += 1
+                    lcnt[off[col] + u] = -lcnt[off[col] + u]  # listed once
+            srt = np.sort(tmp[:q])
+            for h in range(q):
+                dk[L] = 1
+                dc[L] = col
+                du[L] = srt[h]
+                L += 1
+                lcnt[off[col] + srt[h]] = -lcnt[off[col] + srt[h]]
+    for t in range(a, b):
+        for c in range(mc):
+            lcnt[off[c] + C[perm[t], c]] = 0
+    return L
+
+
+@njit(cache=True)
+def _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du, mean, w, vnum, vnom):
+    """:func:`_split_direction` (rule 2, the principal axis) on the one-hot embedding of
+    numeric X plus codes C: v is (vnum (p,), vnom (sum U,)), zero on entry outside the
+    segment's live dimensions. Returns the number of live dimensions (to clear v later)."""
+    m = b - a
+    L = _live_dims(X, C, off, lk, li, perm, a, b, lcnt, dk, dc, du)
+    for e in range(L):
+        mean[e] = 0.0
+    for t in range(a, b):
+        r = perm[t]
+        for e in range(L):
+            mean[e] += _val(X, C, A_c, dk[e], dc[e], du[e], r)
+    for e in range(L):
+        mean[e] /= m
+    dim = -1
+    best = -1.0
+    for e in range(L):
+        s = 0.0
+        for t in range(a, b):
+            x = _val(X, C, A_c, dk[e], dc[e], du[e], perm[t]) - mean[e]
+            s += x * x
+        if s > best:
+            best = s
+            dim = e
+    if best <= 0.0:
+        # every coordinate constant: the dense kernel keeps its dimension 0 (perhaps an
+        # absent level); the keys are then equal and only the previous row's side counts
+        if lk[0] == 0:
+            vnum[li[0]] = 1.0
+        else:
+            vnom[off[li[0]]] = 1.0
+        return L
+    _set_v(dk, dc, du, off, dim, 1.0, vnum, vnom)
+    stride = max(1, m // _PCA_SAMPLE)
+    for it in range(8):
+        for e in range(L):
+            w[e] = 0.0
+        for t in range(a, b, stride):
+            r = perm[t]
+            dot = 0.0
+            for e in range(L):
+                dot += (_val(X, C, A_c, dk[e], dc[e], du[e], r) - mean[e]) * _get_v(dk, dc, du, off, e, vnum, vnom)
+            for e in range(L):
+                w[e] += dot * (_val(X, C, A_c, dk[e], dc[e], du[e], r) - mean[e])
+        nrm = 0.0
+        for e in range(L):
+            nrm += w[e] * w[e]
+        if nrm == 0.0:
+            return L
+        nrm = np.sqrt(nrm)
+        for e in range(L):
+            _set_v(dk, dc, du, off, e, w[e] / nrm, vnum, vnom)
+    return L
+
+
+@njit(cache=True)
+def _set_v(dk, dc, du, off, e, x, vnum, vnom):
+    if dk[e] == 0:
+        vnum[dc[e]] = x
+    else:
+        vnom[off[dc[e]] + du[e]] = x
+
+
+@njit(cache=True)
+def _get_v(dk, dc, du, off, e, vnum, vnom):
+    return vnum[dc[e]] if dk[e] == 0 else vnom[off[dc[e]] + du[e]]
+
+
+@njit(cache=True)
+def _key_codes(X, C, off, A_c, lk, li, r, vnum, vnom):
+    """Row r of the one-hot embedding dotted with v, summed in the embedding's order."""
+    s = 0.0
+    for e in range(lk.shape[0]):
+        col = li[e]
+        if lk[e] == 0:
+            s += X[r, col] * vnum[col]
+        else:
+            s += A_c[col] * vnom[off[col] + C[r, col]]
+    return s
+
+
+@njit(cache=True)
+def _npn_walk_codes(X, C, gid, gw, live, m, order, out, prev):
+    """:func:`_npn_walk` with nominal codes (distances of :func:`_d2`)."""
+    for step in range(m):
+        best = np.inf
+        bt = -1
+        for t in range(m - step):
+            q = live[t]
+            s = 0.0 if q == prev else _d2(X, C, gid, gw, q, prev)
+            if bt < 0 or s < best or (s == best and q < live[bt]):
+                best = s
+                bt = t
+        q = live[bt]
+        live[bt] = live[m - step - 1]
+        order[out] = q
+        out += 1
+        prev = q
+    return out, prev
+
+
+@njit(cache=True)
+def _walk_leaf_mdav_codes(X, C, off, gid, gw, perm, a, b, k, order, out, prev, lcnt):
+    """:func:`_walk_leaf_mdav` with nominal codes: MDAV of the leaf from the codes
+    (:func:`~.mdav.mdav_labels_codes`), the distance from the last visited row to a group's
+    centroid from the group's level counts."""
+    n, p = X.shape
+    mc = C.shape[1]
+    m = b - a
+    sub = np.empty((m, p))
+    subc = np.empty((m, mc), dtype=np.int32)
+    for t in range(m):
+        for d in range(p):
+            sub[t, d] = X[perm[a + t], d]
+        for c in range(mc):
+            subc[t, c] = C[perm[a + t], c]
+    lab = mdav_labels_codes(sub, subc, off, gid, gw, min(k, m))
+    G = 0
+    for t in range(m):
+        if lab[t] + 1 > G:
+            G = lab[t] + 1
+    cnt, cen = group_means(sub, lab, G)
+    gstart = np.zeros(G + 1, dtype=np.int64)
+    for g in range(G):
+        gstart[g + 1] = gstart[g] + cnt[g]
+    by_group = np.empty(m, dtype=np.int64)  # leaf positions grouped by label (counting sort)
+    fill = gstart[:-1].copy()
+    for t in range(m):
+        by_group[fill[lab[t]]] = t
+        fill[lab[t]] += 1
+    # K[g, c] = m_g^2 + sum_v cnt_v^2: the query of group g's mean for column c
+    K = np.empty((G, mc), dtype=np.int64)
+    for g in range(G):
+        for c in range(mc):
+            K[g, c] = cnt[g] * cnt[g]
+        for h in range(gstart[g], gstart[g + 1]):
+            t = by_group[h]
+            for c in range(mc):
+                u = off[c] + subc[t, c]
+                K[g, c] += 2 * lcnt[u] + 1
+                lcnt[u] += 1
+        for h in range(gstart[g], gstart[g + 1]):
+            t = by_group[h]
+            for c in range(mc):
+                lcnt[off[c] + subc[t, c]] = 0
+    NG = gw.shape[0]
+    acc = np.zeros(NG, dtype=np.int64)
+    done = np.zeros(G, dtype=np.bool_)
+    live = np.empty(m, dtype=np.int64)
+    for gs in range(G):
+        best = np.inf
+        bg = -1
+        for g in range(G):
+            if done[g]:
+                continue
+            s = 0.0
+            for d in range(p):
+                v = cen[g, d] - X[prev, d]
+                s += v * v
+            if mc > 0:
+                mg = cnt[g]
+                for q in range(NG):
+                    acc[q] = 0
+                for c in range(mc):
+                    same = 0
+                    for h in range(gstart[g], gstart[g + 1]):
+                        if subc[by_group[h], c] == C[prev, c]:
+                            same += 1
+                    acc[gid[c]] += K[g, c] - 2 * mg * same
+                t2 = 0.0
+                for q in range(NG):
+                    t2 += gw[q] * acc[q]
+                s += t2 / float(mg * mg)
+            if bg < 0 or s < best:
+                best = s
+                bg = g
+        done[bg] = True
+        c = cnt[bg]
+        for t in range(c):
+            live[t] = perm[a + by_group[gstart[bg] + t]]
+        out, prev = _npn_walk_codes(X, C, gid, gw, live, c, order, out, prev)
+    return out, prev
+
+
+@njit(cache=True, nogil=True)
+def kd_order_codes(X, C, off, gid, gw, A_c, lk, li, leaf_size, mdav_k, done):
+    """:func:`kd_order` (rule 2) on numeric features X (n, p) plus nominal columns as
+    row-major codes C (n, mc) (``off``, ``gid``, ``gw`` as in :mod:`._common`; ``A_c`` the
+    one-hot value of each column; ``lk``/``li`` the order of the columns, see above): the
+    path on their one-hot embedding in O(n (p + mc) + sum U) memory. ``done[0]``: rows
+    visited so far."""
+    n, p = X.shape
+    mc = C.shape[1]
+    order = np.empty(n, dtype=np.int64)
+    if n == 0:
+        return order
+    U = off[mc]
+    perm = np.arange(n)
+    key = np.empty(n)
+    cap_l = p + U
+    mean = np.empty(cap_l)
+    w = np.empty(cap_l)
+    dk = np.empty(cap_l, dtype=np.int64)
+    dc = np.empty(cap_l, dtype=np.int64)
+    du = np.empty(cap_l, dtype=np.int64)
+    vnum = np.zeros(p)
+    vnom = np.zeros(U)
+    lcnt = np.zeros(U, dtype=np.int64)
+    first = farthest_from_centroid_codes(X, C, off, gid, gw)
+    cap = 2 * 64 + 16
+    sa = np.empty(cap, dtype=np.int64)
+    sb = np.empty(cap, dtype=np.int64)
+    sa[0] = 0
+    sb[0] = n
+    top = 1
+    out = 0
+    prev = first
+    live = np.empty(max(leaf_size, 1), dtype=np.int64)
+    while top > 0:
+        top -= 1
+        a = sa[top]
+        b = sb[top]
+        if b - a <= leaf_size:
+            if mdav_k > 0:
+                out, prev = _walk_leaf_mdav_codes(X, C, off, gid, gw, perm, a, b, mdav_k, order, out, prev, lcnt)
+            else:
+                m = b - a
+                for t in range(m):
+                    live[t] = perm[a + t]
+                out, prev = _npn_walk_codes(X, C, gid, gw, live, m, order, out, prev)
+            done[0] = out
+            continue
+        L = _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du, mean, w, vnum, vnom)
+        for t in range(a, b):
+            key[perm[t]] = _key_codes(X, C, off, A_c, lk, li, perm[t], vnum, vnom)
+        mid = (a + b) // 2
+        _select(perm, a, b, mid, key)
+        # the half on prev's side of the split is visited first (pushed last)
+        sv = key[perm[mid]]
+        pk = _key_codes(X, C, off, A_c, lk, li, prev, vnum, vnom)
+        for e in range(L):
+            _set_v(dk, dc, du, off, e, 0.0, vnum, vnom)
+        if lk[0] == 0:
+            vnum[li[0]] = 0.0
+        else:
+            vnom[off[li[0]]] = 0.0
         low_first = pk < sv or (pk == sv and prev < perm[mid])
         if low_first:
             sa[top] = mid

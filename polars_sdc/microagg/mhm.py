@@ -46,7 +46,7 @@ def check_order(order: object) -> None:
 
 
 #: the orderings that take nominal columns as codes (the others order the one-hot matrix)
-CODE_ORDERS = ("npn", "grid")
+CODE_ORDERS = ("npn", "grid", "kd", "kd-mdav")
 
 
 def path_order(X: np.ndarray | Features, k: int, order: str = "npn", *, cells_per_dim: int | None = None,
@@ -80,6 +80,13 @@ def path_order(X: np.ndarray | Features, k: int, order: str = "npn", *, cells_pe
             p = F.numeric.shape[1] + int(F.levels.sum())  # the dimensions of the one-hot embedding
             cells_per_dim = max(2, int(round((n / (2.0 * k)) ** (1.0 / max(p, 1)))))
         return po.grid_order(F.numeric, int(cells_per_dim), codes=codes, done=done)
+    if order in ("kd", "kd-mdav") and F.has_codes:
+        leaf = int(leaf_size if leaf_size is not None else k) if order == "kd" else \
+            int(max(leaf_size if leaf_size is not None else KD_MDAV_LEAF, 2 * k))
+        lk = np.array([kind == "nom" for kind, _ in F.layout], dtype=np.int64)
+        li = np.array([j for _, j in F.layout], dtype=np.int64)
+        return po.kd_order_codes(F.numeric, *codes, np.ascontiguousarray(F.scale, dtype=np.float64), lk, li, leaf,
+                                 k if order == "kd-mdav" else 0, done)
     X = F.dense(purpose=f"MHM order={order!r}")
     if order == "vgrid":
         return po.vgrid_order(X, int(leaf_size if leaf_size is not None else 4 * k), done)
