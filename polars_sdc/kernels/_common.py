@@ -159,24 +159,24 @@ def add_nominal(CC, b, w, buf, nom):
 
 
 @njit(cache=True)
-def nominal_row_dist(C, i, cc, gid, gw):
+def nominal_row_dist(C, i, D, j, gid, gw):
     """Squared distance of the nominal columns between row i of the row-major codes C (N, mc)
-    and the codes cc (mc,) of another row: gw[g] * 2 * (number of columns of weight group g
-    whose codes differ), summed over the groups; the value :func:`nominal_part` gives for a
-    point query (m = 1), so exact ties stay ties."""
+    and row j of the codes D (M, mc): gw[g] * 2 * (number of columns of weight group g whose
+    codes differ), summed over the groups; the value :func:`nominal_part` gives for a point
+    query (m = 1), so exact ties stay ties."""
     mc = C.shape[1]
     G = gw.shape[0]
     if G == 1:
         t = 0
         for c in range(mc):
-            if C[i, c] != cc[c]:
+            if C[i, c] != D[j, c]:
                 t += 2
         return gw[0] * t / 1.0
     s = 0.0
     for g in range(G):
         t = 0
         for c in range(mc):
-            if gid[c] == g and C[i, c] != cc[c]:
+            if gid[c] == g and C[i, c] != D[j, c]:
                 t += 2
         s += gw[g] * t
     return s / 1.0

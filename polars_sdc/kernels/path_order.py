@@ -86,7 +86,7 @@ def _d2(X, C, gid, gw, a, b):
     """Squared distance between rows a and b: numeric columns of X plus nominal codes C."""
     s = sq_dist_rows(X, a, b)
     if C.shape[1] > 0:
-        s += nominal_row_dist(C, a, C[b], gid, gw)
+        s += nominal_row_dist(C, a, C, b, gid, gw)
     return s
 
 
@@ -117,7 +117,7 @@ def npn_order_codes(X, C, off, gid, gw, done):
     AC = C.copy()
     idx = np.arange(n)
     cur = np.empty(p)
-    curc = np.empty(mc, dtype=C.dtype)
+    curc = np.empty((1, mc), dtype=C.dtype)
     pos = farthest_from_centroid_codes(X, C, off, gid, gw)
     m = n
     for t in range(n):
@@ -127,7 +127,7 @@ def npn_order_codes(X, C, off, gid, gw, done):
         for d in range(p):
             cur[d] = A[pos, d]
         for j in range(mc):
-            curc[j] = AC[pos, j]
+            curc[0, j] = AC[pos, j]
         m -= 1  # swap-remove pos
         if pos != m:
             for d in range(p):
@@ -145,7 +145,7 @@ def npn_order_codes(X, C, off, gid, gw, done):
                 v = A[i, d] - cur[d]
                 s += v * v
             if mc > 0:
-                s += nominal_row_dist(AC, i, curc, gid, gw)
+                s += nominal_row_dist(AC, i, curc, 0, gid, gw)
             if pos < 0 or s < best or (s == best and idx[i] < idx[pos]):
                 best = s
                 pos = i
@@ -860,15 +860,6 @@ def _kd_order(X, leaf_size, rule, mdav_k, done):
 # absent level adds exact zeros): the same means, variances, principal axis and keys, bit
 # for bit, in O(n (p + mc) + sum U) memory.
 @njit(cache=True)
-def _val(X, C, A_c, kind, col, lev, r):
-    """The one-hot embedding's value at row r of a live dimension (numeric column col, or
-    level lev of nominal column col)."""
-    if kind == 0:
-        return X[r, col]
-    return A_c[col] if C[r, col] == lev else 0.0
-
-
-@njit(cache=True)
 def _live_dims(X, C, off, lk, li, perm, a, b, lcnt, dk, dc, du):
     """The live dimensions of the segment perm[a:b] in the embedding's order: every numeric
     column, and each level of a nominal column present in the segment. Returns their count."""
@@ -915,27 +906,46 @@ def _live_dims(X, C, off, lk, li, perm, a, b, lcnt, dk, dc, du):
 
 
 @njit(cache=True)
-def _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du, mean, w, vnum, vnom):
+def _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du, mean, w, vnum, vnom, lev2e, z0, z1):
     """:func:`_split_direction` (rule 2, the principal axis) on the one-hot embedding of
     numeric X plus codes C: v is (vnum (p,), vnom (sum U,)), zero on entry outside the
-    segment's live dimensions. Returns the number of live dimensions (to clear v later)."""
+    segment's live dimensions. Returns the number of live dimensions (to clear v later).
+    Each sum runs over the rows in the dense kernel's order, so the values are the same bit
+    for bit; a level's coordinate only takes two values, whose terms are computed once
+    (``z0``/``z1``: for rows outside / inside the level; ``lev2e``: a level's live index)."""
     m = b - a
+    mc = C.shape[1]
     L = _live_dims(X, C, off, lk, li, perm, a, b, lcnt, dk, dc, du)
     for e in range(L):
         mean[e] = 0.0
+        if dk[e] == 1:
+            lev2e[off[dc[e]] + du[e]] = e
     for t in range(a, b):
         r = perm[t]
         for e in range(L):
-            mean[e] += _val(X, C, A_c, dk[e], dc[e], du[e], r)
+            if dk[e] == 0:
+                mean[e] += X[r, dc[e]]
+        for c in range(mc):
+            mean[lev2e[off[c] + C[r, c]]] += A_c[c]
     for e in range(L):
         mean[e] /= m
     dim = -1
     best = -1.0
     for e in range(L):
         s = 0.0
-        for t in range(a, b):
-            x = _val(X, C, A_c, dk[e], dc[e], du[e], perm[t]) - mean[e]
-            s += x * x
+        col = dc[e]
+        if dk[e] == 0:
+            for t in range(a, b):
+                x = X[perm[t], col] - mean[e]
+                s += x * x
+        else:
+            x1 = A_c[col] - mean[e]
+            x0 = 0.0 - mean[e]
+            s1 = x1 * x1
+            s0 = x0 * x0
+            u = du[e]
+            for t in range(a, b):
+                s += s1 if C[perm[t], col] == u else s0
         if s > best:
             best = s
             dim = e
@@ -952,13 +962,23 @@ def _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du,
     for it in range(8):
         for e in range(L):
             w[e] = 0.0
+            if dk[e] == 1:
+                v = _get_v(dk, dc, du, off, e, vnum, vnom)
+                z0[e] = (0.0 - mean[e]) * v
+                z1[e] = (A_c[dc[e]] - mean[e]) * v
         for t in range(a, b, stride):
             r = perm[t]
             dot = 0.0
             for e in range(L):
-                dot += (_val(X, C, A_c, dk[e], dc[e], du[e], r) - mean[e]) * _get_v(dk, dc, du, off, e, vnum, vnom)
+                if dk[e] == 0:
+                    dot += (X[r, dc[e]] - mean[e]) * vnum[dc[e]]
+                else:
+                    dot += z1[e] if C[r, dc[e]] == du[e] else z0[e]
             for e in range(L):
-                w[e] += dot * (_val(X, C, A_c, dk[e], dc[e], du[e], r) - mean[e])
+                if dk[e] == 0:
+                    w[e] += dot * (X[r, dc[e]] - mean[e])
+                else:
+                    w[e] += dot * ((A_c[dc[e]] if C[r, dc[e]] == du[e] else 0.0) - mean[e])
         nrm = 0.0
         for e in range(L):
             nrm += w[e] * w[e]
@@ -1123,6 +1143,9 @@ def kd_order_codes(X, C, off, gid, gw, A_c, lk, li, leaf_size, mdav_k, done):
     vnum = np.zeros(p)
     vnom = np.zeros(U)
     lcnt = np.zeros(U, dtype=np.int64)
+    lev2e = np.zeros(U, dtype=np.int64)
+    z0 = np.empty(cap_l)
+    z1 = np.empty(cap_l)
     first = farthest_from_centroid_codes(X, C, off, gid, gw)
     cap = 2 * 64 + 16
     sa = np.empty(cap, dtype=np.int64)
@@ -1147,7 +1170,8 @@ def kd_order_codes(X, C, off, gid, gw, A_c, lk, li, leaf_size, mdav_k, done):
                 out, prev = _npn_walk_codes(X, C, gid, gw, live, m, order, out, prev)
             done[0] = out
             continue
-        L = _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du, mean, w, vnum, vnom)
+        L = _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du, mean, w, vnum, vnom,
+                                   lev2e, z0, z1)
         for t in range(a, b):
             key[perm[t]] = _key_codes(X, C, off, A_c, lk, li, perm[t], vnum, vnom)
         mid = (a + b) // 2
