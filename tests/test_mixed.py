@@ -221,7 +221,7 @@ def test_codes_memory_is_linear(tmp_path):
     assert int(out[1]) >= 5
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**31), n=st.integers(2, 70), n_num=st.integers(1, 2), n_nom=st.integers(1, 3),
        levels=st.integers(1, 12), dup=st.integers(0, 20), k=st.integers(1, 5), weighted=st.booleans(),
        standardize=st.booleans(), cells=st.sampled_from([None, 1, 2, 3, 5]),
@@ -268,6 +268,10 @@ def test_mhm_codes_on_nominal_only_data_are_exact(seed, n, n_nom, levels, dup, k
     assert sse == pytest.approx(float(best), rel=1e-12, abs=1e-12)
     assert direct_sse(X[perm], labels) == pytest.approx(float(best), rel=1e-9, abs=1e-12)
     assert np.bincount(partition_mhm(F, k, "npn")).min() >= k
+    for order in ("kd", "kd-mdav"):  # every path starts at the exactly farthest row
+        path = path_order(F, k, order)
+        assert sorted(path.tolist()) == list(range(df.height)) and path[0] == perm[0]
+        assert np.bincount(partition_mhm(F, k, order)).min() >= k
 
 
 def test_mhm_edge_costs_from_codes_equal_onehot():
@@ -282,24 +286,25 @@ def test_mhm_edge_costs_from_codes_equal_onehot():
 
 
 def test_mhm_codes_orders_lift_the_cap(monkeypatch):
-    # npn, grid and the shortest path need no one-hot matrix: they run under a tiny cap; the
-    # orders that split along one-hot coordinates still refuse beyond it, naming the column
+    # npn, grid, kd, kd-mdav and the shortest path need no one-hot matrix: they run under a
+    # tiny cap; vgrid (boxes over every one-hot coordinate) still refuses beyond it, naming
+    # the column
     import polars_sdc.microagg.features as feat
-    from polars_sdc.microagg.mhm import partition_mhm
+    from polars_sdc.microagg.mhm import CODE_ORDERS, partition_mhm
 
     r = np.random.default_rng(4)
     df = pl.DataFrame({"c": r.choice(list("abcd"), 40), "x": r.normal(size=40)})
     F = features(df, ["c", "x"])
-    want = {o: partition_mhm(onehot_features(df, ["c", "x"]), 3, o).tolist() for o in ("npn", "grid")}
+    want = {o: partition_mhm(onehot_features(df, ["c", "x"]), 3, o).tolist() for o in CODE_ORDERS}
     monkeypatch.setattr(feat, "ONEHOT_CAP_BYTES", 100)
-    for order in ("npn", "grid"):
+    assert CODE_ORDERS == ("npn", "grid", "kd", "kd-mdav")
+    for order in CODE_ORDERS:
         assert partition_mhm(F, 3, order).tolist() == want[order]
         out = df.sdc.mhm(3, ["c", "x"], order=order, group_column="g")
         assert out.sdc.k_anonymity(["c", "x"]) >= 3
         assert canonical_ids(out["g"].to_numpy()).tolist() == canonical_ids(np.array(want[order])).tolist()
-    for order in ("vgrid", "kd", "kd-mdav"):
-        with pytest.raises(SDCError, match=rf"column 'c': 4 categories; MHM order='{order}' needs the one-hot"):
-            df.sdc.mhm(3, ["c", "x"], order=order)
+    with pytest.raises(SDCError, match=r"column 'c': 4 categories; MHM order='vgrid' needs the one-hot"):
+        df.sdc.mhm(3, ["c", "x"], order="vgrid")
 
 
 def test_mhm_5000_categories_no_limit_groups_ge_k():
@@ -307,7 +312,7 @@ def test_mhm_5000_categories_no_limit_groups_ge_k():
     n = 6_000
     df = pl.DataFrame({"c": pl.Series(r.permutation(np.arange(n) % 3000)).cast(pl.String), "x": r.normal(size=n),
                        "region": r.choice(["N", "S"], n)})
-    for order in ("npn", "grid"):
+    for order in ("npn", "grid", "kd", "kd-mdav"):
         out = df.sdc.mhm(4, on=["c", "x"], by="region", order=order, group_column="g")
         assert out.height == n and out["region"].equals(df["region"])
         assert out.sdc.k_anonymity(["c", "x", "region"]) >= 4
@@ -324,9 +329,10 @@ def test_mhm_codes_memory_is_linear():
         "from polars_sdc.microagg.mhm import partition_mhm\n"
         "r = np.random.default_rng(0); n = 100_000\n"
         "df = pl.DataFrame({'x': r.normal(size=n), 'c': pl.Series(r.integers(0, 2000, n)).cast(pl.String)})\n"
-        "partition_mhm(features(df.head(500), ['x', 'c']), 5, 'grid')\n"
+        "F = features(df, ['x', 'c'])\n"
+        "partition_mhm(features(df.head(500), ['x', 'c']), 5, 'kd-mdav')\n"
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        "g = partition_mhm(features(df, ['x', 'c']), 5, 'grid')\n"
+        "g = partition_mhm(F, 5, 'kd-mdav')\n"
         "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024, np.bincount(g).min())\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
