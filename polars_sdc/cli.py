@@ -889,7 +889,8 @@ def build_parser() -> argparse.ArgumentParser:
         "any other non-number is an error",
     )
     anon.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                      help=_PROGRESS_HELP + "; per --by stratum, else the elapsed time")
+                      help=_PROGRESS_HELP + "; rows grouped (mdav, vmdav, mhm), else per --by stratum or "
+                      "the elapsed time")
     _add_report_flag(anon)
     anon.set_defaults(run=_cmd_anonymize)
     _add_method_parsers(sub)

@@ -102,7 +102,8 @@ def _edge_costs(X, C, off, gid, gw, k):
 def edge_costs(X, k, codes=None):
     """All edge lengths as an (n + 1, k) array: ``L[i, t]`` is the SSE of rows i .. i+k+t-1
     (the edge (i, i+k+t) of Suzaki et al. eq. 2), NaN where that edge does not exist.
-    ``codes``: the nominal columns as (codes, off, gid, gw) (:meth:`~polars_sdc.microagg.features.Features.kernel_codes`).
+    ``codes``: the nominal columns as (codes, off, gid, gw)
+    (:meth:`~polars_sdc.microagg.features.Features.kernel_codes`).
 
     For inspection and tests (O(n k) memory); :func:`hm_shortest_path` never stores them.
 

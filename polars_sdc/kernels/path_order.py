@@ -20,6 +20,11 @@ the result is deterministic.
   With ``mdav_k`` the leaves are large and partitioned by MDAV (:mod:`.mdav`), whose groups
   become consecutive runs of the path.
 
+Nominal columns as codes (``*_codes`` kernels, :mod:`._common`): the distance of the one-hot
+embedding from the codes, never the matrix — NPN, A' (a one-hot coordinate's cell is a
+function of the code) and the kd orders (sums over the levels present, in the embedding's
+order); the variable grid takes the one-hot matrix.
+
 One module on purpose (~760 lines): the five orderings share the block CSR, the visit
 bookkeeping and the nearest-next walk; Numba compiles them together.
 """

@@ -18,11 +18,12 @@ The numpy face of :mod:`polars_sdc.kernels.path_order` and
   n <= leaf_size this is MDAV-then-MHM, which improves on MDAV (census k = 3: 5.6049 %
   against MDAV's 5.6922 %). O(n log n p + n leaf_size p / k) time.
 
-Nominal columns (:class:`~.features.Features` with codes): ``"npn"``, ``"grid"`` and the
-shortest path take the codes (the same path and partition as on the one-hot embedding, in
-O(n (p + m) + sum U) memory: the discrete distance from the codes and per-level counts,
-grid cells of a one-hot coordinate from the code). ``"vgrid"``, ``"kd"`` and ``"kd-mdav"``
-split along one-hot coordinates and principal axes: they order the one-hot matrix, capped at
+Nominal columns (:class:`~.features.Features` with codes): ``"npn"``, ``"grid"``, ``"kd"``,
+``"kd-mdav"`` and the shortest path take the codes: the same path and partition as on the
+one-hot embedding (ties in exact integer arithmetic), in O(n (p + m) + sum U) memory — the
+discrete distance from the codes and per-level counts, a one-hot coordinate's grid cell or kd
+split is "code == u or not", the principal axis and keys are summed over the levels present.
+``"vgrid"`` (boxes over every one-hot coordinate) orders the one-hot matrix, capped at
 :data:`~.features.ONEHOT_CAP_BYTES`.
 """
 from __future__ import annotations
@@ -119,7 +120,8 @@ def partition_mhm(X: np.ndarray | Features, k: int, order: str = "npn", *, cells
         return np.empty(0, dtype=np.uint32)
     perm = path_order(F, k, order, cells_per_dim=cells_per_dim, leaf_size=leaf_size, done=done)
     C, off, gid, gw = F.kernel_codes()
-    seq, _ = hm_shortest_path_codes(np.ascontiguousarray(F.numeric[perm]), np.ascontiguousarray(C[perm]), off, gid, gw, k)
+    seq, _ = hm_shortest_path_codes(np.ascontiguousarray(F.numeric[perm]), np.ascontiguousarray(C[perm]),
+                                    off, gid, gw, k)
     labels = np.empty(n, dtype=np.uint32)
     labels[perm] = seq
     done[0] = n

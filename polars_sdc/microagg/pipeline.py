@@ -53,7 +53,7 @@ class Method:
     partition: Callable[..., np.ndarray]
     option_checks: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
     one_numeric_column: bool = False
-    #: ``partition`` takes ``done=`` (int64, one element): rows grouped so far, updated by the
+    #: ``partition`` takes ``done=`` (int64, one element): rows grouped (MHM: visited) so far, updated by the
     #: kernel while it runs, so a progress bar shows a real percentage
     tracks_rows: bool = False
 
@@ -331,7 +331,7 @@ class MicroaggSpec:
 
     def _bar(self, rows: int | None) -> Any:
         """The progress bar of a run (``progress=True``): rows grouped out of all (counted by
-        the kernel during the call for MDAV, else per finished stratum), or, without strata
+        the kernel during the call for MDAV, V-MDAV and MHM, else per finished stratum), or, without strata
         and without a counting kernel, the elapsed time of the one partition call."""
         from ..progress import bar
 
