@@ -162,9 +162,10 @@ def npn_order_codes(X, C, off, gid, gw, done):
 @njit(cache=True)
 def _nearest_in_block(X, C, gid, gw, cur, b, start, cnt, pts, best, bp):
     """Nearest unvisited record of block b to row cur, improving on (best, bp)."""
+    nominal = C.shape[1] > 0
     for t in range(start[b], start[b] + cnt[b]):
         q = pts[t]
-        s = _d2(X, C, gid, gw, q, cur)
+        s = _d2(X, C, gid, gw, q, cur) if nominal else sq_dist_rows(X, q, cur)
         if bp < 0 or s < best or (s == best and q < bp):
             best = s
             bp = q
@@ -218,30 +219,45 @@ def _block_csr(block_of, n_blocks):
 @njit(cache=True)
 def _ring_next(X, C, gid, gw, cur, b, coords, pn, gm1, start, cnt, pts, active, n_active):
     """Procedure A' when block b is exhausted: the nearest record to row cur in the nearest
-    Chebyshev ring (cell coordinates ``coords``, see :func:`_chebyshev`) of occupied blocks."""
+    Chebyshev ring (cell coordinates ``coords``, see :func:`_chebyshev_codes`) of occupied
+    blocks. Every other block is at least 1 away, so a block at 1 ends the search for the ring."""
     best = np.inf
     bp = -1
     rmin = np.iinfo(np.int64).max
+    plain = pn == coords.shape[1]  # no nominal coordinate: the plain loop (5x faster)
     for a in range(n_active):
-        rmin = min(rmin, _chebyshev(coords, active[a], b, pn, gm1))
+        r = _chebyshev(coords, active[a], b) if plain else _chebyshev_codes(coords, active[a], b, pn, gm1)
+        rmin = min(rmin, r)
+        if rmin <= 1:
+            break
     for a in range(n_active):
         c = active[a]
-        if _chebyshev(coords, c, b, pn, gm1) == rmin:
+        r = _chebyshev(coords, c, b) if plain else _chebyshev_codes(coords, c, b, pn, gm1)
+        if r == rmin:
             best, bp = _nearest_in_block(X, C, gid, gw, cur, c, start, cnt, pts, best, bp)
     return bp
 
 
 @njit(cache=True)
-def _chebyshev(coords, c, b, pn, gm1):
-    """Chebyshev distance between the grid cells of blocks c and b: the first ``pn``
-    coordinates are cell indices; the others are category codes of nominal columns, whose
-    one-hot cells (0 or the top cell gm1 on each level) differ by gm1 when the codes do."""
+def _chebyshev(coords, c, b):
+    """Chebyshev distance between the grid cells of blocks c and b."""
+    r = 0
+    for d in range(coords.shape[1]):
+        r = max(r, abs(coords[c, d] - coords[b, d]))
+    return r
+
+
+@njit(cache=True)
+def _chebyshev_codes(coords, c, b, pn, gm1):
+    """:func:`_chebyshev` when the coordinates from ``pn`` on are category codes of nominal
+    columns, whose one-hot cells (0 or the top cell gm1 on each level) differ by gm1 when
+    the codes do."""
     r = 0
     for d in range(pn):
         r = max(r, abs(coords[c, d] - coords[b, d]))
     for d in range(pn, coords.shape[1]):
         if coords[c, d] != coords[b, d]:
-            r = max(r, gm1)
+            return max(r, gm1)
     return r
 
 
