@@ -86,6 +86,21 @@ def group_means(X, labels, n_groups):
 
 
 @njit(cache=True)
+def level_counts(C, off):
+    """(cnt (sum U,), Q (mc,)) of the row-major codes C (n, mc): the count of every level and,
+    per column, the sum of the squared counts (the query of the mean of all rows)."""
+    mc = C.shape[1]
+    cnt = np.zeros(off[mc], dtype=np.int64)
+    Q = np.zeros(mc, dtype=np.int64)
+    for i in range(C.shape[0]):
+        for j in range(mc):
+            u = off[j] + C[i, j]
+            Q[j] += 2 * cnt[u] + 1
+            cnt[u] += 1
+    return cnt, Q
+
+
+@njit(cache=True)
 def nominal_part(CC, i, off, gid, gw, qcnt, K, tq, m2, acc):
     """Squared distance contributed by the nominal columns: row i of the column-major code
     array CC (mc, N) against a query point given by its level counts qcnt, K[c] = m^2 +

@@ -33,7 +33,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._common import group_means, mean_query, nominal_part, nominal_row_dist, sq_dist_rows, widest_dim
+from ._common import (group_means, level_counts, mean_query, nominal_part, nominal_row_dist, sq_dist_rows,
+                      widest_dim)
 from .mdav import mdav_labels, mdav_labels_codes
 
 
@@ -60,13 +61,7 @@ def farthest_from_centroid_codes(X, C, off, gid, gw):
             c[d] += X[i, d]
     for d in range(p):
         c[d] /= n
-    cnt = np.zeros(off[mc], dtype=np.int64)
-    Q = np.zeros(mc, dtype=np.int64)
-    for i in range(n):
-        for j in range(mc):
-            u = off[j] + C[i, j]
-            Q[j] += 2 * cnt[u] + 1
-            cnt[u] += 1
+    cnt, Q = level_counts(C, off)
     K = np.empty(mc, dtype=np.int64)
     tq, m2 = mean_query(cnt, Q, n, K)
     CC = np.ascontiguousarray(C.T)
@@ -614,6 +609,17 @@ def _vgrid_order(X, leaf_size, done):
 # ---------------------------------------------------------------------------------------
 # kd-tree order (fast, for large n)
 @njit(cache=True)
+def _push_halves(sa, sb, top, a, mid, b, low_first):
+    """Push the segments [a, mid) and [mid, b) on the stack (sa, sb) so that the low half
+    pops first when ``low_first``; returns the new top."""
+    if low_first:
+        sa[top], sb[top], sa[top + 1], sb[top + 1] = mid, b, a, mid
+    else:
+        sa[top], sb[top], sa[top + 1], sb[top + 1] = a, mid, mid, b
+    return top + 2
+
+
+@njit(cache=True)
 def _before(key, r, s):
     """Row r sorts before row s by (key, row)."""
     return key[r] < key[s] or (key[r] == key[s] and r < s)
@@ -724,15 +730,20 @@ def _dot_row(X, r, v):
 
 
 @njit(cache=True)
-def _npn_walk(X, live, m, order, out, prev):
+def _npn_walk(X, C, gid, gw, live, m, order, out, prev):
     """Walk the rows live[:m] nearest-next from row ``prev`` (ties: lowest row), appending
-    them to order[out:]; returns the new (out, prev). live[:m] is consumed."""
+    them to order[out:]; returns the new (out, prev). live[:m] is consumed. Nominal columns:
+    codes C (distances of :func:`_d2`; C with no column: numeric only)."""
+    nominal = C.shape[1] > 0
     for step in range(m):
         best = np.inf
         bt = -1
         for t in range(m - step):
             q = live[t]
-            s = 0.0 if q == prev else sq_dist_rows(X, prev, q)
+            if q == prev:
+                s = 0.0
+            else:
+                s = _d2(X, C, gid, gw, q, prev) if nominal else sq_dist_rows(X, prev, q)
             if bt < 0 or s < best or (s == best and q < live[bt]):
                 best = s
                 bt = t
@@ -742,6 +753,25 @@ def _npn_walk(X, live, m, order, out, prev):
         out += 1
         prev = q
     return out, prev
+
+
+@njit(cache=True)
+def _by_group(lab, G):
+    """(counts (G,), gstart (G + 1,), by_group (m,)): the positions 0..m-1 grouped by label
+    (a counting sort, increasing position inside each group)."""
+    m = lab.shape[0]
+    cnt = np.zeros(G, dtype=np.int64)
+    for t in range(m):
+        cnt[lab[t]] += 1
+    gstart = np.zeros(G + 1, dtype=np.int64)
+    for g in range(G):
+        gstart[g + 1] = gstart[g] + cnt[g]
+    by_group = np.empty(m, dtype=np.int64)
+    fill = gstart[:-1].copy()
+    for t in range(m):
+        by_group[fill[lab[t]]] = t
+        fill[lab[t]] += 1
+    return cnt, gstart, by_group
 
 
 @njit(cache=True)
@@ -760,14 +790,7 @@ def _walk_leaf_mdav(X, perm, a, b, k, order, out, prev):
         if lab[t] + 1 > G:
             G = lab[t] + 1
     cnt, cen = group_means(sub, lab, G)
-    gstart = np.zeros(G + 1, dtype=np.int64)
-    for g in range(G):
-        gstart[g + 1] = gstart[g] + cnt[g]
-    by_group = np.empty(m, dtype=np.int64)  # leaf positions grouped by label (counting sort)
-    fill = gstart[:-1].copy()
-    for t in range(m):
-        by_group[fill[lab[t]]] = t
-        fill[lab[t]] += 1
+    _, gstart, by_group = _by_group(lab, G)  # leaf positions grouped by label
     done = np.zeros(G, dtype=np.bool_)
     live = np.empty(m, dtype=np.int64)
     for gs in range(G):
@@ -787,7 +810,8 @@ def _walk_leaf_mdav(X, perm, a, b, k, order, out, prev):
         c = cnt[bg]
         for t in range(c):
             live[t] = perm[a + by_group[gstart[bg] + t]]
-        out, prev = _npn_walk(X, live, c, order, out, prev)
+        out, prev = _npn_walk(X, np.empty((0, 0), dtype=np.int32), np.empty(0, dtype=np.int64), np.ones(1), live,
+                              c, order, out, prev)
     return out, prev
 
 
@@ -843,7 +867,8 @@ def _kd_order(X, leaf_size, rule, mdav_k, done):
             m = b - a
             for t in range(m):
                 live[t] = perm[a + t]
-            out, prev = _npn_walk(X, live, m, order, out, prev)
+            out, prev = _npn_walk(X, np.empty((0, 0), dtype=np.int32), np.empty(0, dtype=np.int64), np.ones(1),
+                                  live, m, order, out, prev)
             done[0] = out
             continue
         _split_direction(X, perm, a, b, rule, mean, v, w)
@@ -854,21 +879,7 @@ def _kd_order(X, leaf_size, rule, mdav_k, done):
         # the half on prev's side of the split is visited first (pushed last)
         sv = key[perm[mid]]
         pk = _dot_row(X, prev, v)
-        low_first = pk < sv or (pk == sv and prev < perm[mid])
-        if low_first:
-            sa[top] = mid
-            sb[top] = b
-            top += 1
-            sa[top] = a
-            sb[top] = mid
-            top += 1
-        else:
-            sa[top] = a
-            sb[top] = mid
-            top += 1
-            sa[top] = mid
-            sb[top] = b
-            top += 1
+        top = _push_halves(sa, sb, top, a, mid, b, pk < sv or (pk == sv and prev < perm[mid]))
     return order
 
 
@@ -1038,26 +1049,6 @@ def _key_codes(X, C, off, A_c, lk, li, r, vnum, vnom):
 
 
 @njit(cache=True)
-def _npn_walk_codes(X, C, gid, gw, live, m, order, out, prev):
-    """:func:`_npn_walk` with nominal codes (distances of :func:`_d2`)."""
-    for step in range(m):
-        best = np.inf
-        bt = -1
-        for t in range(m - step):
-            q = live[t]
-            s = 0.0 if q == prev else _d2(X, C, gid, gw, q, prev)
-            if bt < 0 or s < best or (s == best and q < live[bt]):
-                best = s
-                bt = t
-        q = live[bt]
-        live[bt] = live[m - step - 1]
-        order[out] = q
-        out += 1
-        prev = q
-    return out, prev
-
-
-@njit(cache=True)
 def _walk_leaf_mdav_codes(X, C, off, gid, gw, perm, a, b, k, order, out, prev, lcnt):
     """:func:`_walk_leaf_mdav` with nominal codes: MDAV of the leaf from the codes
     (:func:`~.mdav.mdav_labels_codes`), the distance from the last visited row to a group's
@@ -1078,14 +1069,7 @@ def _walk_leaf_mdav_codes(X, C, off, gid, gw, perm, a, b, k, order, out, prev, l
         if lab[t] + 1 > G:
             G = lab[t] + 1
     cnt, cen = group_means(sub, lab, G)
-    gstart = np.zeros(G + 1, dtype=np.int64)
-    for g in range(G):
-        gstart[g + 1] = gstart[g] + cnt[g]
-    by_group = np.empty(m, dtype=np.int64)  # leaf positions grouped by label (counting sort)
-    fill = gstart[:-1].copy()
-    for t in range(m):
-        by_group[fill[lab[t]]] = t
-        fill[lab[t]] += 1
+    _, gstart, by_group = _by_group(lab, G)  # leaf positions grouped by label
     # K[g, c] = m_g^2 + sum_v cnt_v^2: the query of group g's mean for column c
     K = np.empty((G, mc), dtype=np.int64)
     for g in range(G):
@@ -1136,7 +1120,7 @@ def _walk_leaf_mdav_codes(X, C, off, gid, gw, perm, a, b, k, order, out, prev, l
         c = cnt[bg]
         for t in range(c):
             live[t] = perm[a + by_group[gstart[bg] + t]]
-        out, prev = _npn_walk_codes(X, C, gid, gw, live, c, order, out, prev)
+        out, prev = _npn_walk(X, C, gid, gw, live, c, order, out, prev)
     return out, prev
 
 
@@ -1188,7 +1172,7 @@ def kd_order_codes(X, C, off, gid, gw, A_c, lk, li, leaf_size, mdav_k, done):
                 m = b - a
                 for t in range(m):
                     live[t] = perm[a + t]
-                out, prev = _npn_walk_codes(X, C, gid, gw, live, m, order, out, prev)
+                out, prev = _npn_walk(X, C, gid, gw, live, m, order, out, prev)
             done[0] = out
             continue
         L = _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du, mean, w, vnum, vnom,
@@ -1206,19 +1190,5 @@ def kd_order_codes(X, C, off, gid, gw, A_c, lk, li, leaf_size, mdav_k, done):
             vnum[li[0]] = 0.0
         else:
             vnom[off[li[0]]] = 0.0
-        low_first = pk < sv or (pk == sv and prev < perm[mid])
-        if low_first:
-            sa[top] = mid
-            sb[top] = b
-            top += 1
-            sa[top] = a
-            sb[top] = mid
-            top += 1
-        else:
-            sa[top] = a
-            sb[top] = mid
-            top += 1
-            sa[top] = mid
-            sb[top] = b
-            top += 1
+        top = _push_halves(sa, sb, top, a, mid, b, pk < sv or (pk == sv and prev < perm[mid]))
     return order

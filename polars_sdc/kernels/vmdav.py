@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._common import add_nominal, group_means, mean_query, nominal_part, point_query
+from ._common import add_nominal, group_means, level_counts, mean_query, nominal_part, point_query
 
 _BLOCK = 256
 
@@ -195,13 +195,7 @@ def _vmdav(X, codes, off, gid, gw, k, gamma, done):
     mc = codes.shape[1]
     A = np.ascontiguousarray(X.T)  # (p, n) work copy; live rows compacted at the front
     AC = np.ascontiguousarray(codes.T)
-    ccnt = np.zeros(off[mc], dtype=np.int64)  # level counts of all rows (the fixed centroid)
-    cQ = np.zeros(mc, dtype=np.int64)
-    for i in range(n):
-        for j in range(mc):
-            u = off[j] + codes[i, j]
-            cQ[j] += 2 * ccnt[u] + 1
-            ccnt[u] += 1
+    ccnt, cQ = level_counts(codes, off)  # level counts of all rows (the fixed centroid)
     Kc = np.empty(mc, dtype=np.int64)
     tqc, m2c = mean_query(ccnt, cQ, n, Kc)
     acc = np.empty((gw.shape[0], n if mc > 0 else 0), dtype=np.int64)
