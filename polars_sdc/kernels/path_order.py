@@ -774,47 +774,6 @@ def _by_group(lab, G):
     return cnt, gstart, by_group
 
 
-@njit(cache=True)
-def _walk_leaf_mdav(X, perm, a, b, k, order, out, prev):
-    """Append the rows perm[a:b] to the path group by group: MDAV groups of the leaf,
-    nearest centroid (to the last visited row) next, each group walked by NPN."""
-    n, p = X.shape
-    m = b - a
-    sub = np.empty((m, p))
-    for t in range(m):
-        for d in range(p):
-            sub[t, d] = X[perm[a + t], d]
-    lab = mdav_labels(sub, min(k, m))
-    G = 0
-    for t in range(m):
-        if lab[t] + 1 > G:
-            G = lab[t] + 1
-    cnt, cen = group_means(sub, lab, G)
-    _, gstart, by_group = _by_group(lab, G)  # leaf positions grouped by label
-    done = np.zeros(G, dtype=np.bool_)
-    live = np.empty(m, dtype=np.int64)
-    for gs in range(G):
-        best = np.inf
-        bg = -1
-        for g in range(G):
-            if done[g]:
-                continue
-            s = 0.0
-            for d in range(p):
-                v = cen[g, d] - X[prev, d]
-                s += v * v
-            if bg < 0 or s < best:
-                best = s
-                bg = g
-        done[bg] = True
-        c = cnt[bg]
-        for t in range(c):
-            live[t] = perm[a + by_group[gstart[bg] + t]]
-        out, prev = _npn_walk(X, np.empty((0, 0), dtype=np.int32), np.empty(0, dtype=np.int64), np.ones(1), live,
-                              c, order, out, prev)
-    return out, prev
-
-
 def kd_order(X: np.ndarray, leaf_size: int, rule: int = 2, mdav_k: int = 0,
              done: np.ndarray | None = None) -> np.ndarray:
     """kd-tree order: median splits down to leaves of at most ``leaf_size`` records, on the
@@ -834,53 +793,11 @@ def kd_order(X: np.ndarray, leaf_size: int, rule: int = 2, mdav_k: int = 0,
     return _kd_order(X, leaf_size, rule, mdav_k, np.zeros(1, dtype=np.int64) if done is None else done)
 
 
-@njit(cache=True, nogil=True)
 def _kd_order(X, leaf_size, rule, mdav_k, done):
-    n, p = X.shape
-    order = np.empty(n, dtype=np.int64)
-    if n == 0:
-        return order
-    perm = np.arange(n)
-    key = np.empty(n)
-    mean = np.empty(p)
-    v = np.empty(p)
-    w = np.empty(p)
-    first = farthest_from_centroid(X)
-    cap = 2 * 64 + 16
-    sa = np.empty(cap, dtype=np.int64)
-    sb = np.empty(cap, dtype=np.int64)
-    sa[0] = 0
-    sb[0] = n
-    top = 1
-    out = 0
-    prev = first
-    live = np.empty(max(leaf_size, 1), dtype=np.int64)
-    while top > 0:
-        top -= 1
-        a = sa[top]
-        b = sb[top]
-        if b - a <= leaf_size and mdav_k > 0:
-            out, prev = _walk_leaf_mdav(X, perm, a, b, mdav_k, order, out, prev)
-            done[0] = out
-            continue
-        if b - a <= leaf_size:
-            m = b - a
-            for t in range(m):
-                live[t] = perm[a + t]
-            out, prev = _npn_walk(X, np.empty((0, 0), dtype=np.int32), np.empty(0, dtype=np.int64), np.ones(1),
-                                  live, m, order, out, prev)
-            done[0] = out
-            continue
-        _split_direction(X, perm, a, b, rule, mean, v, w)
-        for t in range(a, b):
-            key[perm[t]] = _dot_row(X, perm[t], v)
-        mid = (a + b) // 2
-        _select(perm, a, b, mid, key)
-        # the half on prev's side of the split is visited first (pushed last)
-        sv = key[perm[mid]]
-        pk = _dot_row(X, prev, v)
-        top = _push_halves(sa, sb, top, a, mid, b, pk < sv or (pk == sv and prev < perm[mid]))
-    return order
+    n = X.shape[0]
+    return _kd_walk(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64),
+                    np.ones(1), np.empty(0), np.zeros(X.shape[1], dtype=np.int64), np.arange(X.shape[1]), leaf_size,
+                    rule, mdav_k, done)
 
 
 # ---------------------------------------------------------------------------------------
@@ -1049,10 +966,11 @@ def _key_codes(X, C, off, A_c, lk, li, r, vnum, vnom):
 
 
 @njit(cache=True)
-def _walk_leaf_mdav_codes(X, C, off, gid, gw, perm, a, b, k, order, out, prev, lcnt):
-    """:func:`_walk_leaf_mdav` with nominal codes: MDAV of the leaf from the codes
-    (:func:`~.mdav.mdav_labels_codes`), the distance from the last visited row to a group's
-    centroid from the group's level counts."""
+def _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, k, order, out, prev, lcnt):
+    """Append the rows perm[a:b] to the path group by group: MDAV groups of the leaf,
+    nearest centroid (to the last visited row) next, each group walked by NPN. Nominal
+    columns (codes C, possibly none): MDAV from the codes (:func:`~.mdav.mdav_labels_codes`),
+    the distance from the last visited row to a group's centroid from its level counts."""
     n, p = X.shape
     mc = C.shape[1]
     m = b - a
@@ -1131,6 +1049,13 @@ def kd_order_codes(X, C, off, gid, gw, A_c, lk, li, leaf_size, mdav_k, done):
     one-hot value of each column; ``lk``/``li`` the order of the columns, see above): the
     path on their one-hot embedding in O(n (p + mc) + sum U) memory. ``done[0]``: rows
     visited so far."""
+    return _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, 2, mdav_k, done)
+
+
+@njit(cache=True, nogil=True)
+def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, done):
+    """The kd orders: :func:`kd_order` without nominal columns (C with no column, any
+    ``rule``), :func:`kd_order_codes` with them (rule 2)."""
     n, p = X.shape
     mc = C.shape[1]
     order = np.empty(n, dtype=np.int64)
@@ -1151,6 +1076,10 @@ def kd_order_codes(X, C, off, gid, gw, A_c, lk, li, leaf_size, mdav_k, done):
     lev2e = np.zeros(U, dtype=np.int64)
     z0 = np.empty(cap_l)
     z1 = np.empty(cap_l)
+    vd = np.empty(p)
+    md = np.empty(p)
+    wd = np.empty(p)
+    nominal = mc > 0
     first = farthest_from_centroid_codes(X, C, off, gid, gw)
     cap = 2 * 64 + 16
     sa = np.empty(cap, dtype=np.int64)
@@ -1167,7 +1096,7 @@ def kd_order_codes(X, C, off, gid, gw, A_c, lk, li, leaf_size, mdav_k, done):
         b = sb[top]
         if b - a <= leaf_size:
             if mdav_k > 0:
-                out, prev = _walk_leaf_mdav_codes(X, C, off, gid, gw, perm, a, b, mdav_k, order, out, prev, lcnt)
+                out, prev = _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, mdav_k, order, out, prev, lcnt)
             else:
                 m = b - a
                 for t in range(m):
@@ -1175,20 +1104,26 @@ def kd_order_codes(X, C, off, gid, gw, A_c, lk, li, leaf_size, mdav_k, done):
                 out, prev = _npn_walk(X, C, gid, gw, live, m, order, out, prev)
             done[0] = out
             continue
-        L = _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du, mean, w, vnum, vnom,
-                                   lev2e, z0, z1)
-        for t in range(a, b):
-            key[perm[t]] = _key_codes(X, C, off, A_c, lk, li, perm[t], vnum, vnom)
+        if nominal:
+            L = _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du, mean, w, vnum, vnom,
+                                       lev2e, z0, z1)
+            for t in range(a, b):
+                key[perm[t]] = _key_codes(X, C, off, A_c, lk, li, perm[t], vnum, vnom)
+            pk = _key_codes(X, C, off, A_c, lk, li, prev, vnum, vnom)
+            for e in range(L):
+                _set_v(dk, dc, du, off, e, 0.0, vnum, vnom)
+            if lk[0] == 0:
+                vnum[li[0]] = 0.0
+            else:
+                vnom[off[li[0]]] = 0.0
+        else:
+            _split_direction(X, perm, a, b, rule, md, vd, wd)
+            for t in range(a, b):
+                key[perm[t]] = _dot_row(X, perm[t], vd)
+            pk = _dot_row(X, prev, vd)
         mid = (a + b) // 2
         _select(perm, a, b, mid, key)
         # the half on prev's side of the split is visited first (pushed last)
         sv = key[perm[mid]]
-        pk = _key_codes(X, C, off, A_c, lk, li, prev, vnum, vnom)
-        for e in range(L):
-            _set_v(dk, dc, du, off, e, 0.0, vnum, vnom)
-        if lk[0] == 0:
-            vnum[li[0]] = 0.0
-        else:
-            vnom[off[li[0]]] = 0.0
         top = _push_halves(sa, sb, top, a, mid, b, pk < sv or (pk == sv and prev < perm[mid]))
     return order
