@@ -193,6 +193,9 @@ def _visit(q, block_of, start, cnt, pts, slot, active, active_pos, n_active):
 
 @njit(cache=True)
 def _block_csr(block_of, n_blocks):
+    """(start (B + 1,), cnt (B,), pts (n,), slot (n,)): the rows grouped by block (a counting
+    sort, increasing row inside each block; pts[start[b]:start[b + 1]] are block b's rows)
+    and each row's position in pts."""
     n = block_of.shape[0]
     cnt = np.zeros(n_blocks, dtype=np.int64)
     for i in range(n):
@@ -755,25 +758,6 @@ def _npn_walk(X, C, gid, gw, live, m, order, out, prev):
     return out, prev
 
 
-@njit(cache=True)
-def _by_group(lab, G):
-    """(counts (G,), gstart (G + 1,), by_group (m,)): the positions 0..m-1 grouped by label
-    (a counting sort, increasing position inside each group)."""
-    m = lab.shape[0]
-    cnt = np.zeros(G, dtype=np.int64)
-    for t in range(m):
-        cnt[lab[t]] += 1
-    gstart = np.zeros(G + 1, dtype=np.int64)
-    for g in range(G):
-        gstart[g + 1] = gstart[g] + cnt[g]
-    by_group = np.empty(m, dtype=np.int64)
-    fill = gstart[:-1].copy()
-    for t in range(m):
-        by_group[fill[lab[t]]] = t
-        fill[lab[t]] += 1
-    return cnt, gstart, by_group
-
-
 def kd_order(X: np.ndarray, leaf_size: int, rule: int = 2, mdav_k: int = 0,
              done: np.ndarray | None = None) -> np.ndarray:
     """kd-tree order: median splits down to leaves of at most ``leaf_size`` records, on the
@@ -987,7 +971,7 @@ def _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, k, order, out, prev, lcnt):
         if lab[t] + 1 > G:
             G = lab[t] + 1
     cnt, cen = group_means(sub, lab, G)
-    _, gstart, by_group = _by_group(lab, G)  # leaf positions grouped by label
+    gstart, _, by_group, _ = _block_csr(lab, G)  # leaf positions grouped by label (counting sort)
     # K[g, c] = m_g^2 + sum_v cnt_v^2: the query of group g's mean for column c
     K = np.empty((G, mc), dtype=np.int64)
     for g in range(G):
