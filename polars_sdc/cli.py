@@ -901,7 +901,7 @@ def build_parser() -> argparse.ArgumentParser:
         anon, _cmd_anonymize,
         null_values="CSV tokens read as missing, comma-separated (e.g. n/a,NA); a numeric --on column holding "
         "any other non-number is an error",
-        progress=_PROGRESS_HELP + "; per --by stratum, else the elapsed time",
+        progress=_PROGRESS_HELP + "; rows grouped (mdav, vmdav, mhm), else per --by stratum or the elapsed time",
     )
     _add_method_parsers(sub)
     _add_risk_parser(sub)

@@ -14,6 +14,8 @@ Index (reference -> what it checks):
   the code paths of kernels/mdav.py and kernels/vmdav.py
 - ``reference_vmdav``               V-MDAV (thesis 2.3.4) -> kernels/vmdav.py
 - ``reference_npn``, ``reference_grid``   MHM orderings (MHM paper 3.2, procedure A') -> kernels/path_order.py
+- ``reference_hm_exact``            the shortest path over an ordering in rational arithmetic -> the code path
+  of kernels/hansen_mukherjee.py
 - ``compositions``, ``brute_force_ordered``  shortest path over an ordering -> kernels/hansen_mukherjee.py
 - ``set_partitions``, ``brute_force_univariate``, ``brute_dp``  optimal univariate microaggregation
 - ``best_exchange``                 the best SSE-lowering swap between two groups -> kernels/mil.py exchange pass
@@ -227,9 +229,43 @@ def brute_force_ordered(X, k):
     return best
 
 
-def reference_npn(X):
-    """Plain NPN (MHM paper 3.2): farthest from the centroid, then nearest unvisited."""
-    X = np.asarray(X, dtype=float)
+def _exact(X):
+    """X (float) as an object array of exact Fractions."""
+    return np.array([[Fraction(float(v)) for v in row] for row in np.asarray(X, dtype=float)], dtype=object).reshape(
+        np.shape(X))
+
+
+def reference_hm_exact(X, k):
+    """Hansen–Mukherjee shortest path over the given row order in rational arithmetic: the
+    k-partition into consecutive groups of k .. 2k-1 rows with the smallest exact SSE (ties:
+    the earliest predecessor). Returns (labels along the order, exact SSE)."""
+    R = _exact(X)
+    n = len(R)
+    D = [None] * (n + 1)
+    pred = [0] * (n + 1)
+    D[0] = Fraction(0)
+    for i in range(n - k + 1):
+        if D[i] is None:
+            continue
+        for j in range(i + k, min(i + 2 * k - 1, n) + 1):
+            g = R[i:j]
+            v = D[i] + ((g - g.mean(axis=0)) ** 2).sum()
+            if D[j] is None or v < D[j]:
+                D[j], pred[j] = v, i
+    cuts, j = [], n
+    while j > 0:
+        cuts.append((pred[j], j))
+        j = pred[j]
+    labels = np.empty(n, dtype=np.int64)
+    for g, (a, b) in enumerate(reversed(cuts)):
+        labels[a:b] = g
+    return labels, D[n]
+
+
+def reference_npn(X, exact=False):
+    """Plain NPN (MHM paper 3.2): farthest from the centroid, then nearest unvisited
+    (``exact``: in rational arithmetic, every tie to the lowest row)."""
+    X = _exact(X) if exact else np.asarray(X, dtype=float)
     d0 = ((X - X.mean(axis=0)) ** 2).sum(axis=1)
     cur = int(np.flatnonzero(d0 == d0.max())[0])
     order, left = [cur], set(range(len(X))) - {cur}
@@ -242,12 +278,14 @@ def reference_npn(X):
     return np.array(order)
 
 
-def reference_grid(X, g):
+def reference_grid(X, g, exact=False):
     """Plain procedure A': uniform cells, nearest unvisited in the current cell, else the
-    nearest record in the nearest Chebyshev ring of occupied cells."""
+    nearest record in the nearest Chebyshev ring of occupied cells (``exact``: distances in
+    rational arithmetic)."""
     X = np.asarray(X, dtype=float)
     lo, span = X.min(axis=0), np.ptp(X, axis=0)
     cells = np.where(span > 0, np.minimum(((X - lo) * (g / np.where(span > 0, span, 1))).astype(int), g - 1), 0)
+    X = _exact(X) if exact else X
     d0 = ((X - X.mean(axis=0)) ** 2).sum(axis=1)
     cur = int(np.flatnonzero(d0 == d0.max())[0])
     order, left = [cur], set(range(len(X))) - {cur}

@@ -98,7 +98,7 @@ def test_mixed_errors(kwargs, message):
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from naive import onehot_features, reference_mdav_exact
+from naive import direct_sse, onehot_features, reference_mdav_exact
 from polars_sdc.microagg.features import ONEHOT_CAP_BYTES, features
 from polars_sdc.microagg.mdav import partition_mdav
 from polars_sdc.microagg.vmdav import partition_vmdav
@@ -221,15 +221,120 @@ def test_codes_memory_is_linear(tmp_path):
     assert int(out[1]) >= 5
 
 
-def test_mhm_with_nominal_columns_uses_capped_onehot(monkeypatch):
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 70), n_num=st.integers(1, 2), n_nom=st.integers(1, 3),
+       levels=st.integers(1, 12), dup=st.integers(0, 20), k=st.integers(1, 5), weighted=st.booleans(),
+       standardize=st.booleans(), cells=st.sampled_from([None, 1, 2, 3, 5]),
+       dtype=st.sampled_from([pl.String, pl.Categorical, pl.Enum]))
+def test_mhm_codes_equal_onehot(seed, n, n_num, n_nom, levels, dup, k, weighted, standardize, cells, dtype):
+    # every order: the path and the partition from the codes are those of the one-hot matrix
+    from polars_sdc.microagg.mhm import ORDERS, partition_mhm, path_order
+
+    df = _mixed_frame(seed, n, n_num, n_nom, levels, dup, dtype)
+    on = df.columns
+    r = np.random.default_rng(seed + 2)
+    w = {c: float(r.choice([0.25, 0.5, 1.0, 3.0, 1e-3, 1e3])) for c in on} if weighted else None
+    F = features(df, on, standardize=standardize, weights=w)
+    X = onehot_features(df, on, standardize=standardize, weights=w)
+    k = min(k, df.height)
+    for order in ORDERS:
+        opts = {"cells_per_dim": cells} if order == "grid" else {}
+        assert path_order(F, k, order, **opts).tolist() == path_order(X, k, order, **opts).tolist(), order
+        assert partition_mhm(F, k, order, **opts).tolist() == partition_mhm(X, k, order, **opts).tolist(), order
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 30), n_nom=st.integers(1, 3), levels=st.integers(1, 5),
+       dup=st.integers(0, 8), k=st.integers(1, 4), cells=st.integers(1, 3))
+def test_mhm_codes_on_nominal_only_data_are_exact(seed, n, n_nom, levels, dup, k, cells):
+    # nominal-only data tie everywhere: the codes paths are NPN / procedure A' in exact
+    # arithmetic (ties to the lowest row; the one-hot sums may break such ties by rounding)
+    # and the shortest path has the least exact SSE
+    from naive import reference_grid, reference_hm_exact, reference_npn
+    from polars_sdc.kernels.hansen_mukherjee import hm_shortest_path_codes
+    from polars_sdc.microagg.mhm import partition_mhm, path_order
+
+    df = _mixed_frame(seed, n, 0, n_nom, levels, dup, pl.String)
+    F = features(df, df.columns)
+    X = onehot_features(df, df.columns)
+    k = min(k, df.height)
+    perm = path_order(F, k, "npn")
+    assert perm.tolist() == reference_npn(X, exact=True).tolist()
+    assert path_order(F, k, "grid", cells_per_dim=cells).tolist() == reference_grid(X, cells, exact=True).tolist()
+    C, off, gid, gw = F.kernel_codes()
+    labels, sse = hm_shortest_path_codes(np.ascontiguousarray(F.numeric[perm]), np.ascontiguousarray(C[perm]),
+                                         off, gid, gw, k)
+    _, best = reference_hm_exact(X[perm], k)
+    assert sse == pytest.approx(float(best), rel=1e-12, abs=1e-12)
+    assert direct_sse(X[perm], labels) == pytest.approx(float(best), rel=1e-9, abs=1e-12)
+    assert np.bincount(partition_mhm(F, k, "npn")).min() >= k
+    for order in ("kd", "kd-mdav"):  # every path starts at the exactly farthest row
+        path = path_order(F, k, order)
+        assert sorted(path.tolist()) == list(range(df.height)) and path[0] == perm[0]
+        assert np.bincount(partition_mhm(F, k, order)).min() >= k
+
+
+def test_mhm_edge_costs_from_codes_equal_onehot():
+    from polars_sdc.kernels.hansen_mukherjee import edge_costs
+
+    df = _mixed_frame(7, 40, 1, 2, 5, 6, pl.String)
+    F = features(df, df.columns, weights={"c0": 3.0})
+    L = edge_costs(F.numeric, 3, F.kernel_codes())
+    np.testing.assert_allclose(L, edge_costs(F.dense(), 3), rtol=1e-12, atol=1e-14)
+    g = np.arange(5, 10)
+    assert L[5, 2] == pytest.approx(direct_sse(F.dense()[g], np.zeros(5, dtype=int)), rel=1e-12)
+
+
+def test_mhm_codes_orders_lift_the_cap(monkeypatch):
+    # npn, grid, kd, kd-mdav and the shortest path need no one-hot matrix: they run under a
+    # tiny cap; vgrid (boxes over every one-hot coordinate) still refuses beyond it, naming
+    # the column
     import polars_sdc.microagg.features as feat
-    from polars_sdc.microagg.mhm import partition_mhm
+    from polars_sdc.microagg.mhm import CODE_ORDERS, partition_mhm
 
     r = np.random.default_rng(4)
     df = pl.DataFrame({"c": r.choice(list("abcd"), 40), "x": r.normal(size=40)})
     F = features(df, ["c", "x"])
-    assert partition_mhm(F, 3, "npn").tolist() == partition_mhm(onehot_features(df, ["c", "x"]), 3, "npn").tolist()
-    assert df.sdc.mhm(3, ["c", "x"], order="kd-mdav").sdc.k_anonymity(["c", "x"]) >= 3
+    want = {o: partition_mhm(onehot_features(df, ["c", "x"]), 3, o).tolist() for o in CODE_ORDERS}
     monkeypatch.setattr(feat, "ONEHOT_CAP_BYTES", 100)
-    with pytest.raises(SDCError, match=r"column 'c': 4 categories; MHM order='npn' needs the one-hot"):
-        df.sdc.mhm(3, ["c", "x"], order="npn")
+    assert CODE_ORDERS == ("npn", "grid", "kd", "kd-mdav")
+    for order in CODE_ORDERS:
+        assert partition_mhm(F, 3, order).tolist() == want[order]
+        out = df.sdc.mhm(3, ["c", "x"], order=order, group_column="g")
+        assert out.sdc.k_anonymity(["c", "x"]) >= 3
+        assert canonical_ids(out["g"].to_numpy()).tolist() == canonical_ids(np.array(want[order])).tolist()
+    with pytest.raises(SDCError, match=r"column 'c': 4 categories; MHM order='vgrid' needs the one-hot"):
+        df.sdc.mhm(3, ["c", "x"], order="vgrid")
+
+
+def test_mhm_5000_categories_no_limit_groups_ge_k():
+    r = np.random.default_rng(6)
+    n = 6_000
+    df = pl.DataFrame({"c": pl.Series(r.permutation(np.arange(n) % 3000)).cast(pl.String), "x": r.normal(size=n),
+                       "region": r.choice(["N", "S"], n)})
+    for order in ("npn", "grid", "kd", "kd-mdav"):
+        out = df.sdc.mhm(4, on=["c", "x"], by="region", order=order, group_column="g")
+        assert out.height == n and out["region"].equals(df["region"])
+        assert out.sdc.k_anonymity(["c", "x", "region"]) >= 4
+
+
+def test_mhm_codes_memory_is_linear():
+    # 100,000 rows x one 2,000-level column: the one-hot matrix would be 1.6 GB
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, numpy as np, polars as pl\n"
+        "from polars_sdc.microagg.features import features\n"
+        "from polars_sdc.microagg.mhm import partition_mhm\n"
+        "r = np.random.default_rng(0); n = 100_000\n"
+        "df = pl.DataFrame({'x': r.normal(size=n), 'c': pl.Series(r.integers(0, 2000, n)).cast(pl.String)})\n"
+        "F = features(df, ['x', 'c'])\n"
+        "partition_mhm(features(df.head(500), ['x', 'c']), 5, 'kd-mdav')\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "g = partition_mhm(F, 5, 'kd-mdav')\n"
+        "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024, np.bincount(g).min())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert float(out[0]) < 150.0  # MB above the input: O(n) work arrays, not 1.6 GB
+    assert int(out[1]) >= 5

@@ -179,10 +179,69 @@ def test_unstratified_mdav_bar_counts_rows(recorder, strata_frame):
     assert rec.total == 600 and rec.n == 600 and rec.desc == "mdav k=3"
 
 
-def test_unstratified_run_shows_elapsed_time(recorder, strata_frame):
-    strata_frame.sdc.mhm(3, ["AGI", "FEDTAX"], order="kd-mdav", progress=True)
+def _counts_while_running(call, n):
+    """The values another thread sees in a kernel's ``done`` counter during one call."""
+    import threading
+
+    done = np.zeros(1, dtype=np.int64)
+    seen: list[int] = []
+    finished = threading.Event()
+
+    def poll():
+        while not finished.is_set():
+            seen.append(int(done[0]))
+            finished.wait(0.0005)
+
+    t = threading.Thread(target=poll)
+    t.start()
+    try:
+        labels = call(done)
+    finally:
+        finished.set()
+        t.join()
+    assert done[0] == n
+    inside = [v for v in seen if 0 < v < n]
+    assert inside and inside == sorted(inside)
+    return labels, inside
+
+
+@pytest.mark.parametrize("method", ["vmdav", "npn", "grid", "kd", "kd-mdav", "vgrid"])
+def test_vmdav_and_mhm_kernels_count_rows_without_the_gil(method):
+    """V-MDAV counts rows grouped, the MHM orderings rows visited (n once the shortest path
+    is done), written with the GIL released: another thread sees the counter move."""
+    from polars_sdc.microagg.mhm import partition_mhm
+    from polars_sdc.microagg.vmdav import partition_vmdav
+
+    n = {"vmdav": 8_000, "npn": 8_000, "grid": 8_000, "vgrid": 12_000}.get(method, 200_000)
+    X = np.random.default_rng(6).normal(size=(n, 3))
+
+    def run(done=None):
+        if method == "vmdav":
+            return partition_vmdav(X, 3, 1.0, done=done)
+        return partition_mhm(X, 3, method, done=done)
+
+    run_small = partition_vmdav(X[:100], 3) if method == "vmdav" else partition_mhm(X[:100], 3, method)  # compile
+    assert run_small.size == 100
+    labels, inside = _counts_while_running(run, n)
+    assert np.array_equal(labels, run())
+    if method == "vmdav":  # after every group: groups have >= 3 rows
+        u = np.unique(inside)
+        assert np.all(np.diff(u) >= 3)
+
+
+@pytest.mark.parametrize("method, extra", [("vmdav", {"gamma": 1.0}), ("mhm", {"order": "npn"}),
+                                           ("mhm", {"order": "kd-mdav"})])
+def test_unstratified_vmdav_and_mhm_bars_count_rows(recorder, strata_frame, method, extra):
+    got = strata_frame.sdc.microaggregate(3, ["AGI", "FEDTAX"], method=method, progress=True, **extra)
     rec = recorder.last
-    assert rec.total is None and rec.postfixes == ["mhm"] and rec.desc == "mhm k=3"
+    assert rec.total == 600 and rec.n == 600 and rec.desc == f"{method} k=3"
+    assert got.equals(strata_frame.sdc.microaggregate(3, ["AGI", "FEDTAX"], method=method, **extra))
+
+
+def test_unstratified_run_shows_elapsed_time(recorder, strata_frame):
+    strata_frame.sdc.univariate(3, "AGI", progress=True)
+    rec = recorder.last
+    assert rec.total is None and rec.postfixes == ["univariate"] and rec.desc == "univariate k=3"
     with pytest.raises(polars_sdc.SDCError, match="progress must be True or False"):
         strata_frame.sdc.mdav(3, ["AGI"], progress=1)
 

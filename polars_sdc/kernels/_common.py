@@ -86,11 +86,38 @@ def group_sums(X, labels, n_groups):
     return counts, sums
 
 
+@njit(cache=True)
+def group_means(X, labels, n_groups):
+    """(counts (G,), means (G, p)) of the rows of X (n, p) per label in [0, n_groups) (the
+    sums of :func:`group_sums` in row order, each divided by its count; empty groups: 0)."""
+    counts, sums = group_sums(X, labels, n_groups)
+    for g in range(n_groups):
+        if counts[g] > 0:
+            for j in range(X.shape[1]):
+                sums[g, j] /= counts[g]
+    return counts, sums
+
+
 # -- nominal columns as codes (the discrete distance without a one-hot matrix) ---------------
 # A nominal column c with one-hot value a_c adds a_c^2 I / m^2 to the squared distance from a
 # row of category u to the mean of m rows with qcnt[v] of them in category v, where
 # I = m^2 - 2 m qcnt[u] + sum_v qcnt[v]^2 is an exact integer (a row: m = 1, I = 0 or 2).
 # Columns of equal a_c (one weight group) add their I's as integers, so exact ties stay ties.
+
+
+@njit(cache=True)
+def level_counts(C, off):
+    """(cnt (sum U,), Q (mc,)) of the row-major codes C (n, mc): the count of every level and,
+    per column, the sum of the squared counts (the query of the mean of all rows)."""
+    mc = C.shape[1]
+    cnt = np.zeros(off[mc], dtype=np.int64)
+    Q = np.zeros(mc, dtype=np.int64)
+    for i in range(C.shape[0]):
+        for j in range(mc):
+            u = off[j] + C[i, j]
+            Q[j] += 2 * cnt[u] + 1
+            cnt[u] += 1
+    return cnt, Q
 
 
 @njit(cache=True)
@@ -164,3 +191,27 @@ def add_nominal(CC, b, w, buf, nom):
         for g in range(G):
             s += gw[g] * acc[g, t]
         buf[t] += s / m2
+
+
+@njit(cache=True)
+def nominal_row_dist(C, i, D, j, gid, gw):
+    """Squared distance of the nominal columns between row i of the row-major codes C (N, mc)
+    and row j of the codes D (M, mc): gw[g] * 2 * (number of columns of weight group g whose
+    codes differ), summed over the groups; the value :func:`nominal_part` gives for a point
+    query (m = 1), so exact ties stay ties."""
+    mc = C.shape[1]
+    G = gw.shape[0]
+    if G == 1:
+        t = 0
+        for c in range(mc):
+            if C[i, c] != D[j, c]:
+                t += 2
+        return gw[0] * t / 1.0
+    s = 0.0
+    for g in range(G):
+        t = 0
+        for c in range(mc):
+            if gid[c] == g and C[i, c] != D[j, c]:
+                t += 2
+        s += gw[g] * t
+    return s / 1.0

@@ -21,13 +21,23 @@ from numba import njit
 
 
 @njit(cache=True)
-def _node_edge_costs(X, i, k, out, s1):
+def _node_edge_costs(X, C, off, gid, gw, i, k, out, s1, lcnt, Qg):
     """Lengths of the edges leaving node i: out[t] = SSE of rows i .. i+k+t-1 (0-based) for
-    t = 0 .. cnt-1; returns cnt (fewer than k edges near the end of the sequence)."""
+    t = 0 .. cnt-1; returns cnt (fewer than k edges near the end of the sequence).
+
+    Nominal columns (row-major codes C (n, mc), level offsets ``off``, weight group ``gid``
+    and a^2 ``gw`` of each column, see :mod:`._common`) add the SSE of their one-hot
+    embedding, a^2 (m^2 - sum_v cnt_v^2) / m per column, from the level counts ``lcnt``
+    (int64, zero on entry and on return) with exact integer numerators per weight group
+    (``Qg``: sums of squared counts)."""
     n, p = X.shape
+    mc = C.shape[1]
+    G = gw.shape[0]
     last = min(i + 2 * k - 1, n)  # exclusive end of the longest group
     for d in range(p):
         s1[d] = 0.0
+    for g in range(G):
+        Qg[g] = 0
     s2 = 0.0
     cnt = 0
     for h in range(i, last):
@@ -35,33 +45,72 @@ def _node_edge_costs(X, i, k, out, s1):
             v = X[h, d] - X[i, d]
             s1[d] += v
             s2 += v * v
+        for c in range(mc):
+            u = off[c] + C[h, c]
+            Qg[gid[c]] += 2 * lcnt[u] + 1
+            lcnt[u] += 1
         m = h - i + 1
         if m >= k:
             q = 0.0
             for d in range(p):
                 q += s1[d] * s1[d]
             c = s2 - q / m
+            if mc > 0:
+                s = 0.0
+                for g in range(G):
+                    s += gw[g] * (Qg[G + g] * m * m - Qg[g])
+                c += s / m
             out[cnt] = c if c > 0.0 else 0.0
             cnt += 1
+    for h in range(i, last):
+        for c in range(mc):
+            lcnt[off[c] + C[h, c]] = 0
     return cnt
 
 
-@njit(cache=True)
-def edge_costs(X, k):
-    """All edge lengths as an (n + 1, k) array: ``L[i, t]`` is the SSE of rows i .. i+k+t-1
-    (the edge (i, i+k+t) of Suzaki et al. eq. 2), NaN where that edge does not exist.
+def _no_codes(n):
+    """Empty nominal arguments (codes, off, gid, gw) for rows without nominal columns."""
+    return (np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64),
+            np.ones(1))
 
-    For inspection and tests (O(n k) memory); :func:`hm_labels` never stores them.
-    """
+
+@njit(cache=True)
+def _scratch(off, gid, gw):
+    """Level counts (sum U,) and the per-group integer sums (2 G,): sums of squared counts,
+    then the number of columns of each group."""
+    G = gw.shape[0]
+    Qg = np.zeros(2 * G, dtype=np.int64)
+    for c in range(gid.shape[0]):
+        Qg[G + gid[c]] += 1
+    return np.zeros(off[off.shape[0] - 1], dtype=np.int64), Qg
+
+
+@njit(cache=True)
+def _edge_costs(X, C, off, gid, gw, k):
     n, p = X.shape
     L = np.full((n + 1, k), np.nan)
     out = np.empty(k)
     s1 = np.empty(p)
+    lcnt, Qg = _scratch(off, gid, gw)
     for i in range(n + 1):
-        cnt = _node_edge_costs(X, i, k, out, s1)
+        cnt = _node_edge_costs(X, C, off, gid, gw, i, k, out, s1, lcnt, Qg)
         for t in range(cnt):
             L[i, t] = out[t]
     return L
+
+
+def edge_costs(X, k, codes=None):
+    """All edge lengths as an (n + 1, k) array: ``L[i, t]`` is the SSE of rows i .. i+k+t-1
+    (the edge (i, i+k+t) of Suzaki et al. eq. 2), NaN where that edge does not exist.
+    ``codes``: the nominal columns as (codes, off, gid, gw)
+    (:meth:`~polars_sdc.microagg.features.Features.kernel_codes`).
+
+    For inspection and tests (O(n k) memory); :func:`hm_shortest_path` never stores them.
+
+    >>> edge_costs(np.array([[0.0], [2.0], [4.0]]), 1).round(3).tolist()
+    [[0.0], [0.0], [0.0], [nan]]
+    """
+    return _edge_costs(X, *(codes if codes is not None else _no_codes(X.shape[0])), k)
 
 
 @njit(cache=True)
@@ -83,7 +132,39 @@ def _labels_from_pred(pred, n):
     return labels
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
+def hm_shortest_path_codes(X, C, off, gid, gw, k):
+    """:func:`hm_shortest_path` on numeric features X (n, p) plus nominal columns as codes
+    (row-major C (n, mc) int32, ``off``, ``gid``, ``gw`` as in :mod:`._common`): the same
+    path as on their one-hot embedding, in O(n (p + mc) + sum U) memory.
+
+    >>> C = np.array([[0], [1], [0], [1]], dtype=np.int32)
+    >>> lab, sse = hm_shortest_path_codes(np.zeros((4, 0)), C, np.array([0, 2]), np.array([0]), np.array([0.5]), 2)
+    >>> lab.tolist(), sse
+    ([0, 0, 1, 1], 1.0)
+    """
+    n, p = X.shape
+    D = np.full(n + 1, np.inf)
+    pred = np.zeros(n + 1, dtype=np.int64)
+    D[0] = 0.0
+    out = np.empty(k)
+    s1 = np.empty(p)
+    lcnt, Qg = _scratch(off, gid, gw)
+    for i in range(n - k + 1):
+        di = D[i]
+        if di == np.inf:
+            continue
+        cnt = _node_edge_costs(X, C, off, gid, gw, i, k, out, s1, lcnt, Qg)
+        for t in range(cnt):
+            j = i + k + t
+            v = di + out[t]
+            if v < D[j]:
+                D[j] = v
+                pred[j] = i
+    return _labels_from_pred(pred, n), D[n]
+
+
+@njit(cache=True, nogil=True)
 def hm_shortest_path(X, k):
     """Optimal k-partition of the rows of X (n, p) into contiguous groups, in the given order.
 
@@ -92,24 +173,9 @@ def hm_shortest_path(X, k):
     between equally short paths go to the earliest predecessor. O(k n p) time, O(n) memory
     besides X. Requires 1 <= k <= n.
     """
-    n, p = X.shape
-    D = np.full(n + 1, np.inf)
-    pred = np.zeros(n + 1, dtype=np.int64)
-    D[0] = 0.0
-    out = np.empty(k)
-    s1 = np.empty(p)
-    for i in range(n - k + 1):
-        di = D[i]
-        if di == np.inf:
-            continue
-        cnt = _node_edge_costs(X, i, k, out, s1)
-        for t in range(cnt):
-            j = i + k + t
-            v = di + out[t]
-            if v < D[j]:
-                D[j] = v
-                pred[j] = i
-    return _labels_from_pred(pred, n), D[n]
+    n = X.shape[0]
+    return hm_shortest_path_codes(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
+                                  np.empty(0, dtype=np.int64), np.ones(1), k)
 
 
 @njit(cache=True)

@@ -20,6 +20,11 @@ the result is deterministic.
   With ``mdav_k`` the leaves are large and partitioned by MDAV (:mod:`.mdav`), whose groups
   become consecutive runs of the path.
 
+Nominal columns as codes (``*_codes`` kernels, :mod:`._common`): the distance of the one-hot
+embedding from the codes, never the matrix — NPN, A' (a one-hot coordinate's cell is a
+function of the code) and the kd orders (sums over the levels present, in the embedding's
+order); the variable grid takes the one-hot matrix.
+
 One module on purpose (~760 lines): the five orderings share the block CSR, the visit
 bookkeeping and the nearest-next walk; Numba compiles them together.
 """
@@ -28,8 +33,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._common import sq_dist_rows, widest_dim
-from .mdav import mdav_labels
+from ._common import (group_means, level_counts, mean_query, nominal_part, nominal_row_dist, sq_dist_rows,
+                      widest_dim)
+from .mdav import mdav_labels, mdav_labels_codes
 
 
 # ---------------------------------------------------------------------------------------
@@ -37,13 +43,29 @@ from .mdav import mdav_labels
 @njit(cache=True)
 def farthest_from_centroid(X):
     """Row farthest from the column means (ties: lowest row) — the start of every path."""
+    n = X.shape[0]
+    return farthest_from_centroid_codes(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
+                                        np.empty(0, dtype=np.int64), np.ones(1))
+
+
+@njit(cache=True)
+def farthest_from_centroid_codes(X, C, off, gid, gw):
+    """:func:`farthest_from_centroid` with nominal columns as row-major codes C (n, mc) (level
+    offsets ``off``, weight group ``gid`` and a^2 ``gw`` of each column, :mod:`._common`):
+    the distance to the centroid of their one-hot embedding from the level counts."""
     n, p = X.shape
+    mc = C.shape[1]
     c = np.zeros(p)
     for i in range(n):
         for d in range(p):
             c[d] += X[i, d]
     for d in range(p):
         c[d] /= n
+    cnt, Q = level_counts(C, off)
+    K = np.empty(mc, dtype=np.int64)
+    tq, m2 = mean_query(cnt, Q, n, K)
+    CC = np.ascontiguousarray(C.T)
+    acc = np.empty((gw.shape[0], 1), dtype=np.int64)
     best = -1.0
     r = 0
     for i in range(n):
@@ -51,37 +73,67 @@ def farthest_from_centroid(X):
         for d in range(p):
             v = X[i, d] - c[d]
             s += v * v
+        if mc > 0:
+            s += nominal_part(CC, i, off, gid, gw, cnt, K, tq, m2, acc)
         if s > best:
             best = s
             r = i
     return r
 
 
+@njit(cache=True)
+def _d2(X, C, gid, gw, a, b):
+    """Squared distance between rows a and b: numeric columns of X plus nominal codes C."""
+    s = sq_dist_rows(X, a, b)
+    if C.shape[1] > 0:
+        s += nominal_row_dist(C, a, C, b, gid, gw)
+    return s
+
+
 # ---------------------------------------------------------------------------------------
 # A: nearest point next
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def npn_order(X):
     """Nearest Point Next path (Suzaki et al. section 3.2): start at the record farthest from the
     centroid, then repeatedly the nearest unvisited record. O(n^2 p) time, O(n p) memory.
     """
+    n = X.shape[0]
+    return npn_order_codes(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
+                           np.empty(0, dtype=np.int64), np.ones(1), np.zeros(1, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def npn_order_codes(X, C, off, gid, gw, done):
+    """:func:`npn_order` on numeric features X (n, p) plus nominal columns as row-major codes
+    C (n, mc) (see :func:`farthest_from_centroid_codes`): the path on their one-hot
+    embedding, in O(n (p + mc) + sum U) memory. ``done[0]``: rows visited so far (the GIL is
+    released, so another thread can show progress)."""
     n, p = X.shape
+    mc = C.shape[1]
     order = np.empty(n, dtype=np.int64)
     if n == 0:
         return order
     A = X.copy()
+    AC = C.copy()
     idx = np.arange(n)
     cur = np.empty(p)
-    pos = farthest_from_centroid(X)
+    curc = np.empty((1, mc), dtype=C.dtype)
+    pos = farthest_from_centroid_codes(X, C, off, gid, gw)
     m = n
     for t in range(n):
+        done[0] = t
         r = idx[pos]
         order[t] = r
         for d in range(p):
             cur[d] = A[pos, d]
+        for j in range(mc):
+            curc[0, j] = AC[pos, j]
         m -= 1  # swap-remove pos
         if pos != m:
             for d in range(p):
                 A[pos, d] = A[m, d]
+            for j in range(mc):
+                AC[pos, j] = AC[m, j]
             idx[pos] = idx[m]
         if m == 0:
             break
@@ -92,6 +144,8 @@ def npn_order(X):
             for d in range(p):
                 v = A[i, d] - cur[d]
                 s += v * v
+            if mc > 0:
+                s += nominal_row_dist(AC, i, curc, 0, gid, gw)
             if pos < 0 or s < best or (s == best and idx[i] < idx[pos]):
                 best = s
                 pos = i
@@ -101,11 +155,12 @@ def npn_order(X):
 # ---------------------------------------------------------------------------------------
 # block paths (A' and the variable grid share the walk inside blocks)
 @njit(cache=True)
-def _nearest_in_block(X, cur, b, start, cnt, pts, best, bp):
+def _nearest_in_block(X, C, gid, gw, cur, b, start, cnt, pts, best, bp):
     """Nearest unvisited record of block b to row cur, improving on (best, bp)."""
+    nominal = C.shape[1] > 0
     for t in range(start[b], start[b] + cnt[b]):
         q = pts[t]
-        s = sq_dist_rows(X, cur, q)
+        s = _d2(X, C, gid, gw, q, cur) if nominal else sq_dist_rows(X, q, cur)
         if bp < 0 or s < best or (s == best and q < bp):
             best = s
             bp = q
@@ -138,6 +193,9 @@ def _visit(q, block_of, start, cnt, pts, slot, active, active_pos, n_active):
 
 @njit(cache=True)
 def _block_csr(block_of, n_blocks):
+    """(start (B + 1,), cnt (B,), pts (n,), slot (n,)): the rows grouped by block (a counting
+    sort, increasing row inside each block; pts[start[b]:start[b + 1]] are block b's rows)
+    and each row's position in pts."""
     n = block_of.shape[0]
     cnt = np.zeros(n_blocks, dtype=np.int64)
     for i in range(n):
@@ -157,18 +215,24 @@ def _block_csr(block_of, n_blocks):
 
 
 @njit(cache=True)
-def _ring_next(X, cur, b, coords, start, cnt, pts, active, n_active):
+def _ring_next(X, C, gid, gw, cur, b, coords, pn, gm1, start, cnt, pts, active, n_active):
     """Procedure A' when block b is exhausted: the nearest record to row cur in the nearest
-    Chebyshev ring (cell coordinates ``coords``) of occupied blocks."""
+    Chebyshev ring (cell coordinates ``coords``, see :func:`_chebyshev_codes`) of occupied
+    blocks. Every other block is at least 1 away, so a block at 1 ends the search for the ring."""
     best = np.inf
     bp = -1
     rmin = np.iinfo(np.int64).max
+    plain = pn == coords.shape[1]  # no nominal coordinate: the plain loop (5x faster)
     for a in range(n_active):
-        rmin = min(rmin, _chebyshev(coords, active[a], b))
+        r = _chebyshev(coords, active[a], b) if plain else _chebyshev_codes(coords, active[a], b, pn, gm1)
+        rmin = min(rmin, r)
+        if rmin <= 1:
+            break
     for a in range(n_active):
         c = active[a]
-        if _chebyshev(coords, c, b) == rmin:
-            best, bp = _nearest_in_block(X, cur, c, start, cnt, pts, best, bp)
+        r = _chebyshev(coords, c, b) if plain else _chebyshev_codes(coords, c, b, pn, gm1)
+        if r == rmin:
+            best, bp = _nearest_in_block(X, C, gid, gw, cur, c, start, cnt, pts, best, bp)
     return bp
 
 
@@ -182,7 +246,21 @@ def _chebyshev(coords, c, b):
 
 
 @njit(cache=True)
-def _bfs_next(X, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, active, n_active):
+def _chebyshev_codes(coords, c, b, pn, gm1):
+    """:func:`_chebyshev` when the coordinates from ``pn`` on are category codes of nominal
+    columns, whose one-hot cells (0 or the top cell gm1 on each level) differ by gm1 when
+    the codes do."""
+    r = 0
+    for d in range(pn):
+        r = max(r, abs(coords[c, d] - coords[b, d]))
+    for d in range(pn, coords.shape[1]):
+        if coords[c, d] != coords[b, d]:
+            return max(r, gm1)
+    return r
+
+
+@njit(cache=True)
+def _bfs_next(X, C, gid, gw, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, active, n_active):
     """The variable grid when block b is exhausted: breadth-first search of the block graph
     (CSR deg / nbr) layer by layer from b, stopping at the first layer holding unvisited
     records; the nearest of them to row cur (a disconnected remainder is searched whole).
@@ -210,19 +288,20 @@ def _bfs_next(X, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, active, n_ac
             w = queue[e]
             if cnt[w] > 0:
                 found = True
-                best, bp = _nearest_in_block(X, cur, w, start, cnt, pts, best, bp)
+                best, bp = _nearest_in_block(X, C, gid, gw, cur, w, start, cnt, pts, best, bp)
     if not found:
         for a in range(n_active):
-            best, bp = _nearest_in_block(X, cur, active[a], start, cnt, pts, best, bp)
+            best, bp = _nearest_in_block(X, C, gid, gw, cur, active[a], start, cnt, pts, best, bp)
     return bp
 
 
-@njit(cache=True)
-def _block_walk(X, block_of, n_blocks, coords, deg, nbr):
+@njit(cache=True, nogil=True)
+def _block_walk(X, C, off, gid, gw, block_of, n_blocks, coords, pn, gm1, deg, nbr, done):
     """The nearest-next walk shared by procedure A' and the variable grid: start at the row
     farthest from the centroid; next is the nearest unvisited row of the current block; an
-    exhausted block passes on by :func:`_ring_next` (grid: ``coords`` (B, p) cell
-    coordinates, ``deg`` empty) or :func:`_bfs_next` (variable grid: block graph deg / nbr)."""
+    exhausted block passes on by :func:`_ring_next` (grid: ``coords`` (B, .) cell
+    coordinates, ``deg`` empty) or :func:`_bfs_next` (variable grid: block graph deg / nbr).
+    Nominal columns: codes C (see :func:`npn_order_codes`). ``done[0]``: rows visited."""
     n = X.shape[0]
     start, cnt, pts, slot = _block_csr(block_of, n_blocks)
     active = np.arange(n_blocks)
@@ -232,46 +311,68 @@ def _block_walk(X, block_of, n_blocks, coords, deg, nbr):
     seen = np.full(n_blocks if graph else 0, -1, dtype=np.int64)
     queue = np.empty(n_blocks if graph else 0, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
-    cur = farthest_from_centroid(X)
+    cur = farthest_from_centroid_codes(X, C, off, gid, gw)
     for t in range(n):
+        done[0] = t
         order[t] = cur
         n_active = _visit(cur, block_of, start, cnt, pts, slot, active, active_pos, n_active)
         if t == n - 1:
             break
         b = block_of[cur]
         if cnt[b] > 0:
-            best, bp = _nearest_in_block(X, cur, b, start, cnt, pts, np.inf, -1)
+            best, bp = _nearest_in_block(X, C, gid, gw, cur, b, start, cnt, pts, np.inf, -1)
         elif graph:
-            bp = _bfs_next(X, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, active, n_active)
+            bp = _bfs_next(X, C, gid, gw, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, active, n_active)
         else:
-            bp = _ring_next(X, cur, b, coords, start, cnt, pts, active, n_active)
+            bp = _ring_next(X, C, gid, gw, cur, b, coords, pn, gm1, start, cnt, pts, active, n_active)
         cur = bp
     return order
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def grid_path(X, block_of, coords):
     """Procedure A' on a uniform grid: ``block_of[i]`` is row i's block (0..B-1) and
     ``coords`` (B, p) the integer cell coordinates of each block."""
-    return _block_walk(X, block_of, coords.shape[0], coords, np.empty(0, dtype=np.int64),
-                       np.empty(0, dtype=np.int64))
+    n = X.shape[0]
+    return _block_walk(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64),
+                       np.ones(1), block_of, coords.shape[0], coords, coords.shape[1], 0,
+                       np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64))
 
 
-def grid_order(X: np.ndarray, cells_per_dim: int) -> np.ndarray:
+def grid_order(X: np.ndarray, cells_per_dim: int, codes: tuple | None = None,
+               done: np.ndarray | None = None) -> np.ndarray:
     """Grid-block NPN (procedure A'): every dimension's range cut into ``cells_per_dim``
     equal slices; only occupied cells become blocks (a hash of the cell coordinates, so the
-    number of dimensions does not matter); then :func:`grid_path`."""
+    number of dimensions does not matter); then the walk of :func:`grid_path`.
+
+    ``codes`` = (C, off, gid, gw): nominal columns as codes (:func:`npn_order_codes`), the
+    same path as on their one-hot embedding without building it: a one-hot coordinate holds
+    0 or a, so its cell is 0 or the top one; a column's cells are a function of its code
+    (when it has >= 2 levels present, a > 0 and >= 2 slices), two different codes are the
+    top cell apart in Chebyshev distance. ``done[0]``: rows visited so far.
+
+    >>> grid_order(np.array([[0.0], [10.0], [1.0], [9.0]]), 2).tolist()
+    [0, 2, 3, 1]
+    """
     X = np.ascontiguousarray(X, dtype=np.float64)
     n, p = X.shape
     if n == 0:
         return np.empty(0, dtype=np.int64)
+    C, off, gid, gw = codes if codes is not None else (np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
+                                                       np.empty(0, dtype=np.int64), np.ones(1))
     g = max(int(cells_per_dim), 1)
     lo = X.min(axis=0)
     span = X.max(axis=0) - lo
     scale = np.where(span > 0, g / np.where(span > 0, span, 1.0), 0.0)
     cells = np.minimum(((X - lo) * scale).astype(np.int64), g - 1)
+    if C.shape[1]:
+        live = (C.min(axis=0) < C.max(axis=0)) & (gw[gid] > 0) & (g >= 2)
+        cells = np.hstack([cells, np.where(live, C, 0).astype(np.int64)])
     coords, block_of = np.unique(cells, axis=0, return_inverse=True)
-    return grid_path(X, np.ascontiguousarray(block_of.ravel(), dtype=np.int64), np.ascontiguousarray(coords))
+    return _block_walk(X, np.ascontiguousarray(C, dtype=np.int32), off, gid, gw,
+                       np.ascontiguousarray(block_of.ravel(), dtype=np.int64), coords.shape[0],
+                       np.ascontiguousarray(coords), p, g - 1, np.empty(0, dtype=np.int64),
+                       np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64) if done is None else done)
 
 
 # ---------------------------------------------------------------------------------------
@@ -466,15 +567,22 @@ def _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi):
     return deg, nbr
 
 
-@njit(cache=True)
-def vgrid_order(X, leaf_size):
+def vgrid_order(X: np.ndarray, leaf_size: int, done: np.ndarray | None = None) -> np.ndarray:
     """Variable-size grid NPN (Suzaki et al. section 5.3): see the module docstring.
 
     Blocks hold at most ``leaf_size`` records (unless identical). Inside a block: nearest
     unvisited record; when the block is exhausted, a breadth-first search of the block graph
     stops at the first layer holding unvisited records and moves to the nearest of them (a
-    disconnected remainder is searched whole).
+    disconnected remainder is searched whole). ``done[0]``: rows visited so far.
+
+    >>> vgrid_order(np.array([[0.0], [10.0], [1.0], [9.0]]), 2).tolist()
+    [0, 2, 3, 1]
     """
+    return _vgrid_order(X, leaf_size, np.zeros(1, dtype=np.int64) if done is None else done)
+
+
+@njit(cache=True, nogil=True)
+def _vgrid_order(X, leaf_size, done):
     n, p = X.shape
     order = np.empty(n, dtype=np.int64)
     if n == 0:
@@ -497,11 +605,23 @@ def vgrid_order(X, leaf_size):
             U[i, d] = (X[i, d] - lo[d]) / span[d] * 0.999999 if span[d] > 0 else 0.0
     sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, block_of, B = _build_vgrid(U, leaf_size)
     deg, nbr = _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi)
-    return _block_walk(X, block_of, B, np.empty((0, 0), dtype=np.int64), deg, nbr)
+    return _block_walk(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64),
+                       np.ones(1), block_of, B, np.empty((0, 0), dtype=np.int64), 0, 0, deg, nbr, done)
 
 
 # ---------------------------------------------------------------------------------------
 # kd-tree order (fast, for large n)
+@njit(cache=True)
+def _push_halves(sa, sb, top, a, mid, b, low_first):
+    """Push the segments [a, mid) and [mid, b) on the stack (sa, sb) so that the low half
+    pops first when ``low_first``; returns the new top."""
+    if low_first:
+        sa[top], sb[top], sa[top + 1], sb[top + 1] = mid, b, a, mid
+    else:
+        sa[top], sb[top], sa[top + 1], sb[top + 1] = a, mid, mid, b
+    return top + 2
+
+
 @njit(cache=True)
 def _before(key, r, s):
     """Row r sorts before row s by (key, row)."""
@@ -613,15 +733,20 @@ def _dot_row(X, r, v):
 
 
 @njit(cache=True)
-def _npn_walk(X, live, m, order, out, prev):
+def _npn_walk(X, C, gid, gw, live, m, order, out, prev):
     """Walk the rows live[:m] nearest-next from row ``prev`` (ties: lowest row), appending
-    them to order[out:]; returns the new (out, prev). live[:m] is consumed."""
+    them to order[out:]; returns the new (out, prev). live[:m] is consumed. Nominal columns:
+    codes C (distances of :func:`_d2`; C with no column: numeric only)."""
+    nominal = C.shape[1] > 0
     for step in range(m):
         best = np.inf
         bt = -1
         for t in range(m - step):
             q = live[t]
-            s = 0.0 if q == prev else sq_dist_rows(X, prev, q)
+            if q == prev:
+                s = 0.0
+            else:
+                s = _d2(X, C, gid, gw, q, prev) if nominal else sq_dist_rows(X, prev, q)
             if bt < 0 or s < best or (s == best and q < live[bt]):
                 best = s
                 bt = t
@@ -633,39 +758,237 @@ def _npn_walk(X, live, m, order, out, prev):
     return out, prev
 
 
+def kd_order(X: np.ndarray, leaf_size: int, rule: int = 2, mdav_k: int = 0,
+             done: np.ndarray | None = None) -> np.ndarray:
+    """kd-tree order: median splits down to leaves of at most ``leaf_size`` records, on the
+    principal axis of each segment (``rule=2``; 1: axis of largest variance, 0: of widest
+    range); leaves in depth-first order, the half on the side of the previous visited
+    record first (the path starts at the record farthest from the centroid); each leaf
+    walked by NPN from its record nearest the previous one. O(n log n p) time.
+
+    With ``mdav_k > 0`` each leaf is first partitioned by MDAV with that k; the leaf's
+    groups are then visited nearest-centroid-next and each group walked by NPN, so the
+    MDAV groups are runs of the path (MHM can then only improve on leaf-wise MDAV);
+    O(n leaf_size p / mdav_k) more time. ``done[0]``: rows visited so far.
+
+    >>> kd_order(np.array([[0.0], [10.0], [1.0], [9.0]]), 2).tolist()
+    [0, 2, 3, 1]
+    """
+    return _kd_order(X, leaf_size, rule, mdav_k, np.zeros(1, dtype=np.int64) if done is None else done)
+
+
+def _kd_order(X, leaf_size, rule, mdav_k, done):
+    n = X.shape[0]
+    return _kd_walk(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64),
+                    np.ones(1), np.empty(0), np.zeros(X.shape[1], dtype=np.int64), np.arange(X.shape[1]), leaf_size,
+                    rule, mdav_k, done)
+
+
+# ---------------------------------------------------------------------------------------
+# kd-tree order with nominal columns as codes
+# The one-hot embedding has D = p + sum U dimensions in the order of the ``on`` columns
+# (``lk``/``li``: kind 0 numeric column li, 1 nominal column li). A one-hot coordinate
+# holds a_c or 0, so every sum the dense kernel forms over the dimensions is formed here over
+# the numeric columns and the levels present in the segment only, in the same order (an
+# absent level adds exact zeros): the same means, variances, principal axis and keys, bit
+# for bit, in O(n (p + mc) + sum U) memory.
 @njit(cache=True)
-def _walk_leaf_mdav(X, perm, a, b, k, order, out, prev):
+def _live_dims(X, C, off, lk, li, perm, a, b, lcnt, dk, dc, du):
+    """The live dimensions of the segment perm[a:b] in the embedding's order: every numeric
+    column, and each level of a nominal column present in the segment. Returns their count."""
+    mc = C.shape[1]
+    for t in range(a, b):
+        for c in range(mc):
+            lcnt[off[c] + C[perm[t], c]] += 1
+    L = 0
+    for e in range(lk.shape[0]):
+        col = li[e]
+        if lk[e] == 0:
+            dk[L] = 0
+            dc[L] = col
+            du[L] = 0
+            L += 1
+            continue
+        if off[col + 1] - off[col] <= b - a:
+            for u in range(off[col + 1] - off[col]):
+                if lcnt[off[col] + u] > 0:
+                    dk[L] = 1
+                    dc[L] = col
+                    du[L] = u
+                    L += 1
+        else:  # more levels than rows: sort the present ones
+            tmp = np.empty(b - a, dtype=np.int64)
+            q = 0
+            for t in range(a, b):
+                u = C[perm[t], col]
+                if lcnt[off[col] + u] > 0:
+                    tmp[q] = u
+                    q += 1
+                    lcnt[off[col] + u] = -lcnt[off[col] + u]  # listed once
+            srt = np.sort(tmp[:q])
+            for h in range(q):
+                dk[L] = 1
+                dc[L] = col
+                du[L] = srt[h]
+                L += 1
+                lcnt[off[col] + srt[h]] = -lcnt[off[col] + srt[h]]
+    for t in range(a, b):
+        for c in range(mc):
+            lcnt[off[c] + C[perm[t], c]] = 0
+    return L
+
+
+@njit(cache=True)
+def _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du, mean, w, vnum, vnom, lev2e, z0, z1):
+    """:func:`_split_direction` (rule 2, the principal axis) on the one-hot embedding of
+    numeric X plus codes C: v is (vnum (p,), vnom (sum U,)), zero on entry outside the
+    segment's live dimensions. Returns the number of live dimensions (to clear v later).
+    Each sum runs over the rows in the dense kernel's order, so the values are the same bit
+    for bit; a level's coordinate only takes two values, whose terms are computed once
+    (``z0``/``z1``: for rows outside / inside the level; ``lev2e``: a level's live index)."""
+    m = b - a
+    mc = C.shape[1]
+    L = _live_dims(X, C, off, lk, li, perm, a, b, lcnt, dk, dc, du)
+    for e in range(L):
+        mean[e] = 0.0
+        if dk[e] == 1:
+            lev2e[off[dc[e]] + du[e]] = e
+    for t in range(a, b):
+        r = perm[t]
+        for e in range(L):
+            if dk[e] == 0:
+                mean[e] += X[r, dc[e]]
+        for c in range(mc):
+            mean[lev2e[off[c] + C[r, c]]] += A_c[c]
+    for e in range(L):
+        mean[e] /= m
+    dim = -1
+    best = -1.0
+    for e in range(L):
+        s = 0.0
+        col = dc[e]
+        if dk[e] == 0:
+            for t in range(a, b):
+                x = X[perm[t], col] - mean[e]
+                s += x * x
+        else:
+            x1 = A_c[col] - mean[e]
+            x0 = 0.0 - mean[e]
+            s1 = x1 * x1
+            s0 = x0 * x0
+            u = du[e]
+            for t in range(a, b):
+                s += s1 if C[perm[t], col] == u else s0
+        if s > best:
+            best = s
+            dim = e
+    if best <= 0.0:
+        # every coordinate constant: the dense kernel keeps its dimension 0 (perhaps an
+        # absent level); the keys are then equal and only the previous row's side counts
+        if lk[0] == 0:
+            vnum[li[0]] = 1.0
+        else:
+            vnom[off[li[0]]] = 1.0
+        return L
+    _set_v(dk, dc, du, off, dim, 1.0, vnum, vnom)
+    stride = max(1, m // _PCA_SAMPLE)
+    for it in range(8):
+        for e in range(L):
+            w[e] = 0.0
+            if dk[e] == 1:
+                v = _get_v(dk, dc, du, off, e, vnum, vnom)
+                z0[e] = (0.0 - mean[e]) * v
+                z1[e] = (A_c[dc[e]] - mean[e]) * v
+        for t in range(a, b, stride):
+            r = perm[t]
+            dot = 0.0
+            for e in range(L):
+                if dk[e] == 0:
+                    dot += (X[r, dc[e]] - mean[e]) * vnum[dc[e]]
+                else:
+                    dot += z1[e] if C[r, dc[e]] == du[e] else z0[e]
+            for e in range(L):
+                if dk[e] == 0:
+                    w[e] += dot * (X[r, dc[e]] - mean[e])
+                else:
+                    w[e] += dot * ((A_c[dc[e]] if C[r, dc[e]] == du[e] else 0.0) - mean[e])
+        nrm = 0.0
+        for e in range(L):
+            nrm += w[e] * w[e]
+        if nrm == 0.0:
+            return L
+        nrm = np.sqrt(nrm)
+        for e in range(L):
+            _set_v(dk, dc, du, off, e, w[e] / nrm, vnum, vnom)
+    return L
+
+
+@njit(cache=True)
+def _set_v(dk, dc, du, off, e, x, vnum, vnom):
+    if dk[e] == 0:
+        vnum[dc[e]] = x
+    else:
+        vnom[off[dc[e]] + du[e]] = x
+
+
+@njit(cache=True)
+def _get_v(dk, dc, du, off, e, vnum, vnom):
+    return vnum[dc[e]] if dk[e] == 0 else vnom[off[dc[e]] + du[e]]
+
+
+@njit(cache=True)
+def _key_codes(X, C, off, A_c, lk, li, r, vnum, vnom):
+    """Row r of the one-hot embedding dotted with v, summed in the embedding's order."""
+    s = 0.0
+    for e in range(lk.shape[0]):
+        col = li[e]
+        if lk[e] == 0:
+            s += X[r, col] * vnum[col]
+        else:
+            s += A_c[col] * vnom[off[col] + C[r, col]]
+    return s
+
+
+@njit(cache=True)
+def _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, k, order, out, prev, lcnt):
     """Append the rows perm[a:b] to the path group by group: MDAV groups of the leaf,
-    nearest centroid (to the last visited row) next, each group walked by NPN."""
+    nearest centroid (to the last visited row) next, each group walked by NPN. Nominal
+    columns (codes C, possibly none): MDAV from the codes (:func:`~.mdav.mdav_labels_codes`),
+    the distance from the last visited row to a group's centroid from its level counts."""
     n, p = X.shape
+    mc = C.shape[1]
     m = b - a
     sub = np.empty((m, p))
+    subc = np.empty((m, mc), dtype=np.int32)
     for t in range(m):
         for d in range(p):
             sub[t, d] = X[perm[a + t], d]
-    lab = mdav_labels(sub, min(k, m))
+        for c in range(mc):
+            subc[t, c] = C[perm[a + t], c]
+    lab = mdav_labels_codes(sub, subc, off, gid, gw, min(k, m))
     G = 0
     for t in range(m):
         if lab[t] + 1 > G:
             G = lab[t] + 1
-    cen = np.zeros((G, p))
-    cnt = np.zeros(G, dtype=np.int64)
-    for t in range(m):
-        g = lab[t]
-        cnt[g] += 1
-        for d in range(p):
-            cen[g, d] += sub[t, d]
+    cnt, cen = group_means(sub, lab, G)
+    gstart, _, by_group, _ = _block_csr(lab, G)  # leaf positions grouped by label (counting sort)
+    # K[g, c] = m_g^2 + sum_v cnt_v^2: the query of group g's mean for column c
+    K = np.empty((G, mc), dtype=np.int64)
     for g in range(G):
-        for d in range(p):
-            cen[g, d] /= cnt[g]
-    gstart = np.zeros(G + 1, dtype=np.int64)
-    for g in range(G):
-        gstart[g + 1] = gstart[g] + cnt[g]
-    by_group = np.empty(m, dtype=np.int64)  # leaf positions grouped by label (counting sort)
-    fill = gstart[:-1].copy()
-    for t in range(m):
-        by_group[fill[lab[t]]] = t
-        fill[lab[t]] += 1
+        for c in range(mc):
+            K[g, c] = cnt[g] * cnt[g]
+        for h in range(gstart[g], gstart[g + 1]):
+            t = by_group[h]
+            for c in range(mc):
+                u = off[c] + subc[t, c]
+                K[g, c] += 2 * lcnt[u] + 1
+                lcnt[u] += 1
+        for h in range(gstart[g], gstart[g + 1]):
+            t = by_group[h]
+            for c in range(mc):
+                lcnt[off[c] + subc[t, c]] = 0
+    NG = gw.shape[0]
+    acc = np.zeros(NG, dtype=np.int64)
     done = np.zeros(G, dtype=np.bool_)
     live = np.empty(m, dtype=np.int64)
     for gs in range(G):
@@ -678,6 +1001,20 @@ def _walk_leaf_mdav(X, perm, a, b, k, order, out, prev):
             for d in range(p):
                 v = cen[g, d] - X[prev, d]
                 s += v * v
+            if mc > 0:
+                mg = cnt[g]
+                for q in range(NG):
+                    acc[q] = 0
+                for c in range(mc):
+                    same = 0
+                    for h in range(gstart[g], gstart[g + 1]):
+                        if subc[by_group[h], c] == C[prev, c]:
+                            same += 1
+                    acc[gid[c]] += K[g, c] - 2 * mg * same
+                t2 = 0.0
+                for q in range(NG):
+                    t2 += gw[q] * acc[q]
+                s += t2 / float(mg * mg)
             if bg < 0 or s < best:
                 best = s
                 bg = g
@@ -685,33 +1022,49 @@ def _walk_leaf_mdav(X, perm, a, b, k, order, out, prev):
         c = cnt[bg]
         for t in range(c):
             live[t] = perm[a + by_group[gstart[bg] + t]]
-        out, prev = _npn_walk(X, live, c, order, out, prev)
+        out, prev = _npn_walk(X, C, gid, gw, live, c, order, out, prev)
     return out, prev
 
 
-@njit(cache=True)
-def kd_order(X, leaf_size, rule=2, mdav_k=0):
-    """kd-tree order: median splits down to leaves of at most ``leaf_size`` records, on the
-    principal axis of each segment (``rule=2``; 1: axis of largest variance, 0: of widest
-    range); leaves in depth-first order, the half on the side of the previous visited
-    record first (the path starts at the record farthest from the centroid); each leaf
-    walked by NPN from its record nearest the previous one. O(n log n p) time.
+@njit(cache=True, nogil=True)
+def kd_order_codes(X, C, off, gid, gw, A_c, lk, li, leaf_size, mdav_k, done):
+    """:func:`kd_order` (rule 2) on numeric features X (n, p) plus nominal columns as
+    row-major codes C (n, mc) (``off``, ``gid``, ``gw`` as in :mod:`._common`; ``A_c`` the
+    one-hot value of each column; ``lk``/``li`` the order of the columns, see above): the
+    path on their one-hot embedding in O(n (p + mc) + sum U) memory. ``done[0]``: rows
+    visited so far."""
+    return _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, 2, mdav_k, done)
 
-    With ``mdav_k > 0`` each leaf is first partitioned by MDAV with that k; the leaf's
-    groups are then visited nearest-centroid-next and each group walked by NPN, so the
-    MDAV groups are runs of the path (MHM can then only improve on leaf-wise MDAV);
-    O(n leaf_size p / mdav_k) more time.
-    """
+
+@njit(cache=True, nogil=True)
+def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, done):
+    """The kd orders: :func:`kd_order` without nominal columns (C with no column, any
+    ``rule``), :func:`kd_order_codes` with them (rule 2)."""
     n, p = X.shape
+    mc = C.shape[1]
     order = np.empty(n, dtype=np.int64)
     if n == 0:
         return order
+    U = off[mc]
     perm = np.arange(n)
     key = np.empty(n)
-    mean = np.empty(p)
-    v = np.empty(p)
-    w = np.empty(p)
-    first = farthest_from_centroid(X)
+    cap_l = p + U
+    mean = np.empty(cap_l)
+    w = np.empty(cap_l)
+    dk = np.empty(cap_l, dtype=np.int64)
+    dc = np.empty(cap_l, dtype=np.int64)
+    du = np.empty(cap_l, dtype=np.int64)
+    vnum = np.zeros(p)
+    vnom = np.zeros(U)
+    lcnt = np.zeros(U, dtype=np.int64)
+    lev2e = np.zeros(U, dtype=np.int64)
+    z0 = np.empty(cap_l)
+    z1 = np.empty(cap_l)
+    vd = np.empty(p)
+    md = np.empty(p)
+    wd = np.empty(p)
+    nominal = mc > 0
+    first = farthest_from_centroid_codes(X, C, off, gid, gw)
     cap = 2 * 64 + 16
     sa = np.empty(cap, dtype=np.int64)
     sb = np.empty(cap, dtype=np.int64)
@@ -725,36 +1078,36 @@ def kd_order(X, leaf_size, rule=2, mdav_k=0):
         top -= 1
         a = sa[top]
         b = sb[top]
-        if b - a <= leaf_size and mdav_k > 0:
-            out, prev = _walk_leaf_mdav(X, perm, a, b, mdav_k, order, out, prev)
-            continue
         if b - a <= leaf_size:
-            m = b - a
-            for t in range(m):
-                live[t] = perm[a + t]
-            out, prev = _npn_walk(X, live, m, order, out, prev)
+            if mdav_k > 0:
+                out, prev = _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, mdav_k, order, out, prev, lcnt)
+            else:
+                m = b - a
+                for t in range(m):
+                    live[t] = perm[a + t]
+                out, prev = _npn_walk(X, C, gid, gw, live, m, order, out, prev)
+            done[0] = out
             continue
-        _split_direction(X, perm, a, b, rule, mean, v, w)
-        for t in range(a, b):
-            key[perm[t]] = _dot_row(X, perm[t], v)
+        if nominal:
+            L = _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du, mean, w, vnum, vnom,
+                                       lev2e, z0, z1)
+            for t in range(a, b):
+                key[perm[t]] = _key_codes(X, C, off, A_c, lk, li, perm[t], vnum, vnom)
+            pk = _key_codes(X, C, off, A_c, lk, li, prev, vnum, vnom)
+            for e in range(L):
+                _set_v(dk, dc, du, off, e, 0.0, vnum, vnom)
+            if lk[0] == 0:
+                vnum[li[0]] = 0.0
+            else:
+                vnom[off[li[0]]] = 0.0
+        else:
+            _split_direction(X, perm, a, b, rule, md, vd, wd)
+            for t in range(a, b):
+                key[perm[t]] = _dot_row(X, perm[t], vd)
+            pk = _dot_row(X, prev, vd)
         mid = (a + b) // 2
         _select(perm, a, b, mid, key)
         # the half on prev's side of the split is visited first (pushed last)
         sv = key[perm[mid]]
-        pk = _dot_row(X, prev, v)
-        low_first = pk < sv or (pk == sv and prev < perm[mid])
-        if low_first:
-            sa[top] = mid
-            sb[top] = b
-            top += 1
-            sa[top] = a
-            sb[top] = mid
-            top += 1
-        else:
-            sa[top] = a
-            sb[top] = mid
-            top += 1
-            sa[top] = mid
-            sb[top] = b
-            top += 1
+        top = _push_halves(sa, sb, top, a, mid, b, pk < sv or (pk == sv and prev < perm[mid]))
     return order

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._common import add_nominal, mean_query, nominal_part, point_query
+from ._common import add_nominal, group_means, level_counts, mean_query, nominal_part, point_query
 
 _BLOCK = 256
 
@@ -93,21 +93,11 @@ def _join_leftovers(X, labels, n_groups, rows, n_rows, codes, off, gid, gw):
         return
     n, p = X.shape
     mc = codes.shape[1]
-    sums = np.zeros((n_groups, p), dtype=np.float64)
-    counts = np.zeros(n_groups, dtype=np.int64)
     is_left = np.zeros(n, dtype=np.bool_)
     for t in range(n_rows):
         is_left[rows[t]] = True
-    for i in range(n):
-        if is_left[i]:
-            continue
-        g = labels[i]
-        counts[g] += 1
-        for j in range(p):
-            sums[g, j] += X[i, j]
-    for g in range(n_groups):
-        for j in range(p):
-            sums[g, j] /= counts[g]
+        labels[rows[t]] = n_groups  # an extra group, dropped: the means of the groups as formed
+    counts, sums = group_means(X, labels, n_groups + 1)
     nom = np.zeros((n_rows, n_groups), dtype=np.float64)
     if mc > 0:
         # per group: its level counts (one scratch array, cleared after each group), then the
@@ -155,16 +145,40 @@ def _join_leftovers(X, labels, n_groups, rows, n_rows, codes, off, gid, gw):
         labels[i] = bg
 
 
-@njit(cache=True)
-def vmdav_labels(X, k, gamma):
+@njit(cache=True, nogil=True)
+def vmdav_labels(X, k, gamma, done=None):
     """:func:`vmdav_labels_codes` without nominal columns."""
     n = X.shape[0]
     return vmdav_labels_codes(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
-                              np.empty(0, dtype=np.int64), np.ones(1), k, gamma)
+                              np.empty(0, dtype=np.int64), np.ones(1), k, gamma, done)
 
 
 @njit(cache=True)
-def vmdav_labels_codes(X, codes, off, gid, gw, k, gamma):
+def _row_dists(A, AC, m, x, v, out, off, pcnt, Kp, pnt):
+    """out[i] = squared distance from live position x to each live position i < m: the
+    numeric columns of the (p, n) work array A (``v``: scratch for x's values), then the
+    nominal codes AC (mc, n) by a point query (``pnt``: see :func:`add_nominal`)."""
+    for j in range(A.shape[0]):
+        v[j] = A[j, x]
+    _sq_dists(A, m, v, out)
+    if AC.shape[0] > 0:
+        point_query(AC, x, off, pcnt, Kp, True)
+        add_nominal(AC, 0, m, out, pnt)
+        point_query(AC, x, off, pcnt, Kp, False)
+
+
+@njit(cache=True, nogil=True)
+def vmdav_labels_codes(X, codes, off, gid, gw, k, gamma, done=None):
+    """:func:`_vmdav` with ``done`` optional: an int64 array of one element that holds the
+    number of rows grouped so far, updated after every group with the GIL released (another
+    thread can read it to show progress)."""
+    if done is None:
+        return _vmdav(X, codes, off, gid, gw, k, gamma, np.zeros(1, dtype=np.int64))
+    return _vmdav(X, codes, off, gid, gw, k, gamma, done)
+
+
+@njit(cache=True, nogil=True)
+def _vmdav(X, codes, off, gid, gw, k, gamma, done):
     """Group label per row of X (n, p) by V-MDAV with minimum size k and gain factor gamma.
 
     c = centroid of all rows, computed once. While >= k rows are unassigned: x_r = the
@@ -181,13 +195,7 @@ def vmdav_labels_codes(X, codes, off, gid, gw, k, gamma):
     mc = codes.shape[1]
     A = np.ascontiguousarray(X.T)  # (p, n) work copy; live rows compacted at the front
     AC = np.ascontiguousarray(codes.T)
-    ccnt = np.zeros(off[mc], dtype=np.int64)  # level counts of all rows (the fixed centroid)
-    cQ = np.zeros(mc, dtype=np.int64)
-    for i in range(n):
-        for j in range(mc):
-            u = off[j] + codes[i, j]
-            cQ[j] += 2 * ccnt[u] + 1
-            ccnt[u] += 1
+    ccnt, cQ = level_counts(codes, off)  # level counts of all rows (the fixed centroid)
     Kc = np.empty(mc, dtype=np.int64)
     tqc, m2c = mean_query(ccnt, cQ, n, Kc)
     acc = np.empty((gw.shape[0], n if mc > 0 else 0), dtype=np.int64)
@@ -219,22 +227,10 @@ def vmdav_labels_codes(X, codes, off, gid, gw, k, gamma):
         for i in range(1, m):
             if dc[i] > dc[r] or (dc[i] == dc[r] and idx[i] < idx[r]):
                 r = i
-        for j in range(p):
-            v[j] = A[j, r]
-        _sq_dists(A, m, v, dD)
-        if mc > 0:
-            point_query(AC, r, off, pcnt, Kp, True)
-            add_nominal(AC, 0, m, dD, pnt)
-            point_query(AC, r, off, pcnt, Kp, False)
+        _row_dists(A, AC, m, r, v, dD, off, pcnt, Kp, pnt)
         _k_nearest(dD, idx, m, r, k, chosen)
         for t in range(1, k):
-            for j in range(p):
-                v[j] = A[j, chosen[t]]
-            _sq_dists(A, m, v, tmp)
-            if mc > 0:
-                point_query(AC, chosen[t], off, pcnt, Kp, True)
-                add_nominal(AC, 0, m, tmp, pnt)
-                point_query(AC, chosen[t], off, pcnt, Kp, False)
+            _row_dists(A, AC, m, chosen[t], v, tmp, off, pcnt, Kp, pnt)
             for i in range(m):
                 if tmp[i] < dD[i]:
                     dD[i] = tmp[i]
@@ -251,13 +247,7 @@ def vmdav_labels_codes(X, codes, off, gid, gw, k, gamma):
             if m == 1:
                 join = gamma > 0.0
             else:
-                for j in range(p):
-                    v[j] = A[j, e]
-                _sq_dists(A, m, v, tmp)
-                if mc > 0:
-                    point_query(AC, e, off, pcnt, Kp, True)
-                    add_nominal(AC, 0, m, tmp, pnt)
-                    point_query(AC, e, off, pcnt, Kp, False)
+                _row_dists(A, AC, m, e, v, tmp, off, pcnt, Kp, pnt)
                 d_out2 = np.inf
                 for i in range(m):
                     if i != e and tmp[i] < d_out2:
@@ -273,12 +263,14 @@ def vmdav_labels_codes(X, codes, off, gid, gw, k, gamma):
             m = _drop(A, idx, dc, dD, m, e, AC)
             size += 1
         label += 1
+        done[0] = n - m
     rows = idx[:m].copy()
     _join_leftovers(X, labels, label, rows, m, codes, off, gid, gw)
+    done[0] = n
     return labels
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def vmdav_labels_1d(x, k, gamma):
     """:func:`vmdav_labels` for one column x (n,), in O(n log n).
 

@@ -26,8 +26,8 @@ import polars as pl
 from .._columns import check_finite, check_no_nulls, is_numeric
 from .._errors import SDCError
 
-#: Largest one-hot matrix (bytes) built for the steps that still need it: refine="mil" /
-#: "anneal" and MHM orders "vgrid", "kd", "kd-mdav" with nominal columns (1 GiB).
+#: Largest one-hot matrix (bytes) built for the one step that still needs it: MHM order
+#: "vgrid" with nominal columns (1 GiB).
 ONEHOT_CAP_BYTES = 1 << 30
 
 
@@ -143,14 +143,6 @@ def as_features(X: np.ndarray | Features) -> Features:
         X = X[:, None]
     return Features(X, np.empty((X.shape[0], 0), dtype=np.int32), np.empty(0, dtype=np.int64), np.empty(0),
                     tuple(("num", j) for j in range(X.shape[1])))
-
-
-def dense_features(X: np.ndarray | Features, purpose: str) -> np.ndarray:
-    """X as a float matrix: the one-hot embedding (under :data:`ONEHOT_CAP_BYTES`) for
-    :class:`Features` with nominal columns, for the steps that need coordinates."""
-    if isinstance(X, Features):
-        return X.dense(purpose=purpose)
-    return X
 
 
 def feature_matrix(

@@ -18,8 +18,13 @@ The numpy face of :mod:`polars_sdc.kernels.path_order` and
   n <= leaf_size this is MDAV-then-MHM, which improves on MDAV (census k = 3: 5.6049 %
   against MDAV's 5.6922 %). O(n log n p + n leaf_size p / k) time.
 
-Nominal columns (:class:`~.features.Features` with codes) are one-hot encoded here, capped
-at :data:`~.features.ONEHOT_CAP_BYTES` (MDAV and V-MDAV take the codes directly).
+Nominal columns (:class:`~.features.Features` with codes): ``"npn"``, ``"grid"``, ``"kd"``,
+``"kd-mdav"`` and the shortest path take the codes: the same path and partition as on the
+one-hot embedding (ties in exact integer arithmetic), in O(n (p + m) + sum U) memory — the
+discrete distance from the codes and per-level counts, a one-hot coordinate's grid cell or kd
+split is "code == u or not", the principal axis and keys are summed over the levels present.
+``"vgrid"`` (boxes over every one-hot coordinate) orders the one-hot matrix, capped at
+:data:`~.features.ONEHOT_CAP_BYTES`.
 """
 from __future__ import annotations
 
@@ -27,7 +32,7 @@ import numpy as np
 
 from .._errors import SDCError
 from .._validation import check_int
-from .features import Features, dense_features
+from .features import Features, as_features
 
 ORDERS = ("npn", "grid", "vgrid", "kd", "kd-mdav")
 
@@ -41,21 +46,23 @@ def check_order(order: object) -> None:
         raise SDCError(f"unknown MHM order {order!r}; choose one of {', '.join(ORDERS)}")
 
 
+#: the orderings that take nominal columns as codes (the others order the one-hot matrix)
+CODE_ORDERS = ("npn", "grid", "kd", "kd-mdav")
+
+
 def path_order(X: np.ndarray | Features, k: int, order: str = "npn", *, cells_per_dim: int | None = None,
-               leaf_size: int | None = None) -> np.ndarray:
+               leaf_size: int | None = None, done: np.ndarray | None = None) -> np.ndarray:
     """The path of procedure A / A' as a permutation of the rows of X (int64): row
     ``result[t]`` is visited t-th. Every path starts at the record farthest from the
-    centroid; ties go to the lowest row.
+    centroid; ties go to the lowest row. ``done`` (int64, one element): rows visited so far,
+    written by the kernel while it runs (a progress bar reads it).
 
     >>> path_order(np.array([[0.0], [10.0], [1.0], [9.0]]), 2, "npn").tolist()
     [0, 2, 3, 1]
     """
     from ..kernels import path_order as po
 
-    from ..standardize import unit_scale
-
-    X = unit_scale(dense_features(X, f"MHM order={order!r}"))
-    n, p = X.shape
+    F = as_features(X).unit_scaled()  # exact; no overflow in distances
     check_order(order)
     if cells_per_dim is not None and order != "grid":
         raise SDCError(f"`cells_per_dim` applies to order='grid' only, not {order!r}")
@@ -64,41 +71,58 @@ def path_order(X: np.ndarray | Features, k: int, order: str = "npn", *, cells_pe
     for name, v in (("cells_per_dim", cells_per_dim), ("leaf_size", leaf_size)):
         if v is not None:
             check_int(v, f"`{name}`", minimum=1)
+    done = np.zeros(1, dtype=np.int64) if done is None else done
+    n = F.n
+    codes = F.kernel_codes()
     if order == "npn":
-        return po.npn_order(X)
+        return po.npn_order_codes(F.numeric, *codes, done)
     if order == "grid":
         if cells_per_dim is None:
+            p = F.numeric.shape[1] + int(F.levels.sum())  # the dimensions of the one-hot embedding
             cells_per_dim = max(2, int(round((n / (2.0 * k)) ** (1.0 / max(p, 1)))))
-        return po.grid_order(X, int(cells_per_dim))
+        return po.grid_order(F.numeric, int(cells_per_dim), codes=codes, done=done)
+    if order in ("kd", "kd-mdav") and F.has_codes:
+        leaf = int(leaf_size if leaf_size is not None else k) if order == "kd" else \
+            int(max(leaf_size if leaf_size is not None else KD_MDAV_LEAF, 2 * k))
+        lk = np.array([kind == "nom" for kind, _ in F.layout], dtype=np.int64)
+        li = np.array([j for _, j in F.layout], dtype=np.int64)
+        return po.kd_order_codes(F.numeric, *codes, np.ascontiguousarray(F.scale, dtype=np.float64), lk, li, leaf,
+                                 k if order == "kd-mdav" else 0, done)
+    X = F.dense(purpose=f"MHM order={order!r}")
     if order == "vgrid":
-        return po.vgrid_order(X, int(leaf_size if leaf_size is not None else 4 * k))
+        return po.vgrid_order(X, int(leaf_size if leaf_size is not None else 4 * k), done)
     if order == "kd":
-        return po.kd_order(X, int(leaf_size if leaf_size is not None else k), 2, 0)
-    return po.kd_order(X, int(max(leaf_size if leaf_size is not None else KD_MDAV_LEAF, 2 * k)), 2, k)
+        return po.kd_order(X, int(leaf_size if leaf_size is not None else k), 2, 0, done)
+    return po.kd_order(X, int(max(leaf_size if leaf_size is not None else KD_MDAV_LEAF, 2 * k)), 2, k, done)
 
 
 def partition_mhm(X: np.ndarray | Features, k: int, order: str = "npn", *, cells_per_dim: int | None = None,
-                  leaf_size: int | None = None) -> np.ndarray:
+                  leaf_size: int | None = None, done: np.ndarray | None = None) -> np.ndarray:
     """UInt32 group ids for the rows of X (n, p) by MHM: :func:`path_order`, then the
     shortest path 0 -> n in the DAG with an edge (i, j) for i + k <= j < i + 2k of length
     SSE(records i+1..j) (Suzaki et al. eq. 2, Theorem 1): the best k-partition consistent with
-    the path; every group has k .. 2k-1 rows. Groups are numbered along the path.
+    the path; every group has k .. 2k-1 rows. Groups are numbered along the path. Nominal
+    columns (:class:`Features` with codes) stay codes except for the one-hot orderings (see
+    the module docstring). ``done`` (int64, one element): rows visited by the ordering so
+    far, n once the partition is done.
 
     >>> X = np.array([[0.0], [0.1], [5.0], [5.2], [9.0], [9.1], [0.2]])
     >>> partition_mhm(X, 2).tolist()
     [2, 2, 1, 1, 0, 0, 2]
     """
-    from ..kernels.hansen_mukherjee import hm_shortest_path
+    from ..kernels.hansen_mukherjee import hm_shortest_path_codes
 
-    from ..standardize import unit_scale
-
-    X = unit_scale(dense_features(X, f"MHM order={order!r}"))  # exact; no overflow in distances
-    n = X.shape[0]
+    F = as_features(X).unit_scaled()  # exact; no overflow in distances
+    n = F.n
     k = int(k)
+    done = np.zeros(1, dtype=np.int64) if done is None else done
     if n == 0:
         return np.empty(0, dtype=np.uint32)
-    perm = path_order(X, k, order, cells_per_dim=cells_per_dim, leaf_size=leaf_size)
-    seq, _ = hm_shortest_path(np.ascontiguousarray(X[perm]), k)
+    perm = path_order(F, k, order, cells_per_dim=cells_per_dim, leaf_size=leaf_size, done=done)
+    C, off, gid, gw = F.kernel_codes()
+    seq, _ = hm_shortest_path_codes(np.ascontiguousarray(F.numeric[perm]), np.ascontiguousarray(C[perm]),
+                                    off, gid, gw, k)
     labels = np.empty(n, dtype=np.uint32)
     labels[perm] = seq
+    done[0] = n
     return labels

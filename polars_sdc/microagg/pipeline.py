@@ -53,7 +53,7 @@ class Method:
     partition: Callable[..., np.ndarray]
     option_checks: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
     one_numeric_column: bool = False
-    #: ``partition`` takes ``done=`` (int64, one element): rows grouped so far, updated by the
+    #: ``partition`` takes ``done=`` (int64, one element): rows grouped (MHM: visited) so far, updated by the
     #: kernel while it runs, so a progress bar shows a real percentage
     tracks_rows: bool = False
 
@@ -91,8 +91,8 @@ def _checked_order(order: Any) -> str:
 #: Partition methods by name: function references (their Numba kernels load on first call).
 METHODS: dict[str, Method] = {
     "mdav": Method("mdav", partition_mdav, tracks_rows=True),
-    "vmdav": Method("vmdav", partition_vmdav, {"gamma": check_gamma}),
-    "mhm": Method("mhm", partition_mhm, {"order": _checked_order}),
+    "vmdav": Method("vmdav", partition_vmdav, {"gamma": check_gamma}, tracks_rows=True),
+    "mhm": Method("mhm", partition_mhm, {"order": _checked_order}, tracks_rows=True),
     "univariate": Method("univariate", partition_univariate, one_numeric_column=True),
 }
 
@@ -332,9 +332,9 @@ class MicroaggSpec:
 
     def _bar(self, rows: int | None) -> Any:
         """The progress bar of a run (``progress=True``): rows grouped out of all (counted by
-        the kernel during the call for MDAV, else per finished stratum; with ``refine="mil"``
-        twice the rows, the second half MIL's share of its planned work), or, without strata
-        and without a counting kernel, the elapsed time of the one partition call."""
+        the kernel during the call for MDAV, V-MDAV and MHM, else per finished stratum; with
+        ``refine="mil"`` twice the rows, the second half MIL's share of its planned work), or,
+        without strata and without a counting kernel, the elapsed time of the one partition call."""
         from ..progress import bar
 
         steps = self.method.name + (f" + {self.refine}" if self.refine else "")

@@ -18,7 +18,8 @@ def check_gamma(gamma: float) -> float:
     return check_real(gamma, "gamma", minimum=0.0)
 
 
-def partition_vmdav(X: np.ndarray | Features, k: int, gamma: float = 1.0) -> np.ndarray:
+def partition_vmdav(X: np.ndarray | Features, k: int, gamma: float = 1.0, *,
+                    done: np.ndarray | None = None) -> np.ndarray:
     """UInt32 group ids for the rows of the float array X (n, p) (or of :class:`Features`
     with nominal columns as codes, measured without a one-hot matrix) by V-MDAV.
 
@@ -28,6 +29,8 @@ def partition_vmdav(X: np.ndarray | Features, k: int, gamma: float = 1.0) -> np.
     e_min to D's nearest member; d_out: e_min to its nearest other unassigned row). The
     last < k rows join the group with the nearest centroid. Groups have k .. 2k-1 rows
     (more only where leftovers joined); gamma = 0 never extends a group. Ties: lowest row.
+    ``done`` (int64, one element): rows grouped so far, written by the kernel while it runs
+    (a progress bar reads it).
 
     >>> X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [9.0], [9.2]])
     >>> partition_vmdav(X, 2).tolist()
@@ -41,15 +44,18 @@ def partition_vmdav(X: np.ndarray | Features, k: int, gamma: float = 1.0) -> np.
     k = int(k)
     if k < 1 or k > X.shape[0]:
         raise SDCError(f"k = {k} must be between 1 and the number of rows ({X.shape[0]})")
+    done = np.zeros(1, dtype=np.int64) if done is None else done
     if F.has_codes:
         from ..kernels.vmdav import vmdav_labels_codes
 
         codes, off, gid, gw = F.kernel_codes()
-        return vmdav_labels_codes(X, codes, off, gid, gw, k, gamma)
-    if X.shape[1] == 1:
+        return vmdav_labels_codes(X, codes, off, gid, gw, k, gamma, done)
+    if X.shape[1] == 1:  # O(n log n): done in a moment, counted at the end
         from ..kernels.vmdav import vmdav_labels_1d
 
-        return vmdav_labels_1d(np.ascontiguousarray(X[:, 0]), k, gamma)
+        labels = vmdav_labels_1d(np.ascontiguousarray(X[:, 0]), k, gamma)
+        done[0] = X.shape[0]
+        return labels
     from ..kernels.vmdav import vmdav_labels
 
-    return vmdav_labels(X, k, gamma)
+    return vmdav_labels(X, k, gamma, done)
