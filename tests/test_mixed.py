@@ -186,17 +186,21 @@ def test_5000_categories_no_limit_groups_ge_k():
         assert out.group_by("g").len()["len"].min() >= 4
 
 
-def test_refine_with_nominal_columns_uses_capped_onehot(monkeypatch):
+def test_only_vgrid_uses_the_capped_onehot(monkeypatch):
+    # refine="mil" / "anneal" and every MHM order but vgrid take the codes: no cap applies
     import polars_sdc.microagg.features as feat
 
     r = np.random.default_rng(3)
     df = pl.DataFrame({"c": r.choice(list("abcdef"), 60), "x": r.normal(size=60)})
-    out = df.sdc.mdav(3, ["c", "x"], refine="mil")
-    assert out.sdc.k_anonymity(["c", "x"]) >= 3
     monkeypatch.setattr(feat, "ONEHOT_CAP_BYTES", 1000)
-    with pytest.raises(SDCError, match=r"column 'c': 6 categories; refine='mil' needs the one-hot"):
-        df.sdc.mdav(3, ["c", "x"], refine="mil")
-    assert df.sdc.mdav(3, ["c", "x"]).sdc.k_anonymity(["c", "x"]) >= 3  # no refine: no one-hot, no cap
+    for refine in ("mil", "anneal"):
+        out = df.sdc.mdav(3, ["c", "x"], refine=refine, refine_options={"max_iter": 20_000} if refine == "anneal" else None)
+        assert out.sdc.k_anonymity(["c", "x"]) >= 3
+        g = df.sdc.mdav(3, ["c", "x"], group_column="g").sdc.mil(
+            3, ["c", "x"], refine=refine, refine_options={"max_iter": 20_000} if refine == "anneal" else None)
+        assert g.sdc.k_anonymity(["c", "x"]) >= 3
+    with pytest.raises(SDCError, match=r"column 'c': 6 categories; .*vgrid.* needs the one-hot"):
+        df.sdc.mhm(3, ["c", "x"], order="vgrid")
     assert ONEHOT_CAP_BYTES == 1 << 30
 
 

@@ -35,7 +35,7 @@ from numba import njit
 
 from ._common import (group_means, level_counts, mean_query, nominal_part, nominal_row_dist, sq_dist_rows,
                       widest_dim)
-from .mdav import mdav_labels, mdav_labels_codes
+from .mdav import mdav_labels_codes
 
 
 # ---------------------------------------------------------------------------------------

@@ -473,11 +473,9 @@ def mil_frame(
     from .features import features
     from .pipeline import REFINERS
 
-    def qi(frame: Any) -> Any:  # MIL takes nominal columns as codes, annealing the one-hot matrix
+    def qi(frame: Any) -> Any:  # MIL and the annealing take nominal columns as codes
         F = features(frame, on, standardize=standardize, ordinal=ordinal, weights=weights)
-        if not F.has_codes:
-            return F.numeric
-        return F if refine == "mil" else F.dense(purpose=f"refine={refine!r}")
+        return F if F.has_codes else F.numeric
 
     refine, options = mil_refiner(refine, options)
     fn = REFINERS[refine]
