@@ -1,8 +1,10 @@
 """Every figure the notebooks draw is readable: axis labels, a title, a legend where several
 series share an axes (checked with :func:`polars_sdc.plot.unlabelled_axes`).
 
-The notebooks' code cells run here in a fresh interpreter with the Agg backend (nbmake runs
-them as notebooks too); figures stay open so they can be inspected at the end.
+This is also the test that every notebook runs: its code cells run here, in order, in a fresh
+interpreter with the Agg backend (an exception fails the test); figures stay open so they can
+be inspected at the end. (`pytest --nbmake notebooks` runs them in a Jupyter kernel instead;
+the default run does not repeat that, it would run each notebook twice.)
 """
 import json
 import subprocess
