@@ -204,25 +204,32 @@ def test_only_vgrid_uses_the_capped_onehot(monkeypatch):
     assert ONEHOT_CAP_BYTES == 1 << 30
 
 
-def test_codes_memory_is_linear(tmp_path):
-    # 100,000 rows x one 2,000-level column: the one-hot matrix would be 1.6 GB
+def _memory_above_input(module: str, call: str) -> tuple[float, int]:
+    """(MB of peak resident memory a partition call adds, its smallest group) on 100,000 rows x
+    one numeric and one 2,000-level column (whose one-hot matrix would be 1.6 GB), in a fresh
+    interpreter after a small warm-up call of the same kind."""
     import subprocess
     import sys
 
     code = (
         "import resource, numpy as np, polars as pl\n"
         "from polars_sdc.microagg.features import features\n"
-        "from polars_sdc.microagg.mdav import partition_mdav\n"
+        f"from polars_sdc.microagg.{module} import *\n"
         "r = np.random.default_rng(0); n = 100_000\n"
         "df = pl.DataFrame({'x': r.normal(size=n), 'c': pl.Series(r.integers(0, 2000, n)).cast(pl.String)})\n"
-        "partition_mdav(features(df.head(500), ['x', 'c']), 5)\n"
+        f"{call.format(frame='df.head(500)')}\n"
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        "g = partition_mdav(features(df, ['x', 'c']), 5)\n"
+        f"g = {call.format(frame='df')}\n"
         "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024, np.bincount(g).min())\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert float(out[0]) < 150.0  # MB above the input: O(n) work arrays, not 1.6 GB
-    assert int(out[1]) >= 5
+    return float(out[0]), int(out[1])
+
+
+def test_codes_memory_is_linear():
+    mb, smallest = _memory_above_input("mdav", "partition_mdav(features({frame}, ['x', 'c']), 5)")
+    assert mb < 150.0  # MB above the input: O(n) work arrays, not 1.6 GB
+    assert smallest >= 5
 
 
 @settings(max_examples=30, deadline=None)
@@ -323,22 +330,6 @@ def test_mhm_5000_categories_no_limit_groups_ge_k():
 
 
 def test_mhm_codes_memory_is_linear():
-    # 100,000 rows x one 2,000-level column: the one-hot matrix would be 1.6 GB
-    import subprocess
-    import sys
-
-    code = (
-        "import resource, numpy as np, polars as pl\n"
-        "from polars_sdc.microagg.features import features\n"
-        "from polars_sdc.microagg.mhm import partition_mhm\n"
-        "r = np.random.default_rng(0); n = 100_000\n"
-        "df = pl.DataFrame({'x': r.normal(size=n), 'c': pl.Series(r.integers(0, 2000, n)).cast(pl.String)})\n"
-        "F = features(df, ['x', 'c'])\n"
-        "partition_mhm(features(df.head(500), ['x', 'c']), 5, 'kd-mdav')\n"
-        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        "g = partition_mhm(F, 5, 'kd-mdav')\n"
-        "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024, np.bincount(g).min())\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert float(out[0]) < 150.0  # MB above the input: O(n) work arrays, not 1.6 GB
-    assert int(out[1]) >= 5
+    mb, smallest = _memory_above_input("mhm", "partition_mhm(features({frame}, ['x', 'c']), 5, 'kd-mdav')")
+    assert mb < 150.0  # MB above the input: O(n) work arrays, not 1.6 GB
+    assert smallest >= 5

@@ -146,31 +146,13 @@ def test_microaggregation_reports_rows_of_finished_strata(recorder, strata_frame
 def test_mdav_kernel_counts_rows_while_it_runs_without_the_gil():
     """The counter is written after every group with the GIL released, so another thread
     sees it move during one call (the bar's real percentage), and it ends at n."""
-    import threading
-
     from polars_sdc.microagg.mdav import partition_mdav
 
     X = np.random.default_rng(5).normal(size=(60_000, 3))
     partition_mdav(X[:100], 3)  # compile first
-    done = np.zeros(1, dtype=np.int64)
-    seen: list[int] = []
-    finished = threading.Event()
-
-    def poll():
-        while not finished.is_set():
-            seen.append(int(done[0]))
-            finished.wait(0.0005)
-
-    t = threading.Thread(target=poll)
-    t.start()
-    try:
-        labels = partition_mdav(X, 3, done=done)
-    finally:
-        finished.set()
-        t.join()
-    assert done[0] == 60_000 and np.array_equal(labels, partition_mdav(X, 3))
-    inside = [v for v in seen if 0 < v < 60_000]
-    assert inside and inside == sorted(inside) and all(v % 3 == 0 for v in inside)
+    labels, inside = _counts_while_running(lambda done: partition_mdav(X, 3, done=done), 60_000)
+    assert np.array_equal(labels, partition_mdav(X, 3))
+    assert all(v % 3 == 0 for v in inside)
 
 
 def test_unstratified_mdav_bar_counts_rows(recorder, strata_frame):
