@@ -5,6 +5,8 @@ against MDAV + MIL, and MIL's speed at scale.
     python benchmarks/bench_quality.py --census        # census only (default budget)
     python benchmarks/bench_quality.py --census --k 10 --census-seeds 0,1,2   # the seed spread
     python benchmarks/bench_quality.py --ds            # DS0-DS12 table only
+    python benchmarks/bench_quality.py --ds --ds-sets DS0,DS1 --ds-save runs   # a share of the sets, saved
+    python benchmarks/bench_quality.py --ds --ds-save runs --ds-load           # the table from saved runs
     python benchmarks/bench_quality.py --speed [--n 1000000]
 
 Prints:
@@ -22,6 +24,7 @@ Timings on a shared 2-core machine are noisy; wall and CPU time are both printed
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from typing import Any
 
@@ -93,30 +96,48 @@ def census_seeds(max_iter: int | None, seeds: list[int], ks: tuple[int, ...], **
         print(f"k = {k:>2}: {v.mean():.4f} +- {v.std(ddof=1):.4f}  ({' / '.join(f'{x:.4f}' for x in v)}; target met by {met} of {v.size})", flush=True)
 
 
-def ds_table(seeds: int, max_iter: int | None, ks: tuple[int, ...] = tuple(range(3, 11)), sets: tuple[str, ...] | None = None) -> None:
+def ds_runs(name: str, seeds: int, max_iter: int | None, ks: tuple[int, ...]) -> np.ndarray:
+    """SSE/SST in % of MDAV, MDAV + MIL, the annealing and the optimum for one set:
+    array (seeds, len(ks), 4). ``max_iter=None``: the annealing's default budget."""
+    kw = {} if max_iter is None else {"max_iter": max_iter}
+    rows = []
+    for seed in range(seeds):
+        x = synthetic(name, seed=seed, n=1000)["x"].to_numpy()
+        total = sst(x)
+        for k in ks:
+            m = partition_mdav(x[:, None], k)
+            mm = refine_mil(x, m, k)
+            a = refine_anneal(x, m, k, seed=seed, **kw)
+            opt = partition_univariate(x[:, None], k)
+            rows.append([100 * sse(x, lab) / total for lab in (m, mm, a, opt)])
+    return np.array(rows).reshape(seeds, len(ks), 4)
+
+
+def ds_table(seeds: int, max_iter: int | None, ks: tuple[int, ...] = tuple(range(3, 11)), sets: tuple[str, ...] | None = None,
+             save: str | None = None, load: bool = False) -> None:
     """Mean SSE/SST per set over ``seeds`` seeds and the k in ``ks``; the relative gains are
     means over k per seed, then mean +- sd (sample) over the seeds. ``max_iter=None``: the
-    annealing's default budget."""
+    annealing's default budget. ``save``: a directory; each set's runs go to
+    ``<save>/<set>.npy`` (so several processes can share the sets), and with ``load`` the
+    table is printed from the saved runs of every set found there (nothing is run)."""
     sets = tuple(SYNTHETIC) if sets is None else sets
     budget = "default budget" if max_iter is None else f"max_iter = {max_iter:,}"
+    if load:
+        sets = tuple(s for s in sets if os.path.exists(os.path.join(save, f"{s}.npy")))
     print(f"\n## {sets[0]}-{sets[-1]}, N = 1,000, k = {','.join(map(str, ks))}, {seeds} seeds: mean SSE/SST in % (annealing {budget})")
     print(f"{'set':5} | {'MDAV':>7} {'+MIL':>7} {'+anneal':>8} {'optimum':>8} | {'anneal vs MIL':>16} {'gap MIL':>8} {'gap anneal':>16}")
-    refine_anneal(np.arange(30.0), np.arange(30) // 3, 3, max_iter=100)  # compile
-    kw = {} if max_iter is None else {"max_iter": max_iter}
+    if not load:
+        refine_anneal(np.arange(30.0), np.arange(30) // 3, 3, max_iter=100)  # compile
     allr = []
     t0, c0 = time.perf_counter(), time.process_time()
     for name in sets:
-        rows = []
-        for seed in range(seeds):
-            x = synthetic(name, seed=seed, n=1000)["x"].to_numpy()
-            total = sst(x)
-            for k in ks:
-                m = partition_mdav(x[:, None], k)
-                mm = refine_mil(x, m, k)
-                a = refine_anneal(x, m, k, seed=seed, **kw)
-                opt = partition_univariate(x[:, None], k)
-                rows.append([100 * sse(x, lab) / total for lab in (m, mm, a, opt)])
-        r = np.array(rows).reshape(seeds, len(ks), 4)
+        if load:
+            r = np.load(os.path.join(save, f"{name}.npy"))
+        else:
+            r = ds_runs(name, seeds, max_iter, ks)
+            if save is not None:
+                os.makedirs(save, exist_ok=True)
+                np.save(os.path.join(save, f"{name}.npy"), r)
         allr.append(r)
         mean = r.mean(axis=(0, 1))
         rel = 100 * (r[..., 2] / r[..., 1] - 1).mean(axis=1)
@@ -169,6 +190,8 @@ def main() -> None:
     ap.add_argument("--ds-iter", type=int, default=None, help="DS: annealing budget (default: the function's)")
     ap.add_argument("--ds-k", default="3,4,5,6,7,8,9,10", help="DS: comma-separated k (default 3..10)")
     ap.add_argument("--ds-sets", default=None, help="DS: comma-separated sets (default DS0..DS12)")
+    ap.add_argument("--ds-save", default=None, help="DS: directory for each set's runs (<dir>/<set>.npy)")
+    ap.add_argument("--ds-load", action="store_true", help="DS: print the table from the runs saved in --ds-save (run nothing)")
     ap.add_argument("--neighbours", type=int, default=None, help="census: annealing neighbour groups")
     ap.add_argument("--t-start", type=float, default=None, help="census: annealing start temperature")
     ap.add_argument("--max-iter", type=int, default=None, help="census: annealing budget (default: the function's)")
@@ -184,7 +207,7 @@ def main() -> None:
         census_seeds(args.max_iter, seeds, ks, **options)
     if every or args.ds:
         sets = None if args.ds_sets is None else tuple(args.ds_sets.split(","))
-        ds_table(args.seeds, args.ds_iter, tuple(int(v) for v in args.ds_k.split(",")), sets)
+        ds_table(args.seeds, args.ds_iter, tuple(int(v) for v in args.ds_k.split(",")), sets, args.ds_save, args.ds_load)
     if every or args.speed:
         speed(args.n, not args.no_anneal)
 
