@@ -194,6 +194,7 @@ def main() -> None:
     ap.add_argument("--ds-load", action="store_true", help="DS: print the table from the runs saved in --ds-save (run nothing)")
     ap.add_argument("--neighbours", type=int, default=None, help="census: annealing neighbour groups")
     ap.add_argument("--t-start", type=float, default=None, help="census: annealing start temperature")
+    ap.add_argument("--chains", type=int, default=None, help="census: annealing chains")
     ap.add_argument("--max-iter", type=int, default=None, help="census: annealing budget (default: the function's)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--census-seeds", default=None, help="census: comma-separated seeds (default: --seed)")
@@ -203,7 +204,7 @@ def main() -> None:
     if every or args.census:
         ks = tuple(int(v) for v in args.k.split(","))
         seeds = [args.seed] if args.census_seeds is None else [int(v) for v in args.census_seeds.split(",")]
-        options = {n: v for n, v in (("neighbours", args.neighbours), ("t_start", args.t_start)) if v is not None}
+        options = {n: v for n, v in (("neighbours", args.neighbours), ("t_start", args.t_start), ("chains", args.chains)) if v is not None}
         census_seeds(args.max_iter, seeds, ks, **options)
     if every or args.ds:
         sets = None if args.ds_sets is None else tuple(args.ds_sets.split(","))

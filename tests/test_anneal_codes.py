@@ -96,3 +96,26 @@ def test_anneal_runs_beyond_the_onehot_cap(monkeypatch):
     monkeypatch.setattr(feat, "ONEHOT_CAP_BYTES", 1000)
     out = df.sdc.mdav(3, on, refine="anneal", refine_options={"max_iter": 50_000, "stages": 5})
     assert out.sdc.k_anonymity(on) >= 3
+
+
+@pytest.mark.parametrize("case", ["ties", "many", "mixed"])
+def test_many_groups_use_mils_approximate_lists_and_keep_the_guarantees(case, monkeypatch):
+    """Beyond EXACT_MAX_GROUPS groups (lowered to 8 here) the annealing takes MIL's
+    approximate neighbour lists over the codes' centroid embedding instead of the exact
+    O(G^2) search: still >= k rows per group and never above the input's SSE."""
+    import polars_sdc.kernels.anneal as kernel
+
+    calls = []
+    monkeypatch.setattr(anneal_mod, "EXACT_MAX_GROUPS", 8)
+    monkeypatch.setattr(kernel, "slot_neighbours", lambda *a: calls.append(1))  # never reached
+    real = anneal_mod._neighbour_lists
+    monkeypatch.setattr(anneal_mod, "_neighbour_lists", lambda C, L: calls.append(C.shape) or real(C, L))
+    df, on, weights = _frame(case, 3)
+    F = features(df, on, weights=weights)
+    D = F.dense()
+    k = 3
+    lab = partition_mdav(F, k)
+    out = refine_anneal(F, lab, k, max_iter=100_000, stages=10, chains=2)
+    assert len(calls) >= 10 and all(isinstance(c, tuple) and c[1] >= F.numeric.shape[1] + 1 for c in calls)
+    assert np.bincount(out).min() >= k
+    assert sse(D, out) <= sse(D, lab) * (1 + 1e-12)

@@ -141,3 +141,48 @@ def test_time_limit_stops_early_and_keeps_the_guarantees():
     new = refine_anneal(X, lab, 3, max_iter=10**9, time_limit=0.0)
     assert time.perf_counter() - t0 < 60
     assert np.bincount(new).min() >= 3 and sse(X, new) <= sse(X, lab)
+
+
+def test_chains_are_deterministic_whatever_the_thread_count(monkeypatch):
+    """chains=3 in one thread (cpu_count 1) and in three threads: the same labels."""
+    import polars_sdc.microagg.anneal as anneal
+
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(240, 3))
+    lab = partition_mdav(X, 4)
+    monkeypatch.setattr(anneal.os, "cpu_count", lambda: 3)
+    threads = refine_anneal(X, lab, 4, max_iter=200_000, chains=3)
+    monkeypatch.setattr(anneal.os, "cpu_count", lambda: 1)
+    serial = refine_anneal(X, lab, 4, max_iter=200_000, chains=3)
+    assert np.array_equal(threads, serial)
+    # below LARGE_ROWS the default is two chains
+    assert np.array_equal(refine_anneal(X, lab, 4, max_iter=200_000), refine_anneal(X, lab, 4, max_iter=200_000, chains=2))
+    assert np.bincount(threads).min() >= 4 and sse(X, threads) <= sse(X, refine_mil(X, lab, 4)) + 1e-9
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("max_iter", 1.5, "max_iter must be an integer"),
+        ("max_iter", -1, "max_iter must be >= 0"),
+        ("seed", -1, "seed must be >= 0"),
+        ("stages", 0, "stages must be >= 1"),
+        ("neighbours", 0, "neighbours must be >= 1"),
+        ("t_start", -1.0, "t_start must be > 0"),
+        ("t_end", 0.0, "t_end must be > 0"),
+        ("t_end", float("nan"), "t_end must be a finite number"),
+        ("p_swap", 1.5, "p_swap must be <= 1"),
+        ("p_split", -0.1, "p_split must be >= 0"),
+        ("chains", 0, "chains must be >= 1"),
+        ("chains", True, "chains must be an integer"),
+        ("time_limit", -1.0, "time_limit must be >= 0"),
+    ],
+)
+def test_bad_options_are_refused_by_name(option, value, message):
+    from polars_sdc._errors import SDCError
+
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    with pytest.raises(SDCError, match=message):
+        refine_anneal(X, np.arange(30) // 3, 3, **{option: value})
+    with pytest.raises(SDCError, match=r"p_swap \+ p_split must be <= 1"):
+        refine_anneal(X, np.arange(30) // 3, 3, p_swap=0.9, p_split=0.2)

@@ -137,7 +137,7 @@ def _swap_q(nom, mem, mstart, counts, g, out, inn):
             Q[g, c] += 2 * (_level_count(CC, c, v, mem, base, cnt) - _level_count(CC, c, u, mem, base, cnt)) + 2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def group_sse(X, nom, labels, counts, sums, mem, mstart):
     """Total SSE of the state, recomputed from the rows (numeric part) and from the level
     counts (nominal part: a_c^2 (cnt - Q[g, c] / cnt) per group)."""
@@ -174,7 +174,7 @@ def level_squares(CC, labels, counts, mem, mstart):
     return Q
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free, nfree, k, umax, t0, t1, iters, seed, p_swap, p_split, tol):
     """``iters`` annealing steps at temperatures falling geometrically from t0 to t1.
 
@@ -332,7 +332,7 @@ def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def slot_neighbours(sums, counts, nom, off, mem, mstart, L, tol):
     """(S, L') neighbour lists over the group slots, L' = max(1, min(L, live - 1)): for each
     non-empty slot the L' non-empty slots whose centroids are nearest, by brute force

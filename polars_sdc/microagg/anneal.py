@@ -7,13 +7,17 @@ so the result is a MIL fixed point whose SSE is never above the input's.
 """
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
+from .._errors import SDCError
+from .._validation import check_int, check_real
 from .features import Features
-from .mil import EXACT_MAX_GROUPS, _check, _codes, _neighbour_lists, refine_mil
+from .mil import EXACT_MAX_GROUPS, _check, _codes, _neighbour_lists, _nominal_centroids, refine_mil
 
 DEFAULT_MAX_ITER = 200_000_000
 #: From this many rows on, the defaults are 10^8 steps, 10 neighbour groups and start
@@ -25,21 +29,32 @@ DEFAULT_STAGES = 100
 #: Changes of SSE within _TOL times the largest squared row norm count as ties: they never
 #: decide (the one-hot matrix and its codes round differently, and give the same result).
 _TOL = 1e-11
+#: Offset between the random streams of two chains (chain 0 keeps a one-chain run's stream).
+_CHAIN_STREAM = 7_777_777
+MAX_CHAINS = 64
 
 
-def _slot_neighbours(sums: np.ndarray, counts: np.ndarray, L: int, state: tuple) -> np.ndarray:
+def _slot_neighbours(sums: np.ndarray, counts: np.ndarray, L: int, state: tuple, F: Features | None = None,
+                     labels: np.ndarray | None = None) -> np.ndarray:
     """Neighbour lists (S, L) over the group slots: the L nearest non-empty groups (by
     centroid) of each non-empty slot; rows of empty slots are -1. Up to EXACT_MAX_GROUPS
-    groups (and always with nominal codes): exact, ties within the tolerance to the lower
-    slot (:func:`polars_sdc.kernels.anneal.slot_neighbours`); beyond, MIL's approximate lists."""
+    groups: exact, ties within the tolerance to the lower slot
+    (:func:`polars_sdc.kernels.anneal.slot_neighbours`, from the codes when ``F`` has nominal
+    columns); beyond, MIL's approximate lists (with nominal columns on MIL's centroid
+    embedding of the codes, :func:`.mil._nominal_centroids`)."""
     from ..kernels.anneal import slot_neighbours
 
     nom, off, mem, mstart, tol = state
     live = np.flatnonzero(counts > 0)
-    if nom[0].shape[0] or live.size <= EXACT_MAX_GROUPS:
+    if live.size <= EXACT_MAX_GROUPS:
         return slot_neighbours(sums, counts, nom, off, mem, mstart, int(L), float(tol))
     out = np.full((counts.size, max(1, min(L, live.size - 1))), -1, dtype=np.int64)
-    nb = _neighbour_lists(sums[live] / counts[live, None], L)
+    C = sums[live] / counts[live, None]
+    if F is not None:
+        slot_rank = np.full(counts.size, -1, dtype=np.int64)
+        slot_rank[live] = np.arange(live.size)
+        C = np.hstack((C, _nominal_centroids(F, slot_rank[labels], counts[live])))
+    nb = _neighbour_lists(C, L)
     out[live] = np.where(nb >= 0, live[np.maximum(nb, 0)], -1)
     return out
 
@@ -58,6 +73,7 @@ def refine_anneal(
     t_end: float = 0.0005,
     p_swap: float = 0.5,
     p_split: float = 0.02,
+    chains: int | None = None,
     on_stage: Any = None,
 ) -> np.ndarray:
     """Lower the SSE of the k-partition ``labels`` of the rows of X (n, p) by simulated
@@ -76,10 +92,17 @@ def refine_anneal(
     centroid (the input's SSE / n after MIL). The neighbour lists (``neighbours`` nearest
     centroids) are rebuilt at each stage. ``time_limit`` (seconds, machine-dependent, off by
     default) stops after the stage that reaches it. ``on_stage(s, stages)``, if given, is
-    called after each stage (the microaggregation pipeline's progress bar). Defaults
-    (measured on census, see benchmarks/README.md): below ``LARGE_ROWS`` = 20,000 rows
-    2 * 10^8 steps, 20 neighbours, ``t_start`` 3; from there on 10^8 steps, 10 neighbours,
-    ``t_start`` 1 (the time per step and per list build grows with n).
+    called after each stage (the microaggregation pipeline's progress bar).
+
+    ``chains`` independent chains (each ``max_iter`` steps, its own random stream; chain 0
+    is the one-chain run) anneal from the same start, in up to ``chains`` threads; the best
+    partition any of them reaches is kept. The result does not depend on the thread count;
+    CPU time grows with ``chains``, wall time only beyond the cores. Defaults (measured on
+    census, see benchmarks/README.md): below ``LARGE_ROWS`` = 20,000 rows 2 * 10^8 steps,
+    20 neighbours, ``t_start`` 3, 2 chains (a longer chain does not help: at k = 10,
+    4 * 10^8 steps gave no lower SSE than 2 * 10^8, while the better of two chains did);
+    from there on 10^8 steps, 10 neighbours, ``t_start`` 1, one chain (the time per step and
+    per list build grows with n).
 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(100, 3))
@@ -94,8 +117,10 @@ def refine_anneal(
     X, k = _check(X.numeric if isinstance(X, Features) else X, k)
     n, p = X.shape
     uniq, codes = _codes(labels, n, k)
-    from ..kernels.anneal import anneal_stage, group_sse, level_squares
-
+    max_iter, seed, stages, neighbours, t_start, t_end, p_swap, p_split, chains = _check_options(
+        max_iter, seed, stages, neighbours, t_start, t_end, p_swap, p_split, chains)
+    if time_limit is not None:
+        time_limit = check_real(time_limit, "time_limit", minimum=0)
     small = n < LARGE_ROWS
     if max_iter is None:
         max_iter = DEFAULT_MAX_ITER if small else DEFAULT_MAX_ITER_LARGE
@@ -103,6 +128,8 @@ def refine_anneal(
         neighbours = 20 if small else 10
     if t_start is None:
         t_start = 3.0 if small else 1.0
+    if chains is None:
+        chains = 2 if small else 1
 
     Xc = X - X.mean(axis=0)
     if F is None:
@@ -121,47 +148,100 @@ def refine_anneal(
     mcap = np.maximum(counts0, umax).astype(np.int64)
     mcap[G:] = umax
     mstart = np.concatenate(([0], np.cumsum(mcap)[:-1])).astype(np.int64)
-    labels_ = base.astype(np.int64).copy()
-    order = np.argsort(labels_, kind="stable")
-    mem = np.empty(int(mcap.sum()), dtype=np.int64)
-    rank_in_group = np.arange(n) - np.concatenate(([0], np.cumsum(counts0)[:-1]))[labels_[order]]
-    mem[mstart[labels_[order]] + rank_in_group] = order
-    pos = np.empty(n, dtype=np.int64)
-    pos[mem[mstart[labels_[order]] + rank_in_group]] = mstart[labels_[order]] + rank_in_group
-    Q = level_squares(CC, labels_, counts0, mem, mstart)
-    nom = (CC, gid, gw, Q, np.zeros(max(gw.size, 1), dtype=np.int64))
     tol = _TOL * max(_max_sq_norm(Xc, CC, off, gid, gw), 1e-300)
-    counts = counts0.copy()
-    sums = np.zeros((S, p))
-    np.add.at(sums, labels_, Xc)
-    free = np.zeros(S, dtype=np.int64)
-    free[: S - G] = np.arange(S - 1, G - 1, -1)
-    nfree = np.array([S - G], dtype=np.int64)
-    cur = group_sse(Xc, nom, labels_, counts, sums, mem, mstart)
-    best, best_labels = cur, labels_.copy()
-    scale = max(cur / n, 1e-300)
+    runs = [_Chain(Xc, base, (CC, gid, gw), counts0, mcap, mstart, S, G, F) for _ in range(chains)]
+    best, best_labels = runs[0].sse, runs[0].labels.copy()
+    scale = max(best / n, 1e-300)
     t0, t1 = t_start * scale, t_end * scale
     stages = max(1, min(int(stages), int(max_iter)))
     per = int(max_iter) // stages
+    steps = (neighbours, off, tol, k, umax, per, float(p_swap), float(p_split))
+    pool = ThreadPoolExecutor(min(chains, os.cpu_count() or 1)) if chains > 1 else None
     clock = time.perf_counter()
-    for s in range(stages):
-        nbg = _slot_neighbours(sums, counts, neighbours, (nom, off, mem, mstart, tol))
-        ta = t0 * (t1 / t0) ** (s / stages)
-        tb = t0 * (t1 / t0) ** ((s + 1) / stages)
-        anneal_stage(Xc, nom if CC.shape[0] else None, labels_, counts, sums, mem, mstart, mcap, pos, nbg, free, nfree, k, umax, ta, tb, per,
-                     (int(seed) * 1_000_003 + s) % (2**31), float(p_swap), float(p_split), tol)
-        # exact SSE and sums again (no drift)
-        sums[:] = 0.0
-        np.add.at(sums, labels_, Xc)
-        cur = group_sse(Xc, nom, labels_, counts, sums, mem, mstart)
-        if cur < best - tol:  # equal within rounding: the earlier stage (rounding never decides)
-            best, best_labels = cur, labels_.copy()
-        if on_stage is not None:
-            on_stage(s + 1, stages)
-        if time_limit is not None and time.perf_counter() - clock > time_limit:
-            break
+    try:
+        for s in range(stages):
+            temps = (t0 * (t1 / t0) ** (s / stages), t0 * (t1 / t0) ** ((s + 1) / stages))
+            # chain c's stream for stage s (chain 0: the stream of a one-chain run)
+            seeds = [(int(seed) * 1_000_003 + s + _CHAIN_STREAM * c) % (2**31) for c in range(chains)]
+            if pool is None:
+                runs[0].stage(Xc, steps, temps, seeds[0])
+            else:
+                list(pool.map(lambda cs: cs[0].stage(Xc, steps, temps, cs[1]), zip(runs, seeds)))
+            for run in runs:  # the lowest chain wins ties; equal within rounding: the earlier stage
+                if run.sse < best - tol:
+                    best, best_labels = run.sse, run.labels.copy()
+            if on_stage is not None:
+                on_stage(s + 1, stages)
+            if time_limit is not None and time.perf_counter() - clock > time_limit:
+                break
+    finally:
+        if pool is not None:
+            pool.shutdown()
     out = refine_mil(Xc if F is None else F, _compact(best_labels).astype(np.int64), k)
     return _compact(out)
+
+
+class _Chain:
+    """One annealing chain's state over S group slots (layout: :mod:`polars_sdc.kernels.anneal`),
+    started from the partition ``base`` (ids 0..G-1); the codes ``nominal = (CC, gid, gw)``
+    (and ``F``, their :class:`~.features.Features`, or None) are shared read-only, the level
+    squares Q and the scratch are the chain's own."""
+
+    def __init__(self, Xc, base, nominal, counts0, mcap, mstart, S, G, F):
+        from ..kernels.anneal import group_sse, level_squares
+
+        n, p = Xc.shape
+        CC, gid, gw = nominal
+        self.mcap, self.mstart, self.F = mcap, mstart, F
+        self.labels = base.astype(np.int64).copy()
+        order = np.argsort(self.labels, kind="stable")
+        rank_in_group = np.arange(n) - np.concatenate(([0], np.cumsum(counts0)[:-1]))[self.labels[order]]
+        place = mstart[self.labels[order]] + rank_in_group
+        self.mem = np.empty(int(mcap.sum()), dtype=np.int64)
+        self.mem[place] = order
+        self.pos = np.empty(n, dtype=np.int64)
+        self.pos[order] = place
+        self.counts = counts0.copy()
+        Q = level_squares(CC, self.labels, self.counts, self.mem, mstart)
+        self.nom = (CC, gid, gw, Q, np.zeros(max(gw.size, 1), dtype=np.int64))
+        self.sums = np.zeros((S, p))
+        np.add.at(self.sums, self.labels, Xc)
+        self.free = np.zeros(S, dtype=np.int64)
+        self.free[: S - G] = np.arange(S - 1, G - 1, -1)
+        self.nfree = np.array([S - G], dtype=np.int64)
+        self.sse = group_sse(Xc, self.nom, self.labels, self.counts, self.sums, self.mem, mstart)
+
+    def stage(self, Xc, steps, temps, seed):
+        """Neighbour lists, then ``per`` steps from temperature temps[0] to temps[1]; then the
+        exact sums and SSE again (no drift)."""
+        from ..kernels.anneal import anneal_stage, group_sse
+
+        neighbours, off, tol, k, umax, per, p_swap, p_split = steps
+        nbg = _slot_neighbours(self.sums, self.counts, neighbours, (self.nom, off, self.mem, self.mstart, tol), self.F, self.labels)
+        nom = self.nom if self.nom[0].shape[0] else None
+        anneal_stage(Xc, nom, self.labels, self.counts, self.sums, self.mem, self.mstart, self.mcap, self.pos, nbg,
+                     self.free, self.nfree, k, umax, temps[0], temps[1], per, seed, p_swap, p_split, tol)
+        self.sums[:] = 0.0
+        np.add.at(self.sums, self.labels, Xc)
+        self.sse = group_sse(Xc, self.nom, self.labels, self.counts, self.sums, self.mem, self.mstart)
+
+
+def _check_options(max_iter, seed, stages, neighbours, t_start, t_end, p_swap, p_split, chains):
+    """The annealing's options checked (None: the size-dependent default, filled in later)."""
+    out = [
+        None if max_iter is None else check_int(max_iter, "max_iter", minimum=0),
+        check_int(seed, "seed", minimum=0),
+        check_int(stages, "stages", minimum=1),
+        None if neighbours is None else check_int(neighbours, "neighbours", minimum=1),
+        None if t_start is None else check_real(t_start, "t_start", minimum=0, low_open=True),
+        check_real(t_end, "t_end", minimum=0, low_open=True),
+        check_real(p_swap, "p_swap", minimum=0, maximum=1),
+        check_real(p_split, "p_split", minimum=0, maximum=1),
+        None if chains is None else check_int(chains, "chains", minimum=1, maximum=MAX_CHAINS),
+    ]
+    if out[6] + out[7] > 1:
+        raise SDCError(f"p_swap + p_split must be <= 1, got {out[6]} + {out[7]}")
+    return out
 
 
 def _max_sq_norm(Xc: np.ndarray, CC: np.ndarray, off: np.ndarray, gid: np.ndarray, gw: np.ndarray) -> float:
