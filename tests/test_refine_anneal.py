@@ -186,3 +186,29 @@ def test_bad_options_are_refused_by_name(option, value, message):
         refine_anneal(X, np.arange(30) // 3, 3, **{option: value})
     with pytest.raises(SDCError, match=r"p_swap \+ p_split must be <= 1"):
         refine_anneal(X, np.arange(30) // 3, 3, p_swap=0.9, p_split=0.2)
+
+
+@pytest.mark.parametrize(
+    ("refine", "options", "message"),
+    [
+        ("anneal", {"chains": 0}, "chains must be >= 1"),
+        ("anneal", {"p_swap": 0.99}, r"p_swap \+ p_split must be <= 1, got 0.99 \+ 0.02"),
+        ("anneal", {"t_start": float("inf")}, "t_start must be a finite number"),
+        ("mil", {"max_sweeps": -1}, "max_sweeps must be >= 0"),
+        ("mil", {"cycles": 1}, "cycles must be True or False"),
+        ("mil", {"max_rounds": 0}, "max_rounds must be >= 1"),
+    ],
+)
+def test_refine_option_values_fail_when_the_plan_is_built(refine, options, message):
+    """A LazyFrame plan with a bad refine option value fails at once, naming the option
+    (before any collect); df.sdc.mil checks its refine options the same way."""
+    import polars as pl
+
+    import polars_sdc  # noqa: F401
+    from polars_sdc._errors import SDCError
+
+    lf = pl.DataFrame({"x": np.arange(12.0), "g": np.arange(12) // 3}).lazy()
+    with pytest.raises(SDCError, match=message):
+        lf.sdc.mdav(3, "x", refine=refine, refine_options=options)
+    with pytest.raises(SDCError, match=message):
+        lf.sdc.mil(3, "x", group="g", refine=refine, refine_options=options)

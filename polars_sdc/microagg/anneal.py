@@ -7,6 +7,7 @@ so the result is a MIL fixed point whose SSE is never above the input's.
 """
 from __future__ import annotations
 
+import inspect
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -117,10 +118,10 @@ def refine_anneal(
     X, k = _check(X.numeric if isinstance(X, Features) else X, k)
     n, p = X.shape
     uniq, codes = _codes(labels, n, k)
-    max_iter, seed, stages, neighbours, t_start, t_end, p_swap, p_split, chains = _check_options(
-        max_iter, seed, stages, neighbours, t_start, t_end, p_swap, p_split, chains)
-    if time_limit is not None:
-        time_limit = check_real(time_limit, "time_limit", minimum=0)
+    max_iter, seed, time_limit, stages, neighbours, t_start, t_end, p_swap, p_split, chains = check_anneal_options(
+        {"max_iter": max_iter, "seed": seed, "time_limit": time_limit, "stages": stages, "neighbours": neighbours,
+         "t_start": t_start, "t_end": t_end, "p_swap": p_swap, "p_split": p_split, "chains": chains}
+    ).values()
     small = n < LARGE_ROWS
     if max_iter is None:
         max_iter = DEFAULT_MAX_ITER if small else DEFAULT_MAX_ITER_LARGE
@@ -226,21 +227,36 @@ class _Chain:
         self.sse = group_sse(Xc, self.nom, self.labels, self.counts, self.sums, self.mem, self.mstart)
 
 
-def _check_options(max_iter, seed, stages, neighbours, t_start, t_end, p_swap, p_split, chains):
-    """The annealing's options checked (None: the size-dependent default, filled in later)."""
-    out = [
-        None if max_iter is None else check_int(max_iter, "max_iter", minimum=0),
-        check_int(seed, "seed", minimum=0),
-        check_int(stages, "stages", minimum=1),
-        None if neighbours is None else check_int(neighbours, "neighbours", minimum=1),
-        None if t_start is None else check_real(t_start, "t_start", minimum=0, low_open=True),
-        check_real(t_end, "t_end", minimum=0, low_open=True),
-        check_real(p_swap, "p_swap", minimum=0, maximum=1),
-        check_real(p_split, "p_split", minimum=0, maximum=1),
-        None if chains is None else check_int(chains, "chains", minimum=1, maximum=MAX_CHAINS),
-    ]
-    if out[6] + out[7] > 1:
-        raise SDCError(f"p_swap + p_split must be <= 1, got {out[6]} + {out[7]}")
+#: The annealing's options: a check per name (returns the clean value; None: the
+#: size-dependent default)
+ANNEAL_OPTION_CHECKS = {
+    "max_iter": lambda v: None if v is None else check_int(v, "max_iter", minimum=0),
+    "seed": lambda v: check_int(v, "seed", minimum=0),
+    "time_limit": lambda v: None if v is None else check_real(v, "time_limit", minimum=0),
+    "stages": lambda v: check_int(v, "stages", minimum=1),
+    "neighbours": lambda v: None if v is None else check_int(v, "neighbours", minimum=1),
+    "t_start": lambda v: None if v is None else check_real(v, "t_start", minimum=0, low_open=True),
+    "t_end": lambda v: check_real(v, "t_end", minimum=0, low_open=True),
+    "p_swap": lambda v: check_real(v, "p_swap", minimum=0, maximum=1),
+    "p_split": lambda v: check_real(v, "p_split", minimum=0, maximum=1),
+    "chains": lambda v: None if v is None else check_int(v, "chains", minimum=1, maximum=MAX_CHAINS),
+}
+
+
+def check_anneal_options(options: Any) -> dict[str, Any]:
+    """:func:`refine_anneal`'s keyword options checked by name (the pipeline checks
+    ``refine_options`` with it when a plan is built).
+
+    >>> check_anneal_options({"chains": 2, "p_swap": 0.9, "p_split": 0.2})
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: p_swap + p_split must be <= 1, got 0.9 + 0.2
+    """
+    out = {name: ANNEAL_OPTION_CHECKS[name](v) if name in ANNEAL_OPTION_CHECKS else v for name, v in options.items()}
+    swap = out.get("p_swap", _DEFAULTS["p_swap"])
+    split = out.get("p_split", _DEFAULTS["p_split"])
+    if swap + split > 1:
+        raise SDCError(f"p_swap + p_split must be <= 1, got {swap} + {split}")
     return out
 
 
@@ -252,6 +268,9 @@ def _max_sq_norm(Xc: np.ndarray, CC: np.ndarray, off: np.ndarray, gid: np.ndarra
         f = np.bincount(CC[c], minlength=int(off[c + 1] - off[c])) / CC.shape[1]
         s = s + gw[gid[c]] * (1.0 - 2.0 * f[CC[c]] + float(f @ f))
     return float(s.max()) if s.size else 0.0
+
+
+_DEFAULTS = {name: prm.default for name, prm in inspect.signature(refine_anneal).parameters.items()}
 
 
 def _compact(labels: np.ndarray) -> np.ndarray:

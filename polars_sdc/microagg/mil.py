@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import SDCError
-from .._validation import check_int
+from .._validation import check_bool, check_int
 
 DEFAULT_NEIGHBOURS = 8
 DEFAULT_MAX_SWEEPS = 100
@@ -158,6 +158,28 @@ def _neighbour_lists(C: np.ndarray, L: int) -> np.ndarray:
     return nb
 
 
+#: MIL's options: a check per name (returns the clean value)
+MIL_OPTION_CHECKS = {
+    "neighbours": lambda v: check_int(v, "neighbours", minimum=1),
+    "exchanges": lambda v: check_bool(v, "exchanges"),
+    "cycles": lambda v: check_bool(v, "cycles"),
+    "max_sweeps": lambda v: check_int(v, "max_sweeps", minimum=0),
+    "max_rounds": lambda v: None if v is None else check_int(v, "max_rounds", minimum=1),
+}
+
+
+def check_mil_options(options: Any) -> dict[str, Any]:
+    """:func:`refine_mil`'s keyword options checked by name (the pipeline checks
+    ``refine_options`` with it when a plan is built).
+
+    >>> check_mil_options({"max_sweeps": -1})
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: max_sweeps must be >= 0, got -1
+    """
+    return {name: MIL_OPTION_CHECKS[name](v) if name in MIL_OPTION_CHECKS else v for name, v in options.items()}
+
+
 def _features_in(X: Any, k: Any) -> tuple[Any, np.ndarray, int]:
     """(Features with nominal codes or None, numeric matrix, k) of MIL's input: a float matrix
     or a :class:`~polars_sdc.microagg.features.Features` (nominal columns as codes)."""
@@ -256,7 +278,9 @@ def refine_mil(
     n, p = X.shape
     uniq, codes = _codes(labels, n, k)
     G = uniq.size
-    check_int(neighbours, "neighbours", minimum=1)
+    neighbours, exchanges, cycles, max_sweeps, max_rounds = check_mil_options(
+        {"neighbours": neighbours, "exchanges": exchanges, "cycles": cycles, "max_sweeps": max_sweeps, "max_rounds": max_rounds}
+    ).values()
     tick = done if done is not None else np.zeros(1)  # the cycle pass advances tick[0] per group
     unit = float(tick[1]) if tick.size > 1 else 1.0
     if G < 2:
@@ -408,7 +432,7 @@ def mil_refiner(refine: Any, options: Any) -> tuple[str, dict[str, Any]]:
     >>> mil_refiner("anneal", {"cycles": False})
     Traceback (most recent call last):
     ...
-    polars_sdc._errors.SDCError: unknown refine option 'cycles' for refine='anneal'; it takes: max_iter, seed, time_limit, stages, neighbours, t_start, t_end, p_swap, p_split
+    polars_sdc._errors.SDCError: unknown refine option 'cycles' for refine='anneal'; it takes: max_iter, seed, time_limit, stages, neighbours, t_start, t_end, p_swap, p_split, chains
     """
     from .._validation import check_choice
     from .pipeline import REFINERS, _refiner_options

@@ -31,8 +31,8 @@ from ..partition import GROUP_DTYPE, canonical_ids
 from .features import Features, features
 from .mdav import partition_mdav
 from .mhm import check_order, partition_mhm
-from .anneal import refine_anneal
-from .mil import refine_mil
+from .anneal import check_anneal_options, refine_anneal
+from .mil import check_mil_options, refine_mil
 from .univariate import partition_univariate
 from .vmdav import check_gamma, partition_vmdav
 
@@ -103,6 +103,12 @@ REFINERS: dict[str, Callable[..., np.ndarray]] = {
 }
 
 
+#: each refiner's option values checked by name (when a plan is built, not when it runs)
+REFINER_OPTION_CHECKS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
+    "mil": check_mil_options,
+    "anneal": check_anneal_options,
+}
+
 #: the refiners' progress callbacks: set by the pipeline's progress bar, not user options
 PROGRESS_HOOKS = ("on_stage", "on_sweep", "done")
 
@@ -112,7 +118,7 @@ def _refiner_options(refine: str, options: Mapping[str, Any]) -> dict[str, Any]:
     for name in options:
         if name not in takes:
             raise SDCError(f"unknown refine option {name!r} for refine={refine!r}; it takes: {', '.join(takes)}")
-    return dict(options)
+    return REFINER_OPTION_CHECKS[refine](options)
 
 
 def quasi_identifiers(
