@@ -88,3 +88,29 @@ def raise_bad(cols: Sequence[str], counts: Sequence[Any]) -> None:
     for c, n in zip(cols, counts):
         if n:
             raise SDCError(f"column {c!r}: {n} null, NaN or infinite value(s); they cannot be masked")
+
+
+def need_key(key: str | None, what: str) -> None:
+    """A per-row draw on Spark needs a key column (row positions are not stable)."""
+    if key is None:
+        raise SDCError(f"{what} on Spark needs key=: a column identifying each row (row positions change "
+                       "between Spark runs, so they cannot seed the draws)")
+
+
+def key_nulls(key: str) -> Any:
+    """An aggregation counting the key's nulls (alias ``__key_nulls``), for the caller's
+    one pass over the data."""
+    from pyspark.sql import functions as F
+
+    return F.sum(F.when(F.col(key).isNull(), 1).otherwise(0)).alias("__key_nulls")
+
+
+def verify_key(sdf: Any, key: str, nulls: int) -> None:
+    """No null (counted by the caller's aggregation) and no repeated value (one more job)."""
+    from pyspark.sql import functions as F
+
+    if nulls:
+        raise SDCError(f"key column {key!r}: {nulls} null value(s); a key must identify every row")
+    dup = sdf.groupBy(key).count().where(F.col("count") > 1).limit(1).collect()
+    if dup:
+        raise SDCError(f"key column {key!r}: value {dup[0][key]!r} appears more than once; a key must identify one row")

@@ -17,7 +17,7 @@ import polars as pl
 from .. import rng
 from .._columns import ColumnSpec, resolve_columns
 from .._errors import SDCError
-from ._common import bad_value_counts, polars_schema, raise_bad, require_pyspark
+from ._common import bad_value_counts, key_nulls, need_key, polars_schema, raise_bad, require_pyspark, verify_key
 
 
 def laplace_noise(seed: int, column: str, keys: pl.Series, phi: float) -> np.ndarray:
@@ -57,9 +57,7 @@ def laplace(
 
     from ..noise import laplace_on, phi_vector, pk_phi
 
-    if key is None:
-        raise SDCError("laplace on Spark needs key=: a column identifying each row (row positions change "
-                       "between Spark runs, so they cannot seed the noise)")
+    need_key(key, "laplace")
     schema = polars_schema(sdf)
     if key not in schema:
         raise SDCError(f"key column {key!r}: not in the Spark DataFrame")
@@ -80,7 +78,7 @@ def laplace(
         aggs += [F.min(F.col(c).cast("double")).alias(f"lo_{c}") for c in cols]
         aggs += [F.max(F.col(c).cast("double")).alias(f"hi_{c}") for c in cols]
     if check_key:
-        aggs += [F.sum(F.when(F.col(key).isNull(), 1).otherwise(0)).alias("key_nulls")]
+        aggs.append(key_nulls(key))
     row = sdf.agg(*aggs).collect()[0]
     raise_bad(cols, [row[f"__bad_{c}"] for c in cols])
     if k is not None:
@@ -91,12 +89,7 @@ def laplace(
     else:
         phis = dict(zip(cols, phi_vector(phi, cols).tolist()))
     if check_key:
-        if row["key_nulls"]:
-            raise SDCError(f"key column {key!r}: {row['key_nulls']} null value(s); a key must identify every row")
-        dup = sdf.groupBy(key).count().where(F.col("count") > 1).limit(1).collect()
-        if dup:
-            raise SDCError(f"key column {key!r}: value {dup[0][key]!r} appears more than once; "
-                           "a key must identify one row")
+        verify_key(sdf, key, int(row["__key_nulls"]))
 
     out_schema = StructType([
         StructField(f.name, DoubleType() if f.name in cols else f.dataType, f.nullable) for f in sdf.schema.fields

@@ -31,32 +31,9 @@ import polars as pl
 from .. import rng
 from .._columns import ColumnSpec
 from .._errors import SDCError
-from ._common import arrow_schema, bad_value_counts, polars_schema, raise_bad, require_pyspark
+from ._common import arrow_schema, bad_value_counts, key_nulls, need_key, polars_schema, raise_bad, require_pyspark, verify_key
 
 STRATUM = "__sdc_stratum"
-
-
-def _need_key(key: str | None, what: str) -> None:
-    if key is None:
-        raise SDCError(f"{what} on Spark needs key=: a column identifying each row (row positions change "
-                       "between Spark runs, so they cannot seed the draws)")
-
-
-def _key_nulls(key: str) -> Any:
-    from pyspark.sql import functions as F
-
-    return F.sum(F.when(F.col(key).isNull(), 1).otherwise(0)).alias("__key_nulls")
-
-
-def _check_key(sdf: Any, key: str, nulls: int) -> None:
-    """No null (counted by the caller's aggregation) and no repeated value (one more job)."""
-    from pyspark.sql import functions as F
-
-    if nulls:
-        raise SDCError(f"key column {key!r}: {nulls} null value(s); a key must identify every row")
-    dup = sdf.groupBy(key).count().where(F.col("count") > 1).limit(1).collect()
-    if dup:
-        raise SDCError(f"key column {key!r}: value {dup[0][key]!r} appears more than once; a key must identify one row")
 
 
 def strata_table(values: pl.DataFrame, by: list[str]) -> pl.DataFrame:
@@ -122,7 +99,7 @@ def pram(
     from ..masking._common import seed_or_fresh, uniform
     from ..masking.pram import _args, _draw, _from_codes
 
-    _need_key(key, "pram")
+    need_key(key, "pram")
     schema = polars_schema(sdf)
     cols, by_cols, a = _args(schema, on, by, key, alpha, seed)
     unknown = [c for c in (levels or {}) if c not in cols]
@@ -134,11 +111,11 @@ def pram(
     sets = [by_cols] + [by_cols + [c] for c in cols]
     counts = pl.from_arrow(sdf.groupingSets(sets, *by_cols, *cols).agg(
         F.count(F.lit(1)).alias("__n"), *[F.grouping(c).alias(f"__g{i}") for i, c in enumerate(cols)],
-        *([_key_nulls(key)] if check_key else []),
+        *([key_nulls(key)] if check_key else []),
     ).toArrow())
     whole = counts.filter(pl.all_horizontal(pl.col(f"__g{i}") == 1 for i in range(len(cols))))
     if check_key:
-        _check_key(sdf, key, int(whole["__key_nulls"].sum()))
+        verify_key(sdf, key, int(whole["__key_nulls"].sum()))
     table = strata_table(whole, by_cols) if by_cols else None
     plans = {}
     for i, c in enumerate(cols):
@@ -236,7 +213,7 @@ def add_noise(
     from ..masking._common import on_and_by, seed_or_fresh
     from ..masking.noise import _latent, check_args, min_stratum_rows
 
-    _need_key(key, "add_noise")
+    need_key(key, "add_noise")
     method, noise, delta = check_args(method, noise, delta)
     check_seed(seed)
     schema = polars_schema(sdf)
@@ -246,7 +223,7 @@ def add_noise(
     xs = [F.col(c).cast("double") for c in cols]
     aggs = [F.count(F.lit(1)).alias("__n"), *bad_value_counts(sdf, cols, schema)]
     if check_key:
-        aggs.append(_key_nulls(key))
+        aggs.append(key_nulls(key))
     if method != "moments":
         aggs += [F.avg(x).alias(f"__m{j}") for j, x in enumerate(xs)]
         aggs += [F.covar_samp(xs[i], xs[j]).alias(f"__c{i}_{j}") for i in range(p) for j in range(i, p)
@@ -254,7 +231,7 @@ def add_noise(
     stats = pl.from_arrow(sdf.groupBy(*by_cols).agg(*aggs).toArrow())
     raise_bad(cols, [int(stats[f"__bad_{c}"].sum()) for c in cols])
     if check_key:
-        _check_key(sdf, key, int(stats["__key_nulls"].sum()))
+        verify_key(sdf, key, int(stats["__key_nulls"].sum()))
     table = strata_table(stats, by_cols) if by_cols else None
     if by_cols:
         stats = stats.join(table, on=by_cols, how="left", nulls_equal=True).sort(STRATUM)
@@ -427,7 +404,7 @@ def rank_swap(
     from ..masking._common import seed_or_fresh
     from ..masking.rank_swap import _check_args, rank_swap_columns, rank_swap_frame, rank_swap_output_schema
 
-    _need_key(key, "rank_swap")
+    need_key(key, "rank_swap")
     p, r0, k0, top, bottom = _check_args(p, r0, k0, top, bottom)
     from .._validation import check_seed
 
@@ -474,7 +451,7 @@ def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str
         aggs += [F.count(c).alias(f"__m_{c}"), F.var_pop(x).alias(f"__v_{c}"), F.avg(x).alias(f"__a_{c}"),
                  F.min(x).alias(f"__lo_{c}"), F.max(x).alias(f"__hi_{c}")]
     if check_key:
-        aggs.append(_key_nulls(key))
+        aggs.append(key_nulls(key))
     t = pl.from_arrow(sdf.groupBy(*by).agg(*aggs).toArrow())
     for c in floats:
         for what in ("nan", "inf"):
@@ -483,7 +460,7 @@ def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str
                 raise SDCError(f"column {c!r}: {v} {'NaN' if what == 'nan' else 'infinite'} value(s); "
                                "a finite number is needed in every row")
     if check_key:
-        _check_key(sdf, key, int(t["__key_nulls"].sum()))
+        verify_key(sdf, key, int(t["__key_nulls"].sum()))
     if not by:
         return
     t = t.join(strata_table(t, by), on=by, how="left", nulls_equal=True).sort(STRATUM)
