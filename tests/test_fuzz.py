@@ -92,8 +92,10 @@ def _check_release(df: pl.DataFrame, out: pl.DataFrame, on: list[str], by: list[
 METHODS = st.sampled_from(
     [("mdav", {}), ("vmdav", {"gamma": 1.0}), ("mhm", {"order": "npn"}), ("mhm", {"order": "kd"}),
      ("mhm", {"order": "kd-mdav"}), ("mhm", {"order": "grid"}), ("mhm", {"order": "vgrid"}),
-     ("univariate", {}), ("mdav", {"refine": "mil"})]
+     ("univariate", {})]
 )
+#: every method x every refinement (the annealing with a small budget: fuzzing, not quality)
+REFINES = st.sampled_from([{}, {"refine": "mil"}, {"refine": "anneal", "refine_options": {"max_iter": 20_000, "stages": 5}}])
 
 
 @FUZZ
@@ -110,7 +112,7 @@ def test_fuzz_microaggregation(df, method, k, data):
     if name != "univariate" and data.draw(st.booleans()):
         weights = {on[0]: data.draw(st.sampled_from([0.0, 1e-300, 2.0, 1e300, 1e308]))}
     before = df.clone()
-    kw = dict(by=by or None, standardize=standardize, group_column="__g", **opts)
+    kw = dict(by=by or None, standardize=standardize, group_column="__g", **opts, **data.draw(REFINES))
     if weights:
         kw["weights"] = weights
     try:
