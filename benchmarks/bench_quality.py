@@ -114,18 +114,22 @@ def ds_runs(name: str, seeds: int, max_iter: int | None, ks: tuple[int, ...]) ->
 
 
 def ds_table(seeds: int, max_iter: int | None, ks: tuple[int, ...] = tuple(range(3, 11)), sets: tuple[str, ...] | None = None,
-             save: str | None = None, load: bool = False) -> None:
+             save: str | None = None, load: bool = False, markdown: bool = False) -> None:
     """Mean SSE/SST per set over ``seeds`` seeds and the k in ``ks``; the relative gains are
     means over k per seed, then mean +- sd (sample) over the seeds. ``max_iter=None``: the
     annealing's default budget. ``save``: a directory; each set's runs go to
     ``<save>/<set>.npy`` (so several processes can share the sets), and with ``load`` the
-    table is printed from the saved runs of every set found there (nothing is run)."""
+    table is printed from the saved runs of every set found there (nothing is run).
+    ``markdown``: the rows as a Markdown table (for benchmarks/README.md)."""
     sets = tuple(SYNTHETIC) if sets is None else sets
     budget = "default budget" if max_iter is None else f"max_iter = {max_iter:,}"
     if load:
         sets = tuple(s for s in sets if os.path.exists(os.path.join(save, f"{s}.npy")))
     print(f"\n## {sets[0]}-{sets[-1]}, N = 1,000, k = {','.join(map(str, ks))}, {seeds} seeds: mean SSE/SST in % (annealing {budget})")
-    print(f"{'set':5} | {'MDAV':>7} {'+MIL':>7} {'+anneal':>8} {'optimum':>8} | {'anneal vs MIL':>16} {'gap MIL':>8} {'gap anneal':>16}")
+    if markdown:
+        print("| set | MDAV | + MIL | + anneal | optimum | anneal vs MIL | gap MIL | gap anneal |\n|---|---|---|---|---|---|---|---|")
+    else:
+        print(f"{'set':5} | {'MDAV':>7} {'+MIL':>7} {'+anneal':>8} {'optimum':>8} | {'anneal vs MIL':>16} {'gap MIL':>8} {'gap anneal':>16}")
     if not load:
         refine_anneal(np.arange(30.0), np.arange(30) // 3, 3, max_iter=100)  # compile
     allr = []
@@ -143,7 +147,10 @@ def ds_table(seeds: int, max_iter: int | None, ks: tuple[int, ...] = tuple(range
         rel = 100 * (r[..., 2] / r[..., 1] - 1).mean(axis=1)
         gm = 100 * (r[..., 1] / r[..., 3] - 1).mean()
         ga = 100 * (r[..., 2] / r[..., 3] - 1).mean(axis=1)
-        print(f"{name:5} | {mean[0]:7.4f} {mean[1]:7.4f} {mean[2]:8.4f} {mean[3]:8.4f} | {_pm(rel)} {gm:7.2f}% {_pm(ga)}", flush=True)
+        if markdown:
+            print(f"| {name} | {mean[0]:.4f} | {mean[1]:.4f} | {mean[2]:.4f} | {mean[3]:.4f} | {_pm(rel).strip()} | {gm:.2f} % | {_pm(ga).strip()} |", flush=True)
+        else:
+            print(f"{name:5} | {mean[0]:7.4f} {mean[1]:7.4f} {mean[2]:8.4f} {mean[3]:8.4f} | {_pm(rel)} {gm:7.2f}% {_pm(ga)}", flush=True)
     r = np.stack(allr)  # (sets, seeds, ks, 4)
     rel = 100 * (r[..., 2] / r[..., 1] - 1).mean(axis=(0, 2))
     ga = 100 * (r[..., 2] / r[..., 3] - 1).mean(axis=(0, 2))
@@ -192,6 +199,7 @@ def main() -> None:
     ap.add_argument("--ds-sets", default=None, help="DS: comma-separated sets (default DS0..DS12)")
     ap.add_argument("--ds-save", default=None, help="DS: directory for each set's runs (<dir>/<set>.npy)")
     ap.add_argument("--ds-load", action="store_true", help="DS: print the table from the runs saved in --ds-save (run nothing)")
+    ap.add_argument("--markdown", action="store_true", help="DS: the table in Markdown")
     ap.add_argument("--neighbours", type=int, default=None, help="census: annealing neighbour groups")
     ap.add_argument("--t-start", type=float, default=None, help="census: annealing start temperature")
     ap.add_argument("--chains", type=int, default=None, help="census: annealing chains")
@@ -208,7 +216,7 @@ def main() -> None:
         census_seeds(args.max_iter, seeds, ks, **options)
     if every or args.ds:
         sets = None if args.ds_sets is None else tuple(args.ds_sets.split(","))
-        ds_table(args.seeds, args.ds_iter, tuple(int(v) for v in args.ds_k.split(",")), sets, args.ds_save, args.ds_load)
+        ds_table(args.seeds, args.ds_iter, tuple(int(v) for v in args.ds_k.split(",")), sets, args.ds_save, args.ds_load, args.markdown)
     if every or args.speed:
         speed(args.n, not args.no_anneal)
 
