@@ -2,7 +2,7 @@
 
     python benchmarks/bench_spark.py                                 # n = 1e6, block_rows 10k / 30k / 100k
     python benchmarks/bench_spark.py --n 1000000 --block-rows 100000 --no-global --global-loss 7.9916 --repeat 3
-    python benchmarks/bench_spark.py --n 10000000 --block-rows 100000 --no-global --global-loss 7.9916
+    python benchmarks/bench_spark.py --n 1000000 10000000 --block-rows 100000 --no-global --global-loss 7.9916   # 1e7: no reference, nan
 
 For each n: global MDAV in one process (the quality reference; skipped with --no-global),
 then for each block_rows: the kd-tree blocks planned on Spark, the same blocks microaggregated
@@ -102,8 +102,9 @@ def main() -> None:
     ap.add_argument("--block-rows", type=int, nargs="+", default=[10_000, 30_000, 100_000])
     ap.add_argument("--refine", default=None)
     ap.add_argument("--no-global", action="store_true")
-    ap.add_argument("--global-loss", type=float, default=float("nan"),
-                    help="global MDAV SSE/SST (percent) from an earlier run, used with --no-global")
+    ap.add_argument("--global-loss", type=float, nargs="+", default=[],
+                    help="global MDAV SSE/SST (percent) from an earlier run, one per --n in order, used with "
+                         "--no-global (an n without one prints nan in the '/ global' column)")
     ap.add_argument("--no-local", action="store_true")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--batch", type=int, default=100_000, help="spark.sql.execution.arrow.maxRecordsPerBatch")
@@ -136,7 +137,9 @@ def main() -> None:
     print(f"{'n':>10} {'block_rows':>10} {'blocks':>7} {'SSE/SST %':>10} {'/ global':>9} "
           f"{'plan s':>7} {'spark s':>8} {'s/1e6':>7} {'local s':>8} {'spark/local':>11} "
           f"{'plan cpu':>8} {'spark cpu':>9} {'local cpu':>9} {'cpu ratio':>9}")
-    for n in args.n:
+    if len(args.global_loss) > len(args.n):
+        ap.error(f"--global-loss: {len(args.global_loss)} values for {len(args.n)} values of --n")
+    for i, n in enumerate(args.n):
         df = data(n)
         src = os.path.join(tmp, f"in_{n}.parquet")
         df.write_parquet(src)
@@ -147,7 +150,7 @@ def main() -> None:
             g_loss = loss(df, ref)
             print(f"{n:>10} {'global':>10} {1:>7} {g_loss:>10.4f} {1.0:>9.3f} {'':>7} {'':>8} {'':>7} {tg:>8.1f}", flush=True)
         else:
-            g_loss = args.global_loss
+            g_loss = args.global_loss[i] if i < len(args.global_loss) else float("nan")
         sdf = spark.read.parquet(src)
         for b in args.block_rows:
             ratios = []
