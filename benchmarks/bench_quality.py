@@ -152,6 +152,9 @@ def ds_table(seeds: int, max_iter: int | None, ks: tuple[int, ...] = tuple(range
         else:
             print(f"{name:5} | {mean[0]:7.4f} {mean[1]:7.4f} {mean[2]:8.4f} {mean[3]:8.4f} | {_pm(rel)} {gm:7.2f}% {_pm(ga)}", flush=True)
     r = np.stack(allr)  # (sets, seeds, ks, 4)
+    by_k = "; ".join(f"k = {k}: {100 * (r[..., j, 2] / r[..., j, 1] - 1).mean():.2f} / {100 * (r[..., j, 2] / r[..., j, 3] - 1).mean():.2f}"
+                     for j, k in enumerate(ks))
+    print(f"by k (anneal vs MIL / gap anneal, %, means over sets and seeds): {by_k}")
     rel = 100 * (r[..., 2] / r[..., 1] - 1).mean(axis=(0, 2))
     ga = 100 * (r[..., 2] / r[..., 3] - 1).mean(axis=(0, 2))
     print(
