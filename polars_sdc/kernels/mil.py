@@ -285,7 +285,7 @@ def change_threshold(X, nom):
 
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def nearest_centroids(C, L):
     """For each row of C (G, p): the L other rows nearest to it (squared Euclidean, ties:
     lowest row; -1 pads), by blocked brute force: O(G^2 p) time, O(G L) memory."""
@@ -318,7 +318,7 @@ def nearest_centroids(C, L):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def improve_neighbours(C, nb):
     """One round of neighbour-of-neighbour refinement of the neighbour lists ``nb`` (G, L)
     of the rows of C: each row's new list is the L nearest among its current neighbours and
