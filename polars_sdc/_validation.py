@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from ._errors import SDCError
@@ -69,6 +69,18 @@ def check_real(
     if maximum is not None and (out >= maximum if high_open else out > maximum):
         raise SDCError(f"{name} must be {'<' if high_open else '<='} {maximum}, got {value!r}")
     return out
+
+
+def check_named(options: Mapping[str, Any], checks: Mapping[str, Callable[[Any], Any]]) -> dict[str, Any]:
+    """``options`` with each value passed through the check of its name (names without a
+    check kept as they are), in the order given.
+
+    >>> check_named({"n": 3, "x": "a"}, {"n": lambda v: check_int(v, "n", minimum=4)})
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: n must be >= 4, got 3
+    """
+    return {name: checks[name](v) if name in checks else v for name, v in options.items()}
 
 
 def check_bool(value: Any, name: str) -> bool:

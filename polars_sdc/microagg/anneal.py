@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import SDCError
-from .._validation import check_int, check_real
+from .._validation import check_int, check_named, check_real
 from .features import Features
 from .mil import EXACT_MAX_GROUPS, _check, _codes, _neighbour_lists, _nominal_centroids, refine_mil
 
@@ -252,7 +252,7 @@ def check_anneal_options(options: Any) -> dict[str, Any]:
     ...
     polars_sdc._errors.SDCError: p_swap + p_split must be <= 1, got 0.9 + 0.2
     """
-    out = {name: ANNEAL_OPTION_CHECKS[name](v) if name in ANNEAL_OPTION_CHECKS else v for name, v in options.items()}
+    out = check_named(options, ANNEAL_OPTION_CHECKS)
     swap = out.get("p_swap", _DEFAULTS["p_swap"])
     split = out.get("p_split", _DEFAULTS["p_split"])
     if swap + split > 1:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import SDCError
-from .._validation import check_bool, check_int
+from .._validation import check_bool, check_int, check_named
 
 DEFAULT_NEIGHBOURS = 8
 DEFAULT_MAX_SWEEPS = 100
@@ -177,7 +177,7 @@ def check_mil_options(options: Any) -> dict[str, Any]:
     ...
     polars_sdc._errors.SDCError: max_sweeps must be >= 0, got -1
     """
-    return {name: MIL_OPTION_CHECKS[name](v) if name in MIL_OPTION_CHECKS else v for name, v in options.items()}
+    return check_named(options, MIL_OPTION_CHECKS)
 
 
 def _features_in(X: Any, k: Any) -> tuple[Any, np.ndarray, int]:
