@@ -148,15 +148,17 @@ def test_build_census_keeps_values_and_order(tmp_path):
     assert df.rows() == [(3, 1), (1, 2)]
 
 
-def test_build_main_writes_both_files(tmp_path, capsys):
+def test_build_main_writes_every_file(tmp_path, capsys):
     src, out = tmp_path / "src", tmp_path / "out"
     src.mkdir()
     out.mkdir()
     datasets.census().head(5).write_csv(src / "census.csv")
     (src / "adult.csv").write_text("age,sex\n30,Male\n40,?\n")
+    datasets.eusilc().head(7).write_csv(src / "eusilc.csv")
     assert _build.main([str(src), str(out)]) == 0
     assert pl.read_parquet(out / "census.parquet").equals(datasets.census().head(5))
     assert pl.read_parquet(out / "adult.parquet")["sex"].to_list() == ["Male", None]
+    assert pl.read_parquet(out / "eusilc.parquet").equals(datasets.eusilc().head(7))
     assert "census.parquet: 5 x 13" in capsys.readouterr().out
 
 
@@ -256,3 +258,15 @@ def test_synthetic_is_a_pure_function_of_its_seed(i, seed, n):
     a = datasets.synthetic(i, seed=seed, n=n)
     assert a.height == n and a["x"].is_finite().all()
     assert a.equals(datasets.synthetic(i, seed=seed, n=n))
+
+
+def test_eusilc_matches_the_reference_csv_facts():
+    df = datasets.eusilc()
+    assert df.height == 14827 and df["db030"].n_unique() == 6000
+    household_level = ["hsize", "db040", "hy040n", "hy050n", "hy070n", "hy080n", "hy090n", "hy110n",
+                       "hy130n", "hy145n", "eqSS", "eqIncome", "db090"]
+    per_household = df.group_by("db030").agg(pl.col(household_level).n_unique())
+    assert all(per_household[c].max() == 1 for c in household_level)
+    assert df["rb090"].unique().sort().to_list() == ["female", "male"]
+    assert df["pl030"].null_count() > 0 and df["py010n"].null_count() > 0
+    assert datasets.eusilc() is not datasets.eusilc()

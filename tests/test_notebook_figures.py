@@ -7,6 +7,8 @@ be inspected at the end. (`pytest --nbmake notebooks` runs them in a Jupyter ker
 the default run does not repeat that, it would run each notebook twice.)
 """
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -38,8 +40,23 @@ print(json.dumps(problems))
 """
 
 
+def _spark_missing() -> str | None:
+    """Why the Spark notebook cannot run here (None: it can)."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        return 'pyspark is not installed (pip install -e ".[dev]")'
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        return "java is not installed (Spark needs a JVM, e.g. openjdk-17-jre-headless)"
+    return None
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_every_notebook_figure_is_labelled(path):
+    if "spark" in path.stem and (reason := _spark_missing()):
+        if os.environ.get("SDC_REQUIRE_ALL") == "1":
+            pytest.fail(f"SDC_REQUIRE_ALL=1 but {reason}")
+        pytest.skip(reason)
     proc = subprocess.run([sys.executable, "-c", RUNNER, str(path)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     problems = json.loads(proc.stdout.strip().splitlines()[-1])

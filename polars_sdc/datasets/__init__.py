@@ -2,6 +2,8 @@
 
 - :func:`census`: the CASC "Census" microaggregation benchmark (1080 x 13).
 - :func:`adult`: UCI Adult ("Census Income"), 32,561 x 15.
+- :func:`eusilc`: sdcMicro's EU-SILC household-survey tutorial data, 14,827 persons in 6,000
+  households.
 - :func:`francdat`: sdcMicro's 8-record worked example of disclosure-risk measures (and its
   variant with three key values missing).
 - :func:`synthetic`: the one-dimensional data sets DS0-DS12 of the thesis (the thesis,
@@ -9,7 +11,7 @@
 
 The two real data sets ship as zstd-compressed parquet files inside this package; they were
 made from ``../shared/data/{census,adult}.csv`` by :mod:`polars_sdc.datasets._build`
-(``python -m polars_sdc.datasets._build``), which documents every conversion. Nothing here
+(``python -m polars_sdc.datasets._build``; EU-SILC from ``eusilc.csv``), which documents every conversion. Nothing here
 reads outside the package at run time. Every call returns a fresh DataFrame.
 
 >>> from polars_sdc import datasets
@@ -23,7 +25,7 @@ from importlib import resources
 
 import polars as pl
 
-__all__ = ["census", "adult", "francdat", "synthetic", "ds", "SyntheticSpec", "SYNTHETIC"]
+__all__ = ["census", "adult", "eusilc", "francdat", "synthetic", "ds", "SyntheticSpec", "SYNTHETIC"]
 
 
 def _read(name: str) -> pl.DataFrame:
@@ -82,6 +84,34 @@ def adult(missing: str | None = None) -> pl.DataFrame:
         raise SDCError(f"missing must be None (nulls) or a string label such as '?', got {missing!r}")
     text = [c for c, t in df.schema.items() if isinstance(t, pl.Enum)]
     return df.with_columns(pl.col(c).cast(pl.String).fill_null(missing) for c in text)
+
+
+def eusilc() -> pl.DataFrame:
+    """EU-SILC, the household survey of sdcMicro's practice guide: 14,827 persons in 6,000
+    households, 28 columns, simulated by Statistics Austria from the Austrian EU-SILC 2006
+    (``eusilc`` in the R package laeken, Alfons & Templ, J. Stat. Softw. 54(15), 2013; GPL >= 2).
+
+    Household id ``db030``; household-level columns (constant within ``db030``): size
+    ``hsize``, region ``db040`` (9 states), household incomes ``hy040n``..``hy145n``, ``eqSS``,
+    ``eqIncome`` and the household weight ``db090``. Person-level: id ``rb030``, ``age``, sex
+    ``rb090``, economic status ``pl030`` (1-7, null = missing), citizenship ``pb220a`` (null =
+    missing), person incomes ``py010n``..``py140n`` (null for children under 16: structural
+    nulls) and the person weight ``rb050``. Stored exactly as ``pl.read_csv(path,
+    infer_schema_length=None)`` reads the exported file (Int64, String, Float64).
+
+    sdcMicro 5.8.1 ``measure_risk`` on the keys db040, age, rb090, pb220a, hsize, pl030 with
+    weight rb050 and household db030 gives a global risk of 0.003877252 and a household risk
+    of 0.01343237.
+
+    >>> df = eusilc()
+    >>> df.shape, df["db030"].n_unique()
+    ((14827, 28), 6000)
+    >>> df.group_by("db030").agg(pl.col("hsize").n_unique())["hsize"].max()
+    1
+    >>> df.filter(pl.col("age") < 16)["py010n"].null_count() == df.filter(pl.col("age") < 16).height
+    True
+    """
+    return _read("eusilc")
 
 
 _FRANCDAT = {

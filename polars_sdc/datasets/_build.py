@@ -6,6 +6,9 @@ This is a maintainer's script, never run by the package itself::
     python -m polars_sdc.datasets._build /path/to/csv_dir   # reads census.csv, adult.csv there
 
 - ``census.csv`` (1080 x 13, all integers) is stored as Int64 columns, unchanged.
+- ``eusilc.csv`` (sdcMicro's EU-SILC tutorial data, 14,827 persons in 6,000 households) is
+  stored exactly as ``pl.read_csv(..., infer_schema_length=None)`` reads it: Int64, String
+  and Float64 columns, empty cells null, row order kept.
 - ``adult.csv`` (UCI ``adult.data`` with a header): ``?`` becomes null, every text column
   becomes a ``pl.Enum`` whose categories are its distinct values sorted, and the numeric
   columns get the integer dtypes in :data:`ADULT_INTS`.
@@ -58,6 +61,11 @@ def build_adult(csv: str | Path) -> pl.DataFrame:
     return raw.select(exprs)
 
 
+def build_eusilc(csv: str | Path) -> pl.DataFrame:
+    """EU-SILC from its CSV, unchanged (the dtypes Polars infers over the whole file)."""
+    return pl.read_csv(csv, infer_schema_length=None)
+
+
 def write(df: pl.DataFrame, path: str | Path) -> None:
     df.write_parquet(path, compression="zstd", compression_level=19, statistics=True)
 
@@ -66,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     src = Path(argv[0]) if argv else DEFAULT_SOURCE
     out = Path(argv[1]) if len(argv) > 1 else HERE
-    for name, build in (("census", build_census), ("adult", build_adult)):
+    for name, build in (("census", build_census), ("adult", build_adult), ("eusilc", build_eusilc)):
         df = build(src / f"{name}.csv")
         target = out / f"{name}.parquet"
         write(df, target)
