@@ -339,8 +339,8 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys, adult_csv, argv):
 def _readme_transcript() -> list[tuple[str, list[str]]]:
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = text[text.index("### From a shell"):]
+    text = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
+    section = text
     block = section[section.index("```console\n") + len("```console\n"):]
     block = block[:block.index("```")]
     runs: list[tuple[str, list[str]]] = []
@@ -365,8 +365,8 @@ def test_readme_transcript_is_real_output(tmp_path, capsys, monkeypatch):
         out, err = capsys.readouterr()
         assert code == 0, (command, err)
         assert [mask(x) for x in out.rstrip("\n").splitlines()] == [mask(x) for x in want], command
-    # the JSON excerpt of the noise report quoted in the README
+    # the JSON excerpt of the noise report quoted in docs/cli.md
     doc = json.loads((tmp_path / "noise.json").read_text())
-    readme = (__import__("pathlib").Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (__import__("pathlib").Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
     excerpt = json.dumps({k: doc[k] for k in ("command", "rows", "phi", "sse_sst")})[:-1] + ", ...}"
     assert f"`{excerpt}`" in readme

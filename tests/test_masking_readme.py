@@ -1,8 +1,8 @@
-"""README: the "Which method when" table (method | keeps | costs | use it when) names every masking method."""
+"""docs/guide.md: the "Which method when" table (method | keeps | costs | use it when) names every masking method."""
 import pathlib
 import re
 
-README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+README = pathlib.Path(__file__).resolve().parents[1] / "docs" / "guide.md"
 MASKING = ["mdav", "vmdav", "mhm", "univariate", "microaggregate", "mil", "aggregate", "recode", "recode_intervals",
            "top_bottom_code", "suppress", "suppress_risky", "pram", "rank_swap", "add_noise", "laplace"]
 
@@ -17,7 +17,7 @@ def test_the_masking_table_covers_every_masking_method():
         table.append(line.split("|")[1])
     named = " ".join(table)
     missing = [m for m in MASKING if not re.search(rf"`{m}[`(]", named)]   # `name` or `name(args)`
-    assert not missing, f"README masking table lacks {missing}"
+    assert not missing, f"docs/guide.md masking table lacks {missing}"
     for variant in ("additive", "correlated", "correlated2", "moments"):
         assert variant in named
     from polars_sdc.namespace import SDCFrame

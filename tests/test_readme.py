@@ -1,6 +1,8 @@
-"""The README's code runs and prints what the README shows.
+"""The README's and the docs pages' code runs and prints what they show.
 
-Every ```python block of README.md runs, in order, in one namespace (like a notebook):
+Every ```python block of README.md, then of each page of docs/ (in the order of mkdocs.yml's
+nav, pages not in the nav last), runs in order in one namespace (like a notebook: a page may use
+what the README or an earlier page defined):
 
 - a block of ``>>>`` lines is a doctest: each shown result is compared with the value;
 - any other python block followed directly by a plain ``` block: what it prints, then the
@@ -32,7 +34,17 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+
+
+def doc_pages() -> list[Path]:
+    """docs/*.md in the order of mkdocs.yml's nav (then any page the nav does not list)."""
+    docs = ROOT / "docs"
+    nav = re.findall(r"([\w./-]+\.md)\s*$", (ROOT / "mkdocs.yml").read_text(), flags=re.M) \
+        if (ROOT / "mkdocs.yml").exists() else []
+    ordered = [docs / n for n in nav if (docs / n).exists()]
+    return ordered + sorted(p for p in docs.rglob("*.md") if p not in ordered)
 # blocks about the reader's own files, and the Spark tour (a cluster session; tests/test_spark.py
 # runs the same calls in Spark local mode)
 SKIP = ("people.parquet", "people.csv", "sdcs.")
@@ -88,22 +100,22 @@ def _same_line(want: str, got: str) -> bool:
     return math.isclose(w, g, rel_tol=FLOAT_REL, abs_tol=0.0)
 
 
-def diff(where: str, first_line: int, want: str, got: str) -> list[str]:
-    """One message per differing line: README line number, shown text, current text."""
+def diff(where: str, first_line: int, want: str, got: str, page: str = "README.md") -> list[str]:
+    """One message per differing line: the page's line number, shown text, current text."""
     W, G = want.splitlines(), got.splitlines()
     out = []
     for i in range(max(len(W), len(G))):
         w = W[i] if i < len(W) else "<nothing>"
         g = G[i] if i < len(G) else "<nothing>"
         if not _same_line(w, g):
-            out.append(f"README.md line {first_line + i} ({where}):\n    README shows: {w}\n    code gives:   {g}")
+            out.append(f"{page} line {first_line + i} ({where}):\n    README shows: {w}\n    code gives:   {g}")
     if out:
         out.append(f"current text for {where} (to paste into the README):\n" + got)
     return out
 
 
 # -- running blocks ---------------------------------------------------------------------------
-def run_cell(source: str, env: dict, first_line: int):
+def run_cell(source: str, env: dict, first_line: int, page: str = "README.md"):
     """Exec a block like a notebook cell; return the value of a final expression (or None).
     Lines of the form ``expr  # number`` are checked on the way; their mismatches returned."""
     tree = ast.parse(source)
@@ -120,7 +132,7 @@ def run_cell(source: str, env: dict, first_line: int):
                 digits = len(shown.split(".")[1]) if "." in shown else 0
                 got = f"{float(value):.{digits}f}"
                 if got != shown:
-                    problems.append(f"README.md line {first_line + node.end_lineno - 1}: "
+                    problems.append(f"{page} line {first_line + node.end_lineno - 1}: "
                                     f"`{ast.unparse(node.value)}` is shown as {shown}, the code gives {got}")
             if is_last:
                 last = value
@@ -129,7 +141,7 @@ def run_cell(source: str, env: dict, first_line: int):
     return last, problems
 
 
-def run_doctest_block(block: Block, env: dict) -> list[str]:
+def run_doctest_block(block: Block, env: dict, page: str = "README.md") -> list[str]:
     """``>>>`` statements with their shown results."""
     problems, lines, i = [], block.lines, 0
     while i < len(lines):
@@ -153,11 +165,11 @@ def run_doctest_block(block: Block, env: dict) -> list[str]:
             exec(compile(code, README.name, "exec"), env)
             value = None
         got = "" if value is None else render(value, "\n".join(want))
-        problems += diff(f"`{code}`", block.line + start + 1, "\n".join(want), got)
+        problems += diff(f"`{code}`", block.line + start + 1, "\n".join(want), got, page)
     return problems
 
 
-def run_cli_block(block: Block) -> list[str]:
+def run_cli_block(block: Block, page: str = "README.md") -> list[str]:
     """A ``$ polars-sdc ...`` transcript: run the command, compare every line (time: its form)."""
     import shlex
 
@@ -170,37 +182,48 @@ def run_cli_block(block: Block) -> list[str]:
     got = buf.getvalue().rstrip("\n")
     want = "\n".join(block.lines[1:])
     mask = lambda s: re.sub(r"^(\s*time\s+)\d+\.\d{3} s$", r"\1<t> s", s, flags=re.M)  # noqa: E731
-    problems = [] if code == 0 else [f"README.md line {block.line}: `{block.lines[0][2:]}` exited with {code}"]
-    return problems + diff(f"`{block.lines[0][2:]}`", block.line + 1, mask(want), mask(got))
+    problems = [] if code == 0 else [f"{page} line {block.line}: `{block.lines[0][2:]}` exited with {code}"]
+    return problems + diff(f"`{block.lines[0][2:]}`", block.line + 1, mask(want), mask(got), page)
 
 
-def readme_problems(show: bool = False, text: str | None = None) -> list[str]:
+def readme_problems(show: bool = False, text: str | None = None, env: dict | None = None,
+                    page: str = "README.md") -> list[str]:
     """Run the README (or ``text``); every mismatch as a message (``show``: print each output)."""
     blocks = parse_blocks(README.read_text() if text is None else text)
-    env: dict = {"__name__": "__readme__"}
+    env = {"__name__": "__readme__"} if env is None else env
     problems: list[str] = []
     for b, nxt in zip(blocks, blocks[1:] + [None]):
         if b.lang == "" and b.lines and b.lines[0].startswith("$ polars-sdc "):
-            problems += run_cli_block(b)
+            problems += run_cli_block(b, page)
             continue
         if b.lang != "python" or any(s in b.text for s in SKIP):
             continue
         if b.text.lstrip().startswith(">>>"):
-            found = run_doctest_block(b, env)
+            found = run_doctest_block(b, env, page)
             problems += found
             if show:
-                print(f"--- README.md line {b.line}: doctest block, {len(found)} difference(s)")
+                print(f"--- {page} line {b.line}: doctest block, {len(found)} difference(s)")
             continue
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
-            value, found = run_cell(b.text, env, b.line)
+            value, found = run_cell(b.text, env, b.line, page)
         problems += found
         if nxt is not None and nxt.lang == "" and (value is not None or printed.getvalue()):
             got = printed.getvalue() + ("" if value is None else render(value, nxt.text))
             got = got.rstrip("\n")
-            problems += diff(f"the output of the block at line {b.line}", nxt.line, nxt.text, got)
+            problems += diff(f"the output of the block at line {b.line}", nxt.line, nxt.text, got, page)
             if show:
-                print(f"--- README.md line {nxt.line} (output of the block at line {b.line}):\n{got}")
+                print(f"--- {page} line {nxt.line} (output of the block at line {b.line}):\n{got}")
+    return problems
+
+
+def book_problems(show: bool = False) -> list[str]:
+    """The README, then every docs page, in one namespace; every mismatch as a message."""
+    env: dict = {"__name__": "__readme__"}
+    problems = readme_problems(show, env=env)
+    for path in doc_pages():
+        page = path.relative_to(ROOT).as_posix()
+        problems += readme_problems(show, text=path.read_text(), env=env, page=page)
     return problems
 
 
@@ -210,9 +233,15 @@ def in_tmp(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_readme_blocks_print_what_the_readme_shows(in_tmp):
-    problems = readme_problems()
+def test_readme_and_docs_blocks_print_what_they_show(in_tmp):
+    problems = book_problems()
     assert not problems, "\n".join(problems)
+
+
+def test_docs_pages_are_all_in_the_book():
+    pages = doc_pages()
+    assert sorted(pages) == sorted((ROOT / "docs").rglob("*.md")) and len(set(pages)) == len(pages)
+    assert len(pages) >= 8
 
 
 def test_checker_reports_each_changed_line():
@@ -281,6 +310,6 @@ if __name__ == "__main__":  # print the current outputs, for updating the README
     import tempfile
 
     os.chdir(tempfile.mkdtemp())
-    found = readme_problems(show=True)
-    print("\n".join(found) if found else "README matches the code")
+    found = book_problems(show=True)
+    print("\n".join(found) if found else "README and docs match the code")
     sys.exit(1 if found else 0)
