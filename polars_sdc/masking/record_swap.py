@@ -148,7 +148,12 @@ def record_swap_spec(
     rate = check_fraction("swaprate", swaprate)
     k = check_int(k_anonymity, "k_anonymity", minimum=0)
     rv = [] if risk_variables is None else resolve_columns(schema, risk_variables, what="risk_variables")
-    rk = [] if risk is None else resolve_columns(schema, risk, kind="numeric", what="risk")
+    if risk is None:
+        rk = []
+    elif isinstance(risk, (list, tuple)):      # one column per level; a column may serve several levels
+        rk = [c for r in risk for c in resolve_columns(schema, r, kind="numeric", what="risk")]
+    else:
+        rk = resolve_columns(schema, risk, kind="numeric", what="risk")
     if rk and rv:
         raise SDCError("give `risk_variables` (risk from counts) or `risk` (risk columns), not both")
     if rk and len(rk) != len(hier):
