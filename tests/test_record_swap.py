@@ -115,7 +115,9 @@ def check_swap(df, out, plan, hier, carry, k, risk_variables):
         if lv < L and h not in failed:
             assert h in info, f"household {h} at risk at level {lv} not swapped"
             slv, role = info[h]
-            assert slv <= lv
+            # a donor may be swapped at a finer level only if it found no donor at its own level
+            # (sdcMicro keeps such households in the donor pool; the reference test pins that)
+            assert slv <= lv or role == "donor"
             if role == "selected":
                 assert slv == lv
     rl = dict(plan.select("hid", pl.col("risk_level").cast(pl.String)).rows())

@@ -26,8 +26,9 @@ members; every other column stays with its row.
    Spirakis). Each selected household gets the first *donor* in descending ``risk / Exp(1)``
    order at that level that is not yet swapped, lies in another area at that level and has
    the selected household's values of ``similar[0]``; if none, of ``similar[1]``, and so on
-   (sdcMicro's fallback order); with no donor it stays unswapped and is reported. Both
-   households of a swap are then done; each household is swapped at most once.
+   (sdcMicro's fallback order); with no donor it stays unswapped and is reported (it may
+   still be taken as a donor at a finer level later, as in sdcMicro). Both households of a
+   swap are then done; each household is swapped at most once.
 
 Randomness: every draw comes from :mod:`polars_sdc.rng`, keyed by household (the
 ``household`` column's value, or a household-level ``key`` column): streams
