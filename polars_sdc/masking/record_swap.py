@@ -206,10 +206,18 @@ def _dense(s: pl.Series) -> np.ndarray:
 
 
 def _combine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Dense codes of the pairs ``(a, b)``, in lexicographic order (int64)."""
+    """Dense codes of the pairs ``(a, b)`` of non-negative codes, in lexicographic order
+    (int64): ``a * (max b + 1) + b`` ranked by a presence table when its range is small (no
+    sort), else by ``np.unique``."""
     if a.size == 0:
         return a.astype(np.int64)
-    return np.unique(a * (int(b.max()) + 1) + b, return_inverse=True)[1].astype(np.int64).reshape(-1)
+    x = a * (int(b.max()) + 1) + b
+    top = int(x.max()) + 1
+    if top <= 4 * x.size + 1024:
+        present = np.zeros(top, dtype=np.int64)
+        present[x] = 1
+        return (np.cumsum(present) - 1)[x]
+    return np.unique(x, return_inverse=True)[1].astype(np.int64).reshape(-1)
 
 
 @dataclass
@@ -292,8 +300,9 @@ def prepare(df: pl.DataFrame, spec: RecordSwapSpec, hh: _Households, seed: int) 
     # areas: prefix codes in lexicographic order
     area = np.zeros((L, H), dtype=np.int64)
     prev = np.zeros(H, dtype=np.int64)
-    for h, c in enumerate(spec.hierarchy):
-        prev = _combine(prev, _dense(df.get_column(c))[rep])
+    rep_s = pl.Series(rep)
+    for h, c in enumerate(spec.hierarchy):            # household-level (checked): ranked per household
+        prev = _combine(prev, _dense(df.get_column(c).gather(rep_s)))
         area[h] = prev
     # risk per household and level
     prob = np.zeros((H, L))
