@@ -331,6 +331,8 @@ def test_eusilc():
     assert set(risky.to_list()) <= set(plan["db030"].to_list())
     assert plan.height >= 0.05 * 6_000
     assert out.drop(["db040", "db090", "with"]).equals(df.drop(moved))
+    # pairs of the same size: households and persons per region unchanged
+    assert out["db040"].value_counts().sort("db040").equals(df["db040"].value_counts().sort("db040"))
 
 
 def test_key_column_and_row_order():
@@ -387,7 +389,8 @@ def test_bad_arguments(kwargs, match):
 
 
 @pytest.mark.parametrize("frame, kwargs, match", [
-    (BASE.with_columns(r=pl.Series(["a", "b", "b", "b"])), dict(), r"column 'r': not constant within household hid = 1"),
+    (BASE.with_columns(r=pl.Series(["a", "b", "b", "b"])), dict(),
+     r"column 'r': not constant within household hid = 1"),
     (BASE, dict(carry_along="p"), r"column 'p': not constant within household hid = 1 .*`carry_along`"),
     (BASE, dict(similar="p"), r"`similar` columns must be household-level"),
     (BASE.with_columns(r=pl.Series(["a", "a", None, "b"])), dict(), r"column 'r': 1 null"),

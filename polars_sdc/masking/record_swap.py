@@ -158,7 +158,8 @@ def record_swap_spec(
     if rk and rv:
         raise SDCError("give `risk_variables` (risk from counts) or `risk` (risk columns), not both")
     if rk and len(rk) != len(hier):
-        raise SDCError(f"`risk`: {len(rk)} column(s) for {len(hier)} hierarchy level(s); give one risk column per level")
+        raise SDCError(f"`risk`: {len(rk)} column(s) for {len(hier)} hierarchy level(s); "
+                       "give one risk column per level")
     thr = None
     if risk_threshold is not None:
         if not rk:
