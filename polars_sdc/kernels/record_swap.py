@@ -29,14 +29,18 @@ def _next_free(lst, nxt, used, pos, end):
 
 
 @njit(cache=True)
-def _find_donor(i, h, area, simc, dl, bstart, nxt, used):
+def _find_donor(i, h, area, simc, dl, bstart, nxt, used, pair_own, pair_free, bucket_free):
     """sdcMicro ``sampleDonor`` for household ``i`` at level ``h``: for each similarity profile
     in turn, the first household in descending donor order (``dl[h, p]``, bucketed by the
     profile's code: ``bstart[h, p, c] .. bstart[h, p, c + 1]``) that is not used yet, lies in
-    another area at level ``h`` and has ``i``'s profile; -1 when no profile finds one."""
+    another area at level ``h`` and has ``i``'s profile; -1 when no profile finds one. A
+    profile is skipped without a scan when every free donor of its bucket is in ``i``'s area
+    (``bucket_free`` minus ``pair_free`` of ``i``'s (profile, area) pair is 0)."""
     a = area[h, i]
     for p in range(simc.shape[0]):
         c = simc[p, i]
+        if bucket_free[h, p, c] - pair_free[h, p, pair_own[h, p, i]] <= 0:
+            continue
         lo = bstart[h, p, c]
         end = bstart[h, p, c + 1]
         lst = dl[h, p]
@@ -51,8 +55,19 @@ def _find_donor(i, h, area, simc, dl, bstart, nxt, used):
 
 
 @njit(cache=True)
+def _take(x, elig, simc, pair_own, pair_free, bucket_free, used):
+    """Mark household ``x`` swapped and drop it from the free-donor counts."""
+    used[x] = True
+    for h in range(elig.shape[0]):
+        if elig[h, x]:
+            for p in range(simc.shape[0]):
+                bucket_free[h, p, simc[p, x]] -= 1
+                pair_free[h, p, pair_own[h, p, x]] -= 1
+
+
+@njit(cache=True)
 def record_swap_partners(area, level, simc, dl, bstart, forced_seq, forced_off, last_seq, last_off, last_class,
-                         draws):
+                         draws, elig, pair_own, pair_free, bucket_free):
     """The targeted record swapping loop of sdcMicro 5.8.1 (``recordSwap.cpp: recordSwap``) on
     ``H`` households (indices in household-id order) and ``L`` hierarchy levels.
 
@@ -91,10 +106,10 @@ def record_swap_partners(area, level, simc, dl, bstart, forced_seq, forced_off, 
             i = forced_seq[t]
             if used[i]:
                 continue
-            d = _find_donor(i, h, area, simc, dl, bstart, nxt, used)
+            d = _find_donor(i, h, area, simc, dl, bstart, nxt, used, pair_own, pair_free, bucket_free)
             if d >= 0:
-                used[i] = True
-                used[d] = True
+                _take(i, elig, simc, pair_own, pair_free, bucket_free, used)
+                _take(d, elig, simc, pair_own, pair_free, bucket_free, used)
                 partner[i] = d
                 partner[d] = i
                 swap_level[i] = h
@@ -129,10 +144,10 @@ def record_swap_partners(area, level, simc, dl, bstart, forced_seq, forced_off, 
             i = pick[t]
             if used[i]:
                 continue
-            d = _find_donor(i, h, area, simc, dl, bstart, nxt, used)
+            d = _find_donor(i, h, area, simc, dl, bstart, nxt, used, pair_own, pair_free, bucket_free)
             if d >= 0:
-                used[i] = True
-                used[d] = True
+                _take(i, elig, simc, pair_own, pair_free, bucket_free, used)
+                _take(d, elig, simc, pair_own, pair_free, bucket_free, used)
                 partner[i] = d
                 partner[d] = i
                 swap_level[i] = h

@@ -347,13 +347,20 @@ def prepare(df: pl.DataFrame, spec: RecordSwapSpec, hh: _Households, seed: int) 
     ncode = int(simc.max()) + 1 if H else 0
     dl = np.zeros((L, P, H), dtype=np.int64)
     bstart = np.zeros((L, P, ncode + 2), dtype=np.int64)
+    elig = prob.T > 0
+    pair_own = np.zeros((L, P, H), dtype=np.int64)      # (profile code, level-h area) pair of each household
+    pair_free = np.zeros((L, P, H), dtype=np.int64)     # free eligible donors per pair
+    bucket_free = np.zeros((L, P, ncode + 1), dtype=np.int64)
     for h in range(L):
         dkey = prob[:, h] / -np.log(uniform(seed, f"swap_records/donor{h}", hk))
-        ok = prob[:, h] > 0
+        ok = elig[h]
         for p in range(P):
             b = np.where(ok, simc[p], ncode)
             dl[h, p] = np.lexsort((idx, -dkey, b))
             np.cumsum(np.bincount(b, minlength=ncode + 1), out=bstart[h, p, 1:])
+            pair_own[h, p] = _combine(simc[p], area[h])
+            pair_free[h, p] = np.bincount(pair_own[h, p][ok], minlength=H)[:H]
+            bucket_free[h, p] = np.bincount(simc[p][ok], minlength=ncode + 1)
     # levels above the lowest: households at risk there, by area then id
     forced_seq, forced_off = [], [0]
     for h in range(L - 1):
@@ -383,7 +390,8 @@ def prepare(df: pl.DataFrame, spec: RecordSwapSpec, hh: _Households, seed: int) 
         draws[np.lexsort((np.arange(n_area), u))[:excess]] += 1
     inputs = dict(area=area, level=level, simc=simc, dl=dl, bstart=bstart, forced_seq=forced_seq.astype(np.int64),
                   forced_off=np.array(forced_off, dtype=np.int64), last_seq=last_seq.astype(np.int64),
-                  last_off=last_off, last_class=klass, draws=draws)
+                  last_off=last_off, last_class=klass, draws=draws, elig=elig, pair_own=pair_own,
+                  pair_free=pair_free, bucket_free=bucket_free)
     return inputs
 
 
