@@ -415,3 +415,37 @@ def test_module_functions_equal_the_namespace():
     df = datasets.eusilc()
     assert swap_records_frame(df, swapped_column="w", **args).equals(df.sdc.swap_records(swapped_column="w", **args))
     assert swap_records_plan(df, **args).equals(df.sdc.swap_records_plan(**args))
+
+
+@pytest.mark.parametrize("cast", [
+    {},
+    {"hid": pl.String, "r2": pl.Categorical},
+    {"hid": pl.Float64, "r1": pl.String, "r2": pl.Enum([str(i) for i in range(3)])},
+    {"hid": pl.Date, "r1": pl.Boolean, "hs": pl.String},
+    {"hid": pl.UInt16, "r1": pl.Int8, "age": pl.Categorical, "sex": pl.Boolean},
+])
+def test_every_dtype(cast):
+    rs = np.random.default_rng(5)
+    df = households(rs.integers(1, 13, 150), rs).with_columns(
+        pl.col("r1") % 2, pl.col("age").cast(pl.String) if "age" in cast else pl.col("age"))
+    df = df.with_columns(pl.col(c).cast(t) for c, t in cast.items())
+    args = dict(household="hid", hierarchy=HIER, similar=[["hs"], []], swaprate=0.2, k_anonymity=3,
+                risk_variables=["age", "sex"], seed=2)
+    out = df.sdc.swap_records(carry_along="ht", swapped_column="with", **args)
+    plan = df.sdc.swap_records_plan(**args)
+    assert out.schema == pl.Schema({**df.schema, "with": df.schema["hid"]})
+    assert plan.height > 0
+    check_swap(df, out, plan, HIER, ["ht"], 3, ["age", "sex"])
+    assert out.equals(df.reverse().sdc.swap_records(carry_along="ht", swapped_column="with", **args).reverse())
+
+
+def test_nulls_in_risk_variables_and_profiles_are_a_category():
+    df = pl.DataFrame({"hid": [1, 2, 3, 4, 5, 6], "r": ["a", "a", "a", "b", "b", "b"],
+                       "inc": [None, 1.0, None, None, 2.0, None], "t": [None, "x", None, None, "x", None]})
+    plan = df.sdc.swap_records_plan(household="hid", hierarchy="r", similar="t", swaprate=1.0, k_anonymity=2,
+                                    risk_variables="inc", seed=3)
+    t = dict(zip(df["hid"], df["t"]))
+    pairs = plan.select("hid", "partner").rows()
+    assert len(pairs) == 6 and all(t[h] == t[p] for h, p in pairs)
+    # 2 and 5 are alone with their income in their region: at risk; the null incomes are 2 per region: not
+    assert set(plan.filter(pl.col("risk_level").is_not_null())["hid"]) == {2, 5}
