@@ -66,6 +66,24 @@ def _take(x, elig, simc, pair_own, pair_free, bucket_free, used):
 
 
 @njit(cache=True)
+def _place(i, h, area, simc, dl, bstart, nxt, used, elig, pair_own, pair_free, bucket_free, partner, swap_level,
+           selected, failed):
+    """Selected household ``i`` at level ``h``: swap it with its donor, or mark it failed."""
+    d = _find_donor(i, h, area, simc, dl, bstart, nxt, used, pair_own, pair_free, bucket_free)
+    if d < 0:
+        failed[i] = True
+        return
+    _take(i, elig, simc, pair_own, pair_free, bucket_free, used)
+    _take(d, elig, simc, pair_own, pair_free, bucket_free, used)
+    partner[i] = d
+    partner[d] = i
+    swap_level[i] = h
+    swap_level[d] = h
+    selected[i] = True
+    failed[d] = False
+
+
+@njit(cache=True)
 def record_swap_partners(area, level, simc, dl, bstart, forced_seq, forced_off, last_seq, last_off, last_class,
                          draws, elig, pair_own, pair_free, bucket_free):
     """The targeted record swapping loop of sdcMicro 5.8.1 (``recordSwap.cpp: recordSwap``) on
@@ -85,6 +103,12 @@ def record_swap_partners(area, level, simc, dl, bstart, forced_seq, forced_off, 
     sampled ones as ``draws[a]`` minus the area's households already selected at a higher
     level still allows; then each gets a donor from another lowest area. Every household is
     swapped at most once.
+
+    ``elig[h, i]``: household ``i`` may be a donor at level ``h`` (risk > 0);
+    ``pair_own[h, p, i]``: the code of its (profile-``p`` code, level-``h`` area) pair;
+    ``pair_free`` / ``bucket_free``: free eligible donors per pair / per profile code (updated
+    in place), so a profile whose free donors all lie in the household's own area is skipped
+    without a scan.
 
     Returns ``partner`` (-1: not swapped), ``swap_level`` (-1), ``selected`` (the household
     that was looked for, as opposed to its donor) and ``failed`` (selected, no donor found).
@@ -106,18 +130,8 @@ def record_swap_partners(area, level, simc, dl, bstart, forced_seq, forced_off, 
             i = forced_seq[t]
             if used[i]:
                 continue
-            d = _find_donor(i, h, area, simc, dl, bstart, nxt, used, pair_own, pair_free, bucket_free)
-            if d >= 0:
-                _take(i, elig, simc, pair_own, pair_free, bucket_free, used)
-                _take(d, elig, simc, pair_own, pair_free, bucket_free, used)
-                partner[i] = d
-                partner[d] = i
-                swap_level[i] = h
-                swap_level[d] = h
-                selected[i] = True
-                failed[d] = False
-            else:
-                failed[i] = True
+            _place(i, h, area, simc, dl, bstart, nxt, used, elig, pair_own, pair_free, bucket_free, partner,
+                   swap_level, selected, failed)
     h = L - 1
     n_area = draws.shape[0]
     already = np.zeros(n_area, dtype=np.int64)
@@ -144,16 +158,6 @@ def record_swap_partners(area, level, simc, dl, bstart, forced_seq, forced_off, 
             i = pick[t]
             if used[i]:
                 continue
-            d = _find_donor(i, h, area, simc, dl, bstart, nxt, used, pair_own, pair_free, bucket_free)
-            if d >= 0:
-                _take(i, elig, simc, pair_own, pair_free, bucket_free, used)
-                _take(d, elig, simc, pair_own, pair_free, bucket_free, used)
-                partner[i] = d
-                partner[d] = i
-                swap_level[i] = h
-                swap_level[d] = h
-                selected[i] = True
-                failed[d] = False
-            else:
-                failed[i] = True
+            _place(i, h, area, simc, dl, bstart, nxt, used, elig, pair_own, pair_free, bucket_free, partner,
+                   swap_level, selected, failed)
     return partner, swap_level, selected, failed
