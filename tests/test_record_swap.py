@@ -449,3 +449,37 @@ def test_nulls_in_risk_variables_and_profiles_are_a_category():
     assert len(pairs) == 6 and all(t[h] == t[p] for h, p in pairs)
     # 2 and 5 are alone with their income in their region: at risk; the null incomes are 2 per region: not
     assert set(plan.filter(pl.col("risk_level").is_not_null())["hid"]) == {2, 5}
+
+
+def test_sdcmicro_quota_per_lowest_area():
+    """sdcMicro's vignette: in a lowest-level area the households swapped there are those at
+    risk plus ``Rest = max(0, N s - n_already)`` sampled ones, where ``N s`` is the area's
+    quota (``distributeDraws``: ``floor`` of its share of the ``floor``/``ceil(H s / 2)``
+    selections, some areas one more, the extras adding up to the total) and ``n_already`` its
+    households selected at a coarser level. Checked per municipality from the plan (areas of
+    ~35 households, so candidates never run out)."""
+    df = synthetic(6_000, 11).with_row_index("i").with_columns(    # every 97th person unique: at risk at nuts1
+        rare=pl.when(pl.col("i") % 97 == 0).then(pl.col("i")).otherwise(0))
+    hier = ["nuts1", "nuts3"]
+    plan = df.sdc.swap_records_plan(household="hid", hierarchy=hier, swaprate=0.2, k_anonymity=2,
+                                    risk_variables=["rare", "ageGroup", "gender", "national"], seed=8)
+    counts = dict(((r, lv), n) for r, lv, n in plan.filter(pl.col("role") == "selected")
+                  .group_by("risk_level", "level").len().rows())
+    assert counts[("nuts1", "nuts1")] > 100 and counts[("nuts3", "nuts3")] > 30 and counts[(None, "nuts3")] > 100
+    area = dict(df.unique("hid").select("hid", "nuts3").rows())
+    H = 6_000
+    size = df.unique("hid")["nuts3"].value_counts()
+    sel = plan.filter(pl.col("role") == "selected").with_columns(a=pl.col("hid").replace_strict(area))
+    n_extra = 0
+    for a, n_a in size.rows():
+        rows = sel.filter(pl.col("a") == a)
+        already = rows.filter(pl.col("level") == "nuts1").height
+        at_risk = rows.filter((pl.col("level") == "nuts3") & (pl.col("risk_level") == "nuts3")).height
+        sampled = rows.filter((pl.col("level") == "nuts3") & pl.col("risk_level").is_null()).height
+        share_total = [math.floor(H * 0.2 / 2), math.ceil(H * 0.2 / 2)]
+        fl = min(math.floor(n_a / H * t) for t in share_total)
+        ok = [q for q in (fl, fl + 1) if sampled == max(0, q - already - at_risk)]
+        assert ok, (a, n_a, already, at_risk, sampled)
+        n_extra += sampled > max(0, fl - already - at_risk)
+    assert plan["partner"].null_count() == 0
+    assert 0 < n_extra < size.height            # some areas got the extra unit, not all
