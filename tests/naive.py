@@ -26,6 +26,8 @@ Index (reference -> what it checks):
 - ``joint``, ``quad_convolution``, ``plain_gmm_em``  Gaussian * Laplace density, plain EM -> reconstruct.py
 - ``reference_freqcalc``            fk / Fk with sdcMicro's missing-value (wildcard, alpha) rule,
   record by record -> risk/frequencies.py
+- ``reference_record_swap``         targeted record swapping (sdcMicro recordSwap), household by
+  household with Python sets and a full donor scan -> masking/record_swap.py, kernels/record_swap.py
 """
 from __future__ import annotations
 
@@ -564,3 +566,91 @@ def reference_freqcalc(rows, weights, alpha):
             fk[i] += share
             Fk[i] += share * weights[j]
     return fk, Fk
+
+
+def reference_record_swap(df, household, hierarchy, similar, swaprate, k, risk_variables, seed):
+    """sdcMicro 5.8.1 ``recordSwap`` (recordSwap.cpp) read literally, on Python tuples: risk from
+    person counts per (risk variables, area prefix), households at risk from the coarsest level
+    with a count < k, quota per lowest area, then level by level each selected household takes
+    the first donor of the whole donor list (descending ``risk / Exp(1)``) that is free, in
+    another area and has its profile. Draws from ``polars_sdc.rng`` with the documented streams.
+    Returns ``{household id: partner id}`` for every swapped household and the set of failures."""
+    import math
+    from collections import Counter
+
+    import polars as pl
+
+    from polars_sdc import rng
+
+    rows = df.rows(named=True)
+    hids = sorted({r[household] for r in rows})
+    pos = {h: i for i, h in enumerate(hids)}
+    H, L = len(hids), len(hierarchy)
+    first = {}
+    members = {h: [] for h in hids}
+    for r in rows:
+        first.setdefault(r[household], r)
+        members[r[household]].append(r)
+    area = [[tuple(first[h][c] for c in hierarchy[:lv + 1]) for h in hids] for lv in range(L)]
+    prob = [[0.0] * L for _ in hids]
+    level = [L] * H
+    for lv in range(L):
+        cnt = Counter((tuple(r[c] for c in risk_variables), tuple(r[c] for c in hierarchy[:lv + 1])) for r in rows)
+        for i, h in enumerate(hids):
+            m = min(cnt[(tuple(r[c] for c in risk_variables), tuple(r[c] for c in hierarchy[:lv + 1]))]
+                    for r in members[h])
+            prob[i][lv] = 1.0 / m
+            if m < k and level[i] == L:
+                level[i] = lv
+    prof = [[tuple(first[h][c] for c in p) for h in hids] for p in similar]
+    keys = rng.row_keys(pl.Series(hids))
+    dkey = [prob_col / -np.log(rng.uniform(seed, f"swap_records/donor{lv}", keys))
+            for lv, prob_col in enumerate(np.array(prob).T)]
+    skey = np.array(prob)[:, L - 1] / -np.log(rng.uniform(seed, "swap_records/select", keys))
+    donors = [sorted(range(H), key=lambda i, lv=lv: (-dkey[lv][i], i)) for lv in range(L)]
+    coin = rng.uniform(seed, "swap_records/total", np.zeros(1, dtype=np.uint64))[0] < 0.5
+    total = math.ceil(H * swaprate / 2) if coin else math.floor(H * swaprate / 2)
+    lowest = sorted(set(area[L - 1]))
+    size = Counter(area[L - 1])
+    share = {a: size[a] / H * total for a in lowest}
+    draws = {a: math.floor(share[a]) for a in lowest}
+    excess = int(round(sum(share[a] - draws[a] for a in lowest)))
+    first_hh = {a: min(i for i in range(H) if area[L - 1][i] == a) for a in lowest}
+    u = {a: rng.uniform(seed, "swap_records/extra", keys[[first_hh[a]]])[0] for a in lowest}
+    for a in sorted(lowest, key=lambda a: (u[a], lowest.index(a)))[:excess]:
+        draws[a] += 1
+    used, failed, partner, selected = set(), set(), {}, set()
+
+    def donor(i, lv):
+        for p in range(len(similar)):
+            for d in donors[lv]:
+                if d not in used and prob[d][lv] > 0 and area[lv][d] != area[lv][i] and prof[p][d] == prof[p][i]:
+                    return d
+        return None
+
+    def swap(cands, lv):
+        for i in cands:
+            if i in used:
+                continue
+            d = donor(i, lv)
+            if d is None:
+                failed.add(i)
+            else:
+                used.update((i, d))
+                failed.discard(d)
+                partner[i], partner[d] = d, i
+                selected.add(i)
+
+    for lv in range(L - 1):
+        for a in sorted(set(area[lv])):
+            swap([i for i in range(H) if area[lv][i] == a and level[i] == lv], lv)
+    lv = L - 1
+    already = Counter(area[lv][i] for i in selected)
+    for a in lowest:
+        inside = [i for i in range(H) if area[lv][i] == a]
+        must = [i for i in inside if level[i] == lv and i not in used]
+        rest = sorted((i for i in inside if level[i] != lv and i not in used and i not in failed and prob[i][lv] > 0),
+                      key=lambda i: (-skey[i], i))
+        want = max(0, draws[a] - already[a])
+        swap(must + rest[:max(0, want - len(must))], lv)
+    return {hids[i]: hids[d] for i, d in partner.items()}, {hids[i] for i in failed}

@@ -70,6 +70,9 @@ CALLS = {
     "recode_intervals": lambda ns: ns.recode_intervals("z", n=3),
     "suppress": lambda ns: ns.suppress(3, ["c", "s", "t"]),
     "suppress_risky": lambda ns: ns.suppress_risky(["c", "s", "t"], risk_above=0.05, weight="w"),
+    "swap_records": lambda ns: ns.swap_records(household="x", hierarchy=["s", "t"], similar=[["c"], []], swaprate=0.5,
+                                               risk_variables=["e"], carry_along="y", swapped_column="xs", seed=1),
+    "swap_records_plan": lambda ns: ns.swap_records_plan(household="x", hierarchy=["s"], swaprate=0.5, seed=1),
 }
 
 

@@ -1,10 +1,12 @@
 """``df.sdc`` / ``lf.sdc`` masking methods: PRAM, rank swapping, noise, interval recoding,
-local suppression (sdcMicro's toolkit). Thin faces over :mod:`polars_sdc.masking`."""
+local suppression, targeted record swapping (sdcMicro's toolkit). Thin faces over :mod:`polars_sdc.masking`."""
 from __future__ import annotations
 
 from typing import Any
 
 from .._columns import ColumnSpec
+from .._signature import delegates_to
+from ..masking.record_swap import swap_records_frame, swap_records_plan
 from ._base import FrameOps
 
 
@@ -235,3 +237,43 @@ class MaskingMethods(FrameOps):
             lambda df: suppress_risky_frame(df, on, risk_above=risk_above, weight=weight, key_var=key_var, alpha=alpha),
             self._schema(),
         )
+
+    @delegates_to(swap_records_frame)
+    def swap_records(self, **options: Any) -> Any:
+        """Targeted record swapping (sdcMicro ``recordSwap``): whole households exchange their
+        geographic ``hierarchy`` values (and ``carry_along`` columns) with a household of another
+        area. Households whose ``risk_variables`` combination has fewer than ``k_anonymity``
+        persons in their area at a level are always swapped across that level; more are sampled
+        (proportionally to risk) until ``swaprate`` of the households are swapped; donors must
+        match the ``similar`` profile (a list of lists: tried in order). ``swapped_column``
+        names the id of the household each row's household was swapped with. Draws keyed by
+        household (``seed``, ``key``), so the row order does not matter. See
+        ``docs/record-swapping.md`` and :meth:`swap_records_plan`.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"hid": [1, 1, 2, 3, 3, 4], "region": ["a", "a", "a", "b", "b", "b"]})
+        >>> df.sdc.swap_records(household="hid", hierarchy="region", swaprate=0.5, k_anonymity=0,
+        ...                     swapped_column="with", seed=1)["region", "with"].rows()
+        [('b', 4), ('b', 4), ('a', 2), ('b', 3), ('b', 3), ('a', 1)]
+        """
+        from ..masking.record_swap import apply_swap, record_swap_spec, swap_records_output_schema
+
+        spec = record_swap_spec(self._schema(), **options)
+        return self._frame_op(lambda df: apply_swap(df, spec), swap_records_output_schema(self._schema(), spec))
+
+    @delegates_to(swap_records_plan)
+    def swap_records_plan(self, **options: Any) -> Any:
+        """The swaps :meth:`swap_records` makes with the same arguments: one row per household
+        involved, with its ``partner`` (null: no donor found), the ``level`` swapped across, its
+        ``role`` (``selected`` / ``donor``) and ``risk_level`` (coarsest level at risk, or null).
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"hid": [1, 1, 2, 3, 3, 4], "region": ["a", "a", "a", "b", "b", "b"]})
+        >>> df.sdc.swap_records_plan(household="hid", hierarchy="region", swaprate=0.5, k_anonymity=0,
+        ...                          seed=1).rows()
+        [(1, 4, 'region', 'donor', None), (4, 1, 'region', 'selected', None)]
+        """
+        from ..masking.record_swap import plan_frame, plan_spec, swap_plan_schema
+
+        spec = plan_spec(self._schema(), **options)
+        return self._frame_op(lambda df: plan_frame(df, spec), swap_plan_schema(self._schema(), spec))
