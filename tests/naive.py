@@ -564,3 +564,42 @@ def reference_freqcalc(rows, weights, alpha):
             fk[i] += share
             Fk[i] += share * weights[j]
     return fk, Fk
+
+
+# -- households --------------------------------------------------------------------------------
+
+def reference_household_index(ids):
+    """Household number of every row, numbered by first appearance, with a plain dict."""
+    seen = {}
+    return [seen.setdefault(h, len(seen)) for h in ids]
+
+
+def reference_household_level(ids, values):
+    """True when ``values`` (None a value like any other) is constant within every household."""
+    first = {}
+    for h, v in zip(ids, values):
+        if h in first and first[h] != v:
+            return False
+        first.setdefault(h, v)
+    return True
+
+
+def reference_collapse(ids, columns, weights=None, agg="first"):
+    """One row per household in first-appearance order: the first member's values of each
+    column and the household weight aggregated from the members' ``weights``."""
+    order, rows, ws = [], {}, {}
+    for i, h in enumerate(ids):
+        if h not in rows:
+            order.append(h)
+            rows[h] = tuple(col[i] for col in columns)
+            ws[h] = []
+        if weights is not None:
+            ws[h].append(weights[i])
+    out = []
+    for h in order:
+        row = (h,) + rows[h]
+        if weights is not None:
+            w = ws[h]
+            row += ({"first": w[0], "sum": sum(w), "mean": sum(w) / len(w)}[agg],)
+        out.append(row)
+    return out
