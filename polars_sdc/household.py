@@ -34,11 +34,13 @@ from ._errors import SDCError
 __all__ = [
     "HouseholdWarning",
     "broadcast",
+    "check_by_household_level",
     "check_household_column",
     "check_household_level",
     "collapse",
     "household_index",
     "household_level_columns",
+    "mask_households",
     "split_columns",
     "warn_household_level",
 ]
@@ -302,3 +304,51 @@ def warn_household_level(
                 f"to the shared {h!r}. Pass household={h!r} to mask it once per household for all members.",
                 HouseholdWarning, stacklevel=3)
             return
+
+
+def check_by_household_level(df: pl.DataFrame, household: str, by: Sequence[str]) -> None:
+    """The ``by`` strata of a household-level column must not split a household: every ``by``
+    column constant within every household, else :class:`SDCError` naming it.
+
+    >>> check_by_household_level(pl.DataFrame({"hh": [1, 1], "r": ["a", "a"]}), "hh", ["r"])
+    """
+    for c, v in zip(by, _varying(df, household, list(by))):
+        if v:
+            raise SDCError(f"`by` column {c!r} varies within a household of {household!r}; a household-level "
+                           "column is masked once per household, so its strata must not split a household")
+
+
+def mask_households(
+    df: pl.DataFrame,
+    household: str,
+    columns: Sequence[str],
+    mask: Any,
+    *,
+    by: Sequence[str] = (),
+    key: str | None = None,
+    declared: Sequence[str] | None = None,
+    extra: Sequence[str] = (),
+) -> pl.DataFrame:
+    """Run a masking step ``mask(frame, cols, key) -> frame`` household-aware: the person-level
+    ``columns`` on ``df`` as they are (``key`` as given), the household-level ones (detected or
+    ``declared``, see :func:`split_columns`) once per household on :func:`collapse`'s frame
+    (with the ``by`` and ``extra`` columns, which must be household-level too), then broadcast
+    to every member. The household rows are keyed by their first-appearance position, or by the
+    household id when the caller keys rows by a ``key`` column (so a household's draw does not
+    depend on the row order either).
+
+    >>> df = pl.DataFrame({"hh": [1, 1, 2], "size": [2, 2, 1], "age": [40, 9, 70]})
+    >>> plus = lambda f, cols, key: f.with_columns(pl.col(c) + f.height for c in cols)
+    >>> mask_households(df, "hh", ["size", "age"], plus).rows()   # size: + 2 households; age: + 3 persons
+    [(1, 4, 43), (1, 4, 12), (2, 3, 73)]
+    """
+    hh, person = split_columns(df, household, columns, declared)
+    out = mask(df, person, key) if person else df
+    if hh:
+        need = [c for c in dict.fromkeys(list(by) + list(extra)) if c not in hh and c != household]
+        check_by_household_level(df, household, need)
+        idx, _ = household_index(df, household)
+        small = collapse(df, household, hh + need, check=False)
+        masked = mask(small, hh, household if key is not None else None)
+        out = broadcast(out, household, masked, hh, index=idx)
+    return out

@@ -236,10 +236,17 @@ def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.n
 
 def suppress_frame(
     df: pl.DataFrame, k: int, on: ColumnSpec, *, importance: Any = None, by: ColumnSpec = None,
-    alpha: float = 1.0, combs: Any = None,
+    alpha: float = 1.0, combs: Any = None, household: str | None = None,
 ) -> pl.DataFrame:
     """Local suppression of the key columns ``on`` to k-anonymity (see the module docstring):
     suppressed values become null; dtypes, row order and other columns kept.
+
+    ``household``: the household id column. A household-level key (constant within every
+    household, :mod:`polars_sdc.household`) is then suppressed for every member of a household
+    or for none: a suppression the rule makes on one member is carried to the whole household
+    (with ``alpha = 1`` a null never lowers a frequency, so k-anonymity still holds; with
+    ``alpha < 1`` the rule runs again until nothing changes). Without it, a key that is
+    evidently household-level gets a :class:`polars_sdc.household.HouseholdWarning`.
 
     >>> df = pl.DataFrame({"a": ["x", "x", "x", "y"], "b": [1, 1, 1, 1]})
     >>> suppress_frame(df, 2, ["a", "b"])["a"].to_list()
@@ -256,6 +263,7 @@ def suppress_frame(
             raise SDCError(f"column {b!r}: a stratum (`by`) column must have no nulls")
     a = check_alpha(alpha)
     check_int(k, "k", minimum=1)
+    _household_args(df, household, keys, by_cols)
     if df.height == 0:
         return df.clone()
     k = int(k)
@@ -293,10 +301,54 @@ def suppress_frame(
             C[:, sub] = _suppress_keys(np.ascontiguousarray(C[:, sub]), g, k, a, sub_imp)
         if len(subsets) == 1 or a == 1.0 or (C < 0).sum() == before:
             break
+    if household is not None:
+        C = _household_all_or_none(df, household, keys, C, g, k, a, imp, subsets)
     return df.with_columns(
         pl.when(pl.Series(C[:, j] < 0) & pl.col(c).is_not_null()).then(None).otherwise(pl.col(c)).alias(c)
         for j, c in enumerate(keys)
     )
+
+
+def _household_args(df: pl.DataFrame, household: str | None, keys: list[str], by_cols: list[str]) -> None:
+    from ..household import check_household_column, warn_household_level
+
+    check_household_column(df.schema, household, keys)
+    if household is not None and household in by_cols:
+        raise SDCError(f"column {household!r}: both the household id and a `by` column")
+    if household is None:
+        warn_household_level(df, keys, method="suppress", exclude=by_cols)
+
+
+def _household_all_or_none(df: pl.DataFrame, household: str, keys: list[str], C: np.ndarray, g: np.ndarray,
+                           k: int, a: float, imp: np.ndarray, subsets: list[list[int]]) -> np.ndarray:
+    """Carry every suppression of a household-level key to all members of the household; with
+    ``alpha < 1`` (where a new null can lower other records' frequencies) suppress again and
+    carry again until nothing changes."""
+    from ..household import household_index, household_level_columns
+
+    level = set(household_level_columns(df, household, keys))
+    cols = [j for j, c in enumerate(keys) if c in level]
+    if not cols:
+        return C
+    hidx, n_h = household_index(df, household)
+    for _ in range(C.size + 1):
+        changed = False
+        for j in cols:
+            hit = np.zeros(n_h, dtype=bool)
+            hit[hidx[C[:, j] < 0]] = True
+            spread = hit[hidx] & (C[:, j] >= 0)
+            if spread.any():
+                C[spread, j] = -1
+                changed = True
+        if not changed or a == 1.0:
+            return C
+        before = (C < 0).sum()
+        for sub in subsets:
+            sub_imp = np.argsort(np.argsort(imp[sub], kind="stable"), kind="stable") + 1
+            C[:, sub] = _suppress_keys(np.ascontiguousarray(C[:, sub]), g, k, a, sub_imp)
+        if (C < 0).sum() == before:
+            return C
+    return C
 
 
 def suppressed_count(original: pl.DataFrame, released: pl.DataFrame, on: Sequence[str]) -> int:

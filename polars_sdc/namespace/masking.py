@@ -184,6 +184,7 @@ class MaskingMethods(FrameOps):
         by: ColumnSpec = None,
         alpha: float = 1.0,
         combs: Any = None,
+        household: str | None = None,
     ) -> Any:
         """Local suppression to k-anonymity (after sdcMicro ``localSuppression``): set few key
         values to null so that every record's key combination is shared by >= k records, a
@@ -191,7 +192,8 @@ class MaskingMethods(FrameOps):
         one integer per key, 1 = keep longest (default: keys with more categories are
         suppressed first); ``by``: within strata; ``combs=[2, 3]``: for every subset of keys of
         those sizes. Greedy by rounds on exact wildcard counts (see
-        :mod:`polars_sdc.masking.suppress`).
+        :mod:`polars_sdc.masking.suppress`). ``household``: the household id; a household-level
+        key (constant within every household) is suppressed for all members or none.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"a": ["x", "x", "x", "y"], "b": ["u", "u", "v", "v"]})
@@ -202,9 +204,13 @@ class MaskingMethods(FrameOps):
         from .._columns import resolve_columns
         from ..masking.suppress import suppress_frame
 
-        resolve_columns(self._schema(), on, kind="supported", default="error")
+        from ..household import check_household_column
+
+        check_household_column(self._schema(), household, resolve_columns(self._schema(), on, kind="supported",
+                                                                          default="error"))
         return self._frame_op(
-            lambda df: suppress_frame(df, k, on, importance=importance, by=by, alpha=alpha, combs=combs),
+            lambda df: suppress_frame(df, k, on, importance=importance, by=by, alpha=alpha, combs=combs,
+                                      household=household),
             self._schema(),
         )
 
