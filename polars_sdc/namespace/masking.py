@@ -113,6 +113,7 @@ class MaskingMethods(FrameOps):
         by: ColumnSpec = None,
         seed: int | None = None,
         key: str | None = None,
+        household: str | None = None,
     ) -> Any:
         """Noise on the numeric ``on`` columns (Float64 out; sdcMicro ``addNoise``):
         ``"additive"`` (N(0, (noise% sd)^2) per column), ``"correlated"`` (N(0, noise% Sigma),
@@ -121,7 +122,10 @@ class MaskingMethods(FrameOps):
         exact linear relations between columns are kept). ``by``: per stratum (its sds,
         covariance, means; at least 2 rows each, 3 for ``"moments"``, else an error naming the
         stratum). Normal draws from ``polars_sdc.rng`` stream ``add_noise/{column}``, keys =
-        positions or ``key``.
+        positions or ``key``. Nulls stay null (noise on the non-null values; ``"moments"`` exact
+        on them, per null pattern). ``household``: household-level columns noised once per
+        household and broadcast to all members (see
+        :func:`polars_sdc.masking.noise.add_noise_frame`).
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [1.0, 3.0, 2.0, 5.0]})
@@ -129,15 +133,15 @@ class MaskingMethods(FrameOps):
         >>> [round(v, 9) for v in out.mean().row(0)], round(out.select(pl.cov("a", "b")).item(), 9)
         ([2.5, 2.75], 1.833333333)
         """
-        from ..masking._common import check_seed, on_and_by
+        from ..masking._common import check_seed, on_by_household
         from ..masking.noise import add_noise_frame, add_noise_output_schema, check_args
 
         check_args(method, noise, delta)
         check_seed(seed)
-        cols, by_cols = on_and_by(self._schema(), on, by, key)
+        cols, by_cols = on_by_household(self._schema(), on, by, key, household)
         return self._frame_op(
             lambda df: add_noise_frame(df, cols, method=method, noise=noise, delta=delta, by=by_cols or None,
-                                       seed=seed, key=key),
+                                       seed=seed, key=key, household=household),
             add_noise_output_schema(self._schema(), cols),
         )
 
