@@ -21,13 +21,16 @@ class MaskingMethods(FrameOps):
         seed: int | None = None,
         key: str | None = None,
         matrix: Any = None,
+        household: str | None = None,
     ) -> Any:
         """PRAM (post-randomisation, sdcMicro ``pram``) of the categorical ``on`` columns: each
         category is released as another with the probabilities of ``alpha * P Q + (1 - alpha) I``
         (``P``: diagonal ~ U(pd, 1); ``Q``: its Bayes inverse; ``P Q`` keeps the frequencies in
         expectation), one matrix per column and ``by`` stratum, or a user ``matrix``. Row draws
         from ``polars_sdc.rng`` (stream ``pram/{column}``; keys = positions or ``key``). See
-        :meth:`pram_matrix` for the matrices used.
+        :meth:`pram_matrix` for the matrices used. ``household``: a household-level column is
+        PRAMed once per household (matrix from the household frequencies) and the released
+        category given to all members.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"c": ["a", "b"] * 500})
@@ -37,9 +40,10 @@ class MaskingMethods(FrameOps):
         """
         from ..masking.pram import _args, pram_frame, pram_output_schema
 
-        _args(self._schema(), on, by, key, alpha, seed)
+        _args(self._schema(), on, by, key, alpha, seed, household)
         return self._frame_op(
-            lambda df: pram_frame(df, on, pd=pd, alpha=alpha, by=by, seed=seed, key=key, matrix=matrix),
+            lambda df: pram_frame(df, on, pd=pd, alpha=alpha, by=by, seed=seed, key=key, matrix=matrix,
+                                  household=household),
             pram_output_schema(self._schema()),
         )
 
@@ -76,6 +80,7 @@ class MaskingMethods(FrameOps):
         by: ColumnSpec = None,
         seed: int | None = None,
         key: str | None = None,
+        household: str | None = None,
     ) -> Any:
         """Rank swapping (Moore 1996; sdcMicro ``rankSwap``) of the numeric ``on`` columns: each
         value is swapped at most once, with one chosen uniformly among the free values whose
@@ -84,7 +89,9 @@ class MaskingMethods(FrameOps):
         set ``p`` as in sdcMicro; ``top`` / ``bottom`` fractions are replaced by their mean and
         not swapped. ``by``: within each stratum (``n`` its values; a stratum with one value,
         or with ``p * n < 1``, is an error naming it). Draws: ``polars_sdc.rng`` stream
-        ``rank_swap/{column}``, keys = positions or ``key``.
+        ``rank_swap/{column}``, keys = positions or ``key``. Nulls stay in place, unswapped.
+        ``household``: household-level columns are swapped between households and the value
+        given to all members.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
@@ -96,10 +103,10 @@ class MaskingMethods(FrameOps):
 
         _, _, _, t, b = _check_args(p, r0, k0, top, bottom)
         check_seed(seed)
-        cols, by_cols = rank_swap_columns(self._schema(), on, by, key)
+        cols, by_cols = rank_swap_columns(self._schema(), on, by, key, household)
         return self._frame_op(
             lambda df: rank_swap_frame(df, cols, p=p, r0=r0, k0=k0, top=top, bottom=bottom, by=by_cols or None,
-                                       seed=seed, key=key),
+                                       seed=seed, key=key, household=household),
             rank_swap_output_schema(self._schema(), cols, t, b),
         )
 
