@@ -603,3 +603,19 @@ def reference_collapse(ids, columns, weights=None, agg="first"):
             row += ({"first": w[0], "sum": sum(w), "mean": sum(w) / len(w)}[agg],)
         out.append(row)
     return out
+
+
+def reference_household_fk(rows, households, weights=None):
+    """fk / Fk counting households, record by record over all pairs: the distinct households
+    with a record compatible with the record (None matches anything), and the sum of their
+    first members' weights."""
+    first_w = {}
+    for h, w in zip(households, weights if weights is not None else [1.0] * len(households)):
+        first_w.setdefault(h, w)
+    fk, Fk = [], []
+    for ri in rows:
+        hs = {households[j] for j, rj in enumerate(rows)
+              if all(a is None or b is None or a == b for a, b in zip(ri, rj))}
+        fk.append(float(len(hs)))
+        Fk.append(float(sum(first_w[h] for h in hs)))
+    return fk, Fk
