@@ -74,9 +74,9 @@ def _calls():
         "pram": lambda ns: ns.pram(["region", "job"], pd=0.5, seed=3, household="hh"),
         "pram/by": lambda ns: ns.pram(["region", "job"], pd=0.5, seed=3, household="hh", by="area"),
         "suppress": lambda ns: ns.suppress(2, ["region", "hsize", "job"], household="hh"),
-#TODO         "recode_intervals": lambda ns: ns.recode_intervals(["hinc", "pay"], n=3, method="quantile", household="hh"),
-#TODO         "top_bottom_code": lambda ns: ns.top_bottom_code(["hinc", "pay"], upper_p=0.2, household="hh"),
-#TODO         "recode": lambda ns: ns.recode(["region", "job"], 0.3, household="hh"),
+        "recode_intervals": lambda ns: ns.recode_intervals(["hinc", "pay"], n=3, method="quantile", household="hh"),
+        "top_bottom_code": lambda ns: ns.top_bottom_code(["hinc", "pay"], upper_p=0.2, household="hh"),
+        "recode": lambda ns: ns.recode(["region", "job"], 0.3, household="hh"),
     }
 
 
@@ -235,3 +235,22 @@ def test_moments_with_a_too_small_null_pattern_names_it():
         df.sdc.add_noise(method="moments", seed=1)
     out = df.sdc.add_noise(method="additive", seed=1)
     assert out["b"].is_null().to_list() == [False, False, False, True, True]
+
+
+def test_eusilc_recodings_count_households(eusilc):
+    hh = eusilc.unique("db030", keep="first", maintain_order=True)
+    out = eusilc.sdc.recode_intervals(["hy090n", "age"], n=4, method="quantile", household="db030")
+    # household-level: the breaks of one row per household; person-level: of the persons
+    ref_h = hh.sdc.recode_intervals("hy090n", n=4, method="quantile")
+    assert out.unique("db030", keep="first", maintain_order=True)["hy090n"].cast(pl.String).equals(
+        ref_h["hy090n"].cast(pl.String))
+    assert out["age"].equals(eusilc.sdc.recode_intervals("age", n=4, method="quantile")["age"])
+    assert out["hy090n"].dtype != eusilc.sdc.recode_intervals("hy090n", n=4, method="quantile")["hy090n"].dtype
+    out = eusilc.sdc.top_bottom_code(["hy090n"], upper_p=0.05, replacement="mean", household="db030")
+    ref = hh.sdc.top_bottom_code(["hy090n"], upper_p=0.05, replacement="mean")
+    assert out.unique("db030", keep="first", maintain_order=True)["hy090n"].equals(ref["hy090n"])
+    assert constant_within(out, "db030", ["hy090n"])
+    out = eusilc.sdc.recode(["db040", "pb220a"], 0.12, household="db030")
+    assert out.unique("db030", keep="first", maintain_order=True)["db040"].equals(
+        hh.sdc.recode("db040", 0.12)["db040"])
+    assert out["pb220a"].equals(eusilc.sdc.recode("pb220a", 0.12)["pb220a"])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import polars as pl
+
 from .._columns import ColumnSpec
 from ._base import FrameOps
 
@@ -160,13 +162,17 @@ class MaskingMethods(FrameOps):
         n: int | None = None,
         method: str = "equal",
         right_closed: bool = True,
+        household: str | None = None,
     ) -> Any:
         """Interval recoding (sdcMicro ``globalRecode``) of the numeric ``on`` columns into an
         Enum of interval labels ``"(a, b]"``: at ``breaks`` (a list, or ``{column: list}``;
         open end intervals beyond them), or ``n`` intervals, ``method="equal"`` (sdcMicro
         ``equidistant``: from min - 1 to max + 1, rounded) or ``"quantile"`` (``equalAmount``;
         tied quantiles merged). Native Polars ``bin_intervals``; on a LazyFrame, ``n=`` first
-        collects a one-row min/max or quantile aggregate.
+        collects a one-row min/max or quantile aggregate. ``household``: the household id;
+        the ``n=`` breaks of a household-level column (constant within every household) come
+        from one row per household (a recoding maps equal values alike, so every member gets
+        the same interval).
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"age": [17, 25, 38, 52, 90]})
@@ -177,10 +183,19 @@ class MaskingMethods(FrameOps):
         """
         from ..masking.intervals import breaks_stats, check_args, recode_intervals_exprs
 
+        from ..household import check_household_column, split_columns
+
         cols = check_args(self._schema(), on, breaks, n, method)
+        check_household_column(self._schema(), household, cols)
         aggs = breaks_stats(cols, n, method)
         stats = None
-        if aggs:
+        if aggs and household is not None:
+            f = self._collected(cols + [household])
+            hh, person = split_columns(f, household, cols)
+            stats = pl.concat([f.select(breaks_stats(person, n, method))] * bool(person)
+                              + [f.filter(pl.col(household).is_first_distinct())
+                                 .select(breaks_stats(hh, n, method))] * bool(hh), how="horizontal")
+        elif aggs:
             stats = self._frame.select(aggs)
             stats = stats.collect() if self._lazy else stats
         exprs = recode_intervals_exprs(cols, stats, breaks=breaks, n=n, method=method, right_closed=right_closed)
