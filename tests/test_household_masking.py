@@ -254,3 +254,21 @@ def test_eusilc_recodings_count_households(eusilc):
     assert out.unique("db030", keep="first", maintain_order=True)["db040"].equals(
         hh.sdc.recode("db040", 0.12)["db040"])
     assert out["pb220a"].equals(eusilc.sdc.recode("pb220a", 0.12)["pb220a"])
+
+
+def test_report_accepts_structural_nulls_and_says_what_it_skipped(eusilc):
+    from polars_sdc.risk.report import report
+
+    small = eusilc.head(600)
+    masked = small.sdc.add_noise(["py010n", "py050n"], method="moments", seed=1)
+    rep = report(small, masked, on=["rb090", "db040"], numeric=["py010n", "py050n"], ks=(3,))
+    children = small["py010n"].null_count()
+    assert children > 0
+    summary = dict(rep.tables["summary: Summary"].rows())
+    assert summary["numeric records skipped (null)"] == children
+    assert summary["numeric values skipped (null)"] == 2 * children
+    assert any(f"{children} of 600 records hold a null" in n for n in rep.notes)
+    # the record measures are those of the complete records
+    from polars_sdc.risk.linkage import linkage_risk
+    ok = small["py010n"].is_not_null()
+    assert summary["record linkage"] == linkage_risk(small.filter(ok), masked.filter(ok), ["py010n", "py050n"])
