@@ -40,12 +40,15 @@ def laplace(
     m: int = 1,
     seed: int | None = None,
     check_key: bool = True,
+    household: str | None = None,
 ) -> Any:
     """``sdf`` with Laplace noise added to the numeric ``on`` columns (double out): ``phi`` a
     number, a sequence or ``{column: phi}``, or ``k`` to calibrate phi for Pk-anonymity
     (``2 m (b - a) / ln((N - 1)/(k - 1))``, Hasegawa et al. section 5, from one aggregation).
     ``key`` names a column that identifies each row (integers or strings); ``check_key``
-    verifies it has no nulls and no repeated value (one aggregation).
+    verifies it has no nulls and no repeated value (one aggregation). ``household``: the
+    household id; household-level columns get one draw per household (key: the household id;
+    ``k`` calibrated over households), joined back (:mod:`polars_sdc.spark.household`).
 
     >>> from polars_sdc import spark as sdcs                                # doctest: +SKIP
     >>> noisy = sdcs.laplace(sdf, ["age"], 2.0, key="person_id", seed=7)    # doctest: +SKIP
@@ -66,12 +69,18 @@ def laplace(
     if phi is None and k is None:
         raise SDCError("give phi (the Laplace scale) or k (to calibrate phi for Pk-anonymity)")
     cols = resolve_columns(schema, laplace_on(on, phi), kind="numeric", default="numeric")
-    cols = [c for c in cols if c != key] if on is None else cols
+    cols = [c for c in cols if c not in (key, household)] if on is None else cols
     if key in cols:
         raise SDCError(f"column {key!r}: the key column cannot be perturbed")
     if seed is None:
         seed = rng.fresh_seed()
     rng.stream_hash(seed, "")  # validates the seed on the driver
+    if household is not None:            # household-level columns: one draw per household, joined back
+        from .household import mask_households
+
+        phis = dict(zip(cols, phi_vector(phi, cols).tolist())) if phi is not None else None
+        return mask_households(sdf, household, cols, lambda f, cs, kk: laplace(
+            f, cs, phis, key=kk, k=k, m=m, seed=seed, check_key=check_key), key=key)
 
     aggs = [F.count(F.lit(1)).alias("n"), *bad_value_counts(sdf, cols, schema)]
     if k is not None:
