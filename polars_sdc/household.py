@@ -254,6 +254,7 @@ def warn_household_level(
     method: str,
     exclude: Sequence[str] = (),
     max_size: int = 30,
+    sample: int = 50_000,
 ) -> None:
     """Warn (:class:`HouseholdWarning`) when a column of ``columns``, masked per person by
     ``method`` without ``household=``, is household-level in an evident household structure.
@@ -263,7 +264,9 @@ def warn_household_level(
     [1.2, ``max_size``], no group above ``max_size`` rows) and not all singletons; a masked,
     non-constant column that is constant within every ``h`` group is then household-level, and
     masking it per person leaves the original value visible on an untouched housemate's record
-    next to ``h``. The message names the columns, the id and what would leak.
+    next to ``h``. The message names the columns, the id and what would leak. On a frame of more
+    than ``sample`` rows the check looks at the whole groups of a hashed sample of ``h`` values
+    (about ``sample`` rows), so it costs a hash per candidate column.
 
     >>> df = pl.DataFrame({"hh": [1, 1, 2, 2, 3, 3], "size": [2, 2, 2, 2, 3, 3], "age": [1, 2, 3, 4, 5, 6]})
     >>> import warnings
@@ -281,25 +284,26 @@ def warn_household_level(
              and (t.is_integer() or t == pl.String or isinstance(t, (pl.Categorical, pl.Enum)))]
     if not cands:
         return
-    stats = df.select(*(pl.col(c).n_unique().alias(f"u{i}") for i, c in enumerate(cands)),
-                      *(pl.col(c).null_count().alias(f"n{i}") for i, c in enumerate(cands))).row(0)
-    m = len(cands)
-    n = df.height
-    cands = [c for i, c in enumerate(cands) if not stats[m + i] and 1.2 <= n / stats[i] <= max_size]
-    if not cands:
-        return
-    varying = df.select(pl.col(c).n_unique() > 1 for c in columns).row(0)
-    masked = [c for c, v in zip(columns, varying) if v]
+    # on a large frame, look at the whole groups of a sample of ids (about `sample` rows):
+    # a warning is a heuristic, and it must cost little next to the masking itself
+    step = max(1, df.height // sample)
     for h in cands:
-        sizes = df.group_by(h).len().get_column("len")
+        part = df if step == 1 else df.filter(pl.col(h).hash(seed=0) % step == 0)
+        nulls, uniq, n = part.select(pl.col(h).null_count().alias("a"), pl.col(h).n_unique().alias("b"),
+                                     pl.len().alias("c")).row(0)
+        if nulls or n < 2 or not 1.2 <= n / uniq <= max_size:
+            continue
+        sizes = part.group_by(h).len().get_column("len")
         if sizes.max() > max_size:
             continue
-        level = household_level_columns(df, h, masked)
+        varying = part.select(pl.col(c).n_unique() > 1 for c in columns).row(0)
+        level = household_level_columns(part, h, [c for c, v in zip(columns, varying) if v])
         if level:
             names = ", ".join(map(repr, level))
             warnings.warn(
                 f"{method}: column(s) {names} are constant within every group of {h!r} ({sizes.len()} groups of "
-                f"{sizes.min()}..{sizes.max()} rows), which looks like a household id; masked per person, a "
+                f"{sizes.min()}..{sizes.max()} rows{' in a sample' if step > 1 else ''}), which looks like a "
+                f"household id; masked per person, a "
                 f"household's original value stays visible on every member whose row is left unchanged, next "
                 f"to the shared {h!r}. Pass household={h!r} to mask it once per household for all members.",
                 HouseholdWarning, stacklevel=3)
