@@ -97,13 +97,21 @@ def household_index(df: pl.DataFrame, household: str) -> tuple[np.ndarray, int]:
     return order[idx], n
 
 
+def _first_member(df: pl.DataFrame, household: str) -> pl.Series:
+    """For every row, the row number of the first member of its household (UInt32 or Int64)."""
+    idx, n = household_index(df, household)
+    first = np.full(n, idx.size, dtype=np.int64)
+    np.minimum.at(first, idx, np.arange(idx.size, dtype=np.int64))
+    return pl.Series(first[idx])
+
+
 def _varying(df: pl.DataFrame, household: str, columns: Sequence[str]) -> list[bool]:
-    """Per column: does it take two values (a null counts as one) within some household?"""
+    """Per column: does it take two values (a null counts as one) within some household?
+    Each value is compared with the household's first member's (no hashing: O(n) per column)."""
     if not columns or df.height == 0:
         return [False] * len(columns)
-    agg = df.group_by(household).agg(pl.col(c).n_unique().alias(f"{i}") for i, c in enumerate(columns))
-    row = agg.select(pl.col(f"{i}").max() for i in range(len(columns))).row(0)
-    return [v > 1 for v in row]
+    rep = _first_member(df, household)
+    return [not df.get_column(c).eq_missing(df.get_column(c).gather(rep)).all() for c in columns]
 
 
 def household_level_columns(df: pl.DataFrame, household: str, columns: Sequence[str] | None = None) -> list[str]:
