@@ -45,7 +45,6 @@ __all__ = [
     "warn_household_level",
 ]
 
-_IDX = "__sdc_household__"
 WEIGHT_AGGREGATIONS = ("first", "mean", "sum")
 
 
@@ -97,33 +96,35 @@ def household_index(df: pl.DataFrame, household: str) -> tuple[np.ndarray, int]:
     return order[idx], n
 
 
-def _first_member(df: pl.DataFrame, household: str) -> pl.Series:
+def _first_member(df: pl.DataFrame, household: str, index: np.ndarray | None = None) -> pl.Series:
     """For every row, the row number of the first member of its household (UInt32 or Int64)."""
-    idx, n = household_index(df, household)
+    idx, n = household_index(df, household) if index is None else (index, int(index.max()) + 1)
     first = np.full(n, idx.size, dtype=np.int64)
     np.minimum.at(first, idx, np.arange(idx.size, dtype=np.int64))
     return pl.Series(first[idx])
 
 
-def _varying(df: pl.DataFrame, household: str, columns: Sequence[str]) -> list[bool]:
+def _varying(df: pl.DataFrame, household: str, columns: Sequence[str], index: np.ndarray | None = None) -> list[bool]:
     """Per column: does it take two values (a null counts as one) within some household?
     Each value is compared with the household's first member's (no hashing: O(n) per column)."""
     if not columns or df.height == 0:
         return [False] * len(columns)
-    rep = _first_member(df, household)
+    rep = _first_member(df, household, index)
     return [not df.get_column(c).eq_missing(df.get_column(c).gather(rep)).all() for c in columns]
 
 
-def household_level_columns(df: pl.DataFrame, household: str, columns: Sequence[str] | None = None) -> list[str]:
+def household_level_columns(df: pl.DataFrame, household: str, columns: Sequence[str] | None = None, *,
+                            index: np.ndarray | None = None) -> list[str]:
     """The ``columns`` (default: every column but ``household``) that are constant within every
-    household, a null counting as one value; in the order given.
+    household, a null counting as one value; in the order given. ``index``: the
+    :func:`household_index` of ``df`` if already computed.
 
     >>> df = pl.DataFrame({"hh": [1, 1, 2], "size": [2, 2, 1], "age": [40, 9, 70], "inc": [None, None, 5.0]})
     >>> household_level_columns(df, "hh")
     ['size', 'inc']
     """
     cols = [c for c in df.columns if c != household] if columns is None else list(columns)
-    return [c for c, v in zip(cols, _varying(df, household, cols)) if not v]
+    return [c for c, v in zip(cols, _varying(df, household, cols, index)) if not v]
 
 
 def check_household_level(df: pl.DataFrame, household: str, columns: Sequence[str]) -> None:
@@ -150,7 +151,8 @@ def check_household_level(df: pl.DataFrame, household: str, columns: Sequence[st
 
 
 def split_columns(df: pl.DataFrame, household: str, columns: Sequence[str],
-                  declared: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
+                  declared: Sequence[str] | None = None, *, index: np.ndarray | None = None
+                  ) -> tuple[list[str], list[str]]:
     """Split ``columns`` into (household-level, person-level), each in the given order:
     detected (constant within every household) plus the ``declared`` ones, which are checked
     (:func:`check_household_level`) and must be among ``columns``.
@@ -165,7 +167,7 @@ def split_columns(df: pl.DataFrame, household: str, columns: Sequence[str],
         if c not in columns:
             raise SDCError(f"column {c!r}: declared household-level but not among the masked columns")
     check_household_level(df, household, declared)
-    detected = set(household_level_columns(df, household, [c for c in columns if c not in declared]))
+    detected = set(household_level_columns(df, household, [c for c in columns if c not in declared], index=index))
     hh = [c for c in columns if c in detected or c in declared]
     return hh, [c for c in columns if c not in hh]
 
@@ -179,6 +181,7 @@ def collapse(
     household_weight: str | None = None,
     weight_agg: str = "first",
     check: bool = True,
+    index: np.ndarray | None = None,
 ) -> pl.DataFrame:
     """One row per household, in order of first appearance: the ``household`` id, the
     household-level ``columns`` (checked constant within every household unless
@@ -192,7 +195,8 @@ def collapse(
       number of persons the household's members stand for).
 
     The weight column keeps its name (``household_weight`` or ``weight``). Row ``h`` of the
-    result is household ``h`` of :func:`household_index`, so :func:`broadcast` maps it back.
+    result is household ``h`` of :func:`household_index` (``index``: that index, if already
+    computed), so :func:`broadcast` maps it back.
 
     >>> df = pl.DataFrame({"hh": [5, 5, 2], "size": [2, 2, 1], "w": [10.0, 30.0, 7.0]})
     >>> collapse(df, "hh", ["size"], weight="w", weight_agg="sum").rows()
@@ -209,24 +213,25 @@ def collapse(
     for c in columns + [w for w in (weight, household_weight) if w is not None]:
         if c not in df.columns:
             raise SDCError(f"column {c!r}: not in the frame")
+    if weight is not None and household_weight is None and (weight in columns or weight == household):
+        raise SDCError(f"column {weight!r}: both the person weight and a column to collapse")
     if check:
         check_household_level(df, household, columns + ([household_weight] if household_weight else []))
-    idx, _ = household_index(df, household)
-    keep = [household] + columns
-    aggs = [pl.col(c).first() for c in columns]
-    wname = household_weight or weight
-    if household_weight is not None:
-        aggs.append(pl.col(household_weight).first())
-        keep.append(household_weight)
-    elif weight is not None:
-        agg = {"first": pl.col(weight).first(), "mean": pl.col(weight).mean(), "sum": pl.col(weight).sum()}
-        aggs.append(agg[weight_agg].alias(weight))
-        keep.append(wname)
-    out = (df.select(pl.Series(_IDX, idx), *[pl.col(c) for c in dict.fromkeys([household] + columns
-                                                                           + ([wname] if wname else []))])
-           .group_by(_IDX).agg(pl.col(household).first(), *aggs)
-           .sort(_IDX).drop(_IDX))
-    return out.select(list(dict.fromkeys(keep)))
+    idx = household_index(df, household)[0] if index is None else index
+    n = int(idx.max()) + 1 if idx.size else 0
+    first = np.full(n, idx.size, dtype=np.int64)
+    np.minimum.at(first, idx, np.arange(idx.size, dtype=np.int64))   # ascending: households are numbered so
+    keep = list(dict.fromkeys([household] + columns + [w for w in (household_weight,) if w is not None]))
+    out = df.select(keep)[pl.Series(first)]                          # the first members, one per household
+    if household_weight is None and weight is not None:
+        w = df.get_column(weight)
+        if weight_agg == "first":
+            hw = w.gather(pl.Series(first))
+        else:
+            sums = np.bincount(idx, weights=w.cast(pl.Float64).to_numpy(), minlength=n)
+            hw = pl.Series(weight, sums if weight_agg == "sum" else sums / np.bincount(idx, minlength=n))
+        out = out.with_columns(hw.alias(weight))
+    return out
 
 
 def broadcast(df: pl.DataFrame, household: str, masked: pl.DataFrame, columns: Sequence[str],
@@ -354,13 +359,13 @@ def mask_households(
     >>> mask_households(df, "hh", ["size", "age"], plus).rows()   # size: + 2 households; age: + 3 persons
     [(1, 4, 43), (1, 4, 12), (2, 3, 73)]
     """
-    hh, person = split_columns(df, household, columns, declared)
+    idx, _ = household_index(df, household)
+    hh, person = split_columns(df, household, columns, declared, index=idx)
     out = mask(df, person, key) if person else df
     if hh:
         need = [c for c in dict.fromkeys(list(by) + list(extra)) if c not in hh and c != household]
         check_by_household_level(df, household, need)
-        idx, _ = household_index(df, household)
-        small = collapse(df, household, hh + need, check=False)
+        small = collapse(df, household, hh + need, check=False, index=idx)
         masked = mask(small, hh, household if key is not None else None)
         out = broadcast(out, household, masked, hh, index=idx)
     return out
