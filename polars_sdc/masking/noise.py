@@ -26,6 +26,13 @@ stratum noised on its own with ``key=`` gives the same values. A stratum needs 2
 standard deviation), 3 for ``"moments"`` (with 2 rows the exact mean and covariance give the
 two records back, up to their order); a smaller one is an error naming it. Without ``by`` a
 one-row frame is returned unchanged.
+
+Structural nulls (a child's income) stay null: ``"additive"`` and ``"correlated2"`` act column
+by column on the non-null values, ``"correlated"`` and ``"moments"`` on each null pattern (the
+set of non-null ``on`` columns of a row) as a stratum, so ``"moments"`` reproduces the mean and
+variance of every column over its non-null values and the covariance of two columns over the
+rows where both are non-null. ``household=``: household-level columns are noised on one row per
+household and broadcast (:mod:`polars_sdc.household`).
 """
 from __future__ import annotations
 
