@@ -129,6 +129,11 @@ def test_household_frequencies_against_brute_force(recs, w):
     assert out["fk"].to_list() == rfk
     assert df.sdc.k_anonymity(["x", "c"], household="hh") == min(rfk)
     assert df.lazy().sdc.frequencies(["x", "c"], weight="w", household="hh").collect().equals(out)
+    full = df.drop_nulls()                       # no missing key: the distinct-households fast path
+    if full.height:
+        fk, Fk = household_frequencies(full, ["x", "c"], "hh", "w")
+        rfk, rFk = reference_household_fk(full.select("x", "c").rows(), full["hh"].to_list(), full["w"].to_list())
+        assert fk.tolist() == rfk and Fk == pytest.approx(rFk)
 
 
 def test_household_frequencies_refuse_fractional_alpha_with_missing_keys():

@@ -55,6 +55,13 @@ def household_frequencies(df: pl.DataFrame, on: Sequence[str], household: str, w
     if alpha != 1.0 and (rows.get_column(_P) > 0).any():
         raise SDCError("counting households with missing key values needs alpha = 1 (a household is in a "
                        "combination or not)")
+    if not (rows.get_column(_P) > 0).any():     # no missing key: distinct households per combination
+        pairs = rows.select(*on, _H).unique()
+        agg = pairs.with_columns(pl.Series(_W, hw[pairs.get_column(_H).to_numpy()])).group_by(on).agg(
+            pl.len().cast(pl.Float64).alias("fk"), pl.col(_W).sort().sum().alias("Fk"))
+        j = rows.select(on).join(agg, on=on, how="left", nulls_equal=True, maintain_order="left")
+        fk = j.get_column("fk").to_numpy()
+        return fk, (j.get_column("Fk").to_numpy() if weight is not None else fk.copy())
     full = (1 << m) - 1
     pairs = rows.unique([*on, _H, _P])
     wild = pairs.filter(pl.col(_P) == full).get_column(_H).unique().to_numpy()
