@@ -358,7 +358,7 @@ def suppressed_count(original: pl.DataFrame, released: pl.DataFrame, on: Sequenc
 
 def suppress_risky_frame(
     df: pl.DataFrame, on: ColumnSpec, *, risk_above: float, weight: str | None = None, key_var: str | None = None,
-    alpha: float = 1.0,
+    alpha: float = 1.0, household: str | None = None,
 ) -> pl.DataFrame:
     """Suppress key values in the records whose individual risk (sdcMicro ``indivRisk`` from
     ``fk``/``Fk``, :mod:`polars_sdc.risk.individual`) exceeds ``risk_above`` (after sdcMicro
@@ -369,6 +369,8 @@ def suppress_risky_frame(
     categories (the one most likely to make the record rare, as sdcMicro's default importance),
     then the risks are recomputed and the next key goes in the records still above the
     threshold, until none is (a record with every key suppressed matches every record).
+    ``household``: a suppressed household-level key (constant within every household) is
+    suppressed for every member of the household, after each round.
 
     >>> df = pl.DataFrame({"a": ["x"] * 5 + ["y"], "b": [1, 1, 1, 2, 2, 2]})
     >>> suppress_risky_frame(df, ["a", "b"], risk_above=0.5)["a"].to_list()
@@ -382,8 +384,10 @@ def suppress_risky_frame(
     check_real(risk_above, "risk_above", minimum=0.0, maximum=1.0)
     if key_var is not None and key_var not in keys:
         raise SDCError(f"key_var {key_var!r}: not one of the keys in `on`")
+    _household_args(df, household, keys, [])
     if df.height == 0:
         return df.clone()
+    carry = _carry_households(df, household, keys)
     ncat = {c: df.get_column(c).n_unique() for c in keys}
     order = sorted(keys, key=lambda c: -ncat[c])          # stable: ties keep the `on` order
     out = df
@@ -399,7 +403,20 @@ def suppress_risky_frame(
             nulls = {c: out.get_column(c).is_null().to_numpy() for c in order}
             for c in reversed(order):
                 target[risky & ~nulls[c]] = c               # ends with the first free key in `order`
-        out = out.with_columns(
+        out = carry(out.with_columns(
             pl.when(pl.Series([t == c for t in target])).then(None).otherwise(pl.col(c)).alias(c) for c in keys
-        )
+        ))
     return out
+
+
+def _carry_households(df: pl.DataFrame, household: str | None, keys: list[str]):
+    """A function setting each household-level key to null for every member of a household
+    where some member has it null (identity without ``household``)."""
+    if household is None:
+        return lambda f: f
+    from ..household import household_index, household_level_columns
+
+    level = household_level_columns(df, household, keys)
+    idx = pl.Series(household_index(df, household)[0])
+    return lambda f: f.with_columns(
+        pl.when(pl.col(c).is_null().any().over(idx)).then(None).otherwise(pl.col(c)).alias(c) for c in level)

@@ -248,11 +248,13 @@ class MaskingMethods(FrameOps):
         weight: str | None = None,
         key_var: str | None = None,
         alpha: float = 1.0,
+        household: str | None = None,
     ) -> Any:
         """Suppress key values in the records whose individual risk (sdcMicro ``indivRisk``,
         with ``weight`` the sampling weights) exceeds ``risk_above`` (after sdcMicro
         ``localSupp``): ``key_var`` in them, or by default their not yet suppressed key with the
-        most categories, repeated until no record is above the threshold.
+        most categories, repeated until no record is above the threshold. ``household``: a
+        household-level key is suppressed for all members or none.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"a": ["x", "x", "x", "y"], "b": [1, 1, 1, 1], "w": [10.0, 10.0, 10.0, 2.0]})
@@ -262,8 +264,11 @@ class MaskingMethods(FrameOps):
         from ..masking.suppress import suppress_risky_frame
         from ..risk.frequencies import key_columns
 
-        key_columns(self._schema(), on, weight)
+        from ..household import check_household_column
+
+        check_household_column(self._schema(), household, key_columns(self._schema(), on, weight))
         return self._frame_op(
-            lambda df: suppress_risky_frame(df, on, risk_above=risk_above, weight=weight, key_var=key_var, alpha=alpha),
+            lambda df: suppress_risky_frame(df, on, risk_above=risk_above, weight=weight, key_var=key_var, alpha=alpha,
+                                            household=household),
             self._schema(),
         )
