@@ -315,3 +315,16 @@ def test_eusilc_suppress_risky_hsize_is_all_or_none(eusilc):
     out = eusilc.sdc.suppress_risky(keys, risk_above=0.01, weight="rb050", key_var="hsize", household="db030")
     assert _partly(out, eusilc, "hsize") == (affected, 0)
     assert constant_within(out, "db030", ["hsize"])
+
+
+def test_cli_noise_household(tmp_path, eusilc):
+    from polars_sdc.cli import main
+
+    src, out = tmp_path / "silc.parquet", tmp_path / "noisy.parquet"
+    eusilc.write_parquet(src)
+    code = main(["noise", str(src), str(out), "--on", "hy090n,hy040n", "--phi", "100", "--seed", "3",
+                 "--household", "db030"])
+    assert code == 0
+    got = pl.read_parquet(out)
+    assert got.equals(eusilc.sdc.laplace(100.0, ["hy090n", "hy040n"], seed=3, household="db030"))
+    assert constant_within(got, "db030", ["hy090n", "hy040n"])
