@@ -72,3 +72,17 @@ def test_spark_household_errors(sdf):
         sdcs.rank_swap(sdf, ["hh", "pay"], seed=1, key="pid", household="hh")
     with pytest.raises(SDCError, match="`by` column 'job' varies within a household"):
         sdcs.rank_swap(sdf, ["hinc"], by="job", seed=1, key="pid", household="hh")
+
+
+def test_spark_laplace_keeps_structural_nulls(spark):  # noqa: F811
+    from polars_sdc import spark as sdcs
+
+    df = pl.DataFrame({"pid": np.arange(40, dtype=np.int64) * 5 + 2,
+                       "pay": [None if i % 4 == 0 else float(i * 10) for i in range(40)]})
+    sdf = spark.createDataFrame(df.to_arrow()).repartition(2)
+    for kw in ({"phi": 5.0}, {"k": 3}):
+        phi = kw.get("phi")
+        got = pl.from_arrow(sdcs.laplace(sdf, ["pay"], phi, key="pid", seed=4, k=kw.get("k")).toArrow()).sort("pid")
+        local = df.sdc.laplace(phi, ["pay"], k=kw.get("k"), seed=4, key="pid").sort("pid")
+        assert got["pay"].is_null().equals(df["pay"].is_null())
+        assert_frame_equal(got, local, rel_tol=1e-12)
