@@ -56,8 +56,11 @@ def survey(draw):
                          str(r.choice(["x", "y", "z"]))))
     rows = [rows[i] + (3 * i + 1,) for i in r.permutation(len(rows))]
     cols = ["hh", "hinc", "region", "hsize", "area", "pay", "pen", "job", "pid"]
-    return pl.DataFrame(rows, schema=dict(zip(cols, [pl.Int64, pl.Float64, pl.String, pl.Int64, pl.String,
-                                                       pl.Float64, pl.Float64, pl.String, pl.Int64])), orient="row")
+    df = pl.DataFrame(rows, schema=dict(zip(cols, [pl.Int64, pl.Float64, pl.String, pl.Int64, pl.String,
+                                                     pl.Float64, pl.Float64, pl.String, pl.Int64])), orient="row")
+    # every categorical dtype: an Enum household-level column, a Categorical person-level one
+    return df.with_columns(tenure=pl.col("hsize").mod(3).replace_strict({0: "own", 1: "rent", 2: "free"})
+                           .cast(pl.Enum(["own", "rent", "free"])), job=pl.col("job").cast(pl.Categorical))
 
 
 def _calls():
@@ -73,18 +76,18 @@ def _calls():
         "rank_swap": lambda ns: ns.rank_swap(["hinc", "hsize", "pay"], p=0.3, seed=3, household="hh"),
         "rank_swap/by": lambda ns: ns.rank_swap(["hinc", "pay"], p=0.5, by="area", seed=3, household="hh"),
         "add_noise/by": lambda ns: ns.add_noise(["hinc", "pay"], by="area", seed=3, household="hh"),
-        "pram": lambda ns: ns.pram(["region", "job"], pd=0.5, seed=3, household="hh"),
-        "pram/by": lambda ns: ns.pram(["region", "job"], pd=0.5, seed=3, household="hh", by="area"),
-        "suppress": lambda ns: ns.suppress(2, ["region", "hsize", "job"], household="hh"),
+        "pram": lambda ns: ns.pram(["region", "job", "tenure"], pd=0.5, seed=3, household="hh"),
+        "pram/by": lambda ns: ns.pram(["region", "job", "tenure"], pd=0.5, seed=3, household="hh", by="area"),
+        "suppress": lambda ns: ns.suppress(2, ["region", "hsize", "job", "tenure"], household="hh"),
         "suppress_risky": lambda ns: ns.suppress_risky(["region", "hsize", "job"], risk_above=0.3, household="hh"),
         "recode_intervals": lambda ns: ns.recode_intervals(["hinc", "pay"], n=3, method="quantile", household="hh"),
         "top_bottom_code": lambda ns: ns.top_bottom_code(["hinc", "pay"], upper_p=0.2, household="hh"),
-        "recode": lambda ns: ns.recode(["region", "job"], 0.3, household="hh"),
+        "recode": lambda ns: ns.recode(["region", "job"], 0.3, household="hh"),   # an Enum comes back Categorical lazily (documented)
     }
 
 
 CALLS = _calls()
-HH_COLS = ["hinc", "region", "hsize"]
+HH_COLS = ["hinc", "region", "hsize", "tenure"]
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
@@ -107,7 +110,7 @@ def test_household_structure_properties(name, df):
     # all members or none: household-level columns stay constant within every household
     assert constant_within(eager, "hh", [c for c in HH_COLS if c in eager.columns])
     # structural nulls kept: a null stays null (suppression only adds nulls)
-    for c in ["hinc", "pay", "pen", "region", "job", "hsize"]:
+    for c in ["hinc", "pay", "pen", "region", "job", "hsize", "tenure"]:
         was = df[c].is_null()
         now = eager[c].is_null()
         assert (now | ~was).all(), f"{name}: a null of {c!r} was filled"
