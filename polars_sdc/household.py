@@ -43,6 +43,7 @@ __all__ = [
     "mask_households",
     "split_columns",
     "warn_household_level",
+    "warn_nearly_household_level",
 ]
 
 WEIGHT_AGGREGATIONS = ("first", "mean", "sum")
@@ -323,6 +324,41 @@ def warn_household_level(
             return
 
 
+def warn_nearly_household_level(df: pl.DataFrame, household: str, columns: Sequence[str], *,
+                                index: np.ndarray | None = None, share: float = 0.05) -> None:
+    """Warn (:class:`HouseholdWarning`) for each of ``columns`` that varies within some but at
+    most ``share`` of the households: most likely a household-level column with a few
+    inconsistent households, which ``household=`` masks per person (it is not constant) and
+    so leaks in every other household. The message names the column, the count and one
+    household; fix the data or declare the column (:func:`split_columns`, ``declared=``,
+    raises naming the household).
+
+    >>> import warnings
+    >>> df = pl.DataFrame({"hh": [h for h in range(30) for _ in (0, 1)], "size": [2] * 59 + [3]})
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_nearly_household_level(df, "hh", ["size"])
+    >>> print(w[0].message)  # doctest: +ELLIPSIS
+    column 'size' varies within 1 of 30 households of 'hh' (e.g. household 29) and is constant in the others: ...
+    """
+    columns = list(columns)
+    if not columns or df.height == 0:
+        return
+    idx, n = household_index(df, household) if index is None else (index, int(index.max()) + 1)
+    rep = _first_member(df, household, idx)
+    for c in columns:
+        col = df.get_column(c)
+        diff = (~col.eq_missing(col.gather(rep))).to_numpy()
+        bad = np.flatnonzero(np.bincount(idx[diff], minlength=n))
+        if 0 < bad.size <= share * n:
+            hid = df.get_column(household)[int(np.flatnonzero(diff)[0])]
+            warnings.warn(
+                f"column {c!r} varies within {bad.size} of {n} households of {household!r} (e.g. household {hid!r}) "
+                "and is constant in the others: it is masked per person, so in the other households a member's "
+                "original value stays visible next to a housemate's masked one. If it is household-level, fix "
+                "those households (or declare it to get an error naming them).", HouseholdWarning, stacklevel=3)
+
+
 def check_by_household_level(df: pl.DataFrame, household: str, by: Sequence[str]) -> None:
     """The ``by`` strata of a household-level column must not split a household: every ``by``
     column constant within every household, else :class:`SDCError` naming it.
@@ -361,6 +397,7 @@ def mask_households(
     """
     idx, _ = household_index(df, household)
     hh, person = split_columns(df, household, columns, declared, index=idx)
+    warn_nearly_household_level(df, household, person, index=idx)
     out = mask(df, person, key) if person else df
     if hh:
         need = [c for c in dict.fromkeys(list(by) + list(extra)) if c not in hh and c != household]

@@ -100,3 +100,15 @@ def test_warning_names_what_leaks():
         warn_household_level(df, ["hsize"], method="suppress", exclude=["db030"])
         # a column constant everywhere is not a household column
         warn_household_level(df.with_columns(c=pl.lit(1)), ["c"], method="suppress")
+
+
+def test_a_nearly_household_level_column_is_named():
+    df = polars_sdc.datasets.eusilc()
+    bad = df.with_columns(hsize=pl.when(pl.int_range(pl.len()) == 5).then(99).otherwise(pl.col("hsize")))
+    hid = bad["db030"][5]
+    with pytest.warns(HouseholdWarning, match=rf"column 'hsize' varies within 1 of 6000 households of 'db030' "
+                                              rf"\(e\.g\. household {hid}\)"):
+        bad.sdc.pram(["hsize"], seed=1, household="db030")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df.sdc.pram(["hsize", "rb090"], seed=1, household="db030")   # rb090 varies in many households: silent
