@@ -62,21 +62,34 @@ def equivalence_classes(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 
     )
 
 
-def k_anonymity(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 1.0) -> int:
+def k_anonymity(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 1.0, household: str | None = None) -> int:
     """Size of the smallest equivalence class on ``on``: the release is k-anonymous for
     every k up to this number (0 for an empty frame). With missing key values: the smallest
     ``fk`` under sdcMicro's wildcard rule with weight ``alpha`` (see :func:`equivalence_classes`).
+    With ``household`` (the household id column): classes count distinct households, not
+    records (:mod:`polars_sdc.risk.household_frequencies`).
 
     >>> import polars as pl
     >>> k_anonymity(pl.DataFrame({"a": [1, 1, 2, 2, 2]}), "a")
     2
+    >>> k_anonymity(pl.DataFrame({"a": [1, 1, 2, 2, 2], "hh": [1, 1, 2, 3, 3]}), "a", household="hh")
+    1
     """
+    if household is not None and on is None:
+        on = [c for c in df.columns if c != household]
     on = quasi_identifier_columns(df, on)
     from .risk.frequencies import check_alpha
 
     alpha = check_alpha(alpha)
     if df.height == 0:
         return 0
+    if household is not None:
+        from .household import check_household_column
+        from .risk.household_frequencies import household_frequencies
+
+        check_household_column(df.schema, household, on, what="household")
+        m = float(household_frequencies(df, on, household, None, alpha)[0].min())
+        return int(m)
     if _has_missing(df, on):
         from .risk.frequencies import frequencies
 

@@ -571,7 +571,7 @@ def _cmd_noise(args: argparse.Namespace) -> int:
             raise _UsageError(f"--phi gives no scale for column {missing[0]!r}")
         phi = {c: phi[c] for c in on}
     scale_seconds = time.perf_counter() - t0
-    noisy = lf.sdc.laplace(phi, on, seed=args.seed, key=args.key, clamp=args.clamp)
+    noisy = lf.sdc.laplace(phi, on, seed=args.seed, key=args.key, clamp=args.clamp, household=args.household)
 
     def check(result: pl.LazyFrame) -> dict[str, Any]:
         t1 = time.perf_counter()
@@ -588,7 +588,8 @@ def _cmd_noise(args: argparse.Namespace) -> int:
     print(f"  SSE/SST {100 * res['sse_sst']:.4f} % (z-scored); reconstruct with "
           f"df.sdc.reconstruct_gmm(K, on=..., phi={{...}}) using the phi above")
     parameters = {"on": on, "k": args.k, "m": m if args.k is not None else None, "seed": args.seed,
-                  "key": args.key, "clamp": args.clamp, "null_values": null_values}
+                  "key": args.key, "clamp": args.clamp, "null_values": null_values,
+                  **({"household": args.household} if args.household else {})}
     results = {"rows": res["rows"], "phi": phi, "phi_from": "laplace_scale" if args.k is not None else "--phi",
                "sse_sst": res["sse_sst"]}
     _write_report(args.report, "noise", args, parameters, results, {
@@ -808,6 +809,8 @@ def _add_method_parsers(sub: Any) -> None:
     noise.add_argument("--seed", type=_int, required=True, help="seed of the noise (reproducible release)")
     noise.add_argument("--key", metavar="COL", help="unique id column: a row keeps its noise under reordering")
     noise.add_argument("--clamp", action="store_true", help="clip noisy values to each column's observed range")
+    noise.add_argument("--household", metavar="COL", help="household id: household-level columns (constant within "
+                       "every household) get one draw per household, the same for all members")
     _finish(noise, _cmd_noise, null_values=_NULL_VALUES_HELP)
 
     loss = _command(

@@ -58,12 +58,17 @@ def calibrate_phi(df: pl.DataFrame, on: ColumnSpec, k: int, *, m: int = 1) -> di
     {'x': 11.541560327111707}
     """
     cols = resolve_columns(df, on, kind="numeric", default="numeric")
-    check_finite(df, cols)
+    check_finite(df, cols, nulls=True)
     row = df.select(*(pl.col(c).min().alias(f"lo{i}") for i, c in enumerate(cols)),
-                    *(pl.col(c).max().alias(f"hi{i}") for i, c in enumerate(cols))).row(0)
+                    *(pl.col(c).max().alias(f"hi{i}") for i, c in enumerate(cols)),
+                    *(pl.col(c).count().alias(f"n{i}") for i, c in enumerate(cols))).row(0)
     out = {}
+    p = len(cols)
     for i, c in enumerate(cols):
-        out[c] = pk_phi(float(row[i]), float(row[len(cols) + i]), df.height, k, m)
+        if row[2 * p + i] == 0:
+            raise SDCError(f"column {c!r}: every value is null; there is no range to calibrate phi from")
+        # N: the column's non-null values (structural nulls are not records of this attribute)
+        out[c] = pk_phi(float(row[i]), float(row[p + i]), int(row[2 * p + i]), k, m)
     return out
 
 
@@ -170,18 +175,26 @@ def laplace_on(on: ColumnSpec, phi: Any) -> ColumnSpec:
     return on
 
 
-def laplace_columns(schema: pl.Schema, phi: Any, on: ColumnSpec, *, seed: Any, key: str | None) -> list[str]:
+def laplace_columns(schema: pl.Schema, phi: Any, on: ColumnSpec, *, seed: Any, key: str | None,
+                    household: str | None = None) -> list[str]:
     """The columns :func:`laplace_frame` perturbs, after the checks that need no data (a
     directly given ``phi``, ``seed``, the columns and ``key``): a lazy step runs them when planned.
 
     >>> laplace_columns(pl.Schema({"id": pl.Int64, "x": pl.Float64}), {"x": 1.0}, None, seed=1, key="id")
     ['x']
     """
+    from .household import check_household_column
     from .masking._common import resolve_on
 
     check_phi_arg(phi)
     check_seed(seed)
-    return resolve_on(schema, laplace_on(on, phi), key, kind="numeric", default="numeric")
+    on = laplace_on(on, phi)
+    if household is not None and on is None:
+        check_household_column(schema, household)
+        schema = pl.Schema({c: t for c, t in schema.items() if c != household})
+    cols = resolve_on(schema, on, key, kind="numeric", default="numeric")
+    check_household_column(schema, household, cols)
+    return cols
 
 
 def laplace_frame(
@@ -194,28 +207,57 @@ def laplace_frame(
     clamp: bool = False,
     m: int = 1,
     key: str | None = None,
+    household: str | None = None,
 ) -> pl.DataFrame:
     """Add Laplace noise to the ``on`` columns (Float64 out); other columns and row order kept.
     Row ``i`` of column ``c`` gets ``rng.laplace(seed, f"laplace/{c}", keys, phi)[i]``, keys =
     row positions or the ``key`` column (never itself perturbed, nor in the default ``on``).
 
+    Nulls (structural: a child's income) stay null; the non-null values get the noise of their
+    rows, and ``k`` calibrates phi from the non-null values (their range and count).
+    ``household``: the household id column; household-level ``on`` columns (constant within
+    every household, :mod:`polars_sdc.household`) get one draw per household (keyed by its
+    first-appearance position, or by the household id when ``key`` is given; ``k`` calibrated
+    over the households), broadcast to every member.
+
     >>> df = pl.DataFrame({"id": [1, 2], "x": [1.0, 2.0]})
     >>> out = laplace_frame(df, 1e-12, "x", seed=1)
     >>> out["x"].round(6).to_list(), out["id"].to_list()
     ([1.0, 2.0], [1, 2])
+    >>> df = pl.DataFrame({"hh": [1, 1, 2], "inc": [10.0, 10.0, 20.0], "pay": [None, 1.0, 2.0]})
+    >>> out = laplace_frame(df, 1.0, ["inc", "pay"], seed=1, household="hh")
+    >>> out["inc"][0] == out["inc"][1], out["pay"].is_null().to_list()
+    (True, [True, False, False])
     """
+    from .household import mask_households, warn_household_level
     from .masking._common import frame_keys
 
-    cols = laplace_columns(df.schema, phi, on, seed=seed, key=key)
-    check_finite(df, cols)
-    phis = _phi_map(df, cols, phi, k, m)
+    cols = laplace_columns(df.schema, phi, on, seed=seed, key=key, household=household)
+    check_finite(df, cols, nulls=True)
+    if phi is not None and k is None:
+        phi = dict(zip(cols, phi_vector(phi, cols).tolist()))
     s = _fresh_seed() if seed is None else int(seed)
-    keys = frame_keys(df, key)
-    new = []
-    for c in cols:
-        x = df.get_column(c).cast(pl.Float64).to_numpy()
-        new.append(pl.Series(c, laplace_values(x, phis[c], s, c, clamp=clamp, keys=keys), dtype=pl.Float64))
-    return df.with_columns(new)
+
+    def run(frame: pl.DataFrame, columns: list[str], kk: str | None) -> pl.DataFrame:
+        phis = _phi_map(frame, columns, phi, k, m)
+        keys = frame_keys(frame, kk)
+        new = []
+        for c in columns:
+            col = frame.get_column(c)
+            x = col.cast(pl.Float64).to_numpy()
+            if col.null_count():
+                ok = col.is_not_null().to_numpy()
+                y = np.zeros(frame.height)
+                y[ok] = laplace_values(x[ok], phis[c], s, c, clamp=clamp, keys=keys[ok])
+                new.append(pl.Series(c, y, dtype=pl.Float64).set(pl.Series(~ok), None))
+            else:
+                new.append(pl.Series(c, laplace_values(x, phis[c], s, c, clamp=clamp, keys=keys), dtype=pl.Float64))
+        return frame.with_columns(new)
+
+    if household is None:
+        warn_household_level(df, cols, method="laplace", exclude=[key] if key else [])
+        return run(df, cols, key)
+    return mask_households(df, household, cols, run, key=key)
 
 
 def laplace_series(

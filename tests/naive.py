@@ -654,3 +654,57 @@ def reference_record_swap(df, household, hierarchy, similar, swaprate, k, risk_v
         want = max(0, draws[a] - already[a])
         swap(must + rest[:max(0, want - len(must))], lv)
     return {hids[i]: hids[d] for i, d in partner.items()}, {hids[i] for i in failed}
+
+# -- households --------------------------------------------------------------------------------
+
+def reference_household_index(ids):
+    """Household number of every row, numbered by first appearance, with a plain dict."""
+    seen = {}
+    return [seen.setdefault(h, len(seen)) for h in ids]
+
+
+def reference_household_level(ids, values):
+    """True when ``values`` (None a value like any other) is constant within every household."""
+    first = {}
+    for h, v in zip(ids, values):
+        if h in first and first[h] != v:
+            return False
+        first.setdefault(h, v)
+    return True
+
+
+def reference_collapse(ids, columns, weights=None, agg="first"):
+    """One row per household in first-appearance order: the first member's values of each
+    column and the household weight aggregated from the members' ``weights``."""
+    order, rows, ws = [], {}, {}
+    for i, h in enumerate(ids):
+        if h not in rows:
+            order.append(h)
+            rows[h] = tuple(col[i] for col in columns)
+            ws[h] = []
+        if weights is not None:
+            ws[h].append(weights[i])
+    out = []
+    for h in order:
+        row = (h,) + rows[h]
+        if weights is not None:
+            w = ws[h]
+            row += ({"first": w[0], "sum": sum(w), "mean": sum(w) / len(w)}[agg],)
+        out.append(row)
+    return out
+
+
+def reference_household_fk(rows, households, weights=None):
+    """fk / Fk counting households, record by record over all pairs: the distinct households
+    with a record compatible with the record (None matches anything), and the sum of their
+    first members' weights."""
+    first_w = {}
+    for h, w in zip(households, weights if weights is not None else [1.0] * len(households)):
+        first_w.setdefault(h, w)
+    fk, Fk = [], []
+    for ri in rows:
+        hs = {households[j] for j, rj in enumerate(rows)
+              if all(a is None or b is None or a == b for a, b in zip(ri, rj))}
+        fk.append(float(len(hs)))
+        Fk.append(float(sum(first_w[h] for h in hs)))
+    return fk, Fk

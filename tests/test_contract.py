@@ -115,10 +115,14 @@ def same(a, b):
 
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_contract(name):
-    before = FRAME.clone()
-    eager = CALLS[name](FRAME.sdc)
-    lazy = CALLS[name](FRAME.lazy().sdc)
-    assert FRAME.equals(before), "the input frame changed"
+    check_contract(CALLS[name], FRAME)
+
+
+def check_contract(call, frame):
+    before = frame.clone()
+    eager = call(frame.sdc)
+    lazy = call(frame.lazy().sdc)
+    assert frame.equals(before), "the input frame changed"
     if isinstance(lazy, pl.LazyFrame):
         declared = lazy.collect_schema()
         collected = lazy.collect()
@@ -129,4 +133,30 @@ def test_contract(name):
         assert streamed.equals(expect)
     else:
         assert same(eager, lazy)
-    assert FRAME.equals(before), "the input frame changed"
+    assert frame.equals(before), "the input frame changed"
+
+
+# -- household= (issue 24): the same contract with a household id, household-level columns ("hx",
+# "hc") and structural nulls in a person-level column ("xn")
+HOUSEHOLD_FRAME = FRAME.with_columns(
+    hx=(pl.col("g") * 1.5).sin(), hc=pl.col("g").mod(3).cast(pl.String),
+    xn=pl.when(pl.col("y") < 10).then(None).otherwise(pl.col("x")),
+)
+HOUSEHOLD_CALLS = {
+    "add_noise": lambda ns: ns.add_noise(["hx", "xn", "z"], method="moments", seed=1, household="g"),
+    "frequencies": lambda ns: ns.frequencies(["hc", "s"], weight="w", household="g"),
+    "k_anonymity": lambda ns: ns.k_anonymity(["hc", "s"], household="g"),
+    "laplace": lambda ns: ns.laplace(0.5, ["hx", "xn"], seed=3, household="g"),
+    "pram": lambda ns: ns.pram(["hc", "t"], seed=1, household="g"),
+    "rank_swap": lambda ns: ns.rank_swap(["hx", "xn"], p=0.2, seed=1, household="g"),
+    "recode": lambda ns: ns.recode(["hc", "t"], 0.3, household="g"),
+    "recode_intervals": lambda ns: ns.recode_intervals(["hx", "z"], n=3, household="g"),
+    "suppress": lambda ns: ns.suppress(3, ["hc", "s", "t"], household="g"),
+    "suppress_risky": lambda ns: ns.suppress_risky(["hc", "s", "t"], risk_above=0.05, weight="w", household="g"),
+    "top_bottom_code": lambda ns: ns.top_bottom_code(["hx", "z"], upper_p=0.2, replacement="mean", household="g"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOUSEHOLD_CALLS))
+def test_contract_household(name):
+    check_contract(HOUSEHOLD_CALLS[name], HOUSEHOLD_FRAME)

@@ -103,8 +103,11 @@ def test_bad_input_raises_sdc_error(kwargs, match):
 
 
 def test_nulls_and_overflow_name_the_column():
-    with pytest.raises(SDCError, match="column 'a': 1 null"):
-        pl.DataFrame({"a": [1.0, None, 3.0]}).sdc.add_noise("a", seed=1)
+    # structural nulls stay null (issue 24): the non-null values are noised
+    out = pl.DataFrame({"a": [1.0, None, 3.0]}).sdc.add_noise("a", seed=1)
+    assert out["a"].is_null().to_list() == [False, True, False] and out["a"][0] != 1.0
+    with pytest.raises(SDCError, match="column 'a': 1 NaN"):
+        pl.DataFrame({"a": [1.0, float("nan"), 3.0]}).sdc.add_noise("a", seed=1)
     with pytest.raises(SDCError, match="column 'a'.*overflow"):
         pl.DataFrame({"a": [-1.7e308, 1.7e308, 0.0]}).sdc.add_noise("a", noise=1e6, seed=1)
 

@@ -120,13 +120,17 @@ def test_bad_input_raises_sdc_error(kwargs, match):
         df.sdc.laplace(**kwargs)
 
 
-def test_nulls_and_nan_raise_naming_the_column():
-    with pytest.raises(SDCError, match="column 'x': 1 null"):
-        pl.DataFrame({"x": [1.0, None]}).sdc.laplace(1.0, "x", seed=1)
+def test_structural_nulls_stay_and_nan_raises_naming_the_column():
+    # issue 24: a null stays null, the other rows get exactly the noise of their positions
+    from polars_sdc import rng
+
+    df = pl.DataFrame({"x": [1.0, None, 3.0]})
+    noise = rng.laplace(1, "laplace/x", rng.row_positions(3), 1.0)
+    for out in (df.sdc.laplace(1.0, "x", seed=1)["x"], df.select(pl.col("x").sdc.laplace(1.0, seed=1))["x"]):
+        assert out[1] is None
+        assert [out[0], out[2]] == pytest.approx([1.0 + noise[0], 3.0 + noise[2]], rel=1e-15)
     with pytest.raises(SDCError, match="column 'x': 1 NaN"):
         pl.DataFrame({"x": [1.0, float("nan")]}).lazy().sdc.laplace(1.0, "x", seed=1).collect()
-    with pytest.raises(SDCError, match="column 'x': 1 null"):
-        pl.DataFrame({"x": [1.0, None]}).select(pl.col("x").sdc.laplace(1.0, seed=1))
     with pytest.raises(SDCError, match="phi must be"):
         pl.col("x").sdc.laplace(0.0, seed=1)
     assert isinstance(polars_sdc.SDCError("x"), ValueError)

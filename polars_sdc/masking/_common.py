@@ -118,3 +118,38 @@ def normal(seed: int, stream: str, keys: np.ndarray, out: np.ndarray | None = No
     u2 = uniform(seed, stream + "/n2", keys)
     out[:] = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
     return out
+
+
+def on_by_household(schema: pl.Schema, on: ColumnSpec, by: ColumnSpec, key: str | None,
+                    household: str | None) -> tuple[list[str], list[str]]:
+    """:func:`on_and_by`, with the ``household`` id column checked (existing, not masked, not a
+    ``by`` column) and left out of the default ``on``."""
+    from ..household import check_household_column
+
+    if household is not None and on is None:
+        check_household_column(schema, household)
+        rest = {c: t for c, t in schema.items() if c != household}
+        cols, by_cols = on_and_by(pl.Schema(rest), on, by, key)
+    else:
+        cols, by_cols = on_and_by(schema, on, by, key)
+    check_household_column(schema, household, cols)
+    if household is not None and household in by_cols:
+        raise SDCError(f"column {household!r}: both the household id and a `by` column")
+    return cols, by_cols
+
+
+def null_patterns(M: np.ndarray) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """For a boolean (n, p) matrix ``M`` of present (non-null) values: each row's pattern index
+    and the patterns (tuples of the present column positions), in first-appearance order.
+
+    >>> null_patterns(np.array([[True, False], [True, True], [True, False]]))
+    (array([0, 1, 0]), [(0,), (0, 1)])
+    """
+    p = M.shape[1]
+    code = (M.astype(np.int64) << np.arange(p, dtype=np.int64)).sum(axis=1) if p < 63 else \
+        np.unique(M, axis=0, return_inverse=True)[1].ravel()
+    u, first, inv = np.unique(code, return_index=True, return_inverse=True)
+    rank = np.empty(u.size, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(u.size)
+    pats = [tuple(np.flatnonzero(M[i]).tolist()) for i in np.sort(first)]
+    return rank[inv.ravel()], pats

@@ -26,6 +26,13 @@ stratum noised on its own with ``key=`` gives the same values. A stratum needs 2
 standard deviation), 3 for ``"moments"`` (with 2 rows the exact mean and covariance give the
 two records back, up to their order); a smaller one is an error naming it. Without ``by`` a
 one-row frame is returned unchanged.
+
+Structural nulls (a child's income) stay null: ``"additive"`` and ``"correlated2"`` act column
+by column on the non-null values, ``"correlated"`` and ``"moments"`` on each null pattern (the
+set of non-null ``on`` columns of a row) as a stratum, so ``"moments"`` reproduces the mean and
+variance of every column over its non-null values and the covariance of two columns over the
+rows where both are non-null. ``household=``: household-level columns are noised on one row per
+household and broadcast (:mod:`polars_sdc.household`).
 """
 from __future__ import annotations
 
@@ -39,7 +46,8 @@ import polars as pl
 from .._columns import ColumnSpec, check_finite
 from .._errors import SDCError
 from .._validation import check_real
-from ._common import check_fraction, check_seed, frame_keys, normal, on_and_by, seed_or_fresh, strata
+from ._common import (check_fraction, check_seed, frame_keys, normal, null_patterns, on_by_household, seed_or_fresh,
+                      strata)
 
 METHODS = ("additive", "correlated", "correlated2", "moments")
 
@@ -188,10 +196,26 @@ def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, de
 def add_noise_frame(
     df: pl.DataFrame, on: ColumnSpec = None, *, method: str = "additive", noise: float = 150.0,
     delta: float = 0.1, by: ColumnSpec = None, seed: int | None = None, key: str | None = None,
+    household: str | None = None,
 ) -> pl.DataFrame:
     """Noise on the numeric ``on`` columns (Float64 out; see the module docstring); with ``by``
     the standard deviations, covariance and (``"moments"``) the reproduced means and
     covariance are those of each stratum.
+
+    Nulls (structural: a child's income) stay null and are never used: ``"additive"`` and
+    ``"correlated2"`` work column by column on the non-null values; ``"correlated"`` and
+    ``"moments"`` on the rows of each null pattern (the set of non-null ``on`` columns) apart,
+    as if it were a stratum. So ``"moments"`` is exact on the non-null values: the mean and
+    variance of every column over its non-null values, and the covariance of two columns over
+    the rows where both are non-null, equal the originals (each pattern keeps its means and
+    covariance, hence the within- and between-pattern sums of squares). A pattern (within a
+    stratum) needs the rows a stratum needs.
+
+    ``household``: the household id column; household-level ``on`` columns (constant within
+    every household, :mod:`polars_sdc.household`) are noised once per household (their sds,
+    covariance and moments those of the households) and the value broadcast to every member;
+    person-level columns as without it. Without it, a column that is evidently household-level
+    gets a :class:`polars_sdc.household.HouseholdWarning`.
 
     >>> df = pl.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [2.0, 1.0, 4.0, 3.0]})
     >>> out = add_noise_frame(df, method="moments", seed=1)
@@ -201,25 +225,77 @@ def add_noise_frame(
     >>> out = add_noise_frame(df, "a", method="moments", by="g", seed=1)
     >>> out.group_by("g", maintain_order=True).agg(m=pl.col("a").mean().round(9), v=pl.col("a").var().round(9)).rows()
     [(1, 3.0, 7.0), (2, 20.0, 100.0)]
+    >>> df = pl.DataFrame({"hh": [1, 1, 2, 3, 3], "inc": [5.0, 5.0, 7.0, 9.0, 9.0], "pay": [1.0, None, 2.0, 3.0, 4.0]})
+    >>> out = add_noise_frame(df, ["inc", "pay"], household="hh", seed=1)
+    >>> out["inc"][0] == out["inc"][1], out["inc"][3] == out["inc"][4], out["pay"].is_null().to_list()
+    (True, True, [False, True, False, False, False])
     """
+    from ..household import mask_households, warn_household_level
+
     method, noise, delta = check_args(method, noise, delta)
     check_seed(seed)
-    cols, by_cols = on_and_by(df.schema, on, by, key)
-    check_finite(df, cols)
+    cols, by_cols = on_by_household(df.schema, on, by, key, household)
+    s = seed_or_fresh(seed)
+
+    def run(frame: pl.DataFrame, columns: list[str], k: str | None) -> pl.DataFrame:
+        return _add_noise(frame, columns, method, noise, delta, by_cols, s, k)
+
+    if household is None:
+        warn_household_level(df, cols, method="add_noise", exclude=by_cols + ([key] if key else []))
+        return run(df, cols, key)
+    return mask_households(df, household, cols, run, by=by_cols, key=key)
+
+
+def _add_noise(df: pl.DataFrame, cols: list[str], method: str, noise: float, delta: float, by_cols: list[str],
+               seed: int, key: str | None) -> pl.DataFrame:
+    check_finite(df, cols, nulls=True)
     X = np.empty((df.height, len(cols)), order="F")               # column-major throughout
+    present = None
     for j, c in enumerate(cols):
-        X[:, j] = df.get_column(c).cast(pl.Float64).to_numpy()
-    Z = _latent(seed_or_fresh(seed), cols, frame_keys(df, key))
+        col = df.get_column(c)
+        if col.null_count():
+            if present is None:
+                present = np.ones((df.height, len(cols)), dtype=bool, order="F")
+            present[:, j] = col.is_not_null().to_numpy()
+            col = col.fill_null(0)
+        X[:, j] = col.cast(pl.Float64).to_numpy()
+    Z = _latent(seed, cols, frame_keys(df, key))
+    sidx, names = (strata(df, by_cols) if by_cols else (None, None))
     with np.errstate(over="ignore", invalid="ignore"):
-        if not by_cols:
-            Y = add_noise_values(X, Z, method, noise, delta)
-        else:
-            Y = _by_strata(df, by_cols, X, Z, method, noise, delta)
+        if present is None:
+            Y = _apply(X, Z, sidx, names, by_cols, method, noise, delta, "")
+        elif method in ("additive", "correlated2"):            # column by column: on its non-null values
+            Y = X.copy(order="F")
+            for j, c in enumerate(cols):
+                rows = np.flatnonzero(present[:, j])
+                if rows.size:
+                    Y[rows, j] = _apply(X[rows, j:j + 1], Z[rows, j:j + 1], None if sidx is None else sidx[rows],
+                                        names, by_cols, method, noise, delta, f" (non-null values of {c!r})")[:, 0]
+        else:                                                   # each null pattern apart
+            Y = X.copy(order="F")
+            pidx, pats = null_patterns(present)
+            for pi, pat in enumerate(pats):
+                if not pat:
+                    continue
+                rows = np.flatnonzero(pidx == pi)
+                js = list(pat)
+                where = f" (rows whose non-null `on` columns are {[cols[j] for j in js]!r})"
+                sub = _apply(np.asfortranarray(X[np.ix_(rows, js)]), np.asfortranarray(Z[np.ix_(rows, js)]),
+                             None if sidx is None else sidx[rows], names, by_cols, method, noise, delta, where,
+                             pattern=len(pats) > 1)
+                Y[np.ix_(rows, js)] = sub
     with np.errstate(invalid="ignore"):
-        bad = ~(np.isfinite(Y.max(axis=0, initial=-np.inf)) & np.isfinite(Y.min(axis=0, initial=np.inf)))
+        fin = np.where(present, Y, 0.0) if present is not None else Y
+        bad = ~(np.isfinite(fin.max(axis=0, initial=-np.inf)) & np.isfinite(fin.min(axis=0, initial=np.inf)))
     if bad.any():
         raise SDCError(f"column {cols[int(np.argmax(bad))]!r}: the noisy values overflow float64")
-    return df.with_columns(pl.Series(c, Y[:, j]) for j, c in enumerate(cols))
+    out = []
+    for j, c in enumerate(cols):
+        ser = pl.Series(c, Y[:, j])
+        if present is not None and not present[:, j].all():
+            ser = ser.set(pl.Series(~present[:, j]), None)
+        out.append(ser)
+    return df.with_columns(out)
 
 
 def min_stratum_rows(method: str) -> int:
@@ -228,22 +304,30 @@ def min_stratum_rows(method: str) -> int:
     return 3 if method == "moments" else 2
 
 
-def _by_strata(df: pl.DataFrame, by: list[str], X: np.ndarray, Z: np.ndarray, method: str, noise: float,
-               delta: float) -> np.ndarray:
-    sidx, vals = strata(df, by)
-    counts = np.bincount(sidx, minlength=len(vals))
+def _apply(X: np.ndarray, Z: np.ndarray, sidx: np.ndarray | None, names: list[tuple] | None, by: list[str],
+           method: str, noise: float, delta: float, where: str, *, pattern: bool = False) -> np.ndarray:
+    """:func:`add_noise_values` on the rows given, within each ``by`` stratum present among
+    them (``sidx``: stratum per row; None: one stratum). A stratum (or, with ``pattern``, a
+    null pattern without strata) with too few rows is an error naming it and ``where``."""
     need = min_stratum_rows(method)
-    small = np.flatnonzero(counts < need)
+    if sidx is None:
+        if pattern and X.shape[0] < need:
+            raise SDCError(f"{X.shape[0]} row(s){where}; add_noise method={method!r} needs at least {need} rows "
+                           "per null pattern (fill the nulls or mask these columns apart)")
+        return add_noise_values(X, Z, method, noise, delta)
+    counts = np.bincount(sidx, minlength=len(names))
+    small = np.flatnonzero((counts > 0) & (counts < need))
     if small.size:
         s = int(small[0])
-        raise SDCError(f"stratum {dict(zip(by, vals[s]))!r} of `by`: {counts[s]} row(s); add_noise "
+        raise SDCError(f"stratum {dict(zip(by, names[s]))!r} of `by`{where}: {counts[s]} row(s); add_noise "
                        f"method={method!r} needs at least {need} rows per stratum (use coarser strata)")
     order = np.argsort(sidx, kind="stable")
     bounds = np.r_[0, np.cumsum(counts)]
     Y = np.empty_like(X)
-    for s in range(len(vals)):
+    for s in range(len(names)):
         rows = order[bounds[s]:bounds[s + 1]]
-        Y[rows] = add_noise_values(np.asfortranarray(X[rows]), np.asfortranarray(Z[rows]), method, noise, delta)
+        if rows.size:
+            Y[rows] = add_noise_values(np.asfortranarray(X[rows]), np.asfortranarray(Z[rows]), method, noise, delta)
     return Y
 
 

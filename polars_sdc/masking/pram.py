@@ -198,8 +198,12 @@ def _draw(codes: np.ndarray, sidx: np.ndarray, mats: list[PramMatrix], u: np.nda
     return out
 
 
-def _args(df_schema: pl.Schema, on: ColumnSpec, by: ColumnSpec, key: str | None, alpha: Any, seed: Any):
+def _args(df_schema: pl.Schema, on: ColumnSpec, by: ColumnSpec, key: str | None, alpha: Any, seed: Any,
+          household: str | None = None):
+    from ..household import check_household_column
+
     cols = resolve_on(df_schema, on, key, kind="any", default="error")
+    check_household_column(df_schema, household, cols)
     for c in cols:
         t = df_schema[c]
         if not (t in (pl.String, pl.Categorical, pl.Boolean) or isinstance(t, pl.Enum) or t.is_integer()):
@@ -208,6 +212,8 @@ def _args(df_schema: pl.Schema, on: ColumnSpec, by: ColumnSpec, key: str | None,
     for b in by_cols:
         if b in cols:
             raise SDCError(f"column {b!r}: in both `on` and `by`")
+    if household is not None and household in by_cols:
+        raise SDCError(f"column {household!r}: both the household id and a `by` column")
     a = check_fraction("alpha", alpha)
     check_seed(seed)
     return cols, by_cols, a
@@ -231,19 +237,47 @@ def pram_matrix(
 
 def pram_frame(
     df: pl.DataFrame, on: ColumnSpec, *, pd: Any = 0.8, alpha: float = 0.5, by: ColumnSpec = None,
-    seed: int | None = None, key: str | None = None, matrix: Any = None,
+    seed: int | None = None, key: str | None = None, matrix: Any = None, household: str | None = None,
 ) -> pl.DataFrame:
     """PRAM on the categorical ``on`` columns (sdcMicro ``pram``; dtypes, nulls, row order and
     other columns kept). ``pd``: lower bound of the kept-category probabilities (one number or
     ``{column: pd}``); ``alpha``: weight of the invariant matrix; ``by``: strata (one matrix
     per stratum, from its own frequencies); ``matrix``: a user matrix (or ``{column: matrix}``).
 
+    ``household``: the household id column; a household-level ``on`` column (constant within
+    every household, :mod:`polars_sdc.household`) is PRAMed once per household (its matrix
+    from the household frequencies, one draw per household) and the released category given to
+    every member; person-level columns as without it. Without it, an evidently household-level
+    column gets a :class:`polars_sdc.household.HouseholdWarning`.
+
     >>> df = pl.DataFrame({"c": ["a", "b", "a", None]})
     >>> pram_frame(df, "c", matrix=np.eye(2))["c"].to_list()   # the identity gives the input back
     ['a', 'b', 'a', None]
+    >>> df = pl.DataFrame({"hh": [1, 1, 1, 2, 3, 3], "region": ["n", "n", "n", "s", "n", "n"]})
+    >>> out = pram_frame(df, "region", pd=0.5, seed=4, household="hh")
+    >>> out.group_by("hh").agg(pl.col("region").n_unique()).get_column("region").max()
+    1
     """
-    cols, by_cols, a = _args(df.schema, on, by, key, alpha, seed)
+    from ..household import mask_households, warn_household_level
+
+    cols, by_cols, a = _args(df.schema, on, by, key, alpha, seed, household)
     s = seed_or_fresh(seed)
+    if matrix is not None and not isinstance(matrix, Mapping):
+        if len(cols) > 1:
+            raise SDCError("matrix: give {column: matrix} when PRAM runs on several columns")
+        matrix = {cols[0]: matrix}
+
+    def run(frame: pl.DataFrame, columns: list[str], k: str | None) -> pl.DataFrame:
+        return _pram(frame, columns, by_cols, pd, a, s, k, matrix)
+
+    if household is None:
+        warn_household_level(df, cols, method="pram", exclude=by_cols + ([key] if key else []))
+        return run(df, cols, key)
+    return mask_households(df, household, cols, run, by=by_cols, key=key)
+
+
+def _pram(df: pl.DataFrame, cols: list[str], by_cols: list[str], pd: Any, a: float, s: int, key: str | None,
+          matrix: Any) -> pl.DataFrame:
     mats, sidx, _, codes_of = _matrices(df, cols, by_cols, pd, a, s, matrix)
     keys = frame_keys(df, key)
     new = []

@@ -40,7 +40,7 @@ import polars as pl
 from .. import rng
 from .._columns import ColumnSpec, check_finite
 from .._errors import SDCError
-from ._common import check_fraction, check_seed, frame_keys, on_and_by, seed_or_fresh, strata
+from ._common import check_fraction, check_seed, frame_keys, on_by_household, seed_or_fresh, strata
 
 
 def _window_p(x: np.ndarray, p: float | None, r0: float | None, k0: float | None) -> float:
@@ -161,11 +161,17 @@ def _check_args(p: Any, r0: Any, k0: Any, top: Any, bottom: Any) -> tuple:
 def rank_swap_frame(
     df: pl.DataFrame, on: ColumnSpec = None, *, p: float | None = None, r0: float | None = None,
     k0: float | None = None, top: float = 0.0, bottom: float = 0.0, by: ColumnSpec = None,
-    seed: int | None = None, key: str | None = None,
+    seed: int | None = None, key: str | None = None, household: str | None = None,
 ) -> pl.DataFrame:
     """Rank swapping of the numeric ``on`` columns (see the module docstring), within each
     ``by`` stratum if given; other columns, row order and (without ``top``/``bottom``) dtypes
-    kept.
+    kept; nulls stay where they are and are not swapped.
+
+    ``household``: the household id column; household-level ``on`` columns (constant within
+    every household, :mod:`polars_sdc.household`) are swapped between households (one value per
+    household, ``n`` the households) and the swapped value broadcast to every member, so a
+    household keeps one value; person-level columns as without it. Without it, an evidently
+    household-level column gets a :class:`polars_sdc.household.HouseholdWarning`.
 
     >>> df = pl.DataFrame({"x": [10, 20, 30, 40, 50, 60]})
     >>> out = rank_swap_frame(df, "x", p=0.5, seed=3)
@@ -174,13 +180,29 @@ def rank_swap_frame(
     >>> df = pl.DataFrame({"g": ["a", "b"] * 4, "x": [1, 10, 2, 20, 3, 30, 4, 40]})
     >>> rank_swap_frame(df, "x", p=0.5, by="g", seed=1)["x"].to_list()    # swaps stay in their stratum
     [3, 30, 4, 40, 1, 10, 2, 20]
+    >>> df = pl.DataFrame({"hh": [1, 1, 2, 3, 3, 4], "inc": [10, 10, 20, 30, 30, 40]})
+    >>> rank_swap_frame(df, "inc", p=0.5, seed=1, household="hh")["inc"].to_list()   # whole households
+    [30, 30, 40, 10, 10, 20]
     """
+    from ..household import mask_households, warn_household_level
+
     p, r0, k0, top, bottom = _check_args(p, r0, k0, top, bottom)
     check_seed(seed)
-    cols, by_cols = rank_swap_columns(df.schema, on, by, key)
-    floats = [c for c in cols if df.schema[c].is_float()]
-    check_finite(df.select(floats).drop_nulls(), floats)
+    cols, by_cols = rank_swap_columns(df.schema, on, by, key, household)
     s = seed_or_fresh(seed)
+
+    def run(frame: pl.DataFrame, columns: list[str], k: str | None) -> pl.DataFrame:
+        return _rank_swap(frame, columns, p, r0, k0, top, bottom, by_cols, s, k)
+
+    if household is None:
+        warn_household_level(df, cols, method="rank_swap", exclude=by_cols + ([key] if key else []))
+        return run(df, cols, key)
+    return mask_households(df, household, cols, run, by=by_cols, key=key)
+
+
+def _rank_swap(df: pl.DataFrame, cols: list[str], p: float | None, r0: float | None, k0: float | None, top: float,
+               bottom: float, by_cols: list[str], s: int, key: str | None) -> pl.DataFrame:
+    check_finite(df, [c for c in cols if df.schema[c].is_float()], nulls=True)
     keys = frame_keys(df, key)
     sidx, names = None, None
     if by_cols:
@@ -206,10 +228,11 @@ def rank_swap_frame(
     return df.with_columns(new)
 
 
-def rank_swap_columns(schema: pl.Schema, on: ColumnSpec, by: ColumnSpec, key: str | None) -> tuple[list, list]:
-    """``on`` (numeric; by default every numeric column but the ``by`` and ``key`` columns)
-    and ``by``, checked."""
-    return on_and_by(schema, on, by, key)
+def rank_swap_columns(schema: pl.Schema, on: ColumnSpec, by: ColumnSpec, key: str | None,
+                      household: str | None = None) -> tuple[list, list]:
+    """``on`` (numeric; by default every numeric column but the ``by``, ``key`` and
+    ``household`` columns) and ``by``, checked."""
+    return on_by_household(schema, on, by, key, household)
 
 
 def rank_swap_output_schema(schema: pl.Schema, cols: list[str], top: float = 0.0, bottom: float = 0.0) -> pl.Schema:

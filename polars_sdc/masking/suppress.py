@@ -236,10 +236,17 @@ def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.n
 
 def suppress_frame(
     df: pl.DataFrame, k: int, on: ColumnSpec, *, importance: Any = None, by: ColumnSpec = None,
-    alpha: float = 1.0, combs: Any = None,
+    alpha: float = 1.0, combs: Any = None, household: str | None = None,
 ) -> pl.DataFrame:
     """Local suppression of the key columns ``on`` to k-anonymity (see the module docstring):
     suppressed values become null; dtypes, row order and other columns kept.
+
+    ``household``: the household id column. A household-level key (constant within every
+    household, :mod:`polars_sdc.household`) is then suppressed for every member of a household
+    or for none: a suppression the rule makes on one member is carried to the whole household
+    (with ``alpha = 1`` a null never lowers a frequency, so k-anonymity still holds; with
+    ``alpha < 1`` the rule runs again until nothing changes). Without it, a key that is
+    evidently household-level gets a :class:`polars_sdc.household.HouseholdWarning`.
 
     >>> df = pl.DataFrame({"a": ["x", "x", "x", "y"], "b": [1, 1, 1, 1]})
     >>> suppress_frame(df, 2, ["a", "b"])["a"].to_list()
@@ -256,6 +263,7 @@ def suppress_frame(
             raise SDCError(f"column {b!r}: a stratum (`by`) column must have no nulls")
     a = check_alpha(alpha)
     check_int(k, "k", minimum=1)
+    _household_args(df, household, keys, by_cols)
     if df.height == 0:
         return df.clone()
     k = int(k)
@@ -293,10 +301,54 @@ def suppress_frame(
             C[:, sub] = _suppress_keys(np.ascontiguousarray(C[:, sub]), g, k, a, sub_imp)
         if len(subsets) == 1 or a == 1.0 or (C < 0).sum() == before:
             break
+    if household is not None:
+        C = _household_all_or_none(df, household, keys, C, g, k, a, imp, subsets)
     return df.with_columns(
         pl.when(pl.Series(C[:, j] < 0) & pl.col(c).is_not_null()).then(None).otherwise(pl.col(c)).alias(c)
         for j, c in enumerate(keys)
     )
+
+
+def _household_args(df: pl.DataFrame, household: str | None, keys: list[str], by_cols: list[str]) -> None:
+    from ..household import check_household_column, warn_household_level
+
+    check_household_column(df.schema, household, keys)
+    if household is not None and household in by_cols:
+        raise SDCError(f"column {household!r}: both the household id and a `by` column")
+    if household is None:
+        warn_household_level(df, keys, method="suppress", exclude=by_cols)
+
+
+def _household_all_or_none(df: pl.DataFrame, household: str, keys: list[str], C: np.ndarray, g: np.ndarray,
+                           k: int, a: float, imp: np.ndarray, subsets: list[list[int]]) -> np.ndarray:
+    """Carry every suppression of a household-level key to all members of the household; with
+    ``alpha < 1`` (where a new null can lower other records' frequencies) suppress again and
+    carry again until nothing changes."""
+    from ..household import household_index, household_level_columns
+
+    level = set(household_level_columns(df, household, keys))
+    cols = [j for j, c in enumerate(keys) if c in level]
+    if not cols:
+        return C
+    hidx, n_h = household_index(df, household)
+    for _ in range(C.size + 1):
+        changed = False
+        for j in cols:
+            hit = np.zeros(n_h, dtype=bool)
+            hit[hidx[C[:, j] < 0]] = True
+            spread = hit[hidx] & (C[:, j] >= 0)
+            if spread.any():
+                C[spread, j] = -1
+                changed = True
+        if not changed or a == 1.0:
+            return C
+        before = (C < 0).sum()
+        for sub in subsets:
+            sub_imp = np.argsort(np.argsort(imp[sub], kind="stable"), kind="stable") + 1
+            C[:, sub] = _suppress_keys(np.ascontiguousarray(C[:, sub]), g, k, a, sub_imp)
+        if (C < 0).sum() == before:
+            return C
+    return C
 
 
 def suppressed_count(original: pl.DataFrame, released: pl.DataFrame, on: Sequence[str]) -> int:
@@ -306,7 +358,7 @@ def suppressed_count(original: pl.DataFrame, released: pl.DataFrame, on: Sequenc
 
 def suppress_risky_frame(
     df: pl.DataFrame, on: ColumnSpec, *, risk_above: float, weight: str | None = None, key_var: str | None = None,
-    alpha: float = 1.0,
+    alpha: float = 1.0, household: str | None = None,
 ) -> pl.DataFrame:
     """Suppress key values in the records whose individual risk (sdcMicro ``indivRisk`` from
     ``fk``/``Fk``, :mod:`polars_sdc.risk.individual`) exceeds ``risk_above`` (after sdcMicro
@@ -317,6 +369,8 @@ def suppress_risky_frame(
     categories (the one most likely to make the record rare, as sdcMicro's default importance),
     then the risks are recomputed and the next key goes in the records still above the
     threshold, until none is (a record with every key suppressed matches every record).
+    ``household``: a suppressed household-level key (constant within every household) is
+    suppressed for every member of the household, after each round.
 
     >>> df = pl.DataFrame({"a": ["x"] * 5 + ["y"], "b": [1, 1, 1, 2, 2, 2]})
     >>> suppress_risky_frame(df, ["a", "b"], risk_above=0.5)["a"].to_list()
@@ -330,8 +384,10 @@ def suppress_risky_frame(
     check_real(risk_above, "risk_above", minimum=0.0, maximum=1.0)
     if key_var is not None and key_var not in keys:
         raise SDCError(f"key_var {key_var!r}: not one of the keys in `on`")
+    _household_args(df, household, keys, [])
     if df.height == 0:
         return df.clone()
+    carry = _carry_households(df, household, keys)
     ncat = {c: df.get_column(c).n_unique() for c in keys}
     order = sorted(keys, key=lambda c: -ncat[c])          # stable: ties keep the `on` order
     out = df
@@ -347,7 +403,20 @@ def suppress_risky_frame(
             nulls = {c: out.get_column(c).is_null().to_numpy() for c in order}
             for c in reversed(order):
                 target[risky & ~nulls[c]] = c               # ends with the first free key in `order`
-        out = out.with_columns(
+        out = carry(out.with_columns(
             pl.when(pl.Series([t == c for t in target])).then(None).otherwise(pl.col(c)).alias(c) for c in keys
-        )
+        ))
     return out
+
+
+def _carry_households(df: pl.DataFrame, household: str | None, keys: list[str]):
+    """A function setting each household-level key to null for every member of a household
+    where some member has it null (identity without ``household``)."""
+    if household is None:
+        return lambda f: f
+    from ..household import household_index, household_level_columns
+
+    level = household_level_columns(df, household, keys)
+    idx = pl.Series(household_index(df, household)[0])
+    return lambda f: f.with_columns(
+        pl.when(pl.col(c).is_null().any().over(idx)).then(None).otherwise(pl.col(c)).alias(c) for c in level)

@@ -31,17 +31,24 @@ class LossMethods(FrameOps):
         schema = equivalence_classes(pl.DataFrame(schema=self._schema()), cols, alpha).schema
         return self._frame_op(lambda df: equivalence_classes(df, cols, alpha), schema)
 
-    def k_anonymity(self, on: ColumnSpec = None, alpha: float = 1.0) -> int:
-        """The size of the smallest equivalence class on ``on`` (a LazyFrame is collected).
+    def k_anonymity(self, on: ColumnSpec = None, alpha: float = 1.0, household: str | None = None) -> int:
+        """The size of the smallest equivalence class on ``on`` (a LazyFrame is collected);
+        with ``household`` (the household id) classes count distinct households.
 
         >>> import polars as pl, polars_sdc
         >>> pl.DataFrame({"a": [1, 1, 2, 2, 2]}).sdc.k_anonymity("a")
         2
         """
         from ..anonymity import k_anonymity, quasi_identifier_columns
+        from ..household import check_household_column
 
-        cols = quasi_identifier_columns(self._schema(), on)
-        return k_anonymity(self._collected(cols), cols, alpha)
+        schema = self._schema()
+        if household is not None and on is None:
+            check_household_column(schema, household)
+            on = [c for c in schema.names() if c != household]
+        cols = quasi_identifier_columns(schema, on)
+        check_household_column(schema, household, cols)
+        return k_anonymity(self._collected(cols + ([household] if household else [])), cols, alpha, household)
 
     # -- information loss -------------------------------------------------------------
     def ilssdm(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import polars as pl
+
 from .._columns import ColumnSpec
 from .._signature import delegates_to
 from ..masking.record_swap import swap_records_frame, swap_records_plan
@@ -23,13 +25,16 @@ class MaskingMethods(FrameOps):
         seed: int | None = None,
         key: str | None = None,
         matrix: Any = None,
+        household: str | None = None,
     ) -> Any:
         """PRAM (post-randomisation, sdcMicro ``pram``) of the categorical ``on`` columns: each
         category is released as another with the probabilities of ``alpha * P Q + (1 - alpha) I``
         (``P``: diagonal ~ U(pd, 1); ``Q``: its Bayes inverse; ``P Q`` keeps the frequencies in
         expectation), one matrix per column and ``by`` stratum, or a user ``matrix``. Row draws
         from ``polars_sdc.rng`` (stream ``pram/{column}``; keys = positions or ``key``). See
-        :meth:`pram_matrix` for the matrices used.
+        :meth:`pram_matrix` for the matrices used. ``household``: a household-level column is
+        PRAMed once per household (matrix from the household frequencies) and the released
+        category given to all members.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"c": ["a", "b"] * 500})
@@ -39,9 +44,10 @@ class MaskingMethods(FrameOps):
         """
         from ..masking.pram import _args, pram_frame, pram_output_schema
 
-        _args(self._schema(), on, by, key, alpha, seed)
+        _args(self._schema(), on, by, key, alpha, seed, household)
         return self._frame_op(
-            lambda df: pram_frame(df, on, pd=pd, alpha=alpha, by=by, seed=seed, key=key, matrix=matrix),
+            lambda df: pram_frame(df, on, pd=pd, alpha=alpha, by=by, seed=seed, key=key, matrix=matrix,
+                                  household=household),
             pram_output_schema(self._schema()),
         )
 
@@ -78,6 +84,7 @@ class MaskingMethods(FrameOps):
         by: ColumnSpec = None,
         seed: int | None = None,
         key: str | None = None,
+        household: str | None = None,
     ) -> Any:
         """Rank swapping (Moore 1996; sdcMicro ``rankSwap``) of the numeric ``on`` columns: each
         value is swapped at most once, with one chosen uniformly among the free values whose
@@ -86,7 +93,9 @@ class MaskingMethods(FrameOps):
         set ``p`` as in sdcMicro; ``top`` / ``bottom`` fractions are replaced by their mean and
         not swapped. ``by``: within each stratum (``n`` its values; a stratum with one value,
         or with ``p * n < 1``, is an error naming it). Draws: ``polars_sdc.rng`` stream
-        ``rank_swap/{column}``, keys = positions or ``key``.
+        ``rank_swap/{column}``, keys = positions or ``key``. Nulls stay in place, unswapped.
+        ``household``: household-level columns are swapped between households and the value
+        given to all members.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
@@ -98,10 +107,10 @@ class MaskingMethods(FrameOps):
 
         _, _, _, t, b = _check_args(p, r0, k0, top, bottom)
         check_seed(seed)
-        cols, by_cols = rank_swap_columns(self._schema(), on, by, key)
+        cols, by_cols = rank_swap_columns(self._schema(), on, by, key, household)
         return self._frame_op(
             lambda df: rank_swap_frame(df, cols, p=p, r0=r0, k0=k0, top=top, bottom=bottom, by=by_cols or None,
-                                       seed=seed, key=key),
+                                       seed=seed, key=key, household=household),
             rank_swap_output_schema(self._schema(), cols, t, b),
         )
 
@@ -115,6 +124,7 @@ class MaskingMethods(FrameOps):
         by: ColumnSpec = None,
         seed: int | None = None,
         key: str | None = None,
+        household: str | None = None,
     ) -> Any:
         """Noise on the numeric ``on`` columns (Float64 out; sdcMicro ``addNoise``):
         ``"additive"`` (N(0, (noise% sd)^2) per column), ``"correlated"`` (N(0, noise% Sigma),
@@ -123,7 +133,10 @@ class MaskingMethods(FrameOps):
         exact linear relations between columns are kept). ``by``: per stratum (its sds,
         covariance, means; at least 2 rows each, 3 for ``"moments"``, else an error naming the
         stratum). Normal draws from ``polars_sdc.rng`` stream ``add_noise/{column}``, keys =
-        positions or ``key``.
+        positions or ``key``. Nulls stay null (noise on the non-null values; ``"moments"`` exact
+        on them, per null pattern). ``household``: household-level columns noised once per
+        household and broadcast to all members (see
+        :func:`polars_sdc.masking.noise.add_noise_frame`).
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [1.0, 3.0, 2.0, 5.0]})
@@ -131,15 +144,15 @@ class MaskingMethods(FrameOps):
         >>> [round(v, 9) for v in out.mean().row(0)], round(out.select(pl.cov("a", "b")).item(), 9)
         ([2.5, 2.75], 1.833333333)
         """
-        from ..masking._common import check_seed, on_and_by
+        from ..masking._common import check_seed, on_by_household
         from ..masking.noise import add_noise_frame, add_noise_output_schema, check_args
 
         check_args(method, noise, delta)
         check_seed(seed)
-        cols, by_cols = on_and_by(self._schema(), on, by, key)
+        cols, by_cols = on_by_household(self._schema(), on, by, key, household)
         return self._frame_op(
             lambda df: add_noise_frame(df, cols, method=method, noise=noise, delta=delta, by=by_cols or None,
-                                       seed=seed, key=key),
+                                       seed=seed, key=key, household=household),
             add_noise_output_schema(self._schema(), cols),
         )
 
@@ -151,13 +164,17 @@ class MaskingMethods(FrameOps):
         n: int | None = None,
         method: str = "equal",
         right_closed: bool = True,
+        household: str | None = None,
     ) -> Any:
         """Interval recoding (sdcMicro ``globalRecode``) of the numeric ``on`` columns into an
         Enum of interval labels ``"(a, b]"``: at ``breaks`` (a list, or ``{column: list}``;
         open end intervals beyond them), or ``n`` intervals, ``method="equal"`` (sdcMicro
         ``equidistant``: from min - 1 to max + 1, rounded) or ``"quantile"`` (``equalAmount``;
         tied quantiles merged). Native Polars ``bin_intervals``; on a LazyFrame, ``n=`` first
-        collects a one-row min/max or quantile aggregate.
+        collects a one-row min/max or quantile aggregate. ``household``: the household id;
+        the ``n=`` breaks of a household-level column (constant within every household) come
+        from one row per household (a recoding maps equal values alike, so every member gets
+        the same interval).
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"age": [17, 25, 38, 52, 90]})
@@ -168,10 +185,19 @@ class MaskingMethods(FrameOps):
         """
         from ..masking.intervals import breaks_stats, check_args, recode_intervals_exprs
 
+        from ..household import check_household_column, split_columns
+
         cols = check_args(self._schema(), on, breaks, n, method)
+        check_household_column(self._schema(), household, cols)
         aggs = breaks_stats(cols, n, method)
         stats = None
-        if aggs:
+        if aggs and household is not None:
+            f = self._collected(cols + [household])
+            hh, person = split_columns(f, household, cols)
+            stats = pl.concat([f.select(breaks_stats(person, n, method))] * bool(person)
+                              + [f.filter(pl.col(household).is_first_distinct())
+                                 .select(breaks_stats(hh, n, method))] * bool(hh), how="horizontal")
+        elif aggs:
             stats = self._frame.select(aggs)
             stats = stats.collect() if self._lazy else stats
         exprs = recode_intervals_exprs(cols, stats, breaks=breaks, n=n, method=method, right_closed=right_closed)
@@ -186,6 +212,7 @@ class MaskingMethods(FrameOps):
         by: ColumnSpec = None,
         alpha: float = 1.0,
         combs: Any = None,
+        household: str | None = None,
     ) -> Any:
         """Local suppression to k-anonymity (after sdcMicro ``localSuppression``): set few key
         values to null so that every record's key combination is shared by >= k records, a
@@ -193,7 +220,8 @@ class MaskingMethods(FrameOps):
         one integer per key, 1 = keep longest (default: keys with more categories are
         suppressed first); ``by``: within strata; ``combs=[2, 3]``: for every subset of keys of
         those sizes. Greedy by rounds on exact wildcard counts (see
-        :mod:`polars_sdc.masking.suppress`).
+        :mod:`polars_sdc.masking.suppress`). ``household``: the household id; a household-level
+        key (constant within every household) is suppressed for all members or none.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"a": ["x", "x", "x", "y"], "b": ["u", "u", "v", "v"]})
@@ -204,9 +232,13 @@ class MaskingMethods(FrameOps):
         from .._columns import resolve_columns
         from ..masking.suppress import suppress_frame
 
-        resolve_columns(self._schema(), on, kind="supported", default="error")
+        from ..household import check_household_column
+
+        check_household_column(self._schema(), household, resolve_columns(self._schema(), on, kind="supported",
+                                                                          default="error"))
         return self._frame_op(
-            lambda df: suppress_frame(df, k, on, importance=importance, by=by, alpha=alpha, combs=combs),
+            lambda df: suppress_frame(df, k, on, importance=importance, by=by, alpha=alpha, combs=combs,
+                                      household=household),
             self._schema(),
         )
 
@@ -218,11 +250,13 @@ class MaskingMethods(FrameOps):
         weight: str | None = None,
         key_var: str | None = None,
         alpha: float = 1.0,
+        household: str | None = None,
     ) -> Any:
         """Suppress key values in the records whose individual risk (sdcMicro ``indivRisk``,
         with ``weight`` the sampling weights) exceeds ``risk_above`` (after sdcMicro
         ``localSupp``): ``key_var`` in them, or by default their not yet suppressed key with the
-        most categories, repeated until no record is above the threshold.
+        most categories, repeated until no record is above the threshold. ``household``: a
+        household-level key is suppressed for all members or none.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"a": ["x", "x", "x", "y"], "b": [1, 1, 1, 1], "w": [10.0, 10.0, 10.0, 2.0]})
@@ -232,9 +266,12 @@ class MaskingMethods(FrameOps):
         from ..masking.suppress import suppress_risky_frame
         from ..risk.frequencies import key_columns
 
-        key_columns(self._schema(), on, weight)
+        from ..household import check_household_column
+
+        check_household_column(self._schema(), household, key_columns(self._schema(), on, weight))
         return self._frame_op(
-            lambda df: suppress_risky_frame(df, on, risk_above=risk_above, weight=weight, key_var=key_var, alpha=alpha),
+            lambda df: suppress_risky_frame(df, on, risk_above=risk_above, weight=weight, key_var=key_var, alpha=alpha,
+                                            household=household),
             self._schema(),
         )
 

@@ -43,7 +43,9 @@ class NoiseMethods(FrameOps):
         (``m``: attributes released together). ``seed`` fixes the noise: row ``i`` of column
         ``c`` gets ``polars_sdc.rng.laplace(seed, f"laplace/{c}", keys, phi)[i]``, keys = row
         positions or the values of the ``key`` column (unique, no nulls): the same in eager,
-        lazy, streaming and Spark runs; ``clamp`` clips to the observed range.
+        lazy, streaming and Spark runs; ``clamp`` clips to the observed range. Nulls stay null;
+        ``household``: household-level columns get one draw per household, broadcast to all
+        members (:func:`polars_sdc.noise.laplace_frame`).
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0]})
@@ -52,7 +54,8 @@ class NoiseMethods(FrameOps):
         """
         from ..noise import laplace_columns, laplace_output_schema
 
-        cols = laplace_columns(self._schema(), phi, on, seed=options.get("seed"), key=options.get("key"))
+        cols = laplace_columns(self._schema(), phi, on, seed=options.get("seed"), key=options.get("key"),
+                               household=options.get("household"))
         schema = laplace_output_schema(self._schema(), cols)
         return self._frame_op(lambda df: laplace_frame(df, phi, cols, **options), schema)
 

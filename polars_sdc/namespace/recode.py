@@ -24,6 +24,7 @@ class RecodeMethods(FrameOps):
         *,
         hierarchy: Any = None,
         ordinal: Any = None,
+        household: str | None = None,
         **label_options: Unpack[LabelOptions],
     ) -> Any:
         """Minimum-frequency global recoding (Sano & Hattori, Fig. 1) of categorical ``columns``:
@@ -39,7 +40,9 @@ class RecodeMethods(FrameOps):
         a LazyFrame it comes back Categorical: the new categories are known only from the
         data). Ties: lowest position (Enum order, else first appearance).
         ``hierarchy={col: {category: parent}}`` merges only siblings; ``ordinal=[enum cols]`` or
-        ``{col: order}`` merges only neighbours.
+        ``{col: order}`` merges only neighbours. ``household``: the household id; a
+        household-level column (constant within every household) counts households, not
+        persons (th = households * p), and every member gets the same recoded category.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"c": ["農業"] * 5 + ["林業"] * 2 + ["製造業"] * 92 + ["?"]})
@@ -57,6 +60,17 @@ class RecodeMethods(FrameOps):
             self._schema(), columns, lazy=self._lazy, hierarchy=hierarchy, ordinal=ordinal, **label_options
         )
         enum_as = pl.Categorical if self._lazy else None
+        if household is not None:
+            from .._columns import resolve_columns
+            from ..household import check_household_column, mask_households
+
+            cols = resolve_columns(self._schema(), columns, kind="categorical", what="columns", default="error")
+            check_household_column(self._schema(), household, cols)
+            return self._frame_op(
+                lambda df: mask_households(df, household, cols, lambda f, cs, _: recode_frame(
+                    f, cs, p, hierarchy=hierarchy, ordinal=ordinal, enum_as=enum_as, **label_options)),
+                schema,
+            )
         return self._frame_op(
             lambda df: recode_frame(
                 df, columns, p, hierarchy=hierarchy, ordinal=ordinal, enum_as=enum_as, **label_options
@@ -128,11 +142,15 @@ class RecodeMethods(FrameOps):
         lower_p: float | None = None,
         upper_p: float | None = None,
         replacement: str = "threshold",
+        household: str | None = None,
     ) -> Any:
         """Top/bottom coding of numeric ``columns``: values above ``upper`` (or the top
         ``upper_p`` share) and below ``lower`` (or the bottom ``lower_p`` share) become the
         threshold, or with ``replacement="mean"`` the mean of the coded values. Native
-        expressions, so a LazyFrame stays lazy and streams.
+        expressions, so a LazyFrame stays lazy and streams. ``household``: the household id;
+        a household-level column (constant within every household) is coded on one row per
+        household (its shares and means over households) and broadcast to the members (one
+        whole-frame step).
 
         >>> import polars as pl, polars_sdc
         >>> pl.DataFrame({"x": [1, 5, 7, 90]}).sdc.top_bottom_code("x", upper=10)["x"].to_list()
@@ -140,8 +158,16 @@ class RecodeMethods(FrameOps):
         """
         from ..recode import top_bottom_frame_exprs
 
-        exprs = top_bottom_frame_exprs(
-            self._schema(), columns, lower=lower, upper=upper, lower_p=lower_p, upper_p=upper_p,
-            replacement=replacement,
-        )
+        options = dict(lower=lower, upper=upper, lower_p=lower_p, upper_p=upper_p, replacement=replacement)
+        exprs = top_bottom_frame_exprs(self._schema(), columns, **options)
+        if household is not None:
+            from .._columns import resolve_columns
+            from ..household import check_household_column, mask_households
+
+            cols = resolve_columns(self._schema(), columns, kind="numeric", what="columns", default="error")
+            check_household_column(self._schema(), household, cols)
+            schema = pl.DataFrame(schema=self._schema()).with_columns(exprs).schema
+            return self._frame_op(
+                lambda df: mask_households(df, household, cols, lambda f, cs, _: f.with_columns(
+                    top_bottom_frame_exprs(f.schema, cs, **options))), schema)
         return self._frame.with_columns(exprs)

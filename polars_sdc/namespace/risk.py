@@ -22,10 +22,12 @@ def _one(sensitive: Any) -> str:
 class RiskMethods(FrameOps):
     """Disclosure-risk measures on a DataFrame or LazyFrame."""
 
-    def frequencies(self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0) -> Any:
+    def frequencies(self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0,
+                    household: str | None = None) -> Any:
         """The frame with Float64 columns ``fk`` (sample frequency of the record's key
         combination) and ``Fk`` (sum of sampling weights over it) appended; missing key
-        values match any value, weighted by ``alpha`` (sdcMicro ``freqCalc``).
+        values match any value, weighted by ``alpha`` (sdcMicro ``freqCalc``). With
+        ``household`` (the household id) ``fk`` / ``Fk`` count distinct households.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"a": [1, 1, 2], "w": [10.0, 5.0, 3.0]})
@@ -34,10 +36,13 @@ class RiskMethods(FrameOps):
         """
         from ..risk.frequencies import check_alpha, frequencies_frame, frequencies_output_schema, key_columns
 
+        from ..household import check_household_column
+
         cols = key_columns(self._schema(), on, weight)
         check_alpha(alpha)
+        check_household_column(self._schema(), household, cols)
         schema = frequencies_output_schema(self._schema())
-        return self._frame_op(lambda df: frequencies_frame(df, cols, weight, alpha), schema)
+        return self._frame_op(lambda df: frequencies_frame(df, cols, weight, alpha, household), schema)
 
     def individual_risk(
         self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None

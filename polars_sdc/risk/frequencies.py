@@ -462,14 +462,16 @@ def frequencies_output_schema(schema: pl.Schema) -> pl.Schema:
 
 
 def frequencies_frame(
-    df: pl.DataFrame, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0
+    df: pl.DataFrame, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None
 ) -> pl.DataFrame:
     """``df`` with two Float64 columns appended: ``fk`` (sample frequency of the record's key
     combination) and ``Fk`` (sum of sampling weights over it; ``fk`` without ``weight``).
 
     Missing key values follow sdcMicro's ``freqCalc`` rule with weight ``alpha`` (module
     docstring). Existing columns named ``fk``/``Fk`` are replaced unless they are keys or the
-    weight (then :class:`SDCError`). Row order and every other column are kept.
+    weight (then :class:`SDCError`). Row order and every other column are kept. With
+    ``household``, ``fk`` / ``Fk`` count distinct households, not records
+    (:mod:`polars_sdc.risk.household_frequencies`).
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"a": [1, 1, 2], "w": [10.0, 5.0, 3.0]})
@@ -480,5 +482,11 @@ def frequencies_frame(
     for name in (FK, FK_POP):
         if name in cols or name == weight:
             raise SDCError(f"column {name!r}: is a key or the weight; rename it before computing frequencies")
-    fk, Fk = frequencies(df, cols, weight, alpha)
+    if household is not None:
+        from .household_frequencies import household_frequencies
+
+        check_alpha(alpha)
+        fk, Fk = household_frequencies(df, cols, household, weight, alpha)
+    else:
+        fk, Fk = frequencies(df, cols, weight, alpha)
     return df.with_columns(pl.Series(FK, fk, dtype=pl.Float64), pl.Series(FK_POP, Fk, dtype=pl.Float64))

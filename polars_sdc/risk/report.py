@@ -187,6 +187,25 @@ def report(
     }
 
     ru_points = []
+    o_all, m_all = o, m
+    if nums:
+        # structural nulls (a child's income) and suppressed values: the measures over records
+        # use the records complete on the numeric columns in both frames; means and standard
+        # deviations use each column's non-null values; the report says what it skipped
+        complete = pl.all_horizontal(pl.col(c).is_not_null() for c in nums)
+        ok = o.select(complete).to_series() & m.select(complete).to_series()
+        skipped = o.height - int(ok.sum())
+        if skipped:
+            nulls = int(sum(o[c].null_count() for c in nums))
+            notes.append(f"numeric: {skipped} of {o.height} records hold a null in a numeric column ({nulls} null "
+                         f"value(s) in the original); record linkage, interval disclosure, SSE/SST, the correlations "
+                         f"and the risk–utility map use the {o.height - skipped} complete records, means and "
+                         "standard deviations each column's non-null values")
+            summary["numeric records skipped (null)"] = float(skipped)
+            summary["numeric values skipped (null)"] = float(skipped * len(nums))
+            o, m = o.filter(ok), m.filter(ok)
+        if o.height < 2:
+            raise SDCError(f"numeric: {o.height} record(s) without a null in {nums!r}; record linkage needs at least 2")
     if nums:
         link = linkage_risk(o, m, nums)
         idr = interval_disclosure(o, m, nums)
@@ -197,8 +216,10 @@ def report(
         X = o.select(nums).cast(pl.Float64)
         Y = m.select(nums).cast(pl.Float64)
         loss = o.select(nums).sdc.ilssdm(nums, masked=m.select(nums))
-        mean_chg = [abs(Y[c].mean() - X[c].mean()) / (abs(X[c].mean()) or 1.0) for c in nums]
-        sd_chg = [abs((Y[c].std() or 0.0) - (X[c].std() or 0.0)) / ((X[c].std() or 1.0)) for c in nums]
+        Xa = o_all.select(nums).cast(pl.Float64)
+        Ya = m_all.select(nums).cast(pl.Float64)
+        mean_chg = [abs(Ya[c].mean() - Xa[c].mean()) / (abs(Xa[c].mean()) or 1.0) for c in nums]
+        sd_chg = [abs((Ya[c].std() or 0.0) - (Xa[c].std() or 0.0)) / ((Xa[c].std() or 1.0)) for c in nums]
         if len(nums) > 1:
             cx = np.corrcoef(X.to_numpy(), rowvar=False)
             cy = np.corrcoef(Y.to_numpy(), rowvar=False)
@@ -227,6 +248,7 @@ def report(
     else:
         notes.append("no numeric columns given: record linkage, utility and the risk–utility map are left out")
 
+    o, m = o_all, m_all
     if sensitive is not None:
         rows = []
         for label, frame in (("before", o), ("after", m)):

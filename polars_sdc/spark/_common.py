@@ -69,15 +69,15 @@ def check_present(schema: pl.Schema, cols: Sequence[str], what: str) -> None:
             raise SDCError(f"column {c!r} ({what}): not in the Spark DataFrame")
 
 
-def bad_value_counts(sdf: Any, cols: Sequence[str], schema: pl.Schema) -> list[Any]:
-    """Spark aggregate expressions counting nulls (and NaN / infinity for float columns) of
-    each of ``cols``: one int per column, in order."""
+def bad_value_counts(sdf: Any, cols: Sequence[str], schema: pl.Schema, *, nulls: bool = False) -> list[Any]:
+    """Spark aggregate expressions counting nulls (unless ``nulls=True``: the caller keeps
+    them) and NaN / infinity for float columns of each of ``cols``: one int per column, in order."""
     from pyspark.sql import functions as F
 
     out = []
     for c in cols:
         col = F.col(c)
-        bad = col.isNull()
+        bad = F.lit(False) if nulls else col.isNull()
         if schema[c].is_float():
             bad = bad | F.isnan(col) | col.isin(float("inf"), float("-inf"))
         out.append(F.sum(F.when(bad, 1).otherwise(0)).alias(f"__bad_{c}"))

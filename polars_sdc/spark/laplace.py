@@ -40,12 +40,16 @@ def laplace(
     m: int = 1,
     seed: int | None = None,
     check_key: bool = True,
+    household: str | None = None,
 ) -> Any:
     """``sdf`` with Laplace noise added to the numeric ``on`` columns (double out): ``phi`` a
     number, a sequence or ``{column: phi}``, or ``k`` to calibrate phi for Pk-anonymity
     (``2 m (b - a) / ln((N - 1)/(k - 1))``, Hasegawa et al. section 5, from one aggregation).
+    Nulls stay null (``k``: range and count of the non-null values, as locally).
     ``key`` names a column that identifies each row (integers or strings); ``check_key``
-    verifies it has no nulls and no repeated value (one aggregation).
+    verifies it has no nulls and no repeated value (one aggregation). ``household``: the
+    household id; household-level columns get one draw per household (key: the household id;
+    ``k`` calibrated over households), joined back (:mod:`polars_sdc.spark.household`).
 
     >>> from polars_sdc import spark as sdcs                                # doctest: +SKIP
     >>> noisy = sdcs.laplace(sdf, ["age"], 2.0, key="person_id", seed=7)    # doctest: +SKIP
@@ -66,23 +70,33 @@ def laplace(
     if phi is None and k is None:
         raise SDCError("give phi (the Laplace scale) or k (to calibrate phi for Pk-anonymity)")
     cols = resolve_columns(schema, laplace_on(on, phi), kind="numeric", default="numeric")
-    cols = [c for c in cols if c != key] if on is None else cols
+    cols = [c for c in cols if c not in (key, household)] if on is None else cols
     if key in cols:
         raise SDCError(f"column {key!r}: the key column cannot be perturbed")
     if seed is None:
         seed = rng.fresh_seed()
     rng.stream_hash(seed, "")  # validates the seed on the driver
+    if household is not None:            # household-level columns: one draw per household, joined back
+        from .household import mask_households
 
-    aggs = [F.count(F.lit(1)).alias("n"), *bad_value_counts(sdf, cols, schema)]
-    if k is not None:
+        phis = dict(zip(cols, phi_vector(phi, cols).tolist())) if phi is not None else None
+        return mask_households(sdf, household, cols, lambda f, cs, kk: laplace(
+            f, cs, phis, key=kk, k=k, m=m, seed=seed, check_key=check_key), key=key)
+
+    aggs = [F.count(F.lit(1)).alias("n"), *bad_value_counts(sdf, cols, schema, nulls=True)]
+    if k is not None:   # structural nulls stay null: range and N of the non-null values, as locally
         aggs += [F.min(F.col(c).cast("double")).alias(f"lo_{c}") for c in cols]
         aggs += [F.max(F.col(c).cast("double")).alias(f"hi_{c}") for c in cols]
+        aggs += [F.count(F.col(c)).alias(f"n_{c}") for c in cols]
     if check_key:
         aggs.append(key_nulls(key))
     row = sdf.agg(*aggs).collect()[0]
     raise_bad(cols, [row[f"__bad_{c}"] for c in cols])
     if k is not None:
-        phis = {c: pk_phi(row[f"lo_{c}"], row[f"hi_{c}"], int(row["n"]), k, m) for c in cols}
+        empty = [c for c in cols if not row[f"n_{c}"]]
+        if empty:
+            raise SDCError(f"column {empty[0]!r}: every value is null; there is no range to calibrate phi from")
+        phis = {c: pk_phi(row[f"lo_{c}"], row[f"hi_{c}"], int(row[f"n_{c}"]), k, m) for c in cols}
         for c, v in phis.items():
             if not v > 0:
                 raise SDCError(f"column {c!r}: constant column, the calibrated phi is 0; drop it from `on`")
@@ -103,8 +117,11 @@ def laplace(
             arrays = []
             for name in names:
                 if name in phis:
-                    x = df.get_column(name).cast(pl.Float64).to_numpy()
-                    arrays.append(pa.array(x + laplace_noise(seed, name, keys, phis[name]), pa.float64()))
+                    col = df.get_column(name)
+                    x = col.cast(pl.Float64).to_numpy()
+                    y = x + laplace_noise(seed, name, keys, phis[name])
+                    mask = col.is_null().to_numpy() if col.null_count() else None   # a null stays null
+                    arrays.append(pa.array(y, pa.float64(), mask=mask))
                 else:
                     arrays.append(batch.column(name))
             yield pa.RecordBatch.from_arrays(arrays, names=names)

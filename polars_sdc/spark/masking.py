@@ -79,6 +79,7 @@ def pram(
     matrix: Any = None,
     levels: Mapping[str, list] | None = None,
     check_key: bool = True,
+    household: str | None = None,
 ) -> Any:
     """PRAM (Gouweleeuw et al. 1998; sdcMicro ``pram``) of the categorical ``on`` columns,
     identical to local ``df.sdc.pram(on, pd=, alpha=, by=, seed=, key=, matrix=)``: the
@@ -87,7 +88,9 @@ def pram(
     drawn from stream ``pram/{column}`` keyed by ``key``. Dtypes, nulls and other columns
     kept. ``levels={column: [...]}``: the level order of a local Enum column (Spark has no
     Enum; by default the sorted observed values, as for a local String or integer column).
-    ``check_key`` verifies the key has no null and no repeated value.
+    ``check_key`` verifies the key has no null and no repeated value. ``household``: the
+    household id; household-level columns PRAMed once per household and joined back
+    (:mod:`polars_sdc.spark.household`).
 
     >>> from polars_sdc import spark as sdcs                                   # doctest: +SKIP
     >>> out = sdcs.pram(sdf, "occupation", pd=0.8, by="region", seed=7, key="person_id")  # doctest: +SKIP
@@ -101,7 +104,16 @@ def pram(
 
     need_key(key, "pram")
     schema = polars_schema(sdf)
-    cols, by_cols, a = _args(schema, on, by, key, alpha, seed)
+    cols, by_cols, a = _args(schema, on, by, key, alpha, seed, household)
+    if household is not None:
+        from .household import mask_households
+
+        s = seed_or_fresh(seed)
+        if matrix is not None and not isinstance(matrix, Mapping) and len(cols) == 1:
+            matrix = {cols[0]: matrix}
+        return mask_households(sdf, household, cols, lambda f, cs, k: pram(
+            f, cs, pd=pd, alpha=alpha, by=by_cols or None, seed=s, key=k, matrix=matrix, levels=levels,
+            check_key=check_key), by=by_cols, key=key)
     unknown = [c for c in (levels or {}) if c not in cols]
     if unknown:
         raise SDCError(f"levels: column {unknown[0]!r} is not one of the PRAM columns {cols}")
@@ -192,6 +204,7 @@ def add_noise(
     seed: int | None = None,
     key: str | None = None,
     check_key: bool = True,
+    household: str | None = None,
 ) -> Any:
     """Noise on the numeric ``on`` columns (double out; sdcMicro ``addNoise``), equal to local
     ``df.sdc.add_noise(on, method=, noise=, delta=, by=, seed=, key=)`` up to the rounding of
@@ -199,7 +212,9 @@ def add_noise(
     stratum come from one Spark aggregation (``avg`` / ``covar_samp``); ``"moments"`` adds a
     second aggregation over the data with its drawn noise (the joint covariance of ``[X, Z]``
     that the recolouring needs). Normal draws from stream ``add_noise/{column}`` keyed by
-    ``key``. A stratum needs 2 rows (3 for ``"moments"``), as locally.
+    ``key``. A stratum needs 2 rows (3 for ``"moments"``), as locally. ``household``: the
+    household id; household-level columns noised once per household (key: the household id)
+    and joined back (:mod:`polars_sdc.spark.household`).
 
     >>> from polars_sdc import spark as sdcs                                   # doctest: +SKIP
     >>> out = sdcs.add_noise(sdf, ["income"], method="correlated", by="region", seed=7, key="person_id")  # doctest: +SKIP
@@ -210,15 +225,21 @@ def add_noise(
     from pyspark.sql.types import DoubleType, StructField, StructType
 
     from .._validation import check_seed
-    from ..masking._common import on_and_by, seed_or_fresh
+    from ..masking._common import on_by_household, seed_or_fresh
     from ..masking.noise import _latent, check_args, min_stratum_rows
 
     need_key(key, "add_noise")
     method, noise, delta = check_args(method, noise, delta)
     check_seed(seed)
     schema = polars_schema(sdf)
-    cols, by_cols = on_and_by(schema, on, by, key)
+    cols, by_cols = on_by_household(schema, on, by, key, household)
     s = seed_or_fresh(seed)
+    if household is not None:            # household-level columns once per household, joined back
+        from .household import mask_households
+
+        return mask_households(sdf, household, cols, lambda f, cs, k: add_noise(
+            f, cs, method=method, noise=noise, delta=delta, by=by_cols or None, seed=s, key=k, check_key=check_key),
+            by=by_cols, key=key)
     p = len(cols)
     xs = [F.col(c).cast("double") for c in cols]
     aggs = [F.count(F.lit(1)).alias("__n"), *bad_value_counts(sdf, cols, schema)]
@@ -383,6 +404,7 @@ def rank_swap(
     seed: int | None = None,
     key: str | None = None,
     check_key: bool = True,
+    household: str | None = None,
 ) -> Any:
     """Rank swapping (Moore 1996; sdcMicro ``rankSwap``) of the numeric ``on`` columns,
     identical to local ``df.sdc.rank_swap(on, p=, r0=, k0=, top=, bottom=, by=, seed=, key=)``.
@@ -392,6 +414,8 @@ def rank_swap(
     by ``groupBy(by).applyInArrow`` and must fit that task's memory; strata run in parallel.
     Draws from stream ``rank_swap/{column}`` keyed by ``key``. The errors local raises for a
     stratum (one value, ``p * n < 1``, NaN / infinity) come from one aggregation on the driver.
+    ``household``: household-level columns swapped between households (one row each, key:
+    the household id) and joined back (:mod:`polars_sdc.spark.household`).
 
     >>> from polars_sdc import spark as sdcs                                   # doctest: +SKIP
     >>> out = sdcs.rank_swap(sdf, ["income"], p=0.05, by="region", seed=7, key="person_id")  # doctest: +SKIP
@@ -410,8 +434,14 @@ def rank_swap(
 
     check_seed(seed)
     schema = polars_schema(sdf)
-    cols, by_cols = rank_swap_columns(schema, on, by, key)
+    cols, by_cols = rank_swap_columns(schema, on, by, key, household)
     s = seed_or_fresh(seed)
+    if household is not None:            # household-level columns swapped between households, joined back
+        from .household import mask_households
+
+        return mask_households(sdf, household, cols, lambda f, cs, k: rank_swap(
+            f, cs, p=p, r0=r0, k0=k0, top=top, bottom=bottom, by=by_cols or None, seed=s, key=k,
+            check_key=check_key), by=by_cols, key=key)
     _rank_swap_checks(sdf, schema, cols, by_cols, key, p, r0, k0, top, bottom, check_key)
     out_pl = rank_swap_output_schema(schema, cols, top, bottom)
     out_schema = StructType([StructField(f.name, DoubleType() if f.name in cols and out_pl[f.name] == pl.Float64
