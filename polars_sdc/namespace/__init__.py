@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from .._signature import check_keywords
 from . import expr as _expr  # noqa: F401  (registers pl.col(c).sdc)
 from .loss import LossMethods
 from .masking import MaskingMethods
@@ -26,11 +27,13 @@ FRAME_METHOD_GROUPS: tuple[type, ...] = (
 
 
 @pl.api.register_dataframe_namespace("sdc")
+@check_keywords
 class SDCFrame(*FRAME_METHOD_GROUPS):
     """``df.sdc``: statistical disclosure control on a DataFrame."""
 
 
 @pl.api.register_lazyframe_namespace("sdc")
+@check_keywords
 class SDCLazyFrame(*FRAME_METHOD_GROUPS):
     """``lf.sdc``: the same methods, lazily; frame results stay LazyFrames until collect."""
 

@@ -1,0 +1,81 @@
+"""The declarations of polars_sdc.operations agree with the df.sdc methods (names, order of the
+explicit parameters, defaults), so a default changed in one place fails here; an unknown keyword
+on any namespace method names the method and the closest valid name."""
+import inspect
+
+import polars as pl
+import pytest
+
+import polars_sdc
+from polars_sdc._typing import LabelOptions, ReleaseOptions
+from polars_sdc.namespace import SDCFrame, SDCLazyFrame
+from polars_sdc.operations import KINDS, OPERATIONS, REQUIRED, ROLES
+
+DECLARED = sorted(name for name, op in OPERATIONS.items() if name != "swap_records")
+
+
+@pytest.mark.parametrize("name", DECLARED)
+@pytest.mark.parametrize("cls", [SDCFrame, SDCLazyFrame])
+def test_declaration_agrees_with_the_namespace_signature(cls, name):
+    op = OPERATIONS[name]
+    params = list(inspect.signature(getattr(cls, op.method)).parameters.values())[1:]
+    explicit = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    declared = {o.name: o for o in op.options}
+    for p in explicit:  # every parameter the method shows is declared, with the same default
+        assert p.name in declared, f"{name}: parameter {p.name!r} of df.sdc.{name} is not declared"
+        want = REQUIRED if p.default is p.empty else p.default
+        assert declared[p.name].default == want, f"{name}.{p.name}: {declared[p.name].default!r} != {want!r}"
+    # in the method's order
+    shown = [p.name for p in explicit]
+    assert [o.name for o in op.options if o.name in shown] == shown
+    rest = [o.name for o in op.options if o.name not in shown]
+    if rest:  # taken through **options: the method's typed options list them
+        assert any(p.kind == p.VAR_KEYWORD for p in params), name
+        typed = {"recode": LabelOptions}.get(name, ReleaseOptions)
+        method_only = {"gamma", "order", "cells_per_dim", "leaf_size"}
+        assert set(rest) - method_only <= set(typed.__annotations__), (name, rest)
+
+
+def test_every_option_is_described():
+    for op in OPERATIONS.values():
+        for o in op.options:
+            assert o.kind in KINDS and o.help and not o.help.endswith("."), (op.name, o.name)
+            assert o.role is None or o.role in ROLES
+            if o.choices is not None and not o.required:
+                assert o.default is None or o.default in o.choices, (op.name, o.name)
+
+
+def test_defaults_are_read_from_the_module_functions():
+    """Changing a module function's default changes the declaration: it is not a copy."""
+    from polars_sdc.masking.noise import add_noise_frame
+    from polars_sdc.microagg.vmdav import partition_vmdav
+
+    assert OPERATIONS["add_noise"].option("noise").default == inspect.signature(add_noise_frame).parameters["noise"].default
+    assert OPERATIONS["microaggregate"].option("gamma").default == inspect.signature(partition_vmdav).parameters["gamma"].default
+    assert OPERATIONS["add_noise"].option("method").choices == ("additive", "correlated", "correlated2", "moments")
+
+
+@pytest.mark.parametrize("call, method, hint", [
+    (lambda ns: ns.risk("a", weights="w"), "risk", "weight"),
+    (lambda ns: ns.suppress(2, "a", alfa=1.0), "suppress", "alpha"),
+    (lambda ns: ns.vmdav(2, "x", gama=0.5), "vmdav", "gamma"),
+    (lambda ns: ns.mdav(2, "x", refin="mil"), "mdav", "refine"),
+    (lambda ns: ns.recode("c", 0.1, max_lable=30), "recode", "max_label"),
+    (lambda ns: ns.pram("c", sed=1), "pram", "seed"),
+    (lambda ns: ns.k_anonymity("a", alpah=1.0), "k_anonymity", "alpha"),
+    (lambda ns: ns.laplace(1.0, "x", seeed=1), "laplace", "seed"),
+])
+@pytest.mark.parametrize("lazy", [False, True])
+def test_unknown_keyword_names_the_method_and_the_closest_name(call, method, hint, lazy):
+    df = pl.DataFrame({"a": [1, 1, 2, 2], "x": [1.0, 2.0, 3.0, 4.0], "c": ["u", "u", "v", "v"], "w": [1.0] * 4})
+    frame = df.lazy() if lazy else df
+    with pytest.raises(polars_sdc.SDCError, match=rf"^{method}\(\) got an unexpected keyword argument .*did you mean '{hint}'\?"):
+        call(frame.sdc)
+    with pytest.raises(TypeError):  # also a TypeError, as Python's own
+        call(frame.sdc)
+
+
+def test_the_guard_keeps_signatures_and_results():
+    assert str(inspect.signature(SDCFrame.suppress)) == "(self, k: 'int', on: 'ColumnSpec', *, importance: 'Any' = None, by: 'ColumnSpec' = None, alpha: 'float' = 1.0, combs: 'Any' = None) -> 'Any'"
+    df = pl.DataFrame({"x": [1.0, 9.0, 2.0, 8.0]})
+    assert df.sdc.mdav(2, "x", refine="mil", refine_options={"max_sweeps": 3})["x"].to_list() == [1.5, 8.5, 1.5, 8.5]
