@@ -70,6 +70,9 @@ CALLS = {
     "recode_intervals": lambda ns: ns.recode_intervals("z", n=3),
     "suppress": lambda ns: ns.suppress(3, ["c", "s", "t"]),
     "suppress_risky": lambda ns: ns.suppress_risky(["c", "s", "t"], risk_above=0.05, weight="w"),
+    # the SDC process: the release after two steps
+    "problem": lambda ns: ns.problem(keys=["c", "s"], numeric=["x", "z"], strata="t")
+    .suppress(k=3).rank_swap(p=0.2, seed=1).release(),
 }
 
 

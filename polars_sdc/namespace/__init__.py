@@ -17,12 +17,13 @@ from .loss import LossMethods
 from .masking import MaskingMethods
 from .microagg import MicroaggMethods
 from .noise import NoiseMethods
+from .process import ProcessMethods
 from .recode import RecodeMethods
 from .risk import RiskMethods
 
 #: every DataFrame / LazyFrame method group: a mixin of FrameOps (one per area, in this package)
 FRAME_METHOD_GROUPS: tuple[type, ...] = (
-    MicroaggMethods, LossMethods, RecodeMethods, NoiseMethods, RiskMethods, MaskingMethods,
+    MicroaggMethods, LossMethods, RecodeMethods, NoiseMethods, RiskMethods, MaskingMethods, ProcessMethods,
 )
 
 
