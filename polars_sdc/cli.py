@@ -605,7 +605,8 @@ def _cmd_risk(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     result = _with_progress(
         "measuring risk",
-        lambda: lf.sdc.risk(on, weight=args.weight, alpha=args.alpha, suda=args.suda, threshold=args.threshold),
+        lambda: lf.sdc.risk(on, weight=args.weight, alpha=args.alpha, suda=args.suda, threshold=args.threshold,
+                            household=args.household),
         enabled=args.progress,
     )
     elapsed = time.perf_counter() - t0
@@ -614,7 +615,8 @@ def _cmd_risk(args: argparse.Namespace) -> int:
         text = f"{value:.7g}" if isinstance(value, float) else str(value)
         print(f"  {name:<38} {text}")
     print(f"  {'time':<38} {elapsed:.2f} s")
-    parameters = {"on": on, "weight": args.weight, "alpha": args.alpha, "threshold": args.threshold, "suda": args.suda}
+    parameters = {"on": on, "weight": args.weight, "household": args.household, "alpha": args.alpha,
+                  "threshold": args.threshold, "suda": args.suda}
     rows = lf.select(pl.len()).collect().item() if args.report else None
     _write_report(args.report, "risk", args, parameters, {"rows": rows, "risk": result.as_dict()}, {"risk": elapsed})
     return 0
@@ -709,6 +711,7 @@ def _add_risk_parser(sub: Any) -> None:
     )
     _add_on(risk, "key (quasi-identifier) columns, comma-separated")
     risk.add_argument("--weight", metavar="COL", help="sampling-weight column (weights >= 1)")
+    risk.add_argument("--household", metavar="COL", help="household id column: household risk too")
     risk.add_argument("--alpha", type=float, default=1.0, help="weight of a missing-value match, 0..1 (default 1)")
     risk.add_argument("--threshold", type=float, default=0.1, help="ARX's acceptable record risk (default 0.1)")
     risk.add_argument("--suda", action=argparse.BooleanOptionalAction, default=True, help="SUDA2 scores (default on)")

@@ -255,7 +255,9 @@ def run_recipe_command(args: argparse.Namespace) -> int:
 
     t_start = time.perf_counter()
     cli._check_paths([args.input, args.recipe], args.output, args.report)
-    recipe = read_recipe(args.recipe)  # every check that needs no data, before the input is opened
+    from pathlib import Path
+
+    recipe = read_recipe(Path(args.recipe))  # every check that needs no data, before the input is opened
     lf = cli._scan(args.input, cli._null_values(args))
     problem = run_recipe(recipe, lf)
     keys = list(problem.roles.keys)

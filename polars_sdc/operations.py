@@ -88,6 +88,8 @@ class Operation:
     #: the option naming numeric input columns (a CSV column of text there is refused by the CLI)
     numeric: str | None = None
     aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: False for a declared slot whose method is not in this build (a step naming it fails clearly)
+    available: bool = True
 
     @property
     def method(self) -> str:
@@ -253,14 +255,15 @@ def _masking() -> dict[str, Operation]:
                                  choices=("threshold", "mean")),
         }, extra=[(top_bottom_expr, 1)], command="top-bottom-code", numeric="columns"),
         Operation("swap_records", _not_available("swap_records"), "targeted record swapping of households (not in this build yet)",
-                  (Option("k", "int", REQUIRED, "swap the households in classes below k", low=1),), random=True),
+                  (), random=True, available=False),
     ]
     return {op.name: op for op in ops}
 
 
 def _not_available(name: str) -> Callable[..., Any]:
     def missing(*args: Any, **kwargs: Any) -> Any:
-        raise SDCError(f"{name}: record swapping is not available in this version of polars_sdc")
+        raise SDCError(f"{name}: record swapping is not available in this version of polars_sdc "
+                       "(a declared slot; its method is being written)")
 
     missing.__name__ = name
     return missing

@@ -196,6 +196,8 @@ class Problem:
         op = OPERATIONS[operation]
         if not op.step:
             raise SDCError(f"{operation} is not a masking step (steps: {', '.join(_step_names())})")
+        if not op.available:
+            op.function()
         names = op.names()
         for key in options:
             if key not in names:
