@@ -186,6 +186,16 @@ def test_step_errors(call, message):
         call(p)
 
 
+def test_sensitive_role_gives_l_diversity_in_the_log():
+    df = pl.DataFrame({"a": ["x", "x", "x", "y", "y", "z"], "s": ["p", "q", "p", "p", "p", "q"]})
+    log = df.sdc.problem(keys="a", sensitive="s").suppress(k=2).log
+    # the smallest number of distinct sensitive values in a class (df.sdc.l_diversity's classes)
+    want = [min(len(set(df.filter(pl.col("a") == v)["s"])) for v in ("x", "y", "z"))]
+    sup = df.sdc.suppress(2, "a")
+    want.append(sup.sdc.l_diversity("a", "s")["l_diversity"].min())
+    assert log["l_diversity"].to_list() == want and want[0] == 1.0
+
+
 def test_problem_is_immutable_and_roles_are_checked():
     df = pl.DataFrame({"a": [1, 2], "n": [1.0, 2.0]})
     p = df.sdc.problem(keys="a")

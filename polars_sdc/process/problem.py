@@ -294,6 +294,15 @@ class Problem:
         self._cache["utility"] = out
         return out
 
+    def _l_diversity(self) -> float:
+        """The release's distinct l-diversity of the sensitive variable on the keys (the
+        smallest class's number of distinct sensitive values; ``df.sdc.l_diversity``)."""
+        if "l_diversity" not in self._cache:
+            keys, s = list(self._roles.keys), self._roles.sensitive
+            out = self.data().select([*keys, s]).sdc.l_diversity(keys, s)
+            self._cache["l_diversity"] = float(out.get_column("l_diversity").min())
+        return self._cache["l_diversity"]
+
     def _root(self) -> Problem:
         node = self
         while node._parent is not None:
@@ -341,6 +350,8 @@ class Problem:
                 row["global_risk"] = risk["global_risk"]
                 if self._roles.household:
                     row["household_risk"] = risk["household_risk"]
+                if self._roles.sensitive:
+                    row["l_diversity"] = n._l_diversity()
             row["sse_sst"] = sse_sst(n._root().data(), n.data(), list(self._roles.numeric)) if self._roles.numeric else None
             rows.append(row)
         schema: dict[str, Any] = {
@@ -354,6 +365,8 @@ class Problem:
                            "expected_reidentifications": pl.Float64, "global_risk": pl.Float64})
             if self._roles.household:
                 schema["household_risk"] = pl.Float64
+            if self._roles.sensitive:
+                schema["l_diversity"] = pl.Float64
         schema["sse_sst"] = pl.Float64
         return pl.DataFrame(rows, schema=schema)
 
