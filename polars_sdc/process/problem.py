@@ -119,12 +119,13 @@ class Problem:
         strata: Any = None,
         sensitive: str | None = None,
         pram: Any = None,
+        **other: Any,
     ) -> None:
         if not isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
             raise SDCError(f"a problem is built on a DataFrame or LazyFrame, got {type(frame).__name__}")
         schema = frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema
         roles = Roles.build(schema, keys=keys, numeric=numeric, weight=weight, household=household,
-                            strata=strata, sensitive=sensitive, pram=pram)
+                            strata=strata, sensitive=sensitive, pram=pram, **other)
         self._init(frame, roles, None, None)
 
     def _init(self, frame: Any, roles: Roles, parent: Problem | None, step: Step | None) -> None:
@@ -198,32 +199,11 @@ class Problem:
             raise SDCError(f"{operation} is not a masking step (steps: {', '.join(_step_names())})")
         if not op.available:
             op.function()
-        names = op.names()
-        for key in options:
-            if key not in names:
-                raise SDCError(unknown_keyword(operation, key, names))
-        if op.random and options.get("seed") is None:
-            raise SDCError(f"{operation}: give seed= (a problem's steps are replayed by the log, undo and recipes)")
-        arguments = self._arguments(op, options)
+        arguments = step_arguments(op, self._roles, options)
         frame = getattr(self._frame.sdc, op.method)(**arguments)
         child = object.__new__(Problem)
         child._init(frame, self._roles, self, Step(operation, dict(options), arguments))
         return child
-
-    def _arguments(self, op: Any, options: Mapping[str, Any]) -> dict[str, Any]:
-        arguments = dict(options)
-        for o in op.options:
-            if o.name in arguments or o.role is None:
-                continue
-            value = getattr(self._roles, o.role)
-            if value:
-                arguments[o.name] = list(value) if isinstance(value, tuple) else value
-            elif o.name in TARGETS:
-                raise SDCError(f"{op.name}: no {o.role!r} role declared; give {o.name}=")
-        for o in op.options:
-            if o.required and o.name not in arguments:
-                raise SDCError(f"{op.name}: {o.name}= is required ({o.help})")
-        return arguments
 
     # -- measures -------------------------------------------------------------------------------
     def data(self) -> pl.DataFrame:
@@ -252,11 +232,7 @@ class Problem:
         from ..operations import OPERATIONS
 
         op = OPERATIONS["risk"]
-        options = {"suda": False, **options}
-        for key in options:
-            if key not in op.names():
-                raise SDCError(unknown_keyword("risk", key, op.names()))
-        arguments = self._arguments(op, options)
+        arguments = step_arguments(op, self._roles, {"suda": False, **options})
         cache_key = ("risk", json.dumps(arguments, sort_keys=True, default=repr))
         if cache_key not in self._cache:
             on = arguments.pop("on")
@@ -397,6 +373,30 @@ class Problem:
 
             Path(path).write_text(text, encoding="utf-8")
         return text
+
+
+def step_arguments(op: Any, roles: Roles, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments a step runs with: ``options`` (checked against the declaration; a random
+    step needs its seed) with the parameters left out filled from ``roles``."""
+    names = op.names()
+    for key in options:
+        if key not in names:
+            raise SDCError(unknown_keyword(op.name, key, names))
+    if op.random and options.get("seed") is None:
+        raise SDCError(f"{op.name}: give seed= (a problem's steps are replayed by the log, undo and recipes)")
+    arguments = dict(options)
+    for o in op.options:
+        if o.name in arguments or o.role is None:
+            continue
+        value = getattr(roles, o.role)
+        if value:
+            arguments[o.name] = list(value) if isinstance(value, tuple) else value
+        elif o.name in TARGETS:
+            raise SDCError(f"{op.name}: no {o.role!r} role declared; give {o.name}=")
+    for o in op.options:
+        if o.required and o.name not in arguments:
+            raise SDCError(f"{op.name}: {o.name}= is required ({o.help})")
+    return arguments
 
 
 def _step_names() -> list[str]:
