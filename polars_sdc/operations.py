@@ -403,8 +403,42 @@ def steps() -> list[Operation]:
     return [op for op in OPERATIONS.values() if op.step]
 
 
+def _keyword_only(fn: Callable[..., Any], leave: Sequence[str] = ()) -> list[str]:
+    return [p.name for p in inspect.signature(fn).parameters.values() if p.kind == p.KEYWORD_ONLY and p.name not in leave]
+
+
+def _forwarded(method: str) -> list[str] | None:
+    """The keywords of the ``df.sdc`` methods that take ``**options`` but are no operation:
+    those of the function their options go to."""
+    from ._typing import LabelOptions
+
+    labels = list(LabelOptions.__annotations__)
+    if method == "partition":
+        return OPERATIONS["microaggregate"].names()
+    if method == "recode_map":
+        return ["columns", "p", "hierarchy", "ordinal", *labels]
+    if method == "recode_utility":
+        from .utility.recode_utility import recode_utility
+
+        return [p for p in inspect.signature(recode_utility).parameters][1:] + labels
+    if method == "reconstruct_gmm":
+        from .reconstruct.gmm import fit_gmm
+
+        return ["K", "on", "phi", *_keyword_only(fit_gmm, ("columns",))]
+    if method == "reconstruct_ibt":
+        from .reconstruct.ibt import fit_ibt
+
+        return ["on", "phi", "bins", *_keyword_only(fit_ibt, ("column",))]
+    return None
+
+
 def accepted_keywords(method: str) -> list[str] | None:
-    """The keyword names ``df.sdc.<method>`` accepts when it is declared here, else None."""
-    if method not in OPERATIONS:
-        return None
-    return OPERATIONS[method].names()
+    """The keyword names ``df.sdc.<method>`` accepts: its declaration's options, or for a
+    method that passes ``**options`` on, those of the function receiving them; else None.
+
+    >>> accepted_keywords("reconstruct_ibt")
+    ['on', 'phi', 'bins', 'max_iter', 'tol']
+    """
+    if method in OPERATIONS:
+        return OPERATIONS[method].names()
+    return _forwarded(method)

@@ -64,6 +64,11 @@ def test_defaults_are_read_from_the_module_functions():
     (lambda ns: ns.pram("c", sed=1), "pram", "seed"),
     (lambda ns: ns.k_anonymity("a", alpah=1.0), "k_anonymity", "alpha"),
     (lambda ns: ns.laplace(1.0, "x", seeed=1), "laplace", "seed"),
+    (lambda ns: ns.partition(2, "x", refine_option={}), "partition", "refine_options"),
+    (lambda ns: ns.recode_map("c", 0.1, max_lab=30), "recode_map", "max_label"),
+    (lambda ns: ns.recode_utility("c", "a", 0.1, metrc="f"), "recode_utility", "metric"),
+    (lambda ns: ns.reconstruct_gmm(1, "x", phi=1.0, n_inits=2), "reconstruct_gmm", "n_init"),
+    (lambda ns: ns.reconstruct_ibt("x", 1.0, 4, max_iters=3), "reconstruct_ibt", "max_iter"),
 ])
 @pytest.mark.parametrize("lazy", [False, True])
 def test_unknown_keyword_names_the_method_and_the_closest_name(call, method, hint, lazy):
@@ -73,6 +78,19 @@ def test_unknown_keyword_names_the_method_and_the_closest_name(call, method, hin
         call(frame.sdc)
     with pytest.raises(TypeError):  # also a TypeError, as Python's own
         call(frame.sdc)
+
+
+def test_every_method_taking_options_knows_its_keywords():
+    from polars_sdc.operations import accepted_keywords
+
+    for name in dir(SDCFrame):
+        if name.startswith("_"):
+            continue
+        params = inspect.signature(getattr(SDCFrame, name)).parameters.values()
+        if any(p.kind == p.VAR_KEYWORD for p in params):
+            known = accepted_keywords(name)
+            assert known is not None, name
+            assert {p.name for p in params if p.kind == p.KEYWORD_ONLY} <= set(known), name
 
 
 def test_the_guard_keeps_signatures_and_results():
