@@ -269,6 +269,11 @@ def _not_available(name: str) -> Callable[..., Any]:
     return missing
 
 
+#: the options of partition methods added to ``microagg.METHODS`` outside this module:
+#: {option: {"kind": ..., "help": ...}} (the built-in methods' options are declared below)
+_METHOD_OPTION_SPECS: dict[str, dict[str, Any]] = {}
+
+
 def _microaggregation() -> dict[str, Operation]:
     from .microagg.anneal import refine_anneal  # noqa: F401  (REFINERS' modules)
     from .microagg.mhm import ORDERS
@@ -303,6 +308,7 @@ def _microaggregation() -> dict[str, Operation]:
         sig = inspect.signature(meth.partition).parameters
         for o in meth.options():
             method_options.setdefault(o, sig[o].default)
+    specs.update({name: _spec(**spec) for name, spec in _METHOD_OPTION_SPECS.items()})
     out = {"microaggregate": _declare(
         "microaggregate", MicroaggSpec.build, "k-anonymity by microaggregation (MDAV, V-MDAV, MHM, univariate)",
         specs, extra_defaults=method_options, command="microaggregate", numeric="on")}
