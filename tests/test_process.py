@@ -275,3 +275,18 @@ def test_recipe_writes_every_value_kind():
     p = p.undo().recode(columns="s", p=0.1, sep="・").top_bottom_code(columns="n", upper=9.5, replacement="mean")
     for fmt in ("toml", "json"):
         assert_frame_equal(run_recipe(p.to_recipe(format=fmt), df).release(), p.release())
+
+
+def test_a_selector_cannot_be_written_and_a_path_is_read(tmp_path):
+    import polars.selectors as cs
+
+    df = pl.DataFrame({"a": ["x", "x", "y", "y"], "n": [1.0, 2.0, 3.0, 4.0]})
+    p = df.sdc.problem(keys="a").top_bottom_code(columns=cs.numeric(), upper=3.0)
+    for fmt in ("toml", "json"):
+        with pytest.raises(polars_sdc.SDCError, match="option columns is a selector; give column names"):
+            p.to_recipe(format=fmt)
+    path = tmp_path / "recipe"          # no extension: still a file
+    path.write_text('[roles]\nkeys = "a"\n\n[[steps]]\noperation = "suppress"\nk = 2\n')
+    assert run_recipe(str(path), df).release().equals(df.sdc.suppress(2, "a"))
+    with pytest.raises(FileNotFoundError, match="missing.toml"):
+        read_recipe(str(tmp_path / "missing.toml"))

@@ -82,8 +82,8 @@ class Recipe:
 
 def _source(recipe: Any) -> tuple[str, str, str]:
     """(text, format, name for messages) of a path or a text."""
-    if isinstance(recipe, Path) or (isinstance(recipe, str) and "\n" not in recipe
-                                    and recipe.lower().endswith((".toml", ".json"))):
+    if isinstance(recipe, Path) or (isinstance(recipe, str) and "\n" not in recipe and (
+            recipe.lower().endswith((".toml", ".json")) or Path(recipe).is_file())):
         path = Path(recipe)
         if not path.is_file():
             raise FileNotFoundError(f"recipe {str(path)!r} not found")
@@ -273,13 +273,13 @@ def recipe_text(roles: Mapping[str, Any], steps: Sequence[tuple[str, Mapping[str
     from ..operations import OPERATIONS
     from .problem import _plain
 
+    for name, options in steps:
+        for k, v in options.items():
+            if isinstance(v, pl.Expr):
+                raise SDCError(f"step {name}: option {k} is a selector; give column names to write a recipe")
     if format == "json":
         doc = {"version": VERSION, "roles": dict(roles),
                "steps": [{"operation": name, **_plain(dict(options))} for name, options in steps]}
-        for s in doc["steps"]:
-            for k, v in s.items():
-                if isinstance(v, str) and k != "operation" and v.startswith(("col(", "cs.")):
-                    raise SDCError(f"step {s['operation']}: option {k} is a selector; give column names")
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     if format != "toml":
         raise SDCError(f"format must be 'toml' or 'json', got {format!r}")
@@ -291,8 +291,6 @@ def recipe_text(roles: Mapping[str, Any], steps: Sequence[tuple[str, Mapping[str
         for k, v in options.items():
             if v is None and op.option(k).default is None:
                 continue
-            if isinstance(v, pl.Expr):
-                raise SDCError(f"step {name}: option {k} is a selector; give column names to write a recipe")
             out.append(f"{_toml_key(k)} = {_toml_value(v, f'step {name} option {k}')}")
     return "\n".join(out) + "\n"
 
