@@ -247,7 +247,39 @@ def _add_run(sub: Any) -> None:
         "before any data is read; the same recipe gives the same release as polars_sdc.run_recipe.",
         [("recipe", "RECIPE", "recipe .toml or .json"), *cli._in_out()],
     )
+    parser.add_argument("--sign-off", dest="sign_off", metavar="FILE.html",
+                        help="also write the sign-off summary (verdict, steps, risk before/after, per-variable "
+                        "losses): .html, or .txt / .md for text; its verdict is printed too")
     cli._finish(parser, run_recipe_command, null_values=cli._NULL_VALUES_HELP)
+
+
+def _check_sign_off(path: str | None, taken: list[str]) -> None:
+    if path is None:
+        return
+    import os
+
+    if not path.lower().endswith((".html", ".htm", ".txt", ".md")):
+        raise cli._UsageError(f"--sign-off {path!r}: the summary is an .html, .txt or .md file")
+    if os.path.isdir(path):
+        raise cli._UsageError(f"sign-off {path!r} is a directory; give a file name")
+    for other in taken:
+        if other is not None and cli._same_file(other, path):
+            raise cli._UsageError("--sign-off must differ from the input, the recipe, the output and --report")
+
+
+def _write_text(path: str, text: str) -> None:
+    """``text`` to ``path`` atomically (a temporary file in the same folder, renamed)."""
+    import os
+
+    tmp = cli._temp_path(path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, cli._file_mode(path))
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 def run_recipe_command(args: argparse.Namespace) -> int:
@@ -255,6 +287,7 @@ def run_recipe_command(args: argparse.Namespace) -> int:
 
     t_start = time.perf_counter()
     cli._check_paths([args.input, args.recipe], args.output, args.report)
+    _check_sign_off(args.sign_off, [args.input, args.recipe, args.output, args.report])
     from pathlib import Path
 
     recipe = read_recipe(Path(args.recipe))  # every check that needs no data, before the input is opened
@@ -277,6 +310,12 @@ def run_recipe_command(args: argparse.Namespace) -> int:
         print(line)
     if keys:
         print(f"  k-anonymity {res['k_anonymity']} on {','.join(keys)} (a null matches any value)")
+    if args.sign_off:
+        summary = problem.sign_off()
+        _write_text(args.sign_off, summary.to_html() if args.sign_off.lower().endswith((".html", ".htm"))
+                    else summary.to_text())
+        print(f"  verdict: {summary.verdict}")
+        print(f"wrote {args.sign_off}")
     parameters = {"recipe": args.recipe, "roles": dict(recipe.roles),
                   "steps": [{"operation": n, **o} for n, o in recipe.steps]}
     cli._write_report(args.report, "run", args, parameters, res, {"run_and_write": elapsed}, started=t_start)

@@ -290,3 +290,58 @@ def test_a_selector_cannot_be_written_and_a_path_is_read(tmp_path):
     assert run_recipe(str(path), df).release().equals(df.sdc.suppress(2, "a"))
     with pytest.raises(FileNotFoundError, match="missing.toml"):
         read_recipe(str(tmp_path / "missing.toml"))
+
+
+# -- the sign-off summary -------------------------------------------------------------------------
+def test_sign_off_verdict_numbers_are_the_log_and_risk(problem):
+    import re
+
+    s = problem.sign_off()
+    log = problem.log
+    m = re.fullmatch(r"(\d+)-anonymous on (\d+) keys with nulls as wildcards; expected re-identifications "
+                     r"([\d.]+) -> ([\d.]+); ([\d,]+) values suppressed, ([\d,]+) PRAM changes; numeric SSE/SST ([\d.]+) %",
+                     s.verdict)
+    assert m, s.verdict
+    k, nkeys, before, after, suppressed, pram, sse = m.groups()
+    assert int(k) == problem.risk()["k_anonymity"] == 3 and int(nkeys) == len(KEYS)
+    assert float(before) == pytest.approx(problem.undo().undo().undo().risk()["expected_reidentifications"], rel=1e-2)
+    assert float(after) == pytest.approx(problem.risk()["expected_reidentifications"], rel=1e-2)
+    assert int(suppressed.replace(",", "")) == log["suppressed"].sum() > 0 and int(pram) == 0
+    assert float(sse) == pytest.approx(100 * log["sse_sst"][-1], rel=1e-2)
+    assert s.steps["operation"].to_list() == ["recode_intervals", "suppress", "rank_swap"]
+    risk = {r[0]: r for r in s.risk.iter_rows()}
+    assert risk["k-anonymity"][1:3] == (1.0, 3.0) and "k of the suppression" in risk["k-anonymity"][4]
+    assert "_" not in "".join(s.risk["measure"])            # words, not snake_case names
+    text, page = s.to_text(), s.to_html()
+    import html
+
+    assert text.startswith(s.verdict) and html.escape(s.verdict) in page and "nan" not in text.lower()
+    # per variable: the share of values changed, and the largest change of a category's share
+    v = {r["variable"]: r for r in s.variables.iter_rows(named=True)}
+    orig = problem.original()
+    assert v["db040"]["changed_share"] == pytest.approx(v["db040"]["suppressed"] / orig.height)
+    shares_b = orig["db040"].value_counts(normalize=True, name="s")
+    rel = problem.release()["db040"].drop_nulls().value_counts(normalize=True, name="s")
+    j = shares_b.join(rel, on="db040", suffix="_a")
+    assert v["db040"]["largest_share_change"] == pytest.approx(((j["s_a"] - j["s"]).abs() / j["s"]).max(), rel=1e-12)
+    assert v["age"]["largest_share_change"] is None        # recoded into bands: no share to compare
+
+
+def test_cli_run_writes_the_sign_off(tmp_path, capsys, eusilc, problem):
+    src = tmp_path / "eusilc.parquet"
+    eusilc.write_parquet(src)
+    recipe = problem.to_recipe(tmp_path / "r.toml")
+    assert recipe
+    for name in ("signoff.html", "signoff.txt"):
+        code = cli.main(["run", str(tmp_path / "r.toml"), str(src), str(tmp_path / "o.parquet"), "--sign-off",
+                         str(tmp_path / name)])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        verdict = problem.sign_off().verdict
+        import html
+
+        written = (tmp_path / name).read_text()
+        assert f"  verdict: {verdict}" in out and (html.escape(verdict) if name.endswith("html") else verdict) in written
+    code = cli.main(["run", str(tmp_path / "r.toml"), str(src), str(tmp_path / "o.parquet"), "--sign-off",
+                     str(tmp_path / "x.pdf")])
+    assert code == 2 and "--sign-off" in capsys.readouterr().err

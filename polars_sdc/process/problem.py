@@ -346,6 +346,14 @@ class Problem:
         schema["sse_sst"] = pl.Float64
         return pl.DataFrame(rows, schema=schema)
 
+    def sign_off(self) -> Any:
+        """The sign-off summary built from the log (:class:`polars_sdc.process.signoff.SignOff`):
+        a verdict in plain words, the steps, risk before/after with what each measure means,
+        per-variable losses; ``print()`` it, show it in a notebook, or ``.save("x.html")``."""
+        from .signoff import sign_off
+
+        return sign_off(self)
+
     # -- recipes --------------------------------------------------------------------------------
     def to_recipe(self, path: Any = None, *, format: str = "toml") -> str:
         """The roles and steps as a recipe (TOML, or ``format="json"``) for
