@@ -77,7 +77,7 @@ class SignOff:
         if self.association.height:
             out += ["", "Cramér's V of key pairs   before   after"]
             out += [f"  {a} x {b}".ljust(26) + f" {_v(x):>7} {_v(y):>7}" for a, b, x, y in self.association.iter_rows()]
-        return "\n".join(out) + "\n"
+        return "\n".join(line.rstrip() for line in out) + "\n"
 
     def to_html(self) -> str:
         """One self-contained HTML page."""
