@@ -387,6 +387,10 @@ class _Table(dict):  # type: ignore[type-arg]
         self._fill()
         return dict.__contains__(self, name)
 
+    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+        self._fill()
+        return dict.get(self, name, default)
+
     def values(self):  # type: ignore[no-untyped-def]
         self._fill()
         return dict.values(self)
