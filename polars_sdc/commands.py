@@ -318,7 +318,13 @@ def run_recipe_command(args: argparse.Namespace) -> int:
         print(f"wrote {args.sign_off}")
     parameters = {"recipe": args.recipe, "roles": dict(recipe.roles),
                   "steps": [{"operation": n, **o} for n, o in recipe.steps]}
-    cli._write_report(args.report, "run", args, parameters, res, {"run_and_write": elapsed}, started=t_start)
+    if args.report:  # the session's log: per step its effects, the risk and the loss after it
+        t0 = time.perf_counter()
+        res["log"] = problem.log.to_dicts()
+        timings = {"run_and_write": elapsed, "log": time.perf_counter() - t0}
+    else:
+        timings = {"run_and_write": elapsed}
+    cli._write_report(args.report, "run", args, parameters, res, timings, started=t_start)
     return 0
 
 

@@ -66,6 +66,7 @@ def test_cli_run_of_the_session_recipe_gives_the_session_release(tmp_path, capsy
     assert doc["command"] == "run" and doc["rows"] == eusilc.height and doc["k_anonymity"] == 3
     assert [s["operation"] for s in doc["parameters"]["steps"]] == ["recode_intervals", "suppress", "rank_swap"]
     assert doc["suppressed"] == problem.log["suppressed"].sum()  # the same effects as the session's log
+    assert doc["log"] == problem.log.to_dicts()                  # and the same log, step by step
 
 
 def test_lazy_session_and_run_recipe_equal_the_eager_session(eusilc, problem):
