@@ -395,3 +395,34 @@ def test_any_step_sequence_replays_and_undoes(data):
         new_nulls = sum(int((after[c].is_null() & before[c].is_not_null()).sum()) for c in df.columns)
         assert log["suppressed"][i] == new_nulls
     assert log["k_anonymity"][-1] == release.sdc.risk(["c", "g"], suda=False)["k_anonymity"]
+
+
+def test_sign_off_figures_show_something_and_render_in_chromium(problem, tmp_path):
+    import io
+    import subprocess
+
+    import matplotlib.image as mpimg
+    from test_risk_report import _chromium
+
+    s = problem.sign_off()
+    figures = s.figures()
+    assert list(figures) == ["Individual risk before and after", "Risk and utility after each step",
+                             "What each variable lost"]
+    for title, (png, xlabel, ylabel) in figures.items():
+        assert xlabel and ylabel and "_" not in xlabel + ylabel, title       # labelled axes, in words
+        img = mpimg.imread(io.BytesIO(png))
+        assert img[..., :3].std() > 0.05 and (img[..., :3].sum(axis=-1) < 1.5).mean() > 0.005, title
+    # the risk histogram holds every record, before and after
+    before, after = s.record_risk
+    assert len(before) == len(after) == problem.original().height
+    page = s.save(tmp_path / "signoff.html")
+    text = page.read_text()
+    assert text.count("class='plot'") == 3 and "changed_share" not in text and "sse_sst" not in text
+    browser = _chromium()
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--user-data-dir={tmp_path / 'p'}"]
+    shot = tmp_path / "shot.png"
+    res = subprocess.run([browser, *flags, f"--screenshot={shot}", "--window-size=1200,3000", page.as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and shot.exists(), res.stderr[-2000:]
+    img = mpimg.imread(shot)
+    assert img[..., :3].std() > 0.02 and (img[..., :3].sum(axis=-1) < 1.5).mean() > 0.001

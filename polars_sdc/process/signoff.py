@@ -51,14 +51,80 @@ class SignOff:
     """The summary (see the module docstring): ``verdict`` (one line), ``steps``, ``risk``
     (measure, before, after, meaning, threshold), ``variables`` (per variable with a role:
     suppressed, changed, share changed, SSE/SST, largest change of a category share) and
-    ``association`` (Cramér's V of key pairs before and after). No figures yet: the plots of
-    the release report (:func:`polars_sdc.report`) are not part of it."""
+    ``association`` (Cramér's V of key pairs before and after); the HTML page adds
+    :meth:`figures`."""
 
     verdict: str
     steps: pl.DataFrame
     risk: pl.DataFrame
     variables: pl.DataFrame
     association: pl.DataFrame
+    log: pl.DataFrame | None = None
+    #: the individual risk of every record before and after (for the figure; empty without keys)
+    record_risk: tuple[Any, Any] = ((), ())
+
+    def figures(self) -> dict[str, tuple[bytes, str, str]]:
+        """The figures as PNG: {title: (png, x label, y label)} — individual risk before and
+        after on a log axis, the risk–utility path of the steps, and what each variable lost
+        (matplotlib, imported only here)."""
+        import io
+
+        import matplotlib
+
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+        import numpy as np
+
+        out: dict[str, tuple[bytes, str, str]] = {}
+
+        def done(fig: Any, ax: Any, title: str) -> None:
+            ax.set_title(title)
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+            plt.close(fig)
+            out[title] = (buf.getvalue(), ax.get_xlabel(), ax.get_ylabel())
+
+        before, after = (np.asarray(r, dtype=float) for r in self.record_risk)
+        if before.size:
+            fig, ax = plt.subplots(figsize=(6.5, 3.6))
+            lo = max(min(before[before > 0].min(initial=1.0), after[after > 0].min(initial=1.0)), 1e-12)
+            edges = np.logspace(np.log10(lo), 0, 40)
+            ax.hist(np.clip(before, lo, 1), bins=edges, histtype="step", linewidth=1.8, label="original")
+            ax.hist(np.clip(after, lo, 1), bins=edges, histtype="stepfilled", alpha=0.45, label="release")
+            ax.set_xscale("log")
+            ax.set_xlabel("individual risk of re-identification (log scale)")
+            ax.set_ylabel("records")
+            ax.legend(title=None, frameon=False)
+            done(fig, ax, "Individual risk before and after")
+        log = self.log
+        if log is not None and "expected_reidentifications" in log.columns and log["sse_sst"].is_not_null().any():
+            fig, ax = plt.subplots(figsize=(6.5, 3.6))
+            x = 100 * log["sse_sst"].fill_null(0.0).to_numpy()
+            y = log["expected_reidentifications"].to_numpy()
+            ax.plot(x, y, marker="o", color="0.3")
+            for i, (xi, yi, op) in enumerate(zip(x, y, log["operation"])):
+                ax.annotate(f"{i}. {op}", (xi, yi), textcoords="offset points", xytext=(6, 4), fontsize=9)
+            ax.set_xlabel("numeric information loss, SSE/SST (%)")
+            ax.set_ylabel("expected re-identifications")
+            span = max(float(x.max()), 1.0)
+            ax.set_xlim(-0.05 * span, 1.3 * span)
+            ax.margins(y=0.15)
+            done(fig, ax, "Risk and utility after each step")
+        v = self.variables.filter(pl.col("changed_share").is_not_null())
+        if v.height:
+            fig, ax = plt.subplots(figsize=(6.5, 0.5 + 0.32 * v.height))
+            names = v["variable"].to_list()
+            share = 100 * v["changed_share"].to_numpy()
+            n_sup, n_chg = v["suppressed"].to_numpy(), v["changed"].to_numpy()
+            sup = share * n_sup / np.maximum(n_sup + n_chg, 1)
+            ax.barh(names, sup, label="suppressed")
+            ax.barh(names, share - sup, left=sup, label="changed")
+            ax.invert_yaxis()
+            ax.set_xlabel("values suppressed or changed (% of the variable's values)")
+            ax.set_ylabel("variable")
+            ax.legend(frameon=False)
+            done(fig, ax, "What each variable lost")
+        return out
 
     def to_text(self) -> str:
         """Plain text for a terminal."""
@@ -81,8 +147,11 @@ class SignOff:
 
     def to_html(self) -> str:
         """One self-contained HTML page."""
+        headers = {"changed_share": "changed %", "sse_sst": "SSE/SST %", "largest_share_change": "largest share change %",
+                   "a": "key", "b": "key"}
+
         def table(df: pl.DataFrame, fmt: dict[str, Any]) -> str:
-            head = "".join(f"<th>{html.escape(c)}</th>" for c in df.columns)
+            head = "".join(f"<th>{html.escape(headers.get(c, c))}</th>" for c in df.columns)
             rows = "".join(
                 "<tr>" + "".join(f"<td>{html.escape(fmt.get(c, str)(v))}</td>" for c, v in zip(df.columns, r)) + "</tr>"
                 for r in df.iter_rows())
@@ -104,6 +173,12 @@ class SignOff:
                  "<h2>Variables</h2>", table(self.variables, pct)]
         if self.association.height:
             parts += ["<h2>Cramér's V of key pairs</h2>", table(self.association, {"before": _v, "after": _v})]
+        import base64
+
+        for title, (png, _, _) in self.figures().items():
+            data = base64.b64encode(png).decode("ascii")
+            parts.append(f"<h2>{html.escape(title)}</h2><img class='plot' alt='{html.escape(title)}' "
+                         f"src='data:image/png;base64,{data}'>")
         return "".join(parts) + "</body></html>\n"
 
     def _repr_html_(self) -> str:
@@ -199,4 +274,7 @@ def sign_off(problem: Problem) -> SignOff:
                                               "after": pl.Float64}, orient="row")
     risk = pl.DataFrame(risk_rows, schema={"measure": pl.String, "before": pl.Float64, "after": pl.Float64,
                                            "meaning": pl.String, "threshold": pl.String}, orient="row")
-    return SignOff("; ".join(parts), steps, risk, variables, association)
+    record_risk: tuple[Any, Any] = ((), ())
+    if roles.keys:
+        record_risk = (problem._root().risk().per_record["risk"].to_numpy(), problem.risk().per_record["risk"].to_numpy())
+    return SignOff("; ".join(parts), steps, risk, variables, association, log, record_risk)
