@@ -326,6 +326,17 @@ def test_sign_off_verdict_numbers_are_the_log_and_risk(problem):
     j = shares_b.join(rel, on="db040", suffix="_a")
     assert v["db040"]["largest_share_change"] == pytest.approx(((j["s_a"] - j["s"]).abs() / j["s"]).max(), rel=1e-12)
     assert v["age"]["largest_share_change"] is None        # recoded into bands: no share to compare
+    # the frequency tables: every record counted once per variable, before and after
+    f = s.frequencies
+    for c in KEYS:
+        part = f.filter(pl.col("variable") == c)
+        assert part["before"].sum() == part["after"].sum() == orig.height
+    sex = f.filter(pl.col("variable") == "rb090").rows()
+    rel_sex = problem.release()["rb090"]
+    assert {r[1]: (r[2], r[3]) for r in sex} == {
+        "male": ((orig["rb090"] == "male").sum(), (rel_sex == "male").sum()),
+        "female": ((orig["rb090"] == "female").sum(), (rel_sex == "female").sum()),
+        "(missing)": (0, rel_sex.null_count())}
 
 
 def test_cli_run_writes_the_sign_off(tmp_path, capsys, eusilc, problem):

@@ -60,6 +60,8 @@ class SignOff:
     variables: pl.DataFrame
     association: pl.DataFrame
     log: pl.DataFrame | None = None
+    #: per categorical variable (keys, PRAM, sensitive) and category: count and share before and after
+    frequencies: pl.DataFrame | None = None
     #: the individual risk of every record before and after (for the figure; empty without keys)
     record_risk: tuple[Any, Any] = ((), ())
 
@@ -147,7 +149,8 @@ class SignOff:
 
     def to_html(self) -> str:
         """One self-contained HTML page."""
-        headers = {"changed_share": "changed %", "sse_sst": "SSE/SST %", "largest_share_change": "largest share change %",
+        headers = {"share_before": "share before", "share_after": "share after",
+                   "changed_share": "changed %", "sse_sst": "SSE/SST %", "largest_share_change": "largest share change %",
                    "a": "key", "b": "key"}
 
         def table(df: pl.DataFrame, fmt: dict[str, Any]) -> str:
@@ -173,6 +176,9 @@ class SignOff:
                  "<h2>Variables</h2>", table(self.variables, pct)]
         if self.association.height:
             parts += ["<h2>Cramér's V of key pairs</h2>", table(self.association, {"before": _v, "after": _v})]
+        if self.frequencies is not None and self.frequencies.height:
+            parts += ["<h2>Categories before and after</h2>",
+                      table(self.frequencies, {"share_before": _pct, "share_after": _pct})]
         import base64
 
         for title, (png, _, _) in self.figures().items():
@@ -274,7 +280,30 @@ def sign_off(problem: Problem) -> SignOff:
                                               "after": pl.Float64}, orient="row")
     risk = pl.DataFrame(risk_rows, schema={"measure": pl.String, "before": pl.Float64, "after": pl.Float64,
                                            "meaning": pl.String, "threshold": pl.String}, orient="row")
+    frequencies = _frequencies(original, release, [r["variable"] for r in utility.iter_rows(named=True)
+                                                   if r["role"] != "numeric" and r["variable"] in original.columns])
     record_risk: tuple[Any, Any] = ((), ())
     if roles.keys:
         record_risk = (problem._root().risk().per_record["risk"].to_numpy(), problem.risk().per_record["risk"].to_numpy())
-    return SignOff("; ".join(parts), steps, risk, variables, association, log, record_risk)
+    return SignOff("; ".join(parts), steps, risk, variables, association, log, frequencies, record_risk)
+
+
+def _frequencies(original: pl.DataFrame, release: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
+    """Per column and category (as text; a null is "(missing)"): count and share before and
+    after, in the order of the categories before, then the new ones."""
+    parts = []
+    for c in columns:
+        def counts(s: pl.Series, side: str) -> pl.DataFrame:
+            t = s.cast(pl.String).fill_null("(missing)").value_counts(name=side, sort=False)
+            return t.rename({c: "category"}).with_columns(pl.col(side).cast(pl.Int64))
+
+        b = counts(original.get_column(c), "before").sort("before", "category", descending=[True, False])
+        a = counts(release.get_column(c), "after")
+        t = b.join(a, on="category", how="full", coalesce=True, maintain_order="left_right")
+        t = t.with_columns(pl.col("before", "after").fill_null(0))
+        parts.append(t.select(pl.lit(c).alias("variable"), "category", "before", "after",
+                              share_before=pl.col("before") / original.height, share_after=pl.col("after") / release.height))
+    if not parts:
+        return pl.DataFrame(schema={"variable": pl.String, "category": pl.String, "before": pl.Int64, "after": pl.Int64,
+                                    "share_before": pl.Float64, "share_after": pl.Float64})
+    return pl.concat(parts)
