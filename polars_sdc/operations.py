@@ -423,6 +423,8 @@ def _forwarded(method: str) -> list[str] | None:
     from ._typing import LabelOptions
 
     labels = list(LabelOptions.__annotations__)
+    if method == "problem":
+        return list(ROLES)
     if method == "partition":
         return OPERATIONS["microaggregate"].names()
     if method == "recode_map":

@@ -3,24 +3,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._typing import ColumnSpec
+from .._signature import delegates_to
+from ..process.problem import Problem
 from ._base import FrameOps
 
 
 class ProcessMethods(FrameOps):
     """The SDC problem: roles declared once, steps with undo, log and recipes."""
 
-    def problem(
-        self,
-        *,
-        keys: ColumnSpec = None,
-        numeric: ColumnSpec = None,
-        weight: str | None = None,
-        household: str | None = None,
-        strata: ColumnSpec = None,
-        sensitive: str | None = None,
-        pram: ColumnSpec = None,
-    ) -> Any:
+    @delegates_to(Problem)
+    def problem(self, **roles: Any) -> Problem:
         """An SDC problem on this frame (:class:`polars_sdc.process.Problem`): which columns
         are the ``keys`` (quasi-identifiers), the ``numeric`` variables, the sampling
         ``weight``, the ``household`` id, the ``strata``, the ``sensitive`` variable and the
@@ -33,7 +25,4 @@ class ProcessMethods(FrameOps):
         >>> p.release()["n"].to_list(), p.undo().release()["n"].to_list()
         ([1.0, 2.0, 10.0], [1.0, 2.0, 30.0])
         """
-        from ..process import Problem
-
-        return Problem(self._frame, keys=keys, numeric=numeric, weight=weight, household=household,
-                       strata=strata, sensitive=sensitive, pram=pram)
+        return Problem(self._frame, **roles)

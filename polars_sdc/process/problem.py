@@ -123,6 +123,8 @@ class Problem:
     ) -> None:
         if not isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
             raise SDCError(f"a problem is built on a DataFrame or LazyFrame, got {type(frame).__name__}")
+        if not _installed:
+            _install_steps()
         schema = frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema
         roles = Roles.build(schema, keys=keys, numeric=numeric, weight=weight, household=household,
                             strata=strata, sensitive=sensitive, pram=pram, **other)
@@ -421,10 +423,17 @@ def _make_step(name: str) -> Any:
     return step
 
 
+_installed = False
+
+
 def _install_steps() -> None:
     """One method per step operation (``problem.suppress(k=3)`` = ``problem.apply("suppress",
-    k=3)``), its signature the declaration's options (keyword-only; role-filled ones optional)."""
+    k=3)``), its signature the declaration's options (keyword-only; role-filled ones optional).
+    Run when the first problem is built, so ``import polars_sdc`` loads no method module."""
     import inspect
+
+    global _installed
+    _installed = True
 
     from ..operations import steps
 
@@ -522,6 +531,3 @@ def _plain(value: Any) -> Any:
     if isinstance(value, pl.Expr):
         return str(value)
     return value
-
-
-_install_steps()
