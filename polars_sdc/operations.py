@@ -157,6 +157,8 @@ def _spec(kind: str, help: str, **more: Any) -> dict[str, Any]:
 _BY = _spec("columns", "strata columns: each stratum is masked on its own", role="strata")
 _SEED = _spec("int", "seed of the random draws (the same seed gives the same release)", low=0)
 _KEY = _spec("column", "unique id column: a row keeps its draws under reordering (default: row positions)")
+#: the strata, seed and key of the randomised masking methods
+_DRAWS = {"by": _BY, "seed": _SEED, "key": _KEY}
 
 
 def _masking() -> dict[str, Operation]:
@@ -192,9 +194,7 @@ def _masking() -> dict[str, Operation]:
             "on": _spec("columns", "categorical columns to PRAM", role="pram"),
             "pd": _spec("number_or_map", "lower bound of the probability to keep a category (or COL=PD pairs)", low=0, high=1),
             "alpha": _spec("float", "weight of the invariant matrix", low=0, high=1),
-            "by": _BY,
-            "seed": _SEED,
-            "key": _KEY,
+            **_DRAWS,
             "matrix": _spec("json", "a user transition matrix (JSON: rows of numbers, or {column: matrix})"),
         }, random=True, command="pram"),
         _declare("rank_swap", rank_swap_frame, "rank swapping of numeric columns (Moore 1996; sdcMicro rankSwap)", {
@@ -204,18 +204,14 @@ def _masking() -> dict[str, Operation]:
             "k0": _spec("float", "the window from subset-mean preservation (sdcMicro K0)", low=0, high=1),
             "top": _spec("float", "share of the largest values replaced by their mean, not swapped", low=0, high=1),
             "bottom": _spec("float", "share of the smallest values replaced by their mean, not swapped", low=0, high=1),
-            "by": _BY,
-            "seed": _SEED,
-            "key": _KEY,
+            **_DRAWS,
         }, random=True, command="rank-swap", numeric="on"),
         _declare("add_noise", add_noise_frame, "noise on numeric columns (sdcMicro addNoise)", {
             "on": _spec("columns", "numeric columns (default: every numeric column)", role="numeric"),
             "method": _spec("choice", "kind of noise", choices=tuple(NOISE_METHODS)),
             "noise": _spec("float", "noise level in percent of the standard deviation", low=0),
             "delta": _spec("float", "the d of method correlated2", low=0, high=1),
-            "by": _BY,
-            "seed": _SEED,
-            "key": _KEY,
+            **_DRAWS,
         }, random=True, command="add-noise", numeric="on"),
         _declare("laplace", laplace_frame, "Laplace noise on numeric columns (Hasegawa et al.)", {
             "phi": _spec("number_or_map", "Laplace scale: one number, or COL=PHI pairs (or give k)", low=0),
