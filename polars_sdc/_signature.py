@@ -91,12 +91,13 @@ def unknown_keyword(owner: str, name: str, valid: list[str]) -> str:
     return f"{owner}() got an unexpected keyword argument {name!r}{hint} (it takes: {', '.join(valid)})"
 
 
-def check_keywords(cls: type) -> type:
+def check_keywords(cls: type, *, declared: bool = True) -> type:
     """Guard every public method of the namespace class ``cls``: an unknown keyword raises
     :class:`~polars_sdc.SDCError` (also a ``TypeError``) naming the method and the closest
     valid name. A method taking ``**options`` is judged by its declaration in
     :mod:`polars_sdc.operations` (read only when such a keyword is seen), else left to the
-    method. Signatures (``inspect.signature``, ``help()``) are unchanged.
+    method (``declared=False``, the expression namespace: by the ``Unpack[TypedDict]`` of its
+    ``**options``). Signatures (``inspect.signature``, ``help()``) are unchanged.
 
     >>> import polars as pl, polars_sdc
     >>> pl.DataFrame({"a": [1, 1]}).sdc.risk("a", weights="w")
@@ -107,11 +108,22 @@ def check_keywords(cls: type) -> type:
     for name in dir(cls):
         if name.startswith("_") or not inspect.isfunction(inspect.getattr_static(cls, name)):
             continue
-        setattr(cls, name, _guarded(name, getattr(cls, name)))
+        setattr(cls, name, _guarded(name, getattr(cls, name), declared))
     return cls
 
 
-def _guarded(name: str, method: Callable[..., R]) -> Callable[..., R]:
+def _typed_options(param: inspect.Parameter) -> list[str] | None:
+    """The keys of the ``Unpack[TypedDict]`` of ``**options`` (a TypedDict of ``_typing``)."""
+    import re
+
+    from . import _typing
+
+    m = re.fullmatch(r"Unpack\[(\w+)\]", str(param.annotation).strip("'\""))
+    typed = getattr(_typing, m.group(1), None) if m else None
+    return list(typed.__annotations__) if typed is not None else None
+
+
+def _guarded(name: str, method: Callable[..., R], declared: bool = True) -> Callable[..., R]:
     params = list(inspect.signature(method).parameters.values())[1:]
     named = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     known = frozenset(named)
@@ -122,12 +134,16 @@ def _guarded(name: str, method: Callable[..., R]) -> Callable[..., R]:
 
         valid = named
         if takes_more:
-            from .operations import accepted_keywords
+            if declared:
+                from .operations import accepted_keywords
 
-            declared = accepted_keywords(name)
-            if declared is None or key in declared:
+                more = accepted_keywords(name)
+            else:
+                typed = next((_typed_options(p) for p in params if p.kind == p.VAR_KEYWORD), None)
+                more = None if typed is None else named + typed
+            if more is None or key in more:
                 return
-            valid = declared
+            valid = more
         raise SDCError(unknown_keyword(name, key, valid))
 
     @functools.wraps(method)

@@ -409,6 +409,11 @@ def steps() -> list[Operation]:
     return [op for op in OPERATIONS.values() if op.step]
 
 
+#: methods whose keywords MicroaggSpec.build checks itself, per partition method (its message
+#: names the method, e.g. 'vmdav', and suggests the closest option)
+DEFERRED = ("microaggregate", "partition")
+
+
 def _keyword_only(fn: Callable[..., Any], leave: Sequence[str] = ()) -> list[str]:
     return [p.name for p in inspect.signature(fn).parameters.values() if p.kind == p.KEYWORD_ONLY and p.name not in leave]
 
@@ -421,8 +426,6 @@ def _forwarded(method: str) -> list[str] | None:
     labels = list(LabelOptions.__annotations__)
     if method == "problem":
         return list(ROLES)
-    if method == "partition":
-        return OPERATIONS["microaggregate"].names()
     if method == "recode_map":
         return ["columns", "p", "hierarchy", "ordinal", *labels]
     if method == "recode_utility":
@@ -447,6 +450,8 @@ def accepted_keywords(method: str) -> list[str] | None:
     >>> accepted_keywords("reconstruct_ibt")
     ['on', 'phi', 'bins', 'max_iter', 'tol']
     """
+    if method in DEFERRED:
+        return None
     if method in OPERATIONS:
         return OPERATIONS[method].names()
     return _forwarded(method)

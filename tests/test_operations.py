@@ -64,7 +64,6 @@ def test_defaults_are_read_from_the_module_functions():
     (lambda ns: ns.pram("c", sed=1), "pram", "seed"),
     (lambda ns: ns.k_anonymity("a", alpah=1.0), "k_anonymity", "alpha"),
     (lambda ns: ns.laplace(1.0, "x", seeed=1), "laplace", "seed"),
-    (lambda ns: ns.partition(2, "x", refine_option={}), "partition", "refine_options"),
     (lambda ns: ns.recode_map("c", 0.1, max_lab=30), "recode_map", "max_label"),
     (lambda ns: ns.recode_utility("c", "a", 0.1, metrc="f"), "recode_utility", "metric"),
     (lambda ns: ns.reconstruct_gmm(1, "x", phi=1.0, n_inits=2), "reconstruct_gmm", "n_init"),
@@ -80,11 +79,23 @@ def test_unknown_keyword_names_the_method_and_the_closest_name(call, method, hin
         call(frame.sdc)
 
 
+@pytest.mark.parametrize("call, message", [
+    (lambda ns: ns.microaggregate(2, "x", method="vmdav", gama=0.5), r"unknown option 'gama' for method 'vmdav'; did you mean 'gamma'\?"),
+    (lambda ns: ns.partition(2, "x", refine_option={}), r"unknown option 'refine_option' for method 'mdav'; did you mean 'refine_options'\?"),
+    (lambda ns: ns.partition(2, "x", method="mhm", leafsize=4), r"unknown option 'leafsize' for method 'mhm'; did you mean 'leaf_size'\?"),
+])
+def test_microaggregation_keywords_are_checked_per_partition_method(call, message):
+    df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
+    for frame in (df, df.lazy()):
+        with pytest.raises(polars_sdc.SDCError, match=message):
+            call(frame.sdc)
+
+
 def test_every_method_taking_options_knows_its_keywords():
-    from polars_sdc.operations import accepted_keywords
+    from polars_sdc.operations import DEFERRED, accepted_keywords
 
     for name in dir(SDCFrame):
-        if name.startswith("_"):
+        if name.startswith("_") or name in DEFERRED:
             continue
         params = inspect.signature(getattr(SDCFrame, name)).parameters.values()
         if any(p.kind == p.VAR_KEYWORD for p in params):
@@ -133,3 +144,14 @@ def test_a_new_partition_method_reaches_python_the_cli_and_recipes(monkeypatch, 
     finally:
         dict.clear(OPERATIONS)
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("call, method, hint", [
+    (lambda: pl.col("x").sdc.laplace(1.0, seeed=1), "laplace", "seed"),
+    (lambda: pl.col("c").sdc.recode(0.1, max_lable=30), "recode", "max_label"),
+    (lambda: pl.col("x").sdc.top_bottom_code(uper=3), "top_bottom_code", "upper"),
+])
+def test_unknown_keyword_on_the_expression_namespace(call, method, hint):
+    with pytest.raises(polars_sdc.SDCError, match=rf"^{method}\(\) got an unexpected keyword argument .*did you mean '{hint}'\?"):
+        call()
+    assert pl.DataFrame({"c": ["a", "b", "b"]}).select(pl.col("c").sdc.recode(0.5, sep="+"))["c"].to_list() == ["a+b"] * 3

@@ -39,4 +39,4 @@ class SDCLazyFrame(*FRAME_METHOD_GROUPS):
     """``lf.sdc``: the same methods, lazily; frame results stay LazyFrames until collect."""
 
 
-SDCExpr = _expr.SDCExpr
+SDCExpr = check_keywords(_expr.SDCExpr, declared=False)
