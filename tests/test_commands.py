@@ -170,3 +170,29 @@ def test_risk_takes_household(tmp_path, capsys):
     out = capsys.readouterr().out
     want = df.sdc.risk("a", weight="w", household="h", suda=False)["household_risk"]
     assert "household_risk" in out and f"{want:.7g}" in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["suppress", "--k", "2", "--on", "region,sex"],
+    ["rank-swap", "--on", "income", "--p", "0.1", "--seed", "1"],
+    ["run", "RECIPE"],
+])
+def test_the_release_is_sunk_from_a_lazy_scan(tmp_path, capsys, monkeypatch, frame, argv):
+    seen = []
+    real = cli._sink
+
+    def spy(lf, path, fmt=None):
+        seen.append(type(lf))
+        return real(lf, path, fmt)
+
+    monkeypatch.setattr(cli, "_sink", spy)
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    frame.write_parquet(src)
+    if argv[0] == "run":
+        recipe = tmp_path / "r.toml"
+        recipe.write_text('[roles]\nkeys = ["region", "sex"]\n\n[[steps]]\noperation = "suppress"\nk = 2\n')
+        argv = ["run", str(recipe), str(src), str(out)]
+    else:
+        argv = [argv[0], str(src), str(out), *argv[1:]]
+    assert cli.main(argv) == 0, capsys.readouterr().err
+    assert seen == [pl.LazyFrame]
