@@ -24,7 +24,6 @@ from typing import Any
 import polars as pl
 
 from . import cli
-from ._errors import SDCError
 from .operations import OPERATIONS, Option, Operation
 
 #: metavars of the option kinds
@@ -328,4 +327,4 @@ def run_recipe_command(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_operation_parsers", "options", "run_operation", "run_recipe_command", "SDCError"]
+__all__ = ["add_operation_parsers", "options", "run_operation", "run_recipe_command"]

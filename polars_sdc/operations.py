@@ -271,7 +271,6 @@ _METHOD_OPTION_SPECS: dict[str, dict[str, Any]] = {}
 
 
 def _microaggregation() -> dict[str, Operation]:
-    from .microagg.anneal import refine_anneal  # noqa: F401  (REFINERS' modules)
     from .microagg.mhm import ORDERS
     from .microagg.pipeline import METHODS, REFINERS, MicroaggSpec
     from .aggregate import INTEGER_MODES
