@@ -204,7 +204,9 @@ class Problem:
         arguments = step_arguments(op, self._roles, options)
         frame = getattr(self._frame.sdc, op.method)(**arguments)
         child = object.__new__(Problem)
-        child._init(frame, self._roles, self, Step(operation, dict(options), arguments))
+        import copy
+
+        child._init(frame, self._roles, self, Step(operation, copy.deepcopy(options), arguments))
         return child
 
     # -- measures -------------------------------------------------------------------------------
