@@ -14,7 +14,8 @@ from ._errors import SDCError
 from .aggregate import aggregate
 from .anonymity import equivalence_classes, k_anonymity
 
-__all__ = ["SDCError", "aggregate", "equivalence_classes", "k_anonymity", "datasets", "dist", "l1_accuracy", "report"]
+__all__ = ["SDCError", "aggregate", "equivalence_classes", "k_anonymity", "datasets", "dist", "l1_accuracy", "report",
+           "Problem", "read_recipe", "run_recipe"]
 __version__ = "0.1.0"
 
 
@@ -23,6 +24,10 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)
+    if name in ("Problem", "read_recipe", "run_recipe"):  # the SDC process (polars_sdc.process)
+        from . import process
+
+        return getattr(process, name)
     if name == "l1_accuracy":  # imported on first use: scipy loads only then
         from .reconstruct import l1_accuracy
 

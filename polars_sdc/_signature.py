@@ -76,3 +76,81 @@ def delegates_to(
         return run  # type: ignore[return-value]
 
     return decorate
+
+
+def unknown_keyword(owner: str, name: str, valid: list[str]) -> str:
+    """The message for an unknown keyword: the method, the closest valid name, the valid names.
+
+    >>> unknown_keyword("risk", "weights", ["on", "weight", "alpha"])
+    "risk() got an unexpected keyword argument 'weights'; did you mean 'weight'? (it takes: on, weight, alpha)"
+    """
+    import difflib
+
+    close = difflib.get_close_matches(name, list(valid), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"{owner}() got an unexpected keyword argument {name!r}{hint} (it takes: {', '.join(valid)})"
+
+
+def check_keywords(cls: type, *, declared: bool = True) -> type:
+    """Guard every public method of the namespace class ``cls``: an unknown keyword raises
+    :class:`~polars_sdc.SDCError` (also a ``TypeError``) naming the method and the closest
+    valid name. A method taking ``**options`` is judged by its declaration in
+    :mod:`polars_sdc.operations` (read only when such a keyword is seen), else left to the
+    method (``declared=False``, the expression namespace: by the ``Unpack[TypedDict]`` of its
+    ``**options``). Signatures (``inspect.signature``, ``help()``) are unchanged.
+
+    >>> import polars as pl, polars_sdc
+    >>> pl.DataFrame({"a": [1, 1]}).sdc.risk("a", weights="w")
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: risk() got an unexpected keyword argument 'weights'; did you mean 'weight'? (it takes: on, weight, alpha, household, suda, max_size, dis_fraction, threshold, population_size, ks)
+    """
+    for name in dir(cls):
+        if name.startswith("_") or not inspect.isfunction(inspect.getattr_static(cls, name)):
+            continue
+        setattr(cls, name, _guarded(name, getattr(cls, name), declared))
+    return cls
+
+
+def _typed_options(param: inspect.Parameter) -> list[str] | None:
+    """The keys of the ``Unpack[TypedDict]`` of ``**options`` (a TypedDict of ``_typing``)."""
+    import re
+
+    from . import _typing
+
+    m = re.fullmatch(r"Unpack\[(\w+)\]", str(param.annotation).strip("'\""))
+    typed = getattr(_typing, m.group(1), None) if m else None
+    return list(typed.__annotations__) if typed is not None else None
+
+
+def _guarded(name: str, method: Callable[..., R], declared: bool = True) -> Callable[..., R]:
+    params = list(inspect.signature(method).parameters.values())[1:]
+    named = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    known = frozenset(named)
+    takes_more = any(p.kind == p.VAR_KEYWORD for p in params)
+
+    def refuse(key: str) -> None:
+        from ._errors import SDCError
+
+        valid = named
+        if takes_more:
+            if declared:
+                from .operations import accepted_keywords
+
+                more = accepted_keywords(name)
+            else:
+                typed = next((_typed_options(p) for p in params if p.kind == p.VAR_KEYWORD), None)
+                more = None if typed is None else named + typed
+            if more is None or key in more:
+                return
+            valid = more
+        raise SDCError(unknown_keyword(name, key, valid))
+
+    @functools.wraps(method)
+    def run(self: Any, *args: Any, **kwargs: Any) -> R:
+        for key in kwargs:
+            if key not in known:
+                refuse(key)
+        return method(self, *args, **kwargs)
+
+    return run

@@ -487,66 +487,6 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_recode(args: argparse.Namespace) -> int:
-    t_start = time.perf_counter()
-    cols = list(dict.fromkeys(c for text in args.column for c in _columns(text)))
-    null_values = _null_values(args)
-    _check_paths([args.input], args.output, args.report)
-    lf = _scan(args.input, null_values)
-    options: dict[str, Any] = {}
-    if args.sep is not None:
-        options["sep"] = args.sep
-    for name in ("other", "max_label"):
-        if getattr(args, name) is not None:
-            options[name] = getattr(args, name)
-    recoded = lf.sdc.recode(cols, args.p, **options)
-    t0 = time.perf_counter()
-    plan = lf.sdc.recode_map(cols, args.p, **options)
-    plan_seconds = time.perf_counter() - t0
-
-    def check(result: pl.LazyFrame) -> dict[str, Any]:
-        t1 = time.perf_counter()
-        classes, smallest = _group_stats(result, cols)
-        sizes = {}
-        for c in cols:  # the released categories (nulls are no category)
-            counts = result.select(pl.col(c).drop_nulls().value_counts()).unnest(c).collect()
-            sizes[c] = (counts.height, int(counts.get_column("count").min() or 0) if counts.height else 0)
-        return {
-            "rows": result.select(pl.len()).collect().item(), "classes": classes, "smallest_class": smallest,
-            "categories": sizes, "global_risk": result.sdc.global_risk(cols)["global_risk"],
-            "measure_seconds": time.perf_counter() - t1,
-        }
-
-    res, elapsed = _sink_checked(recoded, args.output, check)
-    per_column = {}
-    for c in cols:
-        part = plan.filter(pl.col("column") == c)
-        merged = part.filter(pl.col("original") != pl.col("recoded"))
-        per_column[c] = {
-            "categories_before": part.height,
-            "categories_after": res["categories"][c][0],
-            "categories_merged": merged.height,
-            "merge_groups": merged.get_column("recoded").n_unique(),
-            "smallest_category": res["categories"][c][1],
-        }
-    rows = res["rows"]
-    print(f"wrote {args.output}: {rows} rows, {len(cols)} column(s) recoded (p = {args.p:g}: every category "
-          f"gets more than {rows * args.p:g} rows where merging allows), {elapsed:.2f} s")
-    for c, d in per_column.items():
-        print(f"  {c}: {d['categories_before']} -> {d['categories_after']} categories "
-              f"({d['categories_merged']} merged in {d['merge_groups']} group(s)), "
-              f"smallest {d['smallest_category']} rows")
-    print(f"  {res['classes']} classes on {','.join(cols)}, smallest {res['smallest_class']}; "
-          f"global risk {res['global_risk']:.6g}")
-    parameters = {"columns": cols, "p": args.p, "threshold_rows": rows * args.p, "null_values": null_values, **options}
-    results = {"rows": rows, "columns": per_column, "class_columns": cols, "classes": res["classes"],
-               "smallest_class": res["smallest_class"], "global_risk": res["global_risk"]}
-    _write_report(args.report, "recode", args, parameters, results, {
-        "recode_and_write": elapsed, "recode_map": plan_seconds, "measure": res["measure_seconds"],
-    }, started=t_start)
-    return 0
-
-
 def _cmd_noise(args: argparse.Namespace) -> int:
     t_start = time.perf_counter()
     on = _columns(args.on)
@@ -666,7 +606,8 @@ def _cmd_risk(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     result = _with_progress(
         "measuring risk",
-        lambda: lf.sdc.risk(on, weight=args.weight, alpha=args.alpha, suda=args.suda, threshold=args.threshold),
+        lambda: lf.sdc.risk(on, weight=args.weight, alpha=args.alpha, suda=args.suda, threshold=args.threshold,
+                            household=args.household),
         enabled=args.progress,
     )
     elapsed = time.perf_counter() - t0
@@ -675,7 +616,8 @@ def _cmd_risk(args: argparse.Namespace) -> int:
         text = f"{value:.7g}" if isinstance(value, float) else str(value)
         print(f"  {name:<38} {text}")
     print(f"  {'time':<38} {elapsed:.2f} s")
-    parameters = {"on": on, "weight": args.weight, "alpha": args.alpha, "threshold": args.threshold, "suda": args.suda}
+    parameters = {"on": on, "weight": args.weight, "household": args.household, "alpha": args.alpha,
+                  "threshold": args.threshold, "suda": args.suda}
     rows = lf.select(pl.len()).collect().item() if args.report else None
     _write_report(args.report, "risk", args, parameters, {"rows": rows, "risk": result.as_dict()}, {"risk": elapsed})
     return 0
@@ -770,6 +712,7 @@ def _add_risk_parser(sub: Any) -> None:
     )
     _add_on(risk, "key (quasi-identifier) columns, comma-separated")
     risk.add_argument("--weight", metavar="COL", help="sampling-weight column (weights >= 1)")
+    risk.add_argument("--household", metavar="COL", help="household id column: household risk too")
     risk.add_argument("--alpha", type=float, default=1.0, help="weight of a missing-value match, 0..1 (default 1)")
     risk.add_argument("--threshold", type=float, default=0.1, help="ARX's acceptable record risk (default 0.1)")
     risk.add_argument("--suda", action=argparse.BooleanOptionalAction, default=True, help="SUDA2 scores (default on)")
@@ -777,23 +720,6 @@ def _add_risk_parser(sub: Any) -> None:
 
 
 def _add_method_parsers(sub: Any) -> None:
-    rec = _command(
-        sub, "recode",
-        "merge rare categories of CSV/Parquet columns (minimum-frequency global recoding)",
-        "Minimum-frequency global recoding (Sano & Hattori, Fig. 1): in each --column the "
-        "least frequent categories merge until every category has more than rows x p rows. Every "
-        "other column and the row order are kept.",
-        _in_out(),
-    )
-    rec.add_argument("--column", action="append", required=True, metavar="C",
-                     help="a categorical column to recode (repeat, or comma-separated)")
-    rec.add_argument("--p", type=float, required=True, help="minimum share of a category, 0 < p < 1")
-    rec.add_argument("--sep", help="separator of merged labels (default: the library's)")
-    rec.add_argument("--other", metavar="LABEL", help="one label for every merged group")
-    rec.add_argument("--max-label", dest="max_label", type=_int, metavar="N",
-                     help="cap merged labels at N characters (default 200)")
-    _finish(rec, _cmd_recode, null_values=_NULL_VALUES_HELP)
-
     noise = _command(
         sub, "noise",
         "add seeded Laplace noise to numeric columns (prints the phi used)",
@@ -908,6 +834,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_method_parsers(sub)
     _add_risk_parser(sub)
+    from .commands import add_operation_parsers  # suppress, pram, recode, ..., run: from polars_sdc.operations
+
+    add_operation_parsers(sub)
     return parser
 
 

@@ -73,6 +73,10 @@ CALLS = {
     "swap_records": lambda ns: ns.swap_records(household="x", hierarchy=["s", "t"], similar=[["c"], []], swaprate=0.5,
                                                risk_variables=["e"], carry_along="y", swapped_column="xs", seed=1),
     "swap_records_plan": lambda ns: ns.swap_records_plan(household="x", hierarchy=["s"], swaprate=0.5, seed=1),
+
+    # the SDC process: the release after two steps
+    "problem": lambda ns: ns.problem(keys=["c", "s"], numeric=["x", "z"], strata="t")
+    .suppress(k=3).rank_swap(p=0.2, seed=1).release(),
 }
 
 

@@ -67,15 +67,19 @@ class Method:
         >>> METHODS["vmdav"].check_options({"gama": 1.0})
         Traceback (most recent call last):
         ...
-        polars_sdc._errors.SDCError: unknown option 'gama' for method 'vmdav'; it takes: gamma (and the arguments every method takes: by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress)
+        polars_sdc._errors.SDCError: unknown option 'gama' for method 'vmdav'; did you mean 'gamma'? It takes: gamma (and the arguments every method takes: by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress)
         """
         takes = self.options()
         out = {}
         for name, value in options.items():
             if name not in takes:
+                import difflib
+
                 listed = ", ".join(takes) if takes else "no options"
+                close = difflib.get_close_matches(name, [*takes, *COMMON_ARGUMENTS, "method"], n=1, cutoff=0.6)
+                hint = f"; did you mean {close[0]!r}? It" if close else "; it"
                 raise SDCError(
-                    f"unknown option {name!r} for method {self.name!r}; it takes: {listed} "
+                    f"unknown option {name!r} for method {self.name!r}{hint} takes: {listed} "
                     f"(and the arguments every method takes: {', '.join(COMMON_ARGUMENTS)})"
                 )
             check = self.option_checks.get(name)

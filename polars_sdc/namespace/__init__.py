@@ -11,28 +11,32 @@ from __future__ import annotations
 
 import polars as pl
 
+from .._signature import check_keywords
 from . import expr as _expr  # noqa: F401  (registers pl.col(c).sdc)
 from .loss import LossMethods
 from .masking import MaskingMethods
 from .microagg import MicroaggMethods
 from .noise import NoiseMethods
+from .process import ProcessMethods
 from .recode import RecodeMethods
 from .risk import RiskMethods
 
 #: every DataFrame / LazyFrame method group: a mixin of FrameOps (one per area, in this package)
 FRAME_METHOD_GROUPS: tuple[type, ...] = (
-    MicroaggMethods, LossMethods, RecodeMethods, NoiseMethods, RiskMethods, MaskingMethods,
+    MicroaggMethods, LossMethods, RecodeMethods, NoiseMethods, RiskMethods, MaskingMethods, ProcessMethods,
 )
 
 
 @pl.api.register_dataframe_namespace("sdc")
+@check_keywords
 class SDCFrame(*FRAME_METHOD_GROUPS):
     """``df.sdc``: statistical disclosure control on a DataFrame."""
 
 
 @pl.api.register_lazyframe_namespace("sdc")
+@check_keywords
 class SDCLazyFrame(*FRAME_METHOD_GROUPS):
     """``lf.sdc``: the same methods, lazily; frame results stay LazyFrames until collect."""
 
 
-SDCExpr = _expr.SDCExpr
+SDCExpr = check_keywords(_expr.SDCExpr, declared=False)

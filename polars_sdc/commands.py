@@ -1,0 +1,330 @@
+"""The ``polars-sdc`` subcommands generated from :mod:`polars_sdc.operations` (one skeleton),
+and ``polars-sdc run RECIPE IN OUT``.
+
+Every operation with a ``command`` gets ``polars-sdc <command> IN OUT`` with one flag per
+option: the Python name with dashes (``--risk-above``), its default and help from the
+declaration, columns as comma-separated names (or the flag repeated), numbers per column as
+``COL=X`` pairs, structured values as JSON. The skeleton is the same for all: check the paths
+(before any work), scan IN lazily, run ``lf.sdc.<operation>(...)``, sink to a temporary file
+next to OUT, measure what changed on the file read back, rename it over OUT, print a summary
+and, with ``--report FILE.json``, write it as JSON (:mod:`polars_sdc.cli`'s checked writers).
+
+>>> from polars_sdc import cli
+>>> args = cli.build_parser().parse_args(["suppress", "in.csv", "out.csv", "--k", "3", "--on", "a,b"])
+>>> options(args.operation, args)
+{'k': 3, 'on': ['a', 'b']}
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+import polars as pl
+
+from . import cli
+from .operations import OPERATIONS, Option, Operation
+
+#: metavars of the option kinds
+_METAVARS = {"int": "N", "float": "X", "str": "TEXT", "column": "COL", "columns": "COLS", "number_or_map": "X|COL=X,...",
+             "map": "COL=X,...", "floats_or_map": "X,X,...|JSON", "ints": "N,N,...", "json": "JSON"}
+
+
+def _help(o: Option) -> str:
+    text = o.help
+    if o.role:
+        text += f" (role: {o.role})"
+    if o.required:
+        return text + " (required)"
+    if o.default is None or o.default == () or o.kind == "bool" and o.default is False:
+        return text
+    if o.kind == "bool":
+        return text + " (default on)"
+    return f"{text} (default {o.default})"
+
+
+def add_operation_parsers(sub: Any) -> None:
+    """One subcommand per declared operation with a ``command``, and ``run``."""
+    for op in OPERATIONS.values():
+        if op.command:
+            _add_operation(sub, op)
+    _add_run(sub)
+
+
+def _add_operation(sub: Any, op: Operation) -> None:
+    parser = cli._command(sub, op.command, op.summary,
+                          f"{op.summary[0].upper()}{op.summary[1:]}: df.sdc.{op.method}(...) on IN, written to OUT "
+                          "(every other column and the row order kept). The options are the Python function's, "
+                          "with the same names (dashes for underscores) and defaults.", cli._in_out())
+    for o in op.options:
+        if o.name == "null_values":  # the skeleton's --null-values does both (CSV tokens, and the option)
+            continue
+        flags = ["--" + o.name.replace("_", "-"), *op.aliases.get(o.name, ())]
+        kwargs: dict[str, Any] = {"dest": o.name, "help": _help(o), "default": argparse.SUPPRESS}
+        if o.kind == "bool":
+            kwargs["action"] = argparse.BooleanOptionalAction
+        elif o.kind == "choice":
+            kwargs["choices"] = o.choices
+        else:
+            kwargs["metavar"] = _METAVARS[o.kind]
+            kwargs["type"] = {"int": cli._int, "float": float}.get(o.kind, str)
+            if o.kind == "columns":
+                kwargs["action"] = "append"
+        kwargs["required"] = o.required
+        parser.add_argument(*flags, **kwargs)
+    null_help = cli._NULL_VALUES_HELP
+    if "null_values" in op.names():
+        null_help += "; also the categories read as missing (the null_values option)"
+    cli._finish(parser, run_operation, null_values=null_help)
+    parser.set_defaults(operation=op)
+
+
+def _split(text: str) -> list[Any]:
+    """``a,b`` -> ["a", "b"]; ``1,2`` -> [1, 2] (JSON scalars where they parse)."""
+    out = []
+    for part in cli._columns(text):
+        try:
+            out.append(json.loads(part))
+        except ValueError:
+            out.append(part)
+    return out
+
+
+def _convert(o: Option, value: Any) -> Any:
+    """The Python value of a flag's text (argparse has converted ints, floats, bools, choices)."""
+    flag = "--" + o.name.replace("_", "-")
+    if o.kind == "columns":
+        return list(dict.fromkeys(c for text in value for c in cli._columns(text)))
+    if o.kind == "number_or_map":
+        if "=" in value:
+            return cli._weights(value, flag=flag)
+        try:
+            return float(value)
+        except ValueError:
+            raise cli._UsageError(f"{flag}: expected a number or COL=X pairs, got {value!r}") from None
+    if o.kind == "map":
+        return cli._weights(value, flag=flag)
+    if o.kind == "floats_or_map":
+        if value.lstrip().startswith("{"):
+            return _json(flag, value)
+        try:
+            return [float(v) for v in cli._columns(value)]
+        except ValueError:
+            raise cli._UsageError(f"{flag}: expected numbers separated by commas, got {value!r}") from None
+    if o.kind == "ints":
+        try:
+            return [int(v) for v in cli._columns(value)]
+        except ValueError:
+            raise cli._UsageError(f"{flag}: expected integers separated by commas, got {value!r}") from None
+    if o.kind == "json":
+        text = value.lstrip()
+        return _json(flag, value) if text[:1] in "[{\"" or text in ("true", "false", "null") else _split(value)
+    return value
+
+
+def _json(flag: str, text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise cli._UsageError(f"{flag}: not valid JSON ({exc})") from None
+
+
+def options(op: Operation, args: argparse.Namespace) -> dict[str, Any]:
+    """The options given on the command line, as the Python function takes them."""
+    given = {o.name: _convert(o, getattr(args, o.name)) for o in op.options
+             if hasattr(args, o.name) and o.name != "null_values"}
+    tokens = cli._null_values(args)
+    if tokens and "null_values" in op.names():
+        given["null_values"] = tokens
+    return given
+
+
+def _effects_lines(effects: dict[str, Any]) -> list[str]:
+    lines = [f"  {v['variable']}: {v['suppressed']} value(s) suppressed, {v['changed']} changed"
+             for v in effects["variables"]]
+    return lines or ["  no value changed"]
+
+
+def run_operation(args: argparse.Namespace) -> int:
+    """The skeleton of every generated subcommand."""
+    from .process import step_effects
+
+    op: Operation = args.operation
+    t_start = time.perf_counter()
+    given = options(op, args)
+    tokens = cli._null_values(args)
+    cli._check_paths([args.input], args.output, args.report)
+    lf = cli._scan(args.input, tokens)
+    numeric = given.get(op.numeric) if op.numeric else None
+    if numeric and cli._format(args.input, "input") == "csv":
+        cli._check_numeric_text(lf, [numeric] if isinstance(numeric, str) else numeric)
+    released = getattr(lf.sdc, op.method)(**given)
+    keys = next((given.get(o.name) for o in op.options if o.role == "keys"), None)
+    keys = [keys] if isinstance(keys, str) else keys
+    summarize = _SUMMARIES.get(op.name)
+    extra = summarize.plan(lf, given) if summarize else None
+
+    def check(result: pl.LazyFrame) -> dict[str, Any]:
+        t1 = time.perf_counter()
+        after = result.collect()
+        effects = step_effects(lf.collect(), after, keys or [])
+        out: dict[str, Any] = {"rows": after.height, **effects}
+        if keys:
+            out["k_anonymity"] = after.sdc.k_anonymity(keys)
+        if summarize:
+            out.update(summarize.measure(after, given, extra))
+        out["measure_seconds"] = time.perf_counter() - t1
+        return out
+
+    res, elapsed = cli._sink_checked(released, args.output, check)
+    if summarize:
+        lines = summarize.lines(res, given, args.output, elapsed)
+    else:
+        shown = ", ".join(f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}" for k, v in given.items())
+        lines = [f"wrote {args.output}: {res['rows']} rows, {op.name} ({shown}), {elapsed:.2f} s", *_effects_lines(res)]
+        if keys:
+            lines.append(f"  k-anonymity {res['k_anonymity']} on {','.join(keys)} (a null matches any value)")
+    for line in lines:
+        print(line)
+    parameters = {**op.defaults(), **given}
+    measure_seconds = res.pop("measure_seconds")
+    cli._write_report(args.report, op.command, args, parameters, res,
+                      {f"{op.name}_and_write": elapsed, "measure": measure_seconds}, started=t_start)
+    return 0
+
+
+class _RecodeSummary:
+    """``recode``: the categories before and after per column, and the classes on them."""
+
+    @staticmethod
+    def plan(lf: pl.LazyFrame, given: dict[str, Any]) -> pl.DataFrame:
+        opts = {k: v for k, v in given.items() if k not in ("columns", "p")}
+        return lf.sdc.recode_map(given["columns"], given["p"], **opts)
+
+    @staticmethod
+    def measure(after: pl.DataFrame, given: dict[str, Any], plan: pl.DataFrame) -> dict[str, Any]:
+        cols = given["columns"]
+        per_column = {}
+        for c in cols:
+            part = plan.filter(pl.col("column") == c)
+            merged = part.filter(pl.col("original") != pl.col("recoded"))
+            counts = after.get_column(c).drop_nulls().value_counts()
+            per_column[c] = {
+                "categories_before": part.height,
+                "categories_after": counts.height,
+                "categories_merged": merged.height,
+                "merge_groups": merged.get_column("recoded").n_unique(),
+                "smallest_category": int(counts.get_column("count").min() or 0) if counts.height else 0,
+            }
+        classes, smallest = cli._group_stats(after, cols)  # a null is a value of its own here
+        return {"columns": per_column, "class_columns": cols, "classes": classes,
+                "smallest_class": smallest, "global_risk": after.sdc.global_risk(cols)["global_risk"]}
+
+    @staticmethod
+    def lines(res: dict[str, Any], given: dict[str, Any], output: str, elapsed: float) -> list[str]:
+        rows, p = res["rows"], given["p"]
+        out = [f"wrote {output}: {rows} rows, {len(given['columns'])} column(s) recoded (p = {p:g}: every category "
+               f"gets more than {rows * p:g} rows where merging allows), {elapsed:.2f} s"]
+        out += [f"  {c}: {d['categories_before']} -> {d['categories_after']} categories "
+               f"({d['categories_merged']} merged in {d['merge_groups']} group(s)), smallest {d['smallest_category']} rows"
+               for c, d in res["columns"].items()]
+        out.append(f"  {res['classes']} classes on {','.join(res['class_columns'])}, smallest {res['smallest_class']}; "
+                   f"global risk {res['global_risk']:.6g}")
+        return out
+
+
+_SUMMARIES: dict[str, Any] = {"recode": _RecodeSummary}
+
+
+# -- polars-sdc run RECIPE IN OUT ---------------------------------------------------------------
+def _add_run(sub: Any) -> None:
+    parser = cli._command(
+        sub, "run", "run a recipe (roles and steps, TOML or JSON) on a CSV or Parquet file",
+        "Apply the steps of RECIPE (written by problem.to_recipe(), or by hand; see docs/process.md) to IN "
+        "as one lazy scan -> steps -> sink pipeline and write OUT. The recipe and its columns are checked "
+        "before any data is read; the same recipe gives the same release as polars_sdc.run_recipe.",
+        [("recipe", "RECIPE", "recipe .toml or .json"), *cli._in_out()],
+    )
+    parser.add_argument("--sign-off", dest="sign_off", metavar="FILE.html",
+                        help="also write the sign-off summary (verdict, steps, risk before/after, per-variable "
+                        "losses): .html, or .txt / .md for text; its verdict is printed too")
+    cli._finish(parser, run_recipe_command, null_values=cli._NULL_VALUES_HELP)
+
+
+def _check_sign_off(path: str | None, taken: list[str]) -> None:
+    if path is None:
+        return
+    import os
+
+    if not path.lower().endswith((".html", ".htm", ".txt", ".md")):
+        raise cli._UsageError(f"--sign-off {path!r}: the summary is an .html, .txt or .md file")
+    if os.path.isdir(path):
+        raise cli._UsageError(f"sign-off {path!r} is a directory; give a file name")
+    for other in taken:
+        if other is not None and cli._same_file(other, path):
+            raise cli._UsageError("--sign-off must differ from the input, the recipe, the output and --report")
+
+
+def _write_text(path: str, text: str) -> None:
+    """``text`` to ``path`` atomically (a temporary file in the same folder, renamed)."""
+    import os
+
+    tmp = cli._temp_path(path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, cli._file_mode(path))
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def run_recipe_command(args: argparse.Namespace) -> int:
+    from .process import read_recipe, run_recipe, step_effects
+
+    t_start = time.perf_counter()
+    cli._check_paths([args.input, args.recipe], args.output, args.report)
+    _check_sign_off(args.sign_off, [args.input, args.recipe, args.output, args.report])
+    from pathlib import Path
+
+    recipe = read_recipe(Path(args.recipe))  # every check that needs no data, before the input is opened
+    lf = cli._scan(args.input, cli._null_values(args))
+    problem = run_recipe(recipe, lf)
+    keys = list(problem.roles.keys)
+
+    def check(result: pl.LazyFrame) -> dict[str, Any]:
+        after = result.collect()
+        out: dict[str, Any] = {"rows": after.height, **step_effects(lf.collect(), after, keys)}
+        if keys:
+            out["k_anonymity"] = after.sdc.k_anonymity(keys)
+        return out
+
+    res, elapsed = cli._sink_checked(problem.release(), args.output, check)
+    names = [name for name, _ in recipe.steps]
+    print(f"wrote {args.output}: {res['rows']} rows, {len(names)} step(s) of {args.recipe} "
+          f"({', '.join(names) or 'none'}), {elapsed:.2f} s")
+    for line in _effects_lines(res):
+        print(line)
+    if keys:
+        print(f"  k-anonymity {res['k_anonymity']} on {','.join(keys)} (a null matches any value)")
+    if args.sign_off:
+        summary = problem.sign_off()
+        _write_text(args.sign_off, summary.to_html() if args.sign_off.lower().endswith((".html", ".htm"))
+                    else summary.to_text())
+        print(f"  verdict: {summary.verdict}")
+        print(f"wrote {args.sign_off}")
+    parameters = {"recipe": args.recipe, "roles": dict(recipe.roles),
+                  "steps": [{"operation": n, **o} for n, o in recipe.steps]}
+    if args.report:  # the session's log: per step its effects, the risk and the loss after it
+        t0 = time.perf_counter()
+        res["log"] = problem.log.to_dicts()
+        timings = {"run_and_write": elapsed, "log": time.perf_counter() - t0}
+    else:
+        timings = {"run_and_write": elapsed}
+    cli._write_report(args.report, "run", args, parameters, res, timings, started=t_start)
+    return 0
+
+
+__all__ = ["add_operation_parsers", "options", "run_operation", "run_recipe_command"]

@@ -1,0 +1,535 @@
+"""The SDC problem: the roles of the columns declared once, the steps applied one after the
+other, each returning a new (immutable) problem, with undo, risk and utility on the current
+release and a log of what every step did (after sdcMicro's ``createSdcObj`` / ``undolast``).
+
+Every step is an operation of :mod:`polars_sdc.operations`; the roles fill its parameters
+that the caller leaves out (``suppress``'s ``on`` from ``keys``, ``by`` from ``strata``,
+``rank_swap``'s ``on`` from ``numeric``, ``pram``'s ``on`` from ``pram``, ...). A step runs
+through the ``df.sdc`` / ``lf.sdc`` method of the same name, so on a LazyFrame the release
+stays a lazy plan; measures and the log are computed on the collected data, one step at a
+time (each step applied once to its parent's collected data, which equals the lazy result by
+the namespace's contract). A random step must be given its ``seed``: the log, undo and a
+recipe replay it.
+
+>>> import polars as pl, polars_sdc
+>>> df = pl.DataFrame({"a": ["x", "x", "x", "y"], "b": ["u", "u", "v", "v"], "w": [2.0, 2.0, 3.0, 3.0]})
+>>> p = df.sdc.problem(keys=["a", "b"], weight="w")
+>>> q = p.suppress(k=2)
+>>> q.release().rows()
+[('x', 'u', 2.0), ('x', 'u', 2.0), (None, 'v', 3.0), (None, 'v', 3.0)]
+>>> q.log.select("step", "operation", "suppressed", "k_anonymity").rows()
+[(0, 'original', 0, 1.0), (1, 'suppress', 2, 2.0)]
+>>> q.undo().release().equals(df)
+True
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .._errors import SDCError
+from .._signature import unknown_keyword
+
+#: roles naming several columns, and roles naming one
+LIST_ROLES = ("keys", "numeric", "strata", "pram")
+ONE_ROLES = ("weight", "household", "sensitive")
+#: the parameters that name what a step masks: without them (and without their role) a step is refused
+TARGETS = ("on", "columns")
+
+
+@dataclass(frozen=True)
+class Roles:
+    """Which columns play which part: ``keys`` (quasi-identifiers), ``numeric`` (numeric
+    variables to perturb), ``weight`` (sampling weight), ``household`` (household id),
+    ``strata``, ``sensitive`` and ``pram`` (categorical variables to post-randomise)."""
+
+    keys: tuple[str, ...] = ()
+    numeric: tuple[str, ...] = ()
+    weight: str | None = None
+    household: str | None = None
+    strata: tuple[str, ...] = ()
+    sensitive: str | None = None
+    pram: tuple[str, ...] = ()
+
+    @classmethod
+    def build(cls, schema: pl.Schema, **roles: Any) -> Roles:
+        """The roles checked against ``schema``: every column exists, a one-column role is one
+        name, a column is not both a key and a numeric variable."""
+        from .._columns import resolve_columns
+
+        out: dict[str, Any] = {}
+        for name, value in roles.items():
+            if name not in LIST_ROLES + ONE_ROLES:
+                raise SDCError(unknown_keyword("problem", name, list(LIST_ROLES + ONE_ROLES)))
+            if value is None:
+                continue
+            if name in ONE_ROLES:
+                if not isinstance(value, str):
+                    raise SDCError(f"role {name}: expected one column name, got {value!r}")
+                if value not in schema:
+                    raise SDCError(f"column {value!r} (role {name}): not in the frame")
+                out[name] = value
+            else:
+                out[name] = tuple(resolve_columns(schema, value, what=f"{name} (role)", default="error"))
+        both = set(out.get("keys", ())) & set(out.get("numeric", ()))
+        if both:
+            raise SDCError(f"column {sorted(both)[0]!r}: both a key and a numeric variable; give it one role")
+        return cls(**out)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The declared roles (lists for the several-column ones), empty ones left out."""
+        out: dict[str, Any] = {}
+        for name in LIST_ROLES[:2] + ("weight", "household", "strata", "sensitive", "pram"):
+            v = getattr(self, name)
+            if v:
+                out[name] = list(v) if isinstance(v, tuple) else v
+        return out
+
+
+@dataclass(frozen=True)
+class Step:
+    """One applied step: the operation's name, the options the caller gave (recorded in the
+    log and the recipe) and the arguments it ran with (the roles filled in)."""
+
+    operation: str
+    options: Mapping[str, Any]
+    arguments: Mapping[str, Any]
+
+
+class Problem:
+    """An SDC problem on a DataFrame or LazyFrame (see the module docstring). Build it with
+    ``df.sdc.problem(keys=..., ...)`` or ``Problem(frame, keys=..., ...)``; each step method
+    returns a new problem."""
+
+    __slots__ = ("_frame", "_roles", "_parent", "_step", "_cache")
+
+    def __init__(
+        self,
+        frame: pl.DataFrame | pl.LazyFrame,
+        *,
+        keys: Any = None,
+        numeric: Any = None,
+        weight: str | None = None,
+        household: str | None = None,
+        strata: Any = None,
+        sensitive: str | None = None,
+        pram: Any = None,
+        **other: Any,
+    ) -> None:
+        if not isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
+            raise SDCError(f"a problem is built on a DataFrame or LazyFrame, got {type(frame).__name__}")
+        if not _installed:
+            _install_steps()
+        schema = frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema
+        roles = Roles.build(schema, keys=keys, numeric=numeric, weight=weight, household=household,
+                            strata=strata, sensitive=sensitive, pram=pram, **other)
+        self._init(frame, roles, None, None)
+
+    def _init(self, frame: Any, roles: Roles, parent: Problem | None, step: Step | None) -> None:
+        set_ = object.__setattr__
+        set_(self, "_frame", frame)
+        set_(self, "_roles", roles)
+        set_(self, "_parent", parent)
+        set_(self, "_step", step)
+        set_(self, "_cache", {})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("a Problem is immutable: every step returns a new one")
+
+    # -- what it holds ----------------------------------------------------------------------
+    @property
+    def roles(self) -> Roles:
+        return self._roles
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """The steps applied so far, first first."""
+        out = []
+        node: Problem | None = self
+        while node is not None and node._step is not None:
+            out.append(node._step)
+            node = node._parent
+        return tuple(reversed(out))
+
+    @property
+    def lazy(self) -> bool:
+        return isinstance(self._frame, pl.LazyFrame)
+
+    def original(self) -> pl.DataFrame | pl.LazyFrame:
+        """The frame the problem was built on."""
+        node = self
+        while node._parent is not None:
+            node = node._parent
+        return node._frame
+
+    def release(self) -> pl.DataFrame | pl.LazyFrame:
+        """The masked frame after every step (a LazyFrame plan when the input was lazy)."""
+        return self._frame
+
+    def undo(self) -> Problem:
+        """The problem before the last step (exactly that object)."""
+        if self._parent is None:
+            raise SDCError("undo: no step to undo")
+        return self._parent
+
+    def __repr__(self) -> str:
+        roles = "; ".join(f"{k}: {', '.join(v) if isinstance(v, list) else v}" for k, v in self._roles.as_dict().items())
+        lines = [f"Problem ({'lazy' if self.lazy else 'eager'}), {roles or 'no roles'}"]
+        for i, s in enumerate(self.steps, 1):
+            lines.append(f"  {i}. {s.operation}({', '.join(f'{k}={v!r}' for k, v in s.options.items())})")
+        return "\n".join(lines)
+
+    # -- steps ----------------------------------------------------------------------------------
+    def apply(self, operation: str, **options: Any) -> Problem:
+        """Apply the step ``operation`` (a name of :func:`polars_sdc.operations.steps`) with
+        ``options``; parameters left out are filled from the roles.
+
+        >>> import polars as pl, polars_sdc
+        >>> p = pl.DataFrame({"a": [1, 2, 3, 4]}).sdc.problem(numeric="a")
+        >>> p.apply("top_bottom_code", columns="a", upper=3).release()["a"].to_list()
+        [1, 2, 3, 3]
+        """
+        from ..operations import OPERATIONS
+
+        op = OPERATIONS[operation]
+        if not op.step:
+            raise SDCError(f"{operation} is not a masking step (steps: {', '.join(_step_names())})")
+        if not op.available:
+            op.function()
+        arguments = step_arguments(op, self._roles, options)
+        frame = getattr(self._frame.sdc, op.method)(**arguments)
+        child = object.__new__(Problem)
+        import copy
+
+        child._init(frame, self._roles, self, Step(operation, copy.deepcopy(options), arguments))
+        return child
+
+    # -- measures -------------------------------------------------------------------------------
+    def data(self) -> pl.DataFrame:
+        """The current release as a DataFrame (collected once; each step is applied once to its
+        parent's collected data, which equals the lazy plan's result)."""
+        if "data" not in self._cache:
+            if self._parent is None:
+                f = self._frame
+                self._cache["data"] = f.collect() if isinstance(f, pl.LazyFrame) else f
+            elif not self.lazy:
+                self._cache["data"] = self._frame
+            else:
+                from ..operations import OPERATIONS
+
+                step = self._step
+                parent = self._parent.data()
+                self._cache["data"] = getattr(parent.sdc, OPERATIONS[step.operation].method)(**step.arguments)
+        return self._cache["data"]
+
+    def risk(self, **options: Any) -> Any:
+        """Every disclosure-risk measure on the keys of the current release (a
+        :class:`~polars_sdc.risk.measure.RiskResult`; ``df.sdc.risk`` with ``on``, ``weight``
+        and ``household`` from the roles; SUDA2 off unless ``suda=True``), cached per step."""
+        if not self._roles.keys:
+            raise SDCError("risk: no keys role declared")
+        from ..operations import OPERATIONS
+
+        op = OPERATIONS["risk"]
+        arguments = step_arguments(op, self._roles, {"suda": False, **options})
+        cache_key = ("risk", json.dumps(arguments, sort_keys=True, default=repr))
+        if cache_key not in self._cache:
+            on = arguments.pop("on")
+            self._cache[cache_key] = self.data().sdc.risk(on, **arguments)
+        return self._cache[cache_key]
+
+    def utility(self) -> pl.DataFrame:
+        """Per variable with a role (keys, numeric, pram, sensitive): values suppressed and
+        changed against the original, and for a numeric variable still numeric its SSE/SST
+        (z-scored with the original's mean and sd; a suppressed value counts as the mean), with
+        ``(all numeric)`` the whole numeric role's. Cached per step.
+
+        >>> import polars as pl, polars_sdc
+        >>> p = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]}).sdc.problem(numeric="x")
+        >>> p.apply("top_bottom_code", columns="x", upper=3.0).utility().with_columns(pl.col("sse_sst").round(12)).rows()
+        [('x', 'numeric', 0, 1, 0.2), ('(all numeric)', 'numeric', 0, 1, 0.2)]
+        """
+        if "utility" in self._cache:
+            return self._cache["utility"]
+        orig, rel = self._root().data(), self.data()
+        r = self._roles
+        variables = list(dict.fromkeys([*r.keys, *r.numeric, *r.pram, *([r.sensitive] if r.sensitive else [])]))
+        rows = []
+        for c in variables:
+            role = "numeric" if c in r.numeric else "key" if c in r.keys else "pram" if c in r.pram else "sensitive"
+            sup, chg = _column_effects(orig.get_column(c), rel.get_column(c))
+            loss = sse_sst(orig, rel, [c]) if c in r.numeric else None
+            rows.append((c, role, sup, chg, loss))
+        if r.numeric:
+            numeric = [row for row in rows if row[1] == "numeric"]
+            rows.append(("(all numeric)", "numeric", sum(x[2] for x in numeric), sum(x[3] for x in numeric),
+                         sse_sst(orig, rel, list(r.numeric))))
+        out = pl.DataFrame(rows, schema={"variable": pl.String, "role": pl.String, "suppressed": pl.Int64,
+                                         "changed": pl.Int64, "sse_sst": pl.Float64}, orient="row")
+        self._cache["utility"] = out
+        return out
+
+    def _l_diversity(self) -> float:
+        """The release's distinct l-diversity of the sensitive variable on the keys (the
+        smallest class's number of distinct sensitive values; ``df.sdc.l_diversity``)."""
+        if "l_diversity" not in self._cache:
+            keys, s = list(self._roles.keys), self._roles.sensitive
+            out = self.data().select([*keys, s]).sdc.l_diversity(keys, s)
+            self._cache["l_diversity"] = float(out.get_column("l_diversity").min())
+        return self._cache["l_diversity"]
+
+    def _root(self) -> Problem:
+        node = self
+        while node._parent is not None:
+            node = node._parent
+        return node
+
+    def _effects(self) -> dict[str, Any]:
+        """What this problem's last step changed against its parent (zeros for the root)."""
+        if "effects" not in self._cache:
+            if self._parent is None:
+                self._cache["effects"] = {"variables": [], "suppressed": 0, "changed": 0, "records_reclassified": 0}
+            else:
+                self._cache["effects"] = step_effects(self._parent.data(), self.data(), list(self._roles.keys))
+        return self._cache["effects"]
+
+    @property
+    def log(self) -> pl.DataFrame:
+        """One row per step (step 0: the original): the operation, its parameters (JSON), the
+        values it suppressed and changed (in total and per variable), the records whose key
+        combination it changed, then the risk on the keys (k-anonymity with nulls matching any
+        value, sample uniques, expected re-identifications, global risk; household risk with a
+        household role) and the numeric SSE/SST after the step."""
+        nodes = []
+        node: Problem | None = self
+        while node is not None:
+            nodes.append(node)
+            node = node._parent
+        rows = []
+        for i, n in enumerate(reversed(nodes)):
+            e = n._effects()
+            row: dict[str, Any] = {
+                "step": i,
+                "operation": "original" if n._step is None else n._step.operation,
+                "parameters": "{}" if n._step is None else json.dumps(_plain(n._step.options), sort_keys=False),
+                "suppressed": e["suppressed"],
+                "changed": e["changed"],
+                "by_variable": e["variables"],
+                "records_reclassified": e["records_reclassified"],
+            }
+            if self._roles.keys:
+                risk = n.risk()
+                row["k_anonymity"] = float(risk["k_anonymity"])
+                row["sample_uniques"] = risk["sample_uniques"]
+                row["expected_reidentifications"] = risk["expected_reidentifications"]
+                row["global_risk"] = risk["global_risk"]
+                if self._roles.household:
+                    row["household_risk"] = risk["household_risk"]
+                if self._roles.sensitive:
+                    row["l_diversity"] = n._l_diversity()
+            row["sse_sst"] = sse_sst(n._root().data(), n.data(), list(self._roles.numeric)) if self._roles.numeric else None
+            rows.append(row)
+        schema: dict[str, Any] = {
+            "step": pl.UInt32, "operation": pl.String, "parameters": pl.String, "suppressed": pl.Int64,
+            "changed": pl.Int64,
+            "by_variable": pl.List(pl.Struct({"variable": pl.String, "suppressed": pl.Int64, "changed": pl.Int64})),
+            "records_reclassified": pl.Int64,
+        }
+        if self._roles.keys:
+            schema.update({"k_anonymity": pl.Float64, "sample_uniques": pl.Int64,
+                           "expected_reidentifications": pl.Float64, "global_risk": pl.Float64})
+            if self._roles.household:
+                schema["household_risk"] = pl.Float64
+            if self._roles.sensitive:
+                schema["l_diversity"] = pl.Float64
+        schema["sse_sst"] = pl.Float64
+        return pl.DataFrame(rows, schema=schema)
+
+    def sign_off(self) -> Any:
+        """The sign-off summary built from the log (:class:`polars_sdc.process.signoff.SignOff`):
+        a verdict in plain words, the steps, risk before/after with what each measure means,
+        per-variable losses; ``print()`` it, show it in a notebook, or ``.save("x.html")``."""
+        from .signoff import sign_off
+
+        return sign_off(self)
+
+    # -- recipes --------------------------------------------------------------------------------
+    def to_recipe(self, path: Any = None, *, format: str = "toml") -> str:
+        """The roles and steps as a recipe (TOML, or ``format="json"``) for
+        :func:`polars_sdc.run_recipe` and ``polars-sdc run``; also written to ``path`` if given.
+
+        >>> import polars as pl, polars_sdc
+        >>> p = pl.DataFrame({"a": ["x", "y"]}).sdc.problem(keys="a").suppress(k=1)
+        >>> print(p.to_recipe())
+        # polars_sdc recipe: polars_sdc.run_recipe(recipe, frame) or `polars-sdc run RECIPE IN OUT`
+        version = 1
+        <BLANKLINE>
+        [roles]
+        keys = ["a"]
+        <BLANKLINE>
+        [[steps]]
+        operation = "suppress"
+        k = 1
+        <BLANKLINE>
+        """
+        from .recipe import recipe_text
+
+        text = recipe_text(self._roles.as_dict(), [(s.operation, s.options) for s in self.steps], format=format)
+        if path is not None:
+            from pathlib import Path
+
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
+
+def step_arguments(op: Any, roles: Roles, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments a step runs with: ``options`` (checked against the declaration; a random
+    step needs its seed) with the parameters left out filled from ``roles``."""
+    names = op.names()
+    for key in options:
+        if key not in names:
+            raise SDCError(unknown_keyword(op.name, key, names))
+    if op.random and options.get("seed") is None:
+        raise SDCError(f"{op.name}: give seed= (a problem's steps are replayed by the log, undo and recipes)")
+    arguments = dict(options)
+    for o in op.options:
+        if o.name in arguments or o.role is None:
+            continue
+        value = getattr(roles, o.role)
+        if value:
+            arguments[o.name] = list(value) if isinstance(value, tuple) else value
+        elif o.name in TARGETS:
+            raise SDCError(f"{op.name}: no {o.role!r} role declared; give {o.name}=")
+    for o in op.options:
+        if o.required and o.name not in arguments:
+            raise SDCError(f"{op.name}: {o.name}= is required ({o.help})")
+    return arguments
+
+
+def _step_names() -> list[str]:
+    from ..operations import steps
+
+    return [op.name for op in steps()]
+
+
+def _make_step(name: str) -> Any:
+    def step(self: Problem, **options: Any) -> Problem:
+        return self.apply(name, **options)
+
+    step.__name__ = step.__qualname__ = name
+    return step
+
+
+_installed = False
+
+
+def _install_steps() -> None:
+    """One method per step operation (``problem.suppress(k=3)`` = ``problem.apply("suppress",
+    k=3)``), its signature the declaration's options (keyword-only; role-filled ones optional).
+    Run when the first problem is built, so ``import polars_sdc`` loads no method module."""
+    import inspect
+
+    global _installed
+    _installed = True
+
+    from ..operations import steps
+
+    for op in steps():
+        fn = _make_step(op.name)
+        params = []
+        for o in op.options:
+            default = None if (o.required and o.role is not None) else (inspect.Parameter.empty if o.required else o.default)
+            params.append(inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=default))
+        fn.__signature__ = inspect.Signature([inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), *params])  # type: ignore[attr-defined]
+        roles = ", ".join(f"{o.name} <- {o.role}" for o in op.options if o.role)
+        fn.__doc__ = f"{op.summary} (``df.sdc.{op.method}``; roles: {roles or 'none'}); returns a new Problem."
+        setattr(Problem, op.name, fn)
+
+
+# -- effects and loss ---------------------------------------------------------------------------
+def _column_effects(before: pl.Series, after: pl.Series) -> tuple[int, int]:
+    """(values suppressed: null after, not before; values changed: non-null both, different)."""
+    if before.dtype != after.dtype:
+        before, after = before.cast(pl.String), after.cast(pl.String)
+    sup = int((after.is_null() & before.is_not_null()).sum())
+    chg = int((after.is_not_null() & before.is_not_null() & (after != before)).sum())
+    return sup, chg
+
+
+def step_effects(before: pl.DataFrame, after: pl.DataFrame, keys: Sequence[str]) -> dict[str, Any]:
+    """What turned ``before`` into ``after`` (same rows, same order): per column the values
+    suppressed and changed (columns with neither left out), their totals, and the records whose
+    key combination changed (``keys``; a suppressed key counts as a change).
+
+    >>> b = pl.DataFrame({"a": ["x", "y", "z"], "n": [1, 2, 3]})
+    >>> step_effects(b, pl.DataFrame({"a": ["x", None, "z"], "n": [1, 2, 9]}), ["a"])
+    {'variables': [{'variable': 'a', 'suppressed': 1, 'changed': 0}, {'variable': 'n', 'suppressed': 0, 'changed': 1}], 'suppressed': 1, 'changed': 1, 'records_reclassified': 1}
+    """
+    if before.height != after.height:
+        raise SDCError(f"a step changed the row count ({before.height} -> {after.height})")
+    variables = []
+    for c in after.columns:
+        if c not in before.columns:
+            continue
+        sup, chg = _column_effects(before.get_column(c), after.get_column(c))
+        if sup or chg:
+            variables.append({"variable": c, "suppressed": sup, "changed": chg})
+    moved = np.zeros(before.height, dtype=bool)
+    for c in keys:
+        b, a = before.get_column(c), after.get_column(c)
+        if b.dtype != a.dtype:
+            b, a = b.cast(pl.String), a.cast(pl.String)
+        moved |= b.ne_missing(a).to_numpy()
+    return {"variables": variables, "suppressed": sum(v["suppressed"] for v in variables),
+            "changed": sum(v["changed"] for v in variables), "records_reclassified": int(moved.sum())}
+
+
+def sse_sst(original: pl.DataFrame, released: pl.DataFrame, columns: Sequence[str]) -> float | None:
+    """SSE/SST (thesis 2.4.1) of the numeric ``columns`` of a row-aligned release, z-scored
+    with the original's mean and standard deviation over its non-null values; a value
+    suppressed in the release counts as the mean (all lost), a null in the original counts
+    nothing. Columns no longer numeric in the release (recoded into intervals) are left out;
+    None when none is left. Without nulls it is ``df.sdc.ilssdm(columns, masked=...)``.
+
+    >>> o = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
+    >>> round(sse_sst(o, pl.DataFrame({"x": [1.5, 1.5, 3.5, 3.5]}), ["x"]), 12)
+    0.2
+    """
+    from ..loss.sse import ilssdm
+
+    cols = [c for c in columns if original.schema[c].is_numeric() and released.schema[c].is_numeric()]
+    if not cols or original.height == 0:
+        return None
+    X = np.zeros((original.height, len(cols)))
+    Y = np.zeros_like(X)
+    for j, c in enumerate(cols):
+        x = original.get_column(c).cast(pl.Float64)
+        y = released.get_column(c).cast(pl.Float64)
+        mean, sd = x.mean(), x.std()
+        if mean is None:
+            continue
+        sd = sd if sd and sd > 0 else 1.0
+        X[:, j] = ((x - mean) / sd).fill_null(0.0).to_numpy()
+        Y[:, j] = ((y - mean) / sd).fill_null(0.0).to_numpy()
+        Y[x.is_null().to_numpy(), j] = 0.0
+    return float(ilssdm(X, masked=Y))
+
+
+def _plain(value: Any) -> Any:
+    """Step options as JSON-able values (tuples and arrays as lists)."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, pl.Expr):
+        return str(value)
+    return value

@@ -1,0 +1,62 @@
+"""A recipe (:mod:`polars_sdc.process.recipe`) on a Spark DataFrame: the steps that have a
+Spark counterpart run through it with the recipe's roles filled in, exactly as locally; a
+step without one is refused, naming it and its line, before any Spark job.
+
+With the same seed and ``key`` column, PRAM, rank swapping, noise and Laplace give the local
+release row for row (the per-row generator); microaggregation on Spark partitions per block
+(:func:`polars_sdc.spark.microaggregate`), so its groups may differ from the local ones.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from .._errors import SDCError
+
+#: recipe step -> function of polars_sdc.spark
+SPARK_STEPS = ("pram", "rank_swap", "add_noise", "laplace", "recode", "microaggregate")
+
+
+def run_recipe(recipe: Any, sdf: Any) -> Any:
+    """The Spark DataFrame ``sdf`` with the recipe's steps applied (see the module docstring);
+    the recipe, its columns and every step's Spark counterpart are checked first.
+
+    >>> run_recipe('[[steps]]\\noperation = "suppress"\\nk = 3\\n', None)
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: recipe line 2: step 'suppress' has no Spark counterpart (on Spark: pram, rank_swap, add_noise, laplace, recode, microaggregate); run it locally (polars_sdc.run_recipe)
+    """
+    from ..operations import OPERATIONS
+    from ..process.problem import Roles, step_arguments
+    from ..process.recipe import read_recipe
+
+    r = read_recipe(recipe)
+    for i, (name, _) in enumerate(r.steps):
+        if name not in SPARK_STEPS:
+            raise SDCError(f"{r.where(i, 'operation')}: step {name!r} has no Spark counterpart (on Spark: "
+                           f"{', '.join(SPARK_STEPS)}); run it locally (polars_sdc.run_recipe)")
+    from . import _common
+
+    _common.require_pyspark()
+    from .. import spark as sdcs
+
+    schema = _common.polars_schema(sdf)
+    r.check_columns(schema)
+    roles = Roles.build(schema, **r.roles)
+    plan = []
+    for i, (name, options) in enumerate(r.steps):
+        fn = getattr(sdcs, name)
+        params = inspect.signature(fn).parameters
+        open_ended = any(p.kind == p.VAR_KEYWORD for p in params.values())
+        for key in options:
+            if key not in params and not open_ended:
+                raise SDCError(f"{r.where(i, key)}: {name} option {key!r} has no Spark counterpart "
+                               f"(polars_sdc.spark.{name} takes: {', '.join(list(params)[1:])})")
+        try:
+            arguments = step_arguments(OPERATIONS[name], roles, options)
+        except SDCError as exc:
+            raise SDCError(f"{r.where(i, '')} ({name}): {exc}") from None
+        plan.append((fn, arguments))
+    for fn, arguments in plan:
+        sdf = fn(sdf, **arguments)
+    return sdf
