@@ -14,8 +14,12 @@ broadcast the result to every member. This module is that workflow (sdcMicro's
   with a null on one member and a value on another is not constant);
 * :func:`collapse`: one row per household (first-appearance order) with a household weight;
 * :func:`broadcast`: masked household rows written back to their members (row order kept);
+* :func:`mask_households`: a masking step run household-aware (person-level columns as they
+  are, household-level ones on :func:`collapse`'s rows, then :func:`broadcast`);
 * :func:`warn_household_level`: a loud :class:`HouseholdWarning` when a column that is
-  evidently household-level is masked per person without ``household=``.
+  evidently household-level is masked per person without ``household=``;
+  :func:`warn_nearly_household_level`: the same for a column that varies within only a few
+  households (so ``household=`` cannot treat it as household-level).
 
 A null household id is an error (a person without a household cannot be kept with it); give a
 one-person household its own id.
