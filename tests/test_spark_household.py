@@ -86,3 +86,23 @@ def test_spark_laplace_keeps_structural_nulls(spark):  # noqa: F811
         local = df.sdc.laplace(phi, ["pay"], k=kw.get("k"), seed=4, key="pid").sort("pid")
         assert got["pay"].is_null().equals(df["pay"].is_null())
         assert_frame_equal(got, local, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["additive", "correlated2"])
+def test_spark_columnwise_noise_keeps_structural_nulls(spark, method):  # noqa: F811
+    from polars_sdc import spark as sdcs
+
+    g = np.random.default_rng(2)
+    n = 60
+    df = pl.DataFrame({"pid": np.arange(n, dtype=np.int64) * 3 + 1, "s": np.where(np.arange(n) % 2 == 0, "a", "b"),
+                       "pay": [None if i % 5 == 0 else float(v) for i, v in enumerate(g.normal(30, 5, n))],
+                       "pen": [None if i % 7 == 1 else float(v) for i, v in enumerate(g.normal(9, 2, n))]})
+    sdf = spark.createDataFrame(df.to_arrow()).repartition(2)
+    for by in (None, "s"):
+        got = pl.from_arrow(sdcs.add_noise(sdf, ["pay", "pen"], method=method, by=by, seed=6, key="pid")
+                            .toArrow()).sort("pid")
+        local = df.sdc.add_noise(["pay", "pen"], method=method, by=by, seed=6, key="pid").sort("pid")
+        assert got["pay"].is_null().equals(df["pay"].is_null()) and got["pen"].is_null().equals(df["pen"].is_null())
+        assert_frame_equal(got, local, rel_tol=1e-9)
+    with pytest.raises(SDCError, match="'pay'.*null"):
+        sdcs.add_noise(sdf, ["pay", "pen"], method="correlated", seed=6, key="pid")

@@ -212,7 +212,9 @@ def add_noise(
     stratum come from one Spark aggregation (``avg`` / ``covar_samp``); ``"moments"`` adds a
     second aggregation over the data with its drawn noise (the joint covariance of ``[X, Z]``
     that the recolouring needs). Normal draws from stream ``add_noise/{column}`` keyed by
-    ``key``. A stratum needs 2 rows (3 for ``"moments"``), as locally. ``household``: the
+    ``key``. A stratum needs 2 rows (3 for ``"moments"``), as locally. Structural nulls stay
+    null with ``"additive"`` and ``"correlated2"`` (each column's moments over its non-null
+    values, as locally); ``"correlated"`` and ``"moments"`` refuse them here. ``household``: the
     household id; household-level columns noised once per household (key: the household id)
     and joined back (:mod:`polars_sdc.spark.household`).
 
@@ -242,7 +244,11 @@ def add_noise(
             by=by_cols, key=key)
     p = len(cols)
     xs = [F.col(c).cast("double") for c in cols]
-    aggs = [F.count(F.lit(1)).alias("__n"), *bad_value_counts(sdf, cols, schema)]
+    # column-wise methods keep structural nulls as locally: moments of each column's non-null values
+    columnwise = method in ("additive", "correlated2")
+    aggs = [F.count(F.lit(1)).alias("__n"), *bad_value_counts(sdf, cols, schema, nulls=columnwise)]
+    if columnwise:
+        aggs += [F.count(x).alias(f"__nn{j}") for j, x in enumerate(xs)]
     if check_key:
         aggs.append(key_nulls(key))
     if method != "moments":
@@ -254,10 +260,18 @@ def add_noise(
     if check_key:
         verify_key(sdf, key, int(stats["__key_nulls"].sum()))
     table = strata_table(stats, by_cols) if by_cols else None
+    nulls = columnwise and any(int(stats[f"__nn{j}"].sum()) < int(stats["__n"].sum()) for j in range(p))
     if by_cols:
         stats = stats.join(table, on=by_cols, how="left", nulls_equal=True).sort(STRATUM)
         need = min_stratum_rows(method)
-        small = stats.filter(pl.col("__n") < need)
+        for j, c in enumerate(cols if nulls else []):
+            small = stats.filter((pl.col(f"__nn{j}") > 0) & (pl.col(f"__nn{j}") < need))
+            if small.height:
+                vals = dict(zip(by_cols, small.select(by_cols).row(0)))
+                raise SDCError(f"stratum {vals!r} of `by` (non-null values of {c!r}): {small[f'__nn{j}'][0]} row(s); "
+                               f"add_noise method={method!r} needs at least {need} rows per stratum (use coarser "
+                               "strata)")
+        small = stats.filter(pl.col("__n") < need) if not nulls else stats.clear()
         if small.height:
             vals = dict(zip(by_cols, small.select(by_cols).row(0)))
             raise SDCError(f"stratum {vals!r} of `by`: {small['__n'][0]} row(s); add_noise method={method!r} "
@@ -285,10 +299,12 @@ def add_noise(
             for k in np.unique(sidx):
                 rows = sidx == k
                 Y[rows] = _noise_rows(X[rows], Z[rows], method, params[k], delta)
-            bad = ~np.isfinite(Y).all(axis=0)
+            null = np.column_stack([df.get_column(c).is_null().to_numpy() for c in cols]) if nulls else None
+            bad = ~np.isfinite(Y if null is None else np.where(null, 0.0, Y)).all(axis=0)
             if bad.any():
                 raise SDCError(f"column {cols[int(np.argmax(bad))]!r}: the noisy values overflow float64")
-            new = {c: pa.array(Y[:, j], pa.float64()) for j, c in enumerate(cols)}
+            new = {c: pa.array(Y[:, j], pa.float64(), mask=None if null is None or not null[:, j].any()
+                               else null[:, j]) for j, c in enumerate(cols)}
             yield pa.RecordBatch.from_arrays([new.get(n, batch.column(n)) for n in names], names=names)
 
     return sdf.mapInArrow(run, out_schema)
@@ -302,7 +318,8 @@ def _noise_params(row: dict, p: int, method: str, a: float, delta: float) -> dic
 
     if row["__n"] < 2:
         return None
-    var = np.array([row[f"__c{j}_{j}"] for j in range(p)], dtype=np.float64)
+    var = np.array([np.nan if row[f"__c{j}_{j}"] is None else row[f"__c{j}_{j}"] for j in range(p)],
+                   dtype=np.float64)
     scale = np.sqrt(var)
     scale[~(scale > 0)] = 1.0
     mu = np.array([row[f"__m{j}"] for j in range(p)], dtype=np.float64) / scale
@@ -315,7 +332,9 @@ def _noise_params(row: dict, p: int, method: str, a: float, delta: float) -> dic
         return {"scale": scale, "W": math.sqrt(a) * _psd_root(S)}
     sd = np.sqrt(var / (scale * scale))
     f = (a if method == "additive" else delta) * sd
-    return {"scale": scale, "f": f, "shift": (1.0 - math.sqrt(1.0 - delta * delta)) * mu}
+    # a column with fewer than 2 non-null values in the stratum is released unchanged, as locally
+    keep = np.array([row.get(f"__nn{j}", row["__n"]) < 2 for j in range(p)])
+    return {"scale": scale, "f": f, "shift": (1.0 - math.sqrt(1.0 - delta * delta)) * mu, "keep": keep}
 
 
 def _noise_rows(X: np.ndarray, Z: np.ndarray, method: str, q: Any, delta: float) -> np.ndarray:
@@ -333,7 +352,10 @@ def _noise_rows(X: np.ndarray, Z: np.ndarray, method: str, q: Any, delta: float)
         Y = Xs * math.sqrt(1.0 - delta * delta) + (Z * q["f"] + q["shift"])
     else:
         Y = Z @ q["W"] + Xs
-    return Y * q["scale"]
+    Y = Y * q["scale"]
+    if q.get("keep") is not None and q["keep"].any():
+        Y[:, q["keep"]] = X[:, q["keep"]]
+    return Y
 
 
 def _joint_moments(sdf: Any, cols: list[str], by: list[str], table: pl.DataFrame | None, key: str,
