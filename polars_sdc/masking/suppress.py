@@ -160,20 +160,6 @@ def _counts(K: _Keys, nullmask: np.ndarray, bad: np.ndarray, kept: list[int], vi
     return cnt, cov
 
 
-def _fk_wildcard(K: _Keys) -> np.ndarray:
-    """fk with ``alpha = 1`` (a null matches anything): for each row, the number of rows of its
-    stratum that agree with it wherever both have a value."""
-    n, m = K.C.shape
-    nullmask = ((K.C < 0) * (1 << np.arange(m))).sum(axis=1)
-    fk = np.empty(n)
-    zero = np.zeros(n, dtype=np.int64)
-    for pattern in np.unique(nullmask):
-        rows = np.flatnonzero(nullmask == pattern)
-        kept = [j for j in range(m) if not pattern >> j & 1]
-        fk[rows] = _counts(K, nullmask, rows, kept, zero, exact=True)[0]
-    return fk
-
-
 def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.ndarray) -> np.ndarray:
     """Suppress (-1) codes of ``C`` until every row has fk >= k (within its stratum ``g``)."""
     n, m = C.shape
@@ -181,7 +167,7 @@ def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.n
     C = C.copy()
     K = _Keys(C, g)
     bits = 1 << np.arange(m)
-    fk = _fk_wildcard(K) if alpha == 1.0 else _true_fk(C, g, alpha)
+    fk = _true_fk(C, g, alpha)
     for _ in range(n * m + 1):
         bad = np.flatnonzero(fk < k)
         if bad.size == 0:
@@ -230,7 +216,7 @@ def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.n
             for j in range(m):
                 if s >> j & 1:
                     C[r, j] = -1
-        fk = _fk_wildcard(K) if alpha == 1.0 else _true_fk(C, g, alpha)
+        fk = _true_fk(C, g, alpha)
     raise SDCError("suppress: no k-anonymous suppression found (internal limit reached)")
 
 
@@ -284,19 +270,37 @@ def suppress_frame(
                 isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 1 <= c <= len(keys) for c in sizes_c):
             raise SDCError(f"combs must be subset sizes between 1 and {len(keys)}, got {combs!r}")
         subsets = [list(t) for size in sizes_c for t in itertools.combinations(range(len(keys)), int(size))]
-    # with alpha < 1 a later subset's suppressions can lower an earlier subset's frequencies:
-    # repeat until a whole pass changes nothing (with alpha = 1 one pass is enough)
-    for _ in range(len(keys) + 1):
-        before = (C < 0).sum()
+    # a later subset's suppressions can lower an earlier subset's frequencies (a record whose
+    # keys of that subset all became missing no longer counts for its complete records, and
+    # with alpha < 1 wildcards count less): repeat until a whole pass changes nothing
+    for _ in range(df.height * len(keys) + 1):
+        before = int((C < 0).sum())
         for sub in subsets:
             sub_imp = np.argsort(np.argsort(imp[sub], kind="stable"), kind="stable") + 1
             C[:, sub] = _suppress_keys(np.ascontiguousarray(C[:, sub]), g, k, a, sub_imp)
-        if len(subsets) == 1 or a == 1.0 or (C < 0).sum() == before:
+        if len(subsets) == 1 or int((C < 0).sum()) == before:
             break
-    return df.with_columns(
+    out = df.with_columns(
         pl.when(pl.Series(C[:, j] < 0) & pl.col(c).is_not_null()).then(None).otherwise(pl.col(c)).alias(c)
         for j, c in enumerate(keys)
     )
+    _verify(out, [[keys[j] for j in sub] for sub in subsets], by_cols, k, a)
+    return out
+
+
+def _verify(out: pl.DataFrame, subsets: list[list[str]], by_cols: list[str], k: int, alpha: float) -> None:
+    """The release check: every record has ``fk >= k`` on every key subset (within its stratum),
+    by the shared frequency function (:func:`polars_sdc.risk.frequencies.frequencies`, the one
+    ``k_anonymity`` and ``risk`` use); an :class:`SDCError` rather than an unsafe release."""
+    from ..risk.frequencies import frequencies
+
+    parts = out.partition_by(by_cols, maintain_order=True) if by_cols else [out]
+    for part in parts:
+        for sub in subsets:
+            low = float(frequencies(part, sub, None, alpha)[0].min())
+            if low < k:
+                raise SDCError(f"suppress: internal error, the release has fk = {low:g} < k = {k} on {sub}; "
+                               "nothing was returned (please report this input)")
 
 
 def suppressed_count(original: pl.DataFrame, released: pl.DataFrame, on: Sequence[str]) -> int:
