@@ -174,3 +174,36 @@ def test_suppress_release_property(rows, m, k, alpha, combs, strata):
     out = df.sdc.suppress(k, keys, alpha=alpha, combs=combs, by=by)
     subsets = [s for size in (combs or [m]) for s in itertools.combinations(keys, size)]
     _release_ok(df, out, keys, k, alpha=alpha, subsets=subsets, by=by)
+
+
+# -- issue 26.10: suppress_risky with a threshold it cannot reach ------------------------------
+
+def test_26_10_unreachable_threshold_is_an_error_with_the_lowest_reachable_risk():
+    from polars_sdc import SDCError
+
+    df = pl.DataFrame({"a": range(10), "b": range(10)})
+    with pytest.raises(SDCError, match=r"risk_above = 0.05 cannot be reached.*lowest reachable highest individual risk is 0\.1 "):
+        df.sdc.suppress_risky(["a", "b"], risk_above=0.05)
+    with pytest.raises(SDCError, match="cannot be reached"):
+        df.lazy().sdc.suppress_risky(["a", "b"], risk_above=0.05).collect()
+    out = df.sdc.suppress_risky(["a", "b"], risk_above=0.1)      # exactly reachable: everything goes
+    assert out.null_count().row(0) == (10, 10)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(cell, cell), min_size=1, max_size=20), st.sampled_from([0.05, 0.2, 0.34, 0.5, 0.9]),
+       st.booleans())
+def test_suppress_risky_returns_only_safe_releases(rows, threshold, weighted):
+    from polars_sdc import SDCError
+    from polars_sdc.risk.individual import individual_risk
+
+    df = pl.DataFrame(rows, schema={"a": pl.Int64, "b": pl.Int64}, orient="row")
+    df = df.with_columns(w=(pl.int_range(pl.len()) % 3 + 1).cast(pl.Float64) if weighted else pl.lit(1.0))
+    try:
+        out = df.sdc.suppress_risky(["a", "b"], risk_above=threshold, weight="w")
+    except SDCError as e:
+        assert "cannot be reached" in str(e)
+        return
+    fk, Fk = frequencies(out, ["a", "b"], "w")
+    assert individual_risk(fk, Fk).max() <= threshold
+    _release_ok(df, out, ["a", "b"], 1)

@@ -317,14 +317,21 @@ def suppress_risky_frame(
     ``localSupp``).
 
     Which key: ``key_var`` if given (sdcMicro's ``keyVar``: that key only, one pass, as
-    ``localSupp``); otherwise, in each risky record, the not yet suppressed key with the most
-    categories (the one most likely to make the record rare, as sdcMicro's default importance),
-    then the risks are recomputed and the next key goes in the records still above the
-    threshold, until none is (a record with every key suppressed matches every record).
+    ``localSupp``; records may stay above the threshold, as there); otherwise, in each risky
+    record, the not yet suppressed key with the most categories (the one most likely to make
+    the record rare, as sdcMicro's default importance), then the risks are recomputed and the
+    next key goes in the records still above the threshold, until none is. A threshold that
+    cannot be reached (risky records remain with every key suppressed: a record with every key
+    missing still has the risk of ``fk = n``, ``Fk`` = all weights) is an :class:`SDCError`
+    giving the lowest risk reached, never a silently unsafe release.
 
     >>> df = pl.DataFrame({"a": ["x"] * 5 + ["y"], "b": [1, 1, 1, 2, 2, 2]})
     >>> suppress_risky_frame(df, ["a", "b"], risk_above=0.5)["a"].to_list()
     ['x', 'x', 'x', 'x', 'x', None]
+    >>> suppress_risky_frame(pl.DataFrame({"a": range(10), "b": range(10)}), ["a", "b"], risk_above=0.05)
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: risk_above = 0.05 cannot be reached by suppression: the lowest reachable highest individual risk is 0.1 (10 records above the threshold with every key suppressed)
     """
     from ..risk.frequencies import check_alpha, frequencies, key_columns
     from ..risk.individual import individual_risk
@@ -339,9 +346,11 @@ def suppress_risky_frame(
     ncat = {c: df.get_column(c).n_unique() for c in keys}
     order = sorted(keys, key=lambda c: -ncat[c])          # stable: ties keep the `on` order
     out = df
-    for _ in range(len(keys) if key_var is None else 1):
+    # each round suppresses at least one value: at most n x m rounds
+    for _ in range(1 if key_var is not None else df.height * len(keys) + 1):
         fk, Fk = frequencies(out, keys, weight, a)
-        risky = individual_risk(fk, Fk) > risk_above
+        risk = individual_risk(fk, Fk)
+        risky = risk > risk_above
         if not risky.any():
             break
         target = np.full(df.height, None, dtype=object)
@@ -351,6 +360,11 @@ def suppress_risky_frame(
             nulls = {c: out.get_column(c).is_null().to_numpy() for c in order}
             for c in reversed(order):
                 target[risky & ~nulls[c]] = c               # ends with the first free key in `order`
+            if all(t is None for t in target[risky]):       # every risky record is fully suppressed
+                raise SDCError(
+                    f"risk_above = {risk_above:g} cannot be reached by suppression: the lowest reachable "
+                    f"highest individual risk is {risk.max():.4g} ({int(risky.sum())} records above the "
+                    "threshold with every key suppressed)")
         out = out.with_columns(
             pl.when(pl.Series([t == c for t in target])).then(None).otherwise(pl.col(c)).alias(c) for c in keys
         )
