@@ -137,7 +137,7 @@ def test_suppress_refuses_rather_than_release_unsafe(monkeypatch):
     import polars_sdc.masking.suppress as sup
     from polars_sdc import SDCError
 
-    monkeypatch.setattr(sup, "_suppress_keys", lambda C, g, k, alpha, imp: C)
+    monkeypatch.setattr(sup, "_suppress_keys", lambda C, *args: C)
     with pytest.raises(SDCError, match="internal error, the release has fk = 1 < k = 2"):
         pl.DataFrame({"a": [1, 2, 2], "b": [1, 2, 2]}).sdc.suppress(2, ["a", "b"])
 
@@ -207,3 +207,55 @@ def test_suppress_risky_returns_only_safe_releases(rows, threshold, weighted):
     fk, Fk = frequencies(out, ["a", "b"], "w")
     assert individual_risk(fk, Fk).max() <= threshold
     _release_ok(df, out, ["a", "b"], 1)
+
+
+# -- issue 26.9 / 28.2: importance as sdcMicro's priority, tiebreak as the fewest suppressions ---
+
+def test_26_9_importance_is_a_priority():
+    df = pl.DataFrame({"a": ["x", "x", "y", "x", "y", "z", "z"], "b": [1, 1, 2, 2, 1, 3, 3]})
+    for imp in ([1, 2], {"a": 1}, {"a": 1, "b": 2}):
+        out = df.sdc.suppress(2, ["a", "b"], importance=imp)
+        assert out["a"].null_count() == 0 and out["b"].null_count() <= 3     # a kept (sdcMicro's semantics)
+        _release_ok(df, out, ["a", "b"], 2)
+    # the fewest suppressions per record, the ranking only breaking ties: a is suppressed once
+    out = df.sdc.suppress(2, ["a", "b"], tiebreak=[1, 2])
+    assert out.null_count().row(0) == (1, 1)
+    _release_ok(df, out, ["a", "b"], 2)
+    from polars_sdc import SDCError
+
+    with pytest.raises(SDCError, match="not both"):
+        df.sdc.suppress(2, ["a", "b"], importance=[1, 2], tiebreak=[1, 2])
+    with pytest.raises(SDCError, match="importance: 'c' is not one of the keys"):
+        df.sdc.suppress(2, ["a", "b"], importance={"c": 1})
+    with pytest.raises(SDCError, match="tiebreak must map"):
+        df.sdc.suppress(2, ["a", "b"], tiebreak={"a": 0})
+
+
+def test_priority_costs_more_suppressions_than_fewest():
+    # each record is one a away from a partner, or b and c away from another: the fewest
+    # suppressions take a twice, the priority keeps a at the price of b and c four times
+    df = pl.DataFrame({"a": [1, 2, 1, 2], "b": ["u", "u", "v", "v"], "c": ["p", "p", "q", "q"]})
+    prio = df.sdc.suppress(2, ["a", "b", "c"], importance=[1, 2, 3])
+    _release_ok(df, prio, ["a", "b", "c"], 2)
+    assert prio.null_count().row(0) == (0, 2, 2)
+    fewest = df.sdc.suppress(2, ["a", "b", "c"], tiebreak=[1, 2, 3])
+    _release_ok(df, fewest, ["a", "b", "c"], 2)
+    assert fewest.null_count().row(0) == (2, 0, 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0, 1, 2]), cell, cell), min_size=2, max_size=30), st.integers(1, 3),
+       st.permutations([1, 2, 3]))
+def test_a_rank_one_key_is_kept_when_the_others_can_reach_k(rows, k, ranks):
+    """If every class of the rank-1 key alone holds >= k records, suppressing all the other keys
+    of every violator reaches k: with importance (priority) the rank-1 key is never touched."""
+    df = pl.DataFrame(rows, schema={c: pl.Int64 for c in "abc"}, orient="row")
+    keys = list("abc")
+    first = keys[ranks.index(1)]
+    if k > df.height or df.get_column(first).null_count():
+        return
+    if df.group_by(first).len()["len"].min() < k:
+        return
+    out = df.sdc.suppress(k, keys, importance=ranks)
+    _release_ok(df, out, keys, k)
+    assert out.get_column(first).null_count() == 0

@@ -1,30 +1,37 @@
 """Local suppression to k-anonymity (after sdcMicro 5.8.1 ``localSuppression`` / ``localSupp``).
 
 A suppressed key value becomes null, and a null matches any value: the frequencies of
-:mod:`polars_sdc.risk.frequencies` (sdcMicro ``freqCalc`` with the ``alpha`` rule) decide
-whether a record is k-anonymous.
+:mod:`polars_sdc.risk.frequencies` (sdcMicro ``freqCalc`` with the ``alpha`` rule, the one
+rule ``k_anonymity`` and ``risk`` use) decide whether a record is k-anonymous, and the release
+is checked with them before it is returned. Under that rule a record with *every* key missing
+(two or more keys) has ``fk = n`` but no longer counts for the complete records it matched
+(sdcMicro's ``addAllNAtoKeys = FALSE``); with one key it does.
 
 Algorithm (ours; sdcMicro's is a record-by-record greedy that suppresses the key with most
-categories that differs from a close record). With ``alpha = 1`` suppression never lowers a
-frequency: a record whose key values are kept on the subset ``T`` of the keys is compatible
-with, at least, every record that had its values on ``T`` in the original data. So:
+categories that differs from a close record). With ``alpha = 1`` a record with some key
+values suppressed, kept on the subset ``T`` of the keys, is compatible with at least every
+record that had its values on ``T`` in the original data, so:
 
-1. ``count_T(r)`` = number of records equal to ``r`` on ``T`` (one Polars window count per
-   subset ``T``; ``2^m`` subsets for ``m`` keys, visited cheapest first and only while some
-   record still needs one);
-2. each record with ``fk < k`` gets the *smallest* set of suppressions ``S`` (ties: the least
-   important keys, then the largest ``count``) with ``count_{keys - S}(r) >= k``;
+1. ``count_T(r)`` = number of records equal to ``r`` on ``T`` (plus those already compatible
+   through their nulls; one counting pass per subset ``T``, ``2^m`` subsets for ``m`` keys,
+   visited cheapest first and only while some record still needs one);
+2. each record with ``fk < k`` gets the *cheapest* set of suppressions ``S`` with
+   ``count_{keys - S}(r) >= k``; cheapest (:func:`_masks`): by default (``tiebreak``) the
+   fewest suppressions, then the set whose wildcard helps most other violators, then the
+   least important keys; with ``importance`` (sdcMicro's priority) the fewest suppressions of
+   rank-1 keys, then of rank-2 keys, and so on;
 3. records are processed in rounds, the easiest (fewest suppressions needed) first: after a
-   round the true frequencies are recomputed, and records that became k-anonymous thanks to
-   the wildcards suppressed so far (a suppressed record matches them) need nothing;
+   round the frequencies are recomputed, and records that became k-anonymous thanks to the
+   wildcards suppressed so far need nothing, while a complete record whose partners all lost
+   every key becomes a violator again;
 4. with ``alpha < 1`` the lower bound of step 1 may not hold, so rounds continue on the
    remaining violators with more suppressions until none is left (a record with every key
    suppressed matches all ``n`` records).
 
-``importance`` (sdcMicro's convention): one integer per key, 1 = keep longest; by default keys
-with more categories are suppressed first. ``combs=[2, 3]`` applies the rule to every subset
-of 2 and of 3 keys in turn (sdcMicro ``combs``). ``by``: k-anonymity within each stratum (the
-strata are never suppressed).
+Ranks (``importance`` or ``tiebreak``): one integer per key or a ``{column: rank}`` mapping,
+1 = keep longest; by default keys with more categories are suppressed first. ``combs=[2, 3]``
+applies the rule to every subset of 2 and of 3 keys in turn (sdcMicro ``combs``), in passes
+until none changes. ``by``: k-anonymity within each stratum (the strata are never suppressed).
 """
 from __future__ import annotations
 
@@ -38,29 +45,57 @@ import polars as pl
 from .._columns import ColumnSpec, check_k, resolve_columns
 from .._errors import SDCError
 from .._validation import check_int, check_real
+from ..risk.frequencies import all_missing_is_wildcard
 
 
-def _importance(codes: pl.DataFrame, keys: list[str], importance: Any) -> np.ndarray:
+def _importance(codes: pl.DataFrame, keys: list[str], importance: Any, name: str = "importance") -> np.ndarray:
+    """One rank per key, 1 = keep longest (sdcMicro's ``importance`` convention; equal ranks
+    allowed). ``importance``: None (keys with more categories are suppressed first, as
+    sdcMicro's default), a list of one integer in 1..m per key, or a ``{column: rank}``
+    mapping (positive integers; keys not named rank after every named one, among themselves
+    by the default)."""
     m = len(keys)
+    ncat = np.array([codes.get_column(c).n_unique() for c in keys])
+    # many categories -> suppressed first -> importance m; ties keep key order
+    order = np.argsort(-ncat, kind="stable")
+    default = np.empty(m, dtype=np.int64)
+    default[order] = np.arange(m, 0, -1)
     if importance is None:
-        ncat = np.array([codes.get_column(c).n_unique() for c in keys])
-        # many categories -> suppressed first -> importance m; ties keep key order
-        order = np.argsort(-ncat, kind="stable")
-        imp = np.empty(m, dtype=np.int64)
-        imp[order] = np.arange(m, 0, -1)
-        return imp
+        return default
+    if isinstance(importance, dict):
+        unknown = [c for c in importance if c not in keys]
+        if unknown:
+            raise SDCError(f"{name}: {unknown[0]!r} is not one of the keys in `on` ({keys})")
+        if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1 for v in importance.values()):
+            raise SDCError(f"{name} must map key columns to positive integers (1 = keep longest), got {importance!r}")
+        top = max(importance.values(), default=0)
+        rank = np.array([importance[c] if c in importance else top + default[j] for j, c in enumerate(keys)])
+        return np.searchsorted(np.unique(rank), rank) + 1            # dense ranks 1, 2, ...
     if isinstance(importance, (str, bytes)) or not isinstance(importance, Sequence) or len(importance) != m:
-        raise SDCError(f"importance must be a list of {m} integers (1 = keep longest), got {importance!r}")
+        raise SDCError(f"{name} must be a list of {m} integers (1 = keep longest) or a {{column: rank}} mapping, "
+                       f"got {importance!r}")
     if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= v <= m for v in importance):
-        raise SDCError(f"importance must hold integers between 1 and {m}, got {list(importance)!r}")
+        raise SDCError(f"{name} must hold integers between 1 and {m}, got {list(importance)!r}")
     return np.asarray(importance, dtype=np.int64)
 
 
-def _masks(m: int, imp: np.ndarray) -> list[int]:
-    """Suppression sets as bit masks, cheapest first: fewer suppressions, then the least
-    important keys (a key of importance i weighs 2^(m - i))."""
-    w = [2 ** (m - int(i)) for i in imp]
-    return sorted(range(1 << m), key=lambda s: (bin(s).count("1"), sum(w[j] for j in range(m) if s >> j & 1)))
+def _masks(m: int, imp: np.ndarray, priority: bool) -> list[tuple[int, int]]:
+    """Suppression sets as bit masks with their cost, cheapest first.
+
+    ``priority`` (sdcMicro's ``importance``): the cost counts the suppressed keys of each
+    rank, most important rank first, lexicographically (a key of rank i weighs
+    ``(m + 1)^(m - i)``): a key of rank 1 is suppressed only when no set of less important
+    keys reaches k. Otherwise (fewest suppressions): the cost is the number of suppressed
+    keys, and within a cost the least important keys come first (a key of rank i weighs
+    ``2^(m - i)``)."""
+    base = m + 1 if priority else 2
+    w = [base ** (m - int(i)) for i in imp]
+
+    def weight(s: int) -> int:
+        return sum(w[j] for j in range(m) if s >> j & 1)
+
+    out = sorted(range(1 << m), key=lambda s: (bin(s).count("1"), weight(s)) if not priority else (weight(s), s))
+    return [(s, weight(s) if priority else bin(s).count("1")) for s in out]
 
 
 def _true_fk(C: np.ndarray, g: np.ndarray, alpha: float) -> np.ndarray:
@@ -160,10 +195,12 @@ def _counts(K: _Keys, nullmask: np.ndarray, bad: np.ndarray, kept: list[int], vi
     return cnt, cov
 
 
-def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.ndarray) -> np.ndarray:
-    """Suppress (-1) codes of ``C`` until every row has fk >= k (within its stratum ``g``)."""
+def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.ndarray,
+                   priority: bool = False) -> np.ndarray:
+    """Suppress (-1) codes of ``C`` until every row has fk >= k (within its stratum ``g``);
+    each violator takes the cheapest suppression set of :func:`_masks`."""
     n, m = C.shape
-    masks = _masks(m, imp)
+    masks = _masks(m, imp, priority)
     C = C.copy()
     K = _Keys(C, g)
     bits = 1 << np.arange(m)
@@ -178,9 +215,8 @@ def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.n
         viol[bad] = 1
         choice = np.full(bad.size, -1)
         cover = np.zeros(bad.size)
-        cost = np.full(bad.size, m + 1)
-        for s in masks:
-            size = bin(s).count("1")
+        cost = np.full(bad.size, -1, dtype=object)
+        for s, size in masks:
             # a mask contains what the record already lost, and adds to it
             ok = ((already & s) == already) & (already != s) & ((choice < 0) | (cost == size))
             if not ok.any():
@@ -195,7 +231,7 @@ def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.n
                 cnt = np.full(rows.size, float(n))
                 cov = np.full(rows.size, float(bad.size))
             cur = np.flatnonzero(ok)
-            # among the cheapest masks, the one whose wildcard helps the most other violators
+            # among the masks of the lowest cost, the one whose wildcard helps the most other violators
             hit = (cnt >= k) & ((choice[cur] < 0) | (cov > cover[cur]))
             idx = cur[hit]
             choice[idx] = s
@@ -207,22 +243,26 @@ def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.n
         # frequencies (the wildcards may already cover them)
         need = np.array([bin(int(c) & ~int(a)).count("1") for c, a in zip(choice, already)])
         if alpha == 1.0:
+            # record by record (as sdcMicro), skipping those the earlier ones' wildcards already
+            # brought to k (their frequencies kept up to date by the kernel)
+            from ..kernels.wildcard import suppress_round
+
             cand = np.flatnonzero(need == need.min())
             cand = cand[np.argsort(-cover[cand], kind="stable")]
-            cand = cand[: max(64, cand.size // 2)]
+            suppress_round(C, g, bad[cand], choice[cand].astype(np.int64), cand, bad, fk[bad].astype(np.float64),
+                           float(k), all_missing_is_wildcard(m))
         else:
-            cand = np.arange(bad.size)
-        for r, s in zip(bad[cand], choice[cand]):
-            for j in range(m):
-                if s >> j & 1:
-                    C[r, j] = -1
+            for r, s in zip(bad, choice):
+                for j in range(m):
+                    if s >> j & 1:
+                        C[r, j] = -1
         fk = _true_fk(C, g, alpha)
     raise SDCError("suppress: no k-anonymous suppression found (internal limit reached)")
 
 
 def suppress_frame(
     df: pl.DataFrame, k: int, on: ColumnSpec, *, importance: Any = None, by: ColumnSpec = None,
-    alpha: float = 1.0, combs: Any = None,
+    alpha: float = 1.0, combs: Any = None, tiebreak: Any = None,
 ) -> pl.DataFrame:
     """Local suppression of the key columns ``on`` to k-anonymity (see the module docstring):
     suppressed values become null; dtypes, row order and other columns kept.
@@ -253,7 +293,12 @@ def suppress_frame(
             stratum = dict(zip(by_cols, sizes.row(0)[:len(by_cols)]))
             check_k(k, sizes.item(0, "len"),
                     where=f" in stratum {stratum!r} of `by`: k-anonymity cannot be reached there")
-    imp = _importance(df.select(keys), keys, importance)
+    if importance is not None and tiebreak is not None:
+        raise SDCError("give `importance` (a priority: rank-1 keys are suppressed only when nothing else "
+                       "reaches k) or `tiebreak` (fewest suppressions first, the ranking decides ties), not both")
+    priority = importance is not None
+    imp = _importance(df.select(keys), keys, importance if priority else tiebreak,
+                      "importance" if priority else "tiebreak")
     codes = key_codes(df, keys)
     C = np.column_stack([codes.get_column(c).cast(pl.Int64).fill_null(-1).to_numpy() for c in keys])
     if by_cols:
@@ -276,8 +321,8 @@ def suppress_frame(
     for _ in range(df.height * len(keys) + 1):
         before = int((C < 0).sum())
         for sub in subsets:
-            sub_imp = np.argsort(np.argsort(imp[sub], kind="stable"), kind="stable") + 1
-            C[:, sub] = _suppress_keys(np.ascontiguousarray(C[:, sub]), g, k, a, sub_imp)
+            sub_imp = np.searchsorted(np.sort(imp[sub]), imp[sub]) + 1    # ranks within the subset (ties: min)
+            C[:, sub] = _suppress_keys(np.ascontiguousarray(C[:, sub]), g, k, a, sub_imp, priority)
         if len(subsets) == 1 or int((C < 0).sum()) == before:
             break
     out = df.with_columns(
