@@ -206,7 +206,7 @@ class MaskingMethods(FrameOps):
         >>> df = pl.DataFrame({"a": ["x", "x", "x", "y"], "b": ["u", "u", "v", "v"]})
         >>> out = df.sdc.suppress(2, ["a", "b"])
         >>> out.rows(), out.sdc.k_anonymity(["a", "b"])
-        ([('x', 'u'), ('x', 'u'), (None, 'v'), (None, 'v')], 2)
+        ([('x', 'u'), ('x', 'u'), (None, 'v'), ('y', 'v')], 2)
         """
         from .._columns import resolve_columns
         from ..masking.suppress import suppress_frame
