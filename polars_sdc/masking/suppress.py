@@ -51,7 +51,7 @@ from ..risk.frequencies import all_missing_is_wildcard
 def _importance(codes: pl.DataFrame, keys: list[str], importance: Any, name: str = "importance") -> np.ndarray:
     """One rank per key, 1 = keep longest (sdcMicro's ``importance`` convention; equal ranks
     allowed). ``importance``: None (keys with more categories are suppressed first, as
-    sdcMicro's default), a list of one integer in 1..m per key, or a ``{column: rank}``
+    sdcMicro's default; also spelt ``"categories"``), a list of one integer in 1..m per key, or a ``{column: rank}``
     mapping (positive integers; keys not named rank after every named one, among themselves
     by the default)."""
     m = len(keys)
@@ -60,7 +60,7 @@ def _importance(codes: pl.DataFrame, keys: list[str], importance: Any, name: str
     order = np.argsort(-ncat, kind="stable")
     default = np.empty(m, dtype=np.int64)
     default[order] = np.arange(m, 0, -1)
-    if importance is None:
+    if importance is None or (isinstance(importance, str) and importance == "categories"):
         return default
     if isinstance(importance, dict):
         unknown = [c for c in importance if c not in keys]
@@ -72,8 +72,8 @@ def _importance(codes: pl.DataFrame, keys: list[str], importance: Any, name: str
         rank = np.array([importance[c] if c in importance else top + default[j] for j, c in enumerate(keys)])
         return np.searchsorted(np.unique(rank), rank) + 1            # dense ranks 1, 2, ...
     if isinstance(importance, (str, bytes)) or not isinstance(importance, Sequence) or len(importance) != m:
-        raise SDCError(f"{name} must be a list of {m} integers (1 = keep longest) or a {{column: rank}} mapping, "
-                       f"got {importance!r}")
+        raise SDCError(f"{name} must be a list of {m} integers (1 = keep longest), a {{column: rank}} mapping or "
+                       f"'categories' (more categories: suppressed first), got {importance!r}")
     if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= v <= m for v in importance):
         raise SDCError(f"{name} must hold integers between 1 and {m}, got {list(importance)!r}")
     return np.asarray(importance, dtype=np.int64)
