@@ -259,3 +259,15 @@ def test_a_rank_one_key_is_kept_when_the_others_can_reach_k(rows, k, ranks):
     out = df.sdc.suppress(k, keys, importance=ranks)
     _release_ok(df, out, keys, k)
     assert out.get_column(first).null_count() == 0
+
+
+def test_default_ranking_suppresses_the_key_with_more_categories_first():
+    """Issue 28.7's surviving mutant (np.argsort(-ncat) -> np.argsort(ncat)): row 4 can be
+    repaired by suppressing a (-> matches rows 0, 1) or b (-> matches rows 2, 3); b has more
+    categories, so b goes (sdcMicro's default ranking)."""
+    df = pl.DataFrame({"a": ["p", "p", "q", "q", "q", "p", "p"], "b": ["u", "u", "v", "v", "u", "w", "w"]})
+    out = df.sdc.suppress(2, ["a", "b"])
+    assert out.row(4) == ("q", None)
+    assert out.drop_nulls().height == 6
+    assert df.sdc.suppress(2, ["a", "b"], importance="categories").row(4) == ("q", None)
+    assert df.sdc.suppress(2, ["a", "b"], tiebreak={"b": 1}).row(4) == (None, "u")
