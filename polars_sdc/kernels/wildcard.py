@@ -57,16 +57,23 @@ def _contribution(C, v, x, g, gx, wild_all):
 
 
 @njit(cache=True)
-def suppress_round(C, g, rows, masks, pos, viol, fk, k, wild_all):
+def suppress_round(C, g, rows, masks, pos, viol, fk, k, wild_all, order, sorted_codes, nnull):
     """One round of local suppression at alpha = 1, record by record: candidate ``rows[t]``
     (its index in ``viol`` is ``pos[t]``) takes the suppressions of bit mask ``masks[t]``
     unless its frequency ``fk[pos[t]]``, kept up to date as earlier candidates become
     wildcards, already reached ``k``. At most one record per round loses every key (with two
     or more keys such a record helps no complete record, but once it exists the others'
-    cheaper sets may reach k: the caller re-evaluates them in the next round). ``C`` (codes,
-    -1 = missing) and ``fk`` (the violators' frequencies) are updated in place; returns the
-    number of values suppressed."""
+    cheaper sets may reach k: the caller re-evaluates them in the next round).
+
+    Only violators compatible with the candidate's new values can change: those equal to it
+    or missing on one key it keeps. Per key j, ``order[j]`` lists the violators' positions
+    sorted by their code at the start of the round (``sorted_codes[j]``, the ``nnull[j]``
+    missing ones first); the candidate looks at the smallest such bucket (violators change
+    only when processed, and then are not read again). ``C`` (codes, -1 = missing) and ``fk``
+    (the violators' frequencies) are updated in place; returns the number of values
+    suppressed."""
     m = C.shape[1]
+    nv = viol.size
     full = (1 << m) - 1
     old = np.empty(m, dtype=C.dtype)
     new = np.empty(m, dtype=C.dtype)
@@ -88,10 +95,36 @@ def suppress_round(C, g, rows, masks, pos, viol, fk, k, wild_all):
                 C[r, j] = -1
                 done += 1
             new[j] = C[r, j]
-        for q in range(viol.size):
-            v = viol[q]
-            if v == r:
+        # the smallest bucket among the kept keys (none kept: every violator)
+        best_j = -1
+        best_lo = 0
+        best_hi = nv
+        best_size = nv
+        for j in range(m):
+            x = new[j]
+            if x < 0:
                 continue
-            fk[q] += _contribution(C, v, new, g, g[r], wild_all) - _contribution(C, v, old, g, g[r], wild_all)
+            lo = np.searchsorted(sorted_codes[j], x, side="left")
+            hi = np.searchsorted(sorted_codes[j], x, side="right")
+            size = (hi - lo) + nnull[j]
+            if size < best_size:
+                best_size = size
+                best_j = j
+                best_lo = lo
+                best_hi = hi
+        if best_j < 0:
+            for q in range(nv):
+                v = viol[q]
+                if v != r:
+                    fk[q] += _contribution(C, v, new, g, g[r], wild_all) - _contribution(C, v, old, g, g[r], wild_all)
+        else:
+            for part in range(2):
+                lo = 0 if part == 0 else best_lo
+                hi = nnull[best_j] if part == 0 else best_hi
+                for i in range(lo, hi):
+                    q = order[best_j, i]
+                    v = viol[q]
+                    if v != r:
+                        fk[q] += _contribution(C, v, new, g, g[r], wild_all) - _contribution(C, v, old, g, g[r], wild_all)
         fk[p] = np.inf
     return done

@@ -243,14 +243,20 @@ def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.n
         # frequencies (the wildcards may already cover them)
         need = np.array([bin(int(c) & ~int(a)).count("1") for c, a in zip(choice, already)])
         if alpha == 1.0:
-            # record by record (as sdcMicro), skipping those the earlier ones' wildcards already
-            # brought to k (their frequencies kept up to date by the kernel)
-            from ..kernels.wildcard import suppress_round
-
             cand = np.flatnonzero(need == need.min())
             cand = cand[np.argsort(-cover[cand], kind="stable")]
+        if alpha == 1.0:
+            # record by record (as sdcMicro), skipping those the earlier ones' wildcards already
+            # brought to k (their frequencies kept up to date by the kernel, which compares
+            # each candidate with every violator)
+            from ..kernels.wildcard import suppress_round
+
+            codes = C[bad].T                                     # (m, violators), -1 = missing
+            order = np.argsort(codes, axis=1, kind="stable")
+            sorted_codes = np.ascontiguousarray(np.take_along_axis(codes, order, axis=1))
             suppress_round(C, g, bad[cand], choice[cand].astype(np.int64), cand, bad, fk[bad].astype(np.float64),
-                           float(k), all_missing_is_wildcard(m))
+                           float(k), all_missing_is_wildcard(m), np.ascontiguousarray(order), sorted_codes,
+                           (codes < 0).sum(axis=1))
         else:
             for r, s in zip(bad, choice):
                 for j in range(m):
