@@ -20,8 +20,10 @@ record that had its values on ``T`` in the original data, so:
    fewest suppressions, then the set whose wildcard helps most other violators, then the
    least important keys; with ``importance`` (sdcMicro's priority) the fewest suppressions of
    rank-1 keys, then of rank-2 keys, and so on;
-3. records are processed in rounds, the easiest (fewest suppressions needed) first: after a
-   round the frequencies are recomputed, and records that became k-anonymous thanks to the
+3. records are processed in rounds, the easiest (fewest suppressions needed) first, record
+   by record (:func:`polars_sdc.kernels.wildcard.suppress_round` keeps the violators'
+   frequencies up to date and skips those that earlier wildcards already brought to k; at most
+   one record per round loses every key); after a round the frequencies are recomputed, and records that became k-anonymous thanks to the
    wildcards suppressed so far need nothing, while a complete record whose partners all lost
    every key becomes a violator again;
 4. with ``alpha < 1`` the lower bound of step 1 may not hold, so rounds continue on the

@@ -191,11 +191,13 @@ class MaskingMethods(FrameOps):
         null matching any value with the ``alpha`` rule of ``frequencies`` (the release is
         checked with it before it is returned). Ranks are one integer per key or a
         ``{column: rank}`` mapping, 1 = keep longest. ``importance``: sdcMicro's priority, a
-        key of rank 1 is suppressed only when no set of less important keys reaches k (more
-        suppressions in all). ``tiebreak``: the fewest suppressions per record first, the
-        ranking only decides between equally few (the default, with keys with more
-        categories suppressed first; docs/suppression.md measures the trade-off). ``by``:
-        within strata; ``combs=[2, 3]``: for every subset of keys of those sizes.
+        key of rank 1 is suppressed only when no set of less important keys reaches k
+        (``"categories"``: sdcMicro's default ranking, more categories suppressed first).
+        ``tiebreak``: the fewest suppressions per record first, the ranking only decides
+        between equally few (the default, ranked by categories). Neither wins everywhere
+        (docs/suppression.md): Adult, 6 keys, k = 3: 1,704 values (tiebreak) vs 1,616
+        (priority, race and sex untouched); testdata2: 61 vs 66; sdcMicro: 3,115 and 97.
+        ``by``: within strata; ``combs=[2, 3]``: for every subset of keys of those sizes.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"a": [1, 2, 1, 2], "b": ["u", "u", "v", "v"], "c": ["p", "p", "q", "q"]})
