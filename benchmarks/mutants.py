@@ -1,8 +1,10 @@
 """Mutation trial: re-apply one-line deliberate bugs and check that the tests catch each.
 
 Every mutation is (file, exact old text, new text, tests): the old text must occur exactly
-once in the file (text, not line numbers, so the list survives refactoring; a mutation whose
-text is no longer found is reported as "n/a", to be updated). For each mutation the script
+once in the file (text, not line numbers, so the list survives refactoring). A mutation whose
+text is no longer found exactly once is reported as "n/a" and makes the script exit non-zero
+(status 3; ``--check`` only checks that every mutation applies, without running tests), so
+the list cannot silently rot. For each mutation the script
 copies the package and the tests once into a scratch directory, applies that one change,
 runs the named tests there (plus the mutated module's doctests) with the derandomised
 hypothesis profile "ci", and prints whether the mutant was killed (a test failed, or it
@@ -11,6 +13,7 @@ timed out) or survived. The working tree is never modified.
     python benchmarks/mutants.py                 # all mutations
     python benchmarks/mutants.py ild recode      # only those whose name contains a word
     python benchmarks/mutants.py --list          # the table of mutations, nothing run
+    python benchmarks/mutants.py --check         # every mutation applies (exit 3 if not), nothing run
 
 Numba caches: the scratch copy has its own ``__pycache__``; a mutated file gets a new mtime
 (so Numba's cache index, keyed by the source's mtime and size, recompiles it) and the
@@ -57,8 +60,8 @@ MUTATIONS: list[Mutation] = [
       "j = i - 1 if nodes[i - 1].count < nodes[i + 1].count else i + 1",
       ("tests/test_recode.py",)),
     M("microagg-standardize-ignored", "polars_sdc/microagg/pipeline.py",
-      "feature_matrix(df, self.on, standardize=self.standardize,",
-      "feature_matrix(df, self.on, standardize=True,",
+      "features(df, self.on, standardize=self.standardize, ordinal=self.ordinal, weights=self.weights)",
+      "features(df, self.on, standardize=True, ordinal=self.ordinal, weights=self.weights)",
       ("tests/test_mdav.py", "tests/test_mixed.py")),
     # -- kernels -------------------------------------------------------------------------
     M("sse-group-mean", "polars_sdc/kernels/sse.py",
@@ -86,12 +89,12 @@ MUTATIONS: list[Mutation] = [
       "if row[j - 1] + 2 < best:",
       ("tests/test_dist.py", "tests/test_ild.py")),
     M("mil-move-cost", "polars_sdc/kernels/mil.py",
-      "cost = nb / (nb + 1.0) * s",
-      "cost = s",
+      "cost = nb / (nb + 1.0) * (s + _nom_rc(nom, i, b, nb))",
+      "cost = s + _nom_rc(nom, i, b, nb)",
       ("tests/test_mil.py",)),
     M("mil-exchange-delta-sign", "polars_sdc/kernels/mil.py",
-      "- sq_dist_rows(X, i, members[mstart[b] + t]) * w",
-      "+ sq_dist_rows(X, i, members[mstart[b] + t]) * w",
+      "delta = ra[t] - ia + ib - rb[t] - (sq_dist_rows(X, i, r) + _nom_rr(nom, i, r)) * w",
+      "delta = ra[t] - ia + ib - rb[t] + (sq_dist_rows(X, i, r) + _nom_rr(nom, i, r)) * w",
       ("tests/test_mil_exchange_kernel.py", "tests/test_mil.py")),
     # -- loss ----------------------------------------------------------------------------
     M("dm-small-class-bound", "polars_sdc/loss/classic.py",
@@ -103,9 +106,10 @@ MUTATIONS: list[Mutation] = [
       "return err / total if total > 0 else 1.0",
       ("tests/test_sse.py", "tests/test_ild.py", "tests/test_classic.py")),
     # -- recoding ------------------------------------------------------------------------
+    # the live loop (_plan_free_fast); _plan_free, its twin, is only the tests' reference now
     M("recode-stop-rule", "polars_sdc/recode/plan.py",
-      "while len(heap) > 1 and heap[0][0] <= th:",
-      "while len(heap) > 1 and heap[0][0] < th:",
+      "while len(heap) > 1 and heap[0][0] <= th:\n        c1, p1 = heapq.heappop(heap)",
+      "while len(heap) > 1 and heap[0][0] < th:\n        c1, p1 = heapq.heappop(heap)",
       ("tests/test_recode.py",)),
     M("recode-threshold-float", "polars_sdc/recode/plan.py",
       "return int(math.floor(n * p + 1e-9 * max(1.0, n * p)))",
@@ -120,7 +124,7 @@ MUTATIONS: list[Mutation] = [
       "np.clip(y, x.min(), x.max(), out=y)",
       "np.clip(y, x.min(), x.max() + 1.0, out=y)",
       ("tests/test_noise.py",)),
-    M("l1-accuracy-half", "polars_sdc/reconstruct.py",
+    M("l1-accuracy-half", "polars_sdc/reconstruct/accuracy.py",
       "return float(100.0 * (1.0 - 0.5 * np.abs(a - b).sum()))",
       "return float(100.0 * (1.0 - np.abs(a - b).sum()))",
       ("tests/test_reconstruct.py",)),
@@ -139,12 +143,12 @@ MUTATIONS: list[Mutation] = [
       ("tests/test_aggregate.py", "tests/test_mixed.py")),
     # -- subtler ones: scales, tie rules, strata, the per-row generator -----------------------
     M("features-ordinal-scale", "polars_sdc/microagg/features.py",
-      "blocks.append((codes / max(size, 1) * np.sqrt(w)).reshape(-1, 1))",
-      "blocks.append((codes / max(size - 1, 1) * np.sqrt(w)).reshape(-1, 1))",
+      "blocks.append(_weighted((codes / max(size, 1)).reshape(-1, 1), w))",
+      "blocks.append(_weighted((codes / max(size - 1, 1)).reshape(-1, 1), w))",
       ("tests/test_mixed.py", "tests/test_mdav.py")),
     M("features-nominal-weight", "polars_sdc/microagg/features.py",
-      "np.sqrt(w / 2.0)",
-      "np.sqrt(w)",
+      "np.zeros((1, 1)), w / 2.0))",
+      "np.zeros((1, 1)), w))",
       ("tests/test_mixed.py", "tests/test_mdav.py")),
     M("vmdav-1d-join-tie", "polars_sdc/kernels/vmdav.py",
       "join = d_in < gamma * (s[hi] - s[hi - 1])",
@@ -203,7 +207,28 @@ MUTATIONS: list[Mutation] = [
       'digest = hashlib.blake2b(f"{int(seed)}\\x00{stream}".encode("utf-8"), digest_size=8).digest()',
       'digest = hashlib.blake2b(f"{int(seed)}\\x00".encode("utf-8"), digest_size=8).digest()',
       ("tests/test_rng_distribution.py", "tests/test_noise.py")),
+    # -- issue 28.7: the two that survived a mutation trial ------------------------------------
+    M("suppress-default-order", "polars_sdc/masking/suppress.py",
+      'order = np.argsort(-ncat, kind="stable")',
+      'order = np.argsort(ncat, kind="stable")',
+      ("tests/test_missing_rule.py", "tests/test_masking_suppress.py")),
+    M("anneal-group-cap", "polars_sdc/microagg/anneal.py",
+      "umax = max(2 * k - 1, 1)",
+      "umax = max(2 * k, 1)",
+      ("tests/test_anneal_group_sizes.py", "tests/test_refine_anneal.py")),
 ]
+
+
+def _stale(m: Mutation) -> str:
+    """Why the mutation cannot be applied to today's code ("" if it can)."""
+    path = ROOT / m.file
+    if not path.exists():
+        return f"{m.file} no longer exists"
+    found = path.read_text().count(m.old)
+    if found != 1:
+        return f"old text found {found} times in {m.file}"
+    missing = [t for t in m.tests if not (ROOT / t).exists()]
+    return f"test file {missing[0]} no longer exists" if missing else ""
 
 
 def _copy_tree(dst: Path) -> None:
@@ -237,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("only", nargs="*", help="run only mutations whose name contains one of these words")
     ap.add_argument("--list", action="store_true", help="print the mutations and exit")
+    ap.add_argument("--check", action="store_true", help="check that every mutation applies, run nothing")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per mutant (a timeout counts as killed)")
     args = ap.parse_args(argv)
     chosen = [m for m in MUTATIONS if not args.only or any(w in m.name for w in args.only)]
@@ -244,6 +270,12 @@ def main(argv: list[str] | None = None) -> int:
         for m in chosen:
             print(f"{m.name:30s} {m.file}\n    - {m.old.strip()}\n    + {m.new.strip()}\n    tests: {' '.join(m.tests)}")
         return 0
+    stale = [(m, note) for m in chosen if (note := _stale(m))]
+    for m, note in stale:
+        print(f"n/a: {m.name}: {note}", file=sys.stderr)
+    if args.check:
+        print(f"{len(chosen) - len(stale)} of {len(chosen)} mutations apply")
+        return 3 if stale else 0
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="sdc-mutants-") as tmp:
@@ -291,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     survived = sum(s == "SURVIVED" for _, s, _, _ in rows)
     na = sum(s == "n/a" for _, s, _, _ in rows)
     print(f"\nkilled {killed}, survived {survived}, not applicable {na} (of {len(rows)})")
-    return 1 if survived else 0
+    return 1 if survived else 3 if na else 0
 
 
 if __name__ == "__main__":

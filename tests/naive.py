@@ -544,7 +544,9 @@ def reference_freqcalc(rows, weights, alpha):
     counts another with share 1 when identical, a complete record counts compatible records
     with some (not all) missing keys with share alpha, a record with missing keys counts
     compatible complete records with share 1 and other compatible records with share alpha;
-    a record with every key missing has fk = n and Fk = the sum of all weights."""
+    a record with every key missing has fk = n and Fk = the sum of all weights and, with two
+    or more keys, does not count for complete records; with ONE key it does (share alpha:
+    sdcMicro's single-key branch)."""
     n = len(rows)
     fk, Fk = np.zeros(n), np.zeros(n)
     for i, ri in enumerate(rows):
@@ -560,7 +562,7 @@ def reference_freqcalc(rows, weights, alpha):
             if ri == rj:
                 share = 1.0
             elif not any(miss_i):
-                share = alpha if any(miss_j) and not all(miss_j) else 0.0
+                share = alpha if any(miss_j) and (not all(miss_j) or len(rj) == 1) else 0.0
             else:
                 share = 1.0 if not any(miss_j) else alpha
             fk[i] += share

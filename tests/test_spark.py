@@ -353,12 +353,17 @@ def _adversarial() -> pl.DataFrame:
     })
 
 
-@pytest.mark.parametrize("case", ["francdat", "francdat-missing", "adversarial-alpha-0.5"])
+@pytest.mark.parametrize("case", ["francdat", "francdat-missing", "adversarial-alpha-0.5", "one-key-alpha-0.5"])
 def test_frequencies_and_risk_equal_local(spark, case):
     from polars_sdc import spark as sdcs
 
     if case.startswith("francdat"):
         df, keys, alpha = polars_sdc.datasets.francdat(missing=case.endswith("missing")), FRANC_KEYS, 1.0
+    elif case.startswith("one-key"):   # sdcMicro's single-key branch (test_freqCalc.R's data)
+        df = pl.DataFrame({"A": [2.0, 3.0, None, 2.0, 1.0, float("nan"), 1.0, 2.0],
+                           "w": [18.0, 45.5, 39.0, 17.0, 92.0, 8.0, 123.5, 51.0]})
+        keys, alpha = ["A"], 0.5
+        assert df.sdc.frequencies("A", alpha=1.0)["fk"].to_list() == [5, 3, 8, 5, 4, 8, 4, 5]
     else:
         df, keys, alpha = _adversarial(), ["a", "b", "c"], 0.5
     df = df.with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64))

@@ -27,3 +27,104 @@ def compatible_sums(codes, c, w):
                 oc[j] += c[i]
                 ow[j] += w[i]
     return oc, ow
+
+
+@njit(cache=True)
+def _contribution(C, v, x, g, gx, wild_all):
+    """What a record with codes ``x`` (stratum ``gx``) adds to the alpha = 1 frequency of row
+    ``v`` of ``C`` under the freqCalc rule: 1 when compatible, except that a record with every
+    key missing counts for a complete row only when ``wild_all`` (one key)."""
+    if g[v] != gx:
+        return 0.0
+    m = C.shape[1]
+    v_complete = True
+    x_complete = True
+    x_all = True
+    for j in range(m):
+        a = C[v, j]
+        b = x[j]
+        if a < 0:
+            v_complete = False
+        if b < 0:
+            x_complete = False
+        else:
+            x_all = False
+        if a >= 0 and b >= 0 and a != b:
+            return 0.0
+    if v_complete and x_all and not wild_all:
+        return 0.0
+    return 1.0
+
+
+@njit(cache=True)
+def suppress_round(C, g, rows, masks, pos, viol, fk, k, wild_all, order, sorted_codes, nnull):
+    """One round of local suppression at alpha = 1, record by record: candidate ``rows[t]``
+    (its index in ``viol`` is ``pos[t]``) takes the suppressions of bit mask ``masks[t]``
+    unless its frequency ``fk[pos[t]]``, kept up to date as earlier candidates become
+    wildcards, already reached ``k``. At most one record per round loses every key (with two
+    or more keys such a record helps no complete record, but once it exists the others'
+    cheaper sets may reach k: the caller re-evaluates them in the next round).
+
+    Only violators compatible with the candidate's new values can change: those equal to it
+    or missing on one key it keeps. Per key j, ``order[j]`` lists the violators' positions
+    sorted by their code at the start of the round (``sorted_codes[j]``, the ``nnull[j]``
+    missing ones first); the candidate looks at the smallest such bucket (violators change
+    only when processed, and then are not read again). ``C`` (codes, -1 = missing) and ``fk``
+    (the violators' frequencies) are updated in place; returns the number of values
+    suppressed."""
+    m = C.shape[1]
+    nv = viol.size
+    full = (1 << m) - 1
+    old = np.empty(m, dtype=C.dtype)
+    new = np.empty(m, dtype=C.dtype)
+    done = 0
+    fulls = 0
+    for t in range(rows.size):
+        p = pos[t]
+        if fk[p] >= k:
+            continue
+        r = rows[t]
+        s = masks[t]
+        if s == full and m > 1:
+            if fulls > 0:
+                continue
+            fulls += 1
+        for j in range(m):
+            old[j] = C[r, j]
+            if (s >> j) & 1 and C[r, j] >= 0:
+                C[r, j] = -1
+                done += 1
+            new[j] = C[r, j]
+        # the smallest bucket among the kept keys (none kept: every violator)
+        best_j = -1
+        best_lo = 0
+        best_hi = nv
+        best_size = nv
+        for j in range(m):
+            x = new[j]
+            if x < 0:
+                continue
+            lo = np.searchsorted(sorted_codes[j], x, side="left")
+            hi = np.searchsorted(sorted_codes[j], x, side="right")
+            size = (hi - lo) + nnull[j]
+            if size < best_size:
+                best_size = size
+                best_j = j
+                best_lo = lo
+                best_hi = hi
+        if best_j < 0:
+            for q in range(nv):
+                v = viol[q]
+                if v != r:
+                    fk[q] += _contribution(C, v, new, g, g[r], wild_all) - _contribution(C, v, old, g, g[r], wild_all)
+        else:
+            for part in range(2):
+                lo = 0 if part == 0 else best_lo
+                hi = nnull[best_j] if part == 0 else best_hi
+                for i in range(lo, hi):
+                    q = order[best_j, i]
+                    v = viol[q]
+                    if v != r:
+                        fk[q] += _contribution(C, v, new, g, g[r], wild_all) - _contribution(C, v, old, g, g[r], wild_all)
+        fk[p] = np.inf
+    return done

@@ -1,30 +1,39 @@
 """Local suppression to k-anonymity (after sdcMicro 5.8.1 ``localSuppression`` / ``localSupp``).
 
 A suppressed key value becomes null, and a null matches any value: the frequencies of
-:mod:`polars_sdc.risk.frequencies` (sdcMicro ``freqCalc`` with the ``alpha`` rule) decide
-whether a record is k-anonymous.
+:mod:`polars_sdc.risk.frequencies` (sdcMicro ``freqCalc`` with the ``alpha`` rule, the one
+rule ``k_anonymity`` and ``risk`` use) decide whether a record is k-anonymous, and the release
+is checked with them before it is returned. Under that rule a record with *every* key missing
+(two or more keys) has ``fk = n`` but no longer counts for the complete records it matched
+(sdcMicro's ``addAllNAtoKeys = FALSE``); with one key it does.
 
 Algorithm (ours; sdcMicro's is a record-by-record greedy that suppresses the key with most
-categories that differs from a close record). With ``alpha = 1`` suppression never lowers a
-frequency: a record whose key values are kept on the subset ``T`` of the keys is compatible
-with, at least, every record that had its values on ``T`` in the original data. So:
+categories that differs from a close record). With ``alpha = 1`` a record with some key
+values suppressed, kept on the subset ``T`` of the keys, is compatible with at least every
+record that had its values on ``T`` in the original data, so:
 
-1. ``count_T(r)`` = number of records equal to ``r`` on ``T`` (one Polars window count per
-   subset ``T``; ``2^m`` subsets for ``m`` keys, visited cheapest first and only while some
-   record still needs one);
-2. each record with ``fk < k`` gets the *smallest* set of suppressions ``S`` (ties: the least
-   important keys, then the largest ``count``) with ``count_{keys - S}(r) >= k``;
-3. records are processed in rounds, the easiest (fewest suppressions needed) first: after a
-   round the true frequencies are recomputed, and records that became k-anonymous thanks to
-   the wildcards suppressed so far (a suppressed record matches them) need nothing;
+1. ``count_T(r)`` = number of records equal to ``r`` on ``T`` (plus those already compatible
+   through their nulls; one counting pass per subset ``T``, ``2^m`` subsets for ``m`` keys,
+   visited cheapest first and only while some record still needs one);
+2. each record with ``fk < k`` gets the *cheapest* set of suppressions ``S`` with
+   ``count_{keys - S}(r) >= k``; cheapest (:func:`_masks`): by default (``tiebreak``) the
+   fewest suppressions, then the set whose wildcard helps most other violators, then the
+   least important keys; with ``importance`` (sdcMicro's priority) the fewest suppressions of
+   rank-1 keys, then of rank-2 keys, and so on;
+3. records are processed in rounds, the easiest (fewest suppressions needed) first, record
+   by record (:func:`polars_sdc.kernels.wildcard.suppress_round` keeps the violators'
+   frequencies up to date and skips those that earlier wildcards already brought to k; at most
+   one record per round loses every key); after a round the frequencies are recomputed, and records that became k-anonymous thanks to the
+   wildcards suppressed so far need nothing, while a complete record whose partners all lost
+   every key becomes a violator again;
 4. with ``alpha < 1`` the lower bound of step 1 may not hold, so rounds continue on the
    remaining violators with more suppressions until none is left (a record with every key
    suppressed matches all ``n`` records).
 
-``importance`` (sdcMicro's convention): one integer per key, 1 = keep longest; by default keys
-with more categories are suppressed first. ``combs=[2, 3]`` applies the rule to every subset
-of 2 and of 3 keys in turn (sdcMicro ``combs``). ``by``: k-anonymity within each stratum (the
-strata are never suppressed).
+Ranks (``importance`` or ``tiebreak``): one integer per key or a ``{column: rank}`` mapping,
+1 = keep longest; by default keys with more categories are suppressed first. ``combs=[2, 3]``
+applies the rule to every subset of 2 and of 3 keys in turn (sdcMicro ``combs``), in passes
+until none changes. ``by``: k-anonymity within each stratum (the strata are never suppressed).
 """
 from __future__ import annotations
 
@@ -38,29 +47,57 @@ import polars as pl
 from .._columns import ColumnSpec, check_k, resolve_columns
 from .._errors import SDCError
 from .._validation import check_int, check_real
+from ..risk.frequencies import all_missing_is_wildcard
 
 
-def _importance(codes: pl.DataFrame, keys: list[str], importance: Any) -> np.ndarray:
+def _importance(codes: pl.DataFrame, keys: list[str], importance: Any, name: str = "importance") -> np.ndarray:
+    """One rank per key, 1 = keep longest (sdcMicro's ``importance`` convention; equal ranks
+    allowed). ``importance``: None (keys with more categories are suppressed first, as
+    sdcMicro's default; also spelt ``"categories"``), a list of one integer in 1..m per key, or a ``{column: rank}``
+    mapping (positive integers; keys not named rank after every named one, among themselves
+    by the default)."""
     m = len(keys)
-    if importance is None:
-        ncat = np.array([codes.get_column(c).n_unique() for c in keys])
-        # many categories -> suppressed first -> importance m; ties keep key order
-        order = np.argsort(-ncat, kind="stable")
-        imp = np.empty(m, dtype=np.int64)
-        imp[order] = np.arange(m, 0, -1)
-        return imp
+    ncat = np.array([codes.get_column(c).n_unique() for c in keys])
+    # many categories -> suppressed first -> importance m; ties keep key order
+    order = np.argsort(-ncat, kind="stable")
+    default = np.empty(m, dtype=np.int64)
+    default[order] = np.arange(m, 0, -1)
+    if importance is None or (isinstance(importance, str) and importance == "categories"):
+        return default
+    if isinstance(importance, dict):
+        unknown = [c for c in importance if c not in keys]
+        if unknown:
+            raise SDCError(f"{name}: {unknown[0]!r} is not one of the keys in `on` ({keys})")
+        if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1 for v in importance.values()):
+            raise SDCError(f"{name} must map key columns to positive integers (1 = keep longest), got {importance!r}")
+        top = max(importance.values(), default=0)
+        rank = np.array([importance[c] if c in importance else top + default[j] for j, c in enumerate(keys)])
+        return np.searchsorted(np.unique(rank), rank) + 1            # dense ranks 1, 2, ...
     if isinstance(importance, (str, bytes)) or not isinstance(importance, Sequence) or len(importance) != m:
-        raise SDCError(f"importance must be a list of {m} integers (1 = keep longest), got {importance!r}")
+        raise SDCError(f"{name} must be a list of {m} integers (1 = keep longest), a {{column: rank}} mapping or "
+                       f"'categories' (more categories: suppressed first), got {importance!r}")
     if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= v <= m for v in importance):
-        raise SDCError(f"importance must hold integers between 1 and {m}, got {list(importance)!r}")
+        raise SDCError(f"{name} must hold integers between 1 and {m}, got {list(importance)!r}")
     return np.asarray(importance, dtype=np.int64)
 
 
-def _masks(m: int, imp: np.ndarray) -> list[int]:
-    """Suppression sets as bit masks, cheapest first: fewer suppressions, then the least
-    important keys (a key of importance i weighs 2^(m - i))."""
-    w = [2 ** (m - int(i)) for i in imp]
-    return sorted(range(1 << m), key=lambda s: (bin(s).count("1"), sum(w[j] for j in range(m) if s >> j & 1)))
+def _masks(m: int, imp: np.ndarray, priority: bool) -> list[tuple[int, int]]:
+    """Suppression sets as bit masks with their cost, cheapest first.
+
+    ``priority`` (sdcMicro's ``importance``): the cost counts the suppressed keys of each
+    rank, most important rank first, lexicographically (a key of rank i weighs
+    ``(m + 1)^(m - i)``): a key of rank 1 is suppressed only when no set of less important
+    keys reaches k. Otherwise (fewest suppressions): the cost is the number of suppressed
+    keys, and within a cost the least important keys come first (a key of rank i weighs
+    ``2^(m - i)``)."""
+    base = m + 1 if priority else 2
+    w = [base ** (m - int(i)) for i in imp]
+
+    def weight(s: int) -> int:
+        return sum(w[j] for j in range(m) if s >> j & 1)
+
+    out = sorted(range(1 << m), key=lambda s: (bin(s).count("1"), weight(s)) if not priority else (weight(s), s))
+    return [(s, weight(s) if priority else bin(s).count("1")) for s in out]
 
 
 def _true_fk(C: np.ndarray, g: np.ndarray, alpha: float) -> np.ndarray:
@@ -160,28 +197,16 @@ def _counts(K: _Keys, nullmask: np.ndarray, bad: np.ndarray, kept: list[int], vi
     return cnt, cov
 
 
-def _fk_wildcard(K: _Keys) -> np.ndarray:
-    """fk with ``alpha = 1`` (a null matches anything): for each row, the number of rows of its
-    stratum that agree with it wherever both have a value."""
-    n, m = K.C.shape
-    nullmask = ((K.C < 0) * (1 << np.arange(m))).sum(axis=1)
-    fk = np.empty(n)
-    zero = np.zeros(n, dtype=np.int64)
-    for pattern in np.unique(nullmask):
-        rows = np.flatnonzero(nullmask == pattern)
-        kept = [j for j in range(m) if not pattern >> j & 1]
-        fk[rows] = _counts(K, nullmask, rows, kept, zero, exact=True)[0]
-    return fk
-
-
-def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.ndarray) -> np.ndarray:
-    """Suppress (-1) codes of ``C`` until every row has fk >= k (within its stratum ``g``)."""
+def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.ndarray,
+                   priority: bool = False) -> np.ndarray:
+    """Suppress (-1) codes of ``C`` until every row has fk >= k (within its stratum ``g``);
+    each violator takes the cheapest suppression set of :func:`_masks`."""
     n, m = C.shape
-    masks = _masks(m, imp)
+    masks = _masks(m, imp, priority)
     C = C.copy()
     K = _Keys(C, g)
     bits = 1 << np.arange(m)
-    fk = _fk_wildcard(K) if alpha == 1.0 else _true_fk(C, g, alpha)
+    fk = _true_fk(C, g, alpha)
     for _ in range(n * m + 1):
         bad = np.flatnonzero(fk < k)
         if bad.size == 0:
@@ -192,9 +217,8 @@ def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.n
         viol[bad] = 1
         choice = np.full(bad.size, -1)
         cover = np.zeros(bad.size)
-        cost = np.full(bad.size, m + 1)
-        for s in masks:
-            size = bin(s).count("1")
+        cost = np.full(bad.size, -1, dtype=object)
+        for s, size in masks:
             # a mask contains what the record already lost, and adds to it
             ok = ((already & s) == already) & (already != s) & ((choice < 0) | (cost == size))
             if not ok.any():
@@ -209,7 +233,7 @@ def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.n
                 cnt = np.full(rows.size, float(n))
                 cov = np.full(rows.size, float(bad.size))
             cur = np.flatnonzero(ok)
-            # among the cheapest masks, the one whose wildcard helps the most other violators
+            # among the masks of the lowest cost, the one whose wildcard helps the most other violators
             hit = (cnt >= k) & ((choice[cur] < 0) | (cov > cover[cur]))
             idx = cur[hit]
             choice[idx] = s
@@ -223,20 +247,30 @@ def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.n
         if alpha == 1.0:
             cand = np.flatnonzero(need == need.min())
             cand = cand[np.argsort(-cover[cand], kind="stable")]
-            cand = cand[: max(64, cand.size // 2)]
+        if alpha == 1.0:
+            # record by record (as sdcMicro), skipping those the earlier ones' wildcards already
+            # brought to k (their frequencies kept up to date by the kernel, which compares
+            # each candidate with every violator)
+            from ..kernels.wildcard import suppress_round
+
+            codes = C[bad].T                                     # (m, violators), -1 = missing
+            order = np.argsort(codes, axis=1, kind="stable")
+            sorted_codes = np.ascontiguousarray(np.take_along_axis(codes, order, axis=1))
+            suppress_round(C, g, bad[cand], choice[cand].astype(np.int64), cand, bad, fk[bad].astype(np.float64),
+                           float(k), all_missing_is_wildcard(m), np.ascontiguousarray(order), sorted_codes,
+                           (codes < 0).sum(axis=1))
         else:
-            cand = np.arange(bad.size)
-        for r, s in zip(bad[cand], choice[cand]):
-            for j in range(m):
-                if s >> j & 1:
-                    C[r, j] = -1
-        fk = _fk_wildcard(K) if alpha == 1.0 else _true_fk(C, g, alpha)
+            for r, s in zip(bad, choice):
+                for j in range(m):
+                    if s >> j & 1:
+                        C[r, j] = -1
+        fk = _true_fk(C, g, alpha)
     raise SDCError("suppress: no k-anonymous suppression found (internal limit reached)")
 
 
 def suppress_frame(
     df: pl.DataFrame, k: int, on: ColumnSpec, *, importance: Any = None, by: ColumnSpec = None,
-    alpha: float = 1.0, combs: Any = None, household: str | None = None,
+    alpha: float = 1.0, combs: Any = None, tiebreak: Any = None, household: str | None = None,
 ) -> pl.DataFrame:
     """Local suppression of the key columns ``on`` to k-anonymity (see the module docstring):
     suppressed values become null; dtypes, row order and other columns kept.
@@ -275,7 +309,12 @@ def suppress_frame(
             stratum = dict(zip(by_cols, sizes.row(0)[:len(by_cols)]))
             check_k(k, sizes.item(0, "len"),
                     where=f" in stratum {stratum!r} of `by`: k-anonymity cannot be reached there")
-    imp = _importance(df.select(keys), keys, importance)
+    if importance is not None and tiebreak is not None:
+        raise SDCError("give `importance` (a priority: rank-1 keys are suppressed only when nothing else "
+                       "reaches k) or `tiebreak` (fewest suppressions first, the ranking decides ties), not both")
+    priority = importance is not None
+    imp = _importance(df.select(keys), keys, importance if priority else tiebreak,
+                      "importance" if priority else "tiebreak")
     codes = key_codes(df, keys)
     C = np.column_stack([codes.get_column(c).cast(pl.Int64).fill_null(-1).to_numpy() for c in keys])
     if by_cols:
@@ -292,21 +331,39 @@ def suppress_frame(
                 isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 1 <= c <= len(keys) for c in sizes_c):
             raise SDCError(f"combs must be subset sizes between 1 and {len(keys)}, got {combs!r}")
         subsets = [list(t) for size in sizes_c for t in itertools.combinations(range(len(keys)), int(size))]
-    # with alpha < 1 a later subset's suppressions can lower an earlier subset's frequencies:
-    # repeat until a whole pass changes nothing (with alpha = 1 one pass is enough)
-    for _ in range(len(keys) + 1):
-        before = (C < 0).sum()
+    # a later subset's suppressions can lower an earlier subset's frequencies (a record whose
+    # keys of that subset all became missing no longer counts for its complete records, and
+    # with alpha < 1 wildcards count less): repeat until a whole pass changes nothing
+    for _ in range(df.height * len(keys) + 1):
+        before = int((C < 0).sum())
         for sub in subsets:
-            sub_imp = np.argsort(np.argsort(imp[sub], kind="stable"), kind="stable") + 1
-            C[:, sub] = _suppress_keys(np.ascontiguousarray(C[:, sub]), g, k, a, sub_imp)
-        if len(subsets) == 1 or a == 1.0 or (C < 0).sum() == before:
+            sub_imp = np.searchsorted(np.sort(imp[sub]), imp[sub]) + 1    # ranks within the subset (ties: min)
+            C[:, sub] = _suppress_keys(np.ascontiguousarray(C[:, sub]), g, k, a, sub_imp, priority)
+        if len(subsets) == 1 or int((C < 0).sum()) == before:
             break
     if household is not None:
-        C = _household_all_or_none(df, household, keys, C, g, k, a, imp, subsets)
-    return df.with_columns(
+        C = _household_all_or_none(df, household, keys, C, g, k, a, imp, subsets, priority)
+    out = df.with_columns(
         pl.when(pl.Series(C[:, j] < 0) & pl.col(c).is_not_null()).then(None).otherwise(pl.col(c)).alias(c)
         for j, c in enumerate(keys)
     )
+    _verify(out, [[keys[j] for j in sub] for sub in subsets], by_cols, k, a)
+    return out
+
+
+def _verify(out: pl.DataFrame, subsets: list[list[str]], by_cols: list[str], k: int, alpha: float) -> None:
+    """The release check: every record has ``fk >= k`` on every key subset (within its stratum),
+    by the shared frequency function (:func:`polars_sdc.risk.frequencies.frequencies`, the one
+    ``k_anonymity`` and ``risk`` use); an :class:`SDCError` rather than an unsafe release."""
+    from ..risk.frequencies import frequencies
+
+    parts = out.partition_by(by_cols, maintain_order=True) if by_cols else [out]
+    for part in parts:
+        for sub in subsets:
+            low = float(frequencies(part, sub, None, alpha)[0].min())
+            if low < k:
+                raise SDCError(f"suppress: internal error, the release has fk = {low:g} < k = {k} on {sub}; "
+                               "nothing was returned (please report this input)")
 
 
 def _household_args(df: pl.DataFrame, household: str | None, keys: list[str], by_cols: list[str]) -> None:
@@ -320,10 +377,12 @@ def _household_args(df: pl.DataFrame, household: str | None, keys: list[str], by
 
 
 def _household_all_or_none(df: pl.DataFrame, household: str, keys: list[str], C: np.ndarray, g: np.ndarray,
-                           k: int, a: float, imp: np.ndarray, subsets: list[list[int]]) -> np.ndarray:
-    """Carry every suppression of a household-level key to all members of the household; with
-    ``alpha < 1`` (where a new null can lower other records' frequencies) suppress again and
-    carry again until nothing changes."""
+                           k: int, a: float, imp: np.ndarray, subsets: list[list[int]],
+                           priority: bool = False) -> np.ndarray:
+    """Carry every suppression of a household-level key to all members of the household, then
+    suppress again and carry again until nothing changes (a carried null can lower other
+    records' frequencies: with ``alpha < 1``, and when it leaves a record with every key of a
+    subset missing, which no longer counts for complete records)."""
     from ..household import household_index, household_level_columns
 
     level = set(household_level_columns(df, household, keys))
@@ -340,12 +399,12 @@ def _household_all_or_none(df: pl.DataFrame, household: str, keys: list[str], C:
             if spread.any():
                 C[spread, j] = -1
                 changed = True
-        if not changed or a == 1.0:
+        if not changed:
             return C
         before = (C < 0).sum()
         for sub in subsets:
-            sub_imp = np.argsort(np.argsort(imp[sub], kind="stable"), kind="stable") + 1
-            C[:, sub] = _suppress_keys(np.ascontiguousarray(C[:, sub]), g, k, a, sub_imp)
+            sub_imp = np.searchsorted(np.sort(imp[sub]), imp[sub]) + 1    # ranks within the subset (ties: min)
+            C[:, sub] = _suppress_keys(np.ascontiguousarray(C[:, sub]), g, k, a, sub_imp, priority)
         if (C < 0).sum() == before:
             return C
     return C
@@ -365,16 +424,23 @@ def suppress_risky_frame(
     ``localSupp``).
 
     Which key: ``key_var`` if given (sdcMicro's ``keyVar``: that key only, one pass, as
-    ``localSupp``); otherwise, in each risky record, the not yet suppressed key with the most
-    categories (the one most likely to make the record rare, as sdcMicro's default importance),
-    then the risks are recomputed and the next key goes in the records still above the
-    threshold, until none is (a record with every key suppressed matches every record).
+    ``localSupp``; records may stay above the threshold, as there); otherwise, in each risky
+    record, the not yet suppressed key with the most categories (the one most likely to make
+    the record rare, as sdcMicro's default importance), then the risks are recomputed and the
+    next key goes in the records still above the threshold, until none is. A threshold that
+    cannot be reached (risky records remain with every key suppressed: a record with every key
+    missing still has the risk of ``fk = n``, ``Fk`` = all weights) is an :class:`SDCError`
+    giving the lowest risk reached, never a silently unsafe release.
     ``household``: a suppressed household-level key (constant within every household) is
     suppressed for every member of the household, after each round.
 
     >>> df = pl.DataFrame({"a": ["x"] * 5 + ["y"], "b": [1, 1, 1, 2, 2, 2]})
     >>> suppress_risky_frame(df, ["a", "b"], risk_above=0.5)["a"].to_list()
     ['x', 'x', 'x', 'x', 'x', None]
+    >>> suppress_risky_frame(pl.DataFrame({"a": range(10), "b": range(10)}), ["a", "b"], risk_above=0.05)
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: risk_above = 0.05 cannot be reached by suppression: the lowest reachable highest individual risk is 0.1 (10 records above the threshold with every key suppressed)
     """
     from ..risk.frequencies import check_alpha, frequencies, key_columns
     from ..risk.individual import individual_risk
@@ -391,9 +457,11 @@ def suppress_risky_frame(
     ncat = {c: df.get_column(c).n_unique() for c in keys}
     order = sorted(keys, key=lambda c: -ncat[c])          # stable: ties keep the `on` order
     out = df
-    for _ in range(len(keys) if key_var is None else 1):
+    # each round suppresses at least one value: at most n x m rounds
+    for _ in range(1 if key_var is not None else df.height * len(keys) + 1):
         fk, Fk = frequencies(out, keys, weight, a)
-        risky = individual_risk(fk, Fk) > risk_above
+        risk = individual_risk(fk, Fk)
+        risky = risk > risk_above
         if not risky.any():
             break
         target = np.full(df.height, None, dtype=object)
@@ -403,6 +471,11 @@ def suppress_risky_frame(
             nulls = {c: out.get_column(c).is_null().to_numpy() for c in order}
             for c in reversed(order):
                 target[risky & ~nulls[c]] = c               # ends with the first free key in `order`
+            if all(t is None for t in target[risky]):       # every risky record is fully suppressed
+                raise SDCError(
+                    f"risk_above = {risk_above:g} cannot be reached by suppression: the lowest reachable "
+                    f"highest individual risk is {risk.max():.4g} ({int(risky.sum())} records above the "
+                    "threshold with every key suppressed)")
         out = carry(out.with_columns(
             pl.when(pl.Series([t == c for t in target])).then(None).otherwise(pl.col(c)).alias(c) for c in keys
         ))

@@ -212,22 +212,32 @@ class MaskingMethods(FrameOps):
         by: ColumnSpec = None,
         alpha: float = 1.0,
         combs: Any = None,
+        tiebreak: Any = None,
         household: str | None = None,
     ) -> Any:
         """Local suppression to k-anonymity (after sdcMicro ``localSuppression``): set few key
         values to null so that every record's key combination is shared by >= k records, a
-        null matching any value with the ``alpha`` rule of ``frequencies``. ``importance``:
-        one integer per key, 1 = keep longest (default: keys with more categories are
-        suppressed first); ``by``: within strata; ``combs=[2, 3]``: for every subset of keys of
-        those sizes. Greedy by rounds on exact wildcard counts (see
-        :mod:`polars_sdc.masking.suppress`). ``household``: the household id; a household-level
-        key (constant within every household) is suppressed for all members or none.
+        null matching any value with the ``alpha`` rule of ``frequencies`` (the release is
+        checked with it before it is returned). Ranks are one integer per key or a
+        ``{column: rank}`` mapping, 1 = keep longest. ``importance``: sdcMicro's priority, a
+        key of rank 1 is suppressed only when no set of less important keys reaches k (more
+        suppressions in all). ``tiebreak``: the fewest suppressions per record first, the
+        ranking only decides between equally few (the default, with keys with more
+        categories suppressed first; docs/suppression.md measures the trade-off). ``by``:
+        within strata; ``combs=[2, 3]``: for every subset of keys of those sizes.
+        ``household``: the household id; a household-level key (constant within every
+        household) is suppressed for all members or none.
 
         >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"a": [1, 2, 1, 2], "b": ["u", "u", "v", "v"], "c": ["p", "p", "q", "q"]})
+        >>> df.sdc.suppress(2, ["a", "b", "c"], importance={"a": 1}).null_count().row(0)
+        (0, 2, 2)
+        >>> df.sdc.suppress(2, ["a", "b", "c"], tiebreak={"a": 1}).null_count().row(0)
+        (2, 0, 0)
         >>> df = pl.DataFrame({"a": ["x", "x", "x", "y"], "b": ["u", "u", "v", "v"]})
         >>> out = df.sdc.suppress(2, ["a", "b"])
         >>> out.rows(), out.sdc.k_anonymity(["a", "b"])
-        ([('x', 'u'), ('x', 'u'), (None, 'v'), (None, 'v')], 2)
+        ([('x', 'u'), ('x', 'u'), (None, 'v'), ('y', 'v')], 2)
         """
         from .._columns import resolve_columns
         from ..masking.suppress import suppress_frame
@@ -238,7 +248,7 @@ class MaskingMethods(FrameOps):
                                                                           default="error"))
         return self._frame_op(
             lambda df: suppress_frame(df, k, on, importance=importance, by=by, alpha=alpha, combs=combs,
-                                      household=household),
+                                      tiebreak=tiebreak, household=household),
             self._schema(),
         )
 

@@ -14,7 +14,16 @@ Definitions (as sdcMicro 5.8.1 ``freqCalc`` computes them, Templ, Kowarik & Mein
   * a record with some missing keys: ``fk`` = number of identical records (same values and
     same missing positions) + the number of compatible records without missing keys +
     ``alpha`` x the number of compatible records with a different missing pattern or values;
-  * a record with every key missing: ``fk = n`` (it matches everybody).
+  * a record with every key missing: ``fk = n`` (it matches everybody), but with two or more
+    keys it does not raise the frequency of complete records (sdcMicro's
+    ``addAllNAtoKeys = FALSE``);
+  * **one key**: sdcMicro's single-key branch adds ``alpha`` x the number of records whose key
+    is missing to every complete record (``A = [2, 3, NA, 2, 1, NA, 1, 2]`` gives
+    ``fk = 5 3 8 5 4 8 4 5``); there every missing record is an all-missing one.
+
+  :func:`all_missing_is_wildcard` states that last distinction; every user of the rule
+  (``frequencies``, ``k_anonymity``, ``risk``, ``suppress``, Spark's ``frequencies``) goes
+  through it.
 
   ``Fk`` is the same sum with each record counted by its weight. ``alpha = 1`` (default)
   counts every wildcard match; ``alpha = 0`` stops records with missing keys from raising
@@ -49,6 +58,19 @@ PAIRWISE_LIMIT = 20_000  # partial-missing combinations compared pairwise (Numba
 # missing-value rule on a counting array of at most max(4 n, lo) and at most hi cells (memory:
 # about four float64 arrays of that many cells at once)
 DENSE_CELLS = (1 << 21, 1 << 24)
+
+
+def all_missing_is_wildcard(n_keys: int) -> bool:
+    """Whether a record with *every* key missing raises the frequency of complete records
+    (sdcMicro 5.8.1 ``freqCalc``): yes with one key (its single-key branch adds ``alpha`` x
+    the missing records to every complete record), no with two or more (the multi-key branch
+    runs with ``addAllNAtoKeys = FALSE``). Records with *some* keys missing always do, and an
+    all-missing record itself always has ``fk = n``.
+
+    >>> all_missing_is_wildcard(1), all_missing_is_wildcard(2)
+    (True, False)
+    """
+    return n_keys == 1
 
 
 def check_alpha(alpha: float) -> float:
@@ -264,8 +286,8 @@ def _wildcard_dense(
     missing slot per key (``frequency_groups``'s ``(index, fk, Fk)``), or None when that
     array would be too large. Per cell x with ``own`` records: ``Tc`` / ``Tp`` = the records
     without missing keys / with some (not all) missing keys compatible with x
-    (:func:`_wildcard_transform`, O(cells x keys)); then x complete: ``own + alpha Tp``;
-    x partial: ``own + Tc + alpha (Tp - own + all-missing)``; x all missing: ``n``."""
+    (:func:`_wildcard_transform`, O(cells x keys)); then x complete: ``own + alpha Tp``
+    (with one key, Tp holds the all-missing records); x partial: ``own + Tc + alpha (Tp - own + all-missing)``; x all missing: ``n``."""
     coded = _cell_codes(df, on, floats)
     if coded is None:
         return None
@@ -295,7 +317,8 @@ def _wildcard_dense(
         tc = np.where(complete, own, 0.0)
         tp = own - tc
         na = float(own[-1])
-        tp[-1] = 0.0
+        if not all_missing_is_wildcard(len(dims)):
+            tp[-1] = 0.0
         _wildcard_transform(tc.reshape(dims))
         _wildcard_transform(tp.reshape(dims))
         out = tp - own  # partial cells: own + tc + alpha (other compatible partial + all missing)
@@ -394,9 +417,13 @@ def _frequencies_rows(
     by_pattern = {p: partial.filter(pl.col("_p") == p) for p in patterns}
     present = {p: [c for j, c in enumerate(on) if not (p >> j) & 1] for p in patterns}
 
-    # complete combinations: + alpha x compatible partial-missing records
-    add_c = np.zeros(complete.height)
-    add_w = np.zeros(complete.height)
+    na_c = float(all_na.get_column("_c").sum()) if all_na.height else 0.0
+    na_w = float(all_na.get_column("_w").sum()) if all_na.height else 0.0
+    # complete combinations: + alpha x compatible partial-missing records (and, with one key,
+    # the all-missing records: all_missing_is_wildcard)
+    wild = all_missing_is_wildcard(m)
+    add_c = np.full(complete.height, na_c if wild else 0.0)
+    add_w = np.full(complete.height, na_w if wild else 0.0)
     for p in patterns:
         c, w_ = _matched(complete, by_pattern[p], present[p])
         add_c += c
@@ -406,8 +433,6 @@ def _frequencies_rows(
 
     # partial-missing combinations: + compatible complete records + alpha x other compatible
     # records with missing keys (every other partial pattern and the all-missing records)
-    na_c = float(all_na.get_column("_c").sum()) if all_na.height else 0.0
-    na_w = float(all_na.get_column("_w").sum()) if all_na.height else 0.0
     partial = pl.concat([by_pattern[p] for p in patterns], how="vertical") if patterns else partial
     if 0 < partial.height <= PAIRWISE_LIMIT:
         # few partial combinations: all pairs at once (Numba), instead of one join per pattern pair

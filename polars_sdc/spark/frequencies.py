@@ -6,8 +6,10 @@ Definitions: those of the local :mod:`polars_sdc.risk.frequencies` (sdcMicro 5.8
 ``freqCalc``) and :mod:`polars_sdc.risk.individual` (``indivRisk``, method "approx";
 ``measure_risk``). ``fk`` counts the records sharing a record's key values, ``Fk`` sums their
 sampling weights; a missing key value (null, or NaN in a float key) is a wildcard: a record
-with missing keys matches every record that agrees on its other keys, weighted by ``alpha``
-(module docstring of :mod:`polars_sdc.risk.frequencies`).
+with missing keys matches every record that agrees on its other keys, weighted by ``alpha``;
+a record with every key missing counts for complete records only when there is one key
+(:func:`polars_sdc.risk.frequencies.all_missing_is_wildcard`, sdcMicro's two branches; module
+docstring of :mod:`polars_sdc.risk.frequencies`).
 
 Steps: one aggregation gives the *combination table* (one row per distinct key combination
 and missing-value pattern, with its record count and weight). Without missing keys that is
@@ -99,6 +101,8 @@ def combination_table(
     require_pyspark()
     from pyspark.sql import functions as F
 
+    from ..risk.frequencies import all_missing_is_wildcard
+
     cols, schema, a = _check(sdf, keys, weights, alpha)
     ks = [_key(i) for i in range(len(cols))]
     m = len(cols)
@@ -128,9 +132,12 @@ def combination_table(
     n, total_w, na_c, na_w = (float(meta[x] or 0.0) for x in ("n", "w", "na_c", "na_w"))
     cols_out = [*ks, PATTERN, COUNT, WSUM, FK, FKP]
 
-    # complete combinations: + alpha x the compatible records with some (not all) keys missing
+    # complete combinations: + alpha x the compatible records with some (not all) keys missing,
+    # and with one key the all-missing records (the shared rule: all_missing_is_wildcard)
+    wild = all_missing_is_wildcard(m)
     complete_raw = combos.where(F.col(PATTERN) == 0)
-    complete = complete_raw.withColumn("__sdc_ac", F.lit(0.0)).withColumn("__sdc_aw", F.lit(0.0))
+    complete = complete_raw.withColumn("__sdc_ac", F.lit(na_c if wild else 0.0)) \
+                           .withColumn("__sdc_aw", F.lit(na_w if wild else 0.0))
     for i, p in enumerate(patterns):
         complete = _matched(complete, by_pattern[p], present[p], f"c{i}")
         complete = complete.withColumn("__sdc_ac", F.col("__sdc_ac") + F.col(f"__sdc_mcc{i}")) \
