@@ -27,6 +27,7 @@ def check_key(schema: pl.Schema, key: str | None, on: list[str] | None = None) -
         raise SDCError(f"key column {key!r}: not in the frame")
     if on is not None and key in on:
         raise SDCError(f"key column {key!r}: is also in `on`; the key identifies rows and is not masked")
+    rng.check_key_dtype(key, schema[key])
 
 
 def resolve_on(schema: pl.Schema, on: ColumnSpec, key: str | None, *, kind: str, default: str) -> list[str]:

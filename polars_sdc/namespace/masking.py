@@ -119,8 +119,9 @@ class MaskingMethods(FrameOps):
         Kim 1986), ``"correlated2"`` (``x sqrt(1-d^2) + d N(..)``, ``d = delta``) or ``"moments"``
         (correlated noise recoloured so released means and covariance equal the originals;
         exact linear relations between columns are kept). ``by``: per stratum (its sds,
-        covariance, means; at least 2 rows each, 3 for ``"moments"``, else an error naming the
-        stratum). Normal draws from ``polars_sdc.rng`` stream ``add_noise/{column}``, keys =
+        covariance, means; at least 2 rows each, ``p + 2`` for ``"moments"`` on ``p`` columns,
+        else an error naming the stratum; ``"moments"`` refuses a frame of ``<= p + 1`` rows too:
+        exact moments would pin the records). A constant column stays exactly constant. Normal draws from ``polars_sdc.rng`` stream ``add_noise/{column}``, keys =
         positions or ``key``.
 
         >>> import polars as pl, polars_sdc

@@ -61,6 +61,7 @@ def laplace(
     schema = polars_schema(sdf)
     if key not in schema:
         raise SDCError(f"key column {key!r}: not in the Spark DataFrame")
+    rng.check_key_dtype(key, schema[key])          # on the driver, before any job
     if phi is not None and k is not None:
         raise SDCError("give either phi or k (Pk-anonymity calibration), not both")
     if phi is None and k is None:

@@ -199,7 +199,8 @@ def add_noise(
     stratum come from one Spark aggregation (``avg`` / ``covar_samp``); ``"moments"`` adds a
     second aggregation over the data with its drawn noise (the joint covariance of ``[X, Z]``
     that the recolouring needs). Normal draws from stream ``add_noise/{column}`` keyed by
-    ``key``. A stratum needs 2 rows (3 for ``"moments"``), as locally.
+    ``key``. A stratum needs 2 rows (``p + 2`` for ``"moments"`` on ``p`` columns, also without
+    ``by``: fewer pin the records), as locally.
 
     >>> from polars_sdc import spark as sdcs                                   # doctest: +SKIP
     >>> out = sdcs.add_noise(sdf, ["income"], method="correlated", by="region", seed=7, key="person_id")  # doctest: +SKIP
@@ -211,7 +212,7 @@ def add_noise(
 
     from .._validation import check_seed
     from ..masking._common import on_and_by, seed_or_fresh
-    from ..masking.noise import _latent, check_args, min_stratum_rows
+    from ..masking.noise import _latent, check_args, min_stratum_rows, moments_rows_error, small_stratum_error
 
     need_key(key, "add_noise")
     method, noise, delta = check_args(method, noise, delta)
@@ -224,7 +225,9 @@ def add_noise(
     aggs = [F.count(F.lit(1)).alias("__n"), *bad_value_counts(sdf, cols, schema)]
     if check_key:
         aggs.append(key_nulls(key))
-    if method != "moments":
+    if method == "moments":                                  # constant columns stay out of the recolouring
+        aggs += [(F.min(x) == F.max(x)).alias(f"__const{j}") for j, x in enumerate(xs)]
+    else:
         aggs += [F.avg(x).alias(f"__m{j}") for j, x in enumerate(xs)]
         aggs += [F.covar_samp(xs[i], xs[j]).alias(f"__c{i}_{j}") for i in range(p) for j in range(i, p)
                  if method == "correlated" or i == j]
@@ -235,16 +238,19 @@ def add_noise(
     table = strata_table(stats, by_cols) if by_cols else None
     if by_cols:
         stats = stats.join(table, on=by_cols, how="left", nulls_equal=True).sort(STRATUM)
-        need = min_stratum_rows(method)
-        small = stats.filter(pl.col("__n") < need)
+        small = stats.filter(pl.col("__n") < min_stratum_rows(method, p))
         if small.height:
             vals = dict(zip(by_cols, small.select(by_cols).row(0)))
-            raise SDCError(f"stratum {vals!r} of `by`: {small['__n'][0]} row(s); add_noise method={method!r} "
-                           f"needs at least {need} rows per stratum (use coarser strata)")
+            raise small_stratum_error(vals, int(small["__n"][0]), method, p)
+    elif method == "moments":
+        err = moments_rows_error(int(stats["__n"].sum()), p)
+        if err is not None:
+            raise err
     a = noise / 100.0
     if method == "moments":
         G, mu = _joint_moments(sdf, cols, by_cols, table, key, s)
-        params = [None if n < 2 else _moments_matrix(G[k], mu[k], p, a) for k, n in enumerate(stats["__n"])]
+        const = [np.array([bool(r[f"__const{j}"]) for j in range(p)]) for r in stats.iter_rows(named=True)]
+        params = [None if n < 2 else _moments_matrix(G[k], mu[k], p, a, const[k]) for k, n in enumerate(stats["__n"])]
     else:
         params = [_noise_params(stats.row(k, named=True), p, method, a, delta) for k in range(stats.height)]
     out_schema = StructType([StructField(f.name, DoubleType() if f.name in cols else f.dataType, f.nullable)
@@ -302,9 +308,11 @@ def _noise_rows(X: np.ndarray, Z: np.ndarray, method: str, q: Any, delta: float)
     if q is None:
         return X
     if method == "moments":
-        Mt, mu, p = q
+        Mt, mu, p, const = q
         B = np.hstack([X - mu[:p], Z - mu[p:]])
-        return (Mt @ B.T).T + mu[:p]
+        Y = (Mt @ B.T).T + mu[:p]
+        Y[:, const] = X[:, const]                    # a constant column keeps its value exactly
+        return Y
     Xs = X / q["scale"]
     if method == "additive":
         Y = Z * q["f"] + Xs
@@ -360,12 +368,14 @@ def _joint_moments(sdf: Any, cols: list[str], by: list[str], table: pl.DataFrame
     return Gs, mus
 
 
-def _moments_matrix(G: np.ndarray, mu: np.ndarray, p: int, a: float) -> tuple[np.ndarray, np.ndarray, int]:
-    """``(Mt, mu, p)`` of the local ``"moments"`` release from the joint covariance ``G`` of
-    ``[X, Z]``: the release is ``Y = [X - mean, Z - mean] Mt' + mean(X)``."""
+def _moments_matrix(G: np.ndarray, mu: np.ndarray, p: int, a: float,
+                    const: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    """``(Mt, mu, p, const)`` of the local ``"moments"`` release from the joint covariance ``G``
+    of ``[X, Z]``: the release is ``Y = [X - mean, Z - mean] Mt' + mean(X)``, the ``const``
+    columns (one value in the stratum) kept as they are."""
     from ..masking.noise import moments_matrix
 
-    return moments_matrix(G, p, a), mu, p
+    return moments_matrix(G, p, a, const), mu, p, const
 
 
 # ------------------------------------------------------------------------------------ rank_swap
