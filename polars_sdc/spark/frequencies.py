@@ -111,12 +111,12 @@ def combination_table(
             F.sum(F.when(is_full, 1.0).otherwise(0.0)).alias("na_c"), F.sum(F.when(is_full, w).otherwise(0.0)).alias("na_w")]
     if weights is not None:
         bad = F.col(weights).isNull() | F.isnan(w) | w.isin(float("inf"), float("-inf"))
-        aggs += [F.sum(F.when(bad, 1).otherwise(0)).alias("bad"), F.sum(F.when(~bad & (w < 1), 1).otherwise(0)).alias("low")]
+        aggs += [F.sum(F.when(bad, 1).otherwise(0)).alias("bad"), F.sum(F.when(~bad & (w <= 0), 1).otherwise(0)).alias("low")]
     meta = keyed.agg(*aggs).collect()[0]
     if weights is not None and meta["bad"]:
         raise SDCError(f"column {weights!r}: {meta['bad']} null, NaN or infinite value(s)")
     if weights is not None and meta["low"]:
-        raise SDCError(f"column {weights!r}: {meta['low']} sampling weight(s) below 1; weights must be >= 1")
+        raise SDCError(f"column {weights!r}: {meta['low']} sampling weight(s) <= 0; weights must be > 0")
     combos = (keyed.groupBy(*ks, PATTERN)
               .agg(F.count(F.lit(1)).cast("double").alias(COUNT), F.sum(WSUM).alias(WSUM)))
     found = sorted(int(p) for p in meta["patterns"])
@@ -209,23 +209,48 @@ def frequencies(
     return _join_back(sdf, cols, schema, table, new)
 
 
-def _with_risk(table: Any) -> Any:
+def _with_risk(table: Any, at_one: Any = None) -> Any:
     """The combination table with the individual risk of each combination, computed by the
-    local :func:`polars_sdc.risk.individual.individual_risk` in a Python task."""
+    local :func:`polars_sdc.risk.individual.individual_risk` in a Python task; with ``at_one``
+    (the same table at ``alpha = 1``, for ``alpha < 1``) the larger of the two risks, as the
+    local default ``alpha_rule="safe"``."""
+    import numpy as np
     import pyarrow as pa
+    from pyspark.sql import functions as F
     from pyspark.sql.types import DoubleType, StructField, StructType
 
     from ..risk.individual import individual_risk
 
-    schema = StructType([*table.schema.fields, StructField(RISK, DoubleType(), True)])
+    fields = list(table.schema.fields)
+    if at_one is not None:
+        ks = [c for c in table.columns if c.startswith("__sdc_key")]
+        right = at_one.select(*[F.col(k).alias(f"{k}_1") for k in ks], F.col(PATTERN).alias(f"{PATTERN}_1"),
+                              F.col(FK).alias("__sdc_fk1"), F.col(FKP).alias("__sdc_Fk1"))
+        cond = [F.col(k).eqNullSafe(F.col(f"{k}_1")) for k in ks] + [F.col(PATTERN) == F.col(f"{PATTERN}_1")]
+        table = table.join(right, on=cond, how="left").select(*table.columns, "__sdc_fk1", "__sdc_Fk1")
+    schema = StructType([*fields, StructField(RISK, DoubleType(), True)])
+    names = [f.name for f in fields]
 
     def run(batches):
         for batch in batches:
             fk = batch.column(FK).to_numpy(zero_copy_only=False)
             Fk = batch.column(FKP).to_numpy(zero_copy_only=False)
-            yield batch.append_column(RISK, pa.array(individual_risk(fk, Fk), pa.float64()))
+            r = individual_risk(fk, Fk)
+            if at_one is not None:
+                r = np.maximum(r, individual_risk(batch.column("__sdc_fk1").to_numpy(zero_copy_only=False),
+                                                  batch.column("__sdc_Fk1").to_numpy(zero_copy_only=False)))
+            yield pa.RecordBatch.from_arrays([*(batch.column(n) for n in names), pa.array(r, pa.float64())],
+                                             names=[*names, RISK])
 
     return table.mapInArrow(run, schema)
+
+
+def _risk_table(sdf: Any, cols: Any, weights: str | None, alpha: float) -> tuple[Any, list[str]]:
+    """The combination table with ``risk`` (:func:`_with_risk`; at ``alpha < 1`` never below
+    the risk at ``alpha = 1``)."""
+    table, cols = combination_table(sdf, cols, weights=weights, alpha=alpha)
+    at_one = combination_table(sdf, cols, weights=weights, alpha=1.0)[0] if float(alpha) < 1 else None
+    return _with_risk(table, at_one), cols
 
 
 def individual_risk(
@@ -242,8 +267,8 @@ def individual_risk(
     require_pyspark()
     cols, schema, _ = _check(sdf, keys, weights, alpha)
     _check_names(schema, [fk, Fk, risk])
-    table, cols = combination_table(sdf, cols, weights=weights, alpha=alpha)
-    return _join_back(sdf, cols, schema, _with_risk(table), {fk: FK, Fk: FKP, risk: RISK})
+    table, cols = _risk_table(sdf, cols, weights, alpha)
+    return _join_back(sdf, cols, schema, table, {fk: FK, Fk: FKP, risk: RISK})
 
 
 def global_risk(sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0) -> dict[str, float]:
@@ -275,12 +300,12 @@ def risk(
     from pyspark.sql import functions as F
 
     ks = [check_int(k, "ks: every k", minimum=1) for k in ks]
-    table, _ = combination_table(sdf, keys, weights=weights, alpha=alpha)
+    table, _ = _risk_table(sdf, keys, weights, alpha)
     c, f = F.col(COUNT), F.col(FK)
     aggs = [F.sum(c).alias("records"), F.min(f).alias("k_anonymity")]
     aggs += [F.sum(F.when(f < k, c).otherwise(0.0)).alias(f"records_violating_k{k}") for k in ks]
     aggs += [F.sum(F.when(f == 1, c).otherwise(0.0)).alias("sample_uniques"), F.sum(c * F.col(RISK)).alias("expected")]
-    row = _with_risk(table).agg(*aggs).collect()[0]
+    row = table.agg(*aggs).collect()[0]
     n = int(row["records"] or 0)
     if n == 0:
         raise SDCError("the frame is empty; there is no release to measure")
