@@ -90,3 +90,78 @@ def test_26_5_moments_constant_column_at_one_tenth():
         B = out2.filter(pl.col("g") == g).select("x", "c", "y").to_numpy()
         np.testing.assert_allclose(_moments(B)[0], _moments(A)[0], rtol=1e-13)
         np.testing.assert_allclose(_moments(B)[1], _moments(A)[1], rtol=1e-12, atol=1e-13)
+
+
+# -- 26.4: individual risk near Fk = fk ----------------------------------------------------------
+def _sdcmicro_approx(fk: float, Fk: float) -> float:
+    """sdcMicro 5.8.1 indivRisk(method="approx") for one record, as its R code reads."""
+    import math
+
+    pk = fk / Fk
+    r = 0.0
+    if fk > 2:
+        r = pk / (fk - (1 - pk))
+    if fk == 2:
+        r = pk / (1 - pk) - (pk / (1 - pk)) ** 2 * math.log(1 / pk)
+    if fk == 1:
+        r = pk / (1 - pk) * math.log(1 / pk)
+    return 1 / fk if fk == Fk else r
+
+
+@pytest.mark.parametrize("w2", [1.000000015, 1 + 3e-15, 1 + 1e-9, 1 + 1e-5])
+def test_26_4_individual_risk_near_fk_equals_Fk(w2):
+    out = pl.DataFrame({"a": [7, 7], "w": [1.0, w2]}).sdc.individual_risk(["a"], weight="w")
+    r = out["risk"].to_list()
+    assert r[0] == r[1]
+    # pk -> 1: r = pk - pk^2 (1/2 + q/3 + ...) -> 1/2, and never outside [0, 1]
+    q = (1.0 + w2 - 2.0) / (1.0 + w2)
+    assert r[0] == pytest.approx((1 - q) - (1 - q) ** 2 * (0.5 + q / 3 + q * q / 4), rel=1e-12)
+    assert 0.0 <= r[0] <= 1.0
+
+
+def test_26_4_sdcmicro_published_risks_still_hold():
+    """sdcMicro's testthat (test_indivRisk.R, weighted, method approx) to its 8 digits."""
+    df = pl.DataFrame({"A": [2, 3, 2, 2, 3, 3, 1, 2], "B": [3, 3, 3, 3, 3, 3, 4, 3], "C": [1, 3, 1, 2, 1, 1, 1, 1],
+                       "w": [18.0, 45.5, 39.0, 17.0, 92.0, 8.0, 123.5, 51.0]})
+    r = df.sdc.individual_risk(["A", "B", "C"], weight="w")["risk"].to_numpy()
+    np.testing.assert_allclose(r, [0.01369863, 0.08579129, 0.01369863, 0.17707583, 0.01877883, 0.01877883,
+                                   0.03931625, 0.01369863], atol=5e-9)
+
+
+# -- 26.8: alpha < 1 never lowers a risk below its alpha = 1 value -------------------------------
+def test_26_8_alpha_below_one_never_lowers_the_risk():
+    df = pl.DataFrame({"a": [1, None, 2, 2, 2], "b": [1, 1, 5, 5, 5], "w": [2.0] * 5})
+    one = df.sdc.individual_risk(["a", "b"], weight="w")["risk"].to_numpy()
+    half = df.sdc.individual_risk(["a", "b"], weight="w", alpha=0.5)
+    assert half["fk"][0] == 1.5
+    assert one[0] == pytest.approx(1 - np.log(2))                 # fk = 2, Fk = 4 at alpha = 1
+    assert half["risk"][0] == pytest.approx(np.log(2))             # fk = 1.5 takes the fk = 1 formula
+    assert (half["risk"].to_numpy() >= one - 1e-15).all()
+    # sdcMicro's number on request: the record falls in none of its cases -> 0
+    sdc = df.sdc.individual_risk(["a", "b"], weight="w", alpha=0.5, alpha_rule="sdcmicro")["risk"]
+    assert sdc[0] == 0.0
+    assert df.sdc.global_risk(["a", "b"], weight="w", alpha=0.5)["global_risk"] == pytest.approx(half["risk"].mean())
+    assert df.sdc.risk(["a", "b"], weight="w", alpha=0.5, suda=False)["global_risk"] == pytest.approx(half["risk"].mean())
+    assert df.sdc.risk(["a", "b"], weight="w", alpha=0.5, alpha_rule="sdcmicro", suda=False)["global_risk"] == \
+        pytest.approx(sdc.mean())
+    with pytest.raises(SDCError, match="alpha_rule must be one of 'safe', 'sdcmicro'"):
+        df.sdc.individual_risk(["a", "b"], alpha_rule="nope")
+
+
+# -- 28.6: sampling weights below 1 -------------------------------------------------------------
+def test_28_6_weights_below_one_accepted_and_follow_sdcmicro_where_Fk_ge_fk():
+    w = [1.8, 4.55, 3.9, 1.7, 9.2, 0.8, 12.35, 5.1]                 # sdcMicro's test weights / 10
+    df = pl.DataFrame({"A": [2, 3, 2, 2, 3, 3, 1, 2], "B": [3, 3, 3, 3, 3, 3, 4, 3], "C": [1, 3, 1, 2, 1, 1, 1, 1],
+                       "w": w})
+    out = df.sdc.individual_risk(["A", "B", "C"], weight="w")
+    for fk, Fk, r in out.select("fk", "Fk", "risk").rows():
+        assert Fk >= fk
+        assert r == pytest.approx(_sdcmicro_approx(fk, Fk), rel=1e-12)
+    # Fk < fk (weights 0.3 and 0.4 on a pair): the population holds at least the two sample
+    # records, so r = 1/fk, where sdcMicro's formula leaves [0, 1] for a unique
+    low = pl.DataFrame({"a": [1, 1, 2], "w": [0.3, 0.4, 0.5]}).sdc.individual_risk("a", weight="w")
+    assert low["Fk"].to_list() == pytest.approx([0.7, 0.7, 0.5])     # Fk: the weight sum, as sdcMicro
+    assert low["risk"].to_list() == [0.5, 0.5, 1.0]
+    assert _sdcmicro_approx(1.0, 0.5) > 1.0
+    with pytest.raises(SDCError, match=r"'w': 1 sampling weight\(s\) <= 0; weights must be > 0"):
+        pl.DataFrame({"a": [1, 2], "w": [1.0, 0.0]}).sdc.individual_risk("a", weight="w")
