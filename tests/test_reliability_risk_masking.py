@@ -165,3 +165,49 @@ def test_28_6_weights_below_one_accepted_and_follow_sdcmicro_where_Fk_ge_fk():
     assert _sdcmicro_approx(1.0, 0.5) > 1.0
     with pytest.raises(SDCError, match=r"'w': 1 sampling weight\(s\) <= 0; weights must be > 0"):
         pl.DataFrame({"a": [1, 2], "w": [1.0, 0.0]}).sdc.individual_risk("a", weight="w")
+
+
+# -- 26.6, 26.7, 26.13: recode_intervals on NaN / inf, huge integers, near-equal breaks -------------
+@pytest.mark.parametrize("lazy", [False, True])
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+@pytest.mark.parametrize("kwargs", [{"n": 3}, {"n": 3, "method": "quantile"}, {"breaks": [2.0]}])
+def test_26_6_nan_and_inf_are_errors(lazy, bad, kwargs):
+    df = pl.DataFrame({"x": [1.0, bad, 3.0, 4.0]})
+    frame = df.lazy() if lazy else df
+    with pytest.raises(SDCError, match=r"column 'x'.*(NaN|infinite).*an interval cannot hold them"):
+        out = frame.sdc.recode_intervals("x", **kwargs)
+        if lazy:
+            out.collect()
+
+
+def test_26_6_huge_finite_values_get_finite_intervals():
+    df = pl.DataFrame({"x": [-1.7e308, 0.0, 1.7e308]})
+    for method in ("equal", "quantile"):
+        out = df.sdc.recode_intervals("x", n=2, method=method)["x"].to_list()
+        assert out == ["[-1.7e+308, 0]", "[-1.7e+308, 0]", "(0, 1.7e+308]"], method
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_26_7_integers_beyond_2_53_compared_as_integers(lazy):
+    df = pl.DataFrame({"x": [2**53, 2**53 + 1, None, -(2**62)]})
+    frame = df.lazy() if lazy else df
+    out = frame.sdc.recode_intervals("x", breaks=[2**53])
+    out = out.collect() if lazy else out
+    assert out["x"].to_list() == ["(-inf, 9007199254740992]", "(9007199254740992, inf)", None,
+                                  "(-inf, 9007199254740992]"]
+    left = df.sdc.recode_intervals("x", breaks=[2**53 + 1], right_closed=False)["x"].to_list()
+    assert left == ["(-inf, 9007199254740993)", "[9007199254740993, inf)", None, "(-inf, 9007199254740993)"]
+    # a fractional break on an integer column: x > 2.5 is x > 2
+    assert pl.DataFrame({"x": [2, 3]}).sdc.recode_intervals("x", breaks=[2.5])["x"].to_list() == \
+        ["(-inf, 2.5]", "(2.5, inf)"]
+
+
+def test_26_13_labels_unique_at_any_precision():
+    x = [1.0, 1.00000000015, 1.00000000025, 1.0000000004]
+    out = pl.DataFrame({"x": x}).sdc.recode_intervals("x", breaks=[1.0000000001, 1.0000000002, 1.0000000003])
+    assert out["x"].to_list() == ["(-inf, 1.0000000001]", "(1.0000000001, 1.0000000002]",
+                                  "(1.0000000002, 1.0000000003]", "(1.0000000003, inf)"]
+    q = pl.DataFrame({"x": x}).sdc.recode_intervals("x", n=3, method="quantile")["x"]
+    assert q.dtype.categories.n_unique() == q.dtype.categories.len() == 3
+    # 8 digits where they suffice, as R's dig.lab = 8
+    assert pl.DataFrame({"x": [1.0]}).sdc.recode_intervals("x", breaks=[0.1, 123456.78])["x"].to_list() == ["(0.1, 123456.78]"]

@@ -165,15 +165,16 @@ class MaskingMethods(FrameOps):
         >>> df.sdc.recode_intervals("age", n=2)["age"].to_list()
         ['[16, 54]', '[16, 54]', '[16, 54]', '[16, 54]', '(54, 91]']
         """
-        from ..masking.intervals import breaks_stats, check_args, recode_intervals_exprs
+        from ..masking.intervals import check_args, check_no_nan_inf, data_breaks_stats, recode_intervals_exprs
 
         cols = check_args(self._schema(), on, breaks, n, method)
-        aggs = breaks_stats(cols, n, method)
-        stats = None
-        if aggs:
-            stats = self._frame.select(aggs)
-            stats = stats.collect() if self._lazy else stats
-        exprs = recode_intervals_exprs(cols, stats, breaks=breaks, n=n, method=method, right_closed=right_closed)
+        if not self._lazy:          # NaN / inf: an error now (a LazyFrame raises it at collect)
+            for c in cols:
+                if self._schema()[c].is_float():
+                    check_no_nan_inf(self._frame.get_column(c))
+        stats = data_breaks_stats(self._frame, cols, n, method)
+        exprs = recode_intervals_exprs(cols, stats, breaks=breaks, n=n, method=method, right_closed=right_closed,
+                                       schema=self._schema(), lazy=self._lazy)
         return self._frame.with_columns(exprs)
 
     def suppress(
