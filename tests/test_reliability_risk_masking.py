@@ -211,3 +211,43 @@ def test_26_13_labels_unique_at_any_precision():
     assert q.dtype.categories.n_unique() == q.dtype.categories.len() == 3
     # 8 digits where they suffice, as R's dig.lab = 8
     assert pl.DataFrame({"x": [1.0]}).sdc.recode_intervals("x", breaks=[0.1, 123456.78])["x"].to_list() == ["(0.1, 123456.78]"]
+
+
+# -- 26.12, 26.16: population_size -----------------------------------------------------------------
+def test_26_12_zayatz_closed_form_at_any_population_size():
+    import time
+
+    from scipy.stats import hypergeom
+
+    from polars_sdc.risk.arx import _log_hypergeom_one, zayatz_uniques
+
+    sizes = np.array([1.0, 2.0, 3.0, 7.0, 40.0])
+    for N, n in ((90.0, 9.0), (5000.0, 400.0), (1e6, 2e4)):
+        np.testing.assert_allclose(np.exp(_log_hypergeom_one(N, sizes, n)),
+                                   hypergeom.pmf(1, int(N), sizes.astype(int), int(n)), rtol=1e-9)
+    assert round(zayatz_uniques(np.array([1, 1, 2, 5]), 90.0), 4) == 5.5346          # unchanged
+    f = np.random.default_rng(0).integers(0, 3000, 20000)
+    df = pl.DataFrame({"a": f})
+    t0 = time.process_time()
+    r = df.sdc.risk(["a"], population_size=1e13, suda=False)
+    assert time.process_time() - t0 < 10.0                         # minutes before
+    # pi = n/N -> 0: h_j -> j pi, so P -> c1 / n and Zayatz's estimate -> c1^2 N / n^2
+    c1 = int((np.bincount(f) == 1).sum())
+    assert r["population_zayatz"] == pytest.approx(c1**2 * 1e13 / 20000**2, rel=1e-6)
+
+
+@pytest.mark.parametrize("N, message", [
+    (float("inf"), "population_size must be finite"),
+    (float("nan"), "population_size must be finite"),
+    ("1000", "population_size must be a number"),
+    (True, "population_size must be a number"),
+    (3, "population_size 3 is below the sample size 4"),
+])
+def test_26_16_bad_population_size_is_a_clear_error(N, message):
+    with pytest.raises(SDCError, match=message):
+        pl.DataFrame({"a": [1, 1, 2, 3]}).sdc.risk(["a"], population_size=N, suda=False)
+
+
+def test_26_16_population_equal_to_the_sample_is_accepted():
+    r = pl.DataFrame({"a": [1, 1, 2, 3]}).sdc.risk(["a"], population_size=4, suda=False)
+    assert r["prosecutor_highest"] == 1.0
