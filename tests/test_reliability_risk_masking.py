@@ -4,6 +4,8 @@ here, named by its item number; the classes of input behind them are property te
 ``tests/test_fuzz_reliability.py``."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import polars as pl
 import pytest
@@ -251,3 +253,73 @@ def test_26_16_bad_population_size_is_a_clear_error(N, message):
 def test_26_16_population_equal_to_the_sample_is_accepted():
     r = pl.DataFrame({"a": [1, 1, 2, 3]}).sdc.risk(["a"], population_size=4, suda=False)
     assert r["prosecutor_highest"] == 1.0
+
+
+# -- 26.14: rank_swap on Decimal -------------------------------------------------------------------
+@pytest.mark.parametrize("lazy", [False, True])
+def test_26_14_rank_swap_decimal_swaps_the_exact_values(lazy):
+    vals = ["1.25", "-3.50", "2.00", None, "7.10", "0.01", "2.00", "123456789012.34"]
+    df = pl.DataFrame({"x": vals}).with_columns(pl.col("x").str.to_decimal(scale=2))
+    frame = df.lazy() if lazy else df
+    out = frame.sdc.rank_swap("x", p=0.5, seed=1)
+    out = out.collect() if lazy else out
+    assert out.schema == df.schema
+    assert out["x"][3] is None
+    assert sorted(out["x"].drop_nulls().to_list()) == sorted(df["x"].drop_nulls().to_list())   # exact Decimals
+    assert out["x"].to_list() != df["x"].to_list()
+    # the same permutation as on the equivalent integers (value x 100)
+    ints = df.select((pl.col("x") * 100).cast(pl.Int64))
+    swapped = ints.sdc.rank_swap("x", p=0.5, seed=1)["x"].to_list()
+    assert [None if v is None else int(v * 100) for v in out["x"].to_list()] == swapped
+    coded = df.sdc.rank_swap("x", p=0.5, seed=1, top=0.2)
+    assert coded.schema["x"] == pl.Float64
+
+
+# -- 28.4: rank swapping as sdcMicro ---------------------------------------------------------------
+def test_28_4_sdcmicro_window_is_strictly_below_floor_n_p():
+    import sys
+
+    sys.path.insert(0, __file__.rsplit("/", 1)[0])
+    from test_masking_rank_swap import _reference
+
+    from polars_sdc import rng
+
+    r = np.random.default_rng(4)
+    for n, p in ((50, 0.1), (300, 0.05), (7, 1.0), (40, 0.05)):
+        x = r.integers(0, 20, n)
+        df = pl.DataFrame({"b": x})
+        got = df.sdc.rank_swap("b", p=p, seed=3, preset="sdcmicro", top=0.0, bottom=0.0)["b"].to_numpy()
+        w = math.floor(p * n + 1e-9) - 1              # partners j < k < j + floor(n P)
+        want = _reference(x, rng.row_positions(n), 3, "b", w) if w > 0 else x
+        np.testing.assert_array_equal(got, want)
+    # p * n = 2: sdcMicro's window holds the next rank only; ours the next two
+    x = np.arange(1000.0)
+    out = pl.DataFrame({"x": x}).sdc.rank_swap("x", p=0.002, seed=1, preset="sdcmicro", top=0.0, bottom=0.0)
+    assert np.abs(out["x"].to_numpy() - x).max() == 1.0
+    ours = pl.DataFrame({"x": x}).sdc.rank_swap("x", p=0.002, seed=1)
+    assert np.abs(ours["x"].to_numpy() - x).max() == 2.0
+
+
+def test_28_4_sdcmicro_defaults_by_name():
+    r = np.random.default_rng(5)
+    x = r.normal(50, 10, 2000)
+    df = pl.DataFrame({"x": x})
+    out = df.sdc.rank_swap("x", preset="sdcmicro", seed=2)["x"].to_numpy()
+    s = np.sort(x)
+    top, bottom = s[-100:], s[:100]                            # 5 % top and bottom coding
+    assert np.isclose(out[np.isin(x, top)], top.mean()).all()
+    assert np.isclose(out[np.isin(x, bottom)], bottom.mean()).all()
+    # R0 = 0.95 on the uncoded values, with sdcMicro's range between the innermost coded values
+    mid = s[100:1900]
+    p = math.sqrt(2 * mid.var() * (1 - 0.95)) / abs(s[1900] - s[99])
+    w = math.floor(p * 1800 + 1e-9) - 1
+    ranks = {v: i for i, v in enumerate(mid)}
+    moved = np.array([abs(ranks[a] - ranks[b]) for a, b in zip(x, out) if a in ranks])
+    assert moved.max() <= w and moved.max() >= w - 2
+    same = df.sdc.rank_swap("x", r0=0.95, top=0.05, bottom=0.05, seed=2, preset="sdcmicro")
+    assert np.array_equal(same["x"].to_numpy(), out)
+    with pytest.raises(SDCError, match="preset must be None or one of 'sdcmicro'"):
+        df.sdc.rank_swap("x", preset="sdc")
+    with pytest.raises(SDCError, match=r"p \* n = 1.6 < 2, so none would be swapped"):
+        pl.DataFrame({"g": [1] * 8 + [2] * 8, "x": np.arange(16.0)}).sdc.rank_swap(
+            "x", p=0.2, by="g", preset="sdcmicro", top=0.0, bottom=0.0, seed=1)

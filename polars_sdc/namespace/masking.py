@@ -37,7 +37,7 @@ class MaskingMethods(FrameOps):
         """
         from ..masking.pram import _args, pram_frame, pram_output_schema
 
-        _args(self._schema(), on, by, key, alpha, seed)
+        _args(self._schema(), on, by, key, alpha, seed, pd, matrix)
         return self._frame_op(
             lambda df: pram_frame(df, on, pd=pd, alpha=alpha, by=by, seed=seed, key=key, matrix=matrix),
             pram_output_schema(self._schema()),
@@ -71,20 +71,24 @@ class MaskingMethods(FrameOps):
         p: float | None = None,
         r0: float | None = None,
         k0: float | None = None,
-        top: float = 0.0,
-        bottom: float = 0.0,
+        top: float | None = None,
+        bottom: float | None = None,
         by: ColumnSpec = None,
         seed: int | None = None,
         key: str | None = None,
+        preset: str | None = None,
     ) -> Any:
         """Rank swapping (Moore 1996; sdcMicro ``rankSwap``) of the numeric ``on`` columns: each
         value is swapped at most once, with one chosen uniformly among the free values whose
         rank is at most ``p * n`` above it (``p`` a fraction, default 0.05), so every column
         stays a permutation. Or ``r0`` (correlation kept) / ``k0`` (subset-mean preservation)
-        set ``p`` as in sdcMicro; ``top`` / ``bottom`` fractions are replaced by their mean and
-        not swapped. ``by``: within each stratum (``n`` its values; a stratum with one value,
-        or with ``p * n < 1``, is an error naming it). Draws: ``polars_sdc.rng`` stream
-        ``rank_swap/{column}``, keys = positions or ``key``.
+        set ``p`` as in sdcMicro; ``top`` / ``bottom`` fractions (default 0) are replaced by
+        their mean and not swapped. ``preset="sdcmicro"``: sdcMicro's defaults (``R0 = 0.95``,
+        5 % top and bottom coding) and its window (``< floor(n P)`` ranks; its ``P`` is a
+        fraction in its C++ although documented as a percent: ``polars_sdc.masking.rank_swap``).
+        ``by``: within each stratum (``n`` its values; a stratum with one value, or with
+        ``p * n < 1``, is an error naming it). Draws: ``polars_sdc.rng`` stream
+        ``rank_swap/{column}``, keys = positions or ``key``. Decimal columns swap exactly.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
@@ -94,12 +98,12 @@ class MaskingMethods(FrameOps):
         from ..masking._common import check_seed
         from ..masking.rank_swap import _check_args, rank_swap_columns, rank_swap_frame, rank_swap_output_schema
 
-        _, _, _, t, b = _check_args(p, r0, k0, top, bottom)
+        _, _, _, t, b = _check_args(p, r0, k0, top, bottom, preset)
         check_seed(seed)
         cols, by_cols = rank_swap_columns(self._schema(), on, by, key)
         return self._frame_op(
             lambda df: rank_swap_frame(df, cols, p=p, r0=r0, k0=k0, top=top, bottom=bottom, by=by_cols or None,
-                                       seed=seed, key=key),
+                                       seed=seed, key=key, preset=preset),
             rank_swap_output_schema(self._schema(), cols, t, b),
         )
 

@@ -101,7 +101,7 @@ def pram(
 
     need_key(key, "pram")
     schema = polars_schema(sdf)
-    cols, by_cols, a = _args(schema, on, by, key, alpha, seed)
+    cols, by_cols, a = _args(schema, on, by, key, alpha, seed, pd, matrix)
     unknown = [c for c in (levels or {}) if c not in cols]
     if unknown:
         raise SDCError(f"levels: column {unknown[0]!r} is not one of the PRAM columns {cols}")
@@ -387,15 +387,17 @@ def rank_swap(
     p: float | None = None,
     r0: float | None = None,
     k0: float | None = None,
-    top: float = 0.0,
-    bottom: float = 0.0,
+    top: float | None = None,
+    bottom: float | None = None,
     by: ColumnSpec = None,
     seed: int | None = None,
     key: str | None = None,
     check_key: bool = True,
+    preset: str | None = None,
 ) -> Any:
     """Rank swapping (Moore 1996; sdcMicro ``rankSwap``) of the numeric ``on`` columns,
-    identical to local ``df.sdc.rank_swap(on, p=, r0=, k0=, top=, bottom=, by=, seed=, key=)``.
+    identical to local ``df.sdc.rank_swap(on, p=, r0=, k0=, top=, bottom=, by=, seed=, key=,
+    preset=)`` (``preset="sdcmicro"``: sdcMicro's defaults and window; see the local docstring).
     The swap walks up the ranks and the partner chosen at rank ``j`` depends on every earlier
     choice within ``p * n`` ranks, so a stratum cannot be split across tasks without changing
     the result: each ``by`` stratum (without ``by``: the whole table) is swapped in one task
@@ -415,14 +417,14 @@ def rank_swap(
     from ..masking.rank_swap import _check_args, rank_swap_columns, rank_swap_frame, rank_swap_output_schema
 
     need_key(key, "rank_swap")
-    p, r0, k0, top, bottom = _check_args(p, r0, k0, top, bottom)
+    p, r0, k0, top, bottom = _check_args(p, r0, k0, top, bottom, preset)
     from .._validation import check_seed
 
     check_seed(seed)
     schema = polars_schema(sdf)
     cols, by_cols = rank_swap_columns(schema, on, by, key)
     s = seed_or_fresh(seed)
-    _rank_swap_checks(sdf, schema, cols, by_cols, key, p, r0, k0, top, bottom, check_key)
+    _rank_swap_checks(sdf, schema, cols, by_cols, key, p, r0, k0, top, bottom, check_key, preset == "sdcmicro")
     out_pl = rank_swap_output_schema(schema, cols, top, bottom)
     out_schema = StructType([StructField(f.name, DoubleType() if f.name in cols and out_pl[f.name] == pl.Float64
                                          and not schema[f.name].is_float() else f.dataType, f.nullable)
@@ -434,7 +436,7 @@ def rank_swap(
     def task(table):
         df = pl.from_arrow(table.select(needed))
         out = rank_swap_frame(df, cols, p=p, r0=r0, k0=k0, top=top, bottom=bottom, by=by_cols or None, seed=s,
-                              key=key)
+                              key=key, preset=preset)
         arrays = [out.get_column(n).to_arrow().cast(target.field(n).type) if n in cols else table.column(n)
                   for n in names]
         return pa.Table.from_arrays(arrays, names=names)
@@ -446,7 +448,8 @@ def rank_swap(
 
 
 def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str], key: str, p: float | None,
-                      r0: float | None, k0: float | None, top: float, bottom: float, check_key: bool) -> None:
+                      r0: float | None, k0: float | None, top: float, bottom: float, check_key: bool,
+                      sdcmicro: bool = False) -> None:
     """The driver-side checks of local ``rank_swap_frame``: NaN / infinity, and per stratum
     the count of values to swap (one value; ``p * n < 1``), from one aggregation."""
     from pyspark.sql import functions as F
@@ -495,9 +498,10 @@ def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str
                     pw = math.sqrt(2.0 * r[f"__v_{c}"] * (1.0 - r0)) / delta
                 else:
                     pw = math.sqrt(8.0 / 3.0) * k0 * abs(r[f"__a_{c}"]) / delta
-            if pw is not None and pw > 0 and mid > 1 and int(math.floor(pw * mid + 1e-9)) == 0:
+            need = 2 if sdcmicro else 1                  # sdcMicro's window is < floor(n P) ranks
+            if pw is not None and pw > 0 and mid > 1 and int(math.floor(pw * mid + 1e-9)) < need:
                 raise SDCError(f"column {c!r}: stratum {name} of `by` has {mid} values and p * n = {pw * mid:.3g} "
-                               "< 1, so none would be swapped (raise p or use coarser strata)")
+                               f"< {need}, so none would be swapped (raise p or use coarser strata)")
 
 
 def _middle_windows(sdf: Any, cols: list[str], by: list[str], r0: float | None, k0: float | None, top: float,
