@@ -323,3 +323,69 @@ def test_28_4_sdcmicro_defaults_by_name():
     with pytest.raises(SDCError, match=r"p \* n = 1.6 < 2, so none would be swapped"):
         pl.DataFrame({"g": [1] * 8 + [2] * 8, "x": np.arange(16.0)}).sdc.rank_swap(
             "x", p=0.2, by="g", preset="sdcmicro", top=0.0, bottom=0.0, seed=1)
+
+
+# -- 26.15: `$` in a column name is a label, not mathtext ------------------------------------------
+def test_26_15_report_with_dollar_key_names():
+    from polars_sdc.risk.report import report
+
+    r = np.random.default_rng(0)
+    df = pl.DataFrame({"$x^$": r.integers(0, 3, 60), "b": r.integers(0, 3, 60), "v": r.normal(size=60)})
+    html = report(df, df, on=["$x^$", "b"]).to_html()
+    assert "SUDA contributions per key" in html and html.count("data:image/png") >= 2  # the plot with the names
+
+
+def test_26_15_plots_with_dollar_column_names():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from polars_sdc.plot import groups_2d
+
+    df = pl.DataFrame({"$a$": [1.0, 2.0, 3.0, 4.0], "b$": [1.0, 3.0, 2.0, 4.0]})
+    ax = groups_2d(df, "$a$", "b$", pl.Series([0, 0, 1, 1]))
+    ax.figure.canvas.draw()                                # mathtext would raise here
+    assert ax.get_xlabel() == r"\$a\$"
+
+
+# -- 26.17: PRAM pd / matrix bad input -------------------------------------------------------------
+@pytest.mark.parametrize("kwargs, message", [
+    ({"pd": {"other": 0.5}}, r"pd: column 'other' is not one of the PRAM columns \['c'\]"),
+    ({"pd": {}}, r"pd: no value for column 'c'"),
+    ({"pd": {"c": 2.0}}, r"column 'c': pd must be a number in"),
+    ({"pd": "high"}, r"column 'c': pd must be a number in"),
+    ({"matrix": "eye"}, r"column 'c': the PRAM matrix must be a square array of numbers.*got 'eye'"),
+    ({"matrix": [[1.0, "x"], [0.0, 1.0]]}, r"column 'c': the PRAM matrix must be a square array of numbers"),
+    ({"matrix": [1.0, 0.0]}, r"column 'c': the PRAM matrix must be a square array.*1 dimension"),
+    ({"matrix": {"d": [[1.0]]}}, r"matrix: column 'd' is not one of the PRAM columns"),
+    ({"matrix": [[1.0, 0.0, 0.0]] * 3}, r"column 'c': the PRAM matrix must be 2 x 2"),
+])
+@pytest.mark.parametrize("lazy", [False, True])
+def test_26_17_pram_bad_pd_and_matrix(kwargs, message, lazy):
+    df = pl.DataFrame({"c": ["x", "y", "x"], "d": [1, 2, 3]})
+    frame = df.lazy() if lazy else df
+    with pytest.raises(SDCError, match=message):
+        out = frame.sdc.pram("c", seed=1, **kwargs)
+        if lazy:
+            out.collect()
+    # a per-column pd mapping covering the columns still works
+    assert df.sdc.pram("c", pd={"c": 0.9}, seed=1).height == 3
+
+
+# -- "Also": an unknown column suggests the closest name --------------------------------------------
+@pytest.mark.parametrize("call", [
+    lambda df: df.sdc.k_anonymity(["Age"]),
+    lambda df: df.sdc.individual_risk(["Age"]),
+    lambda df: df.sdc.mdav(2, ["Age"]),
+    lambda df: df.sdc.add_noise("Age", seed=1),
+    lambda df: df.sdc.rank_swap("Age", seed=1),
+    lambda df: df.sdc.recode_intervals("Age", n=2),
+    lambda df: df.lazy().sdc.add_noise("Age", seed=1),
+])
+def test_also_unknown_column_suggests_the_closest(call):
+    df = pl.DataFrame({"age": [30, 40, 50, 60], "income": [1.0, 2.0, 3.0, 4.0], "id": [1, 2, 3, 4]})
+    with pytest.raises(SDCError, match=r"column 'Age': not in the frame; did you mean 'age'\?"):
+        call(df)
+    with pytest.raises(SDCError, match=r"key column 'ID': not in the frame; did you mean 'id'\?"):
+        df.sdc.add_noise("income", key="ID", seed=1)
+    with pytest.raises(SDCError, match=r"column 'zzz': not in the frame \(columns"):    # nothing close: no guess
+        df.sdc.k_anonymity(["zzz"])
