@@ -389,3 +389,22 @@ def test_also_unknown_column_suggests_the_closest(call):
         df.sdc.add_noise("income", key="ID", seed=1)
     with pytest.raises(SDCError, match=r"column 'zzz': not in the frame \(columns"):    # nothing close: no guess
         df.sdc.k_anonymity(["zzz"])
+
+
+# -- 28.5: l-diversity with missing sensitive values; SUDA2 with <= 2 keys -------------------------
+def test_28_5_l_diversity_counts_missing_once_not_once_per_record():
+    df = pl.DataFrame({"k": [1] * 5 + [2] * 3, "s": ["a", "b", None, None, None, "c", "c", None]})
+    l = df.sdc.l_diversity("k", "s")["l_diversity"].to_list()
+    # class 1: a, b and missing (3 records): 3; sdcMicro's NaN-per-record categories would give 5
+    assert l == [3.0] * 5 + [2.0] * 3
+    ent = df.sdc.l_diversity("k", "s", kind="entropy")["l_diversity"][0]
+    p = np.array([1, 1, 3]) / 5
+    assert ent == pytest.approx(np.exp(-(p * np.log(p)).sum()))
+
+
+def test_28_5_suda2_two_keys_weights_are_m_minus_size_factorial_with_m_2():
+    df = pl.DataFrame({"a": [1, 1, 2, 3], "b": [1, 2, 1, 1]})
+    s = df.sdc.suda(["a", "b"])["suda"].to_list()
+    # MSUs: row 0 {a,b} (size 2: 0! = 1); row 1 {b} (1! = 1); row 2 {a}, row 3 {a} (1! = 1 each)
+    # sdcMicro pads to M = 3: {b} -> 2! = 2, {a,b} -> 1! = 1
+    assert s == [1.0, 1.0, 1.0, 1.0]
