@@ -59,3 +59,31 @@ def test_26_18_float_key_refused_on_the_driver(spark, method):  # noqa: F811
          "pram": lambda: df.sdc.pram("c", key="k", seed=1),
          "add_noise": lambda: df.sdc.add_noise("x", key="k", seed=1),
          "rank_swap": lambda: df.sdc.rank_swap("x", key="k", seed=1)}[method]()
+
+
+def test_26_8_spark_alpha_below_one_equals_local(spark):  # noqa: F811
+    from polars_sdc import spark as sdcs
+
+    df = pl.DataFrame({"id": range(5), "a": [1, None, 2, 2, 2], "b": [1, 1, 5, 5, 5], "w": [2.0] * 5})
+    sdf = _sdf(spark, df)
+    local = df.sdc.individual_risk(["a", "b"], weight="w", alpha=0.5)
+    got = pl.from_arrow(sdcs.individual_risk(sdf, ["a", "b"], weights="w", alpha=0.5).toArrow()).sort("id")
+    np.testing.assert_allclose(got["risk"].to_numpy(), local["risk"].to_numpy(), rtol=1e-12)
+    assert got["risk"][0] == pytest.approx(np.log(2))            # not sdcMicro's 0
+    r = sdcs.risk(sdf, ["a", "b"], weights="w", alpha=0.5)
+    assert r["global_risk"] == pytest.approx(local["risk"].mean())
+    low = pl.DataFrame({"id": [1, 2, 3], "a": [1, 1, 2], "w": [0.3, 0.4, 0.5]})     # weights below 1 (28.6)
+    got = pl.from_arrow(sdcs.individual_risk(_sdf(spark, low), ["a"], weights="w").toArrow()).sort("id")
+    assert got["risk"].to_list() == [0.5, 0.5, 1.0]
+
+
+def test_28_4_spark_rank_swap_preset_equals_local(spark):  # noqa: F811
+    from polars_sdc import spark as sdcs
+
+    r = np.random.default_rng(1)
+    df = pl.DataFrame({"id": np.arange(300), "g": r.choice(["a", "b"], 300), "x": r.normal(size=300)})
+    for by in (None, "g"):
+        local = df.sdc.rank_swap("x", preset="sdcmicro", by=by, seed=4, key="id").sort("id")
+        got = pl.from_arrow(sdcs.rank_swap(_sdf(spark, df), ["x"], preset="sdcmicro", by=by, seed=4,
+                                           key="id").toArrow()).sort("id")
+        assert got.equals(local)

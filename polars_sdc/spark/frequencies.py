@@ -224,21 +224,26 @@ def _with_risk(table: Any, at_one: Any = None) -> Any:
     fields = list(table.schema.fields)
     if at_one is not None:
         ks = [c for c in table.columns if c.startswith("__sdc_key")]
+        # both tables come from one plan: aliases keep the self-join's columns apart
+        left = table.alias("__sdc_l")
         right = at_one.select(*[F.col(k).alias(f"{k}_1") for k in ks], F.col(PATTERN).alias(f"{PATTERN}_1"),
-                              F.col(FK).alias("__sdc_fk1"), F.col(FKP).alias("__sdc_Fk1"))
-        cond = [F.col(k).eqNullSafe(F.col(f"{k}_1")) for k in ks] + [F.col(PATTERN) == F.col(f"{PATTERN}_1")]
-        table = table.join(right, on=cond, how="left").select(*table.columns, "__sdc_fk1", "__sdc_Fk1")
+                              F.col(FK).alias("__sdc_fk1"), F.col(FKP).alias("__sdc_fpop1")).alias("__sdc_r")
+        cond = [F.col(f"__sdc_l.{k}").eqNullSafe(F.col(f"__sdc_r.{k}_1")) for k in ks]
+        cond.append(F.col(f"__sdc_l.{PATTERN}") == F.col(f"__sdc_r.{PATTERN}_1"))
+        table = left.join(right, on=cond, how="left").select(
+            *[F.col(f"__sdc_l.{c}") for c in table.columns], F.col("__sdc_r.__sdc_fk1"), F.col("__sdc_r.__sdc_fpop1"))
     schema = StructType([*fields, StructField(RISK, DoubleType(), True)])
     names = [f.name for f in fields]
+    floor_at_one = at_one is not None            # (the task must not capture a DataFrame)
 
     def run(batches):
         for batch in batches:
             fk = batch.column(FK).to_numpy(zero_copy_only=False)
             Fk = batch.column(FKP).to_numpy(zero_copy_only=False)
             r = individual_risk(fk, Fk)
-            if at_one is not None:
+            if floor_at_one:
                 r = np.maximum(r, individual_risk(batch.column("__sdc_fk1").to_numpy(zero_copy_only=False),
-                                                  batch.column("__sdc_Fk1").to_numpy(zero_copy_only=False)))
+                                                  batch.column("__sdc_fpop1").to_numpy(zero_copy_only=False)))
             yield pa.RecordBatch.from_arrays([*(batch.column(n) for n in names), pa.array(r, pa.float64())],
                                              names=[*names, RISK])
 
