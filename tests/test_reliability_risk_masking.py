@@ -204,6 +204,15 @@ def test_26_7_integers_beyond_2_53_compared_as_integers(lazy):
         ["(-inf, 2.5]", "(2.5, inf)"]
 
 
+def test_26_7_equal_intervals_of_huge_integers_and_constant_columns():
+    big = pl.DataFrame({"x": [2**60, 2**60 + 5, 2**60 + 9]}).sdc.recode_intervals("x", n=3)["x"].to_list()
+    assert big == ["[1152921504606846975, 1152921504606846979]", "(1152921504606846979, 1152921504606846982]",
+                   "(1152921504606846982, 1152921504606846986]"]
+    for v in ([1e300, 1e300], [2**60, 2**60], [5.0, 5.0]):      # one value: one interval, no error
+        out = pl.DataFrame({"x": v}).sdc.recode_intervals("x", n=3)["x"]
+        assert out.n_unique() == 1 and out.null_count() == 0
+
+
 def test_26_13_labels_unique_at_any_precision():
     x = [1.0, 1.00000000015, 1.00000000025, 1.0000000004]
     out = pl.DataFrame({"x": x}).sdc.recode_intervals("x", breaks=[1.0000000001, 1.0000000002, 1.0000000003])

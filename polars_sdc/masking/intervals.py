@@ -14,7 +14,8 @@ R's ``cut``; ``right_closed=False`` gives ``"[a, b)"``), an Enum in interval ord
 Built on Polars' ``bin_intervals`` (the successor of ``cut``) for float columns: native, lazy
 and streaming. Integer columns are compared as integers (``x > floor(b)`` for ``x > b``), so
 values beyond 2^53 land in the right interval (``2^53 + 1`` is above the break ``2^53``).
-Nulls stay null; NaN and +-inf are errors (an interval cannot hold them), raised when the data
+(``n=`` with ``"equal"`` computes such columns' points exactly as integers; ``"quantile"``
+takes the quantiles in float64.) Nulls stay null; NaN and +-inf are errors (an interval cannot hold them), raised when the data
 are read (on a LazyFrame at ``collect``). Labels print the break points with R's 8 significant
 digits, more where 8 would make two labels equal (breaks ``1.0000000001`` and ``1.0000000002``),
 and an integer break beyond 8 digits exactly.
@@ -64,6 +65,11 @@ def equal_breaks(lo: float, hi: float, n: int) -> list[float]:
     >>> equal_breaks(-1.7e308, 1.7e308, 2)
     [-1.7e+308, 0.0, 1.7e+308]
     """
+    if isinstance(lo, int) and isinstance(hi, int) and max(abs(lo), abs(hi)) + 1 > 2**53:
+        from fractions import Fraction                  # integers beyond 2^53: exact points
+
+        exact = [Fraction(lo - 1) + Fraction(hi - lo + 2) * i / n for i in range(n + 1)]
+        return sorted({round(v) for v in exact})        # integer points (half to even, as np.round)
     a, z = float(lo) - 1.0, float(hi) + 1.0
     t = np.arange(n + 1) / n
     b = a * (1.0 - t) + z * t
@@ -223,7 +229,9 @@ def recode_intervals_exprs(
                 if lo is None:
                     exprs.append(pl.lit(None, dtype=pl.Enum(["(all null)"])).alias(c))
                     continue
-                pts = equal_breaks(float(lo), float(hi), n)
+                pts = equal_breaks(lo, hi, n)
+                if len(pts) == 1:
+                    pts = [pts[0], pts[0]]
             else:
                 qs = [row[f"{c}\x00q{i}"] for i in range(n + 1)]
                 if qs[0] is None:
