@@ -814,7 +814,7 @@ def _add_risk_parser(sub: Any) -> None:
         [("input", "FILE", "input .csv or .parquet")],
     )
     _add_on(risk, "key (quasi-identifier) columns, comma-separated")
-    risk.add_argument("--weight", metavar="COL", help="sampling-weight column (weights >= 1)")
+    risk.add_argument("--weight", metavar="COL", help="sampling-weight column (weights > 0)")
     risk.add_argument("--alpha", type=float, default=1.0, help="weight of a missing-value match, 0..1 (default 1)")
     risk.add_argument("--threshold", type=float, default=0.1, help="ARX's acceptable record risk (default 0.1)")
     risk.add_argument("--suda", action=argparse.BooleanOptionalAction, default=True, help="SUDA2 scores (default on)")
