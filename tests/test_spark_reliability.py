@@ -87,3 +87,16 @@ def test_28_4_spark_rank_swap_preset_equals_local(spark):  # noqa: F811
         got = pl.from_arrow(sdcs.rank_swap(_sdf(spark, df), ["x"], preset="sdcmicro", by=by, seed=4,
                                            key="id").toArrow()).sort("id")
         assert got.equals(local)
+
+
+def test_26_8_spark_sdcmicro_rule_on_request(spark):  # noqa: F811
+    from polars_sdc import spark as sdcs
+
+    df = pl.DataFrame({"id": range(5), "a": [1, None, 2, 2, 2], "b": [1, 1, 5, 5, 5], "w": [2.0] * 5})
+    got = pl.from_arrow(sdcs.individual_risk(_sdf(spark, df), ["a", "b"], weights="w", alpha=0.5,
+                                             alpha_rule="sdcmicro").toArrow()).sort("id")
+    local = df.sdc.individual_risk(["a", "b"], weight="w", alpha=0.5, alpha_rule="sdcmicro")
+    np.testing.assert_allclose(got["risk"].to_numpy(), local["risk"].to_numpy(), rtol=1e-12)
+    assert got["risk"][0] == 0.0
+    with pytest.raises(SDCError, match="alpha_rule must be one of"):
+        sdcs.risk(_sdf(spark, df), ["a", "b"], alpha_rule="r")

@@ -209,7 +209,7 @@ def frequencies(
     return _join_back(sdf, cols, schema, table, new)
 
 
-def _with_risk(table: Any, at_one: Any = None) -> Any:
+def _with_risk(table: Any, at_one: Any = None, alpha_rule: str = "safe") -> Any:
     """The combination table with the individual risk of each combination, computed by the
     local :func:`polars_sdc.risk.individual.individual_risk` in a Python task; with ``at_one``
     (the same table at ``alpha = 1``, for ``alpha < 1``) the larger of the two risks, as the
@@ -240,7 +240,7 @@ def _with_risk(table: Any, at_one: Any = None) -> Any:
         for batch in batches:
             fk = batch.column(FK).to_numpy(zero_copy_only=False)
             Fk = batch.column(FKP).to_numpy(zero_copy_only=False)
-            r = individual_risk(fk, Fk)
+            r = individual_risk(fk, Fk, alpha_rule)
             if floor_at_one:
                 r = np.maximum(r, individual_risk(batch.column("__sdc_fk1").to_numpy(zero_copy_only=False),
                                                   batch.column("__sdc_fpop1").to_numpy(zero_copy_only=False)))
@@ -250,21 +250,26 @@ def _with_risk(table: Any, at_one: Any = None) -> Any:
     return table.mapInArrow(run, schema)
 
 
-def _risk_table(sdf: Any, cols: Any, weights: str | None, alpha: float) -> tuple[Any, list[str]]:
+def _risk_table(sdf: Any, cols: Any, weights: str | None, alpha: float,
+                alpha_rule: str = "safe") -> tuple[Any, list[str]]:
     """The combination table with ``risk`` (:func:`_with_risk`; at ``alpha < 1`` never below
     the risk at ``alpha = 1``)."""
+    from ..risk.individual import check_alpha_rule
+
+    safe = check_alpha_rule(alpha_rule) == "safe"
     table, cols = combination_table(sdf, cols, weights=weights, alpha=alpha)
-    at_one = combination_table(sdf, cols, weights=weights, alpha=1.0)[0] if float(alpha) < 1 else None
-    return _with_risk(table, at_one), cols
+    at_one = combination_table(sdf, cols, weights=weights, alpha=1.0)[0] if float(alpha) < 1 and safe else None
+    return _with_risk(table, at_one, alpha_rule), cols
 
 
 def individual_risk(
     sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0,
-    fk: str = "fk", Fk: str = "Fk_pop", risk: str = "risk",
+    fk: str = "fk", Fk: str = "Fk_pop", risk: str = "risk", alpha_rule: str = "safe",
 ) -> Any:
     """``sdf`` with ``fk``, ``Fk`` (named ``Fk_pop``; ``fk`` without weights) and ``risk``: the
     approximate individual re-identification risk (sdcMicro ``indivRisk``, method "approx";
-    the local :func:`polars_sdc.risk.individual.individual_risk`), all double.
+    the local :func:`polars_sdc.risk.individual.individual_risk`, ``alpha_rule`` as locally:
+    at ``alpha < 1`` the default never lowers a risk below its ``alpha = 1`` value), all double.
 
     >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
     >>> sdcs.individual_risk(sdf, ["age", "sex", "region"], weights="w")   # doctest: +SKIP
@@ -272,11 +277,12 @@ def individual_risk(
     require_pyspark()
     cols, schema, _ = _check(sdf, keys, weights, alpha)
     _check_names(schema, [fk, Fk, risk])
-    table, cols = _risk_table(sdf, cols, weights, alpha)
+    table, cols = _risk_table(sdf, cols, weights, alpha, alpha_rule)
     return _join_back(sdf, cols, schema, table, {fk: FK, Fk: FKP, risk: RISK})
 
 
-def global_risk(sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0) -> dict[str, float]:
+def global_risk(sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0,
+                alpha_rule: str = "safe") -> dict[str, float]:
     """Global risk (the mean individual risk over records) and expected re-identifications
     (their sum), as local ``df.sdc.global_risk`` (sdcMicro ``measure_risk``), by one
     aggregation over the combination table.
@@ -285,12 +291,13 @@ def global_risk(sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha
     >>> sdcs.global_risk(sdf, ["age", "sex", "region"], weights="w")       # doctest: +SKIP
     {'global_risk': ..., 'expected_reidentifications': ...}
     """
-    out = risk(sdf, keys, weights=weights, alpha=alpha, ks=())
+    out = risk(sdf, keys, weights=weights, alpha=alpha, ks=(), alpha_rule=alpha_rule)
     return {"global_risk": out["global_risk"], "expected_reidentifications": out["expected_reidentifications"]}
 
 
 def risk(
     sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0, ks: Sequence[int] = (2, 3, 5),
+    alpha_rule: str = "safe",
 ) -> dict[str, float | int]:
     """The frequency-based part of local ``df.sdc.risk(...).summary`` from one aggregation over
     the combination table: ``records``, ``k_anonymity`` (smallest fk), ``records_violating_k<k>``
@@ -305,7 +312,7 @@ def risk(
     from pyspark.sql import functions as F
 
     ks = [check_int(k, "ks: every k", minimum=1) for k in ks]
-    table, _ = _risk_table(sdf, keys, weights, alpha)
+    table, _ = _risk_table(sdf, keys, weights, alpha, alpha_rule)
     c, f = F.col(COUNT), F.col(FK)
     aggs = [F.sum(c).alias("records"), F.min(f).alias("k_anonymity")]
     aggs += [F.sum(F.when(f < k, c).otherwise(0.0)).alias(f"records_violating_k{k}") for k in ks]
