@@ -56,6 +56,7 @@ from typing import Any, TypeVar
 
 import polars as pl
 
+from ._columns import did_you_mean
 from ._errors import SDCError
 
 PROG = "polars-sdc"
@@ -657,9 +658,10 @@ def _cmd_loss(args: argparse.Namespace) -> int:
         )
     for name, path, frame, cols in (("ORIG", args.original, orig_lf, on + ([args.label] if args.label else [])),
                                     ("MASKED", args.masked, masked_lf, on)):
-        missing = [c for c in cols if c not in frame.collect_schema()]
+        names = frame.collect_schema().names()
+        missing = [c for c in cols if c not in names]
         if missing:
-            raise SDCError(f"column {missing[0]!r}: not in {name} ({path})")
+            raise SDCError(f"column {missing[0]!r}: not in {name} ({path}){did_you_mean(missing[0], names)}")
     need = on + ([args.label] if args.label and args.label not in on else [])
     orig, masked = orig_lf.select(need).collect(), masked_lf.select(on).collect()
     measures = {"ild", "sse", "classic"} if args.measure == "all" else {args.measure}

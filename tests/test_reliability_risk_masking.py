@@ -417,3 +417,12 @@ def test_28_5_suda2_two_keys_weights_are_m_minus_size_factorial_with_m_2():
     # MSUs: row 0 {a,b} (size 2: 0! = 1); row 1 {b} (1! = 1); row 2 {a}, row 3 {a} (1! = 1 each)
     # sdcMicro pads to M = 3: {b} -> 2! = 2, {a,b} -> 1! = 1
     assert s == [1.0, 1.0, 1.0, 1.0]
+
+
+def test_also_unknown_masked_column_suggests_the_closest():
+    df = pl.DataFrame({"age": [1.0, 2.0, 3.0, 4.0]})
+    masked = pl.DataFrame({"Age": [1.0, 2.0, 3.0, 4.0]})
+    for call in (lambda: df.sdc.loss_report(masked, on=["age"]), lambda: df.sdc.ild(masked.lazy(), on=["age"]),
+                 lambda: df.sdc.loss_report(masked.lazy(), on=["age"])):
+        with pytest.raises(SDCError, match=r"column 'age': not in the masked frame; did you mean 'Age'\?"):
+            call()
