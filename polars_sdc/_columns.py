@@ -26,6 +26,45 @@ def _schema_of(frame: pl.DataFrame | pl.LazyFrame | Mapping[str, pl.DataType]) -
     return pl.Schema(frame)
 
 
+def closest_name(name: str, names: Iterable[str]) -> str | None:
+    """The column name ``name`` was most likely meant to be: the same name up to case, else
+    the closest by ``difflib`` (ratio >= 0.6), else None.
+
+    >>> closest_name("Age", ["age", "sex"]), closest_name("incme", ["income", "age"]), closest_name("zz", ["age"])
+    ('age', 'income', None)
+    """
+    import difflib
+
+    names = list(names)
+    folded = [c for c in names if c.casefold() == name.casefold()]
+    if folded:
+        return folded[0]
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    if not close:
+        lower = {c.casefold(): c for c in names}
+        close = [lower[c] for c in difflib.get_close_matches(name.casefold(), list(lower), n=1, cutoff=0.6)]
+    return close[0] if close else None
+
+
+def did_you_mean(name: str, names: Iterable[str]) -> str:
+    """``"; did you mean 'age'?"`` for the closest of ``names`` (:func:`closest_name`), or ``""``."""
+    guess = closest_name(name, names)
+    return f"; did you mean {guess!r}?" if guess is not None else ""
+
+
+def unknown_column(name: str, names: Iterable[str], *, label: str = "column", where: str = "the frame",
+                   list_them: bool = True) -> SDCError:
+    """The error for a column ``name`` that is not among ``names``, suggesting the closest.
+
+    >>> print(unknown_column("Age", ["age", "sex"]))
+    column 'Age': not in the frame; did you mean 'age'? (columns: age, sex)
+    """
+    names = list(names)
+    hint = did_you_mean(name, names)
+    listed = f" (columns: {', '.join(names)})" if list_them else ""
+    return SDCError(f"{label} {name!r}: not in {where}{hint}{listed}")
+
+
 def is_numeric(dtype: pl.DataType) -> bool:
     return dtype.is_numeric() or dtype == pl.Boolean
 
@@ -79,7 +118,7 @@ def resolve_columns(
     seen: set[str] = set()
     for c in names:
         if c not in schema:
-            raise SDCError(f"column {c!r}: not in the frame (columns: {', '.join(schema.names())})")
+            raise unknown_column(c, schema.names())
         if c in seen:
             raise SDCError(f"column {c!r}: selected twice in `{what}`")
         seen.add(c)

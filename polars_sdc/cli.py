@@ -56,6 +56,7 @@ from typing import Any, TypeVar
 
 import polars as pl
 
+from ._columns import did_you_mean
 from ._errors import SDCError
 
 PROG = "polars-sdc"
@@ -134,14 +135,41 @@ def _format(path: str | Path, role: str) -> str:
 
 
 def _scan(path: str, null_values: Sequence[str] | None = None) -> pl.LazyFrame:
+    """The one reader of every subcommand's input files: a .csv (checked by
+    :func:`_check_csv_shape`) or .parquet file as a LazyFrame."""
     fmt = _format(path, "input")
     if Path(path).is_dir():
         raise _UsageError(f"input {path!r} is a directory; give a .csv or .parquet file")
     if not Path(path).is_file():
         raise FileNotFoundError(f"input file {path!r} not found")
     if fmt == "csv":
+        _check_csv_shape(path)
         return pl.scan_csv(path, infer_schema_length=10_000, null_values=list(null_values) if null_values else None)
     return pl.scan_parquet(path)
+
+
+def _check_csv_shape(path: str) -> None:
+    """Refuse a CSV whose header repeats a column name (Polars would rename the second one
+    ``age_duplicated_0`` silently) or with a line of more or fewer fields than the header (a
+    ragged file: values would shift or be made up as nulls). One pass of Python's ``csv``
+    reader (quotes respected; blank lines skipped)."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+        rows = csv.reader(fh)
+        header = next(rows, None)
+        if header is None:
+            return
+        seen: set[str] = set()
+        for name in header:
+            if name in seen:
+                raise SDCError(f"input {path!r}: column {name!r} appears twice in the header; column names must be unique")
+            seen.add(name)
+        width = len(header)
+        for row in rows:
+            if row and len(row) != width:
+                raise SDCError(f"input {path!r}: line {rows.line_num} has {len(row)} field(s), the header {width}; "
+                               "a ragged CSV cannot be read safely")
 
 
 def _check_numeric_text(lf: pl.LazyFrame, on: Sequence[str]) -> None:
@@ -201,17 +229,31 @@ def _temp_path(target: str) -> str:
     import tempfile
 
     folder = os.path.dirname(os.path.abspath(target))
+    if not os.path.isdir(folder):
+        raise _UsageError(f"output {target!r}: the directory {folder!r} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".part", dir=folder)
     os.close(fd)
     return tmp
 
 
+def _atomic_write(target: str, write: Callable[[str], None]) -> None:
+    """The one way the CLI writes a file: ``write(tmp)`` to a fresh temporary file next to
+    ``target``, its permission bits set, then renamed over ``target`` (atomic: a reader never
+    sees half a file; a symlink at ``target`` is replaced, never written through). The caller
+    has refused a target that is an input (:func:`_check_target`)."""
+    tmp = _temp_path(target)
+    try:
+        write(tmp)
+        os.chmod(tmp, _file_mode(target))
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
 def _write(df: pl.DataFrame, path: str) -> None:
     fmt = _format(path, "output")
-    if fmt == "csv":
-        df.write_csv(path)
-    else:
-        df.write_parquet(path)
+    _atomic_write(path, (lambda tmp: df.write_csv(tmp)) if fmt == "csv" else (lambda tmp: df.write_parquet(tmp)))
 
 
 def _with_progress(label: str, work: Callable[[], T], *, enabled: bool | None = None, delay: float = 0.5) -> T:
@@ -253,6 +295,21 @@ def _progress_on(flag: bool | None) -> bool:
     return stderr_is_terminal() if flag is None else bool(flag)
 
 
+def _check_target(path: str, role: str, inputs: Sequence[str]) -> None:
+    """A file the CLI will write: not a directory, in an existing directory, and not one of
+    the ``inputs`` (same path, a symlink or a hard link to it)."""
+    if os.path.isdir(path):
+        raise _UsageError(f"{role} {path!r} is a directory; give a file name")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise _UsageError(f"{role} {path!r}: the directory {folder!r} does not exist")
+    for src in inputs:
+        if _same_file(src, path):
+            raise _UsageError(
+                f"{role} file must differ from the input file (it is the same file, a link or a symlink to it)"
+            )
+
+
 def _check_paths(inputs: Sequence[str], output: str | None, report: str | None) -> None:
     """Refuse, before any work, an output or report that is an input (or each other), a
     directory, or has an unknown extension."""
@@ -264,13 +321,7 @@ def _check_paths(inputs: Sequence[str], output: str | None, report: str | None) 
     if output is not None:
         _format(output, "output")
     for path, role in targets:
-        if os.path.isdir(path):
-            raise _UsageError(f"{role} {path!r} is a directory; give a file name")
-        for src in inputs:
-            if _same_file(src, path):
-                raise _UsageError(
-                    f"{role} file must differ from the input file (it is the same file, a link or a symlink to it)"
-                )
+        _check_target(path, role, inputs)
     if output is not None and report is not None and _same_file(output, report):
         raise _UsageError("--report must differ from the output file")
 
@@ -285,21 +336,19 @@ def _sink_checked(frame: pl.LazyFrame, output: str, check: Callable[[pl.LazyFram
     (it may raise: then nothing is written), and rename it over ``output``. Returns the
     check's value and the seconds the sink took."""
     fmt = _format(output, "output")
-    tmp = _temp_path(output)
-    try:
+    got: dict[str, Any] = {}
+
+    def write(tmp: str) -> None:
         t0 = time.perf_counter()
         if progress is None:
             _sink(frame, tmp, fmt)
         else:
             progress(lambda: _sink(frame, tmp, fmt))
-        elapsed = time.perf_counter() - t0
-        value = check(_read_back(tmp, fmt))
-        os.chmod(tmp, _file_mode(output))
-        os.replace(tmp, output)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-    return value, elapsed
+        got["elapsed"] = time.perf_counter() - t0
+        got["value"] = check(_read_back(tmp, fmt))   # may raise: then nothing is written
+
+    _atomic_write(output, write)
+    return got["value"], got["elapsed"]
 
 
 def _plain(value: Any) -> Any:
@@ -343,16 +392,12 @@ def _write_report(path: str | None, command: str, args: argparse.Namespace, para
         "versions": _versions(),
         "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
-    tmp = _temp_path(path)
-    try:
+    def write(tmp: str) -> None:
         with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(_plain(doc), fh, indent=2, ensure_ascii=False, allow_nan=False)
             fh.write("\n")
-        os.chmod(tmp, _file_mode(path))
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+
+    _atomic_write(path, write)
 
 
 def _parse_phi(text: str) -> float | dict[str, float]:
@@ -378,6 +423,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     out = args.out if args.out is not None else f"census_k{args.k}.parquet"
     _format(out, "output")
+    _check_target(out, "output", [])
     df = datasets.census()
     t0 = time.perf_counter()
     refine = None if args.refine == "none" else args.refine
@@ -553,9 +599,10 @@ def _cmd_loss(args: argparse.Namespace) -> int:
         )
     for name, path, frame, cols in (("ORIG", args.original, orig_lf, on + ([args.label] if args.label else [])),
                                     ("MASKED", args.masked, masked_lf, on)):
-        missing = [c for c in cols if c not in frame.collect_schema()]
+        names = frame.collect_schema().names()
+        missing = [c for c in cols if c not in names]
         if missing:
-            raise SDCError(f"column {missing[0]!r}: not in {name} ({path})")
+            raise SDCError(f"column {missing[0]!r}: not in {name} ({path}){did_you_mean(missing[0], names)}")
     need = on + ([args.label] if args.label and args.label not in on else [])
     orig, masked = orig_lf.select(need).collect(), masked_lf.select(on).collect()
     measures = {"ild", "sse", "classic"} if args.measure == "all" else {args.measure}
@@ -630,6 +677,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise _UsageError(f"--out {args.out}: the report is an .html page")
     on = _columns(args.on)
     numeric = _columns(args.numeric) if args.numeric else None
+    _check_target(args.out, "--out", [args.original, args.masked])
     orig, masked = _scan(args.original), _scan(args.masked)
     t0 = time.perf_counter()
     rep = _with_progress(
@@ -637,7 +685,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         lambda: report(orig, masked, on=on, numeric=numeric, sensitive=args.sensitive, weight=args.weight),
         enabled=args.progress,
     )
-    rep.save(args.out)
+    _atomic_write(args.out, rep.save)
     risk = rep.tables["risk: Risk on the keys before and after masking"]
     row = {m: (b, a) for m, b, a in risk.iter_rows()}
     b, a = row["global_risk"]
@@ -711,7 +759,7 @@ def _add_risk_parser(sub: Any) -> None:
         [("input", "FILE", "input .csv or .parquet")],
     )
     _add_on(risk, "key (quasi-identifier) columns, comma-separated")
-    risk.add_argument("--weight", metavar="COL", help="sampling-weight column (weights >= 1)")
+    risk.add_argument("--weight", metavar="COL", help="sampling-weight column (weights > 0)")
     risk.add_argument("--household", metavar="COL", help="household id column: household risk too")
     risk.add_argument("--alpha", type=float, default=1.0, help="weight of a missing-value match, 0..1 (default 1)")
     risk.add_argument("--threshold", type=float, default=0.1, help="ARX's acceptable record risk (default 0.1)")

@@ -36,7 +36,9 @@ def group_ids(df: pl.DataFrame, groups: Any) -> pl.Series:
     are non-negative integers, else renumbered by first appearance)."""
     if isinstance(groups, str):
         if groups not in df.columns:
-            raise SDCError(f"column {groups!r}: group column not in the frame")
+            from ._columns import did_you_mean
+
+            raise SDCError(f"column {groups!r}: group column not in the frame{did_you_mean(groups, df.columns)}")
         s = df.get_column(groups)
         name = groups
     elif isinstance(groups, pl.Series):

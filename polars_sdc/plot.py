@@ -18,6 +18,16 @@ from ._errors import SDCError
 from ._typing import ColumnSpec
 
 
+
+def literal(text: object) -> str:
+    """``text`` for a matplotlib label, shown as it is: ``$`` escaped, so a column named
+    ``"$x^$"`` is not read as mathtext (which raises on it).
+
+    >>> print(literal("$x^$"))
+    \\$x^\\$
+    """
+    return str(text).replace("$", r"\$")
+
 def _axes(ax: Any, figsize: tuple[float, float]) -> Any:
     if ax is not None:
         return ax
@@ -119,7 +129,9 @@ def groups_2d(
 
     for c in (x, y):
         if c not in original.columns:
-            raise SDCError(f"column {c!r}: not in the frame")
+            from ._columns import unknown_column
+
+            raise unknown_column(c, original.columns, list_them=False)
     g = group_ids(original, groups).to_numpy()
     pts = original.select(pl.col(x).cast(pl.Float64), pl.col(y).cast(pl.Float64)).with_columns(__g=pl.Series(g))
     means = pts.with_columns(pl.col(x).mean().over("__g").alias("__mx"), pl.col(y).mean().over("__g").alias("__my"))
@@ -131,8 +143,8 @@ def groups_2d(
     centres = means.unique("__g", maintain_order=True)
     ax.scatter(centres["__mx"], centres["__my"], marker="x", color="black", s=36, zorder=4,
                label="released value (group mean)")
-    ax.set_xlabel(x)
-    ax.set_ylabel(y)
+    ax.set_xlabel(literal(x))
+    ax.set_ylabel(literal(y))
     ax.set_title(title or f"{int(np.unique(g).size)} groups of {original.height} records")
     ax.legend(loc="best", fontsize=8)
     return ax
@@ -194,9 +206,9 @@ def reconstruction(
     top.append(dens.max())
     ax.set_ylim(0, 1.15 * max(top))
     ax.set_xlim(grid[0], grid[-1])
-    ax.set_xlabel(f"{name}" + (f" ({unit})" if unit else ""))
-    ax.set_ylabel(f"density (per unit of {name})")
-    ax.set_title(title or f"{name}: original, noisy and reconstructed distribution")
+    ax.set_xlabel(literal(f"{name}" + (f" ({unit})" if unit else "")))
+    ax.set_ylabel(literal(f"density (per unit of {name})"))
+    ax.set_title(title or literal(f"{name}: original, noisy and reconstructed distribution"))
     ax.legend(fontsize=8)
     return ax
 

@@ -76,6 +76,7 @@ def row_keys(key: pl.Series) -> np.ndarray:
     if dup.len():
         raise SDCError(f"key column {name!r}: value {dup[0]!r} appears more than once; a key must identify one row")
     dtype = key.dtype
+    check_key_dtype(name, dtype)
     if dtype.is_integer():
         return key.cast(pl.Int64, strict=False).to_numpy().view(np.uint64) if dtype != pl.UInt64 \
             else key.to_numpy().astype(np.uint64, copy=False)
@@ -85,6 +86,20 @@ def row_keys(key: pl.Series) -> np.ndarray:
             (int.from_bytes(hashlib.blake2b(v.encode("utf-8"), digest_size=8).digest(), "little") for v in values),
             dtype=np.uint64, count=len(values),
         )
+    raise AssertionError(dtype)  # pragma: no cover - check_key_dtype refused it
+
+
+def check_key_dtype(name: str, dtype: pl.DataType) -> None:
+    """A key column is an integer or string column (a float is refused: two keys could round to
+    one). Checked before any draw, and on the Spark driver before any job.
+
+    >>> check_key_dtype("id", pl.Float64)
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: key column 'id': dtype Float64 cannot be a key; use an integer or string column
+    """
+    if dtype.is_integer() or dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
+        return
     raise SDCError(f"key column {name!r}: dtype {dtype} cannot be a key; use an integer or string column")
 
 

@@ -131,7 +131,7 @@ def test_moments_on_a_large_singular_frame_uses_the_one_pass_kernels_and_stays_e
 
 def _strata_frame(seed=6):
     r = np.random.default_rng(seed)
-    sizes = {"big": 3000, "mid": 200, "tiny": 3, "four": 4}             # 3 rows: the moments minimum
+    sizes = {"big": 3000, "mid": 200, "tiny": 5, "six": 6}             # 5 rows: the moments minimum on 3 columns
     g = np.concatenate([[k] * v for k, v in sizes.items()])
     n = g.size
     a = r.normal(10, 2, n) * np.where(g == "big", 1e6, 1.0)             # very different scales per stratum

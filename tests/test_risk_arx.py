@@ -76,4 +76,4 @@ def test_frame_inputs():
     with pytest.raises(SDCError, match="threshold"):
         arx_risk(df, "a", threshold=0)
     with pytest.raises(SDCError, match="'w'"):
-        arx_risk(df.with_columns(w=pl.lit(0.5)), "a", "w")
+        arx_risk(df.with_columns(w=pl.lit(0.0)), "a", "w")

@@ -46,7 +46,11 @@ def test_formula_cases():
     assert r[1] == pytest.approx(p[1] / (1 - p[1]) - (p[1] / (1 - p[1])) ** 2 * np.log(1 / p[1]))
     assert r[2] == pytest.approx(p[2] / (5 - (1 - p[2])))
     assert r[3] == pytest.approx(1 / 3)  # fk == Fk
-    assert r[4] == 0.0  # fractional fk in (1, 2): sdcMicro gives 0
+    # fractional fk in (1, 2): sdcMicro gives 0 (alpha_rule="sdcmicro"); the safe default takes
+    # the fk = 1 formula
+    assert r[4] == pytest.approx(p[4] / (1 - p[4]) * np.log(1 / p[4]))
+    assert individual_risk(fk, Fk, "sdcmicro")[4] == 0.0
+    np.testing.assert_allclose(individual_risk(fk, Fk, "sdcmicro")[:4], r[:4], rtol=1e-14)
 
 
 def test_no_weights_is_one_over_fk_and_household(rng):

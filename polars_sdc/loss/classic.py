@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .._columns import check_no_nulls, is_numeric, numeric_matrix, resolve_columns
+from .._columns import check_no_nulls, did_you_mean, is_numeric, numeric_matrix, resolve_columns
 from .._errors import SDCError
 from .ild import ILDReport
 
@@ -172,11 +172,12 @@ def _entropy(counts: np.ndarray, base: float) -> float:
 
 
 def _aligned(original: pl.DataFrame, masked: Any, cols: Sequence[str]) -> pl.DataFrame:
+    names = masked.collect_schema().names() if isinstance(masked, pl.LazyFrame) else masked.columns
+    missing = [c for c in cols if c not in names]
+    if missing:
+        raise SDCError(f"column {missing[0]!r}: not in the masked frame{did_you_mean(missing[0], names)}")
     if isinstance(masked, pl.LazyFrame):
         masked = masked.select(cols).collect()
-    missing = [c for c in cols if c not in masked.columns]
-    if missing:
-        raise SDCError(f"column {missing[0]!r}: not in the masked frame")
     if masked.height != original.height:
         raise SDCError(f"masked frame has {masked.height} rows, the original {original.height}; they must be row-aligned")
     check_no_nulls(original, cols)

@@ -28,7 +28,7 @@ import numpy as np
 import polars as pl
 
 from .. import dist as _dist
-from .._columns import check_no_nulls, is_categorical, is_numeric, numeric_matrix, resolve_columns
+from .._columns import check_no_nulls, did_you_mean, is_categorical, is_numeric, numeric_matrix, resolve_columns
 from .._errors import SDCError
 from .._signature import same_parameters
 
@@ -342,15 +342,16 @@ def _released(
             return pl.DataFrame(), g
         return aggregate(original.select(grouped_cols), g, grouped_cols), g
     if isinstance(masked, pl.LazyFrame):
-        missing = [c for c in cols if c not in masked.collect_schema()]
+        names = masked.collect_schema().names()
+        missing = [c for c in cols if c not in names]
         if missing:
-            raise SDCError(f"column {missing[0]!r}: not in the masked frame")
+            raise SDCError(f"column {missing[0]!r}: not in the masked frame{did_you_mean(missing[0], names)}")
         masked = masked.select(cols).collect()
     if not isinstance(masked, pl.DataFrame):
         raise SDCError(f"masked: expected a DataFrame or LazyFrame, got {type(masked).__name__}")
     missing = [c for c in cols if c not in masked.columns]
     if missing:
-        raise SDCError(f"column {missing[0]!r}: not in the masked frame")
+        raise SDCError(f"column {missing[0]!r}: not in the masked frame{did_you_mean(missing[0], masked.columns)}")
     if masked.height != original.height:
         raise SDCError(
             f"masked frame has {masked.height} rows, the original {original.height}; they must be row-aligned"

@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 
 from .. import rng
-from .._columns import ColumnSpec, resolve_columns
+from .._columns import ColumnSpec, resolve_columns, unknown_column
 from .._errors import SDCError
 from .._validation import check_seed  # noqa: F401  (re-exported for the masking modules)
 
@@ -24,9 +24,10 @@ def check_key(schema: pl.Schema, key: str | None, on: list[str] | None = None) -
     if not isinstance(key, str):
         raise SDCError(f"key must be a column name, got {key!r}")
     if key not in schema:
-        raise SDCError(f"key column {key!r}: not in the frame")
+        raise unknown_column(key, schema.names(), label="key column", list_them=False)
     if on is not None and key in on:
         raise SDCError(f"key column {key!r}: is also in `on`; the key identifies rows and is not masked")
+    rng.check_key_dtype(key, schema[key])
 
 
 def resolve_on(schema: pl.Schema, on: ColumnSpec, key: str | None, *, kind: str, default: str) -> list[str]:

@@ -11,8 +11,14 @@ R's ``cut``; ``right_closed=False`` gives ``"[a, b)"``), an Enum in interval ord
   (linear interpolation, R's type 7); repeated quantiles (ties) are merged instead of
   jittered, so there may be fewer than ``n`` intervals.
 
-Built on Polars' ``bin_intervals`` (the successor of ``cut``): native, lazy and streaming.
-Nulls stay null.
+Built on Polars' ``bin_intervals`` (the successor of ``cut``) for float columns: native, lazy
+and streaming. Integer columns are compared as integers (``x > floor(b)`` for ``x > b``), so
+values beyond 2^53 land in the right interval (``2^53 + 1`` is above the break ``2^53``).
+(``n=`` with ``"equal"`` computes such columns' points exactly as integers; ``"quantile"``
+takes the quantiles in float64.) Nulls stay null; NaN and +-inf are errors (an interval cannot hold them), raised when the data
+are read (on a LazyFrame at ``collect``). Labels print the break points with R's 8 significant
+digits, more where 8 would make two labels equal (breaks ``1.0000000001`` and ``1.0000000002``),
+and an integer break beyond 8 digits exactly.
 """
 from __future__ import annotations
 
@@ -30,22 +36,49 @@ from .._validation import check_int
 _METHODS = ("equal", "quantile")
 
 
-def _fmt(v: float) -> str:
+def _fmt(v: float, digits: int = 8) -> str:
     if math.isinf(v):
         return "inf" if v > 0 else "-inf"
-    return f"{v:.8g}"        # R's dig.lab = 8
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        text = f"{float(v):.{digits}g}"
+        return text if float(text) == v and abs(v) <= 2**53 else str(int(v))
+    return f"{v:.{digits}g}"        # R's dig.lab = 8
+
+
+def _digits(pts: Sequence[float]) -> int:
+    """The fewest significant digits from 8 (R's ``dig.lab``) to 17 that print the distinct
+    break points ``pts`` as distinct strings (17 always does for floats)."""
+    finite = [v for v in pts if not (isinstance(v, float) and math.isinf(v))]
+    for d in range(8, 18):
+        if len({_fmt(v, d) for v in finite}) == len(set(finite)):
+            return d
+    return 17
 
 
 def equal_breaks(lo: float, hi: float, n: int) -> list[float]:
     """sdcMicro's ``equidistant`` cut points: ``seq(min - 1, max + 1, length = n + 1)``,
-    rounded when rounding creates no duplicate.
+    rounded when rounding creates no duplicate; computed as ``a (1 - t) + b t`` so that data
+    near +-1.7e308 give finite points (``b - a`` would overflow).
 
     >>> equal_breaks(17, 90, 4)
     [16.0, 35.0, 54.0, 72.0, 91.0]
+    >>> equal_breaks(-1.7e308, 1.7e308, 2)
+    [-1.7e+308, 0.0, 1.7e+308]
     """
-    b = np.linspace(lo - 1.0, hi + 1.0, n + 1)
+    if isinstance(lo, int) and isinstance(hi, int) and max(abs(lo), abs(hi)) + 1 > 2**53:
+        from fractions import Fraction                  # integers beyond 2^53: exact points
+
+        exact = [Fraction(lo - 1) + Fraction(hi - lo + 2) * i / n for i in range(n + 1)]
+        return sorted({round(v) for v in exact})        # integer points (half to even, as np.round)
+    a, z = float(lo) - 1.0, float(hi) + 1.0
+    t = np.arange(n + 1) / n
+    b = a * (1.0 - t) + z * t
+    b[0], b[-1] = a, z
     r = np.round(b)
-    return (r if np.unique(r).size == r.size else b).tolist()
+    out = r if np.unique(r).size == r.size else b
+    if np.unique(out).size < out.size:         # a range too narrow for n distinct points
+        out = np.unique(out)
+    return out.tolist()
 
 
 def interval_labels(breaks: Sequence[float], right_closed: bool = True, *, open_ends: bool = True) -> list[str]:
@@ -56,12 +89,13 @@ def interval_labels(breaks: Sequence[float], right_closed: bool = True, *, open_
     ['(-inf, 0]', '(0, 10]', '(10, inf)']
     """
     pts = ([-math.inf] + list(breaks) + [math.inf]) if open_ends else list(breaks)
+    d = _digits(pts)
     out = []
     for a, b in zip(pts[:-1], pts[1:]):
         if right_closed:
-            out.append(f"({_fmt(a)}, {_fmt(b)}{')' if math.isinf(b) else ']'}")
+            out.append(f"({_fmt(a, d)}, {_fmt(b, d)}{')' if math.isinf(b) else ']'}")
         else:
-            out.append(f"{'(' if math.isinf(a) else '['}{_fmt(a)}, {_fmt(b)})")
+            out.append(f"{'(' if math.isinf(a) else '['}{_fmt(a, d)}, {_fmt(b, d)})")
     return out
 
 
@@ -71,8 +105,9 @@ def _check_breaks(c: str, b: Any) -> list[float]:
     try:
         if any(isinstance(v, (bool, np.bool_)) for v in b):
             raise TypeError
-        vals = [float(v) for v in b]
-    except (TypeError, ValueError):
+        # integers stay exact integers (2**53 + 1 is not 2**53)
+        vals = [int(v) if isinstance(v, (int, np.integer)) else float(v) for v in b]
+    except (TypeError, ValueError, OverflowError):
         raise SDCError(f"column {c!r}: breaks must be numbers, got {list(b)!r}") from None
     if not vals:
         raise SDCError(f"column {c!r}: breaks is empty")
@@ -98,21 +133,86 @@ def check_args(schema: pl.Schema, on: ColumnSpec, breaks: Any, n: Any, method: A
     return cols
 
 
-def breaks_stats(cols: list[str], n: int | None, method: str) -> list[pl.Expr]:
-    """The one-row aggregate the data-derived breaks need (min/max or the i/n quantiles)."""
+def breaks_stats(cols: list[str], n: int | None, method: str, scale: float = 1.0) -> list[pl.Expr]:
+    """The one-row aggregate the data-derived breaks need (min/max or the i/n quantiles, and
+    the count of NaN / infinite values). ``scale``: quantiles of ``scale * x`` (0.5 when the
+    interpolation of values near +-1.7e308 overflows; exact: a power of two)."""
     if n is None:
         return []
+    bad = [(~pl.col(c).cast(pl.Float64).is_finite()).sum().alias(f"{c}\x00bad") for c in cols]
     if method == "equal":
-        return [e for c in cols for e in (pl.col(c).min().alias(f"{c}\x00lo"), pl.col(c).max().alias(f"{c}\x00hi"))]
-    return [pl.col(c).cast(pl.Float64).quantile(i / n, interpolation="linear").alias(f"{c}\x00q{i}")
-            for c in cols for i in range(n + 1)]
+        return bad + [e for c in cols for e in (pl.col(c).min().alias(f"{c}\x00lo"), pl.col(c).max().alias(f"{c}\x00hi"))]
+    return bad + [(pl.col(c).cast(pl.Float64) * scale).quantile(i / n, interpolation="linear").alias(f"{c}\x00q{i}")
+                  for c in cols for i in range(n + 1)]
+
+
+def data_breaks_stats(frame: Any, cols: list[str], n: int | None, method: str) -> pl.DataFrame | None:
+    """The row of :func:`breaks_stats` for a DataFrame or LazyFrame (collected: one row);
+    quantiles that overflow on finite data are recomputed on the halved values, then doubled."""
+    aggs = breaks_stats(cols, n, method)
+    if not aggs:
+        return None
+    collect = (lambda f: f.collect()) if isinstance(frame, pl.LazyFrame) else (lambda f: f)
+    stats = collect(frame.select(aggs))
+    if method == "quantile":
+        row = stats.row(0, named=True)
+        over = [k for k, v in row.items() if "\x00q" in k and v is not None and not math.isfinite(v)
+                and not row[k.split("\x00")[0] + "\x00bad"]]
+        if over:
+            half = collect(frame.select(breaks_stats(cols, n, method, 0.5))).row(0, named=True)
+            stats = stats.with_columns(pl.lit(2.0 * half[k]).alias(k) for k in over)
+    return stats
+
+
+def check_no_nan_inf(s: pl.Series) -> pl.Series:
+    """``s`` unchanged, or an SDCError naming it when it holds NaN or +-inf.
+
+    >>> check_no_nan_inf(pl.Series("x", [1.0, float("nan")]))
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: column 'x': 1 NaN and 0 infinite value(s); an interval cannot hold them (make them null or drop them first)
+    """
+    nan, inf = int(s.is_nan().sum()), int(s.is_infinite().sum())
+    if nan or inf:
+        raise SDCError(f"column {s.name!r}: {nan} NaN and {inf} infinite value(s); an interval cannot hold them "
+                       "(make them null or drop them first)")
+    return s
+
+
+def _finite(c: str) -> pl.Expr:
+    """Column ``c`` unchanged, checked by :func:`check_no_nan_inf` when a LazyFrame's data are
+    read (an eager frame is checked before, by the caller)."""
+    return pl.col(c).map_batches(check_no_nan_inf, return_dtype=None, is_elementwise=True)
+
+
+def _integer_bins(c: str, dtype: pl.DataType, inner: Sequence[float], labels: list[str],
+                  right_closed: bool) -> pl.Expr:
+    """The interval of each value of the integer column ``c`` by integer comparisons: its
+    index is the number of ``inner`` breaks below it (``x > b`` is ``x > floor(b)``, ``x >= b``
+    is ``x >= ceil(b)``: exact at any magnitude)."""
+    info = np.iinfo(pl.Series([], dtype=dtype).to_numpy().dtype)
+    lo, hi = int(info.min), int(info.max)
+    idx: pl.Expr = pl.lit(0, dtype=pl.UInt32)
+    x = pl.col(c)
+    for b in inner:
+        t = math.floor(b) if right_closed else math.ceil(b)
+        if (right_closed and t >= hi) or (not right_closed and t > hi):
+            continue                                        # no value is above it
+        if (right_closed and t < lo) or (not right_closed and t <= lo):
+            idx = idx + 1                                   # every value is above it
+            continue
+        above = (x > pl.lit(t, dtype=dtype)) if right_closed else (x >= pl.lit(t, dtype=dtype))
+        idx = idx + above.cast(pl.UInt32)
+    idx = pl.when(x.is_null()).then(None).otherwise(idx)
+    return idx.replace_strict(list(range(len(labels))), labels, return_dtype=pl.Enum(labels))
 
 
 def recode_intervals_exprs(
     cols: list[str], stats: pl.DataFrame | None, *, breaks: Any = None, n: int | None = None,
-    method: str = "equal", right_closed: bool = True,
+    method: str = "equal", right_closed: bool = True, schema: pl.Schema | None = None, lazy: bool = True,
 ) -> list[pl.Expr]:
-    """One ``bin_intervals`` expression per column (``stats``: the row of :func:`breaks_stats`)."""
+    """One ``bin_intervals`` expression per column (``stats``: the row of :func:`breaks_stats`;
+    ``schema``: the frame's, for the integer and NaN handling)."""
     exprs = []
     for c in cols:
         if breaks is not None:
@@ -120,12 +220,18 @@ def recode_intervals_exprs(
             inner, labels = b, interval_labels(b, right_closed)
         else:
             row = stats.row(0, named=True)
+            nbad = row.get(c + "\x00bad")
+            if nbad:
+                raise SDCError(f"column {c!r}: {nbad} NaN or infinite value(s); an interval cannot "
+                               "hold them (make them null or drop them first)")
             if method == "equal":
                 lo, hi = row[f"{c}\x00lo"], row[f"{c}\x00hi"]
                 if lo is None:
                     exprs.append(pl.lit(None, dtype=pl.Enum(["(all null)"])).alias(c))
                     continue
-                pts = equal_breaks(float(lo), float(hi), n)
+                pts = equal_breaks(lo, hi, n)
+                if len(pts) == 1:
+                    pts = [pts[0], pts[0]]
             else:
                 qs = [row[f"{c}\x00q{i}"] for i in range(n + 1)]
                 if qs[0] is None:
@@ -143,7 +249,14 @@ def recode_intervals_exprs(
                 labels[0] = ("[" + first[1:]) if right_closed else first     # include.lowest
                 if not right_closed:
                     labels[-1] = labels[-1][:-1] + "]"
-        exprs.append(pl.col(c).bin_intervals(inner, labels=labels, right_closed=right_closed).alias(c))
+        dtype = schema[c] if schema is not None else pl.Float64
+        if dtype.is_integer():
+            exprs.append(_integer_bins(c, dtype, inner, labels, right_closed).alias(c))
+            continue
+        if len(set(labels)) < len(labels):                   # pragma: no cover - _digits makes them unique
+            raise SDCError(f"column {c!r}: two intervals print alike: {labels}")
+        col = _finite(c) if dtype.is_float() and lazy else pl.col(c)
+        exprs.append(col.bin_intervals([float(v) for v in inner], labels=labels, right_closed=right_closed).alias(c))
     return exprs
 
 

@@ -23,9 +23,21 @@ order) uses stream ``f"add_noise/{column_j}"``, keyed by row position or ``key``
 ``by``: every moment above is the stratum's (its sds, covariance, means; ``"moments"``
 reproduces each stratum's means and covariance exactly), with the same per-row draws, so a
 stratum noised on its own with ``key=`` gives the same values. A stratum needs 2 rows (a
-standard deviation), 3 for ``"moments"`` (with 2 rows the exact mean and covariance give the
-two records back, up to their order); a smaller one is an error naming it. Without ``by`` a
-one-row frame is returned unchanged.
+standard deviation), ``p + 2`` for ``"moments"`` on ``p`` columns; a smaller one is an error
+naming it. Without ``by`` a one-row frame is returned unchanged by the other methods, and
+``"moments"`` refuses any frame of 1 to ``p + 1`` rows.
+
+Why ``"moments"`` needs ``n >= p + 2`` rows: with ``n <= p + 1`` the centred records span (at
+most) the whole ``n - 1``-dimensional space of centred columns, so every release with the exact
+means and covariance is the original records after a linear map that keeps the covariance
+(``y_i - mean = R' (x_i - mean)``, ``R' Sigma R = Sigma``): all pairwise Mahalanobis distances
+between the records are kept, 2 rows come back as the originals up to their order
+(``{10, 50} -> {10, 50}``), and one known value of one record is enough to undo the map for
+every record. The noise then protects nothing; the call refuses instead.
+
+A constant column (``c = 0.1`` in every row of the frame or stratum) is released unchanged and
+left out of the recolouring: its rounded mean ``0.09999999999999999`` is not a spread to
+standardise by, and the other columns' means and covariance stay exact.
 
 Structural nulls (a child's income) stay null: ``"additive"`` and ``"correlated2"`` act column
 by column on the non-null values, ``"correlated"`` and ``"moments"`` on each null pattern (the
@@ -91,10 +103,17 @@ def _cov(X: np.ndarray, block: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
     return mu, S / max(n - 1, 1)
 
 
-def moments_matrix(G: np.ndarray, p: int, a: float) -> np.ndarray:
+def moments_matrix(G: np.ndarray, p: int, a: float, constant: np.ndarray | None = None) -> np.ndarray:
     """``M'`` of the ``"moments"`` release ``Y = [X - mean, Z - mean] M + mean(X)`` from the
     joint covariance ``G`` (2p x 2p) of ``[X, Z]`` (see :func:`_recolour`; Spark computes ``G``
-    by an aggregation and applies the same matrix)."""
+    by an aggregation and applies the same matrix). ``constant``: the columns whose values are
+    all equal; their rows and columns of ``G`` are zero (a rounding residue of a mean is no
+    spread), so they neither receive nor give noise (the caller writes their value back)."""
+    if constant is not None and constant.any():
+        G = G.copy()
+        drop = np.flatnonzero(constant)
+        G[drop, :] = 0.0
+        G[:, drop] = 0.0
     d = np.sqrt(np.diag(G)[:p])
     d[~(d > 0)] = 1.0                            # scale-free: no overflow, Sigma well conditioned
     S = G[:p, :p] / np.outer(d, d)
@@ -104,6 +123,31 @@ def moments_matrix(G: np.ndarray, p: int, a: float) -> np.ndarray:
     Sz = S + Gxz @ A + A.T @ Gxz.T + A.T @ G[p:, p:] @ A
     T = _psd_root(Sz, inverse=True) @ root
     return np.ascontiguousarray(np.vstack([T * d / d[:, None], (A @ T) * d]).T)
+
+
+def constant_columns(X: np.ndarray) -> np.ndarray:
+    """Which columns of ``X`` hold one value in every row (bool per column).
+
+    >>> constant_columns(np.array([[0.1, 1.0], [0.1, 2.0]]))
+    array([ True, False])
+    """
+    if X.shape[0] == 0:
+        return np.zeros(X.shape[1], dtype=bool)
+    return X.min(axis=0) == X.max(axis=0)
+
+
+def moments_rows_error(n: int, p: int, where: str = "the frame") -> SDCError | None:
+    """The error for a ``"moments"`` release of ``n`` rows on ``p`` columns when exact moments
+    pin the records (``1 <= n <= p + 1``; see the module docstring), else None.
+
+    >>> print(moments_rows_error(2, 2))
+    the frame: 2 row(s); add_noise method='moments' on 2 column(s) needs at least 4 rows (with n <= columns + 1 the exact means and covariance give the records back up to a covariance-keeping linear map: 2 rows come back unchanged up to their order)
+    """
+    if n < 1 or n >= p + 2:
+        return None
+    return SDCError(f"{where}: {n} row(s); add_noise method='moments' on {p} column(s) needs at least {p + 2} "
+                    "rows (with n <= columns + 1 the exact means and covariance give the records back up to a "
+                    "covariance-keeping linear map: 2 rows come back unchanged up to their order)")
 
 
 def _recolour(X: np.ndarray, Z: np.ndarray, a: float, block: int = 1 << 16) -> np.ndarray:
@@ -117,10 +161,17 @@ def _recolour(X: np.ndarray, Z: np.ndarray, a: float, block: int = 1 << 16) -> n
     n, p = X.shape
     mu = np.concatenate([X.mean(axis=0), Z.mean(axis=0)])
     B = np.empty((min(block, n), 2 * p), order="F")   # column-major like X, Z: plain column copies
+    # the rounding residue of the means, removed in the centred scale (a nearly constant column,
+    # 0.1 + k 1e-12: its mean's last bit is 1e-5 of its spread)
+    resid = np.zeros(p)
+    for i in range(0, n, block):
+        resid += (X[i:i + block] - mu[:p]).sum(axis=0)
+    resid /= max(n, 1)
 
     def centred(i: int) -> np.ndarray:
         m = min(block, n - i)
         np.subtract(X[i:i + m], mu[:p], out=B[:m, :p])
+        B[:m, :p] -= resid
         np.subtract(Z[i:i + m], mu[p:], out=B[:m, p:])
         return B[:m]
 
@@ -130,13 +181,16 @@ def _recolour(X: np.ndarray, Z: np.ndarray, a: float, block: int = 1 << 16) -> n
             Bi = centred(i)
             G += Bi.T @ Bi
         G /= max(n - 1, 1)
-        Mt = moments_matrix(G, p, a)
+        const = constant_columns(X)
+        Mt = moments_matrix(G, p, a, const)
         Y = np.empty((n, p), order="F")
         for i in range(0, n, block):
             Bi = centred(i)
             Yi = Y[i:i + Bi.shape[0]]
             np.matmul(Mt, Bi.T, out=Yi.T)            # (B M)' written straight into the column-major Y
             Yi += mu[:p]
+        for j in np.flatnonzero(const):
+            Y[:, j] = X[:, j]                        # the constant itself, not its rounded mean
     return Y
 
 
@@ -163,6 +217,10 @@ def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, de
     (True, True)
     """
     n, p = X.shape
+    if method == "moments":
+        err = moments_rows_error(n, p)
+        if err is not None:
+            raise err
     if n < 2:
         return X
     a = noise / 100.0
@@ -249,6 +307,10 @@ def add_noise_frame(
 def _add_noise(df: pl.DataFrame, cols: list[str], method: str, noise: float, delta: float, by_cols: list[str],
                seed: int, key: str | None) -> pl.DataFrame:
     check_finite(df, cols, nulls=True)
+    if method == "moments" and not by_cols and not any(df.get_column(c).null_count() for c in cols):
+        err = moments_rows_error(df.height, len(cols))
+        if err is not None:
+            raise err
     X = np.empty((df.height, len(cols)), order="F")               # column-major throughout
     present = None
     for j, c in enumerate(cols):
@@ -298,10 +360,19 @@ def _add_noise(df: pl.DataFrame, cols: list[str], method: str, noise: float, del
     return df.with_columns(out)
 
 
-def min_stratum_rows(method: str) -> int:
-    """Rows a ``by`` stratum needs: 2 for a standard deviation; 3 for ``"moments"`` (with 2
-    rows the exact mean and covariance give back the two records, up to their order)."""
-    return 3 if method == "moments" else 2
+def min_stratum_rows(method: str, p: int = 1) -> int:
+    """Rows a ``by`` stratum needs: 2 for a standard deviation; ``p + 2`` for ``"moments"`` on
+    ``p`` columns (with fewer the exact means and covariance pin the records; see
+    :func:`moments_rows_error`)."""
+    return p + 2 if method == "moments" else 2
+
+
+def small_stratum_error(stratum: dict, n: int, method: str, p: int) -> SDCError:
+    """The error for a ``by`` stratum of ``n`` rows, too small for ``method`` on ``p`` columns."""
+    why = (" (with n <= columns + 1 the exact means and covariance pin the records)" if method == "moments"
+           else " (a standard deviation)")
+    return SDCError(f"stratum {stratum!r} of `by`: {n} row(s); add_noise method={method!r} on {p} column(s) "
+                    f"needs at least {min_stratum_rows(method, p)} rows per stratum{why} (use coarser strata)")
 
 
 def _apply(X: np.ndarray, Z: np.ndarray, sidx: np.ndarray | None, names: list[tuple] | None, by: list[str],
@@ -309,7 +380,7 @@ def _apply(X: np.ndarray, Z: np.ndarray, sidx: np.ndarray | None, names: list[tu
     """:func:`add_noise_values` on the rows given, within each ``by`` stratum present among
     them (``sidx``: stratum per row; None: one stratum). A stratum (or, with ``pattern``, a
     null pattern without strata) with too few rows is an error naming it and ``where``."""
-    need = min_stratum_rows(method)
+    need = min_stratum_rows(method, X.shape[1])
     if sidx is None:
         if pattern and X.shape[0] < need:
             raise SDCError(f"{X.shape[0]} row(s){where}; add_noise method={method!r} needs at least {need} rows "
@@ -319,8 +390,8 @@ def _apply(X: np.ndarray, Z: np.ndarray, sidx: np.ndarray | None, names: list[tu
     small = np.flatnonzero((counts > 0) & (counts < need))
     if small.size:
         s = int(small[0])
-        raise SDCError(f"stratum {dict(zip(by, names[s]))!r} of `by`{where}: {counts[s]} row(s); add_noise "
-                       f"method={method!r} needs at least {need} rows per stratum (use coarser strata)")
+        err = small_stratum_error(dict(zip(by, names[s])), int(counts[s]), method, X.shape[1])
+        raise SDCError(str(err).replace(" of `by`:", f" of `by`{where}:", 1)) if where else err
     order = np.argsort(sidx, kind="stable")
     bounds = np.r_[0, np.cumsum(counts)]
     Y = np.empty_like(X)

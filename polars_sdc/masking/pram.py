@@ -109,12 +109,65 @@ def transition_matrix(p: np.ndarray, diag: np.ndarray, alpha: float) -> np.ndarr
     return alpha * R + (1.0 - alpha) * np.eye(L)
 
 
+def _matrix_array(m: Any, column: str) -> np.ndarray:
+    """``m`` as a float64 2-D array, or an SDCError naming the column (``matrix="eye"``)."""
+    if isinstance(m, PramMatrix):
+        m = m.matrix
+    try:
+        if isinstance(m, (str, bytes)):
+            raise TypeError
+        a = np.asarray(m, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise SDCError(f"column {column!r}: the PRAM matrix must be a square array of numbers (rows = from, "
+                       f"columns = to), got {m!r}") from None
+    if a.ndim != 2:
+        raise SDCError(f"column {column!r}: the PRAM matrix must be a square array of numbers (rows = from, "
+                       f"columns = to), got {a.ndim} dimension(s)")
+    return a
+
+
+def check_pd_and_matrix(cols: list[str], pd: Any, matrix: Any) -> None:
+    """``pd`` (a fraction, or ``{column: fraction}`` naming only PRAM columns and every one
+    without a ``matrix``) and ``matrix`` (an array, or ``{column: array}``), checked before
+    any data are read.
+
+    >>> check_pd_and_matrix(["c"], {"other": 0.5}, None)
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: pd: column 'other' is not one of the PRAM columns ['c']
+    """
+    given = set(matrix) if isinstance(matrix, Mapping) else (set(cols) if matrix is not None else set())
+    if isinstance(matrix, Mapping):
+        unknown = [c for c in matrix if c not in cols]
+        if unknown:
+            raise SDCError(f"matrix: column {unknown[0]!r} is not one of the PRAM columns {cols}")
+        for c, m in matrix.items():
+            _matrix_array(m, c)
+    elif matrix is not None:
+        if len(cols) > 1:
+            raise SDCError("matrix: give {column: matrix} when PRAM runs on several columns")
+        _matrix_array(matrix, cols[0])
+    if isinstance(pd, Mapping):
+        unknown = [c for c in pd if c not in cols]
+        if unknown:
+            raise SDCError(f"pd: column {unknown[0]!r} is not one of the PRAM columns {cols}")
+        for c in cols:
+            if c not in pd and c not in given:
+                raise SDCError(f"pd: no value for column {c!r}; give {{column: pd}} for every PRAM column")
+            if c in pd:
+                check_fraction(f"column {c!r}: pd", pd[c])
+    else:
+        for c in cols:
+            if c not in given:
+                check_fraction(f"column {c!r}: pd", pd)
+
+
 def _check_matrix(m: Any, column: str, levels: list) -> np.ndarray:
     if isinstance(m, PramMatrix):
         if [str(v) for v in m.levels] != [str(v) for v in levels]:
             raise SDCError(f"column {column!r}: the matrix's levels {m.levels} differ from the column's {levels}")
         m = m.matrix
-    a = np.asarray(m, dtype=np.float64)
+    a = _matrix_array(m, column)
     L = len(levels)
     if a.shape != (L, L):
         raise SDCError(f"column {column!r}: the PRAM matrix must be {L} x {L} (levels {levels}), got shape {a.shape}")
@@ -199,7 +252,7 @@ def _draw(codes: np.ndarray, sidx: np.ndarray, mats: list[PramMatrix], u: np.nda
 
 
 def _args(df_schema: pl.Schema, on: ColumnSpec, by: ColumnSpec, key: str | None, alpha: Any, seed: Any,
-          household: str | None = None):
+          pd: Any = 0.8, matrix: Any = None, household: str | None = None):
     from ..household import check_household_column
 
     cols = resolve_on(df_schema, on, key, kind="any", default="error")
@@ -216,6 +269,7 @@ def _args(df_schema: pl.Schema, on: ColumnSpec, by: ColumnSpec, key: str | None,
         raise SDCError(f"column {household!r}: both the household id and a `by` column")
     a = check_fraction("alpha", alpha)
     check_seed(seed)
+    check_pd_and_matrix(cols, pd, matrix)
     return cols, by_cols, a
 
 
@@ -231,7 +285,7 @@ def pram_matrix(
     >>> m.levels, np.round(np.array([0.6, 0.4]) @ m.matrix, 12).tolist()   # invariant: p M = p
     (['a', 'b'], [0.6, 0.4])
     """
-    cols, by_cols, a = _args(df.schema, on, by, None, alpha, seed)
+    cols, by_cols, a = _args(df.schema, on, by, None, alpha, seed, pd, matrix)
     return _matrices(df, cols, by_cols, pd, a, seed_or_fresh(seed), matrix)[0]
 
 
@@ -260,7 +314,7 @@ def pram_frame(
     """
     from ..household import mask_households, warn_household_level
 
-    cols, by_cols, a = _args(df.schema, on, by, key, alpha, seed, household)
+    cols, by_cols, a = _args(df.schema, on, by, key, alpha, seed, pd, matrix, household)
     s = seed_or_fresh(seed)
     if matrix is not None and not isinstance(matrix, Mapping):
         if len(cols) > 1:

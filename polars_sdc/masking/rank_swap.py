@@ -4,12 +4,12 @@ Per column, independently: sort the values; walking up the ranks, swap each valu
 swapped with one chosen uniformly among the not yet swapped values whose rank is at most
 ``w = floor(p * n)`` above it (``n``: the values taking part); each value is swapped at most
 once, so the released column is a permutation of the original and no value moves more than
-``p * n`` ranks. ``p`` is a fraction (sdcMicro's ``P`` is a percentage).
+``p * n`` ranks.
 
 Instead of ``p``: ``r0`` (sdcMicro ``R0``, the correlation kept between two swapped columns,
 R1/R2): ``p = sqrt(2 var (1 - r0)) / (max - min)``; or ``k0`` (``K0``, subset-mean
-preservation): ``p = sqrt(8/3) k0 |mean| / (max - min)`` (moments and range of the values
-taking part; sdcMicro's defaults when nothing is given: ``R0 = 0.95``).
+preservation): ``p = sqrt(8/3) k0 |mean| / (max - min)`` (population variance, mean and range
+of the values taking part).
 
 ``top`` / ``bottom`` (sdcMicro ``TopPercent`` / ``BottomPercent``, here fractions, default 0):
 the largest / smallest ``floor(top * n)`` values are replaced by their mean and not swapped
@@ -18,13 +18,39 @@ null and are not swapped. Ties are ordered by row key. The random choice for the
 rank ``j`` comes from :mod:`polars_sdc.rng`, stream ``f"rank_swap/{column}"``, keyed by that
 row's position or ``key`` value.
 
+**What sdcMicro does, exactly** (``R/rankSwap.R`` and ``src/RankSwapping.h``, read for this):
+
+- ``P`` is documented as a percentage, but the C++ uses it as a *fraction*: the partner of the
+  value at rank ``j`` is drawn among the free ranks ``k`` with ``j < k < (int)(j + n * P)``. So
+  ``P = 5`` (meant as 5 %) lets a value swap with any value up the whole range; sdcMicro's
+  ``P = 0.05`` is the 5 % window. ``TopPercent`` / ``BottomPercent`` *are* percentages
+  (multiplied by 0.01).
+- Its window is ``k - j < floor(n P)`` ranks (strictly below), ours ``k - j <= floor(n p)``: the
+  same window as sdcMicro's ``P`` is our ``p = (floor(n P) - 1) / n``. We keep ``<=`` so that
+  ``p`` is what it says (the largest rank distance a value moves: ``p = 0.05`` lets a value
+  move 5 % of the ranks, and ``p * n = 1`` still swaps neighbours, where sdcMicro's ``n P < 2``
+  swaps nothing); ``preset="sdcmicro"`` gives sdcMicro's window exactly.
+- Its defaults: ``R0 = 0.95`` (when none of P, R0, K0 is given) with ``TopPercent = 5`` and
+  ``BottomPercent = 5``; ``r0`` / ``k0`` take the range ``|BottomValue - TopValue|`` between the
+  innermost top- and bottom-coded values (the extremes when nothing is coded) and the
+  population variance of the uncoded values. Ours: ``p = 0.05``, no coding, the range of the
+  uncoded values. ``preset="sdcmicro"``: ``r0 = 0.95`` (unless ``p``, ``r0`` or ``k0`` is
+  given), ``top = bottom = 0.05`` (unless given), its window and its range.
+- It walks the ranks from the largest value down with R's generator; we walk up with the keyed
+  per-row generator, so single draws differ while the window, the once-only rule and the
+  coding are the same.
+
 ``by``: the same within each stratum: ``n`` is the stratum's number of values, ranks, the
 window ``p * n``, ``r0``/``k0`` and ``top``/``bottom`` are the stratum's, and no value leaves
 its stratum (each released column is a permutation of the original within every stratum). A
-stratum with a single value (it could only be released unchanged), or with ``p * n < 1``
-(nothing in it would move), is an error naming the column and the stratum. Without ``by`` a
-frame that small is returned unchanged, as sdcMicro does. The draws stay per row (the same
-stream and keys), so a stratum swapped on its own with ``key=`` gives the same values.
+stratum with a single value (it could only be released unchanged), or with a window of no rank
+(``p * n < 1``; ``< 2`` with ``preset="sdcmicro"``), is an error naming the column and the
+stratum. Without ``by`` a frame that small is returned unchanged, as sdcMicro does. The draws
+stay per row (the same stream and keys), so a stratum swapped on its own with ``key=`` gives
+the same values.
+
+Decimal columns are swapped on their exact integer representation (the scale is kept), as
+Int128 by value order; no float rounding.
 
 Sorting, the bulk of the time, is a stable LSD radix sort (Numba) on order-preserving 64-bit
 keys: the order of ``np.lexsort((keys, x, stratum))``.
@@ -43,10 +69,19 @@ from .._errors import SDCError
 from ._common import check_fraction, check_seed, frame_keys, on_by_household, seed_or_fresh, strata
 
 
-def _window_p(x: np.ndarray, p: float | None, r0: float | None, k0: float | None) -> float:
+PRESETS = ("sdcmicro",)
+
+
+def _window_p(x: np.ndarray, p: float | None, r0: float | None, k0: float | None,
+              span: tuple[float, float] | None = None) -> float:
+    """The window fraction: ``p``, or from ``r0`` / ``k0`` on the uncoded values ``x`` (range
+    ``span`` if given: sdcMicro's innermost coded values)."""
     if p is not None:
         return p
-    delta = float(x.max() - x.min()) if x.size else 0.0
+    if span is not None:
+        delta = abs(span[1] - span[0])
+    else:
+        delta = float(x.max() - x.min()) if x.size else 0.0
     if not delta > 0 or not math.isfinite(delta):
         return 0.0
     if r0 is not None:
@@ -58,13 +93,14 @@ def rank_swap_values(
     x: np.ndarray, keys: np.ndarray, seed: int, column: str, *, p: float | None = 0.05,
     r0: float | None = None, k0: float | None = None, top: float = 0.0, bottom: float = 0.0,
     positional: bool = False, sidx: np.ndarray | None = None, strata_names: list[str] | None = None,
-    keys_are_positions: bool = False,
+    keys_are_positions: bool = False, sdcmicro: bool = False,
 ) -> np.ndarray:
     """Rank-swapped copy of the non-null values ``x`` (float64 or int64), rows keyed by ``keys``
     (``positional``: the keys are increasing, so a stable sort orders ties by key;
     ``keys_are_positions``: ``keys`` is ``0 .. n-1``), within the strata ``sidx`` (0..S-1 per
     value; ``strata_names[s]`` names stratum ``s`` in errors). Stable LSD radix sorts (by key,
-    value, stratum) give the order of ``np.lexsort((keys, x, sidx))``.
+    value, stratum) give the order of ``np.lexsort((keys, x, sidx))``. ``sdcmicro``: sdcMicro's
+    window (``k - j < floor(n p)``) and ``r0`` / ``k0`` range (module docstring).
 
     >>> x = np.array([5.0, 1.0, 4.0, 2.0, 3.0])
     >>> y = rank_swap_values(x, rng.row_positions(5), 1, "x", p=0.4)
@@ -93,14 +129,18 @@ def rank_swap_values(
         if n_top + n_bot > m:
             raise SDCError(f"column {column!r}: top + bottom cover more than every value")
         lo, hi = a + n_bot, b - n_top
-        pw = p if p is not None else _window_p(x[order[lo:hi]].astype(np.float64), p, r0, k0)
-        w = int(math.floor(pw * (hi - lo) + 1e-9))
+        span = None
+        if sdcmicro and p is None and hi > lo:
+            span = (float(x[order[lo - 1 if n_bot else a]]), float(x[order[hi if n_top else b - 1]]))
+        pw = p if p is not None else _window_p(x[order[lo:hi]].astype(np.float64), p, r0, k0, span)
+        w = int(math.floor(pw * (hi - lo) + 1e-9)) - (1 if sdcmicro else 0)
         if sidx is not None and hi - lo == 1:
             raise SDCError(f"column {column!r}: stratum {strata_names[si]} of `by` has 1 value to swap; "
                            "it would be released unchanged (use coarser strata)")
-        if sidx is not None and pw > 0 and w == 0 and hi - lo > 1:
+        if sidx is not None and pw > 0 and w <= 0 and hi - lo > 1:
+            need = 2 if sdcmicro else 1
             raise SDCError(f"column {column!r}: stratum {strata_names[si]} of `by` has {hi - lo} values and "
-                           f"p * n = {pw * (hi - lo):.3g} < 1, so none would be swapped "
+                           f"p * n = {pw * (hi - lo):.3g} < {need}, so none would be swapped "
                            "(raise p or use coarser strata)")
         if w > 0 and hi - lo > 1:
             seg_lo.append(lo)
@@ -124,6 +164,27 @@ def rank_swap_values(
     return out
 
 
+def _decimal_units(s: pl.Series) -> np.ndarray:
+    """A Decimal column's exact integer representation (value x 10^scale) as int64: order,
+    ranks and the window fraction (scale-free) are those of the values."""
+    phys = s.to_physical()
+    lo, hi = phys.min(), phys.max()
+    if lo is not None and (lo < -(2**63) or hi >= 2**63):
+        raise SDCError(f"column {s.name!r}: Decimal values beyond 18 digits cannot be rank-swapped exactly; "
+                       "cast the column to Float64 first")
+    return phys.cast(pl.Int64).to_numpy()
+
+
+def _from_decimal_units(s: pl.Series, units: np.ndarray, y: np.ndarray) -> Any:
+    """The swapped Decimal values from the swapped units ``y``: the same Decimals permuted
+    (exact), or Float64 means where ``top`` / ``bottom`` coded them."""
+    if y.dtype.kind == "f":
+        return y / 10.0 ** s.dtype.scale
+    order = np.argsort(units, kind="stable")
+    pos = np.searchsorted(units[order], y)
+    return s.gather(pl.Series(order[pos]))
+
+
 def sort_keys(x: np.ndarray) -> np.ndarray:
     """Order-preserving uint64 keys of int64 or finite float64 values (``-0.0`` as ``0.0``).
 
@@ -139,12 +200,20 @@ def sort_keys(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x, dtype=np.int64).view(np.uint64) ^ top
 
 
-def _check_args(p: Any, r0: Any, k0: Any, top: Any, bottom: Any) -> tuple:
+def _check_args(p: Any, r0: Any, k0: Any, top: Any, bottom: Any, preset: Any = None) -> tuple:
+    """The checked ``(p, r0, k0, top, bottom)`` with the defaults filled in: ``p = 0.05`` and no
+    coding, or with ``preset="sdcmicro"`` sdcMicro's ``R0 = 0.95`` and 5 % top / bottom coding
+    (module docstring)."""
+    if preset is not None and preset not in PRESETS:
+        raise SDCError(f"preset must be None or one of {', '.join(map(repr, PRESETS))}, got {preset!r}")
     given = [name for name, v in (("p", p), ("r0", r0), ("k0", k0)) if v is not None]
     if len(given) > 1:
         raise SDCError(f"give one of p, r0 and k0, not {' and '.join(given)}")
     if not given:
-        p = 0.05
+        p, r0 = (None, 0.95) if preset == "sdcmicro" else (0.05, None)
+    default_code = 0.05 if preset == "sdcmicro" else 0.0
+    top = default_code if top is None else top
+    bottom = default_code if bottom is None else bottom
     p = None if p is None else check_fraction("p", p)
     r0 = None if r0 is None else check_fraction("r0", r0)
     if k0 is not None:
@@ -160,8 +229,8 @@ def _check_args(p: Any, r0: Any, k0: Any, top: Any, bottom: Any) -> tuple:
 
 def rank_swap_frame(
     df: pl.DataFrame, on: ColumnSpec = None, *, p: float | None = None, r0: float | None = None,
-    k0: float | None = None, top: float = 0.0, bottom: float = 0.0, by: ColumnSpec = None,
-    seed: int | None = None, key: str | None = None, household: str | None = None,
+    k0: float | None = None, top: float | None = None, bottom: float | None = None, by: ColumnSpec = None,
+    seed: int | None = None, key: str | None = None, preset: str | None = None, household: str | None = None,
 ) -> pl.DataFrame:
     """Rank swapping of the numeric ``on`` columns (see the module docstring), within each
     ``by`` stratum if given; other columns, row order and (without ``top``/``bottom``) dtypes
@@ -186,7 +255,7 @@ def rank_swap_frame(
     """
     from ..household import mask_households, warn_household_level
 
-    p, r0, k0, top, bottom = _check_args(p, r0, k0, top, bottom)
+    p, r0, k0, top, bottom = _check_args(p, r0, k0, top, bottom, preset)
     check_seed(seed)
     cols, by_cols = rank_swap_columns(df.schema, on, by, key, household)
     s = seed_or_fresh(seed)
@@ -213,12 +282,23 @@ def _rank_swap(df: pl.DataFrame, cols: list[str], p: float | None, r0: float | N
     for c in cols:
         col = df.get_column(c)
         ok = col.is_not_null().to_numpy() if col.null_count() else None
-        x = col.drop_nulls().to_numpy()
+        decimal = isinstance(col.dtype, pl.Decimal)
+        x = _decimal_units(col.drop_nulls()) if decimal else col.drop_nulls().to_numpy()
         k = keys if ok is None else keys[ok]
         si = None if sidx is None else (sidx if ok is None else sidx[ok])
         y = rank_swap_values(x, k, s, c, p=p, r0=r0, k0=k0, top=top, bottom=bottom, positional=key is None,
-                             sidx=si, strata_names=names, keys_are_positions=key is None and ok is None)
-        if ok is None:
+                             sidx=si, strata_names=names, keys_are_positions=key is None and ok is None,
+                             sdcmicro=preset == "sdcmicro")
+        if decimal:
+            y = _from_decimal_units(col.drop_nulls(), x, y)
+        if isinstance(y, pl.Series):                    # Decimal: the values themselves
+            if ok is None:
+                out = y.alias(c)
+            else:
+                idx = np.full(df.height, -1, dtype=np.int64)
+                idx[ok] = np.arange(y.len())
+                out = y.gather(pl.Series(idx).set(pl.Series(~ok), None)).alias(c)
+        elif ok is None:
             out = pl.Series(c, y)
         else:
             full = np.zeros(df.height, dtype=y.dtype)

@@ -403,7 +403,10 @@ def mil_columns(schema: Any, on: Any, group: Any, ordinal: Any = (), by: Any = N
     from .._columns import resolve_columns
 
     if not isinstance(group, str) or group not in schema:
-        raise SDCError(f"column {group!r}: group column not in the frame")
+        from .._columns import did_you_mean
+
+        hint = did_you_mean(group, schema.names()) if isinstance(group, str) else ""
+        raise SDCError(f"column {group!r}: group column not in the frame{hint}")
     if on is None:
         on = [c for c in resolve_columns(schema, None, kind="numeric", default="numeric") if c != group]
         if not on:

@@ -44,7 +44,7 @@ class MaskingMethods(FrameOps):
         """
         from ..masking.pram import _args, pram_frame, pram_output_schema
 
-        _args(self._schema(), on, by, key, alpha, seed, household)
+        _args(self._schema(), on, by, key, alpha, seed, pd, matrix, household)
         return self._frame_op(
             lambda df: pram_frame(df, on, pd=pd, alpha=alpha, by=by, seed=seed, key=key, matrix=matrix,
                                   household=household),
@@ -79,21 +79,25 @@ class MaskingMethods(FrameOps):
         p: float | None = None,
         r0: float | None = None,
         k0: float | None = None,
-        top: float = 0.0,
-        bottom: float = 0.0,
+        top: float | None = None,
+        bottom: float | None = None,
         by: ColumnSpec = None,
         seed: int | None = None,
         key: str | None = None,
+        preset: str | None = None,
         household: str | None = None,
     ) -> Any:
         """Rank swapping (Moore 1996; sdcMicro ``rankSwap``) of the numeric ``on`` columns: each
         value is swapped at most once, with one chosen uniformly among the free values whose
         rank is at most ``p * n`` above it (``p`` a fraction, default 0.05), so every column
         stays a permutation. Or ``r0`` (correlation kept) / ``k0`` (subset-mean preservation)
-        set ``p`` as in sdcMicro; ``top`` / ``bottom`` fractions are replaced by their mean and
-        not swapped. ``by``: within each stratum (``n`` its values; a stratum with one value,
-        or with ``p * n < 1``, is an error naming it). Draws: ``polars_sdc.rng`` stream
-        ``rank_swap/{column}``, keys = positions or ``key``. Nulls stay in place, unswapped.
+        set ``p`` as in sdcMicro; ``top`` / ``bottom`` fractions (default 0) are replaced by
+        their mean and not swapped. ``preset="sdcmicro"``: sdcMicro's defaults (``R0 = 0.95``,
+        5 % top and bottom coding) and its window (``< floor(n P)`` ranks; its ``P`` is a
+        fraction in its C++ although documented as a percent: ``polars_sdc.masking.rank_swap``).
+        ``by``: within each stratum (``n`` its values; a stratum with one value, or with
+        ``p * n < 1``, is an error naming it). Draws: ``polars_sdc.rng`` stream
+        ``rank_swap/{column}``, keys = positions or ``key``. Decimal columns swap exactly.
         ``household``: household-level columns are swapped between households and the value
         given to all members.
 
@@ -105,12 +109,12 @@ class MaskingMethods(FrameOps):
         from ..masking._common import check_seed
         from ..masking.rank_swap import _check_args, rank_swap_columns, rank_swap_frame, rank_swap_output_schema
 
-        _, _, _, t, b = _check_args(p, r0, k0, top, bottom)
+        _, _, _, t, b = _check_args(p, r0, k0, top, bottom, preset)
         check_seed(seed)
         cols, by_cols = rank_swap_columns(self._schema(), on, by, key, household)
         return self._frame_op(
             lambda df: rank_swap_frame(df, cols, p=p, r0=r0, k0=k0, top=top, bottom=bottom, by=by_cols or None,
-                                       seed=seed, key=key, household=household),
+                                       seed=seed, key=key, preset=preset, household=household),
             rank_swap_output_schema(self._schema(), cols, t, b),
         )
 
@@ -131,12 +135,13 @@ class MaskingMethods(FrameOps):
         Kim 1986), ``"correlated2"`` (``x sqrt(1-d^2) + d N(..)``, ``d = delta``) or ``"moments"``
         (correlated noise recoloured so released means and covariance equal the originals;
         exact linear relations between columns are kept). ``by``: per stratum (its sds,
-        covariance, means; at least 2 rows each, 3 for ``"moments"``, else an error naming the
-        stratum). Normal draws from ``polars_sdc.rng`` stream ``add_noise/{column}``, keys =
-        positions or ``key``. Nulls stay null (noise on the non-null values; ``"moments"`` exact
-        on them, per null pattern). ``household``: household-level columns noised once per
-        household and broadcast to all members (see
-        :func:`polars_sdc.masking.noise.add_noise_frame`).
+        covariance, means; at least 2 rows each, ``p + 2`` for ``"moments"`` on ``p`` columns,
+        else an error naming the stratum; ``"moments"`` refuses a frame of ``<= p + 1`` rows too:
+        exact moments would pin the records). A constant column stays exactly constant. Normal
+        draws from ``polars_sdc.rng`` stream ``add_noise/{column}``, keys = positions or ``key``.
+        Nulls stay null (noise on the non-null values; ``"moments"`` exact on them, per null
+        pattern). ``household``: household-level columns noised once per household and
+        broadcast to all members (see :func:`polars_sdc.masking.noise.add_noise_frame`).
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [1.0, 3.0, 2.0, 5.0]})
@@ -183,24 +188,27 @@ class MaskingMethods(FrameOps):
         >>> df.sdc.recode_intervals("age", n=2)["age"].to_list()
         ['[16, 54]', '[16, 54]', '[16, 54]', '[16, 54]', '(54, 91]']
         """
-        from ..masking.intervals import breaks_stats, check_args, recode_intervals_exprs
+        from ..masking.intervals import (breaks_stats, check_args, check_no_nan_inf, data_breaks_stats,
+                                         recode_intervals_exprs)
 
         from ..household import check_household_column, split_columns
 
         cols = check_args(self._schema(), on, breaks, n, method)
         check_household_column(self._schema(), household, cols)
-        aggs = breaks_stats(cols, n, method)
-        stats = None
-        if aggs and household is not None:
+        if not self._lazy:          # NaN / inf: an error now (a LazyFrame raises it at collect)
+            for c in cols:
+                if self._schema()[c].is_float():
+                    check_no_nan_inf(self._frame.get_column(c))
+        if household is not None and breaks_stats(cols, n, method):
             f = self._collected(cols + [household])
             hh, person = split_columns(f, household, cols)
-            stats = pl.concat([f.select(breaks_stats(person, n, method))] * bool(person)
-                              + [f.filter(pl.col(household).is_first_distinct())
-                                 .select(breaks_stats(hh, n, method))] * bool(hh), how="horizontal")
-        elif aggs:
-            stats = self._frame.select(aggs)
-            stats = stats.collect() if self._lazy else stats
-        exprs = recode_intervals_exprs(cols, stats, breaks=breaks, n=n, method=method, right_closed=right_closed)
+            parts = ([data_breaks_stats(f, person, n, method)] if person else []) + (
+                [data_breaks_stats(f.filter(pl.col(household).is_first_distinct()), hh, n, method)] if hh else [])
+            stats = pl.concat(parts, how="horizontal")
+        else:
+            stats = data_breaks_stats(self._frame, cols, n, method)
+        exprs = recode_intervals_exprs(cols, stats, breaks=breaks, n=n, method=method, right_closed=right_closed,
+                                       schema=self._schema(), lazy=self._lazy)
         return self._frame.with_columns(exprs)
 
     def suppress(

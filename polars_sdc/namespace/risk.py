@@ -45,25 +45,31 @@ class RiskMethods(FrameOps):
         return self._frame_op(lambda df: frequencies_frame(df, cols, weight, alpha, household), schema)
 
     def individual_risk(
-        self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None
+        self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None,
+        alpha_rule: str = "safe",
     ) -> Any:
-        """The frame with ``fk``, ``Fk``, ``risk`` (sdcMicro's approximate individual risk) and,
-        with ``household=``, ``household_risk`` (``1 - prod(1 - r)``) appended.
+        """The frame with ``fk``, ``Fk``, ``risk`` (sdcMicro's approximate individual risk, in
+        [0, 1], evaluated stably) and, with ``household=``, ``household_risk`` (``1 - prod(1 - r)``)
+        appended. ``alpha_rule="safe"`` (default): at ``alpha < 1`` no risk falls below its
+        ``alpha = 1`` value and ``1 < fk < 2`` is not risk 0; ``"sdcmicro"``: sdcMicro's numbers
+        (``polars_sdc.risk.individual``, docs/reliability.md).
 
         >>> import polars as pl, polars_sdc
         >>> pl.DataFrame({"a": [1, 1, 2]}).sdc.individual_risk("a")["risk"].to_list()
         [0.5, 0.5, 1.0]
         """
         from ..risk.frequencies import check_alpha, key_columns
-        from ..risk.individual import individual_risk_frame, individual_risk_output_schema
+        from ..risk.individual import check_alpha_rule, individual_risk_frame, individual_risk_output_schema
 
         cols = key_columns(self._schema(), on, weight)
         check_alpha(alpha)
+        check_alpha_rule(alpha_rule)
         schema = individual_risk_output_schema(self._schema(), household)
-        return self._frame_op(lambda df: individual_risk_frame(df, cols, weight, alpha, household), schema)
+        return self._frame_op(lambda df: individual_risk_frame(df, cols, weight, alpha, household, alpha_rule), schema)
 
     def global_risk(
-        self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None
+        self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None,
+        alpha_rule: str = "safe",
     ) -> dict[str, float]:
         """Global risk (mean individual risk) and expected re-identifications (sum), plus the
         household versions with ``household=`` (a LazyFrame is collected: needed columns only).
@@ -77,7 +83,7 @@ class RiskMethods(FrameOps):
 
         cols = key_columns(self._schema(), on, weight)
         need = cols + [c for c in (weight, household) if c is not None]
-        return global_risk(self._collected(need), cols, weight, alpha, household)
+        return global_risk(self._collected(need), cols, weight, alpha, household, alpha_rule)
 
     def suda(self, on: ColumnSpec, max_size: int | None = None, dis_fraction: float = 0.01) -> Any:
         """The frame with ``suda`` (SUDA2 score: sum of (M - |MSU|)! over the record's minimal

@@ -119,17 +119,41 @@ def zayatz_uniques(f: np.ndarray, N: float) -> float:
     >>> round(zayatz_uniques(np.array([1, 1, 2, 5]), 90.0), 4)
     5.5346
     """
-    from scipy.stats import hypergeom
-
     sizes, counts, n, _, c1, _ = _classes(f)
     if c1 == 0:
         return 0.0
-    h = hypergeom.pmf(1, int(round(N)), sizes.astype(np.int64), int(n))
+    Nr = float(round(N))
+    h = np.exp(_log_hypergeom_one(Nr, sizes, n))
     denom = float((counts * h).sum())
     if not denom > 0:
         return float("nan")
-    p = c1 * hypergeom.pmf(1, int(round(N)), 1, int(n)) / denom
+    p = c1 * float(np.exp(_log_hypergeom_one(Nr, np.array([1.0]), n))[0]) / denom
     return float(c1 * p / (n / N))
+
+
+def _log_hypergeom_one(N: float, sizes: np.ndarray, n: float) -> np.ndarray:
+    """``log P(X = 1)`` for ``X ~ Hypergeometric(N, j, n)``, each class size ``j`` of ``sizes``
+    (one success among ``n`` draws from ``N`` holding ``j`` successes), in closed form:
+    ``P = j n (N - n)! (N - j)! / (N! (N - n - j + 1)!)``, i.e.
+    ``log P = log(j n / (N - j + 1)) + sum_{i=0}^{j-2} log1p(-n / (N - i))`` — ``j - 1`` terms
+    per class size (at most ``n`` in all), exact in floating point at any ``N`` (scipy's
+    ``hypergeom.pmf`` took minutes at ``N = 1e13``). 0 probability (``-inf``) where
+    ``N - n < j - 1``.
+
+    >>> from scipy.stats import hypergeom
+    >>> got = np.exp(_log_hypergeom_one(90.0, np.array([1.0, 2.0, 5.0]), 9.0))
+    >>> bool(np.allclose(got, hypergeom.pmf(1, 90, [1, 2, 5], 9)))
+    True
+    """
+    out = np.empty(sizes.shape)
+    for k, j in enumerate(sizes):
+        if N - n < j - 1:
+            out[k] = -np.inf
+            continue
+        i = np.arange(int(j) - 1, dtype=np.float64)
+        with np.errstate(divide="ignore"):
+            out[k] = math.log(j * n / (N - j + 1.0)) + float(np.log1p(-n / (N - i)).sum())
+    return out
 
 
 def pitman_uniques(f: np.ndarray, N: float) -> float:
@@ -253,6 +277,23 @@ def population_uniqueness(f: np.ndarray, N: float) -> dict[str, object]:
             "population_uniqueness": float(d / N) if _valid(d) else float("nan")}
 
 
+def check_population_size(N: object, n: float) -> float:
+    """``population_size``: a finite real number at least the sample size ``n``.
+
+    >>> check_population_size(3, 5.0)
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: population_size 3 is below the sample size 5; the population holds the sample
+    """
+    if isinstance(N, (bool, np.bool_)) or not isinstance(N, (int, float, np.integer, np.floating)):
+        raise SDCError(f"population_size must be a number (the population's record count), got {N!r}")
+    if not math.isfinite(float(N)):
+        raise SDCError(f"population_size must be finite, got {N!r}")
+    if float(N) < n:
+        raise SDCError(f"population_size {N!r} is below the sample size {int(n)}; the population holds the sample")
+    return float(N)
+
+
 def arx_risk(
     df: pl.DataFrame, on, weight: str | None = None, *, threshold: float = 0.1, population_size: float | None = None
 ) -> dict[str, object]:
@@ -272,6 +313,8 @@ def arx_risk(
     f = sizes.get_column("f").to_numpy()
     F = sizes.get_column("F").to_numpy()
     out: dict[str, object] = sample_models(f, F, threshold)
+    if population_size is not None:
+        population_size = check_population_size(population_size, float(f.sum()))
     N = population_size if population_size is not None else (float(F.sum()) if weight is not None else None)
     if N is not None and f.size and N > f.sum():
         out.update({f"population_{k}" if k in ("zayatz", "pitman", "snb", "dankar") else k: v

@@ -15,6 +15,17 @@ values and n the class size:
 - ``recursive`` (c, l): the largest l in 2..m with ``r_1 < c (r_l + ... + r_m)``, 1 when there
   is none (missing sensitive values are not counted; 0 for an all-missing class).
 
+**Where this differs from sdcMicro: missing sensitive values.** Without missing sensitive values
+the three l's are sdcMicro's. With them, sdcMicro's ``ldiversity`` gives a different (inflated)
+number, by a bug we do not copy: R hands its ``NA`` to the C++ as NaN, and the C++ recognises a
+missing value only by equality with its missing code (``missing = -999``, ``SF_IsMissing`` in
+``src/Framework.h``); NaN equals neither -999 nor itself, so ``add_var_cat_value`` opens a
+*new category for every record* with a missing sensitive value. A class with m distinct
+values and j missing ones gets distinct l = m + j there (and j singleton categories in the
+entropy): j unanswered questions would count as j different secrets, overstating the
+protection. Here missing is one value of its own (m + 1), which is what sdcMicro intends by its
+missing code.
+
 **t-closeness** (Li, Li & Venkatasubramanian 2007): the Earth Mover's Distance between the
 class's distribution P of the sensitive value and the whole table's Q. Ordered distance
 (numeric and Enum sensitive columns, or ``ordered=True``): with the m distinct values of the

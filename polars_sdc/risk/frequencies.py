@@ -28,8 +28,9 @@ Definitions (as sdcMicro 5.8.1 ``freqCalc`` computes them, Templ, Kowarik & Mein
   ``Fk`` is the same sum with each record counted by its weight. ``alpha = 1`` (default)
   counts every wildcard match; ``alpha = 0`` stops records with missing keys from raising
   the frequencies of other records (they still see the complete records they match).
-- Weights must be finite, non-null and >= 1 (a weight is the number of population units a
-  sample record stands for).
+- Weights must be finite, non-null and > 0 (a weight is the number of population units a
+  sample record stands for; calibrated weights below 1 are accepted, as in sdcMicro, and ``Fk``
+  is then the weight sum, which can fall below ``fk``: see :mod:`polars_sdc.risk.individual`).
 
 How: without missing keys, a counting array over the key combinations (``np.bincount``)
 when the key space is small, else one ``over()`` pass. With missing keys, records are counted
@@ -103,11 +104,12 @@ def key_columns(frame: pl.DataFrame | pl.LazyFrame | pl.Schema, on: ColumnSpec, 
 
 
 def check_weights(df: pl.DataFrame, weight: str) -> None:
-    """Raise :class:`SDCError` unless every sampling weight is finite and >= 1."""
+    """Raise :class:`SDCError` unless every sampling weight is finite and > 0 (sdcMicro
+    accepts any positive weight: calibrated weights can be below 1)."""
     check_finite(df, [weight])
-    bad = df.select((pl.col(weight) < 1).sum()).item()
+    bad = df.select((pl.col(weight) <= 0).sum()).item()
     if bad:
-        raise SDCError(f"column {weight!r}: {bad} sampling weight(s) below 1; weights must be >= 1")
+        raise SDCError(f"column {weight!r}: {bad} sampling weight(s) <= 0; weights must be > 0")
 
 
 def key_codes(df: pl.DataFrame, on: Sequence[str]) -> pl.DataFrame:

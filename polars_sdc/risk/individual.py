@@ -9,8 +9,25 @@ Polettini's individual risk, as in Templ, Kowarik & Meindl 2015), with ``fk``/``
 - ``fk > 2``:  ``r = pk / (fk - (1 - pk))``
 - ``fk == Fk`` (the whole population is in the sample; always so without weights): ``r = 1 / fk``.
 
-A fractional ``fk`` strictly between 1 and 2 (possible with missing keys and ``0 < alpha < 1``)
-falls in none of the three cases and gets risk 0, exactly as in sdcMicro.
+Evaluated stably: with ``q = (Fk - fk) / Fk``, ``ln(1 / pk) = -log1p(-q)`` and, for ``fk == 2``,
+``r = pk - pk^2 (ln(1/pk) - q) / q^2`` by its series ``pk - pk^2 sum_j q^j / (j + 2)`` when
+``|q| < 1/2`` (the textbook form cancels catastrophically when ``Fk ~ fk``: ``fk = 2``,
+``Fk = 2 + 1.5e-8`` gave -0.47 instead of 0.5). Every risk lies in [0, 1].
+
+Two cases sdcMicro leaves unsafe, and ``alpha_rule`` (default ``"safe"``):
+
+- **A fractional ``fk``** (missing keys with ``0 < alpha < 1``): sdcMicro's ``indivRisk`` gives
+  a record with ``1 < fk < 2`` risk 0 (it falls in none of its three cases), so lowering alpha
+  can drop the riskiest record's risk from 0.31 to 0 (issue 26.8). ``"safe"``: ``1 < fk < 2``
+  takes the ``fk == 1`` formula (the record has one certain look-alike, itself), and a record's
+  risk at ``alpha < 1`` is never below its risk at ``alpha = 1`` (the larger of the two is
+  kept): a partial wildcard match makes a record less hidden, never safer.
+  ``alpha_rule="sdcmicro"`` gives sdcMicro's numbers (0 there, no floor).
+- **``Fk < fk``** (sampling weights below 1, e.g. calibrated weights: accepted, any weight
+  > 0): the weight sum then under-estimates the population, which holds at least the sample's
+  ``fk`` records; ``"safe"`` uses ``max(Fk, fk)`` (so ``r = 1 / fk``, as for ``Fk == fk``), where
+  sdcMicro's formulas give ``pk > 1`` and values above 1. The ``Fk`` column itself is the weight
+  sum, as sdcMicro's.
 
 Global risk = mean of ``r`` over records; expected re-identifications = sum of ``r``.
 Household risk (``household=`` column): ``1 - prod(1 - r_i)`` over the household's records,
@@ -30,38 +47,79 @@ RISK = "risk"
 HOUSEHOLD_RISK = "household_risk"
 
 
-def individual_risk(fk: np.ndarray, Fk: np.ndarray) -> np.ndarray:
+ALPHA_RULES = ("safe", "sdcmicro")
+
+
+def check_alpha_rule(rule: object) -> str:
+    """``alpha_rule``: ``"safe"`` (default) or ``"sdcmicro"`` (module docstring)."""
+    if rule not in ALPHA_RULES:
+        raise SDCError(f"alpha_rule must be one of {', '.join(map(repr, ALPHA_RULES))}, got {rule!r}")
+    return str(rule)
+
+
+def _log_ratio(q: np.ndarray) -> np.ndarray:
+    """``-log1p(-q) / q`` (= ``ln(1/pk) / (1 - pk)``), 1 at ``q = 0``."""
+    out = np.ones(q.shape)
+    nz = q != 0
+    out[nz] = -np.log1p(-q[nz]) / q[nz]
+    return out
+
+
+def _fk2_tail(q: np.ndarray) -> np.ndarray:
+    """``S(q) = (-log1p(-q) - q) / q^2 = sum_{j>=0} q^j / (j + 2)``: the series for ``|q| < 1/2``
+    (Horner, 64 terms: error below 2^-64), the closed form elsewhere."""
+    out = np.empty(q.shape)
+    small = np.abs(q) < 0.5
+    qs = q[small]
+    acc = np.zeros(qs.shape)
+    for j in range(63, -1, -1):
+        acc = acc * qs + 1.0 / (j + 2)
+    out[small] = acc
+    qb = q[~small]
+    out[~small] = (-np.log1p(-qb) - qb) / (qb * qb)
+    return out
+
+
+def individual_risk(fk: np.ndarray, Fk: np.ndarray, alpha_rule: str = "safe") -> np.ndarray:
     """The approximate individual risk of each record from its ``fk`` and ``Fk`` (module
-    docstring; sdcMicro ``indivRisk``, method "approx").
+    docstring; sdcMicro ``indivRisk``, method "approx"), evaluated stably; ``alpha_rule``
+    ``"safe"`` (in [0, 1], ``1 < fk < 2`` as ``fk = 1``, ``Fk < fk`` as ``Fk = fk``) or
+    ``"sdcmicro"`` (its numbers: 0 for ``1 < fk < 2``).
 
     >>> import numpy as np
     >>> individual_risk(np.array([2.0, 1.0, 3.0]), np.array([110.0, 5.0, 3.0])).round(8).tolist()
     [0.01714426, 0.40235948, 0.33333333]
+    >>> individual_risk(np.array([2.0]), np.array([2.000000015])).round(8).tolist()   # Fk ~ fk: 1/2
+    [0.5]
     """
+    alpha_rule = check_alpha_rule(alpha_rule)
     fk = np.asarray(fk, dtype=np.float64)
     Fk = np.asarray(Fk, dtype=np.float64)
+    safe = alpha_rule == "safe"
+    F = np.maximum(Fk, fk) if safe else Fk
     r = np.zeros(fk.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
-        pk = fk / Fk
-        odds = pk / (1.0 - pk)
-        log_inv = np.log(1.0 / pk)
-        one = fk == 1
+        pk = fk / F
+        q = (F - fk) / F                          # 1 - pk without cancellation
+        one = (fk >= 1) & (fk < 2) if safe else fk == 1
         two = fk == 2
         more = fk > 2
-        r[one] = (odds * log_inv)[one]
-        r[two] = (odds - odds**2 * log_inv)[two]
-        r[more] = (pk / (fk - (1.0 - pk)))[more]
-        same = fk == Fk
+        r[one] = pk[one] * _log_ratio(q[one])
+        r[two] = pk[two] - pk[two] ** 2 * _fk2_tail(q[two])
+        r[more] = (pk / (fk - q))[more]
+        same = fk == F
         r[same] = 1.0 / fk[same]
-    return r
+    return np.clip(r, 0.0, 1.0) if safe else r
 
 
 def frequencies_and_risk(
-    df: pl.DataFrame, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0
+    df: pl.DataFrame, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, alpha_rule: str = "safe"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``fk``, ``Fk`` (:func:`~polars_sdc.risk.frequencies.frequencies`) and the individual
     risk of every record (float64 arrays in row order). The risk is computed once per key
     combination (not once per record) when the keys allow a counting array, then gathered.
+    With ``alpha < 1`` and ``alpha_rule="safe"`` a record's risk is at least its risk at
+    ``alpha = 1`` (module docstring).
 
     >>> import polars as pl
     >>> fk, Fk, r = frequencies_and_risk(pl.DataFrame({"a": [1, 1, 2], "w": [10.0, 30.0, 4.0]}), "a", "w")
@@ -70,14 +128,23 @@ def frequencies_and_risk(
     """
     cols = key_columns(df, on, weight)
     a = check_alpha(alpha)
+    alpha_rule = check_alpha_rule(alpha_rule)
     if weight is not None:
         check_weights(df, weight)
+    fk, Fk, r = _risk_at(df, cols, weight, a, alpha_rule)
+    if a < 1.0 and alpha_rule == "safe":        # (the same frequencies when no key is missing)
+        r = np.maximum(r, _risk_at(df, cols, weight, 1.0, alpha_rule)[2])
+    return fk, Fk, r
+
+
+def _risk_at(df: pl.DataFrame, cols: list[str], weight: str | None, a: float,
+             alpha_rule: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     index, fk, Fk = frequency_groups(df, cols, weight, a)
     if index is None:
-        return fk, Fk, individual_risk(fk, Fk)
+        return fk, Fk, individual_risk(fk, Fk, alpha_rule)
     present = np.flatnonzero(fk)
     r = np.zeros(fk.size)
-    r[present] = individual_risk(fk[present], Fk[present])
+    r[present] = individual_risk(fk[present], Fk[present], alpha_rule)
     return np.take(fk, index), np.take(Fk, index), np.take(r, index)
 
 
@@ -94,7 +161,8 @@ def household_risk(risk: np.ndarray, household: pl.Series) -> np.ndarray:
 
 
 def _risk_arrays(
-    df: pl.DataFrame, on: ColumnSpec, weight: str | None, alpha: float, household: str | None
+    df: pl.DataFrame, on: ColumnSpec, weight: str | None, alpha: float, household: str | None,
+    alpha_rule: str = "safe",
 ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     cols = key_columns(df, on, weight)
     if household is not None:
@@ -104,7 +172,7 @@ def _risk_arrays(
         nulls = df.get_column(household).null_count()
         if nulls:
             raise SDCError(f"column {household!r}: {nulls} null household id(s)")
-    fk, Fk, r = frequencies_and_risk(df, cols, weight, alpha)
+    fk, Fk, r = frequencies_and_risk(df, cols, weight, alpha, alpha_rule)
     h = household_risk(r, df.get_column(household)) if household is not None else None
     return cols, fk, Fk, r, h
 
@@ -124,6 +192,7 @@ def individual_risk_frame(
     weight: str | None = None,
     alpha: float = 1.0,
     household: str | None = None,
+    alpha_rule: str = "safe",
 ) -> pl.DataFrame:
     """``df`` with ``fk``, ``Fk``, ``risk`` (individual risk) and, with ``household=``,
     ``household_risk`` appended (Float64; module docstring for the definitions).
@@ -136,7 +205,7 @@ def individual_risk_frame(
     for name in ("fk", "Fk", RISK, HOUSEHOLD_RISK):
         if name in ([*key_columns(df, on, weight)] + [weight, household]):
             raise SDCError(f"column {name!r}: is a key, the weight or the household id; rename it first")
-    _, fk, Fk, r, h = _risk_arrays(df, on, weight, alpha, household)
+    _, fk, Fk, r, h = _risk_arrays(df, on, weight, alpha, household, alpha_rule)
     new = [pl.Series("fk", fk), pl.Series("Fk", Fk), pl.Series(RISK, r)]
     if h is not None:
         new.append(pl.Series(HOUSEHOLD_RISK, h))
@@ -149,6 +218,7 @@ def global_risk(
     weight: str | None = None,
     alpha: float = 1.0,
     household: str | None = None,
+    alpha_rule: str = "safe",
 ) -> dict[str, float]:
     """Global risk (mean individual risk), expected re-identifications (sum) and, with
     ``household=``, the same two for household risk (sdcMicro ``measure_risk``).
@@ -158,7 +228,7 @@ def global_risk(
     >>> global_risk(df, "a")
     {'global_risk': 0.75, 'expected_reidentifications': 3.0}
     """
-    _, _, _, r, h = _risk_arrays(df, on, weight, alpha, household)
+    _, _, _, r, h = _risk_arrays(df, on, weight, alpha, household, alpha_rule)
     n = r.size
     out = {
         "global_risk": float(r.mean()) if n else 0.0,

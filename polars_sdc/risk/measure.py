@@ -85,6 +85,7 @@ def measure_risk(
     threshold: float = 0.1,
     population_size: float | None = None,
     ks: Sequence[int] = (2, 3, 5),
+    alpha_rule: str = "safe",
 ) -> RiskResult:
     """Every risk measure of a release at once (module docstring).
 
@@ -105,7 +106,7 @@ def measure_risk(
         raise SDCError("the frame is empty; there is no release to measure")
     for k in ks:
         check_int(k, "ks: every k", minimum=1)
-    fk, Fk, r = frequencies_and_risk(df, cols, weight, a)
+    fk, Fk, r = frequencies_and_risk(df, cols, weight, a, alpha_rule)
     columns = {"fk": fk, "Fk": Fk, "risk": r}
     summary: dict[str, object] = {
         "records": df.height,
@@ -119,7 +120,7 @@ def measure_risk(
     if household is not None:
         from .individual import _risk_arrays
 
-        _, _, _, _, h = _risk_arrays(df, cols, weight, a, household)
+        _, _, _, _, h = _risk_arrays(df, cols, weight, a, household, alpha_rule)
         columns["household_risk"] = h
         summary["household_risk"] = float(h.mean())
         summary["household_expected_reidentifications"] = float(h.sum())

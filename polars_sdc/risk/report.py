@@ -280,7 +280,9 @@ def report(
     x = np.arange(len(keys))
     ax.bar(x - 0.2, sb["contribution"].to_numpy(), 0.4, label="before")
     ax.bar(x + 0.2, sa["contribution"].to_numpy(), 0.4, label="after")
-    ax.set_xticks(x, keys, rotation=30, ha="right")
+    from ..plot import literal
+
+    ax.set_xticks(x, [literal(k) for k in keys], rotation=30, ha="right")   # "$x^$" is a name, not mathtext
     ax.set_ylabel("% of total SUDA score")
     ax.legend()
     plots["suda"] = _png(fig)

@@ -9,8 +9,11 @@ Definitions (Elliot, Manning & Ford 2002; Manning, Haglin & Keane 2008; as sdcMi
   of its MSU; another record's missing value simply differs from every value.
 - **SUDA score** of a record: sum over its MSUs of ``(M - |S|)!`` with M the number of keys
   (sdcMicro's "original scores"); with ``max_size`` < M only MSUs of up to ``max_size`` keys
-  count (same weights). sdcMicro pads 1 or 2 keys with constant dummy keys (so M = 3 there);
-  here M is always the number of keys given.
+  count (same weights). **With 1 or 2 keys we differ from sdcMicro by design**: sdcMicro's
+  ``suda2`` warns and pads the keys with constant dummy keys up to 3, so its weights are
+  ``(3 - |S|)!`` (2 keys: an MSU of one key scores 2, of both keys 1) and its DIS exponent
+  uses ``M = 3``; the dummy keys are not data, so here M is always the number of keys given
+  (2 keys: 1 and 1). With 3 or more keys the scores are sdcMicro's.
 - **DIS-SUDA** with ``f = dis_fraction``: U = number of records unique on all keys (a missing
   value counts as a value here), P = 2 x number of key combinations with exactly two records,
   ``Dis = U f / (U f + P (1 - f))`` (computed in single precision, as sdcMicro does),

@@ -8,6 +8,7 @@ from typing import Any
 
 import polars as pl
 
+from .._columns import did_you_mean
 from .._errors import SDCError
 
 BLOCK = "__sdc_block"
@@ -66,7 +67,7 @@ def column_list(x: Any) -> list[str]:
 def check_present(schema: pl.Schema, cols: Sequence[str], what: str) -> None:
     for c in cols:
         if c not in schema:
-            raise SDCError(f"column {c!r} ({what}): not in the Spark DataFrame")
+            raise SDCError(f"column {c!r} ({what}): not in the Spark DataFrame{did_you_mean(c, schema.names())}")
 
 
 def bad_value_counts(sdf: Any, cols: Sequence[str], schema: pl.Schema, *, nulls: bool = False) -> list[Any]:

@@ -115,12 +115,12 @@ def combination_table(
             F.sum(F.when(is_full, 1.0).otherwise(0.0)).alias("na_c"), F.sum(F.when(is_full, w).otherwise(0.0)).alias("na_w")]
     if weights is not None:
         bad = F.col(weights).isNull() | F.isnan(w) | w.isin(float("inf"), float("-inf"))
-        aggs += [F.sum(F.when(bad, 1).otherwise(0)).alias("bad"), F.sum(F.when(~bad & (w < 1), 1).otherwise(0)).alias("low")]
+        aggs += [F.sum(F.when(bad, 1).otherwise(0)).alias("bad"), F.sum(F.when(~bad & (w <= 0), 1).otherwise(0)).alias("low")]
     meta = keyed.agg(*aggs).collect()[0]
     if weights is not None and meta["bad"]:
         raise SDCError(f"column {weights!r}: {meta['bad']} null, NaN or infinite value(s)")
     if weights is not None and meta["low"]:
-        raise SDCError(f"column {weights!r}: {meta['low']} sampling weight(s) below 1; weights must be >= 1")
+        raise SDCError(f"column {weights!r}: {meta['low']} sampling weight(s) <= 0; weights must be > 0")
     combos = (keyed.groupBy(*ks, PATTERN)
               .agg(F.count(F.lit(1)).cast("double").alias(COUNT), F.sum(WSUM).alias(WSUM)))
     found = sorted(int(p) for p in meta["patterns"])
@@ -216,32 +216,67 @@ def frequencies(
     return _join_back(sdf, cols, schema, table, new)
 
 
-def _with_risk(table: Any) -> Any:
+def _with_risk(table: Any, at_one: Any = None, alpha_rule: str = "safe") -> Any:
     """The combination table with the individual risk of each combination, computed by the
-    local :func:`polars_sdc.risk.individual.individual_risk` in a Python task."""
+    local :func:`polars_sdc.risk.individual.individual_risk` in a Python task; with ``at_one``
+    (the same table at ``alpha = 1``, for ``alpha < 1``) the larger of the two risks, as the
+    local default ``alpha_rule="safe"``."""
+    import numpy as np
     import pyarrow as pa
+    from pyspark.sql import functions as F
     from pyspark.sql.types import DoubleType, StructField, StructType
 
     from ..risk.individual import individual_risk
 
-    schema = StructType([*table.schema.fields, StructField(RISK, DoubleType(), True)])
+    fields = list(table.schema.fields)
+    if at_one is not None:
+        ks = [c for c in table.columns if c.startswith("__sdc_key")]
+        # both tables come from one plan: aliases keep the self-join's columns apart
+        left = table.alias("__sdc_l")
+        right = at_one.select(*[F.col(k).alias(f"{k}_1") for k in ks], F.col(PATTERN).alias(f"{PATTERN}_1"),
+                              F.col(FK).alias("__sdc_fk1"), F.col(FKP).alias("__sdc_fpop1")).alias("__sdc_r")
+        cond = [F.col(f"__sdc_l.{k}").eqNullSafe(F.col(f"__sdc_r.{k}_1")) for k in ks]
+        cond.append(F.col(f"__sdc_l.{PATTERN}") == F.col(f"__sdc_r.{PATTERN}_1"))
+        table = left.join(right, on=cond, how="left").select(
+            *[F.col(f"__sdc_l.{c}") for c in table.columns], F.col("__sdc_r.__sdc_fk1"), F.col("__sdc_r.__sdc_fpop1"))
+    schema = StructType([*fields, StructField(RISK, DoubleType(), True)])
+    names = [f.name for f in fields]
+    floor_at_one = at_one is not None            # (the task must not capture a DataFrame)
 
     def run(batches):
         for batch in batches:
             fk = batch.column(FK).to_numpy(zero_copy_only=False)
             Fk = batch.column(FKP).to_numpy(zero_copy_only=False)
-            yield batch.append_column(RISK, pa.array(individual_risk(fk, Fk), pa.float64()))
+            r = individual_risk(fk, Fk, alpha_rule)
+            if floor_at_one:
+                r = np.maximum(r, individual_risk(batch.column("__sdc_fk1").to_numpy(zero_copy_only=False),
+                                                  batch.column("__sdc_fpop1").to_numpy(zero_copy_only=False)))
+            yield pa.RecordBatch.from_arrays([*(batch.column(n) for n in names), pa.array(r, pa.float64())],
+                                             names=[*names, RISK])
 
     return table.mapInArrow(run, schema)
 
 
+def _risk_table(sdf: Any, cols: Any, weights: str | None, alpha: float,
+                alpha_rule: str = "safe") -> tuple[Any, list[str]]:
+    """The combination table with ``risk`` (:func:`_with_risk`; at ``alpha < 1`` never below
+    the risk at ``alpha = 1``)."""
+    from ..risk.individual import check_alpha_rule
+
+    safe = check_alpha_rule(alpha_rule) == "safe"
+    table, cols = combination_table(sdf, cols, weights=weights, alpha=alpha)
+    at_one = combination_table(sdf, cols, weights=weights, alpha=1.0)[0] if float(alpha) < 1 and safe else None
+    return _with_risk(table, at_one, alpha_rule), cols
+
+
 def individual_risk(
     sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0,
-    fk: str = "fk", Fk: str = "Fk_pop", risk: str = "risk",
+    fk: str = "fk", Fk: str = "Fk_pop", risk: str = "risk", alpha_rule: str = "safe",
 ) -> Any:
     """``sdf`` with ``fk``, ``Fk`` (named ``Fk_pop``; ``fk`` without weights) and ``risk``: the
     approximate individual re-identification risk (sdcMicro ``indivRisk``, method "approx";
-    the local :func:`polars_sdc.risk.individual.individual_risk`), all double.
+    the local :func:`polars_sdc.risk.individual.individual_risk`, ``alpha_rule`` as locally:
+    at ``alpha < 1`` the default never lowers a risk below its ``alpha = 1`` value), all double.
 
     >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
     >>> sdcs.individual_risk(sdf, ["age", "sex", "region"], weights="w")   # doctest: +SKIP
@@ -249,11 +284,12 @@ def individual_risk(
     require_pyspark()
     cols, schema, _ = _check(sdf, keys, weights, alpha)
     _check_names(schema, [fk, Fk, risk])
-    table, cols = combination_table(sdf, cols, weights=weights, alpha=alpha)
-    return _join_back(sdf, cols, schema, _with_risk(table), {fk: FK, Fk: FKP, risk: RISK})
+    table, cols = _risk_table(sdf, cols, weights, alpha, alpha_rule)
+    return _join_back(sdf, cols, schema, table, {fk: FK, Fk: FKP, risk: RISK})
 
 
-def global_risk(sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0) -> dict[str, float]:
+def global_risk(sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0,
+                alpha_rule: str = "safe") -> dict[str, float]:
     """Global risk (the mean individual risk over records) and expected re-identifications
     (their sum), as local ``df.sdc.global_risk`` (sdcMicro ``measure_risk``), by one
     aggregation over the combination table.
@@ -262,12 +298,13 @@ def global_risk(sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha
     >>> sdcs.global_risk(sdf, ["age", "sex", "region"], weights="w")       # doctest: +SKIP
     {'global_risk': ..., 'expected_reidentifications': ...}
     """
-    out = risk(sdf, keys, weights=weights, alpha=alpha, ks=())
+    out = risk(sdf, keys, weights=weights, alpha=alpha, ks=(), alpha_rule=alpha_rule)
     return {"global_risk": out["global_risk"], "expected_reidentifications": out["expected_reidentifications"]}
 
 
 def risk(
     sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0, ks: Sequence[int] = (2, 3, 5),
+    alpha_rule: str = "safe",
 ) -> dict[str, float | int]:
     """The frequency-based part of local ``df.sdc.risk(...).summary`` from one aggregation over
     the combination table: ``records``, ``k_anonymity`` (smallest fk), ``records_violating_k<k>``
@@ -282,12 +319,12 @@ def risk(
     from pyspark.sql import functions as F
 
     ks = [check_int(k, "ks: every k", minimum=1) for k in ks]
-    table, _ = combination_table(sdf, keys, weights=weights, alpha=alpha)
+    table, _ = _risk_table(sdf, keys, weights, alpha, alpha_rule)
     c, f = F.col(COUNT), F.col(FK)
     aggs = [F.sum(c).alias("records"), F.min(f).alias("k_anonymity")]
     aggs += [F.sum(F.when(f < k, c).otherwise(0.0)).alias(f"records_violating_k{k}") for k in ks]
     aggs += [F.sum(F.when(f == 1, c).otherwise(0.0)).alias("sample_uniques"), F.sum(c * F.col(RISK)).alias("expected")]
-    row = _with_risk(table).agg(*aggs).collect()[0]
+    row = table.agg(*aggs).collect()[0]
     n = int(row["records"] or 0)
     if n == 0:
         raise SDCError("the frame is empty; there is no release to measure")

@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 
 from .. import rng
-from .._columns import ColumnSpec, resolve_columns
+from .._columns import ColumnSpec, resolve_columns, unknown_column
 from .._errors import SDCError
 from ._common import bad_value_counts, key_nulls, need_key, polars_schema, raise_bad, require_pyspark, verify_key
 
@@ -64,7 +64,8 @@ def laplace(
     need_key(key, "laplace")
     schema = polars_schema(sdf)
     if key not in schema:
-        raise SDCError(f"key column {key!r}: not in the Spark DataFrame")
+        raise unknown_column(key, schema.names(), label="key column", where="the Spark DataFrame", list_them=False)
+    rng.check_key_dtype(key, schema[key])          # on the driver, before any job
     if phi is not None and k is not None:
         raise SDCError("give either phi or k (Pk-anonymity calibration), not both")
     if phi is None and k is None:

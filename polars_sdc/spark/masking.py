@@ -104,7 +104,7 @@ def pram(
 
     need_key(key, "pram")
     schema = polars_schema(sdf)
-    cols, by_cols, a = _args(schema, on, by, key, alpha, seed, household)
+    cols, by_cols, a = _args(schema, on, by, key, alpha, seed, pd, matrix, household)
     if household is not None:
         from .household import mask_households
 
@@ -212,11 +212,12 @@ def add_noise(
     stratum come from one Spark aggregation (``avg`` / ``covar_samp``); ``"moments"`` adds a
     second aggregation over the data with its drawn noise (the joint covariance of ``[X, Z]``
     that the recolouring needs). Normal draws from stream ``add_noise/{column}`` keyed by
-    ``key``. A stratum needs 2 rows (3 for ``"moments"``), as locally. Structural nulls stay
-    null with ``"additive"`` and ``"correlated2"`` (each column's moments over its non-null
-    values, as locally); ``"correlated"`` and ``"moments"`` refuse them here. ``household``: the
-    household id; household-level columns noised once per household (key: the household id)
-    and joined back (:mod:`polars_sdc.spark.household`).
+    ``key``. A stratum needs 2 rows (``p + 2`` for ``"moments"`` on ``p`` columns, also without
+    ``by``: fewer pin the records), as locally. Structural nulls stay null with ``"additive"`` and
+    ``"correlated2"`` (each column's moments over its non-null values, as locally);
+    ``"correlated"`` and ``"moments"`` refuse them here. ``household``: the household id;
+    household-level columns noised once per household (key: the household id) and joined back
+    (:mod:`polars_sdc.spark.household`).
 
     >>> from polars_sdc import spark as sdcs                                   # doctest: +SKIP
     >>> out = sdcs.add_noise(sdf, ["income"], method="correlated", by="region", seed=7, key="person_id")  # doctest: +SKIP
@@ -228,7 +229,7 @@ def add_noise(
 
     from .._validation import check_seed
     from ..masking._common import on_by_household, seed_or_fresh
-    from ..masking.noise import _latent, check_args, min_stratum_rows
+    from ..masking.noise import _latent, check_args, min_stratum_rows, moments_rows_error, small_stratum_error
 
     need_key(key, "add_noise")
     method, noise, delta = check_args(method, noise, delta)
@@ -251,7 +252,9 @@ def add_noise(
         aggs += [F.count(x).alias(f"__nn{j}") for j, x in enumerate(xs)]
     if check_key:
         aggs.append(key_nulls(key))
-    if method != "moments":
+    if method == "moments":                                  # constant columns stay out of the recolouring
+        aggs += [(F.min(x) == F.max(x)).alias(f"__const{j}") for j, x in enumerate(xs)]
+    else:
         aggs += [F.avg(x).alias(f"__m{j}") for j, x in enumerate(xs)]
         aggs += [F.covar_samp(xs[i], xs[j]).alias(f"__c{i}_{j}") for i in range(p) for j in range(i, p)
                  if method == "correlated" or i == j]
@@ -263,7 +266,7 @@ def add_noise(
     nulls = columnwise and any(int(stats[f"__nn{j}"].sum()) < int(stats["__n"].sum()) for j in range(p))
     if by_cols:
         stats = stats.join(table, on=by_cols, how="left", nulls_equal=True).sort(STRATUM)
-        need = min_stratum_rows(method)
+        need = min_stratum_rows(method, p)
         for j, c in enumerate(cols if nulls else []):
             small = stats.filter((pl.col(f"__nn{j}") > 0) & (pl.col(f"__nn{j}") < need))
             if small.height:
@@ -274,12 +277,16 @@ def add_noise(
         small = stats.filter(pl.col("__n") < need) if not nulls else stats.clear()
         if small.height:
             vals = dict(zip(by_cols, small.select(by_cols).row(0)))
-            raise SDCError(f"stratum {vals!r} of `by`: {small['__n'][0]} row(s); add_noise method={method!r} "
-                           f"needs at least {need} rows per stratum (use coarser strata)")
+            raise small_stratum_error(vals, int(small["__n"][0]), method, p)
+    elif method == "moments":
+        err = moments_rows_error(int(stats["__n"].sum()), p)
+        if err is not None:
+            raise err
     a = noise / 100.0
     if method == "moments":
         G, mu = _joint_moments(sdf, cols, by_cols, table, key, s)
-        params = [None if n < 2 else _moments_matrix(G[k], mu[k], p, a) for k, n in enumerate(stats["__n"])]
+        const = [np.array([bool(r[f"__const{j}"]) for j in range(p)]) for r in stats.iter_rows(named=True)]
+        params = [None if n < 2 else _moments_matrix(G[k], mu[k], p, a, const[k]) for k, n in enumerate(stats["__n"])]
     else:
         params = [_noise_params(stats.row(k, named=True), p, method, a, delta) for k in range(stats.height)]
     out_schema = StructType([StructField(f.name, DoubleType() if f.name in cols else f.dataType, f.nullable)
@@ -342,9 +349,11 @@ def _noise_rows(X: np.ndarray, Z: np.ndarray, method: str, q: Any, delta: float)
     if q is None:
         return X
     if method == "moments":
-        Mt, mu, p = q
+        Mt, mu, p, const = q
         B = np.hstack([X - mu[:p], Z - mu[p:]])
-        return (Mt @ B.T).T + mu[:p]
+        Y = (Mt @ B.T).T + mu[:p]
+        Y[:, const] = X[:, const]                    # a constant column keeps its value exactly
+        return Y
     Xs = X / q["scale"]
     if method == "additive":
         Y = Z * q["f"] + Xs
@@ -403,12 +412,14 @@ def _joint_moments(sdf: Any, cols: list[str], by: list[str], table: pl.DataFrame
     return Gs, mus
 
 
-def _moments_matrix(G: np.ndarray, mu: np.ndarray, p: int, a: float) -> tuple[np.ndarray, np.ndarray, int]:
-    """``(Mt, mu, p)`` of the local ``"moments"`` release from the joint covariance ``G`` of
-    ``[X, Z]``: the release is ``Y = [X - mean, Z - mean] Mt' + mean(X)``."""
+def _moments_matrix(G: np.ndarray, mu: np.ndarray, p: int, a: float,
+                    const: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    """``(Mt, mu, p, const)`` of the local ``"moments"`` release from the joint covariance ``G``
+    of ``[X, Z]``: the release is ``Y = [X - mean, Z - mean] Mt' + mean(X)``, the ``const``
+    columns (one value in the stratum) kept as they are."""
     from ..masking.noise import moments_matrix
 
-    return moments_matrix(G, p, a), mu, p
+    return moments_matrix(G, p, a, const), mu, p, const
 
 
 # ------------------------------------------------------------------------------------ rank_swap
@@ -420,16 +431,18 @@ def rank_swap(
     p: float | None = None,
     r0: float | None = None,
     k0: float | None = None,
-    top: float = 0.0,
-    bottom: float = 0.0,
+    top: float | None = None,
+    bottom: float | None = None,
     by: ColumnSpec = None,
     seed: int | None = None,
     key: str | None = None,
     check_key: bool = True,
+    preset: str | None = None,
     household: str | None = None,
 ) -> Any:
     """Rank swapping (Moore 1996; sdcMicro ``rankSwap``) of the numeric ``on`` columns,
-    identical to local ``df.sdc.rank_swap(on, p=, r0=, k0=, top=, bottom=, by=, seed=, key=)``.
+    identical to local ``df.sdc.rank_swap(on, p=, r0=, k0=, top=, bottom=, by=, seed=, key=,
+    preset=)`` (``preset="sdcmicro"``: sdcMicro's defaults and window; see the local docstring).
     The swap walks up the ranks and the partner chosen at rank ``j`` depends on every earlier
     choice within ``p * n`` ranks, so a stratum cannot be split across tasks without changing
     the result: each ``by`` stratum (without ``by``: the whole table) is swapped in one task
@@ -451,7 +464,7 @@ def rank_swap(
     from ..masking.rank_swap import _check_args, rank_swap_columns, rank_swap_frame, rank_swap_output_schema
 
     need_key(key, "rank_swap")
-    p, r0, k0, top, bottom = _check_args(p, r0, k0, top, bottom)
+    p, r0, k0, top, bottom = _check_args(p, r0, k0, top, bottom, preset)
     from .._validation import check_seed
 
     check_seed(seed)
@@ -463,8 +476,8 @@ def rank_swap(
 
         return mask_households(sdf, household, cols, lambda f, cs, k: rank_swap(
             f, cs, p=p, r0=r0, k0=k0, top=top, bottom=bottom, by=by_cols or None, seed=s, key=k,
-            check_key=check_key), by=by_cols, key=key)
-    _rank_swap_checks(sdf, schema, cols, by_cols, key, p, r0, k0, top, bottom, check_key)
+            check_key=check_key, preset=preset), by=by_cols, key=key)
+    _rank_swap_checks(sdf, schema, cols, by_cols, key, p, r0, k0, top, bottom, check_key, preset == "sdcmicro")
     out_pl = rank_swap_output_schema(schema, cols, top, bottom)
     out_schema = StructType([StructField(f.name, DoubleType() if f.name in cols and out_pl[f.name] == pl.Float64
                                          and not schema[f.name].is_float() else f.dataType, f.nullable)
@@ -476,7 +489,7 @@ def rank_swap(
     def task(table):
         df = pl.from_arrow(table.select(needed))
         out = rank_swap_frame(df, cols, p=p, r0=r0, k0=k0, top=top, bottom=bottom, by=by_cols or None, seed=s,
-                              key=key)
+                              key=key, preset=preset)
         arrays = [out.get_column(n).to_arrow().cast(target.field(n).type) if n in cols else table.column(n)
                   for n in names]
         return pa.Table.from_arrays(arrays, names=names)
@@ -488,7 +501,8 @@ def rank_swap(
 
 
 def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str], key: str, p: float | None,
-                      r0: float | None, k0: float | None, top: float, bottom: float, check_key: bool) -> None:
+                      r0: float | None, k0: float | None, top: float, bottom: float, check_key: bool,
+                      sdcmicro: bool = False) -> None:
     """The driver-side checks of local ``rank_swap_frame``: NaN / infinity, and per stratum
     the count of values to swap (one value; ``p * n < 1``), from one aggregation."""
     from pyspark.sql import functions as F
@@ -537,9 +551,10 @@ def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str
                     pw = math.sqrt(2.0 * r[f"__v_{c}"] * (1.0 - r0)) / delta
                 else:
                     pw = math.sqrt(8.0 / 3.0) * k0 * abs(r[f"__a_{c}"]) / delta
-            if pw is not None and pw > 0 and mid > 1 and int(math.floor(pw * mid + 1e-9)) == 0:
+            need = 2 if sdcmicro else 1                  # sdcMicro's window is < floor(n P) ranks
+            if pw is not None and pw > 0 and mid > 1 and int(math.floor(pw * mid + 1e-9)) < need:
                 raise SDCError(f"column {c!r}: stratum {name} of `by` has {mid} values and p * n = {pw * mid:.3g} "
-                               "< 1, so none would be swapped (raise p or use coarser strata)")
+                               f"< {need}, so none would be swapped (raise p or use coarser strata)")
 
 
 def _middle_windows(sdf: Any, cols: list[str], by: list[str], r0: float | None, k0: float | None, top: float,
