@@ -538,7 +538,7 @@ def _cmd_recode(args: argparse.Namespace) -> int:
               f"({d['categories_merged']} merged in {d['merge_groups']} group(s)), "
               f"smallest {d['smallest_category']} rows")
     print(f"  {res['classes']} classes on {','.join(cols)}, smallest {res['smallest_class']}; "
-          f"global risk {res['global_risk']:.6g}")
+          f"global risk {100 * res['global_risk']:.4g} % (mean individual risk on {','.join(cols)}, unweighted)")
     parameters = {"columns": cols, "p": args.p, "threshold_rows": rows * args.p, "null_values": null_values, **options}
     results = {"rows": rows, "columns": per_column, "class_columns": cols, "classes": res["classes"],
                "smallest_class": res["smallest_class"], "global_risk": res["global_risk"]}
@@ -673,7 +673,10 @@ def _cmd_risk(args: argparse.Namespace) -> int:
     print(f"disclosure risk of {args.input} on keys {', '.join(on)}" + (f", weight {args.weight}" if args.weight else ""))
     from .risk.report import risk_text
 
-    print(risk_text(result, alpha=args.alpha, threshold=args.threshold))
+    pi = None
+    if args.weight:
+        pi = lf.select(pl.len() / pl.col(args.weight).cast(pl.Float64).sum()).collect().item()
+    print(risk_text(result, alpha=args.alpha, threshold=args.threshold, sampling_fraction=pi))
     print(f"  {'time':<38} {elapsed:.2f} s")
     parameters = {"on": on, "weight": args.weight, "alpha": args.alpha, "threshold": args.threshold, "suda": args.suda}
     rows = lf.select(pl.len()).collect().item() if args.report else None

@@ -564,3 +564,15 @@ def reference_freqcalc(rows, weights, alpha):
             fk[i] += share
             Fk[i] += share * weights[j]
     return fk, Fk
+
+
+def reference_value_changes(before, after):
+    """Per-value comparison of two equal-length lists, one record at a time (None = missing):
+    (suppressed: value -> missing, changed: value -> another value), values compared as text."""
+    suppressed = changed = 0
+    for a, b in zip(before, after, strict=True):
+        if a is not None and b is None:
+            suppressed += 1
+        elif a is not None and b is not None and str(a) != str(b):
+            changed += 1
+    return suppressed, changed

@@ -18,11 +18,12 @@ def test_risk_command_francdat(capsys, tmp_path, francdat_csv):
     code = cli.main(["risk", str(src), "--on", "Key1,Key2,Key3,Key4", "--weight", "w", "--no-progress"])
     out, err = capsys.readouterr()
     assert code == 0, err
-    value = lambda name: float(re.search(rf"^\s*{name}\s+(\S+)", out, re.M).group(1))  # noqa: E731
-    assert value("global_risk") == pytest.approx(0.1208158, rel=1e-6)
-    assert value("expected_reidentifications") == pytest.approx(0.966526, rel=1e-6)
-    assert value("records_violating_k2") == 4
-    assert value("records_with_msu") == 4
+    value = lambda name: float(re.search(rf"^\s*{re.escape(name)}\s+([0-9.,]+)", out, re.M).group(1).replace(",", ""))  # noqa: E731
+    assert value("Global risk (mean individual risk)") == pytest.approx(12.1)  # percent, 3 digits
+    assert value("Expected re-identifications") == pytest.approx(0.967)
+    assert value("Records in classes smaller than 3") == 8 and value("Sample uniques") == 4
+    assert value("Records with a minimal sample unique (SUDA2)") == 4
+    assert "global_risk" not in out  # plain names, not snake_case
     # parquet input and no weights
     pq = tmp_path / "f.parquet"
     import polars as pl
@@ -30,7 +31,7 @@ def test_risk_command_francdat(capsys, tmp_path, francdat_csv):
     pl.read_csv(src).write_parquet(pq)
     assert cli.main(["risk", str(pq), "--on", "Key1,Key2", "--no-suda", "--no-progress"]) == 0
     out, _ = capsys.readouterr()
-    assert "records_with_msu" not in out and "prosecutor_highest" in out
+    assert "minimal sample unique" not in out and "Prosecutor risk: highest" in out
 
 
 def test_risk_command_errors(capsys, francdat_csv):
@@ -57,7 +58,7 @@ def test_report_command(capsys, tmp_path):
     text, err = capsys.readouterr()
     assert code == 0, err
     assert out.exists() and "<img class='plot'" in out.read_text()
-    assert re.search(r"k-anonymity \d+ -> \d+, global risk", text)
+    assert re.search(r"-anonymous on 2 keys; expected re-identifications [0-9.]+ -> [0-9.]+ \(global risk", text)
     assert cli.main(["report", str(tmp_path / "o.csv"), str(tmp_path / "m.parquet"), "--on", "a",
                      "--out", str(tmp_path / "r.txt")]) == 2
     assert "html" in capsys.readouterr().err

@@ -232,7 +232,8 @@ class RiskReport:
         head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
         body = "".join(
             "<tr>" + "".join(
-                f"<td class='{"num" if _numberish(v) and c not in _LEFT else "txt"}'>{html.escape(v)}</td>" for c, v in zip(cols, row)
+                "<td class='" + ("num" if _numberish(v) and c not in _LEFT else "txt") + f"'>{html.escape(v)}</td>"
+                for c, v in zip(cols, row)
             ) + "</tr>" for row in rows
         )
         tail = f"<p class='more'>... {more} more row(s)</p>" if more > 0 else ""
@@ -381,25 +382,30 @@ def _variables_table(o: pl.DataFrame, m: pl.DataFrame, roles: dict[str, str]) ->
 # --- risk: labelled measures --------------------------------------------------------------
 
 
-def _population_reason(result, name: str) -> str:
-    """Why a population-uniqueness estimate has no value (arx.population_uniqueness)."""
+def _population_reason(result, name: str, pi: float | None) -> str:
+    """Why a population-uniqueness estimate has no value (arx.population_uniqueness: Dankar et
+    al.'s rule estimates Pitman when the sampling fraction pi <= 10 %, else Zayatz and SNB)."""
     s = result.as_dict()
     if "population_zayatz" not in s:
         return "needs sampling weights or a population size (without them the file is the population)"
-    n = float(s["records"])
-    model = s.get("dankar_model")
-    if name == "population_snb" and model != "snb" and (s.get("population_pitman") == s.get("population_pitman")):
-        return "not estimated: sampling fraction <= 10 %, where Dankar et al.'s rule uses Pitman"
+    frac = f"sampling fraction {_num(100 * pi)} %" if pi is not None else "the sampling fraction"
     if name == "population_pitman":
-        return ("Pitman's likelihood equations have no solution for these class sizes; "
-                f"Dankar et al.'s rule used {model}")
+        if pi is not None and pi > 0.1:
+            return f"not estimated: {frac} > 10 %, where Dankar et al.'s rule compares Zayatz and SNB"
+        return ("Pitman's likelihood equations have no solution for these class sizes"
+                if pi is not None else "not estimated (sampling fraction > 10 %) or no solution for these class sizes")
     if name == "population_snb":
-        return ("not estimated: sampling fraction <= 10 %, where Dankar et al.'s rule uses Pitman or Zayatz"
-                if n else "no records")
-    return "the estimator has no solution for these class sizes"
+        if pi is not None and pi <= 0.1:
+            return f"not estimated: {frac} <= 10 %, where Dankar et al.'s rule uses Pitman"
+        return ("SNB's equations have no solution for these class sizes" if pi is not None
+                else "not estimated (sampling fraction <= 10 %) or no solution for these class sizes")
+    if name == "population_zayatz":
+        return "the hypergeometric probabilities vanish for these class sizes: no estimate"
+    return "no model of Dankar et al.'s rule gave an estimate"
 
 
-def _risk_table(before, after, keys: list[str], k: int, threshold: float, alpha: float) -> pl.DataFrame:
+def _risk_table(before, after, keys: list[str], k: int, threshold: float, alpha: float,
+                pi: tuple[float | None, float | None] = (None, None)) -> pl.DataFrame:
     b, a = before.as_dict(), after.as_dict()
     thr = _num(100 * threshold)
     nulls = "missing values match any value" if alpha == 1 else f"a missing value counts {alpha:g} of a match"
@@ -416,7 +422,7 @@ def _risk_table(before, after, keys: list[str], k: int, threshold: float, alpha:
         vb, va = val(fb, before), val(fa, after)
         reason = None
         if vb is None or va is None:
-            reason = why(before if vb is None else after) if why else "not computed"
+            reason = why(*((before, pi[0]) if vb is None else (after, pi[1]))) if why else "not computed"
         rows.append({"measure": label, "unit": unit, "before": vb, "after": va, "what matters": what,
                      "meaning": meaning, "why no value": reason})
 
@@ -467,11 +473,11 @@ def _risk_table(before, after, keys: list[str], k: int, threshold: float, alpha:
     add("Population uniques (share of the population)", "%", g("population_uniqueness", 100),
         g("population_uniqueness", 100), "as low as agreed",
         f"estimated share of population units unique on the keys (model by Dankar et al.'s rule: {model})",
-        lambda r: _population_reason(r, "population_uniqueness"))
+        lambda r, p: _population_reason(r, "population_uniqueness", p))
     for name, label in (("population_zayatz", "Zayatz"), ("population_pitman", "Pitman"), ("population_snb", "SNB")):
         add(f"Population uniques, {label} estimate", None, g(name), g(name), "as low as agreed",
             f"estimated number of population units unique on the keys ({label})",
-            lambda r, name=name: _population_reason(r, name))
+            lambda r, p, name=name: _population_reason(r, name, p))
     return pl.DataFrame(rows, schema={"measure": pl.String, "unit": pl.String, "before": pl.Float64,
                                       "after": pl.Float64, "what matters": pl.String, "meaning": pl.String,
                                       "why no value": pl.String})
@@ -604,7 +610,7 @@ def _plot_distribution(before, after, threshold: float):
     lo = max(float(pos.min()) if pos.size else 1e-4, 1e-9) / 1.3
     bins = np.geomspace(lo, 1.0, 41)
     fig, ax = plt.subplots(figsize=(7, 3.8))
-    ax.hist(np.clip(rb, lo, 1.0), bins=bins, histtype="stepfilled", alpha=0.35, color="C3", label="before masking")
+    ax.hist(np.clip(rb, lo, 1.0), bins=bins, histtype="stepfilled", alpha=0.5, color="C3", label="before masking")
     ax.hist(np.clip(ra, lo, 1.0), bins=bins, histtype="step", linewidth=2, color="C0", label="after masking")
     ax.axvline(threshold, color="black", linestyle="--", linewidth=1, label=f"threshold {_num(100 * threshold)} %")
     ax.set_xscale("log")
@@ -737,8 +743,8 @@ def report(
     >>> rep = report(o, o.sdc.mdav(2, on="x"), on="a", numeric="x", ks=(2,), k=2)
     >>> rep.verdict
     '2-anonymous on 1 key; expected re-identifications 3 -> 3 (global risk 50 % -> 50 %); 0 values suppressed, 0 key/categorical values changed, 6 numeric values changed; numeric SSE/SST 22.5 %.'
-    >>> sorted(rep.plots)
-    ['distribution', 'ru-map', 'suda']
+    >>> sorted(rep.plots)  # no record is unique on a subset of the keys: no SUDA plot
+    ['distribution', 'ru-map']
     """
     import matplotlib
 
@@ -875,7 +881,10 @@ def report(
     tables_ordered["variables: Values suppressed and changed, per variable"] = variables
     intros["variables"] = ("Counted record by record, original against release: suppressed = a value that became "
                            "missing; changed = a value released as another value (compared as text when the type changed).")
-    tables_ordered["risk: Disclosure risk on the keys, before and after"] = _risk_table(before, after, keys, k, threshold, a)
+    pis = tuple(f.height / float(f.get_column(weight).sum()) if weight is not None and weight in f.columns else None
+                for f in (o, m))
+    tables_ordered["risk: Disclosure risk on the keys, before and after"] = _risk_table(before, after, keys, k,
+                                                                                      threshold, a, pis)
     intros["risk"] = (f"Keys: {', '.join(keys)}" + (f"; sampling weight {weight}" if weight else "; no sampling weight "
                       "(the file is treated as the population)") + f". Target k = {k}; acceptable individual risk "
                       f"{_num(100 * threshold)} %.")
@@ -924,7 +933,8 @@ def report(
                       risk_before=before, risk_after=after, figure_problems=problems)
 
 
-def risk_table(result, *, k: int = 3, threshold: float = 0.1, alpha: float = 1.0) -> pl.DataFrame:
+def risk_table(result, *, k: int = 3, threshold: float = 0.1, alpha: float = 1.0,
+               sampling_fraction: float | None = None) -> pl.DataFrame:
     """The risk measures of one release (a :class:`~polars_sdc.risk.measure.RiskResult`) with
     plain names, units (percent for risks and shares), the threshold that matters, one line of
     meaning and, for a measure without a value, the reason: the report's risk table for a
@@ -935,11 +945,12 @@ def risk_table(result, *, k: int = 3, threshold: float = 0.1, alpha: float = 1.0
     >>> risk_table(r).filter(pl.col("measure").str.starts_with("Global")).select("value", "unit").row(0)
     (75.0, '%')
     """
-    t = _risk_table(result, result, list(result.keys), k, threshold, alpha)
+    t = _risk_table(result, result, list(result.keys), k, threshold, alpha, (sampling_fraction, sampling_fraction))
     return t.drop("after").rename({"before": "value"})
 
 
-def risk_text(result, *, k: int = 3, threshold: float = 0.1, alpha: float = 1.0) -> str:
+def risk_text(result, *, k: int = 3, threshold: float = 0.1, alpha: float = 1.0,
+              sampling_fraction: float | None = None) -> str:
     """:func:`risk_table` as aligned plain text (measure, value with its unit, what matters)."""
-    return _text_table(risk_table(result, k=k, threshold=threshold, alpha=alpha)
+    return _text_table(risk_table(result, k=k, threshold=threshold, alpha=alpha, sampling_fraction=sampling_fraction)
                        .select("measure", "unit", "value", "what matters", "why no value"), max_rows=100)
