@@ -62,3 +62,25 @@ def test_report_command(capsys, tmp_path):
     assert cli.main(["report", str(tmp_path / "o.csv"), str(tmp_path / "m.parquet"), "--on", "a",
                      "--out", str(tmp_path / "r.txt")]) == 2
     assert "html" in capsys.readouterr().err
+
+
+def test_anonymize_prints_the_global_risk_risk_prints(capsys, tmp_path):
+    """One definition of the global risk: the mean individual risk (sdcMicro measure_risk), in
+    percent; `anonymize` names the keys it used (the released classes, unweighted) and `risk`
+    on those keys prints the same number."""
+    import polars as pl
+
+    src = tmp_path / "silc.parquet"
+    datasets.eusilc().select("db040", "rb090", "age", "eqIncome").write_parquet(src)
+    out = tmp_path / "k3.parquet"
+    assert cli.main(["anonymize", str(src), str(out), "--k", "3", "--on", "age,eqIncome", "--by", "db040",
+                     "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    shown = re.search(r"global risk ([0-9.]+) % \(mean individual risk on the released classes of "
+                      r"age,eqIncome,db040, unweighted: `polars-sdc risk --on age,eqIncome,db040` prints the same\)", text)
+    assert shown, text
+    assert cli.main(["risk", str(out), "--on", "age,eqIncome,db040", "--no-suda", "--no-progress"]) == 0
+    risk_out = capsys.readouterr().out
+    same = re.search(r"Global risk \(mean individual risk\)\s+([0-9.]+) %", risk_out).group(1)
+    want = 100 * pl.read_parquet(out).sdc.global_risk(["age", "eqIncome", "db040"])["global_risk"]
+    assert float(shown.group(1)) == pytest.approx(want, rel=1e-3) and float(same) == pytest.approx(want, rel=5e-3)

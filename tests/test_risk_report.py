@@ -91,6 +91,9 @@ def test_verdict_numbers_match_risk_and_counts(silc):
     assert float(m.group(3)) == pytest.approx(100 * before["global_risk"], rel=5e-3)
     assert float(m.group(4)) == pytest.approx(100 * after["global_risk"], rel=5e-3)
     assert f"{supp:,} values suppressed, {changed_cat:,} key/categorical values changed" in v
+    n_age = reference_value_changes(df["age"].to_list(), masked["age"].to_list())[1]
+    n_pb = reference_value_changes(df["pb220a"].to_list(), masked["pb220a"].to_list())[1]
+    assert f"key/categorical values changed (age {n_age:,}, pb220a {n_pb:,})" in v  # recoding, PRAM
     assert f"{changed_num:,} numeric values changed" in v
     sse = float(re.search(r"numeric SSE/SST ([\d.]+) %", v).group(1))
     assert sse == pytest.approx(f["sse_sst_pct"], rel=5e-3)

@@ -206,16 +206,34 @@ class RiskReport:
     def _ids(self) -> list[str]:
         return [n.split(":", 1)[0] for n in self.tables]
 
-    def __repr__(self) -> str:
-        out = [self.title, "=" * len(self.title), "", "Verdict: " + self.verdict]
+    def text(self, section: str | None = None) -> str:
+        """The plain-text view: the whole report (as ``repr``), or one section by its id
+        (``"verdict"``, ``"steps"``, ``"variables"``, ``"risk"``, ``"numeric"``, ``"utility"``,
+        ``"categorical"``, ``"freq-<variable>"``, ``"association"``, ``"sensitive"``, ``"ru-map"``)."""
+        if section is None:
+            return repr(self)
+        if section == "verdict":
+            return "Verdict: " + self.verdict
+        return self._section_text(section)
+
+    def _section_text(self, only: str | None = None) -> str:
+        out = []
         for name, t in self.tables.items():
             sid, head = (name.split(":", 1) + [""])[:2]
-            if sid == "summary":
+            if sid == "summary" or (only is not None and sid != only):
                 continue
             out.append(f"\n{head.strip() or sid}")
             if self.intros.get(sid):
                 out.append("  " + self.intros[sid])
             out.append(_text_table(t, max_rows=12 if sid.startswith("freq-") else 40))
+        if only is not None:
+            if not out:
+                raise SDCError(f"section {only!r}: not in this report (it has verdict, {', '.join(self._ids())})")
+            return "\n".join(out).lstrip("\n")
+        return "\n".join(out)
+
+    def __repr__(self) -> str:
+        out = [self.title, "=" * len(self.title), "", "Verdict: " + self.verdict, self._section_text()]
         if self.notes:
             out.append("\nNotes")
             out.extend(f"  - {n}" for n in self.notes)
@@ -436,7 +454,7 @@ def _risk_table(before, after, keys: list[str], k: int, threshold: float, alpha:
     add("Sample uniques", None, g("sample_uniques"), g("sample_uniques"), "0 for a public-use file",
         "records alone on their combination of key values")
     add("Global risk (mean individual risk)", "%", g("global_risk", 100), g("global_risk", 100),
-        "as low as agreed; it is expected re-identifications / records",
+        "as low as agreed (= expected re-identifications / records)",
         "expected share of records an intruder matching on the keys re-identifies (sdcMicro measure_risk)")
     add("Expected re-identifications", None, g("expected_reidentifications"), g("expected_reidentifications"),
         "as low as agreed", "sum of the individual risks: how many records an intruder re-identifies on average")
@@ -700,6 +718,9 @@ def _verdict(f: dict[str, Any]) -> str:
     parts.append(f"expected re-identifications {_num(f['expected_before'])} -> {_num(f['expected_after'])} "
                  f"(global risk {_num(f['global_risk_before_pct'])} % -> {_num(f['global_risk_after_pct'])} %)")
     changes = f"{_num(f['suppressed'])} values suppressed, {_num(f['changed_categorical'])} key/categorical values changed"
+    top = sorted(f.get("changed_by_variable", {}).items(), key=lambda kv: -kv[1])
+    if top:
+        changes += " (" + ", ".join(f"{c} {_num(n)}" for c, n in top[:3]) + (", ..." if len(top) > 3 else "") + ")"
     if f.get("numeric"):
         changes += f", {_num(f['changed_numeric'])} numeric values changed"
     parts.append(changes)
@@ -808,6 +829,8 @@ def report(
         "global_risk_before_pct": 100.0 * b["global_risk"], "global_risk_after_pct": 100.0 * af["global_risk"],
         "suppressed": int(variables.filter(~pl.col("role").is_in(["weight", "household"]))["suppressed"].sum()),
         "changed_categorical": changed_cat, "changed_numeric": changed_num, "numeric": bool(nums),
+        "changed_by_variable": {c: n for c, r, n in variables.select("variable", "role", "changed").iter_rows()
+                                if n and c not in num_set and r not in ("weight", "household")},
         "sse_sst_pct": None, "steps": step_log["step"].to_list() if step_log is not None else [],
     }
 
