@@ -84,3 +84,22 @@ def test_anonymize_prints_the_global_risk_risk_prints(capsys, tmp_path):
     same = re.search(r"Global risk \(mean individual risk\)\s+([0-9.]+) %", risk_out).group(1)
     want = 100 * pl.read_parquet(out).sdc.global_risk(["age", "eqIncome", "db040"])["global_risk"]
     assert float(shown.group(1)) == pytest.approx(want, rel=1e-3) and float(same) == pytest.approx(want, rel=5e-3)
+
+
+def test_report_command_with_a_step_log(capsys, tmp_path):
+    import polars as pl
+
+    df = datasets.eusilc().select("db040", "rb090", "hsize", "rb050")
+    df.write_parquet(tmp_path / "o.parquet")
+    masked = df.sdc.suppress(5, ["db040", "rb090", "hsize"])
+    masked.write_parquet(tmp_path / "m.parquet")
+    pl.DataFrame({"step": ["suppress"], "parameters": ["k=5, on=db040,rb090,hsize"]}).write_csv(tmp_path / "log.csv")
+    out = tmp_path / "r.html"
+    code = cli.main(["report", str(tmp_path / "o.parquet"), str(tmp_path / "m.parquet"), "--on", "db040,rb090,hsize",
+                     "--weight", "rb050", "--steps", str(tmp_path / "log.csv"), "--k", "5", "--out", str(out),
+                     "--no-progress"])
+    text, err = capsys.readouterr()
+    assert code == 0, err
+    supp = sum(masked[c].null_count() for c in ("db040", "rb090", "hsize"))
+    assert f"After 1 step (suppress): {masked.sdc.k_anonymity(['db040', 'rb090', 'hsize'])}-anonymous on 3 keys" in text
+    assert f"{supp:,} values suppressed" in text and "k=5, on=db040,rb090,hsize" in out.read_text()

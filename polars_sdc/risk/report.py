@@ -32,6 +32,7 @@ import base64
 import html
 import io
 import math
+import re
 from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
@@ -104,10 +105,10 @@ def _mpl(text: str) -> str:
     return str(text).replace("$", r"\$")
 
 
-def _display(t: pl.DataFrame) -> tuple[list[str], list[list[str]]]:
+def _display(t: pl.DataFrame, reason_in_meaning: bool = False) -> tuple[list[str], list[list[str]]]:
     """Header and cell strings of a table: ``before``/``after``/``value`` cells carry the row's
-    ``unit``; a missing one shows the row's ``why no value``; those two helper columns are not
-    shown themselves."""
+    ``unit``; a missing one shows "n/a" and the row's ``why no value`` (in the cell, or after the
+    ``meaning`` with ``reason_in_meaning``); those two helper columns are not shown themselves."""
     hidden = {"unit", "why no value"}
     cols = [c for c in t.columns if c not in hidden]
     rows = []
@@ -117,8 +118,10 @@ def _display(t: pl.DataFrame) -> tuple[list[str], list[list[str]]]:
             v = r[c]
             if c in ("before", "after", "value") and "unit" in r:
                 s = _with_unit(v, r["unit"])
-                if s == "n/a" and r.get("why no value"):
+                if s == "n/a" and r.get("why no value") and not reason_in_meaning:
                     s = f"n/a: {r['why no value']}"
+            elif c == "meaning" and reason_in_meaning and r.get("why no value"):
+                s = f"{v} — no value: {r['why no value']}"
             elif v is None:
                 s = ""
             else:
@@ -171,8 +174,12 @@ def _text_table(t: pl.DataFrame, max_rows: int = 30) -> str:
     return "\n".join(text)
 
 
+_NUMBER = re.compile(r"^-?\d[\d,]*(\.\d+)?( %)?$")
+
+
 def _numberish(s: str) -> bool:
-    return bool(s) and (s[0].isdigit() or (s[0] == "-" and s[1:2].isdigit()))
+    """A cell that is one number (with its unit): right-aligned."""
+    return bool(_NUMBER.match(s)) or s == "n/a"
 
 
 class RiskReport:
@@ -243,7 +250,7 @@ class RiskReport:
 
     @staticmethod
     def _table_html(t: pl.DataFrame, max_rows: int | None = None) -> str:
-        cols, rows = _display(t)
+        cols, rows = _display(t, reason_in_meaning=True)
         more = len(rows) - max_rows if max_rows is not None else 0
         if more > 0:
             rows = rows[:max_rows]
@@ -676,7 +683,9 @@ def _plot_ru_map(points, release, method: str):
             label=f"{method.upper()} on the numeric columns at k = {ks}")
     for k, x, y in points:
         ax.annotate(f"k = {k}", (100 * x, 100 * y), textcoords="offset points", xytext=(6, 4), fontsize=9)
-    ax.plot([100 * release[0]], [100 * release[1]], "*", color="C3", markersize=15, label="this release")
+    ax.plot([100 * release[0]], [100 * release[1]], "*", color="C3", markersize=15,
+            label=f"this release ({_num(100 * release[0])} %, {_num(100 * release[1])} %)")
+    ax.margins(x=0.12, y=0.1)
     ax.set_xlabel("information loss: SSE/SST (%)")
     ax.set_ylabel("record-linkage risk (% of records re-linked)")
     ax.set_title("Risk–utility map of the numeric columns")
