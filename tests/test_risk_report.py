@@ -90,11 +90,11 @@ def test_verdict_numbers_match_risk_and_counts(silc):
     assert float(m.group(2)) == pytest.approx(after["expected_reidentifications"], rel=5e-3)
     assert float(m.group(3)) == pytest.approx(100 * before["global_risk"], rel=5e-3)
     assert float(m.group(4)) == pytest.approx(100 * after["global_risk"], rel=5e-3)
-    assert f"{supp:,} values suppressed, {changed_cat:,} key/categorical values changed" in v
     n_age = reference_value_changes(df["age"].to_list(), masked["age"].to_list())[1]
     n_pb = reference_value_changes(df["pb220a"].to_list(), masked["pb220a"].to_list())[1]
-    assert f"key/categorical values changed (age {n_age:,}, pb220a {n_pb:,})" in v  # recoding, PRAM
-    assert f"{changed_num:,} numeric values changed" in v
+    assert (f"{supp:,} values suppressed, {changed_cat:,} values changed in keys/categorical variables "
+            f"(age {n_age:,}, pb220a {n_pb:,})") in v  # the recoding and the PRAM
+    assert f"{changed_num:,} values changed in numeric variables" in v
     sse = float(re.search(r"numeric SSE/SST ([\d.]+) %", v).group(1))
     assert sse == pytest.approx(f["sse_sst_pct"], rel=5e-3)
 
@@ -289,3 +289,39 @@ def test_eusilc_report_renders_in_headless_chromium(silc, tmp_path):
         assert base64.b64decode(data)[:8] == b"\x89PNG\r\n\x1a\n"
     # and every figure had its axes labelled and a title (polars_sdc.plot.unlabelled_axes)
     assert all(p == [] for p in rep.figure_problems.values()) and len(rep.figure_problems) == 3
+
+
+def test_a_problem_log_is_read_as_given(tmp_path):
+    """The process object's log (integer ``step``, ``operation``, JSON ``parameters``, effects,
+    per-variable List[Struct], fractions): shown with plain names and percent, the original row
+    as the start of the risk–utility path, and a note when its numbers disagree with the data."""
+    import json
+
+    df = pl.DataFrame({"a": ["x", "x", "x", "y", "y", "z"] * 3 + ["q"], "b": ["u", "u", "v", "v", "v", "v"] * 3 + ["u"]})
+    m = df.sdc.suppress(2, ["a", "b"])
+    r0, r1 = df.sdc.risk(["a", "b"], suda=False), m.sdc.risk(["a", "b"], suda=False)
+    by = pl.List(pl.Struct({"variable": pl.String, "suppressed": pl.Int64, "changed": pl.Int64}))
+    schema = {"step": pl.UInt32, "operation": pl.String, "parameters": pl.String, "suppressed": pl.Int64,
+              "changed": pl.Int64, "by_variable": by, "expected_reidentifications": pl.Float64,
+              "global_risk": pl.Float64}
+
+    def log(last_risk):
+        return pl.DataFrame([
+            {"step": 0, "operation": "original", "parameters": "{}", "suppressed": 0, "changed": 0, "by_variable": [],
+             "expected_reidentifications": r0["expected_reidentifications"], "global_risk": r0["global_risk"]},
+            {"step": 1, "operation": "suppress", "parameters": json.dumps({"k": 2, "on": ["a", "b"]}),
+             "suppressed": 1, "changed": 0, "by_variable": [{"variable": "a", "suppressed": 1, "changed": 0}],
+             "expected_reidentifications": last_risk, "global_risk": r1["global_risk"]},
+        ], schema=schema)
+
+    rep = sdc.report(df, m, on=["a", "b"], steps=log(r1["expected_reidentifications"]))
+    steps = rep.table("steps")
+    assert steps.row(0, named=True) == {
+        "#": 1, "step": "suppress", "parameters": "k=2, on=a,b", "suppressed": 1, "changed": 0,
+        "per variable (suppressed / changed)": "a 1 / 0", "expected re-identifications": r1["expected_reidentifications"],
+        "global risk (%)": 100 * r1["global_risk"]}
+    assert rep.verdict.startswith("After 1 step (suppress): 3-anonymous on 2 keys") and "1 value suppressed" in rep.verdict
+    assert "steps-map" in rep.plots and rep.figure_problems["steps-map"] == []
+    assert not [n for n in rep.notes if "the log" in n]
+    wrong = sdc.report(df, m, on=["a", "b"], steps=log(9.5))
+    assert [n for n in wrong.notes if n.startswith("the log's last step records 9.50 expected re-identifications")]

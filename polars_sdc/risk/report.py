@@ -132,7 +132,7 @@ def _display(t: pl.DataFrame, reason_in_meaning: bool = False) -> tuple[list[str
 
 
 _LONG = ("meaning",)
-_LEFT = ("what matters", "parameters")
+_LEFT = ("what matters", "parameters", "per variable (suppressed / changed)")
 
 
 def _text_table(t: pl.DataFrame, max_rows: int = 30) -> str:
@@ -325,6 +325,7 @@ class RiskReport:
 
 
 _PLOT_TITLES = {
+    "steps-map": "Risk–utility path of the steps",
     "ru-map": "Risk–utility map",
     "suda": "Share of the SUDA score per key",
     "distribution": "Individual re-identification risk, before and after",
@@ -699,16 +700,110 @@ def _plot_ru_map(points, release, method: str):
 # --- the report -----------------------------------------------------------------------------
 
 
-def _steps_frame(steps) -> pl.DataFrame:
+#: log columns holding fractions, shown in percent under a plain name; other snake_case names
+#: of a log get plain words (``records_reclassified`` -> "records reclassified")
+_LOG_PERCENT = {"global_risk": "global risk (%)", "household_risk": "household risk (%)", "sse_sst": "SSE/SST (%)"}
+_LOG_NAMES = {"k_anonymity": "k-anonymity", "expected_reidentifications": "expected re-identifications",
+              "l_diversity": "l-diversity", "by_variable": "per variable (suppressed / changed)"}
+
+
+def _parameters_text(text: str | None) -> str | None:
+    """A step's parameters for people: a JSON object becomes ``k=3, on=db040,age``."""
+    import json
+
+    if text is None:
+        return None
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(obj, dict):
+        return text
+
+    def value(v: Any) -> str:
+        if isinstance(v, list):
+            return ",".join(value(x) for x in v)
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{k}: {value(x)}" for k, x in v.items()) + "}"
+        return str(v)
+
+    return ", ".join(f"{k}={value(v)}" for k, v in obj.items()) or "(none)"
+
+
+def _by_variable_text(items: Any) -> str | None:
+    if items is None:
+        return None
+    parts = []
+    for it in items:
+        if not isinstance(it, dict) or not (it.get("suppressed") or it.get("changed")):
+            continue
+        parts.append(f"{it.get('variable')} {_num(it.get('suppressed') or 0)} / {_num(it.get('changed') or 0)}")
+    return "; ".join(parts)
+
+
+def _steps_frame(steps) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The log as given (checked) and as shown. Two layouts are read: ``step`` (String, the
+    method) + ``parameters``; or a problem's log, ``operation`` (String) + ``parameters`` (JSON)
+    with an integer ``step`` (its row ``operation == "original"`` is the starting point)."""
     s = _frame(steps, "steps")
-    missing = [c for c in STEP_COLUMNS if c not in s.columns]
+    name = "operation" if "operation" in s.columns else "step"
+    missing = [c for c in (name, "parameters") if c not in s.columns]
     if missing:
         raise SDCError(f"steps: the log needs the column(s) {', '.join(missing)} "
                        f"(one row per step: {', '.join(STEP_COLUMNS)}, then any effect columns); it has {s.columns}")
-    for c in STEP_COLUMNS:
+    for c in (name, "parameters"):
         if s.schema[c] != pl.String:
             raise SDCError(f"steps: column {c!r} must be text (String), got {s.schema[c]}")
-    return s.select(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("#"), pl.all())
+    applied = s.filter(pl.col(name) != "original") if name == "operation" else s
+    shown = applied.with_columns(
+        pl.col("parameters").map_elements(_parameters_text, return_dtype=pl.String),
+    ).drop([c for c in ("step",) if name == "operation" and c in applied.columns])
+    if name == "operation":
+        shown = shown.rename({"operation": "step"})
+    if "by_variable" in shown.columns and isinstance(shown.schema["by_variable"], pl.List):
+        shown = shown.with_columns(pl.col("by_variable").map_elements(
+            lambda v: _by_variable_text(v.to_list() if isinstance(v, pl.Series) else v), return_dtype=pl.String))
+    shown = shown.with_columns(*((pl.col(c).cast(pl.Float64) * 100.0).alias(c) for c in _LOG_PERCENT if c in shown.columns))
+    shown = shown.rename({c: n for c, n in {**_LOG_PERCENT, **_LOG_NAMES}.items() if c in shown.columns})
+    shown = shown.rename({c: c.replace("_", " ") for c in shown.columns if "_" in c and c not in ("step",)})
+    shown = shown.select(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("#"), pl.all())
+    return s, shown
+
+
+def _step_path(log: pl.DataFrame) -> list[tuple[str, float, float]] | None:
+    """The risk–utility path of the steps from a log with per-step ``suppressed`` and ``changed``
+    counts and ``expected_reidentifications``: (label, cumulative values suppressed or changed,
+    expected re-identifications after the step); None when the log lacks them."""
+    need = ("suppressed", "changed", "expected_reidentifications")
+    if not all(c in log.columns for c in need) or log.height < 2:
+        return None
+    name = "operation" if "operation" in log.columns else "step"
+    touched = (log["suppressed"].fill_null(0) + log["changed"].fill_null(0)).cum_sum().to_list()
+    labels = [f"{i}. {n}" if n != "original" else "original" for i, n in enumerate(log[name].to_list())]
+    if log[name][0] != "original":
+        labels = [f"{i + 1}. {n}" for i, n in enumerate(log[name].to_list())]
+    risk = log["expected_reidentifications"].cast(pl.Float64).to_list()
+    if any(r is None for r in risk):
+        return None
+    return [(lab, float(t), float(r)) for lab, t, r in zip(labels, touched, risk)]
+
+
+def _plot_step_path(path: list[tuple[str, float, float]]):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    xs, ys = [p[1] for p in path], [p[2] for p in path]
+    ax.plot(xs, ys, "o-", color="C0", label="after each step (from the log)")
+    for lab, x, y in path:
+        ax.annotate(_mpl(lab), (x, y), textcoords="offset points", xytext=(6, 5), fontsize=9)
+    ax.set_xlabel("values suppressed or changed so far (count, from the log)")
+    ax.set_ylabel("expected re-identifications")
+    ax.set_title("Risk–utility path of the steps")
+    ax.margins(x=0.15, y=0.12)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return _png(fig)
 
 
 def _verdict(f: dict[str, Any]) -> str:
@@ -726,12 +821,15 @@ def _verdict(f: dict[str, Any]) -> str:
                      f"smaller than {f['k']} (smallest class {ka_s})")
     parts.append(f"expected re-identifications {_num(f['expected_before'])} -> {_num(f['expected_after'])} "
                  f"(global risk {_num(f['global_risk_before_pct'])} % -> {_num(f['global_risk_after_pct'])} %)")
-    changes = f"{_num(f['suppressed'])} values suppressed, {_num(f['changed_categorical'])} key/categorical values changed"
+    def n_values(n: int) -> str:
+        return f"{_num(n)} value{'' if n == 1 else 's'}"
+
+    changes = f"{n_values(f['suppressed'])} suppressed, {n_values(f['changed_categorical'])} changed in keys/categorical variables"
     top = sorted(f.get("changed_by_variable", {}).items(), key=lambda kv: -kv[1])
     if top:
         changes += " (" + ", ".join(f"{c} {_num(n)}" for c, n in top[:3]) + (", ..." if len(top) > 3 else "") + ")"
     if f.get("numeric"):
-        changes += f", {_num(f['changed_numeric'])} numeric values changed"
+        changes += f", {n_values(f['changed_numeric'])} changed in numeric variables"
     parts.append(changes)
     if f.get("sse_sst_pct") is not None:
         parts.append(f"numeric SSE/SST {_num(f['sse_sst_pct'])} %")
@@ -772,7 +870,7 @@ def report(
     >>> o = pl.DataFrame({"a": [1, 1, 2, 2, 3, 3], "x": [1.0, 2.0, 3.0, 4.0, 5.0, 9.0]})
     >>> rep = report(o, o.sdc.mdav(2, on="x"), on="a", numeric="x", ks=(2,), k=2)
     >>> rep.verdict
-    '2-anonymous on 1 key; expected re-identifications 3 -> 3 (global risk 50 % -> 50 %); 0 values suppressed, 0 key/categorical values changed, 6 numeric values changed; numeric SSE/SST 22.5 %.'
+    '2-anonymous on 1 key; expected re-identifications 3 -> 3 (global risk 50 % -> 50 %); 0 values suppressed, 0 values changed in keys/categorical variables, 6 values changed in numeric variables; numeric SSE/SST 22.5 %.'
     >>> sorted(rep.plots)  # no record is unique on a subset of the keys: no SUDA plot
     ['distribution', 'ru-map']
     """
@@ -804,7 +902,7 @@ def report(
     if not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
         raise SDCError(f"threshold must be in (0, 1], got {threshold!r}")
     a = check_alpha(alpha)
-    step_log = _steps_frame(steps) if steps is not None else None
+    raw_log, step_log = _steps_frame(steps) if steps is not None else (None, None)
 
     notes: list[str] = []
     tables: dict[str, pl.DataFrame] = {}
@@ -949,6 +1047,16 @@ def report(
                           "release's total SUDA score (the bars of one release sum to 100 %).")
     else:
         notes.append("no record is unique on any subset of the keys before or after: no SUDA plot")
+    path = _step_path(raw_log) if raw_log is not None else None
+    if path is not None:
+        plots["steps-map"], problems["steps-map"] = _plot_step_path(path)
+        intros["steps-map"] = ("Each step's cost (values suppressed or changed, cumulated) against the expected "
+                               "re-identifications after it, as the log recorded them.")
+        logged = path[-1][2]
+        if not math.isclose(logged, float(af["expected_reidentifications"]), rel_tol=1e-6, abs_tol=1e-9):
+            notes.append(f"the log's last step records {_num(logged)} expected re-identifications, the release "
+                         f"measured here {_num(af['expected_reidentifications'])}: the log used other keys, weights "
+                         "or missing-value rule than this report")
     if ru_points:
         plots["ru-map"], problems["ru-map"] = _plot_ru_map(ru_points, release_point, method)
         intros["ru-map"] = (f"Information loss against record-linkage risk of {method.upper()} microaggregation of the "
