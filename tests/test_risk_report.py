@@ -196,6 +196,11 @@ def test_text_and_notebook_views(silc):
                 "association", "distribution", "suda", "ru-map"):
         assert f"<section id='{sid}'>" in html, sid
     assert "0.00387" not in html and "0.388 %" in html  # percent, one convention
+    # in a notebook: a fragment whose styles touch only the report, not the notebook's page
+    assert not html.lstrip().startswith("<!DOCTYPE") and "<body" not in html
+    css = html[html.index("<style>") + 7: html.index("</style>")]
+    assert all(rule.strip().startswith(".sdc-report") for rule in re.findall(r"(?:^|})([^{}]+){", css))
+    assert rep.to_html().startswith("<!DOCTYPE html>") and html in rep.to_html()
 
 
 def test_report_dollar_labels_and_steps_errors(release):

@@ -264,18 +264,28 @@ class RiskReport:
         tail = f"<p class='more'>... {more} more row(s)</p>" if more > 0 else ""
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{tail}"
 
+    _CSS = ("{r}{{font-family:sans-serif;max-width:1150px;color:#222}}"
+            "{r} table{{border-collapse:collapse;margin:0.5em 0;max-width:100%}}"
+            "{r} td,{r} th{{border:1px solid #bbb;padding:3px 8px}}{r} th{{background:#e8eef6}}"
+            "{r} td.num{{text-align:right;white-space:nowrap}}{r} td.txt{{text-align:left;max-width:38em}}"
+            "{r} h1{{color:#234}}{r} .verdict{{font-size:1.15em;background:#f3f6ea;border-left:5px solid #6a3;"
+            "padding:0.6em 1em}}{r} .intro{{color:#444}}"
+            "{r} .freq{{display:inline-block;vertical-align:top;margin-right:1.5em}}{r} img{{max-width:100%}}")
+
     def to_html(self) -> str:
         """One self-contained HTML page (tables and base64 PNG plots inline)."""
+        return ("<!DOCTYPE html><html><head><meta charset='utf-8'>"
+                f"<title>{html.escape(self.title)}</title><style>body{{margin:2em}}</style></head><body>"
+                + self._fragment() + "</body></html>")
+
+    def _repr_html_(self) -> str:
+        """The notebook view: the same content in one ``div``, its styles scoped to it."""
+        return self._fragment()
+
+    def _fragment(self) -> str:
         parts = [
-            "<!DOCTYPE html><html><head><meta charset='utf-8'>",
-            f"<title>{html.escape(self.title)}</title>",
-            "<style>body{font-family:sans-serif;margin:2em;max-width:1150px;color:#222}"
-            "table{border-collapse:collapse;margin:0.5em 0;max-width:100%}td.txt{max-width:38em}td,th{border:1px solid #bbb;padding:3px 8px}"
-            "td.num{text-align:right;white-space:nowrap}td.txt{text-align:left}th{background:#e8eef6}"
-            "h1{color:#234}.verdict{font-size:1.15em;background:#f3f6ea;border-left:5px solid #6a3;"
-            "padding:0.6em 1em}.intro{color:#444}.freq{display:inline-block;vertical-align:top;margin-right:1.5em}"
-            "img{max-width:100%}</style>",
-            f"</head><body><h1>{html.escape(self.title)}</h1>",
+            f"<div class='sdc-report'><style>{self._CSS.format(r='.sdc-report')}</style>",
+            f"<h1>{html.escape(self.title)}</h1>",
             f"<section id='summary'><h2>Verdict</h2><p class='verdict'>{html.escape(self.verdict)}</p></section>",
         ]
         freq_open = False
@@ -311,11 +321,8 @@ class RiskReport:
             parts.append("<section id='notes'><h2>Notes</h2><ul>")
             parts.extend(f"<li>{html.escape(n)}</li>" for n in self.notes)
             parts.append("</ul></section>")
-        parts.append("</body></html>")
+        parts.append("</div>")
         return "".join(parts)
-
-    def _repr_html_(self) -> str:
-        return self.to_html()
 
     def save(self, path: str | Path) -> Path:
         """Write the self-contained HTML page to ``path``; returns the path."""
