@@ -409,6 +409,8 @@ def _variables_table(o: pl.DataFrame, m: pl.DataFrame, roles: dict[str, str]) ->
     schema = {"variable": pl.String, "role": pl.String, "type before": pl.String, "type after": pl.String,
               "missing before": pl.Int64, "missing after": pl.Int64, "suppressed": pl.Int64, "changed": pl.Int64,
               "% of values suppressed or changed": pl.Float64}
+    order = {"key": 0, "numeric": 1, "sensitive": 2, "weight": 3, "household": 4, "other": 5}
+    rows.sort(key=lambda r: order[r["role"]])  # stable: frame order within a role
     return pl.DataFrame(rows, schema=schema)
 
 
