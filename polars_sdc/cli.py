@@ -538,7 +538,7 @@ def _cmd_recode(args: argparse.Namespace) -> int:
               f"({d['categories_merged']} merged in {d['merge_groups']} group(s)), "
               f"smallest {d['smallest_category']} rows")
     print(f"  {res['classes']} classes on {','.join(cols)}, smallest {res['smallest_class']}; "
-          f"global risk {100 * res['global_risk']:.4g} % (mean individual risk on {','.join(cols)}, unweighted)")
+          f"global risk {res['global_risk']:.6g}")
     parameters = {"columns": cols, "p": args.p, "threshold_rows": rows * args.p, "null_values": null_values, **options}
     results = {"rows": rows, "columns": per_column, "class_columns": cols, "classes": res["classes"],
                "smallest_class": res["smallest_class"], "global_risk": res["global_risk"]}
