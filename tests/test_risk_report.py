@@ -330,3 +330,21 @@ def test_a_problem_log_is_read_as_given(tmp_path):
     assert not [n for n in rep.notes if "the log" in n]
     wrong = sdc.report(df, m, on=["a", "b"], steps=log(9.5))
     assert [n for n in wrong.notes if n.startswith("the log's last step records 9.50 expected re-identifications")]
+
+
+def test_numeric_columns_with_structural_nulls(silc):
+    """EU-SILC's person incomes are null for children: the records complete in both frames give
+    SSE/SST, record linkage and the R-U map; means use each column's values; a note says so."""
+    df, _, _ = silc
+    nums = ["py010n", "py050n"]
+    masked = df.with_columns(pl.col(c) * 1.01 for c in nums)
+    rep = sdc.report(df, masked, on=["db040", "rb090"], numeric=nums, ks=(3,))
+    ok = df.select(pl.all_horizontal(pl.col(c).is_not_null() for c in nums)).to_series()
+    oc, mc = df.filter(ok), masked.filter(ok)
+    assert rep.facts["sse_sst_pct"] == pytest.approx(100 * oc.sdc.ilssdm(nums, masked=mc.select(nums)), rel=1e-12)
+    num = dict(zip(rep.table("numeric")["measure"], rep.table("numeric")["value"]))
+    assert num["Record linkage"] == pytest.approx(100 * oc.sdc.linkage_risk(mc, nums))
+    assert num["Largest relative change of a mean"] == pytest.approx(1.0)  # x 1.01 on every value present
+    skipped = df.height - int(ok.sum())
+    assert skipped == 2720 and [n for n in rep.notes if n.startswith(f"numeric: {skipped:,} of 14,827 records")]
+    assert "ru-map" in rep.plots

@@ -613,22 +613,32 @@ def _numeric_tables(o: pl.DataFrame, m: pl.DataFrame, nums: list[str], notes: li
                                       "relative change of the mean (%)": pl.Float64,
                                       "relative change of the std. dev. (%)": pl.Float64, "SSE/SST (%)": pl.Float64})
     facts: dict[str, Any] = {}
-    complete = o.select(nums).null_count().sum_horizontal().item() == 0 and m.select(nums).null_count().sum_horizontal().item() == 0
-    if complete:
+    # structural nulls (a child's income) and suppressed values: the measures over records use
+    # the records complete on the numeric columns in both frames (means and standard deviations
+    # above: each column's non-null values); the report says what it skipped
+    complete = pl.all_horizontal(pl.col(c).is_not_null() for c in nums)
+    ok = o.select(complete).to_series() & m.select(complete).to_series()
+    skipped = o.height - int(ok.sum())
+    if skipped:
+        o, m = o.filter(ok), m.filter(ok)
+        notes.append(f"numeric: {_num(skipped)} of {_num(ok.len())} records hold a missing value in a numeric column; "
+                     f"SSE/SST, record linkage, interval disclosure, the correlations and the risk–utility map use "
+                     f"the {_num(o.height)} complete records, means and standard deviations each column's values")
+    facts["skipped"] = skipped
+    facts["complete"] = (o, m)
+    if o.height >= 2:
         facts["sse_sst"] = float(o.select(nums).sdc.ilssdm(nums, masked=m.select(nums)))
     else:
-        notes.append("numeric columns hold missing values: the overall SSE/SST (ILSSDM), record linkage and the "
-                     "risk–utility map need complete columns and are left out; per-variable SSE/SST uses the "
-                     "records where both values are present")
-    if len(nums) > 1:
-        X = o.select(nums).cast(pl.Float64).drop_nulls()
-        Y = m.select(nums).cast(pl.Float64).drop_nulls()
-        if X.height > 2 and Y.height > 2:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                cx = np.corrcoef(X.to_numpy(), rowvar=False)
-                cy = np.corrcoef(Y.to_numpy(), rowvar=False)
-            d = np.abs(cx - cy)
-            facts["corr"] = float(np.nanmax(d)) if np.isfinite(d).any() else None
+        notes.append(f"numeric: {o.height} complete record(s); SSE/SST, record linkage and the risk–utility map "
+                     "need at least 2 and are left out")
+    if len(nums) > 1 and o.height > 2:
+        X = o.select(nums).cast(pl.Float64)
+        Y = m.select(nums).cast(pl.Float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cx = np.corrcoef(X.to_numpy(), rowvar=False)
+            cy = np.corrcoef(Y.to_numpy(), rowvar=False)
+        d = np.abs(cx - cy)
+        facts["corr"] = float(np.nanmax(d)) if np.isfinite(d).any() else None
     return per_t, facts
 
 
@@ -955,10 +965,11 @@ def report(
     if nums:
         per_num, nf = _numeric_tables(o, m, nums, notes)
         rows = []
+        oc, mc = nf["complete"]
         if "sse_sst" in nf:
             facts["sse_sst_pct"] = 100.0 * nf["sse_sst"]
-            link = linkage_risk(o, m, nums)
-            idr = interval_disclosure(o, m, nums)
+            link = linkage_risk(oc, mc, nums)
+            idr = interval_disclosure(oc, mc, nums)
             facts["record_linkage_pct"] = 100.0 * link
             release_point = (nf["sse_sst"], link)
             rows += [
@@ -984,10 +995,10 @@ def report(
         tables["utility: Numeric variables, one by one"] = per_num
         if release_point is not None:
             for kk in ks:
-                if kk > o.height:
+                if kk > oc.height:
                     continue
-                mk = o.select(nums).sdc.microaggregate(kk, on=nums, method=method)
-                ru_points.append((kk, o.select(nums).sdc.ilssdm(nums, masked=mk), linkage_risk(o, mk, nums)))
+                mk = oc.select(nums).sdc.microaggregate(kk, on=nums, method=method)
+                ru_points.append((kk, oc.select(nums).sdc.ilssdm(nums, masked=mk), linkage_risk(oc, mk, nums)))
     else:
         notes.append("no numeric columns given: record linkage, numeric utility and the risk–utility map are left out")
 
