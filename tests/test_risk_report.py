@@ -234,6 +234,10 @@ def test_report_content(release):
     assert sens["release"].to_list() == ["before", "after"]
     assert rep.facts["l_after"] == float(masked.sdc.l_diversity(["age", "sex", "region"], "disease")["l_diversity"].min())
     assert "disease: l-diversity" in rep.verdict
+    k = masked.sdc.k_anonymity(["age", "sex", "region"])
+    below = int((masked.sdc.frequencies(["age", "sex", "region"])["fk"] < 3).sum())
+    assert k < 3 and rep.verdict.startswith(
+        f"NOT 3-anonymous on 3 keys: {below:,} records in classes smaller than 3 (smallest class {k})")
 
 
 def test_report_bad_input(release):
