@@ -18,7 +18,8 @@ original and the masked file (same records, same order) and shows, in this order
    Cramér's V of every key pair before / after (Sano & Hattori, eq. 7);
 6. **sensitive attribute** — l-diversity and t-closeness before / after;
 7. **plots** — individual risk per record on a log axis (before vs after), the keys' shares
-   of the SUDA score (summing to 100 %), the risk–utility map of the numeric columns.
+   of the SUDA score (summing to 100 %), the risk–utility path of the steps (from a log with
+   per-step effects and risk) and the risk–utility map of the numeric columns.
 
 Units: shares, probabilities, risks and relative changes in percent; counts as counts;
 coefficients (correlation, Cramér's V, t-closeness, l) as plain numbers.
@@ -44,13 +45,14 @@ import polars as pl
 from .._columns import ColumnSpec, is_categorical, resolve_columns
 from .._errors import SDCError
 
-SECTIONS = ("summary", "steps", "variables", "risk", "numeric", "utility", "categorical", "association",
-            "sensitive", "distribution", "suda", "ru-map")
+SECTIONS = ("summary", "steps", "variables", "risk", "numeric", "utility", "categorical", "frequencies",
+            "association", "sensitive", "distribution", "suda", "steps-map", "ru-map")
 
 #: The columns of a ``steps=`` log: ``step`` (String, the method name, e.g. "suppress") and
-#: ``parameters`` (String, the options as text, e.g. "k=3, on=[db040, age]") are required; any
-#: further column (counts such as ``suppressed`` / ``changed``, ``global_risk_pct``,
-#: ``sse_sst_pct``, ...) is shown as given, one row per step in the order applied.
+#: ``parameters`` (String, the options as text, e.g. "k=3, on=db040,age") are required; any
+#: further column (counts such as ``suppressed`` / ``changed``, risks, ...) is shown, one row per
+#: step in the order applied. A problem object's log (``operation`` + JSON ``parameters``, an
+#: integer ``step``, row 0 the original) is read as it is (docs/report.md).
 STEP_COLUMNS = ("step", "parameters")
 
 
