@@ -514,7 +514,8 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
     )
     loss = res["sse_sst"]
     loss_text = f"SSE/SST {100 * loss:.4f} % (numeric --on columns, z-scored)" if loss is not None else "SSE/SST n/a"
-    print(f"  {loss_text}; global risk {res['global_risk']:.6g} (mean re-identification risk on --on and --by)")
+    print(f"  {loss_text}; global risk {100 * res['global_risk']:.4g} % (mean individual risk on the released "
+          f"classes of {','.join(keys)}, unweighted: `polars-sdc risk --on {','.join(keys)}` prints the same)")
     parameters = {
         "k": args.k, "on": on, "by": by, "method": args.method, "refine": args.refine, "order": args.order,
         "gamma": args.gamma, "ordinal": _columns(args.ordinal) if args.ordinal else [],
@@ -659,9 +660,12 @@ def _cmd_risk(args: argparse.Namespace) -> int:
     )
     elapsed = time.perf_counter() - t0
     print(f"disclosure risk of {args.input} on keys {', '.join(on)}" + (f", weight {args.weight}" if args.weight else ""))
-    for name, value in result.as_dict().items():
-        text = f"{value:.7g}" if isinstance(value, float) else str(value)
-        print(f"  {name:<38} {text}")
+    from .risk.report import risk_text
+
+    pi = None
+    if args.weight:
+        pi = lf.select(pl.len() / pl.col(args.weight).cast(pl.Float64).sum()).collect().item()
+    print(risk_text(result, alpha=args.alpha, threshold=args.threshold, sampling_fraction=pi))
     print(f"  {'time':<38} {elapsed:.2f} s")
     parameters = {"on": on, "weight": args.weight, "household": args.household, "alpha": args.alpha,
                   "threshold": args.threshold, "suda": args.suda}
@@ -682,18 +686,15 @@ def _cmd_report(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     rep = _with_progress(
         "building the report",
-        lambda: report(orig, masked, on=on, numeric=numeric, sensitive=args.sensitive, weight=args.weight),
+        lambda: report(orig, masked, on=on, numeric=numeric, sensitive=args.sensitive, weight=args.weight,
+                       steps=_scan(args.steps) if args.steps else None, k=args.k, threshold=args.threshold,
+                       household=args.household, alpha=args.alpha, method=args.method,
+                       ks=[int(v) for v in _columns(args.ks)], title=args.title),
         enabled=args.progress,
     )
     _atomic_write(args.out, rep.save)
-    risk = rep.tables["risk: Risk on the keys before and after masking"]
-    row = {m: (b, a) for m, b, a in risk.iter_rows()}
-    b, a = row["global_risk"]
-    kb, ka = row["k_anonymity"]
-    print(
-        f"wrote {args.out}: k-anonymity {kb:g} -> {ka:g}, global risk {b:.6g} -> {a:.6g}, "
-        f"{time.perf_counter() - t0:.2f} s"
-    )
+    print(f"wrote {args.out} ({time.perf_counter() - t0:.2f} s)")
+    print(f"  {rep.verdict}")
     return 0
 
 
@@ -748,6 +749,15 @@ def _add_risk_parser(sub: Any) -> None:
     rep.add_argument("--numeric", metavar="COLS", help="numeric columns (record linkage, utility, R-U map)")
     rep.add_argument("--sensitive", metavar="COL", help="sensitive column (l-diversity, t-closeness)")
     rep.add_argument("--weight", metavar="COL", help="sampling-weight column")
+    rep.add_argument("--household", metavar="COL", help="household id column (household risk)")
+    rep.add_argument("--k", type=int, default=3, help="the target k the verdict and the risk table judge (default 3)")
+    rep.add_argument("--threshold", type=float, default=0.1,
+                     help="acceptable individual risk, 0..1 (default 0.1 = 10 %%)")
+    rep.add_argument("--alpha", type=float, default=1.0, help="weight of a missing-value match, 0..1 (default 1)")
+    rep.add_argument("--method", default="mdav", help="microaggregation drawn on the risk-utility map (default mdav)")
+    rep.add_argument("--ks", default="3,5,10", metavar="K,K,...", help="k values of the risk-utility map (default 3,5,10)")
+    rep.add_argument("--title", default="Disclosure risk and utility of a release", help="the page title")
+    rep.add_argument("--steps", metavar="LOG", help="a step log (.csv/.parquet: columns step, parameters, ...)")
     rep.add_argument("--out", required=True, metavar="PATH", help="the HTML page to write")
     _finish(rep, _cmd_report, progress=_SPINNER_HELP, report=False)
 

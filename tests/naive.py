@@ -8,6 +8,7 @@ Import them as ``from naive import ...`` (pytest puts ``tests/`` on ``sys.path``
 Index (reference -> what it checks):
 
 - ``direct_sse``                    SSE of a partition (loss.sse, every microaggregation test)
+- ``reference_value_changes``       values suppressed / changed, record by record -> risk/report.py
 - ``reference_mdav``                MDAV (thesis 2.3.4) -> kernels/mdav.py
 - ``onehot_features``, ``reference_mdav_exact``  the one-hot embedding of nominal columns as it was
   built before the kernels took codes, and MDAV in exact rational arithmetic -> microagg/features.py,
@@ -534,6 +535,18 @@ def plain_gmm_em(x, mu, var, rho, iters=3000):
         rho, mu = nk / x.size, (g * x[:, None]).sum(axis=0) / nk
         var = (g * (x[:, None] - mu) ** 2).sum(axis=0) / nk
     return mu, var, rho
+
+
+def reference_value_changes(before, after):
+    """Per-value comparison of two equal-length lists, one record at a time (None = missing):
+    (suppressed: value -> missing, changed: value -> another value), values compared as text."""
+    suppressed = changed = 0
+    for a, b in zip(before, after, strict=True):
+        if a is not None and b is None:
+            suppressed += 1
+        elif a is not None and b is not None and str(a) != str(b):
+            changed += 1
+    return suppressed, changed
 
 
 # -- disclosure risk ----------------------------------------------------------------------------

@@ -39,8 +39,8 @@ def test_options_reach_the_method_and_loss_is_printed(tmp_path, capsys, census_c
     assert got.equals(want)
     shown = float(re.search(r"SSE/SST ([0-9.]+) %", out).group(1))
     assert shown == pytest.approx(100 * df.sdc.ilssdm(ON, masked=got), abs=5e-5)
-    risk = float(re.search(r"global risk ([0-9.e-]+)", out).group(1))
-    assert risk == pytest.approx(got.sdc.global_risk(ON)["global_risk"], rel=1e-5)
+    risk = float(re.search(r"global risk ([0-9.e-]+) %", out).group(1))  # percent, as `risk` and the report
+    assert risk == pytest.approx(100 * got.sdc.global_risk(ON)["global_risk"], rel=1e-3)
 
 
 def test_version_and_option_errors(tmp_path, capsys, census_csv):

@@ -18,11 +18,12 @@ def test_risk_command_francdat(capsys, tmp_path, francdat_csv):
     code = cli.main(["risk", str(src), "--on", "Key1,Key2,Key3,Key4", "--weight", "w", "--no-progress"])
     out, err = capsys.readouterr()
     assert code == 0, err
-    value = lambda name: float(re.search(rf"^\s*{name}\s+(\S+)", out, re.M).group(1))  # noqa: E731
-    assert value("global_risk") == pytest.approx(0.1208158, rel=1e-6)
-    assert value("expected_reidentifications") == pytest.approx(0.966526, rel=1e-6)
-    assert value("records_violating_k2") == 4
-    assert value("records_with_msu") == 4
+    value = lambda name: float(re.search(rf"^\s*{re.escape(name)}\s+([0-9.,]+)", out, re.M).group(1).replace(",", ""))  # noqa: E731
+    assert value("Global risk (mean individual risk)") == pytest.approx(12.1)  # percent, 3 digits
+    assert value("Expected re-identifications") == pytest.approx(0.967)
+    assert value("Records in classes smaller than 3") == 8 and value("Sample uniques") == 4
+    assert value("Records with a minimal sample unique (SUDA2)") == 4
+    assert "global_risk" not in out  # plain names, not snake_case
     # parquet input and no weights
     pq = tmp_path / "f.parquet"
     import polars as pl
@@ -30,7 +31,7 @@ def test_risk_command_francdat(capsys, tmp_path, francdat_csv):
     pl.read_csv(src).write_parquet(pq)
     assert cli.main(["risk", str(pq), "--on", "Key1,Key2", "--no-suda", "--no-progress"]) == 0
     out, _ = capsys.readouterr()
-    assert "records_with_msu" not in out and "prosecutor_highest" in out
+    assert "minimal sample unique" not in out and "Prosecutor risk: highest" in out
 
 
 def test_risk_command_errors(capsys, francdat_csv):
@@ -56,7 +57,48 @@ def test_report_command(capsys, tmp_path):
     text, err = capsys.readouterr()
     assert code == 0, err
     assert out.exists() and "<img class='plot'" in out.read_text()
-    assert re.search(r"k-anonymity \d+ -> \d+, global risk", text)
+    assert re.search(r"-anonymous on 2 keys; expected re-identifications [0-9.]+ -> [0-9.]+ \(global risk", text)
     assert cli.main(["report", str(tmp_path / "o.csv"), str(tmp_path / "m.parquet"), "--on", "a",
                      "--out", str(tmp_path / "r.txt")]) == 2
     assert "html" in capsys.readouterr().err
+
+
+def test_anonymize_prints_the_global_risk_risk_prints(capsys, tmp_path):
+    """One definition of the global risk: the mean individual risk (sdcMicro measure_risk), in
+    percent; `anonymize` names the keys it used (the released classes, unweighted) and `risk`
+    on those keys prints the same number."""
+    import polars as pl
+
+    src = tmp_path / "silc.parquet"
+    datasets.eusilc().select("db040", "rb090", "age", "eqIncome").write_parquet(src)
+    out = tmp_path / "k3.parquet"
+    assert cli.main(["anonymize", str(src), str(out), "--k", "3", "--on", "age,eqIncome", "--by", "db040",
+                     "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    shown = re.search(r"global risk ([0-9.]+) % \(mean individual risk on the released classes of "
+                      r"age,eqIncome,db040, unweighted: `polars-sdc risk --on age,eqIncome,db040` prints the same\)", text)
+    assert shown, text
+    assert cli.main(["risk", str(out), "--on", "age,eqIncome,db040", "--no-suda", "--no-progress"]) == 0
+    risk_out = capsys.readouterr().out
+    same = re.search(r"Global risk \(mean individual risk\)\s+([0-9.]+) %", risk_out).group(1)
+    want = 100 * pl.read_parquet(out).sdc.global_risk(["age", "eqIncome", "db040"])["global_risk"]
+    assert float(shown.group(1)) == pytest.approx(want, rel=1e-3) and float(same) == pytest.approx(want, rel=5e-3)
+
+
+def test_report_command_with_a_step_log(capsys, tmp_path):
+    import polars as pl
+
+    df = datasets.eusilc().select("db040", "rb090", "hsize", "rb050")
+    df.write_parquet(tmp_path / "o.parquet")
+    masked = df.sdc.suppress(5, ["db040", "rb090", "hsize"])
+    masked.write_parquet(tmp_path / "m.parquet")
+    pl.DataFrame({"step": ["suppress"], "parameters": ["k=5, on=db040,rb090,hsize"]}).write_csv(tmp_path / "log.csv")
+    out = tmp_path / "r.html"
+    code = cli.main(["report", str(tmp_path / "o.parquet"), str(tmp_path / "m.parquet"), "--on", "db040,rb090,hsize",
+                     "--weight", "rb050", "--steps", str(tmp_path / "log.csv"), "--k", "5", "--out", str(out),
+                     "--no-progress"])
+    text, err = capsys.readouterr()
+    assert code == 0, err
+    supp = sum(masked[c].null_count() for c in ("db040", "rb090", "hsize"))
+    assert f"After 1 step (suppress): {masked.sdc.k_anonymity(['db040', 'rb090', 'hsize'])}-anonymous on 3 keys" in text
+    assert f"{supp:,} values suppressed" in text and "k=5, on=db040,rb090,hsize" in out.read_text()
