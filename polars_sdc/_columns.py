@@ -103,9 +103,10 @@ def check_no_nulls(df: pl.DataFrame, columns: Sequence[str]) -> None:
             raise SDCError(f"column {c!r}: {n} null value(s); fill or drop them before masking")
 
 
-def check_finite(df: pl.DataFrame, columns: Sequence[str]) -> None:
-    """Raise :class:`SDCError` for nulls, NaN or +-inf in the numeric ``columns``."""
-    check_no_nulls(df, columns)
+def check_finite(df: pl.DataFrame, columns: Sequence[str], *, allow_nulls: bool = False) -> None:
+    """Raise :class:`SDCError` for nulls (unless ``allow_nulls``), NaN or +-inf in the numeric ``columns``."""
+    if not allow_nulls:
+        check_no_nulls(df, columns)
     floats = [c for c in columns if df.schema[c].is_float()]
     if not floats:
         return

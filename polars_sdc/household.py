@@ -1,0 +1,304 @@
+"""Households: persons nested in households, and the columns that belong to the household.
+
+A survey file (EU-SILC, a census) holds one row per person and an id of the person's
+household. A column that is constant within every household (the household size, the region,
+the household income) is *household-level*: masking it per person would blank or perturb it on
+one member and leave the original value on a housemate's record, next to the shared household
+id. The masking methods with ``household=`` therefore mask such a column once per household and
+broadcast the result to every member. This module is that workflow (sdcMicro's
+``selectHouseholdData`` / ``mergeHouseholdData``, done for the user):
+
+* :func:`household_index`: the household of every row (0..H-1 in first-appearance order);
+* :func:`household_level_columns` / :func:`check_household_level` / :func:`split_columns`:
+  which columns are constant within every household (nulls count as a value, so a household
+  with a null on one member and a value on another is not constant);
+* :func:`collapse`: one row per household (first-appearance order) with a household weight;
+* :func:`broadcast`: masked household rows written back to their members (row order kept);
+* :func:`warn_household_level`: a loud :class:`HouseholdWarning` when a column that is
+  evidently household-level is masked per person without ``household=``.
+
+A null household id is an error (a person without a household cannot be kept with it); give a
+one-person household its own id.
+"""
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ._errors import SDCError
+
+__all__ = [
+    "HouseholdWarning",
+    "broadcast",
+    "check_household_column",
+    "check_household_level",
+    "collapse",
+    "household_index",
+    "household_level_columns",
+    "split_columns",
+    "warn_household_level",
+]
+
+_IDX = "__sdc_household__"
+WEIGHT_AGGREGATIONS = ("first", "mean", "sum")
+
+
+class HouseholdWarning(UserWarning):
+    """A household-level column is masked per person although the frame has an evident
+    household structure: the original value stays visible on a housemate's record."""
+
+
+def check_household_column(schema: pl.Schema, household: Any, on: Sequence[str] = (), *,
+                           what: str = "household") -> str | None:
+    """``household``: None, or the name of an existing column that is not among the masked
+    ``on`` columns (the id is what links the members; it is never masked). Returns the name.
+
+    >>> check_household_column(pl.Schema({"hh": pl.Int64, "x": pl.Float64}), "hh", ["x"])
+    'hh'
+    """
+    if household is None:
+        return None
+    if not isinstance(household, str):
+        raise SDCError(f"`{what}` must be a column name, got {household!r}")
+    if household not in schema:
+        raise SDCError(f"{what} column {household!r}: not in the frame (columns: {', '.join(schema.names())})")
+    if household in on:
+        raise SDCError(f"{what} column {household!r}: is also masked (`on`); the household id links the "
+                       "members and is never masked")
+    return household
+
+
+def household_index(df: pl.DataFrame, household: str) -> tuple[np.ndarray, int]:
+    """The household of every row as int64 0..H-1, numbered in order of first appearance,
+    and H. A null household id is an :class:`SDCError`.
+
+    >>> household_index(pl.DataFrame({"hh": [7, 3, 7, 9]}), "hh")
+    (array([0, 1, 0, 2]), 3)
+    """
+    s = df.get_column(household)
+    if s.null_count():
+        raise SDCError(f"household column {household!r}: {s.null_count()} null id(s); every person needs a "
+                       "household id (give a one-person household its own id)")
+    if s.dtype.is_float() and s.is_nan().any():
+        raise SDCError(f"household column {household!r}: NaN id(s); every person needs a household id")
+    idx = s.to_frame().select(pl.first().rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
+    n = int(idx.max()) + 1 if idx.size else 0
+    # dense ranks are in sorted order; renumber them by first appearance
+    first = np.full(n, idx.size, dtype=np.int64)
+    np.minimum.at(first, idx, np.arange(idx.size, dtype=np.int64))
+    order = np.empty(n, dtype=np.int64)
+    order[np.argsort(first, kind="stable")] = np.arange(n, dtype=np.int64)
+    return order[idx], n
+
+
+def _varying(df: pl.DataFrame, household: str, columns: Sequence[str]) -> list[bool]:
+    """Per column: does it take two values (a null counts as one) within some household?"""
+    if not columns or df.height == 0:
+        return [False] * len(columns)
+    agg = df.group_by(household).agg(pl.col(c).n_unique().alias(f"{i}") for i, c in enumerate(columns))
+    row = agg.select(pl.col(f"{i}").max() for i in range(len(columns))).row(0)
+    return [v > 1 for v in row]
+
+
+def household_level_columns(df: pl.DataFrame, household: str, columns: Sequence[str] | None = None) -> list[str]:
+    """The ``columns`` (default: every column but ``household``) that are constant within every
+    household, a null counting as one value; in the order given.
+
+    >>> df = pl.DataFrame({"hh": [1, 1, 2], "size": [2, 2, 1], "age": [40, 9, 70], "inc": [None, None, 5.0]})
+    >>> household_level_columns(df, "hh")
+    ['size', 'inc']
+    """
+    cols = [c for c in df.columns if c != household] if columns is None else list(columns)
+    return [c for c, v in zip(cols, _varying(df, household, cols)) if not v]
+
+
+def check_household_level(df: pl.DataFrame, household: str, columns: Sequence[str]) -> None:
+    """Raise :class:`SDCError` for the first of ``columns`` that is not constant within every
+    household, naming the column, one household where it varies (the first in row order) and
+    two of its values there.
+
+    >>> df = pl.DataFrame({"hh": [1, 1, 2, 2], "size": [2, 2, 2, 3]})
+    >>> check_household_level(df, "hh", ["size"])
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: column 'size' is declared household-level but varies within household 2 of 'hh' (values 2 and 3)
+    """
+    for c, v in zip(columns, _varying(df, household, list(columns))):
+        if not v:
+            continue
+        bad = (df.select(household, c).with_row_index("__row")
+               .filter(pl.col(c).n_unique().over(household) > 1)
+               .sort("__row"))
+        hid = bad.item(0, household)
+        vals = bad.filter(pl.col(household) == hid).get_column(c).unique(maintain_order=True).to_list()
+        raise SDCError(f"column {c!r} is declared household-level but varies within household {hid!r} of "
+                       f"{household!r} (values {vals[0]!r} and {vals[1]!r})")
+
+
+def split_columns(df: pl.DataFrame, household: str, columns: Sequence[str],
+                  declared: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
+    """Split ``columns`` into (household-level, person-level), each in the given order:
+    detected (constant within every household) plus the ``declared`` ones, which are checked
+    (:func:`check_household_level`) and must be among ``columns``.
+
+    >>> df = pl.DataFrame({"hh": [1, 1, 2], "size": [2, 2, 1], "age": [40, 9, 70]})
+    >>> split_columns(df, "hh", ["age", "size"])
+    (['size'], ['age'])
+    """
+    columns = list(columns)
+    declared = list(declared or [])
+    for c in declared:
+        if c not in columns:
+            raise SDCError(f"column {c!r}: declared household-level but not among the masked columns")
+    check_household_level(df, household, declared)
+    detected = set(household_level_columns(df, household, [c for c in columns if c not in declared]))
+    hh = [c for c in columns if c in detected or c in declared]
+    return hh, [c for c in columns if c not in hh]
+
+
+def collapse(
+    df: pl.DataFrame,
+    household: str,
+    columns: Sequence[str],
+    *,
+    weight: str | None = None,
+    household_weight: str | None = None,
+    weight_agg: str = "first",
+    check: bool = True,
+) -> pl.DataFrame:
+    """One row per household, in order of first appearance: the ``household`` id, the
+    household-level ``columns`` (checked constant within every household unless
+    ``check=False``) and, if asked, a household weight:
+
+    * ``household_weight=`` a column (checked household-level) taken as it is; or
+    * ``weight=`` a person-weight column aggregated per household by ``weight_agg``:
+      ``"first"`` (the first member's weight, as sdcMicro's ``selectHouseholdData`` keeps
+      the first record of a household; right when the person weight is the household's design
+      weight, as in EU-SILC where ``rb050`` equals ``db090``), ``"mean"`` or ``"sum"`` (the
+      number of persons the household's members stand for).
+
+    The weight column keeps its name (``household_weight`` or ``weight``). Row ``h`` of the
+    result is household ``h`` of :func:`household_index`, so :func:`broadcast` maps it back.
+
+    >>> df = pl.DataFrame({"hh": [5, 5, 2], "size": [2, 2, 1], "w": [10.0, 30.0, 7.0]})
+    >>> collapse(df, "hh", ["size"], weight="w", weight_agg="sum").rows()
+    [(5, 2, 40.0), (2, 1, 7.0)]
+    >>> collapse(df, "hh", ["size"], weight="w").rows()
+    [(5, 2, 10.0), (2, 1, 7.0)]
+    """
+    columns = list(columns)
+    if weight_agg not in WEIGHT_AGGREGATIONS:
+        raise SDCError(f"weight_agg must be one of {', '.join(map(repr, WEIGHT_AGGREGATIONS))}, got {weight_agg!r}")
+    if household_weight is not None and weight is not None and household_weight != weight:
+        raise SDCError("give either `weight` (person weights, aggregated per household) or `household_weight`, "
+                       "not both")
+    for c in columns + [w for w in (weight, household_weight) if w is not None]:
+        if c not in df.columns:
+            raise SDCError(f"column {c!r}: not in the frame")
+    if check:
+        check_household_level(df, household, columns + ([household_weight] if household_weight else []))
+    idx, _ = household_index(df, household)
+    keep = [household] + columns
+    aggs = [pl.col(c).first() for c in columns]
+    wname = household_weight or weight
+    if household_weight is not None:
+        aggs.append(pl.col(household_weight).first())
+        keep.append(household_weight)
+    elif weight is not None:
+        agg = {"first": pl.col(weight).first(), "mean": pl.col(weight).mean(), "sum": pl.col(weight).sum()}
+        aggs.append(agg[weight_agg].alias(weight))
+        keep.append(wname)
+    out = (df.select(pl.Series(_IDX, idx), *[pl.col(c) for c in dict.fromkeys([household] + columns
+                                                                           + ([wname] if wname else []))])
+           .group_by(_IDX).agg(pl.col(household).first(), *aggs)
+           .sort(_IDX).drop(_IDX))
+    return out.select(list(dict.fromkeys(keep)))
+
+
+def broadcast(df: pl.DataFrame, household: str, masked: pl.DataFrame, columns: Sequence[str],
+              index: np.ndarray | None = None) -> pl.DataFrame:
+    """``df`` with its ``columns`` replaced by the household rows of ``masked`` (one row per
+    household in the order of :func:`collapse` / :func:`household_index`): every member gets
+    its household's masked value. Row order and the other columns are kept; the replaced
+    columns take ``masked``'s dtypes (a masking method may change them). ``index``: the
+    :func:`household_index` of ``df`` if already computed.
+
+    >>> df = pl.DataFrame({"hh": [5, 5, 2], "size": [2, 2, 1], "age": [40, 9, 70]})
+    >>> hh = collapse(df, "hh", ["size"]).with_columns(pl.col("size") * 10)
+    >>> broadcast(df, "hh", hh, ["size"]).rows()
+    [(5, 20, 40), (5, 20, 9), (2, 10, 70)]
+    """
+    columns = list(columns)
+    if not columns:
+        return df
+    if index is None:
+        index, n = household_index(df, household)
+    else:
+        n = int(index.max()) + 1 if index.size else 0
+    if masked.height != n:
+        raise SDCError(f"household rows: {masked.height} given for {n} households of {household!r}")
+    taken = masked.select(columns)[pl.Series(index)] if df.height else masked.select(columns).clear()
+    return df.with_columns(taken.get_columns())
+
+
+def warn_household_level(
+    df: pl.DataFrame,
+    columns: Sequence[str],
+    *,
+    method: str,
+    exclude: Sequence[str] = (),
+    max_size: int = 30,
+) -> None:
+    """Warn (:class:`HouseholdWarning`) when a column of ``columns``, masked per person by
+    ``method`` without ``household=``, is household-level in an evident household structure.
+
+    A column ``h`` of the frame (integer, String or Categorical, not masked, not in
+    ``exclude``, no nulls) looks like a household id when its groups are small (mean size in
+    [1.2, ``max_size``], no group above ``max_size`` rows) and not all singletons; a masked,
+    non-constant column that is constant within every ``h`` group is then household-level, and
+    masking it per person leaves the original value visible on an untouched housemate's record
+    next to ``h``. The message names the columns, the id and what would leak.
+
+    >>> df = pl.DataFrame({"hh": [1, 1, 2, 2, 3, 3], "size": [2, 2, 2, 2, 3, 3], "age": [1, 2, 3, 4, 5, 6]})
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_household_level(df, ["size", "age"], method="suppress")
+    >>> print(w[0].message)  # doctest: +ELLIPSIS
+    suppress: column(s) 'size' are constant within every group of 'hh' (3 groups of 2..2 rows), which looks like a household id; ...
+    """
+    columns = list(columns)
+    if df.height < 2 or not columns:
+        return
+    skip = set(columns) | set(exclude)
+    cands = [c for c, t in df.schema.items() if c not in skip
+             and (t.is_integer() or t == pl.String or isinstance(t, (pl.Categorical, pl.Enum)))]
+    if not cands:
+        return
+    stats = df.select(*(pl.col(c).n_unique().alias(f"u{i}") for i, c in enumerate(cands)),
+                      *(pl.col(c).null_count().alias(f"n{i}") for i, c in enumerate(cands))).row(0)
+    m = len(cands)
+    n = df.height
+    cands = [c for i, c in enumerate(cands) if not stats[m + i] and 1.2 <= n / stats[i] <= max_size]
+    if not cands:
+        return
+    varying = df.select(pl.col(c).n_unique() > 1 for c in columns).row(0)
+    masked = [c for c, v in zip(columns, varying) if v]
+    for h in cands:
+        sizes = df.group_by(h).len().get_column("len")
+        if sizes.max() > max_size:
+            continue
+        level = household_level_columns(df, h, masked)
+        if level:
+            names = ", ".join(map(repr, level))
+            warnings.warn(
+                f"{method}: column(s) {names} are constant within every group of {h!r} ({sizes.len()} groups of "
+                f"{sizes.min()}..{sizes.max()} rows), which looks like a household id; masked per person, a "
+                f"household's original value stays visible on every member whose row is left unchanged, next "
+                f"to the shared {h!r}. Pass household={h!r} to mask it once per household for all members.",
+                HouseholdWarning, stacklevel=3)
+            return
