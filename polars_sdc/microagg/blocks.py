@@ -82,13 +82,12 @@ def pattern_blocks(
     merge: bool = False,
     where: str = "",
     mask: np.ndarray | None = None,
-    merge_rows: Callable[..., list[tuple[Any, np.ndarray]]] | None = None,
 ) -> list[Block]:
     """The blocks of the rows ``rows`` (one stratum): one per null pattern over ``on``, in
     order of first appearance. A pattern with fewer than ``k`` units (rows, or households when
     ``units`` is given) is an :class:`SDCError` naming it, unless ``merge``: the small patterns
-    are then pooled by ``merge_rows`` (:func:`~.pipeline.merge_small_strata_rows`) and a pooled
-    block is partitioned on the columns non-null in all its rows, its other values suppressed.
+    are then pooled (:func:`_pool`) and a pooled block is partitioned on the columns non-null in
+    all its rows, its other values suppressed.
 
     >>> df = pl.DataFrame({"x": [1.0, None, 2.0, None, 3.0], "y": [1.0, 2.0, 3.0, 4.0, 5.0]})
     >>> [(b.rows.tolist(), b.columns) for b in pattern_blocks(df, ["x", "y"], np.arange(5), 2)]
@@ -116,8 +115,7 @@ def pattern_blocks(
             "in every pooled row are then suppressed)"
         )
     if small:
-        size = None if units is None else (lambda r: unit_count(r, units))
-        patterns = merge_rows(patterns, k, size=size)
+        patterns = _pool(patterns, small, k, units, mask)
     blocks = []
     for key, r in patterns:
         nulls = mask[r].any(axis=0)
@@ -127,6 +125,37 @@ def pattern_blocks(
         label = key if isinstance(key, str) else "pooled null patterns (" + "; ".join(_flat(key)) + ")"
         blocks.append(Block(r, cols, where + label, suppressed))
     return blocks
+
+
+def _pool(patterns: list[tuple[str, np.ndarray]], small: list[tuple[str, np.ndarray]], k: int,
+          units: np.ndarray | None, mask: np.ndarray) -> list[tuple[Any, np.ndarray]]:
+    """The small patterns pooled into one block; if the pool itself has fewer than k units it
+    joins the pattern with >= k units where that suppresses the fewest values (the target's
+    non-null values in columns the pool lacks; ties: fewer rows, then first appearance).
+
+    >>> m = np.array([[0, 0], [0, 0], [1, 0], [1, 0], [0, 1], [1, 1]], dtype=bool)
+    >>> p = [("none", np.array([0, 1])), ("a", np.array([2, 3])), ("b", np.array([4])), ("ab", np.array([5]))]
+    >>> [(key, rows.tolist()) for key, rows in _pool(p, p[2:], 2, None, m)]
+    [('none', [0, 1]), ('a', [2, 3]), (('b', 'ab'), [4, 5])]
+    >>> [(key, rows.tolist()) for key, rows in _pool(p, p[2:], 3, None, m)][-1]
+    (('a', ('b', 'ab')), [2, 3, 4, 5])
+    """
+    small_keys = {id(r) for _, r in small}
+    big = [(key, r) for key, r in patterns if id(r) not in small_keys]
+    pool_key = tuple(key for key, _ in small)
+    pool = np.sort(np.concatenate([r for _, r in small]))
+    if unit_count(pool, units) >= k or not big:
+        return big + [(pool_key, pool)]
+    lacks = mask[pool].any(axis=0)  # columns null somewhere in the pool
+
+    def cost(i: int) -> tuple[int, int, int]:
+        r = big[i][1]
+        return int((~mask[r][:, lacks]).sum()), r.size, i
+
+    t = min(range(len(big)), key=cost)
+    key, r = big[t]
+    big[t] = ((key, pool_key), np.sort(np.concatenate([r, pool])))
+    return big
 
 
 def _flat(key: Any) -> list[str]:

@@ -450,7 +450,7 @@ class MicroaggSpec:
         for key, rows in strata:
             where = f"stratum {key!r} of `by`, " if self.by else ""
             out.extend(pattern_blocks(df, list(self.on), rows, self.k, units=units, merge=self.merge_small_patterns,
-                                      where=where, mask=mask, merge_rows=merge_small_strata_rows))
+                                      where=where, mask=mask))
         return out
 
     def _labels(self, df: pl.DataFrame, blocks: list[Any], units: np.ndarray | None = None) -> np.ndarray:

@@ -133,6 +133,7 @@ class MicroaggMethods(FrameOps):
         max_sweeps: int = 100,
         refine: str = "mil",
         refine_options: Mapping[str, Any] | None = None,
+        household: str | None = None,
     ) -> Any:
         """Refine the k-partition in column ``group`` by MIL (thesis 4.2): rows move between
         groups (and swap, and rotate among three groups) while the SSE of the ``on`` columns
@@ -142,7 +143,8 @@ class MicroaggMethods(FrameOps):
         :func:`polars_sdc.microagg.mil.refine_mil` for the options. ``refine="anneal"``
         (options in ``refine_options``: ``max_iter``, ``seed``, ...) anneals after MIL for a
         lower SSE (:func:`polars_sdc.microagg.anneal.refine_anneal`); it dissolves and
-        creates groups, so ``group`` becomes UInt32 ids by first appearance.
+        creates groups, so ``group`` becomes UInt32 ids by first appearance. ``household=``:
+        every group keeps >= k households (see :func:`polars_sdc.microagg.mil.mil_frame`).
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 10.0, 11.0], "g": [0, 0, 1, 1, 1]})
@@ -154,8 +156,11 @@ class MicroaggMethods(FrameOps):
         from .._errors import SDCError
         from ..microagg.mil import mil_columns, mil_frame, mil_output_schema, mil_refiner
 
+        from ..household import check_household_column
+
         schema = self._schema()
-        mil_columns(schema, on, group, ordinal, by)
+        on_cols, by_cols = mil_columns(schema, on, group, ordinal, by)
+        check_household_column(schema, household, [*on_cols, group, *by_cols])
         opts = dict(neighbours=neighbours, exchanges=exchanges, cycles=cycles, max_sweeps=max_sweeps)
         if refine == "mil":
             opts.update(refine_options or {})
@@ -167,7 +172,7 @@ class MicroaggMethods(FrameOps):
         return self._frame_op(
             lambda df: mil_frame(
                 df, k, on, group=group, by=by, standardize=standardize, ordinal=ordinal, weights=weights,
-                refine=refine, **opts
+                refine=refine, household=household, **opts
             ),
             mil_output_schema(schema, group, refine),
         )
