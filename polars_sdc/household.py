@@ -34,16 +34,17 @@ from ._errors import SDCError
 __all__ = [
     "HouseholdWarning",
     "broadcast",
+    "check_by_household_level",
     "check_household_column",
     "check_household_level",
     "collapse",
     "household_index",
     "household_level_columns",
+    "mask_households",
     "split_columns",
     "warn_household_level",
 ]
 
-_IDX = "__sdc_household__"
 WEIGHT_AGGREGATIONS = ("first", "mean", "sum")
 
 
@@ -95,25 +96,35 @@ def household_index(df: pl.DataFrame, household: str) -> tuple[np.ndarray, int]:
     return order[idx], n
 
 
-def _varying(df: pl.DataFrame, household: str, columns: Sequence[str]) -> list[bool]:
-    """Per column: does it take two values (a null counts as one) within some household?"""
+def _first_member(df: pl.DataFrame, household: str, index: np.ndarray | None = None) -> pl.Series:
+    """For every row, the row number of the first member of its household (UInt32 or Int64)."""
+    idx, n = household_index(df, household) if index is None else (index, int(index.max()) + 1)
+    first = np.full(n, idx.size, dtype=np.int64)
+    np.minimum.at(first, idx, np.arange(idx.size, dtype=np.int64))
+    return pl.Series(first[idx])
+
+
+def _varying(df: pl.DataFrame, household: str, columns: Sequence[str], index: np.ndarray | None = None) -> list[bool]:
+    """Per column: does it take two values (a null counts as one) within some household?
+    Each value is compared with the household's first member's (no hashing: O(n) per column)."""
     if not columns or df.height == 0:
         return [False] * len(columns)
-    agg = df.group_by(household).agg(pl.col(c).n_unique().alias(f"{i}") for i, c in enumerate(columns))
-    row = agg.select(pl.col(f"{i}").max() for i in range(len(columns))).row(0)
-    return [v > 1 for v in row]
+    rep = _first_member(df, household, index)
+    return [not df.get_column(c).eq_missing(df.get_column(c).gather(rep)).all() for c in columns]
 
 
-def household_level_columns(df: pl.DataFrame, household: str, columns: Sequence[str] | None = None) -> list[str]:
+def household_level_columns(df: pl.DataFrame, household: str, columns: Sequence[str] | None = None, *,
+                            index: np.ndarray | None = None) -> list[str]:
     """The ``columns`` (default: every column but ``household``) that are constant within every
-    household, a null counting as one value; in the order given.
+    household, a null counting as one value; in the order given. ``index``: the
+    :func:`household_index` of ``df`` if already computed.
 
     >>> df = pl.DataFrame({"hh": [1, 1, 2], "size": [2, 2, 1], "age": [40, 9, 70], "inc": [None, None, 5.0]})
     >>> household_level_columns(df, "hh")
     ['size', 'inc']
     """
     cols = [c for c in df.columns if c != household] if columns is None else list(columns)
-    return [c for c, v in zip(cols, _varying(df, household, cols)) if not v]
+    return [c for c, v in zip(cols, _varying(df, household, cols, index)) if not v]
 
 
 def check_household_level(df: pl.DataFrame, household: str, columns: Sequence[str]) -> None:
@@ -140,7 +151,8 @@ def check_household_level(df: pl.DataFrame, household: str, columns: Sequence[st
 
 
 def split_columns(df: pl.DataFrame, household: str, columns: Sequence[str],
-                  declared: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
+                  declared: Sequence[str] | None = None, *, index: np.ndarray | None = None
+                  ) -> tuple[list[str], list[str]]:
     """Split ``columns`` into (household-level, person-level), each in the given order:
     detected (constant within every household) plus the ``declared`` ones, which are checked
     (:func:`check_household_level`) and must be among ``columns``.
@@ -155,7 +167,7 @@ def split_columns(df: pl.DataFrame, household: str, columns: Sequence[str],
         if c not in columns:
             raise SDCError(f"column {c!r}: declared household-level but not among the masked columns")
     check_household_level(df, household, declared)
-    detected = set(household_level_columns(df, household, [c for c in columns if c not in declared]))
+    detected = set(household_level_columns(df, household, [c for c in columns if c not in declared], index=index))
     hh = [c for c in columns if c in detected or c in declared]
     return hh, [c for c in columns if c not in hh]
 
@@ -169,6 +181,7 @@ def collapse(
     household_weight: str | None = None,
     weight_agg: str = "first",
     check: bool = True,
+    index: np.ndarray | None = None,
 ) -> pl.DataFrame:
     """One row per household, in order of first appearance: the ``household`` id, the
     household-level ``columns`` (checked constant within every household unless
@@ -182,7 +195,8 @@ def collapse(
       number of persons the household's members stand for).
 
     The weight column keeps its name (``household_weight`` or ``weight``). Row ``h`` of the
-    result is household ``h`` of :func:`household_index`, so :func:`broadcast` maps it back.
+    result is household ``h`` of :func:`household_index` (``index``: that index, if already
+    computed), so :func:`broadcast` maps it back.
 
     >>> df = pl.DataFrame({"hh": [5, 5, 2], "size": [2, 2, 1], "w": [10.0, 30.0, 7.0]})
     >>> collapse(df, "hh", ["size"], weight="w", weight_agg="sum").rows()
@@ -199,24 +213,25 @@ def collapse(
     for c in columns + [w for w in (weight, household_weight) if w is not None]:
         if c not in df.columns:
             raise SDCError(f"column {c!r}: not in the frame")
+    if weight is not None and household_weight is None and (weight in columns or weight == household):
+        raise SDCError(f"column {weight!r}: both the person weight and a column to collapse")
     if check:
         check_household_level(df, household, columns + ([household_weight] if household_weight else []))
-    idx, _ = household_index(df, household)
-    keep = [household] + columns
-    aggs = [pl.col(c).first() for c in columns]
-    wname = household_weight or weight
-    if household_weight is not None:
-        aggs.append(pl.col(household_weight).first())
-        keep.append(household_weight)
-    elif weight is not None:
-        agg = {"first": pl.col(weight).first(), "mean": pl.col(weight).mean(), "sum": pl.col(weight).sum()}
-        aggs.append(agg[weight_agg].alias(weight))
-        keep.append(wname)
-    out = (df.select(pl.Series(_IDX, idx), *[pl.col(c) for c in dict.fromkeys([household] + columns
-                                                                           + ([wname] if wname else []))])
-           .group_by(_IDX).agg(pl.col(household).first(), *aggs)
-           .sort(_IDX).drop(_IDX))
-    return out.select(list(dict.fromkeys(keep)))
+    idx = household_index(df, household)[0] if index is None else index
+    n = int(idx.max()) + 1 if idx.size else 0
+    first = np.full(n, idx.size, dtype=np.int64)
+    np.minimum.at(first, idx, np.arange(idx.size, dtype=np.int64))   # ascending: households are numbered so
+    keep = list(dict.fromkeys([household] + columns + [w for w in (household_weight,) if w is not None]))
+    out = df.select(keep)[pl.Series(first)]                          # the first members, one per household
+    if household_weight is None and weight is not None:
+        w = df.get_column(weight)
+        if weight_agg == "first":
+            hw = w.gather(pl.Series(first))
+        else:
+            sums = np.bincount(idx, weights=w.cast(pl.Float64).to_numpy(), minlength=n)
+            hw = pl.Series(weight, sums if weight_agg == "sum" else sums / np.bincount(idx, minlength=n))
+        out = out.with_columns(hw.alias(weight))
+    return out
 
 
 def broadcast(df: pl.DataFrame, household: str, masked: pl.DataFrame, columns: Sequence[str],
@@ -252,6 +267,7 @@ def warn_household_level(
     method: str,
     exclude: Sequence[str] = (),
     max_size: int = 30,
+    sample: int = 50_000,
 ) -> None:
     """Warn (:class:`HouseholdWarning`) when a column of ``columns``, masked per person by
     ``method`` without ``household=``, is household-level in an evident household structure.
@@ -261,7 +277,9 @@ def warn_household_level(
     [1.2, ``max_size``], no group above ``max_size`` rows) and not all singletons; a masked,
     non-constant column that is constant within every ``h`` group is then household-level, and
     masking it per person leaves the original value visible on an untouched housemate's record
-    next to ``h``. The message names the columns, the id and what would leak.
+    next to ``h``. The message names the columns, the id and what would leak. On a frame of more
+    than ``sample`` rows the check looks at the whole groups of a hashed sample of ``h`` values
+    (about ``sample`` rows), so it costs a hash per candidate column.
 
     >>> df = pl.DataFrame({"hh": [1, 1, 2, 2, 3, 3], "size": [2, 2, 2, 2, 3, 3], "age": [1, 2, 3, 4, 5, 6]})
     >>> import warnings
@@ -279,26 +297,75 @@ def warn_household_level(
              and (t.is_integer() or t == pl.String or isinstance(t, (pl.Categorical, pl.Enum)))]
     if not cands:
         return
-    stats = df.select(*(pl.col(c).n_unique().alias(f"u{i}") for i, c in enumerate(cands)),
-                      *(pl.col(c).null_count().alias(f"n{i}") for i, c in enumerate(cands))).row(0)
-    m = len(cands)
-    n = df.height
-    cands = [c for i, c in enumerate(cands) if not stats[m + i] and 1.2 <= n / stats[i] <= max_size]
-    if not cands:
-        return
-    varying = df.select(pl.col(c).n_unique() > 1 for c in columns).row(0)
-    masked = [c for c, v in zip(columns, varying) if v]
+    # on a large frame, look at the whole groups of a sample of ids (about `sample` rows):
+    # a warning is a heuristic, and it must cost little next to the masking itself
+    step = max(1, df.height // sample)
     for h in cands:
-        sizes = df.group_by(h).len().get_column("len")
+        part = df if step == 1 else df.filter(pl.col(h).hash(seed=0) % step == 0)
+        nulls, uniq, n = part.select(pl.col(h).null_count().alias("a"), pl.col(h).n_unique().alias("b"),
+                                     pl.len().alias("c")).row(0)
+        if nulls or n < 2 or not 1.2 <= n / uniq <= max_size:
+            continue
+        sizes = part.group_by(h).len().get_column("len")
         if sizes.max() > max_size:
             continue
-        level = household_level_columns(df, h, masked)
+        varying = part.select(pl.col(c).n_unique() > 1 for c in columns).row(0)
+        level = household_level_columns(part, h, [c for c, v in zip(columns, varying) if v])
         if level:
             names = ", ".join(map(repr, level))
             warnings.warn(
                 f"{method}: column(s) {names} are constant within every group of {h!r} ({sizes.len()} groups of "
-                f"{sizes.min()}..{sizes.max()} rows), which looks like a household id; masked per person, a "
+                f"{sizes.min()}..{sizes.max()} rows{' in a sample' if step > 1 else ''}), which looks like a "
+                f"household id; masked per person, a "
                 f"household's original value stays visible on every member whose row is left unchanged, next "
                 f"to the shared {h!r}. Pass household={h!r} to mask it once per household for all members.",
                 HouseholdWarning, stacklevel=3)
             return
+
+
+def check_by_household_level(df: pl.DataFrame, household: str, by: Sequence[str]) -> None:
+    """The ``by`` strata of a household-level column must not split a household: every ``by``
+    column constant within every household, else :class:`SDCError` naming it.
+
+    >>> check_by_household_level(pl.DataFrame({"hh": [1, 1], "r": ["a", "a"]}), "hh", ["r"])
+    """
+    for c, v in zip(by, _varying(df, household, list(by))):
+        if v:
+            raise SDCError(f"`by` column {c!r} varies within a household of {household!r}; a household-level "
+                           "column is masked once per household, so its strata must not split a household")
+
+
+def mask_households(
+    df: pl.DataFrame,
+    household: str,
+    columns: Sequence[str],
+    mask: Any,
+    *,
+    by: Sequence[str] = (),
+    key: str | None = None,
+    declared: Sequence[str] | None = None,
+    extra: Sequence[str] = (),
+) -> pl.DataFrame:
+    """Run a masking step ``mask(frame, cols, key) -> frame`` household-aware: the person-level
+    ``columns`` on ``df`` as they are (``key`` as given), the household-level ones (detected or
+    ``declared``, see :func:`split_columns`) once per household on :func:`collapse`'s frame
+    (with the ``by`` and ``extra`` columns, which must be household-level too), then broadcast
+    to every member. The household rows are keyed by their first-appearance position, or by the
+    household id when the caller keys rows by a ``key`` column (so a household's draw does not
+    depend on the row order either).
+
+    >>> df = pl.DataFrame({"hh": [1, 1, 2], "size": [2, 2, 1], "age": [40, 9, 70]})
+    >>> plus = lambda f, cols, key: f.with_columns(pl.col(c) + f.height for c in cols)
+    >>> mask_households(df, "hh", ["size", "age"], plus).rows()   # size: + 2 households; age: + 3 persons
+    [(1, 4, 43), (1, 4, 12), (2, 3, 73)]
+    """
+    idx, _ = household_index(df, household)
+    hh, person = split_columns(df, household, columns, declared, index=idx)
+    out = mask(df, person, key) if person else df
+    if hh:
+        need = [c for c in dict.fromkeys(list(by) + list(extra)) if c not in hh and c != household]
+        check_by_household_level(df, household, need)
+        small = collapse(df, household, hh + need, check=False, index=idx)
+        masked = mask(small, hh, household if key is not None else None)
+        out = broadcast(out, household, masked, hh, index=idx)
+    return out

@@ -96,7 +96,7 @@ def test_strata_households(silc):
     out = silc.sdc.mdav(3, on=HH_INCOME, by="db040", household="db030", group_column="g")
     assert households_in_groups(out).min() >= 3
     assert out.group_by("g").agg(pl.col("db040").n_unique())["db040"].max() == 1
-    with pytest.raises(SDCError, match="stratum column 'rb090' varies within a household"):
+    with pytest.raises(SDCError, match="`by` column 'rb090' varies within a household of 'db030'"):
         silc.sdc.mdav(3, on=HH_INCOME, by="rb090", household="db030")
     with pytest.raises(SDCError, match="household column 'db030': also a stratum"):
         silc.sdc.mdav(3, on=HH_INCOME, by="db030", household="db030")

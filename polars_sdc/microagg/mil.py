@@ -517,27 +517,23 @@ def mil_frame(
     group_ids(df, group)  # length and nulls
     units = None
     if household is not None:
-        from ..household import broadcast, check_household_column, check_household_level, collapse, household_index
-        from ..household import split_columns
+        from ..household import broadcast, check_by_household_level, check_household_column, check_household_level
+        from ..household import collapse, household_index, split_columns
         from .blocks import check_households, household_repair, sse
 
         check_household_column(df.schema, household, [*on, group, *by_cols])
         index, _ = household_index(df, household)
-        hh, person = split_columns(df, household, on)
+        hh, person = split_columns(df, household, on, index=index)
         if hh and person:
             raise SDCError(f"household={household!r}: column(s) {', '.join(map(repr, hh))} are household-level and "
                            f"{', '.join(map(repr, person))} person-level; refine them in two calls")
         if not person:  # household-level: one row per household, the groups broadcast back
             check_household_level(df, household, [group, *by_cols])
-            rows = collapse(df, household, list(dict.fromkeys([*on, group, *by_cols])), check=False)
+            rows = collapse(df, household, list(dict.fromkeys([*on, group, *by_cols])), check=False, index=index)
             done = mil_frame(rows, k, on, group=group, by=by, standardize=standardize, ordinal=ordinal,
                              weights=weights, refine=refine, **options)
             return broadcast(df, household, done, [group], index=index)
-        if by_cols:
-            for c in by_cols:
-                if split_columns(df, household, [c])[1]:
-                    raise SDCError(f"household={household!r}: stratum column {c!r} varies within a household; "
-                                   "a household must lie in one stratum")
+        check_by_household_level(df, household, by_cols)  # a household lies in one stratum
         units = index
         refine_fn = fn
 

@@ -408,10 +408,10 @@ class MicroaggSpec:
         """``("household" | "person", household index per row, number of households)``:
         household-level when every ``on`` column is constant within every household; a mix
         of household- and person-level columns is an error naming both kinds."""
-        from ..household import household_index, split_columns
+        from ..household import check_by_household_level, household_index, split_columns
 
         idx, n = household_index(df, self.household)
-        hh, person = split_columns(df, self.household, list(self.on))
+        hh, person = split_columns(df, self.household, list(self.on), index=idx)
         if hh and person:
             raise SDCError(
                 f"household={self.household!r}: column(s) {', '.join(map(repr, hh))} are household-level "
@@ -419,22 +419,16 @@ class MicroaggSpec:
                 "microaggregate them in two calls (household-level columns are aggregated once per household, "
                 "person-level ones per person with >= k households in every group)"
             )
-        if self.by:
-            varying = [c for c in self.by if c not in split_columns(df, self.household, [c])[0]]
-            if varying:
-                raise SDCError(
-                    f"household={self.household!r}: stratum column {varying[0]!r} varies within a household; "
-                    "a household must lie in one stratum (stratify by household-level columns)"
-                )
+        check_by_household_level(df, self.household, list(self.by))  # a household lies in one stratum
         return ("household" if not person else "person"), idx, n
 
-    def _collapsed(self, df: pl.DataFrame) -> tuple[pl.DataFrame, MicroaggSpec]:
+    def _collapsed(self, df: pl.DataFrame, idx: np.ndarray) -> tuple[pl.DataFrame, MicroaggSpec]:
         """One row per household (the ``on`` and ``by`` columns) and the plain spec for it."""
         from dataclasses import replace
 
         from ..household import collapse
 
-        hh = collapse(df, self.household, list(dict.fromkeys([*self.on, *self.by])), check=False)
+        hh = collapse(df, self.household, list(dict.fromkeys([*self.on, *self.by])), check=False, index=idx)
         return hh, replace(self, household=None, input_schema=hh.schema)
 
     def blocks(self, df: pl.DataFrame, units: np.ndarray | None = None,
@@ -524,7 +518,7 @@ class MicroaggSpec:
             return labels, src, strata
         mode, idx, n = self._households(df)
         if mode == "household":  # one row per household, k households per group
-            hh, inner = self._collapsed(df)
+            hh, inner = self._collapsed(df, idx)
             hstrata = inner.strata(hh) if inner.by else None
             labels, src = inner._groups(hh, None, hstrata, np.arange(n))
             return labels, (hh, inner, labels, src, hstrata, idx), None
