@@ -43,7 +43,10 @@ def unchanged_unshared(orig: pl.DataFrame, out: pl.DataFrame, cols: list[str], k
 def test_plain_mdav_leaks_household_vectors(silc):
     """The problem (issue 24): per person, MDAV groups a household's members together and releases
     the household's own income vector for 4,358 persons."""
-    out = silc.sdc.mdav(3, on=HH_INCOME, group_column="g")
+    from polars_sdc.household import HouseholdWarning
+
+    with pytest.warns(HouseholdWarning, match="Pass household='db030'"):
+        out = silc.sdc.mdav(3, on=HH_INCOME, group_column="g")
     same = np.ones(silc.height, dtype=bool)
     for c in HH_INCOME:
         same &= (out[c] == silc[c]).to_numpy()

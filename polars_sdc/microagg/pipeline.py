@@ -534,6 +534,10 @@ class MicroaggSpec:
         on one row per household and broadcasting the result to the members; person-level
         ones with every group holding >= k households. Nulls stay null (rows grouped by null
         pattern; pooled small patterns suppressed to their common pattern)."""
+        if self.household is None:  # loud when the columns are evidently household-level
+            from ..household import warn_household_level
+
+            warn_household_level(df, list(self.on), method="microaggregation", exclude=list(self.by))
         labels, src, strata = self._run_all(df)
         if isinstance(src, tuple):  # household-level: release the household rows, broadcast them
             from ..household import broadcast
