@@ -251,3 +251,18 @@ def test_household_property_univariate(df, refine):
     assert (out["pinc"].is_null() == df["pinc"].is_null()).all()
     assert df.lazy().sdc.univariate(2, on="pinc", household="hh", group_column="g", merge_small_patterns=True,
                                     **refine).collect(engine="streaming").equals(out)
+
+
+def test_cli_household(silc, tmp_path, capsys):
+    from polars_sdc.cli import main
+
+    src, dst = tmp_path / "silc.parquet", tmp_path / "out.parquet"
+    silc.write_parquet(src)
+    main(["anonymize", str(src), str(dst), "--k", "3", "--on", ",".join(HH_INCOME), "--household", "db030",
+          "--group-column", "g"])
+    out = pl.read_parquet(dst)
+    assert households_in_groups(out).min() >= 3
+    assert out.equals(silc.sdc.mdav(3, on=HH_INCOME, household="db030", group_column="g"))
+    main(["anonymize", str(src), str(dst), "--k", "3", "--on", "py010n,py050n", "--household", "db030"])
+    assert pl.read_parquet(dst)["py010n"].null_count() == 2720
+    assert "SSE/SST n/a" in capsys.readouterr().out  # no numeric column without nulls to measure
