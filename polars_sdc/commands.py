@@ -32,7 +32,7 @@ _METAVARS = {"int": "N", "float": "X", "str": "TEXT", "column": "COL", "columns"
 
 
 def _help(o: Option) -> str:
-    text = o.help
+    text = o.help.replace("%", "%%")              # argparse formats help texts with %
     if o.role:
         text += f" (role: {o.role})"
     if o.required:

@@ -88,8 +88,6 @@ class Operation:
     #: the option naming numeric input columns (a CSV column of text there is refused by the CLI)
     numeric: str | None = None
     aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    #: False for a declared slot whose method is not in this build (a step naming it fails clearly)
-    available: bool = True
 
     @property
     def method(self) -> str:
@@ -157,8 +155,10 @@ def _spec(kind: str, help: str, **more: Any) -> dict[str, Any]:
 _BY = _spec("columns", "strata columns: each stratum is masked on its own", role="strata")
 _SEED = _spec("int", "seed of the random draws (the same seed gives the same release)", low=0)
 _KEY = _spec("column", "unique id column: a row keeps its draws under reordering (default: row positions)")
-#: the strata, seed and key of the randomised masking methods
-_DRAWS = {"by": _BY, "seed": _SEED, "key": _KEY}
+_HOUSEHOLD = _spec("column", "household id column: household-level columns are masked once per household and "
+                   "given to every member", role="household")
+#: the strata, seed and key of the randomised masking methods, and the household id
+_DRAWS = {"by": _BY, "seed": _SEED, "key": _KEY, "household": _HOUSEHOLD}
 
 
 def _masking() -> dict[str, Operation]:
@@ -168,6 +168,7 @@ def _masking() -> dict[str, Operation]:
     from .masking.noise import add_noise_frame
     from .masking.pram import pram_frame
     from .masking.rank_swap import rank_swap_frame
+    from .masking.record_swap import swap_records_frame
     from .masking.suppress import suppress_frame, suppress_risky_frame
     from .noise import laplace_frame
     from .recode.frame import recode_frame
@@ -178,10 +179,14 @@ def _masking() -> dict[str, Operation]:
         _declare("suppress", suppress_frame, "local suppression of key values to k-anonymity (sdcMicro localSuppression)", {
             "k": _spec("int", "every key combination is shared by at least k records", low=1),
             "on": _spec("columns", "key (quasi-identifier) columns", role="keys"),
-            "importance": _spec("json", "one integer per key, 1 = suppressed last (default: keys with more categories first)"),
+            "importance": _spec("json", "sdcMicro's priority: one integer per key or {column: rank}, a key of rank 1 "
+                                "is suppressed only when nothing else reaches k"),
             "by": _BY,
             "alpha": _spec("float", "weight of a match through a suppressed (null) value", low=0, high=1),
             "combs": _spec("ints", "k-anonymity for every subset of keys of these sizes (default: all keys)"),
+            "tiebreak": _spec("json", "fewest suppressions first; this ranking (one integer per key or {column: rank}) "
+                              "only decides ties (default: keys with more categories first)"),
+            "household": _HOUSEHOLD,
         }, command="suppress"),
         _declare("suppress_risky", suppress_risky_frame, "suppress key values of records above an individual-risk threshold (sdcMicro localSupp)", {
             "on": _spec("columns", "key (quasi-identifier) columns", role="keys"),
@@ -189,6 +194,7 @@ def _masking() -> dict[str, Operation]:
             "weight": _spec("column", "sampling-weight column", role="weight"),
             "key_var": _spec("column", "suppress only this key (default: the risky record's key with most categories)"),
             "alpha": _spec("float", "weight of a match through a suppressed (null) value", low=0, high=1),
+            "household": _HOUSEHOLD,
         }, command="suppress-risky"),
         _declare("pram", pram_frame, "post-randomisation of categorical columns (sdcMicro pram)", {
             "on": _spec("columns", "categorical columns to PRAM", role="pram"),
@@ -204,6 +210,8 @@ def _masking() -> dict[str, Operation]:
             "k0": _spec("float", "the window from subset-mean preservation (sdcMicro K0)", low=0, high=1),
             "top": _spec("float", "share of the largest values replaced by their mean, not swapped", low=0, high=1),
             "bottom": _spec("float", "share of the smallest values replaced by their mean, not swapped", low=0, high=1),
+            "preset": _spec("choice", "sdcmicro: sdcMicro's defaults (R0 = 0.95, 5 % top/bottom coding) and window",
+                            choices=("sdcmicro",)),
             **_DRAWS,
         }, random=True, command="rank-swap", numeric="on"),
         _declare("add_noise", add_noise_frame, "noise on numeric columns (sdcMicro addNoise)", {
@@ -221,6 +229,7 @@ def _masking() -> dict[str, Operation]:
             "clamp": _spec("bool", "clip noisy values to each column's observed range"),
             "m": _spec("int", "attributes released together (with k)", low=1),
             "key": _KEY,
+            "household": _HOUSEHOLD,
         }, random=True, command="laplace", numeric="on"),
         _declare("recode", recode_frame, "minimum-frequency global recoding of categories (Sano & Hattori, Fig. 1)", {
             "columns": _spec("columns", "categorical columns to recode"),
@@ -231,8 +240,9 @@ def _masking() -> dict[str, Operation]:
             "other": _spec("str", "one label for every merged group"),
             "max_label": _spec("int", "cap merged labels at this many characters", low=24),
             "null_values": _spec("json", "categories read as missing (and CSV tokens read as missing)"),
-        }, skip=("enum_as",), extra_defaults={"sep": DEFAULT_SEP, "other": None, "max_label": DEFAULT_MAX_LABEL,
-                                              "null_values": None},
+            "household": _HOUSEHOLD,
+        }, skip=("enum_as", "labels"), extra_defaults={"sep": DEFAULT_SEP, "other": None, "max_label": DEFAULT_MAX_LABEL,
+                                              "null_values": None, "household": None},
             command="recode", aliases={"columns": ("--column",)}),
         _declare("recode_intervals", recode_intervals_frame, "interval recoding of numeric columns (sdcMicro globalRecode)", {
             "on": _spec("columns", "numeric columns to recode into intervals"),
@@ -240,7 +250,8 @@ def _masking() -> dict[str, Operation]:
             "n": _spec("int", "number of intervals (instead of breaks)", low=1),
             "method": _spec("choice", "with n: equal widths or equal counts", choices=tuple(INTERVAL_METHODS)),
             "right_closed": _spec("bool", "intervals (a, b] (else [a, b))"),
-        }, command="recode-intervals", numeric="on"),
+            "household": _HOUSEHOLD,
+        }, extra_defaults={"household": None}, command="recode-intervals", numeric="on"),
         _declare("top_bottom_code", top_bottom_frame_exprs, "top and bottom coding of numeric columns (sdcMicro topBotCoding)", {
             "columns": _spec("columns", "numeric columns to code"),
             "lower": _spec("float", "values below become this threshold"),
@@ -249,20 +260,28 @@ def _masking() -> dict[str, Operation]:
             "upper_p": _spec("float", "or: the top share of values", low=0, high=1),
             "replacement": _spec("choice", "replace by the threshold or by the mean of the coded values",
                                  choices=("threshold", "mean")),
-        }, extra=[(top_bottom_expr, 1)], command="top-bottom-code", numeric="columns"),
-        Operation("swap_records", _not_available("swap_records"), "targeted record swapping of households (not in this build yet)",
-                  (), random=True, available=False),
+            "household": _HOUSEHOLD,
+        }, extra=[(top_bottom_expr, 1)], extra_defaults={"household": None}, command="top-bottom-code",
+            numeric="columns"),
+        _declare("swap_records", swap_records_frame, "targeted record swapping of whole households between areas "
+                 "(sdcMicro recordSwap)", {
+            "household": _spec("column", "household id column: households are swapped whole", role="household"),
+            "hierarchy": _spec("columns", "geographic hierarchy, coarsest first (e.g. region, district)"),
+            "similar": _spec("json", "donor profiles tried in order: a list of column lists (JSON)"),
+            "swaprate": _spec("float", "share of households to swap", low=0, high=1),
+            "k_anonymity": _spec("int", "households of a record with fewer than k matches at a level are swapped "
+                                 "across that level", low=1),
+            "risk_variables": _spec("columns", "columns of the risk counts (with the hierarchy)", role="keys"),
+            "risk": _spec("columns", "precomputed risk columns, one per hierarchy level (instead of counts)"),
+            "risk_threshold": _spec("float", "risk above which a household is swapped (default 1 / k_anonymity)",
+                                    low=0, high=1),
+            "carry_along": _spec("columns", "columns moved with the household (e.g. finer geography)"),
+            "swapped_column": _spec("str", "also write the partner household's id in this column"),
+            "seed": _SEED,
+            "key": _KEY,
+        }, random=True, command="swap-records"),
     ]
     return {op.name: op for op in ops}
-
-
-def _not_available(name: str) -> Callable[..., Any]:
-    def missing(*args: Any, **kwargs: Any) -> Any:
-        raise SDCError(f"{name}: record swapping is not available in this version of polars_sdc "
-                       "(a declared slot; its method is being written)")
-
-    missing.__name__ = name
-    return missing
 
 
 #: the options of partition methods added to ``microagg.METHODS`` outside this module:
@@ -293,6 +312,9 @@ def _microaggregation() -> dict[str, Operation]:
         "integers": _spec("choice", "integer columns: rounded means in their dtype, or Float64 means",
                           choices=tuple(INTEGER_MODES)),
         "progress": _spec("bool", "a progress bar on stderr"),
+        "household": _spec("column", "household id column: every group spans >= k households (household-level "
+                           "columns are microaggregated once per household)", role="household"),
+        "merge_small_patterns": _spec("bool", "pool null patterns with fewer than k rows instead of an error"),
         "gamma": _spec("float", "V-MDAV growth factor (method vmdav)", low=0),
         "order": _spec("choice", "MHM path ordering (method mhm)", choices=tuple(ORDERS)),
         "cells_per_dim": _spec("int", "grid cells per dimension (method mhm, order grid/vgrid)", low=1),
@@ -330,6 +352,8 @@ def _measures() -> dict[str, Operation]:
         "threshold": _spec("float", "ARX's acceptable record risk", low=0, high=1),
         "population_size": _spec("float", "population size (default: the sum of the weights)", low=0),
         "ks": _spec("ints", "the k of the records-violating-k counts"),
+        "alpha_rule": _spec("choice", "safe: a risk at alpha < 1 never below its alpha = 1 value; sdcmicro: "
+                            "sdcMicro's numbers", choices=("safe", "sdcmicro")),
     }, step=False)
     loss = _declare("loss_report", loss_report, "information loss of a release (ILD, SSE/SST, classic measures)", {
         "masked": _spec("json", "the row-aligned release"),

@@ -169,7 +169,7 @@ def test_risk_takes_household(tmp_path, capsys):
     assert cli.main(["risk", str(src), "--on", "a", "--weight", "w", "--household", "h", "--no-suda"]) == 0
     out = capsys.readouterr().out
     want = df.sdc.risk("a", weight="w", household="h", suda=False)["household_risk"]
-    assert "household_risk" in out and f"{want:.7g}" in out
+    assert "Household risk (mean)" in out and f"{100 * want:.1f} %" in out
 
 
 @pytest.mark.parametrize("argv", [

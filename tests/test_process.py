@@ -178,7 +178,7 @@ def test_roles_flow_into_the_steps():
     (lambda p: p.rank_swap(p=0.1, seed=1).undo().pram(seed=1), r"pram: no 'pram' role declared; give on="),
     (lambda p: p.apply("risk"), r"risk is not a masking step"),
     (lambda p: p.apply("suppres", k=2), r"unknown operation 'suppres'; did you mean 'suppress'"),
-    (lambda p: p.swap_records(k=2, seed=1), r"record swapping is not available"),
+    (lambda p: p.swap_records(seed=1), r"swap_records: household= is required"),
     (lambda p: p.suppress(k=0), r"k must be >= 1"),
 ])
 def test_step_errors(call, message):
@@ -437,3 +437,16 @@ def test_sign_off_figures_show_something_and_render_in_chromium(problem, tmp_pat
     assert res.returncode == 0 and shot.exists(), res.stderr[-2000:]
     img = mpimg.imread(shot)
     assert img[..., :3].std() > 0.02 and (img[..., :3].sum(axis=-1) < 1.5).mean() > 0.001
+
+
+def test_swap_records_step_takes_the_household_role():
+    from polars_sdc import datasets
+
+    df = datasets.eusilc().select("db030", "db040", "hsize", "age", "rb090")
+    p = df.sdc.problem(keys=["age", "rb090"], household="db030")
+    out = p.swap_records(hierarchy=["db040"], similar=[["hsize"]], swaprate=0.05, seed=3)
+    want = df.sdc.swap_records(household="db030", hierarchy=["db040"], similar=[["hsize"]], swaprate=0.05,
+                               risk_variables=["age", "rb090"], seed=3)
+    assert_frame_equal(out.release(), want)
+    assert out.undo().release().equals(df)
+    assert out.log["operation"].to_list()[-1] == "swap_records"

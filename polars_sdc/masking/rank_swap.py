@@ -261,7 +261,7 @@ def rank_swap_frame(
     s = seed_or_fresh(seed)
 
     def run(frame: pl.DataFrame, columns: list[str], k: str | None) -> pl.DataFrame:
-        return _rank_swap(frame, columns, p, r0, k0, top, bottom, by_cols, s, k)
+        return _rank_swap(frame, columns, p, r0, k0, top, bottom, by_cols, s, k, preset)
 
     if household is None:
         warn_household_level(df, cols, method="rank_swap", exclude=by_cols + ([key] if key else []))
@@ -270,7 +270,7 @@ def rank_swap_frame(
 
 
 def _rank_swap(df: pl.DataFrame, cols: list[str], p: float | None, r0: float | None, k0: float | None, top: float,
-               bottom: float, by_cols: list[str], s: int, key: str | None) -> pl.DataFrame:
+               bottom: float, by_cols: list[str], s: int, key: str | None, preset: str | None) -> pl.DataFrame:
     check_finite(df, [c for c in cols if df.schema[c].is_float()], nulls=True)
     keys = frame_keys(df, key)
     sidx, names = None, None

@@ -199,8 +199,6 @@ class Problem:
         op = OPERATIONS[operation]
         if not op.step:
             raise SDCError(f"{operation} is not a masking step (steps: {', '.join(_step_names())})")
-        if not op.available:
-            op.function()
         arguments = step_arguments(op, self._roles, options)
         frame = getattr(self._frame.sdc, op.method)(**arguments)
         child = object.__new__(Problem)

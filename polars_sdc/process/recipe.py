@@ -172,11 +172,6 @@ def read_recipe(recipe: Any) -> Recipe:
         if not isinstance(op_name, str):
             raise SDCError(f"{where(i, '')}: step {i + 1} has no operation = \"...\"")
         op = _step_operation(op_name, where(i, "operation"))
-        if not op.available:
-            try:
-                op.function()
-            except SDCError as exc:
-                raise SDCError(f"{where(i, 'operation')}: {exc}") from None
         for key, value in entry.items():
             if key not in op.names():
                 raise SDCError(f"{where(i, key)}: {unknown_keyword(op.name, key, op.names())}")
