@@ -16,9 +16,10 @@ check is skipped; the grouping is still done when the metric needs the classes).
 monotone metric a passing node's generalisations are skipped entirely. The visit stops when
 the next bound exceeds the best loss: every node not visited has a larger loss, every node
 visited was decided exactly, so the result is the global optimum (tests compare with a
-brute force over the whole lattice). Ties are broken as ARX's FLASH does for these files is
-unknown in general; here the tied optimum with the lowest height, then the lexicographically
-smallest level vector, wins (all tied optima are reported).
+brute force over the whole lattice). Among tied optima, ARX keeps the one of lowest height
+and then the first its FLASH traversal meets; the traversal is not reproduced here, so equal
+heights are ordered as ``FLASHStrategy`` orders nodes, then by level vector (:func:`_tie_key`;
+every tied optimum is reported).
 """
 from __future__ import annotations
 
@@ -46,6 +47,17 @@ class Problem:
     q: np.ndarray | None       # (S,) the table's distribution of the sensitive values
     tables: ColumnTables
     n: int
+    G: np.ndarray | None = None  # (d, max levels, max rows) int64 padded label maps for the kernel
+
+    def __post_init__(self) -> None:
+        gen = self.tables.gen
+        H = max(g.shape[0] for g in gen)
+        R = max(g.shape[1] for g in gen)
+        if len(gen) * H * R <= 50_000_000:
+            G = np.zeros((len(gen), H, R), dtype=np.int64)
+            for c, g in enumerate(gen):
+                G[c, : g.shape[0], : g.shape[1]] = g
+            self.G = G
 
     @property
     def d(self) -> int:
@@ -56,7 +68,7 @@ class Problem:
 class Classes:
     """The equivalence classes of one node."""
 
-    inv: np.ndarray            # (m,) class of each distinct tuple
+    inv: np.ndarray | None     # (m,) class of each distinct tuple (None when rolled up)
     first: np.ndarray          # (classes,) one tuple of each class
     sizes: np.ndarray          # (classes,) float64
     out: np.ndarray            # (classes,) bool: fails the models
@@ -75,24 +87,35 @@ def lattice_nodes(heights: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(grids, dtype=np.int64)
 
 
-def group(problem: Problem, levels: np.ndarray, models: Models) -> Classes:
-    """The classes of node ``levels`` and which of them fail the models."""
+def group(problem: Problem, levels: np.ndarray, models: Models, base: Classes | None = None) -> Classes:
+    """The classes of node ``levels`` and which of them fail the models. With ``base`` (the
+    classes of a specialisation of the node, which refine the node's), the base's classes are
+    grouped instead of the distinct tuples (k-anonymity only: l and t need the tuples)."""
     t = problem.tables
-    from ...kernels.lattice import group_keys
+    from ...kernels.lattice import dense_ids, group_keys, group_node
 
-    gen = [t.gen[c][levels[c]] for c in range(problem.d)]
     radix = np.array([t.n_labels[c][levels[c]] for c in range(problem.d)], dtype=np.int64)
-    inv, first, n_classes = group_keys(problem.T, gen, radix)
-    sizes = np.bincount(inv, weights=problem.w, minlength=n_classes)
+    if base is not None and not models.needs_sensitive:
+        T, w, rows = problem.T[base.first], base.sizes, base.first
+    else:
+        T, w, rows = problem.T, problem.w, None
+    if problem.G is not None and float(np.prod(radix.astype(np.float64))) < 2.0**62:
+        inv, first, sizes, n_classes = group_node(T, problem.G, levels, radix, w)
+    else:
+        gen = [t.gen[c][levels[c]] for c in range(problem.d)]
+        inv, first, n_classes = group_keys(T, gen, radix)
+        sizes = np.bincount(inv, weights=w, minlength=n_classes)
     if models.needs_sensitive:
         S = problem.q.size
-        pk = inv.astype(np.int64) * S + problem.s
-        upk, pc = np.unique(pk, return_counts=False), None
-        pidx = np.searchsorted(upk, pk)
-        pc = np.bincount(pidx, weights=problem.w, minlength=upk.size)
+        pk = inv * S + problem.s
+        pid, pfirst, n_pairs = dense_ids(pk)
+        pc = np.bincount(pid, weights=problem.w, minlength=n_pairs)
+        upk = pk[pfirst]
         out = models.outlier_classes(sizes, upk // S, upk % S, pc, problem.q)
     else:
         out = models.outlier_classes(sizes, None, None, None)
+    if rows is not None:
+        first, inv = rows[first], None
     return Classes(inv, first, sizes, out, int(round(sizes[out].sum())))
 
 
@@ -109,24 +132,11 @@ class SearchResult:
     nodes: np.ndarray = field(repr=False, default=None)  # type: ignore[assignment]
 
 
-def _up(L: np.ndarray, lv: np.ndarray) -> np.ndarray:
-    """Mask of the generalisations of ``lv`` (itself included)."""
-    m = L[:, 0] >= lv[0]
-    for c in range(1, L.shape[1]):
-        m &= L[:, c] >= lv[c]
-    return m
-
-
-def _down(L: np.ndarray, lv: np.ndarray) -> np.ndarray:
-    """Mask of the specialisations of ``lv`` (itself included)."""
-    m = L[:, 0] <= lv[0]
-    for c in range(1, L.shape[1]):
-        m &= L[:, c] <= lv[c]
-    return m
-
-
 class _State:
-    """Statuses, cached classes and the visit log of one search."""
+    """Statuses, cached classes (for roll-up) and the visit log of one search."""
+
+    #: classes kept for rolling up (sum of class counts over the cached nodes)
+    CACHE_BUDGET = 2_000_000
 
     def __init__(self, problem: Problem, models: Models, metric: Metric, max_outliers: int, L: np.ndarray):
         self.problem, self.models, self.metric, self.max_out, self.L = problem, models, metric, max_outliers, L
@@ -134,47 +144,65 @@ class _State:
         self.losses = np.full(L.shape[0], np.nan)
         self.checked: list[int] = []
         self.cache: dict[int, Classes] = {}
+        self.cached_size = 0
         self.monotone = models.monotone(max_outliers)
         self.dm_bound: np.ndarray | None = None
+        self.m = problem.T.shape[0]
+
+    def _base(self, lv: np.ndarray) -> Classes | None:
+        """The cached specialisation of ``lv`` with the fewest classes."""
+        if self.models.needs_sensitive or not self.cache:
+            return None
+        keys = np.fromiter(self.cache, dtype=np.int64, count=len(self.cache))
+        below = np.all(self.L[keys] <= lv, axis=1)
+        if not below.any():
+            return None
+        cand = keys[below]
+        best = min(cand, key=lambda i: self.cache[int(i)].sizes.size)
+        return self.cache[int(best)]
+
+    def classes(self, idx: int) -> Classes:
+        """The classes of node ``idx`` (cached, rolled up from a cached specialisation, or grouped)."""
+        cls = self.cache.get(int(idx))
+        if cls is not None:
+            return cls
+        lv = self.L[idx]
+        cls = group(self.problem, lv, self.models, self._base(lv))
+        self.checked.append(int(idx))
+        if not self.models.needs_sensitive and cls.sizes.size < self.m:
+            self.cache[int(idx)] = cls
+            self.cached_size += cls.sizes.size
+            while self.cached_size > self.CACHE_BUDGET and self.cache:
+                old = next(iter(self.cache))
+                self.cached_size -= self.cache.pop(old).sizes.size
+        return cls
 
     def check(self, idx: int) -> Classes:
         """Group node ``idx``, decide it, tag the cone its result decides."""
+        from ...kernels.lattice import raise_bound, tag_cone
+
         L = self.L
         lv = L[idx]
-        cls = group(self.problem, lv, self.models)
-        self.checked.append(int(idx))
+        cls = self.classes(idx)
         passes = cls.n_out <= self.max_out
         if self.dm_bound is not None:  # sum size^2 here bounds DM of every generalisation from below
-            dstar = float(np.sum(cls.sizes * cls.sizes))
-            up = _up(L, lv)
-            self.dm_bound[up] = np.maximum(self.dm_bound[up], dstar)
+            raise_bound(L, lv, self.dm_bound, float(np.sum(cls.sizes * cls.sizes)))
         if self.status[idx] == 0:
             if self.monotone:
-                if passes:
-                    self.status[_up(L, lv) & (self.status == 0)] = 1
-                else:
-                    self.status[_down(L, lv) & (self.status == 0)] = -1
+                tag_cone(L, lv, self.status, 1 if passes else -1, passes)
             self.status[idx] = 1 if passes else -1
-        if passes:
-            self.cache[int(idx)] = cls
         return cls
 
-
-def _frontier(st: _State) -> None:
-    """Decide every node of a monotone problem with few checks (FLASH's idea, Kohlmayer et al.
-    2012): from each undecided node, in order of height, climb a path of undecided
-    successors and binary-search it for its lowest passing node; every check tags its cone."""
-    L, status = st.L, st.status
-    d = L.shape[1]
-    H = st.problem.tables.heights
-    radix = np.ones(d, dtype=np.int64)
-    for c in range(d - 2, -1, -1):
-        radix[c] = radix[c + 1] * (H[c + 1] + 1)
-    height = L.sum(axis=1)
-    order = np.lexsort(tuple(L[:, c] for c in range(d - 1, -1, -1)) + (height,))
-    for start in order:
-        if status[start] != 0:
-            continue
+    def climb(self, start: int) -> None:
+        """Decide ``start`` of a monotone problem (FLASH's idea, Kohlmayer et al. 2012): climb a
+        path of undecided successors from it and binary-search the path for its lowest passing
+        node; every check tags its cone, so the whole path gets decided."""
+        L, status = self.L, self.status
+        H = self.problem.tables.heights
+        d = L.shape[1]
+        radix = np.ones(d, dtype=np.int64)
+        for c in range(d - 2, -1, -1):
+            radix[c] = radix[c + 1] * (H[c + 1] + 1)
         path = [int(start)]
         cur = L[start]
         while True:
@@ -194,7 +222,7 @@ def _frontier(st: _State) -> None:
             mid = (lo + hi) // 2
             idx = path[mid]
             if status[idx] == 0:
-                st.check(idx)
+                self.check(idx)
             if status[idx] > 0:
                 hi = mid - 1
             else:
@@ -211,8 +239,6 @@ def search(problem: Problem, models: Models, metric: Metric, max_outliers: int) 
     if dm:
         st.dm_bound = static.copy()
     height = L.sum(axis=1)
-    if st.monotone:
-        _frontier(st)
     status = st.status
     order = np.lexsort(tuple(L[:, c] for c in range(L.shape[1] - 1, -1, -1)) + (height, static))
     dominated = np.zeros(L.shape[0], dtype=bool)
@@ -231,22 +257,30 @@ def search(problem: Problem, models: Models, metric: Metric, max_outliers: int) 
             continue
         if dm and st.dm_bound[idx] > slack(best_loss):
             continue
-        if exact_bound and status[idx] > 0:
-            value = float(static[idx])
-        else:
-            cls = st.cache.get(int(idx))
-            if cls is None:
-                cls = st.check(int(idx))
+        if status[idx] == 0:
+            if st.monotone:
+                st.climb(int(idx))
+            else:
+                st.check(int(idx))
             if status[idx] < 0:
                 continue
+            if dm and st.dm_bound[idx] > slack(best_loss):
+                continue
+        if exact_bound:
+            value = float(static[idx])
+        else:
+            cls = st.classes(int(idx))
             lv = L[idx]
             value = metric.value(lv, cls.sizes, cls.out, lambda c, _cls=cls, _lv=lv:
                                  t.gen[c][_lv[c]][problem.T[_cls.first, c]])
         st.losses[idx] = value
         if metric.monotone:
-            above = _up(L, L[idx])
-            above[idx] = False
-            dominated |= above
+            from ...kernels.lattice import tag_cone
+
+            mark = np.zeros(L.shape[0], dtype=np.int8)
+            tag_cone(L, L[idx], mark, 1, True)
+            mark[idx] = 0
+            dominated |= mark > 0
         if value < best_loss and not _close(value, best_loss):
             best_loss, ties = value, [int(idx)]
         elif _close(value, best_loss):
@@ -254,13 +288,24 @@ def search(problem: Problem, models: Models, metric: Metric, max_outliers: int) 
     checked = np.array(st.checked, dtype=np.int64)
     if not ties:
         return SearchResult(None, np.nan, None, [], checked, status, st.losses, static, L)
-    # the winner among ties: lowest height, then lexicographically smallest levels
-    ties_sorted = sorted(ties, key=lambda i: (int(height[i]), tuple(L[i])))
+    ties_sorted = sorted(ties, key=lambda i: _tie_key(t, L[i]))
     win = ties_sorted[0]
-    cls = st.cache.get(win) or group(problem, L[win], models)
+    cls = group(problem, L[win], models)  # from the tuples: the release needs each tuple's class
     return SearchResult(L[win].copy(), float(st.losses[win]), cls,
                         [tuple(int(x) for x in L[i]) for i in ties_sorted],
                         checked, status, st.losses, static, L)
+
+
+def _tie_key(t: ColumnTables, lv: np.ndarray) -> tuple:
+    """Order of tied optima: ARX keeps the tied optimum of lowest height
+    (``AbstractAlgorithm.trackOptimum``); among equal heights it keeps the first its FLASH
+    traversal meets, which is ordered by ``FLASHStrategy`` (height, mean level / height, then
+    1 - mean share of distinct labels kept); its traversal is not reproduced, so the rest is
+    broken by that order and then the level vector."""
+    d = len(lv)
+    prec = sum(0.0 if t.heights[c] == 0 else lv[c] / t.heights[c] for c in range(d)) / d
+    distinct = 1.0 - sum(t.n_labels[c][lv[c]] / t.n_labels[c][0] for c in range(d)) / d
+    return (int(lv.sum()), prec, distinct, tuple(int(x) for x in lv))
 
 
 def _close(a: float, b: float) -> bool:
