@@ -70,6 +70,9 @@ CALLS = {
     "recode_intervals": lambda ns: ns.recode_intervals("z", n=3),
     "suppress": lambda ns: ns.suppress(3, ["c", "s", "t"]),
     "suppress_risky": lambda ns: ns.suppress_risky(["c", "s", "t"], risk_above=0.05, weight="w"),
+    # generalisation (ARX)
+    "generalize": lambda ns: ns.generalize({"c": {"a": ["*"], "b": ["*"], "c": ["*"]},
+                                            "s": {"N": ["*"], "S": ["*"]}}, k=3, suppression_limit=0.1),
 }
 
 

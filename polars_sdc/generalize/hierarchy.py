@@ -13,7 +13,7 @@ level j + 1); a violation is an :class:`~polars_sdc.SDCError` naming the first b
 
 >>> h = Hierarchy.from_mapping({"a": ["ab", "*"], "b": ["ab", "*"], "c": ["c", "*"]})
 >>> h.height, h.labels(1)
-(3, ['ab', 'ab', 'c'])
+(2, ['ab', 'ab', 'c'])
 """
 from __future__ import annotations
 

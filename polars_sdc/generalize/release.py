@@ -170,9 +170,9 @@ def generalize(
     >>> hs = {"zip": Hierarchy.masking(df["zip"]), "age": Hierarchy.intervals(df["age"], (10, 20), start=0)}
     >>> r = generalize(df, hs, k=3)
     >>> r.levels, r.suppressed
-    ({'zip': 2, 'age': 0}, 0)
-    >>> r.frame["zip"].to_list()
-    ['130**', '130**', '130**', '148**', '148**', '148**']
+    ({'zip': 2, 'age': 2}, 0)
+    >>> r.frame.rows()[:2]
+    [('130**', '20-39'), ('130**', '20-39')]
     """
     if not isinstance(hierarchies, Mapping) or not hierarchies:
         raise SDCError("hierarchies must be a non-empty mapping {column: hierarchy}")
