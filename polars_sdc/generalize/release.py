@@ -39,10 +39,13 @@ class GeneralizationResult:
       ``getHighestScore()``).
     - ``suppressed``: records suppressed; ``max_suppressed``: the limit ``floor(limit * n)``.
     - ``checked``: transformations grouped by the search (of ``lattice.height`` in all);
-      ``ties``: every optimal level vector (the first is ``levels``).
+      ``ties``: the optimal level vectors found (the first is ``levels``; with a monotone
+      metric, generalisations of a tied optimum are pruned and not listed).
     - ``lattice``: one row per transformation (levels, ``height``, ``status`` "anonymous" /
       "not anonymous" / "unknown" (pruned), ``checked``, ``loss`` where computed, ``bound``,
       ``optimal``), for a plot.
+    - ``outliers``: Boolean per row, True where the record is suppressed (a kept record whose
+      every label is ``"*"`` at the top level looks the same in ``frame``).
     """
 
     frame: pl.DataFrame
@@ -54,6 +57,7 @@ class GeneralizationResult:
     checked: int
     ties: tuple[tuple[int, ...], ...]
     lattice: pl.DataFrame
+    outliers: pl.Series
 
     def __repr__(self) -> str:
         lv = ", ".join(f"{c}={j}" for c, j in self.levels.items())
@@ -222,4 +226,5 @@ def generalize(
     )
     return GeneralizationResult(frame=frame, levels=levels, metric=metric, loss=float(res.loss),
                                 suppressed=int(cls.n_out), max_suppressed=max_out,
-                                checked=int(res.checked.size), ties=tuple(res.ties), lattice=lattice)
+                                checked=int(res.checked.size), ties=tuple(res.ties), lattice=lattice,
+                                outliers=pl.Series("suppressed", out_rec, dtype=pl.Boolean))

@@ -298,14 +298,12 @@ def search(problem: Problem, models: Models, metric: Metric, max_outliers: int) 
 
 def _tie_key(t: ColumnTables, lv: np.ndarray) -> tuple:
     """Order of tied optima: ARX keeps the tied optimum of lowest height
-    (``AbstractAlgorithm.trackOptimum``); among equal heights it keeps the first its FLASH
-    traversal meets, which is ordered by ``FLASHStrategy`` (height, mean level / height, then
-    1 - mean share of distinct labels kept); its traversal is not reproduced, so the rest is
-    broken by that order and then the level vector."""
-    d = len(lv)
-    prec = sum(0.0 if t.heights[c] == 0 else lv[c] / t.heights[c] for c in range(d)) / d
-    distinct = 1.0 - sum(t.n_labels[c][lv[c]] / t.n_labels[c][0] for c in range(d)) / d
-    return (int(lv.sum()), prec, distinct, tuple(int(x) for x in lv))
+    (``AbstractAlgorithm.trackOptimum``) and, among equal heights, the first its FLASH traversal
+    meets; that traversal is not reproduced: equal heights are ordered by the level vector read
+    from the last column, highest level first (a fixed order that picks ARX's optimum in 4 of
+    the 6 same-height ties of the Adult reference runs; the tests check that ARX's optimum is
+    always among the reported ties)."""
+    return (int(lv.sum()), tuple(-int(x) for x in lv[::-1]))
 
 
 def _close(a: float, b: float) -> bool:
