@@ -112,18 +112,20 @@ class ColumnTables:
             self.entropy.append(np.array(en))
 
 
+def loss_columns_one(t: ColumnTables, c: int, level: int, out_share: float, n_out: float) -> float:
+    """Column ``c``'s normalised loss (``MetricMDNMLoss``) at ``level`` given the share sum over
+    its suppressed records (``out_share``) and their number."""
+    n = float(t.n)
+    x = t.gen_share_sum[c][level] - out_share + n_out
+    lo = n / t.domain[c]
+    v = (x - lo) / (n - lo) if n > lo else 0.0
+    return floor10(v) if v >= 0 else 0.0
+
+
 def loss_columns(tables: ColumnTables, levels: np.ndarray, out_share: np.ndarray, n_out: float) -> np.ndarray:
-    """Per-column normalised loss (``MetricMDNMLoss``) given, per column, the share sum over the
-    suppressed records (``out_share``) and their number."""
-    n = float(tables.n)
-    d = len(levels)
-    res = np.empty(d)
-    for c in range(d):
-        x = tables.gen_share_sum[c][levels[c]] - out_share[c] + n_out
-        lo = n / tables.domain[c]
-        v = (x - lo) / (n - lo) if n > lo else 0.0
-        res[c] = floor10(v) if v >= 0 else 0.0
-    return res
+    """Per-column normalised loss (``MetricMDNMLoss``) of a node."""
+    return np.array([loss_columns_one(tables, c, int(levels[c]), float(out_share[c]), n_out)
+                     for c in range(len(levels))])
 
 
 class Metric:
@@ -144,24 +146,35 @@ class Metric:
 
     # bounds over a matrix of nodes (rows = level vectors)
     def bound(self, L: np.ndarray) -> np.ndarray:
+        """Per node (row of levels): a lower bound of its loss and every generalisation's (the
+        exact loss for the metrics that ignore the classes). Column values are tabulated per
+        level and combined column by column in ARX's order, so a node without suppression
+        gets exactly the value :meth:`value` gives."""
         t, name = self.t, self.name
-        d = L.shape[1]
+        N, d = L.shape
         if name == "loss":
-            out = np.empty(L.shape[0])
             zero = np.zeros(d)
-            for i in range(L.shape[0]):
-                out[i] = geometric_mean(loss_columns(t, L[i], zero, 0.0))
-            return out
+            per_level = [np.array([loss_columns_one(t, c, j, 0.0, 0.0) for j in range(t.heights[c] + 1)])
+                         for c in range(d)]
+            r = np.ones(N)
+            for c in range(d):
+                r = r * np.power(per_level[c][L[:, c]] + 1.0, 1.0 / d)
+            del zero
+            return r - 1.0
         if name in ("entropy", "entropy_monotone"):
-            cols = np.stack([_floor10(t.entropy[c][L[:, c]]) for c in range(d)], axis=1)
-            return np.array([arx_sum(r) for r in cols])
+            r = np.zeros(N)
+            for c in range(d):
+                r = r + _floor10(t.entropy[c][L[:, c]])
+            return r
         if name in ("precision", "precision_monotone"):
-            h = np.where(t.heights == 0, 1, t.heights)
-            cols = np.where(t.heights == 0, 0.0, L / h)
-            return np.array([arithmetic_mean(r) for r in cols])
+            r = np.zeros(N)
+            for c in range(d):
+                col = np.zeros(N) if t.heights[c] == 0 else L[:, c] / t.heights[c]
+                r = r + col / d
+            return r
         # discernibility: sum size^2 >= n^2 / (number of classes) (Cauchy-Schwarz)
         n = float(t.n)
-        cells = np.ones(L.shape[0])
+        cells = np.ones(N)
         for c in range(d):
             cells *= t.n_labels[c][L[:, c]]
         return np.maximum(n, n * n / np.minimum(cells, n))
@@ -181,6 +194,8 @@ class Metric:
         if name == "precision_monotone":
             return self.bound(levels[None, :])[0]
         if name == "precision":
+            if n_out == 0:
+                return float(self.bound(levels[None, :])[0])
             cols = np.array([0.0 if t.heights[c] == 0 else
                              ((n - n_out) * levels[c] / t.heights[c] + n_out) / n for c in range(d)])
             return arithmetic_mean(cols)
@@ -196,8 +211,13 @@ class Metric:
                     cg = cg[cg > 0]
                     e += float(-np.sum(cg * (np.log(cg / n_out) / math.log(2))))
                 vals[c] = floor10(e)
-            return arx_sum(vals)
+            r = 0.0
+            for c in range(d):
+                r = r + vals[c]
+            return r
         # loss
+        if n_out == 0:
+            return float(self.bound(levels[None, :])[0])
         out_share = np.zeros(d)
         if n_out > 0:
             for c in range(d):

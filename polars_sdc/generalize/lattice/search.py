@@ -169,7 +169,7 @@ class _State:
         lv = self.L[idx]
         cls = group(self.problem, lv, self.models, self._base(lv))
         self.checked.append(int(idx))
-        if not self.models.needs_sensitive and cls.sizes.size < self.m:
+        if cls.sizes.size < self.m:
             self.cache[int(idx)] = cls
             self.cached_size += cls.sizes.size
             while self.cached_size > self.CACHE_BUDGET and self.cache:
