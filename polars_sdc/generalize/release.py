@@ -109,8 +109,9 @@ def _tables(hs: list[Hierarchy], codes: np.ndarray, n: int) -> ColumnTables:
 
 
 def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str | None
-            ) -> tuple[Problem, np.ndarray]:
-    """The problem of the search and, per record, its distinct tuple."""
+            ) -> tuple[Problem, np.ndarray, np.ndarray]:
+    """The problem of the search, per record its distinct tuple, and the (n, d) hierarchy-row
+    codes of the records."""
     n = df.height
     codes = np.stack([_codes(df, c, h) for c, h in zip(on, hs)], axis=1).astype(np.int64)
     tables = _tables(hs, codes, n)
@@ -120,11 +121,21 @@ def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str
         sv = df.get_column(sensitive)
         sc = sv.rank("dense").fill_null(0).cast(pl.Int64).to_numpy()  # null is its own value (code 0)
         cols.append(sc)
-    frame = pl.DataFrame({f"c{i}": a for i, a in enumerate(cols)})
-    tup = frame.select(pl.struct(frame.columns).rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
-    m = int(tup.max()) + 1 if n else 0
-    first = np.full(m, -1, dtype=np.int64)
-    first[tup[::-1]] = np.arange(n - 1, -1, -1)
+    from ..kernels.lattice import dense_ids
+
+    radix = [h.n_values for h in hs] + ([int(cols[-1].max()) + 1] if sensitive is not None else [])
+    if float(np.prod(np.array(radix, dtype=np.float64))) < 2.0**62:
+        key = np.zeros(n, dtype=np.int64)
+        for a, r in zip(cols, radix):
+            key *= r
+            key += a
+        tup, first, m = dense_ids(key)
+    else:
+        frame = pl.DataFrame({f"c{i}": a for i, a in enumerate(cols)})
+        tup = frame.select(pl.struct(frame.columns).rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
+        m = int(tup.max()) + 1
+        first = np.full(m, -1, dtype=np.int64)
+        first[tup[::-1]] = np.arange(n - 1, -1, -1)
     T = np.ascontiguousarray(codes[first].astype(np.int32))
     w = np.bincount(tup, minlength=m).astype(np.float64)
     if sensitive is not None:
@@ -132,7 +143,7 @@ def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str
         S = int(s_all.max()) + 1
         s = s_all[first]
         q = np.bincount(s_all, minlength=S) / n
-    return Problem(T=T, w=w, s=s, q=q, tables=tables, n=n), tup
+    return Problem(T=T, w=w, s=s, q=q, tables=tables, n=n), tup, codes
 
 
 def _lattice_frame(on: list[str], res: SearchResult) -> pl.DataFrame:
@@ -204,7 +215,7 @@ def generalize(
     if n == 0:
         raise SDCError("the frame has no rows")
     models = Models(k=k, l=l_diversity, t=t_closeness)
-    problem, tup = prepare(df, on, hs, sensitive if models.needs_sensitive else None)
+    problem, tup, codes = prepare(df, on, hs, sensitive if models.needs_sensitive else None)
     max_out = int(np.floor(limit * n))
     met = Metric(metric, problem.tables)
     res = search(problem, models, met, max_out)
@@ -215,15 +226,15 @@ def generalize(
     levels = {c: int(j) for c, j in zip(on, res.best)}
     cls = res.classes
     out_rec = cls.out[cls.inv[tup]]
+    out_s = pl.Series("_out", out_rec, dtype=pl.Boolean)
+    idx = pl.Series("_i", np.arange(n))
     exprs = []
-    for c, h in zip(on, hs):
-        lab = h.levels[levels[c]]
-        gen = pl.Series(c, [lab[i] for i in range(h.n_values)], dtype=pl.String)
-        exprs.append(pl.Series(c, gen.to_numpy()[_codes(df, c, h)], dtype=pl.String))
-    out_s = pl.Series("_out", out_rec)
-    frame = df.with_columns(
-        pl.when(out_s).then(pl.lit(SUPPRESSED)).otherwise(e).alias(e.name) for e in exprs
-    )
+    for i, (c, h) in enumerate(zip(on, hs)):
+        labels = pl.Series(c, list(h.levels[levels[c]]) + [SUPPRESSED], dtype=pl.String)
+        row = np.where(out_rec, h.n_values, codes[:, i])
+        exprs.append(labels.gather(pl.Series(row, dtype=pl.UInt32)).alias(c))
+    del idx, out_s
+    frame = df.with_columns(exprs)
     return GeneralizationResult(frame=frame, levels=levels, metric=metric, loss=float(res.loss),
                                 suppressed=int(cls.n_out), max_suppressed=max_out,
                                 checked=int(res.checked.size), ties=tuple(res.ties), lattice=lattice,
