@@ -107,6 +107,9 @@ def main(argv: list[str] | None = None) -> int:
         target = out / f"{name}.parquet"
         write(df, target)
         print(f"{target}: {df.height} x {df.width}, {target.stat().st_size:,} bytes")
+    if not (src / "arx_adult").is_dir():
+        print(f"{src / 'arx_adult'}: not there; arx_adult*.parquet left as they are")
+        return 0
     records, hierarchies = build_arx_adult(src / "arx_adult")
     for name, df in (("arx_adult", records), ("arx_adult_hierarchies", hierarchies)):
         target = out / f"{name}.parquet"
