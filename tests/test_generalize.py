@@ -373,3 +373,25 @@ def test_l_diversity_and_t_closeness_on_small():
     _check_release(r, SMALL_H, "disease", "k1+l2")
     r = SMALL.sdc.generalize(SMALL_H, k=1, sensitive="disease", t_closeness=0.3, suppression_limit=0.3)
     _check_release(r, SMALL_H, "disease", "k1+t0.3")
+
+
+def test_on_selects_quasi_identifiers_and_sensitive_is_left_out(adult):
+    df, hs = adult
+    # ARX's set-up: with a sensitive attribute, the other eight hierarchies are the quasi-identifiers
+    r = df.sdc.generalize(hs, k=1, sensitive="occupation", l_diversity=3, metric="entropy_monotone")
+    assert "occupation" not in r.levels and len(r.levels) == 8
+    assert r.transformation == [1, 1, 1, 1, 3, 2, 2, 1] and math.isclose(r.loss, 324620.5269918692, rel_tol=1e-12)  # ARX 3.9.2
+    r2 = df.sdc.generalize(hs, on=["sex", "age", "race"], k=10)
+    assert list(r2.levels) == ["sex", "age", "race"]
+    with pytest.raises(SDCError, match="column 'x': no hierarchy"):
+        df.with_columns(x=pl.lit("a")).sdc.generalize(hs, on=["sex", "x"])
+
+
+def test_release_feeds_the_risk_measures(adult):
+    df, hs = adult
+    on = ["sex", "age", "race", "marital-status"]
+    r = df.sdc.generalize(hs, on=on, k=5, suppression_limit=0.01)
+    kept = r.frame.filter(~r.outliers)
+    assert kept.sdc.k_anonymity(on) >= 5
+    res = r.frame.sdc.risk(on)
+    assert res is not None

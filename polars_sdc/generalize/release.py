@@ -20,6 +20,8 @@ import numpy as np
 import polars as pl
 
 from .._errors import SDCError
+from .._columns import resolve_columns
+from .._typing import ColumnSpec
 from .._validation import check_int, check_real
 from .criteria import Models
 from .hierarchy import Hierarchy, as_hierarchy
@@ -169,6 +171,7 @@ def generalize(
     sensitive: str | None = None,
     l_diversity: int | None = None,
     t_closeness: float | None = None,
+    on: ColumnSpec = None,
 ) -> GeneralizationResult:
     """The optimal full-domain generalisation of the quasi-identifiers (the keys of
     ``hierarchies``, each a :class:`Hierarchy`, an ARX hierarchy CSV path or a mapping) that
@@ -177,6 +180,8 @@ def generalize(
     minimising ARX's ``metric`` (``"loss"``: ARX ``createLossMetric()``; ``"discernibility"``,
     ``"discernibility_star"``, ``"entropy"`` (non-uniform entropy), ``"entropy_monotone"``,
     ``"precision"``, ``"precision_monotone"``; see :mod:`polars_sdc.generalize.metrics`).
+    ``on`` selects the quasi-identifiers among the hierarchies' columns (default: all of them
+    but ``sensitive``, as ARX's tests set up Adult).
 
     >>> import polars as pl
     >>> from polars_sdc.generalize import Hierarchy
@@ -191,10 +196,18 @@ def generalize(
     """
     if not isinstance(hierarchies, Mapping) or not hierarchies:
         raise SDCError("hierarchies must be a non-empty mapping {column: hierarchy}")
-    on = list(hierarchies)
+    if on is None:
+        on = [c for c in hierarchies if c != sensitive]
+    else:
+        on = resolve_columns(df.schema, on, kind="any", what="quasi-identifier", default="error")
+        for c in on:
+            if c not in hierarchies:
+                raise SDCError(f"column {c!r}: no hierarchy given for it")
     for c in on:
         if c not in df.columns:
             raise SDCError(f"column {c!r}: not in the frame (columns: {', '.join(df.columns)})")
+    if not on:
+        raise SDCError("no quasi-identifier left (every hierarchy's column is the sensitive one)")
     hs = [as_hierarchy(hierarchies[c], c) for c in on]
     k = check_int(k, "k", minimum=1)
     limit = check_real(suppression_limit, "suppression_limit", minimum=0.0, maximum=1.0)
