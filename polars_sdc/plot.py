@@ -271,3 +271,38 @@ def _same_line(ax: Any, panels: list[Any], which: str) -> list[Any]:
         return []
     keeper = max(line, key=lambda t: t[0])[1]
     return [] if keeper is ax else [keeper]
+
+
+def generalization_lattice(result: Any, *, ax: Any = None, title: str | None = None) -> Any:
+    """Plot the lattice of a :func:`polars_sdc.generalize.generalize` result: one point per
+    transformation, height (sum of levels) against its loss where the search computed it, else
+    its lower bound; colour by status (anonymous / not anonymous / pruned), the optimum starred.
+
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import polars_sdc
+    >>> from polars_sdc import datasets, plot
+    >>> df, hs = datasets.arx_adult()
+    >>> r = df.sdc.generalize({c: hs[c] for c in ["sex", "age", "race"]}, k=5)
+    >>> ax = plot.generalization_lattice(r)
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('height (sum of levels)', 'loss (bound where not computed)')
+    """
+    lat = result.lattice
+    ax = _axes(ax, (7, 4))
+    y = lat.select(pl.coalesce("loss", "bound")).to_series().to_numpy()
+    h = lat["height"].to_numpy().astype(float)
+    jitter = (np.arange(lat.height) % 7 - 3) * 0.04
+    colours = {"anonymous": "tab:green", "not anonymous": "tab:red", "unknown": "tab:gray"}
+    for status, colour in colours.items():
+        sel = (lat["status"] == status).to_numpy()
+        if sel.any():
+            ax.scatter(h[sel] + jitter[sel], y[sel], s=8, alpha=0.5, color=colour,
+                       label="pruned" if status == "unknown" else status)
+    best = lat["optimal"].to_numpy()
+    ax.scatter(h[best], y[best], s=160, marker="*", color="black", label="optimum")
+    ax.set_xlabel("height (sum of levels)")
+    ax.set_ylabel("loss (bound where not computed)")
+    ax.set_title(title or f"Generalisation lattice: {lat.height} transformations, {result.checked} checked "
+                 f"({result.metric})")
+    ax.legend()
+    return ax

@@ -77,6 +77,10 @@ CALLS = {
     # the SDC process: the release after two steps
     "problem": lambda ns: ns.problem(keys=["c", "s"], numeric=["x", "z"], strata="t")
     .suppress(k=3).rank_swap(p=0.2, seed=1).release(),
+
+    # generalisation (ARX)
+    "generalize": lambda ns: ns.generalize({"c": {"a": ["*"], "b": ["*"], "c": ["*"]},
+                                            "s": {"N": ["*"], "S": ["*"]}}, k=3, suppression_limit=0.1),
 }
 
 

@@ -162,6 +162,25 @@ def test_build_main_writes_every_file(tmp_path, capsys):
     assert "census.parquet: 5 x 13" in capsys.readouterr().out
 
 
+def test_build_arx_adult_roundtrip(tmp_path):
+    """ARX's files (records gzipped, hierarchies ';'-separated) -> the embedded frames, unchanged."""
+    import gzip
+
+    df, hs = datasets.arx_adult()
+    d = tmp_path / "arx_adult"
+    d.mkdir()
+    head = df.head(6)
+    with gzip.open(d / "adult.csv.gz", "wt", encoding="utf-8") as fh:
+        fh.write(head.write_csv(separator=";"))
+    for a, h in hs.items():
+        (d / f"adult_hierarchy_{a}.csv").write_text("\n".join(";".join(r) for r in h.to_frame().rows()) + "\n")
+    records, long = _build.build_arx_adult(d)
+    assert records.equals(head)
+    assert long.filter(pl.col("attribute") == "age", pl.col("row") == 38)["label"].to_list() == list(
+        hs["age"].to_frame().row(38))
+    assert long.height == sum(h.n_values * (h.height + 1) for h in hs.values())
+
+
 # -- synthetic DS0-DS12 ---------------------------------------------------------------------
 # Thesis Table A.1: (n, [(mu, sigma), ...]) with sigma the standard deviation.
 TABLE_A1 = {

@@ -13,6 +13,12 @@ This is a maintainer's script, never run by the package itself::
   becomes a ``pl.Enum`` whose categories are its distinct values sorted, and the numeric
   columns get the integer dtypes in :data:`ADULT_INTS`.
 
+- ``arx_adult/`` (ARX's Adult set: ``adult.csv.gz`` and ``adult_hierarchy_<attribute>.csv``,
+  from the ARX repository, Apache License 2.0): ``arx_adult.parquet`` holds the 30,162 records
+  as ARX reads them (every column String, ``;``-separated source, row order kept) but ``age``
+  as Int16; ``arx_adult_hierarchies.parquet`` holds the nine hierarchies in long form
+  (``attribute``, ``row``: the line in the hierarchy file, ``level``, ``label``), unchanged.
+
 Files are written with zstd compression; the build is deterministic, so rebuilding
 gives the same frames.
 """
@@ -66,6 +72,28 @@ def build_eusilc(csv: str | Path) -> pl.DataFrame:
     return pl.read_csv(csv, infer_schema_length=None)
 
 
+ARX_ADULT_ATTRIBUTES = ("sex", "age", "race", "marital-status", "education", "native-country",
+                        "workclass", "occupation", "salary-class")
+
+
+def build_arx_adult(directory: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """ARX's Adult records and its hierarchies (long form) from the ARX files in ``directory``."""
+    directory = Path(directory)
+    df = pl.read_csv(directory / "adult.csv.gz", separator=";", infer_schema_length=0)
+    df = df.with_columns(pl.col("age").cast(pl.Int16, strict=True))
+    parts = []
+    for a in ARX_ADULT_ATTRIBUTES:
+        lines = [ln.rstrip("\r\n") for ln in (directory / f"adult_hierarchy_{a}.csv").read_text("utf-8").splitlines()]
+        rows = [ln.split(";") for ln in lines if ln.strip()]
+        parts.append(pl.DataFrame({
+            "attribute": [a] * sum(len(r) for r in rows),
+            "row": [i for i, r in enumerate(rows) for _ in r],
+            "level": [j for r in rows for j in range(len(r))],
+            "label": [x for r in rows for x in r],
+        }, schema={"attribute": pl.String, "row": pl.Int32, "level": pl.Int8, "label": pl.String}))
+    return df, pl.concat(parts)
+
+
 def write(df: pl.DataFrame, path: str | Path) -> None:
     df.write_parquet(path, compression="zstd", compression_level=19, statistics=True)
 
@@ -76,6 +104,14 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(argv[1]) if len(argv) > 1 else HERE
     for name, build in (("census", build_census), ("adult", build_adult), ("eusilc", build_eusilc)):
         df = build(src / f"{name}.csv")
+        target = out / f"{name}.parquet"
+        write(df, target)
+        print(f"{target}: {df.height} x {df.width}, {target.stat().st_size:,} bytes")
+    if not (src / "arx_adult").is_dir():
+        print(f"{src / 'arx_adult'}: not there; arx_adult*.parquet left as they are")
+        return 0
+    records, hierarchies = build_arx_adult(src / "arx_adult")
+    for name, df in (("arx_adult", records), ("arx_adult_hierarchies", hierarchies)):
         target = out / f"{name}.parquet"
         write(df, target)
         print(f"{target}: {df.height} x {df.width}, {target.stat().st_size:,} bytes")

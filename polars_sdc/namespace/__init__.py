@@ -13,6 +13,7 @@ import polars as pl
 
 from .._signature import check_keywords
 from . import expr as _expr  # noqa: F401  (registers pl.col(c).sdc)
+from .generalize import GeneralizeMethods
 from .loss import LossMethods
 from .masking import MaskingMethods
 from .microagg import MicroaggMethods
@@ -24,6 +25,7 @@ from .risk import RiskMethods
 #: every DataFrame / LazyFrame method group: a mixin of FrameOps (one per area, in this package)
 FRAME_METHOD_GROUPS: tuple[type, ...] = (
     MicroaggMethods, LossMethods, RecodeMethods, NoiseMethods, RiskMethods, MaskingMethods, ProcessMethods,
+    GeneralizeMethods,
 )
 
 

@@ -1,0 +1,254 @@
+"""``generalize``: ARX's optimal full-domain generalisation with suppression, in Polars.
+
+Every quasi-identifier gets a :class:`~polars_sdc.generalize.hierarchy.Hierarchy`; the search
+(:mod:`polars_sdc.generalize.lattice.search`) finds the combination of levels (the
+transformation) that satisfies k-anonymity, optionally distinct l-diversity and t-closeness
+with equal ground distance on one sensitive column, with at most
+``floor(suppression_limit * n)`` records suppressed, and loses the least by the chosen ARX
+metric (:mod:`polars_sdc.generalize.metrics`). The release has every quasi-identifier as a
+String column of labels at its chosen level; the records of classes that still fail the
+models are suppressed: **all their quasi-identifiers become ``"*"``** (as ARX's output shows
+them). Other columns, the row order and the row count are unchanged.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .._errors import SDCError
+from .._columns import resolve_columns
+from .._typing import ColumnSpec
+from .._validation import check_int, check_real
+from .criteria import Models
+from .hierarchy import Hierarchy, as_hierarchy
+from .lattice.search import Problem, SearchResult, search
+from .metrics import METRICS, ColumnTables, Metric
+
+SUPPRESSED = "*"
+
+
+@dataclass(frozen=True, eq=False)
+class GeneralizationResult:
+    """The optimal full-domain generalisation (ARX ``ARXResult.getGlobalOptimum()``).
+
+    - ``frame``: the release (quasi-identifiers as String labels; suppressed records' as ``"*"``).
+    - ``levels``: the chosen level per quasi-identifier (ARX's transformation, in ``on`` order).
+    - ``metric`` and ``loss``: the metric's name and its value at the optimum (ARX's
+      ``getHighestScore()``).
+    - ``suppressed``: records suppressed; ``max_suppressed``: the limit ``floor(limit * n)``.
+    - ``checked``: transformations grouped by the search (of ``lattice.height`` in all);
+      ``ties``: the optimal level vectors found (the first is ``levels``; with a monotone
+      metric, generalisations of a tied optimum are pruned and not listed).
+    - ``lattice``: one row per transformation (levels, ``height``, ``status`` "anonymous" /
+      "not anonymous" / "unknown" (pruned), ``checked``, ``loss`` where computed, ``bound``,
+      ``optimal``), for a plot.
+    - ``outliers``: Boolean per row, True where the record is suppressed (a kept record whose
+      every label is ``"*"`` at the top level looks the same in ``frame``).
+    """
+
+    frame: pl.DataFrame
+    levels: dict[str, int]
+    metric: str
+    loss: float
+    suppressed: int
+    max_suppressed: int
+    checked: int
+    ties: tuple[tuple[int, ...], ...]
+    lattice: pl.DataFrame
+    outliers: pl.Series
+
+    def __repr__(self) -> str:
+        lv = ", ".join(f"{c}={j}" for c, j in self.levels.items())
+        return (f"GeneralizationResult({lv}; {self.metric}={self.loss:.10g}, suppressed "
+                f"{self.suppressed} of at most {self.max_suppressed}, {self.checked} of "
+                f"{self.lattice.height} transformations checked)")
+
+    @property
+    def transformation(self) -> list[int]:
+        """The levels as a list (ARX's ``getTransformation()``)."""
+        return list(self.levels.values())
+
+
+def _codes(df: pl.DataFrame, col: str, h: Hierarchy) -> np.ndarray:
+    s = df.get_column(col)
+    if s.null_count():
+        raise SDCError(f"column {col!r}: {s.null_count()} null value(s); give them a value that the "
+                       "hierarchy covers")
+    if s.dtype == pl.Boolean:
+        s = s.cast(pl.String).str.to_lowercase()
+    elif s.dtype.is_float():
+        if not s.is_finite().all() or not (s == s.round(0)).all():
+            raise SDCError(f"column {col!r}: float values must be whole numbers to match a hierarchy")
+        s = s.cast(pl.Int64)
+    s = s.cast(pl.String)
+    idx = {v: i for i, v in enumerate(h.values)}
+    mapped = s.replace_strict(list(idx), list(idx.values()), default=None, return_dtype=pl.Int32)
+    if mapped.null_count():
+        bad = s.filter(mapped.is_null()).unique(maintain_order=True)
+        raise SDCError(f"column {col!r}: value {bad[0]!r} is not in its hierarchy"
+                       + (f" ({bad.len()} values are not)" if bad.len() > 1 else ""))
+    return mapped.to_numpy()
+
+
+def _tables(hs: list[Hierarchy], codes: np.ndarray, n: int) -> ColumnTables:
+    gen, n_labels, counts0 = [], [], []
+    for c, h in enumerate(hs):
+        rows = []
+        nl = []
+        for j in range(h.height + 1):
+            labs = h.levels[j]
+            ids: dict[str, int] = {}
+            rows.append(np.array([ids.setdefault(v, len(ids)) for v in labs], dtype=np.int64))
+            nl.append(len(ids))
+        gen.append(np.stack(rows))
+        n_labels.append(np.array(nl, dtype=np.int64))
+        counts0.append(np.bincount(codes[:, c], minlength=h.n_values).astype(np.int64))
+    return ColumnTables(gen, n_labels, counts0, n)
+
+
+def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str | None
+            ) -> tuple[Problem, np.ndarray, np.ndarray]:
+    """The problem of the search, per record its distinct tuple, and the (n, d) hierarchy-row
+    codes of the records."""
+    n = df.height
+    codes = np.stack([_codes(df, c, h) for c, h in zip(on, hs)], axis=1).astype(np.int64)
+    tables = _tables(hs, codes, n)
+    cols = [codes[:, c] for c in range(codes.shape[1])]
+    s = q = None
+    if sensitive is not None:
+        sv = df.get_column(sensitive)
+        sc = sv.rank("dense").fill_null(0).cast(pl.Int64).to_numpy()  # null is its own value (code 0)
+        cols.append(sc)
+    from ..kernels.lattice import dense_ids
+
+    radix = [h.n_values for h in hs] + ([int(cols[-1].max()) + 1] if sensitive is not None else [])
+    if float(np.prod(np.array(radix, dtype=np.float64))) < 2.0**62:
+        key = np.zeros(n, dtype=np.int64)
+        for a, r in zip(cols, radix):
+            key *= r
+            key += a
+        tup, first, m = dense_ids(key)
+    else:
+        frame = pl.DataFrame({f"c{i}": a for i, a in enumerate(cols)})
+        tup = frame.select(pl.struct(frame.columns).rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
+        m = int(tup.max()) + 1
+        first = np.full(m, -1, dtype=np.int64)
+        first[tup[::-1]] = np.arange(n - 1, -1, -1)
+    T = np.ascontiguousarray(codes[first].astype(np.int32))
+    w = np.bincount(tup, minlength=m).astype(np.float64)
+    if sensitive is not None:
+        s_all = cols[-1]
+        S = int(s_all.max()) + 1
+        s = s_all[first]
+        q = np.bincount(s_all, minlength=S) / n
+    return Problem(T=T, w=w, s=s, q=q, tables=tables, n=n), tup, codes
+
+
+def _lattice_frame(on: list[str], res: SearchResult) -> pl.DataFrame:
+    L = res.nodes
+    checked = np.zeros(L.shape[0], dtype=bool)
+    checked[res.checked] = True
+    status = np.array(["unknown", "anonymous", "not anonymous"])[np.where(res.status < 0, 2, res.status)]
+    optimal = np.zeros(L.shape[0], dtype=bool)
+    if res.best is not None:
+        optimal = np.all(L == res.best, axis=1)
+    data: dict[str, Any] = {c: L[:, i].astype(np.int8) for i, c in enumerate(on)}
+    data.update(height=L.sum(axis=1).astype(np.int16), status=status, checked=checked,
+                loss=res.losses, bound=res.bounds, optimal=optimal)
+    return pl.DataFrame(data).with_columns(pl.col("loss").fill_nan(None))
+
+
+def generalize(
+    df: pl.DataFrame,
+    hierarchies: Mapping[str, Any],
+    k: int = 2,
+    suppression_limit: float = 0.0,
+    metric: str = "loss",
+    sensitive: str | None = None,
+    l_diversity: int | None = None,
+    t_closeness: float | None = None,
+    on: ColumnSpec = None,
+) -> GeneralizationResult:
+    """The optimal full-domain generalisation of the quasi-identifiers (the keys of
+    ``hierarchies``, each a :class:`Hierarchy`, an ARX hierarchy CSV path or a mapping) that
+    satisfies k-anonymity (and distinct ``l_diversity`` / ``t_closeness`` with equal ground
+    distance on ``sensitive``) with at most ``floor(suppression_limit * n)`` records suppressed,
+    minimising ARX's ``metric`` (``"loss"``: ARX ``createLossMetric()``; ``"discernibility"``,
+    ``"discernibility_star"``, ``"entropy"`` (non-uniform entropy), ``"entropy_monotone"``,
+    ``"precision"``, ``"precision_monotone"``; see :mod:`polars_sdc.generalize.metrics`).
+    ``on`` selects the quasi-identifiers among the hierarchies' columns (default: all of them
+    but ``sensitive``, as ARX's tests set up Adult).
+
+    >>> import polars as pl
+    >>> from polars_sdc.generalize import Hierarchy
+    >>> df = pl.DataFrame({"zip": ["13053", "13068", "13068", "14850", "14853", "14853"],
+    ...                    "age": [28, 29, 21, 50, 55, 47]})
+    >>> hs = {"zip": Hierarchy.masking(df["zip"]), "age": Hierarchy.intervals(df["age"], (10, 20), start=0)}
+    >>> r = generalize(df, hs, k=3)
+    >>> r.levels, r.suppressed
+    ({'zip': 2, 'age': 2}, 0)
+    >>> r.frame.rows()[:2]
+    [('130**', '20-39'), ('130**', '20-39')]
+    """
+    if not isinstance(hierarchies, Mapping) or not hierarchies:
+        raise SDCError("hierarchies must be a non-empty mapping {column: hierarchy}")
+    if on is None:
+        on = [c for c in hierarchies if c != sensitive]
+    else:
+        on = resolve_columns(df.schema, on, kind="any", what="quasi-identifier", default="error")
+        for c in on:
+            if c not in hierarchies:
+                raise SDCError(f"column {c!r}: no hierarchy given for it")
+    for c in on:
+        if c not in df.columns:
+            raise SDCError(f"column {c!r}: not in the frame (columns: {', '.join(df.columns)})")
+    if not on:
+        raise SDCError("no quasi-identifier left (every hierarchy's column is the sensitive one)")
+    hs = [as_hierarchy(hierarchies[c], c) for c in on]
+    k = check_int(k, "k", minimum=1)
+    limit = check_real(suppression_limit, "suppression_limit", minimum=0.0, maximum=1.0)
+    if metric not in METRICS:
+        raise SDCError(f"metric must be one of {', '.join(METRICS)}; got {metric!r}")
+    if (l_diversity is not None or t_closeness is not None) and sensitive is None:
+        raise SDCError("l_diversity / t_closeness need a `sensitive` column")
+    if sensitive is not None:
+        if sensitive not in df.columns:
+            raise SDCError(f"column {sensitive!r}: not in the frame")
+        if sensitive in on:
+            raise SDCError(f"column {sensitive!r}: is both a quasi-identifier and the sensitive column")
+    if l_diversity is not None:
+        l_diversity = check_int(l_diversity, "l_diversity", minimum=1)
+    if t_closeness is not None:
+        t_closeness = check_real(t_closeness, "t_closeness", minimum=0.0, maximum=1.0)
+    n = df.height
+    if n == 0:
+        raise SDCError("the frame has no rows")
+    models = Models(k=k, l=l_diversity, t=t_closeness)
+    problem, tup, codes = prepare(df, on, hs, sensitive if models.needs_sensitive else None)
+    max_out = int(np.floor(limit * n))
+    met = Metric(metric, problem.tables)
+    res = search(problem, models, met, max_out)
+    lattice = _lattice_frame(on, res)
+    if res.best is None:
+        raise SDCError(f"no transformation satisfies the models with at most {max_out} records suppressed "
+                       "(even the most general one); raise suppression_limit or weaken the models")
+    levels = {c: int(j) for c, j in zip(on, res.best)}
+    cls = res.classes
+    out_rec = cls.out[cls.inv[tup]]
+    out_s = pl.Series("_out", out_rec, dtype=pl.Boolean)
+    idx = pl.Series("_i", np.arange(n))
+    exprs = []
+    for i, (c, h) in enumerate(zip(on, hs)):
+        labels = pl.Series(c, list(h.levels[levels[c]]) + [SUPPRESSED], dtype=pl.String)
+        row = np.where(out_rec, h.n_values, codes[:, i])
+        exprs.append(labels.gather(pl.Series(row, dtype=pl.UInt32)).alias(c))
+    del idx, out_s
+    frame = df.with_columns(exprs)
+    return GeneralizationResult(frame=frame, levels=levels, metric=metric, loss=float(res.loss),
+                                suppressed=int(cls.n_out), max_suppressed=max_out,
+                                checked=int(res.checked.size), ties=tuple(res.ties), lattice=lattice,
+                                outliers=pl.Series("suppressed", out_rec, dtype=pl.Boolean))

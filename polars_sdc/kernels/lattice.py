@@ -1,0 +1,142 @@
+"""Grouping kernel of the lattice search: the equivalence classes of one full-domain
+transformation, as dense class ids of packed integer keys (ARX ``HashGroupify`` does the same
+with a hash table of generalised tuples)."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def dense_ids(keys):
+    """Dense ids (0, 1, ... in order of first appearance) of int64 ``keys`` by open
+    addressing; returns (ids, index of each id's first key, number of ids)."""
+    m = keys.shape[0]
+    cap = 1
+    while cap < 2 * m + 2:
+        cap *= 2
+    mask = cap - 1
+    slot_key = np.empty(cap, dtype=np.int64)
+    slot_id = np.full(cap, -1, dtype=np.int64)
+    ids = np.empty(m, dtype=np.int64)
+    first = np.empty(m, dtype=np.int64)
+    n = 0
+    for i in range(m):
+        k = keys[i]
+        h = (k * np.int64(-7046029254386353131)) >> np.int64(17)
+        pos = h & mask
+        while True:
+            sid = slot_id[pos]
+            if sid < 0:
+                slot_id[pos] = n
+                slot_key[pos] = k
+                ids[i] = n
+                first[n] = i
+                n += 1
+                break
+            if slot_key[pos] == k:
+                ids[i] = sid
+                break
+            pos = (pos + 1) & mask
+    return ids, first[:n].copy(), n
+
+
+def group_keys(T: np.ndarray, gen: list[np.ndarray], radix: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Classes of the rows of code matrix ``T`` (m, d) under the label maps ``gen[c]``
+    (hierarchy row -> label id) with ``radix[c]`` labels: (class id per row, first row of each
+    class, number of classes). Keys are packed mixed-radix int64; when the product of radices
+    would overflow, the label rows are grouped by ``np.unique(axis=0)``."""
+    m, d = T.shape
+    total = 1
+    for r in radix:
+        total *= int(r)
+    if total < 2**62:
+        key = np.zeros(m, dtype=np.int64)
+        for c in range(d):
+            key *= int(radix[c])
+            key += gen[c][T[:, c]]
+        ids, first, n = dense_ids(key)
+        return ids, first, int(n)
+    lab = np.stack([gen[c][T[:, c]] for c in range(d)], axis=1)
+    _, first, inv = np.unique(lab, axis=0, return_index=True, return_inverse=True)
+    return inv.reshape(-1).astype(np.int64), first.astype(np.int64), int(first.size)
+
+
+@njit(cache=True)
+def group_node(T, G, levels, radix, w):
+    """The classes of one transformation in one pass: row i's key packs the labels
+    ``G[c, levels[c], T[i, c]]`` in mixed radix ``radix``; returns (class id per row, first row
+    of each class, class weights (sum of ``w``), number of classes). Keys must fit in int64."""
+    m, d = T.shape
+    cap = 1
+    while cap < 2 * m + 2:
+        cap *= 2
+    mask = cap - 1
+    slot_key = np.empty(cap, dtype=np.int64)
+    slot_id = np.full(cap, -1, dtype=np.int64)
+    ids = np.empty(m, dtype=np.int64)
+    first = np.empty(m, dtype=np.int64)
+    sizes = np.zeros(m, dtype=np.float64)
+    n = 0
+    for i in range(m):
+        k = np.int64(0)
+        for c in range(d):
+            k = k * radix[c] + G[c, levels[c], T[i, c]]
+        h = (k * np.int64(-7046029254386353131)) >> np.int64(17)
+        pos = h & mask
+        while True:
+            sid = slot_id[pos]
+            if sid < 0:
+                slot_id[pos] = n
+                slot_key[pos] = k
+                ids[i] = n
+                first[n] = i
+                sizes[n] = w[i]
+                n += 1
+                break
+            if slot_key[pos] == k:
+                ids[i] = sid
+                sizes[sid] += w[i]
+                break
+            pos = (pos + 1) & mask
+    return ids, first[:n].copy(), sizes[:n].copy(), n
+
+
+@njit(cache=True)
+def tag_cone(L, lv, status, value, up):
+    """Set ``status`` to ``value`` on the undecided nodes (status 0) of the cone of ``lv``:
+    its generalisations (``up``) or its specialisations; returns how many were tagged."""
+    N, d = L.shape
+    count = 0
+    for i in range(N):
+        if status[i] != 0:
+            continue
+        ok = True
+        for c in range(d):
+            if up:
+                if L[i, c] < lv[c]:
+                    ok = False
+                    break
+            elif L[i, c] > lv[c]:
+                ok = False
+                break
+        if ok:
+            status[i] = value
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def raise_bound(L, lv, bound, value):
+    """bound[i] = max(bound[i], value) on the generalisations i of ``lv``."""
+    N, d = L.shape
+    for i in range(N):
+        if bound[i] >= value:
+            continue
+        ok = True
+        for c in range(d):
+            if L[i, c] < lv[c]:
+                ok = False
+                break
+        if ok:
+            bound[i] = value

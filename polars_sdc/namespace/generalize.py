@@ -1,0 +1,30 @@
+"""``df.sdc.generalize``: ARX's optimal full-domain generalisation (the method group of
+:mod:`polars_sdc.generalize`)."""
+from __future__ import annotations
+
+from typing import Any
+
+from .._signature import delegates_to
+from ..generalize.release import GeneralizationResult, generalize
+from ._base import FrameOps
+
+
+class GeneralizeMethods(FrameOps):
+    """Generalisation hierarchies and the optimal full-domain search (ARX)."""
+
+    @delegates_to(generalize)
+    def generalize(self, hierarchies: Any, **options: Any) -> GeneralizationResult:
+        """The optimal full-domain generalisation of the quasi-identifiers (the keys of
+        ``hierarchies``) under k-anonymity, distinct l-diversity and t-closeness with a
+        suppression limit, by ARX 3.9.2's metrics (ARX's FLASH problem; Kohlmayer et al.
+        2012). A LazyFrame is collected (the search needs the whole frame); the result holds
+        the released DataFrame, suppressed records' quasi-identifiers as ``"*"``.
+
+        >>> import polars_sdc
+        >>> from polars_sdc import datasets
+        >>> df, hs = datasets.arx_adult()
+        >>> r = df.sdc.generalize(hs, k=5, suppression_limit=0.04, metric="entropy_monotone")
+        >>> r.transformation, r.suppressed, round(r.loss, 6)
+        ([1, 0, 1, 1, 3, 2, 2, 0, 1], 906, 255559.854557)
+        """
+        return generalize(self._collected(), hierarchies, **options)
