@@ -965,7 +965,7 @@ def _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, k, order, out, prev, lcnt):
             sub[t, d] = X[perm[a + t], d]
         for c in range(mc):
             subc[t, c] = C[perm[a + t], c]
-    lab = mdav_labels_codes(sub, subc, off, gid, gw, min(k, m))
+    lab = mdav_labels_codes(sub, subc, off, gid, gw, min(k, m), done=np.zeros(1, dtype=np.int64))  # the types of the Python call: one compilation
     G = 0
     for t in range(m):
         if lab[t] + 1 > G:
