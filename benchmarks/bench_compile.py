@@ -78,7 +78,7 @@ METHODS: dict[str, tuple[str, str, int]] = {
     "risk": ("", f"df.sdc.risk({KEYS}, weight='w')", 2000),
     "suda": ("", f"df.sdc.suda({KEYS})", 2000),
     "pram": ("", "df.sdc.pram('region', seed=1)", 5000),
-    "rank_swap": ("", f"df.sdc.rank_swap({NUM}, p=5, seed=1)", 5000),
+    "rank_swap": ("", f"df.sdc.rank_swap({NUM}, p=0.05, seed=1)", 5000),
     "add_noise": ("", f"df.sdc.add_noise({NUM}, seed=1)", 5000),
     "laplace": ("", f"df.sdc.laplace(1.0, {NUM}, seed=1)", 5000),
     "reconstruct_gmm": ("noisy = df.sdc.laplace(1.0, 'a', seed=1)",
