@@ -36,6 +36,9 @@ PLAIN_INTERVAL = 0.5
 COMPILE_NOTICE_AFTER = 2.0
 #: Compiles less than this many seconds apart belong to one call (one notice).
 COMPILE_BURST_GAP = 1.0
+#: A method named in a notice is not named again for this many seconds (one call can
+#: compile in several bursts, with Python work between them).
+COMPILE_NOTICE_REPEAT = 60.0
 #: The friendly name of a kernel module in the compile notice (default: the module's name).
 KERNEL_NAMES = {"path_order": "mhm", "hansen_mukherjee": "mhm", "laplace_em": "reconstruct_gmm",
                 "strings": "recode", "logit": "recode_utility", "sse": "loss", "wildcard": "frequencies"}
@@ -351,6 +354,7 @@ class _CompileWatch:
         self.started = 0.0
         self.ended = -float("inf")
         self.said = False
+        self.last: dict[str, float] = {}  # name -> when a notice last named it
         self.count = 0
         self.timer: threading.Timer | None = None
         self.waits: list[tuple[Progress, _Waiting, str]] = []
@@ -387,6 +391,10 @@ class _CompileWatch:
         if self.said:
             return
         self.said = True
+        now = time.perf_counter()
+        if now - self.last.get(self.name, -float("inf")) < COMPILE_NOTICE_REPEAT:
+            return
+        self.last[self.name] = now
         line = compile_notice(self.name)
         tq = next((b._bar for b in bars if b._bar is not None), None)
         if tq is not None:

@@ -73,3 +73,34 @@ def test_kernel_names(name, expected):
     from polars_sdc.progress import KERNEL_NAMES
 
     assert KERNEL_NAMES.get(name, name) == expected
+
+
+def test_watch_names_each_method_once_per_call_and_restores_the_bar(monkeypatch):
+    # the listener's state machine, driven directly (no Numba): nested compiles are one
+    # event; a second burst of the same method (a call compiling in several bursts) is not
+    # announced again, another method is; the bar's status is restored after compiling
+    import io
+
+    from polars_sdc.progress import Progress, _CompileWatch
+
+    monkeypatch.delenv("POLARS_SDC_COMPILE_NOTICE", raising=False)  # conftest silences it
+    out = io.StringIO()
+    watch = _CompileWatch()
+    with Progress("mdav k=3", 10, plain=True, file=out) as b:
+        b.set_postfix("partition")
+        watch.start("mdav")
+        watch.start("")  # a nested compile (a callee)
+        assert b.postfix == "compiling kernels (first use): 0 compiled"
+        watch.end(True)
+        assert b.postfix == "compiling kernels (first use): 1 compiled"
+        watch.end(True)
+        assert b.postfix == "partition" and watch.depth == 0
+        watch.ended = float("-inf")  # a new burst
+        watch.start("mdav")
+        watch.end(True)
+        watch.ended = float("-inf")
+        watch.start("path_order")
+        watch.end(True)
+    text = out.getvalue()
+    assert text.count(compile_notice("mdav")) == 1, text
+    assert text.count(compile_notice("mhm")) == 1, text
