@@ -39,9 +39,21 @@ COMPILE_BURST_GAP = 1.0
 #: A method named in a notice is not named again for this many seconds (one call can
 #: compile in several bursts, with Python work between them).
 COMPILE_NOTICE_REPEAT = 60.0
-#: The friendly name of a kernel module in the compile notice (default: the module's name).
+#: The method named in the compile notice for the first kernel a call compiles, by
+#: "module.function" or by module (default: the module's name).
 KERNEL_NAMES = {"path_order": "mhm", "hansen_mukherjee": "mhm", "laplace_em": "reconstruct_gmm",
-                "strings": "recode", "logit": "recode_utility", "sse": "loss", "wildcard": "frequencies"}
+                "hansen_mukherjee.sort_ties_by_row": "univariate",
+                "hansen_mukherjee.hm_shortest_path_1d": "univariate",
+                "strings": "ild", "logit": "recode_utility", "sse": "loss", "wildcard": "frequencies"}
+
+
+def kernel_name(kernel: str) -> str:
+    """The method a kernel ("module.function") is named by in the compile notice.
+
+    >>> kernel_name("path_order.kd_order_codes"), kernel_name("mdav.mdav_labels_codes")
+    ('mhm', 'mdav')
+    """
+    return KERNEL_NAMES.get(kernel) or KERNEL_NAMES.get(kernel.split(".")[0]) or kernel.split(".")[0]
 
 
 def stderr_is_terminal() -> bool:
@@ -367,7 +379,7 @@ class _CompileWatch:
             now = time.perf_counter()
             if now - self.ended > COMPILE_BURST_GAP:  # a new call: a new burst
                 self.spent, self.said, self.count = 0.0, False, 0
-                self.name = KERNEL_NAMES.get(module, module)
+                self.name = kernel_name(module)
             self.started = now
             if os.environ.get("POLARS_SDC_COMPILE_NOTICE", "1").strip().lower() in ("0", "false", "no", "off"):
                 return
@@ -438,8 +450,9 @@ def watch_compiles() -> None:
     on stderr when a call compiles (see :class:`_CompileWatch`). Called when the first
     kernel module is imported (``polars_sdc.kernels``); Numba is loaded then anyway.
 
-    >>> watch_compiles(); watch_compiles()   # idempotent
-    >>> _WATCH is not None
+    >>> import polars_sdc.progress as progress
+    >>> watch_compiles(); watch_compiles()   # idempotent: one listener
+    >>> progress._WATCH is not None
     True
     """
     global _WATCH
@@ -450,9 +463,13 @@ def watch_compiles() -> None:
     watch = _CompileWatch()
 
     def module_of(ev: Any) -> str | None:
+        """"module.function" of a polars_sdc kernel's compile event, else None."""
         disp = ev.data.get("dispatcher") if isinstance(ev.data, dict) else None
-        mod = getattr(getattr(disp, "py_func", None), "__module__", "") or ""
-        return mod.rsplit(".", 1)[-1] if mod.startswith("polars_sdc.") else None
+        func = getattr(disp, "py_func", None)
+        mod = getattr(func, "__module__", "") or ""
+        if not mod.startswith("polars_sdc."):
+            return None
+        return mod.rsplit(".", 1)[-1] + "." + getattr(func, "__name__", "")
 
     class _Listener(event.Listener):
         def on_start(self, ev: Any) -> None:

@@ -68,11 +68,14 @@ def test_notice_can_be_silenced(tmp_path):
     assert NOTICE not in proc.stderr, proc.stderr
 
 
-@pytest.mark.parametrize("name, expected", [("path_order", "mhm"), ("sse", "loss"), ("mdav", "mdav")])
-def test_kernel_names(name, expected):
-    from polars_sdc.progress import KERNEL_NAMES
+@pytest.mark.parametrize("kernel, expected", [
+    ("path_order.npn_order_codes", "mhm"), ("hansen_mukherjee.hm_shortest_path_codes", "mhm"),
+    ("hansen_mukherjee.sort_ties_by_row", "univariate"), ("sse.total_ss", "loss"), ("mdav.mdav_labels_codes", "mdav"),
+])
+def test_kernel_names(kernel, expected):
+    from polars_sdc.progress import kernel_name
 
-    assert KERNEL_NAMES.get(name, name) == expected
+    assert kernel_name(kernel) == expected
 
 
 def test_watch_names_each_method_once_per_call_and_restores_the_bar(monkeypatch):
@@ -88,7 +91,7 @@ def test_watch_names_each_method_once_per_call_and_restores_the_bar(monkeypatch)
     watch = _CompileWatch()
     with Progress("mdav k=3", 10, plain=True, file=out) as b:
         b.set_postfix("partition")
-        watch.start("mdav")
+        watch.start("mdav.mdav_labels_codes")
         watch.start("")  # a nested compile (a callee)
         assert b.postfix == "compiling kernels (first use): 0 compiled"
         watch.end(True)
@@ -96,10 +99,10 @@ def test_watch_names_each_method_once_per_call_and_restores_the_bar(monkeypatch)
         watch.end(True)
         assert b.postfix == "partition" and watch.depth == 0
         watch.ended = float("-inf")  # a new burst
-        watch.start("mdav")
+        watch.start("mdav.mdav_labels_codes")
         watch.end(True)
         watch.ended = float("-inf")
-        watch.start("path_order")
+        watch.start("path_order.kd_order_codes")
         watch.end(True)
     text = out.getvalue()
     assert text.count(compile_notice("mdav")) == 1, text
