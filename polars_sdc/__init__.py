@@ -15,7 +15,7 @@ from .aggregate import aggregate
 from .anonymity import equivalence_classes, k_anonymity
 
 __all__ = ["SDCError", "aggregate", "equivalence_classes", "k_anonymity", "datasets", "dist", "l1_accuracy", "report",
-           "Problem", "read_recipe", "run_recipe"]
+           "Problem", "read_recipe", "run_recipe", "warmup"]
 __version__ = "0.1.0"
 
 
@@ -32,6 +32,10 @@ def __getattr__(name: str):
         from .reconstruct import l1_accuracy
 
         return l1_accuracy
+    if name == "warmup":  # compile every kernel into the cache (polars_sdc.warmup)
+        from ._warmup import warmup
+
+        return warmup
     if name == "report":  # the release report (risk.report); matplotlib loads only when it runs
         from .risk.report import report
 

@@ -908,10 +908,37 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_method_parsers(sub)
     _add_risk_parser(sub)
+    _add_warmup_parser(sub)
     from .commands import add_operation_parsers  # suppress, pram, recode, ..., run: from polars_sdc.operations
 
     add_operation_parsers(sub)
     return parser
+
+
+def _add_warmup_parser(sub: Any) -> None:
+    from ._warmup import WARMUPS
+
+    warm = _command(
+        sub, "warmup",
+        "compile every kernel into Numba's cache (Docker images, CI caches, Spark executors)",
+        "Run every method once on a tiny frame so that its Numba kernels are compiled and cached "
+        "(NUMBA_CACHE_DIR, else __pycache__ next to the package); print the seconds per method.",
+        [],
+    )
+    warm.add_argument("--only", metavar="NAMES", help=f"comma-separated, some of: {', '.join(WARMUPS)}")
+    _finish(warm, _cmd_warmup, progress=_PROGRESS_HELP + "; one step per method", report=False)
+
+
+def _cmd_warmup(args: argparse.Namespace) -> int:
+    from ._warmup import warmup
+
+    names = [m.strip() for m in args.only.split(",")] if args.only else None
+    t0 = time.perf_counter()
+    seconds = warmup(names, progress=_progress_on(args.progress))
+    for name, sec in seconds.items():
+        print(f"  {name:<20} {sec:7.2f} s")
+    print(f"warmed {len(seconds)} methods in {time.perf_counter() - t0:.1f} s")
+    return 0
 
 
 def _one_line(exc: BaseException) -> str:

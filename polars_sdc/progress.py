@@ -10,6 +10,12 @@ share of ILD's pairwise sum done) with the GIL released, which the bar's ticker 
 every 0.5 s (:meth:`Progress.waiting`); kernels never call back into Python. Other single
 calls show the elapsed time. A disabled bar costs one attribute look-up per chunk.
 
+Numba compiles a kernel on its first use (then loads it from the cache): while a call
+compiles, one line says so on stderr (:func:`watch_compiles`) -- at once when a bar is shown
+(the bar then reads "compiling kernels" with a count and its clock keeps running), else once
+compiling has taken :data:`COMPILE_NOTICE_AFTER` seconds; ``POLARS_SDC_COMPILE_NOTICE=0``
+silences it.
+
 >>> with bar(False, "nothing") as b:   # disabled: a no-op object
 ...     b.advance(3)
 >>> b.enabled
@@ -26,6 +32,28 @@ from typing import Any, TextIO
 
 #: Seconds between two redraws of the plain (no tqdm) line.
 PLAIN_INTERVAL = 0.5
+#: Seconds of compiling after which a call without a progress bar says so on stderr.
+COMPILE_NOTICE_AFTER = 2.0
+#: Compiles less than this many seconds apart belong to one call (one notice).
+COMPILE_BURST_GAP = 1.0
+#: A method named in a notice is not named again for this many seconds (one call can
+#: compile in several bursts, with Python work between them).
+COMPILE_NOTICE_REPEAT = 60.0
+#: The method named in the compile notice for the first kernel a call compiles, by
+#: "module.function" or by module (default: the module's name).
+KERNEL_NAMES = {"path_order": "mhm", "hansen_mukherjee": "mhm", "laplace_em": "reconstruct_gmm",
+                "hansen_mukherjee.sort_ties_by_row": "univariate",
+                "hansen_mukherjee.hm_shortest_path_1d": "univariate",
+                "strings": "ild", "logit": "recode_utility", "sse": "loss", "wildcard": "frequencies"}
+
+
+def kernel_name(kernel: str) -> str:
+    """The method a kernel ("module.function") is named by in the compile notice.
+
+    >>> kernel_name("path_order.kd_order_codes"), kernel_name("mdav.mdav_labels_codes")
+    ('mhm', 'mdav')
+    """
+    return KERNEL_NAMES.get(kernel) or KERNEL_NAMES.get(kernel.split(".")[0]) or kernel.split(".")[0]
 
 
 def stderr_is_terminal() -> bool:
@@ -109,6 +137,7 @@ class Progress:
         self._tracked: list[_Waiting] = []
         self._ticker: threading.Thread | None = None
         self._stop = threading.Event()
+        _OPEN.append(self)
         tqdm = None if plain else _tqdm()
         self._bar = None
         if tqdm is not None:
@@ -208,6 +237,8 @@ class Progress:
             self.advance(n - self.n)
 
     def close(self) -> None:
+        if self in _OPEN:
+            _OPEN.remove(self)
         self._stop.set()
         if self._ticker is not None and self._ticker is not threading.current_thread():
             self._ticker.join()
@@ -229,6 +260,8 @@ class Progress:
 
 
 _ACTIVE: ContextVar[Any] = ContextVar("polars_sdc_progress_counter", default=None)
+#: The bars shown now (open, not closed): the compile notice goes to them.
+_OPEN: list[Progress] = []
 
 
 def active_counter() -> Any:
@@ -307,3 +340,146 @@ def bar(enabled: Any, desc: str, total: float | None = None, *, unit: str = "it"
     if not check_bool(enabled, "progress"):
         return Null()
     return Progress(desc, total, unit=unit)
+
+
+def compile_notice(name: str) -> str:
+    """The line printed when a call compiles kernels.
+
+    >>> compile_notice("mdav")
+    'polars_sdc: compiling kernels for mdav (first use; cached afterwards)'
+    """
+    return f"polars_sdc: compiling kernels for {name} (first use; cached afterwards)"
+
+
+class _CompileWatch:
+    """Numba's compile events ("numba:compile") of polars_sdc's kernels, grouped in bursts
+    (one call's compiles: less than :data:`COMPILE_BURST_GAP` s apart): the first kernel
+    compiled in a burst names it. With a bar shown the notice is printed when the burst
+    starts and the bar shows "compiling kernels: N compiled" with its clock running; without
+    one a timer prints it once the burst's compiling has lasted :data:`COMPILE_NOTICE_AFTER` s."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.depth = 0  # nesting of the compile events now running (callees compile inside)
+        self.name = ""
+        self.spent = 0.0  # seconds compiled in this burst before the running outer compile
+        self.started = 0.0
+        self.ended = -float("inf")
+        self.said = False
+        self.last: dict[str, float] = {}  # name -> when a notice last named it
+        self.count = 0
+        self.timer: threading.Timer | None = None
+        self.waits: list[tuple[Progress, _Waiting, str]] = []
+
+    def start(self, module: str) -> None:
+        with self.lock:
+            self.depth += 1
+            if self.depth > 1:
+                return
+            now = time.perf_counter()
+            if now - self.ended > COMPILE_BURST_GAP:  # a new call: a new burst
+                self.spent, self.said, self.count = 0.0, False, 0
+                self.name = kernel_name(module)
+            self.started = now
+            if os.environ.get("POLARS_SDC_COMPILE_NOTICE", "1").strip().lower() in ("0", "false", "no", "off"):
+                return
+            bars = [b for b in _OPEN if not b._closed]
+            if bars:
+                self.say(bars)
+                for b in bars:
+                    w = b.waiting()
+                    w.__enter__()
+                    self.waits.append((b, w, b.postfix))
+                    b.set_postfix(self.status())
+            elif not self.said:
+                self.timer = threading.Timer(max(COMPILE_NOTICE_AFTER - self.spent, 0.0), self.late)
+                self.timer.daemon = True
+                self.timer.start()
+
+    def status(self) -> str:
+        return f"compiling kernels (first use): {self.count} compiled"
+
+    def say(self, bars: list[Progress]) -> None:
+        if self.said:
+            return
+        self.said = True
+        now = time.perf_counter()
+        if now - self.last.get(self.name, -float("inf")) < COMPILE_NOTICE_REPEAT:
+            return
+        self.last[self.name] = now
+        line = compile_notice(self.name)
+        tq = next((b._bar for b in bars if b._bar is not None), None)
+        if tq is not None:
+            tq.write(line, file=bars[0]._file or sys.stderr)
+            return
+        out = bars[0]._out if bars else sys.stderr
+        out.write(("\r\x1b[K" if bars else "") + line + "\n")
+        out.flush()
+
+    def late(self) -> None:
+        with self.lock:
+            if self.depth > 0:
+                self.say([b for b in _OPEN if not b._closed])
+
+    def end(self, ours: bool) -> None:
+        with self.lock:
+            self.depth = max(self.depth - 1, 0)
+            if ours:
+                self.count += 1
+                for b, _, _ in self.waits:
+                    b.set_postfix(self.status())
+            if self.depth > 0:
+                return
+            now = time.perf_counter()
+            self.spent += now - self.started
+            self.ended = now
+            if self.timer is not None:
+                self.timer.cancel()
+                self.timer = None
+            for b, w, postfix in self.waits:
+                w.__exit__(None, None, None)
+                b.set_postfix(postfix)
+            self.waits = []
+
+
+_WATCH: _CompileWatch | None = None
+
+
+def watch_compiles() -> None:
+    """Listen (once per process) to Numba's compile events of polars_sdc's kernels and say
+    on stderr when a call compiles (see :class:`_CompileWatch`). Called when the first
+    kernel module is imported (``polars_sdc.kernels``); Numba is loaded then anyway.
+
+    >>> import polars_sdc.progress as progress
+    >>> watch_compiles(); watch_compiles()   # idempotent: one listener
+    >>> progress._WATCH is not None
+    True
+    """
+    global _WATCH
+    if _WATCH is not None:
+        return
+    from numba.core import event
+
+    watch = _CompileWatch()
+
+    def module_of(ev: Any) -> str | None:
+        """"module.function" of a polars_sdc kernel's compile event, else None."""
+        disp = ev.data.get("dispatcher") if isinstance(ev.data, dict) else None
+        func = getattr(disp, "py_func", None)
+        mod = getattr(func, "__module__", "") or ""
+        if not mod.startswith("polars_sdc."):
+            return None
+        return mod.rsplit(".", 1)[-1] + "." + getattr(func, "__name__", "")
+
+    class _Listener(event.Listener):
+        def on_start(self, ev: Any) -> None:
+            mod = module_of(ev)
+            if watch.depth > 0 or mod is not None:
+                watch.start(mod or "")
+
+        def on_end(self, ev: Any) -> None:
+            if watch.depth > 0:
+                watch.end(module_of(ev) is not None)
+
+    event.register("numba:compile", _Listener())
+    _WATCH = watch

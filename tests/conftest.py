@@ -7,6 +7,10 @@ from hypothesis import HealthCheck, settings
 
 import polars_sdc  # noqa: F401  (registers the namespaces)
 
+# No "compiling kernels" line on stderr in tests that check stderr (a cold cache compiles
+# inside them); tests/test_compile_notice.py turns it on in its own processes.
+os.environ.setdefault("POLARS_SDC_COMPILE_NOTICE", "0")
+
 # Hypothesis profiles. "default": hypothesis' own behaviour (random examples, each test's own
 # max_examples). "ci": the same examples on every run (derandomize), no example database, no
 # deadline -- chosen automatically when the CI environment variable is set. "nightly": many

@@ -227,5 +227,7 @@ def sort_ties_by_row(xs, perm):
         while j < n and xs[j] == xs[i]:
             j += 1
         if j - i > 1:
-            perm[i:j] = np.sort(perm[i:j])
+            run = np.sort(perm[i:j])
+            for t in range(j - i):  # not perm[i:j] = ...: a slice assignment compiles
+                perm[i + t] = run[t]  # Numba's shape-mismatch message (its string formatting)
         i = j

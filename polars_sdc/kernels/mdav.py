@@ -309,7 +309,7 @@ def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi,
     of rows measured."""
     if kk == 0:
         return 0
-    found = 0
+    found = np.int64(0)  # not a literal 0 (one compilation of _offer)
     thr = np.inf
     measured = 0
     mc = ncode.shape[1] // 2
@@ -327,7 +327,7 @@ def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi,
             measured += c
             _leaf_dists(TD, f, c, q, buf)
             if mc > 0:
-                add_nominal(TC[f], 0, c, buf, nom)
+                add_nominal(TC[f], np.int64(0), c, buf, nom)
             for t in range(c):
                 d = buf[t]
                 o = TI[f, t]
@@ -363,7 +363,7 @@ def _nearest_and_farthest(TD, TI, first_leaf, cnt, q, qi, kk, bd, bi, buf, TC, n
     """One pass over every live row: bi[:kk] as in :func:`_nearest`, and returns the original
     index of the live row farthest from q other than qi (ties: lowest original index). Used
     when the data are too high-dimensional for the bounds to prune."""
-    found = 0
+    found = np.int64(0)  # not a literal 0 (one compilation of _offer)
     thr = np.inf
     best = -1.0
     bo = -1
@@ -371,7 +371,7 @@ def _nearest_and_farthest(TD, TI, first_leaf, cnt, q, qi, kk, bd, bi, buf, TC, n
         c = cnt[f + first_leaf]
         _leaf_dists(TD, f, c, q, buf)
         if TC.shape[1] > 0:
-            add_nominal(TC[f], 0, c, buf, nom)
+            add_nominal(TC[f], np.int64(0), c, buf, nom)
         for t in range(c):
             d = buf[t]
             o = TI[f, t]
@@ -629,8 +629,8 @@ def mdav_labels(X, k, leaf=_LEAF):
     [0, 0, 2, 2, 1, 1]
     """
     n = X.shape[0]
-    return _mdav(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
-                 np.empty(0, dtype=np.int64), np.ones(1), k, leaf, np.zeros(1, dtype=np.int64))
+    return mdav_labels_codes(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
+                             np.empty(0, dtype=np.int64), np.ones(1), k, leaf)
 
 
 @njit(cache=True, nogil=True)
@@ -651,16 +651,11 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=_LEAF, done=None):
 
     ``done`` (an int64 array of one element), if given, holds the number of rows grouped so
     far, updated after every group: the GIL is released, so another thread can read it to
-    show progress.
+    show progress. (One function, no wrapper: every extra @njit layer on top of the body
+    compiles the whole body's machine code once more on first use.)
     """
     if done is None:
-        return _mdav(X, codes, off, gid, gw, k, leaf, np.zeros(1, dtype=np.int64))
-    return _mdav(X, codes, off, gid, gw, k, leaf, done)
-
-
-@njit(cache=True, nogil=True)
-def _mdav(X, codes, off, gid, gw, k, leaf, done):
-    """The body of :func:`mdav_labels_codes`; ``done[0]``: rows grouped so far."""
+        done = np.zeros(1, dtype=np.int64)
     n, p = X.shape
     mc = codes.shape[1]
     labels = np.zeros(n, dtype=np.uint32)
@@ -701,7 +696,9 @@ def _mdav(X, codes, off, gid, gw, k, leaf, done):
     Kp = np.empty(mc, dtype=np.int64)
     acc = np.empty((gw.shape[0], max(leaf, _SCAN)), dtype=np.int64)
     qcode = np.zeros(mc, dtype=np.int32)
-    pnt = (off, gid, gw, pcnt, Kp, 2, 1.0, acc)  # the current row xr as a query
+    # the current row xr as a query (np.int64: the same tuple type as a centroid's query, so
+    # the helpers taking it compile once, not once more for a literal 2)
+    pnt = (off, gid, gw, pcnt, Kp, np.int64(2), 1.0, acc)
     c = np.empty(p, dtype=np.float64)
     ref = np.empty(p, dtype=np.float64)
     for j in range(p):
@@ -714,7 +711,7 @@ def _mdav(X, codes, off, gid, gw, k, leaf, done):
     tq, m2 = mean_query(rcnt, rQ, rm, Kr)
     stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, TC, LC,
                           (off, gid, gw, rcnt, Kr, tq, m2, acc))
-    head = 0
+    head = np.int64(0)  # not a literal 0: one compilation of _farthest, not two
     _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode)
     depth = 0
     while (1 << depth) - 1 < first_leaf:
@@ -728,7 +725,7 @@ def _mdav(X, codes, off, gid, gw, k, leaf, done):
     sbuf = np.empty(_SCAN, dtype=np.float64)
     q = np.empty(p, dtype=np.float64)
     m = n
-    label = 0
+    label = np.int64(0)  # not a literal 0 (one compilation of _remove)
     full = 0
     while m >= 2 * k:
         if m <= _REBUILD * built:
@@ -751,7 +748,7 @@ def _mdav(X, codes, off, gid, gw, k, leaf, done):
             tq, m2 = mean_query(rcnt, rQ, rm, Kr)
             stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, TC, LC,
                                   (off, gid, gw, rcnt, Kr, tq, m2, acc))
-            head = 0
+            head = np.int64(0)
             _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode)
             dq = np.sqrt(_sq_dist(c, ref) + _mean_gap(off, gid, gw, lcnt, m, rcnt, rm))
         tqc, m2c = mean_query(lcnt, lQ, m, Kc)

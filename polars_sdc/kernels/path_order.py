@@ -220,7 +220,7 @@ def _ring_next(X, C, gid, gw, cur, b, coords, pn, gm1, start, cnt, pts, active, 
     Chebyshev ring (cell coordinates ``coords``, see :func:`_chebyshev_codes`) of occupied
     blocks. Every other block is at least 1 away, so a block at 1 ends the search for the ring."""
     best = np.inf
-    bp = -1
+    bp = np.int64(-1)  # not a literal: _nearest_in_block compiles once
     rmin = np.iinfo(np.int64).max
     plain = pn == coords.shape[1]  # no nominal coordinate: the plain loop (5x faster)
     for a in range(n_active):
@@ -266,7 +266,7 @@ def _bfs_next(X, C, gid, gw, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, 
     records; the nearest of them to row cur (a disconnected remainder is searched whole).
     ``seen`` marks blocks with the step t."""
     best = np.inf
-    bp = -1
+    bp = np.int64(-1)  # not a literal: _nearest_in_block compiles once
     seen[b] = t
     qh = 0
     qt = 0
@@ -320,7 +320,7 @@ def _block_walk(X, C, off, gid, gw, block_of, n_blocks, coords, pn, gm1, deg, nb
             break
         b = block_of[cur]
         if cnt[b] > 0:
-            best, bp = _nearest_in_block(X, C, gid, gw, cur, b, start, cnt, pts, np.inf, -1)
+            best, bp = _nearest_in_block(X, C, gid, gw, cur, b, start, cnt, pts, np.inf, np.int64(-1))
         elif graph:
             bp = _bfs_next(X, C, gid, gw, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, active, n_active)
         else:
@@ -379,17 +379,24 @@ def grid_order(X: np.ndarray, cells_per_dim: int, codes: tuple | None = None,
 # variable-size grid (section 5.3)
 @njit(cache=True)
 def _grown(a, cap, fill):
-    """``a`` (1-D) copied into a new array of length ``cap``, the new tail set to ``fill``."""
-    out = np.full(cap, fill, dtype=a.dtype)
-    out[: a.shape[0]] = a
+    """``a`` (1-D) copied into a new array of length ``cap``, the new tail set to ``fill``
+    (element loops, not a slice assignment: that compiles Numba's shape-mismatch message,
+    i.e. its string formatting, on first use)."""
+    out = np.empty(cap, dtype=a.dtype)
+    for i in range(a.shape[0]):
+        out[i] = a[i]
+    for i in range(a.shape[0], cap):
+        out[i] = fill
     return out
 
 
 @njit(cache=True)
 def _grown2(a, cap, fill):
     """``a`` (2-D) copied into a new array of ``cap`` rows, the new rows set to ``fill``."""
-    out = np.full((cap, a.shape[1]), fill, dtype=a.dtype)
-    out[: a.shape[0]] = a
+    out = np.empty((cap, a.shape[1]), dtype=a.dtype)
+    for i in range(cap):
+        for j in range(a.shape[1]):
+            out[i, j] = a[i, j] if i < a.shape[0] else fill
     return out
 
 
@@ -472,14 +479,14 @@ def _build_vgrid(U, leaf_size):
             cap *= 2
             lo = _grown2(lo, cap, 0.0)
             hi = _grown2(hi, cap, 1.0)
-            sdim = _grown(sdim, cap, -1)
+            sdim = _grown(sdim, cap, np.int64(-1))
             sval = _grown(sval, cap, 0.0)
-            left = _grown(left, cap, -1)
-            right = _grown(right, cap, -1)
-            seg0 = _grown(seg0, cap, 0)
-            seg1 = _grown(seg1, cap, 0)
-            leaf_id = _grown(leaf_id, cap, -1)
-            stack = _grown(stack, cap, 0)
+            left = _grown(left, cap, np.int64(-1))
+            right = _grown(right, cap, np.int64(-1))
+            seg0 = _grown(seg0, cap, np.int64(0))
+            seg1 = _grown(seg1, cap, np.int64(0))
+            leaf_id = _grown(leaf_id, cap, np.int64(-1))
+            stack = _grown(stack, cap, np.int64(0))
         # right child pushed first so the left one is processed first
         for side in range(2):
             ca, cb = (mid, b) if side == 0 else (a, mid)
@@ -965,7 +972,7 @@ def _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, k, order, out, prev, lcnt):
             sub[t, d] = X[perm[a + t], d]
         for c in range(mc):
             subc[t, c] = C[perm[a + t], c]
-    lab = mdav_labels_codes(sub, subc, off, gid, gw, min(k, m))
+    lab = mdav_labels_codes(sub, subc, off, gid, gw, min(k, m), done=np.zeros(1, dtype=np.int64))  # the types of the Python call: one compilation
     G = 0
     for t in range(m):
         if lab[t] + 1 > G:
@@ -1071,7 +1078,7 @@ def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, done):
     sa[0] = 0
     sb[0] = n
     top = 1
-    out = 0
+    out = np.int64(0)  # not a literal 0: _walk_leaf_mdav and _npn_walk compile once
     prev = first
     live = np.empty(max(leaf_size, 1), dtype=np.int64)
     while top > 0:

@@ -162,23 +162,13 @@ def _row_dists(A, AC, m, x, v, out, off, pcnt, Kp, pnt):
         v[j] = A[j, x]
     _sq_dists(A, m, v, out)
     if AC.shape[0] > 0:
-        point_query(AC, x, off, pcnt, Kp, True)
-        add_nominal(AC, 0, m, out, pnt)
-        point_query(AC, x, off, pcnt, Kp, False)
+        point_query(AC, x, off, pcnt, Kp, np.bool_(True))  # np.* values: no literal-typed
+        add_nominal(AC, np.int64(0), m, out, pnt)          # compilations of the helpers
+        point_query(AC, x, off, pcnt, Kp, np.bool_(False))
 
 
 @njit(cache=True, nogil=True)
 def vmdav_labels_codes(X, codes, off, gid, gw, k, gamma, done=None):
-    """:func:`_vmdav` with ``done`` optional: an int64 array of one element that holds the
-    number of rows grouped so far, updated after every group with the GIL released (another
-    thread can read it to show progress)."""
-    if done is None:
-        return _vmdav(X, codes, off, gid, gw, k, gamma, np.zeros(1, dtype=np.int64))
-    return _vmdav(X, codes, off, gid, gw, k, gamma, done)
-
-
-@njit(cache=True, nogil=True)
-def _vmdav(X, codes, off, gid, gw, k, gamma, done):
     """Group label per row of X (n, p) by V-MDAV with minimum size k and gain factor gamma.
 
     c = centroid of all rows, computed once. While >= k rows are unassigned: x_r = the
@@ -189,8 +179,13 @@ def _vmdav(X, codes, off, gid, gw, k, gamma, done):
     over (< k) join the group with the nearest centroid. Ties: lowest row index. Labels in
     order of creation. Nominal columns: codes (n, mc) int32 with the level offsets ``off``,
     weight groups ``gid`` and their a^2 ``gw`` (:mod:`._common`); same partition as on the
-    one-hot embedding.
+    one-hot embedding. ``done`` (optional): an int64 array of one element that holds the
+    number of rows grouped so far, updated after every group with the GIL released (another
+    thread can read it to show progress). One function, no wrapper: an @njit layer on top
+    of the body would compile the body's machine code once more on first use.
     """
+    if done is None:
+        done = np.zeros(1, dtype=np.int64)
     n, p = X.shape
     mc = codes.shape[1]
     A = np.ascontiguousarray(X.T)  # (p, n) work copy; live rows compacted at the front
@@ -201,7 +196,7 @@ def _vmdav(X, codes, off, gid, gw, k, gamma, done):
     acc = np.empty((gw.shape[0], n if mc > 0 else 0), dtype=np.int64)
     pcnt = np.zeros(off[mc], dtype=np.int64)  # a row's indicator (point queries)
     Kp = np.empty(mc, dtype=np.int64)
-    pnt = (off, gid, gw, pcnt, Kp, 2, 1.0, acc)
+    pnt = (off, gid, gw, pcnt, Kp, np.int64(2), 1.0, acc)  # int64, not a literal 2
     idx = np.arange(n)
     labels = np.empty(n, dtype=np.uint32)
     dc = np.empty(n, dtype=np.float64)  # squared distance to the centroid c (fixed)
@@ -216,14 +211,14 @@ def _vmdav(X, codes, off, gid, gw, k, gamma, done):
         c[j] /= n
     _sq_dists(A, n, c, dc)
     if mc > 0:
-        add_nominal(AC, 0, n, dc, (off, gid, gw, ccnt, Kc, tqc, m2c, acc))
+        add_nominal(AC, np.int64(0), n, dc, (off, gid, gw, ccnt, Kc, tqc, m2c, acc))
     g2 = gamma * gamma
     v = np.empty(p, dtype=np.float64)
     m = n
-    label = 0
+    label = np.int64(0)  # np.int64 (not literal 0s): each helper compiles once
     while m >= k:
         # x_r: farthest from c (ties: lowest row index)
-        r = 0
+        r = np.int64(0)
         for i in range(1, m):
             if dc[i] > dc[r] or (dc[i] == dc[r] and idx[i] < idx[r]):
                 r = i
@@ -240,7 +235,7 @@ def _vmdav(X, codes, off, gid, gw, k, gamma, done):
             m = _drop(A, idx, dc, dD, m, pos[t], AC)
         size = k
         while size < 2 * k - 1 and m > 0:
-            e = 0
+            e = np.int64(0)
             for i in range(1, m):
                 if dD[i] < dD[e] or (dD[i] == dD[e] and idx[i] < idx[e]):
                     e = i

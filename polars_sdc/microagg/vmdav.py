@@ -45,17 +45,13 @@ def partition_vmdav(X: np.ndarray | Features, k: int, gamma: float = 1.0, *,
     if k < 1 or k > X.shape[0]:
         raise SDCError(f"k = {k} must be between 1 and the number of rows ({X.shape[0]})")
     done = np.zeros(1, dtype=np.int64) if done is None else done
-    if F.has_codes:
-        from ..kernels.vmdav import vmdav_labels_codes
-
-        codes, off, gid, gw = F.kernel_codes()
-        return vmdav_labels_codes(X, codes, off, gid, gw, k, gamma, done)
-    if X.shape[1] == 1:  # O(n log n): done in a moment, counted at the end
+    if not F.has_codes and X.shape[1] == 1:  # O(n log n): done in a moment, counted at the end
         from ..kernels.vmdav import vmdav_labels_1d
 
         labels = vmdav_labels_1d(np.ascontiguousarray(X[:, 0]), k, gamma)
         done[0] = X.shape[0]
         return labels
-    from ..kernels.vmdav import vmdav_labels
+    from ..kernels.vmdav import vmdav_labels_codes
 
-    return vmdav_labels(X, k, gamma, done)
+    codes, off, gid, gw = F.kernel_codes()  # none: empty codes (one compiled kernel for both)
+    return vmdav_labels_codes(X, codes, off, gid, gw, k, gamma, done)

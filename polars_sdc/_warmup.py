@@ -1,0 +1,100 @@
+"""Compile every kernel into Numba's cache ahead of use (``polars_sdc.warmup()``,
+``polars-sdc warmup``): for Docker image builds, CI caches, notebook images and Spark
+executors, so that no first call waits for the compiler.
+
+Each method runs once on a tiny frame (60 rows), which compiles exactly the kernel
+specialisations a call on real data uses (the method modules pass kernels one dtype per
+argument); with the cache filled, a later process loads the machine code in well under a
+second per method. The cache is where Numba puts it: ``__pycache__`` next to the installed
+kernels, or ``NUMBA_CACHE_DIR`` when set (a read-only install needs it; see
+docs/first-run.md).
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ._errors import SDCError
+
+_NUM = ["a", "b", "c"]
+_KEYS = ["sex", "region", "age"]
+
+
+def tiny_frame(n: int = 60) -> pl.DataFrame:
+    """The warm-up data: numeric a, b, c, income, integer age, string sex and region (one
+    null), sampling weight w; fixed seed.
+
+    >>> tiny_frame(4).columns
+    ['a', 'b', 'c', 'age', 'income', 'sex', 'region', 'w']
+    """
+    rng = np.random.default_rng(0)
+    region = rng.choice(["n", "s", "e", "w"], n).tolist()
+    region[0] = None
+    return pl.DataFrame({
+        "a": rng.normal(size=n), "b": rng.normal(size=n) * 10, "c": rng.exponential(size=n),
+        "age": rng.integers(16, 90, n), "income": rng.lognormal(10, 1, n),
+        "sex": rng.choice(["f", "m"], n), "region": region, "w": rng.uniform(1, 50, n),
+    })
+
+
+def _ild(df: pl.DataFrame) -> Any:
+    return df.sdc.ild(df.sdc.mdav(3, _NUM), on=_NUM)
+
+
+#: name -> the call that compiles its kernels (on :func:`tiny_frame`), in the order run.
+WARMUPS: dict[str, Callable[[pl.DataFrame], Any]] = {
+    "mdav": lambda df: df.sdc.mdav(3, _NUM + ["sex"]),
+    "mil": lambda df: df.sdc.mdav(3, _NUM, refine="mil"),
+    "mil-nominal": lambda df: df.sdc.mdav(3, ["a", "sex"], refine="mil"),
+    "anneal": lambda df: df.sdc.mdav(3, _NUM + ["sex"], refine="anneal",
+                                     refine_options={"max_iter": 2000, "seed": 1}),
+    "vmdav": lambda df: df.sdc.vmdav(3, _NUM),
+    "vmdav-1d": lambda df: df.sdc.vmdav(3, "a"),
+    **{f"mhm-{o}": (lambda o: lambda df: df.sdc.mhm(3, _NUM, order=o))(o)
+       for o in ("npn", "grid", "vgrid", "kd", "kd-mdav")},
+    "univariate": lambda df: df.sdc.univariate(3, "income"),
+    "mil-1d": lambda df: df.sdc.univariate(3, "income", refine="mil"),
+    "ilssdm": lambda df: df.sdc.ilssdm(_NUM, groups=df.sdc.partition(3, _NUM)),
+    "ild": _ild,
+    "risk": lambda df: df.sdc.risk(_KEYS, weight="w"),
+    "suda": lambda df: df.sdc.suda(_KEYS),
+    "pram": lambda df: df.sdc.pram("sex", seed=1),
+    "rank_swap": lambda df: df.sdc.rank_swap(_NUM, p=0.05, seed=1),
+    "add_noise": lambda df: df.sdc.add_noise(_NUM, seed=1),
+    "laplace": lambda df: df.sdc.laplace(1.0, _NUM, seed=1),
+    "reconstruct_gmm": lambda df: df.sdc.laplace(1.0, "a", seed=1).sdc.reconstruct_gmm(2, "a", phi=1.0),
+    "recode_utility": lambda df: df.sdc.recode_utility("sex", ["region"], p=0.3),
+}
+
+
+def warmup(methods: Sequence[str] | None = None, *, progress: Any = True) -> dict[str, float]:
+    """Compile the kernels of ``methods`` (names of :data:`WARMUPS`; default all) into
+    Numba's cache, each by one call on :func:`tiny_frame`, with a progress bar (``progress``);
+    returns the seconds each took (compiling, or loading from the cache when already there).
+
+    >>> import polars_sdc
+    >>> seconds = polars_sdc.warmup(["univariate"], progress=False)
+    >>> list(seconds)
+    ['univariate']
+    """
+    from .progress import bar
+
+    names = list(WARMUPS) if methods is None else list(methods)
+    unknown = [m for m in names if m not in WARMUPS]
+    if unknown:
+        raise SDCError(f"warmup: unknown method(s) {', '.join(map(repr, unknown))}; known: {', '.join(WARMUPS)}")
+    df = tiny_frame()
+    out: dict[str, float] = {}
+    with bar(progress, "warmup", total=len(names), unit="method") as pb:
+        for name in names:
+            pb.set_postfix(name)
+            t = time.perf_counter()
+            with pb.waiting():
+                WARMUPS[name](df)
+            out[name] = time.perf_counter() - t
+            pb.advance(1)
+    return out

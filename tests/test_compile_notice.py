@@ -1,0 +1,109 @@
+"""The compile notice (polars_sdc.progress.watch_compiles): one line on stderr when a call
+compiles kernels -- at once when a progress bar is shown, else after COMPILE_NOTICE_AFTER
+seconds of compiling -- and none when the kernels come from the cache. Each case runs in a
+fresh process with its own empty NUMBA_CACHE_DIR, on the small SST kernel (total_ss)."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from polars_sdc.progress import compile_notice
+
+NOTICE = compile_notice("loss")  # kernels/sse.py: the loss measures
+
+# {after}: COMPILE_NOTICE_AFTER; {bar}: whether a plain progress bar is open during the call
+CHILD = """
+import io, sys
+import numpy as np
+import polars_sdc.progress as progress
+progress.COMPILE_NOTICE_AFTER = {after}
+from polars_sdc.kernels.sse import total_ss
+X = np.arange(12.0).reshape(6, 2)
+if {bar}:
+    out = io.StringIO()
+    with progress.Progress("sst", 1, plain=True, file=out) as b:
+        value = total_ss(X)
+        b.advance(1)
+    print("BAR", repr(out.getvalue()))
+else:
+    value = total_ss(X)
+print("VALUE", value)
+"""
+
+
+def _run(tmp_path, after: float, bar: bool, env_extra: dict | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    env.pop("POLARS_SDC_COMPILE_NOTICE", None)
+    env.update(env_extra or {})
+    proc = subprocess.run([sys.executable, "-c", CHILD.format(after=after, bar=bar)], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "VALUE 140.0" in proc.stdout  # 2 columns, each 25 + 9 + 1 + 1 + 9 + 25 about its mean
+    return proc
+
+
+def test_notice_after_threshold_without_bar_then_silent_from_cache(tmp_path):
+    first = _run(tmp_path, after=0.0, bar=False)
+    assert first.stderr.count(NOTICE) == 1, first.stderr
+    assert list((tmp_path / "numba-cache").rglob("*.nbi")), "the kernel was not cached in NUMBA_CACHE_DIR"
+    again = _run(tmp_path, after=0.0, bar=False)  # loaded from the cache: nothing compiles
+    assert NOTICE not in again.stderr, again.stderr
+
+
+def test_no_notice_below_threshold_without_bar(tmp_path):
+    proc = _run(tmp_path, after=600.0, bar=False)
+    assert NOTICE not in proc.stderr, proc.stderr
+
+
+def test_notice_at_once_with_a_bar_and_the_bar_says_compiling(tmp_path):
+    proc = _run(tmp_path, after=600.0, bar=True)  # the threshold does not apply with a bar
+    bar_text = proc.stdout.split("BAR ", 1)[1].split("\nVALUE", 1)[0]
+    assert bar_text.count(NOTICE) == 1, bar_text
+    assert "compiling kernels (first use)" in bar_text, bar_text
+
+
+def test_notice_can_be_silenced(tmp_path):
+    proc = _run(tmp_path, after=0.0, bar=False, env_extra={"POLARS_SDC_COMPILE_NOTICE": "0"})
+    assert NOTICE not in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("kernel, expected", [
+    ("path_order.npn_order_codes", "mhm"), ("hansen_mukherjee.hm_shortest_path_codes", "mhm"),
+    ("hansen_mukherjee.sort_ties_by_row", "univariate"), ("sse.total_ss", "loss"), ("mdav.mdav_labels_codes", "mdav"),
+])
+def test_kernel_names(kernel, expected):
+    from polars_sdc.progress import kernel_name
+
+    assert kernel_name(kernel) == expected
+
+
+def test_watch_names_each_method_once_per_call_and_restores_the_bar(monkeypatch):
+    # the listener's state machine, driven directly (no Numba): nested compiles are one
+    # event; a second burst of the same method (a call compiling in several bursts) is not
+    # announced again, another method is; the bar's status is restored after compiling
+    import io
+
+    from polars_sdc.progress import Progress, _CompileWatch
+
+    monkeypatch.delenv("POLARS_SDC_COMPILE_NOTICE", raising=False)  # conftest silences it
+    out = io.StringIO()
+    watch = _CompileWatch()
+    with Progress("mdav k=3", 10, plain=True, file=out) as b:
+        b.set_postfix("partition")
+        watch.start("mdav.mdav_labels_codes")
+        watch.start("")  # a nested compile (a callee)
+        assert b.postfix == "compiling kernels (first use): 0 compiled"
+        watch.end(True)
+        assert b.postfix == "compiling kernels (first use): 1 compiled"
+        watch.end(True)
+        assert b.postfix == "partition" and watch.depth == 0
+        watch.ended = float("-inf")  # a new burst
+        watch.start("mdav.mdav_labels_codes")
+        watch.end(True)
+        watch.ended = float("-inf")
+        watch.start("path_order.kd_order_codes")
+        watch.end(True)
+    text = out.getvalue()
+    assert text.count(compile_notice("mdav")) == 1, text
+    assert text.count(compile_notice("mhm")) == 1, text
