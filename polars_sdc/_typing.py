@@ -41,6 +41,8 @@ class PartitionOptions(TypedDict, total=False):
     refine_options: Mapping[str, Any] | None
     merge_small_strata: bool
     progress: bool
+    household: str | None
+    merge_small_patterns: bool
 
 
 class ReleaseOptions(PartitionOptions, total=False):

@@ -41,7 +41,7 @@ def rounded_mean_expr(column: str, dtype: pl.DataType, group: str) -> pl.Expr:
     """
     x = pl.col(column).cast(pl.Int128)
     total = x.sum().over(group)
-    n = pl.len().over(group).cast(pl.Int128)
+    n = x.count().over(group).cast(pl.Int128)  # the non-null values (== the rows without nulls)
     q = total // n
     r = total - q * n
     up = (2 * r > n) | ((2 * r == n) & (q % 2 != 0))
@@ -100,13 +100,17 @@ def aggregate(
     *,
     ordinal: Sequence[str] = (),
     integers: Literal["round", "float"] = "round",
+    keep_nulls: bool = False,
 ) -> pl.DataFrame:
     """Replace the columns ``on`` of ``df`` by their group representatives (integer means
     rounded half to even in the column's dtype unless ``integers="float"``).
 
     ``groups`` is a column name or a Series of group ids aligned with ``df``. Row order
     and all other columns are kept; ``df`` is not modified. Nulls, NaN or infinity in a
-    column to aggregate raise :class:`SDCError` (one bad value would spread to its group).
+    column to aggregate raise :class:`SDCError` (one bad value would spread to its group);
+    with ``keep_nulls=True`` a null stays null and the representative is taken over the
+    group's non-null values (structural nulls: the microaggregation pipeline groups rows by
+    null pattern, so a group is then all null or all non-null in each column).
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"x": [1, 3, 10, 20], "c": ["a", "b", "b", "b"]})
@@ -122,10 +126,12 @@ def aggregate(
     unknown = [c for c in ordinal if c not in on]
     if unknown:
         raise SDCError(f"column {unknown[0]!r}: marked ordinal but not among the aggregated columns")
-    check_finite(df, on)
+    check_finite(df, on, nulls=keep_nulls)
     g = group_ids(df, groups)
     tmp = "__sdc_group__"
     while tmp in df.columns:
         tmp += "_"
     exprs = [representative_expr(c, df.schema[c], tmp, ordinal=c in ordinal, integers=integers) for c in on]
+    if keep_nulls:
+        exprs = [pl.when(pl.col(c).is_null()).then(None).otherwise(e).alias(c) for c, e in zip(on, exprs)]
     return df.with_columns(g.alias(tmp)).with_columns(exprs).drop(tmp)

@@ -433,6 +433,8 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
         merge_small_strata=args.merge_small_strata,
         integers=args.integers,
         progress=_progress_on(args.progress),
+        household=args.household,
+        merge_small_patterns=args.merge_small_patterns,
         **options,
     )
 
@@ -451,6 +453,9 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
             out["groups"], out["smallest_group"] = _group_stats(result, [args.group_column])
         out["rows"] = result.select(pl.len()).collect().item()
         numeric = [c for c in on if lf.collect_schema()[c].is_numeric()]
+        if numeric:  # structural nulls: SSE/SST on the numeric columns without nulls
+            nulls = lf.select(pl.col(numeric).null_count()).collect().row(0)
+            numeric = [c for c, n in zip(numeric, nulls) if n == 0]
         out["sse_sst"] = lf.sdc.ilssdm(numeric, masked=result.select(numeric)) if numeric else None
         out["global_risk"] = result.sdc.global_risk(keys)["global_risk"]
         out["measure_seconds"] = time.perf_counter() - t0
@@ -475,6 +480,7 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
         "weights": _weights(args.weights) if args.weights else None, "integers": args.integers,
         "standardize": not args.standardize_off, "merge_small_strata": args.merge_small_strata,
         "group_column": args.group_column, "null_values": null_values,
+        "household": args.household, "merge_small_patterns": args.merge_small_patterns,
     }
     results = {
         "rows": res["rows"], "class_columns": keys, "classes": res["classes"], "smallest_class": res["smallest_class"],
@@ -826,6 +832,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="partition the raw values instead of z-scores",
     )
     anon.add_argument("--group-column", metavar="NAME", help="also write the group ids in column NAME")
+    anon.add_argument(
+        "--household", metavar="COL",
+        help="household id column: every group holds >= k households; household-level --on columns are "
+             "microaggregated once per household (docs/households-microaggregation.md)",
+    )
+    anon.add_argument(
+        "--merge-small-patterns", action="store_true",
+        help="pool the null patterns with fewer than k rows (their unshared values suppressed) instead of "
+             "stopping with an error",
+    )
     _finish(
         anon, _cmd_anonymize,
         null_values="CSV tokens read as missing, comma-separated (e.g. n/a,NA); a numeric --on column holding "

@@ -175,7 +175,7 @@ def files(tmp_path, small):
     [
         (["anonymize", "{src}", "{out}", "--k", "3", "--on", "AGI,agex"], ["'agex'", "not in the frame"]),
         (["anonymize", "{src}", "{out}", "--k", "3", "--on", "AGI", "--method", "univariate,x"], ["univariate,x"]),
-        (["anonymize", "{nulls}", "{out}", "--k", "1", "--on", "a"], ["'a'", "null"]),
+        (["anonymize", "{nulls}", "{out}", "--k", "2", "--on", "a"], ["'a' null", "1 row(s), fewer than k = 2"]),
         (["anonymize", "{src}", "{out}", "--k", "100", "--on", "AGI", "--by", "region"], ["stratum", "k = 100"]),
         (["anonymize", "{src}", "{out}", "--k", "500", "--on", "AGI"], ["k = 500", "240"]),
         (["anonymize", "{src}", "{out}", "--k", "3", "--on", "AGI", "--by", "zone"], ["'zone'"]),

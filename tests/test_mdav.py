@@ -118,7 +118,7 @@ def test_constant_column_does_not_crash():
     [
         (pl.DataFrame({"x": [1.0, 2.0]}), {"k": 0}, "k must be >= 1"),
         (pl.DataFrame({"x": [1.0, 2.0]}), {"k": 3}, "larger than the number of rows"),
-        (pl.DataFrame({"x": [1.0, None, 3.0]}), {"k": 1}, "column 'x': 1 null"),
+        (pl.DataFrame({"x": [1.0, None, 3.0]}), {"k": 2}, r"null pattern \('x' null\): 1 row\(s\), fewer than k = 2"),
         (pl.DataFrame({"x": [1.0, float("nan")]}), {"k": 1}, "column 'x': 1 NaN"),
         (pl.DataFrame({"x": [[1], [2]]}), {"k": 1, "on": "x"}, "column 'x': dtype List"),
         (pl.DataFrame({"x": [1.0, 2.0]}), {"k": 1, "on": "zz"}, "column 'zz': not in the frame"),

@@ -90,8 +90,9 @@ def test_mixed_errors(kwargs, message):
     df = pl.DataFrame({"x": [1.0, 2.0], "c": ["a", None], "y": [1, 2], "d": [datetime.date(2020, 1, 1)] * 2})
     with pytest.raises(SDCError, match=message):
         df.sdc.mdav(1, **kwargs)
-    with pytest.raises(SDCError, match="column 'c': 1 null"):
-        df.sdc.mdav(1, on=["x", "c"])
+    # structural nulls: each null pattern ('c' null, no nulls) has 1 row, fewer than k = 2
+    with pytest.raises(SDCError, match=r"no nulls: 1 row\(s\), fewer than k = 2; each null pattern"):
+        df.sdc.mdav(2, on=["x", "c"])
 
 
 # -- nominal columns as codes: the same partitions as the one-hot matrix, O(n) memory -----------

@@ -470,6 +470,7 @@ def mil_frame(
     ordinal: Any = (),
     weights: Any = None,
     refine: str = "mil",
+    household: str | None = None,
     **options: Any,
 ) -> Any:
     """``df`` with the partition in column ``group`` refined by :func:`refine_mil` on the
@@ -482,6 +483,14 @@ def mil_frame(
     seconds to minutes; ``options`` are its ``max_iter``, ``seed``, ...); it dissolves and
     creates groups, so the column becomes UInt32 ids by first appearance
     (:func:`mil_output_schema`).
+
+    ``household=`` (a household id column): household-level ``on`` columns (constant within
+    every household; the ``group`` column must be too) are refined on one row per household
+    and the groups broadcast to the members; person-level ones are refined per person, then
+    every group left with fewer than k households is dissolved into its nearest groups
+    (:func:`~.blocks.household_repair`) and the result kept only if its SSE is not above the
+    input partition's. The input groups must hold >= k households each. A mix of both kinds
+    of columns is an error.
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 10.0, 11.0], "g": ["a", "a", "b", "b", "b"]})
@@ -506,10 +515,41 @@ def mil_frame(
     on, by_cols = mil_columns(df.schema, on, group, ordinal, by)
     k = check_k(k, df.height)
     group_ids(df, group)  # length and nulls
+    units = None
+    if household is not None:
+        from ..household import broadcast, check_by_household_level, check_household_column, check_household_level
+        from ..household import collapse, household_index, split_columns
+        from .blocks import check_households, household_repair, sse
+
+        check_household_column(df.schema, household, [*on, group, *by_cols])
+        index, _ = household_index(df, household)
+        hh, person = split_columns(df, household, on, index=index)
+        if hh and person:
+            raise SDCError(f"household={household!r}: column(s) {', '.join(map(repr, hh))} are household-level and "
+                           f"{', '.join(map(repr, person))} person-level; refine them in two calls")
+        if not person:  # household-level: one row per household, the groups broadcast back
+            check_household_level(df, household, [group, *by_cols])
+            rows = collapse(df, household, list(dict.fromkeys([*on, group, *by_cols])), check=False, index=index)
+            done = mil_frame(rows, k, on, group=group, by=by, standardize=standardize, ordinal=ordinal,
+                             weights=weights, refine=refine, **options)
+            return broadcast(df, household, done, [group], index=index)
+        check_by_household_level(df, household, by_cols)  # a household lies in one stratum
+        units = index
+        refine_fn = fn
+
+        def fn(X: Any, labels: Any, k: int, _units: Any = None, **opts: Any) -> Any:
+            check_households(labels, _units, k)
+            out = np.asarray(refine_fn(X, labels, k, **opts), dtype=np.int64)
+            out = household_repair(X, out, _units, k)
+            if sse(X, out) > sse(X, labels):  # the repair cost more than the refinement gained
+                return labels
+            return out
     s = df.get_column(group)
     values = s.unique(maintain_order=True)
     table = pl.DataFrame({"v": values, "c": np.arange(values.len(), dtype=np.int64)})
     codes = s.to_frame("v").join(table, on="v", how="left", maintain_order="left").get_column("c").to_numpy()
+    if units is not None:
+        options = {**options, "_units": units}
     if by is None:
         new = np.asarray(fn(qi(df), codes, k, **options), dtype=np.int64)
     else:
@@ -526,6 +566,8 @@ def mil_frame(
                 raise SDCError(f"column {group!r}: group {g!r} spans several strata of `by`; refine per stratum needs groups inside one stratum")
             seen[mine] = i
             # anneal's ids are its own (0..G'-1 per stratum): offset past the ids used so far
+            if units is not None:
+                options = {**options, "_units": units[rows]}
             out = np.asarray(fn(qi(df[rows]), codes[rows], k, **options), dtype=np.int64)
             new[rows] = out if refine == "mil" else out + n_used
             n_used += int(out.max()) + 1 if out.size else 0

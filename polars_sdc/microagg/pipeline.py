@@ -40,7 +40,8 @@ POOLED_SEPARATOR = "+"
 
 #: The keyword arguments of :meth:`MicroaggSpec.build` that every method takes.
 COMMON_ARGUMENTS = ("by", "standardize", "ordinal", "weights", "group_column", "refine", "refine_options",
-                    "merge_small_strata", "pooled_label", "integers", "progress")
+                    "merge_small_strata", "pooled_label", "integers", "progress", "household",
+                    "merge_small_patterns")
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ class Method:
         >>> METHODS["vmdav"].check_options({"gama": 1.0})
         Traceback (most recent call last):
         ...
-        polars_sdc._errors.SDCError: unknown option 'gama' for method 'vmdav'; did you mean 'gamma'? It takes: gamma (and the arguments every method takes: by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress)
+        polars_sdc._errors.SDCError: unknown option 'gama' for method 'vmdav'; did you mean 'gamma'? It takes: gamma (and the arguments every method takes: by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress, household, merge_small_patterns)
         """
         takes = self.options()
         out = {}
@@ -147,10 +148,13 @@ def quasi_identifiers(
     return names
 
 
-def merge_small_strata_rows(strata: list[tuple[Any, np.ndarray]], k: int) -> list[tuple[Any, np.ndarray]]:
+def merge_small_strata_rows(
+    strata: list[tuple[Any, np.ndarray]], k: int, size: Callable[[np.ndarray], int] | None = None
+) -> list[tuple[Any, np.ndarray]]:
     """Pool the strata with fewer than ``k`` rows into one stratum (keyed by the tuple of their
     keys); if the pool itself has fewer than ``k`` rows it joins the smallest stratum that has
-    at least ``k`` (ties: first appearance). Rows stay in increasing order.
+    at least ``k`` (ties: first appearance). Rows stay in increasing order. ``size``: what is
+    counted instead of rows (with ``household=``: the distinct households of the rows).
 
     >>> s = [("a", np.array([0, 3])), ("b", np.array([1, 2, 4, 5])), ("c", np.array([6]))]
     >>> [(key, rows.tolist()) for key, rows in merge_small_strata_rows(s, 3)]
@@ -160,15 +164,16 @@ def merge_small_strata_rows(strata: list[tuple[Any, np.ndarray]], k: int) -> lis
     >>> [(key, rows.tolist()) for key, rows in merge_small_strata_rows(s, 2)]
     [(('a', ('c',)), [0, 3, 6]), ('b', [1, 2, 4, 5])]
     """
-    small = [(key, rows) for key, rows in strata if rows.size < k]
+    size = size if size is not None else (lambda rows: rows.size)
+    small = [(key, rows) for key, rows in strata if size(rows) < k]
     if not small:
         return strata
-    big = [(key, rows) for key, rows in strata if rows.size >= k]
+    big = [(key, rows) for key, rows in strata if size(rows) >= k]
     pool_key = tuple(key for key, _ in small)
     pool = np.sort(np.concatenate([rows for _, rows in small]))
-    if pool.size >= k or not big:
+    if size(pool) >= k or not big:
         return big + [(pool_key, pool)]
-    target = min(range(len(big)), key=lambda i: (big[i][1].size, i))
+    target = min(range(len(big)), key=lambda i: (size(big[i][1]), i))
     key, rows = big[target]
     big[target] = ((key, pool_key), np.sort(np.concatenate([rows, pool])))
     return big
@@ -223,6 +228,8 @@ class MicroaggSpec:
     integers: str = "round"
     input_schema: pl.Schema = field(default_factory=pl.Schema)
     progress: bool = field(default=False, compare=False)
+    household: str | None = None
+    merge_small_patterns: bool = False
 
     @classmethod
     def build(
@@ -243,6 +250,8 @@ class MicroaggSpec:
         pooled_label: Any = None,
         integers: str = "round",
         progress: bool = False,
+        household: str | None = None,
+        merge_small_patterns: bool = False,
         **options: Any,
     ) -> MicroaggSpec:
         """Check every argument against ``schema`` once (k against the row count is checked
@@ -272,6 +281,9 @@ class MicroaggSpec:
                     f"columns {', '.join(map(repr, on_cols))}: {meth.name} microaggregation takes exactly one "
                     "column; use mdav or mhm for several"
                 )
+        for c in weights or {}:  # checked here: a block (null pattern) may leave a column out
+            if c not in on_cols:
+                raise SDCError(f"column {c!r}: has a weight but is not a quasi-identifier")
         ordinal = tuple(ordinal)
         for c in ordinal:
             if c not in on_cols:
@@ -285,13 +297,22 @@ class MicroaggSpec:
         merge_small_strata = check_bool(merge_small_strata, "merge_small_strata")
         if pooled_label is not None and not merge_small_strata:
             raise SDCError("pooled_label applies with merge_small_strata=True only")
+        from ..household import check_household_column
+
+        household = check_household_column(schema, household, on_cols)
+        if household is not None and household in by_cols:
+            raise SDCError(f"household column {household!r}: also a stratum (`by`); every household would be "
+                           "a stratum of its own — stratify by a household-level column (a region) instead")
+        if household is not None and household == group_column:
+            raise SDCError(f"column {household!r}: the household column cannot be the new `group_column`")
         spec = cls(
             k=k, on=tuple(on_cols), method=meth, options=options, by=by_cols,
             standardize=check_bool(standardize, "standardize"), ordinal=ordinal,
             weights=dict(weights) if weights is not None else None, group_column=group_column,
             refine=refine, refine_options=refine_options, merge_small_strata=merge_small_strata,
             pooled_label=pooled_label, integers=check_integers(integers), input_schema=schema,
-            progress=check_bool(progress, "progress"),
+            progress=check_bool(progress, "progress"), household=household,
+            merge_small_patterns=check_bool(merge_small_patterns, "merge_small_patterns"),
         )
         spec.output_schema()  # dtype problems (ordinal String, pooled label) fail now
         return spec
@@ -311,14 +332,22 @@ class MicroaggSpec:
         return pl.Schema(out)
 
     # -- running -----------------------------------------------------------------------------
-    def _features(self, df: pl.DataFrame) -> Features:
-        return features(df, self.on, standardize=self.standardize, ordinal=self.ordinal, weights=self.weights)
+    def _features(self, df: pl.DataFrame, columns: Sequence[str] | None = None) -> Features:
+        columns = list(self.on if columns is None else columns)
+        return features(df, columns, standardize=self.standardize, ordinal=[c for c in self.ordinal if c in columns],
+                        weights=None if self.weights is None else {c: w for c, w in self.weights.items() if c in columns})
 
-    def _run(self, df: pl.DataFrame, pb: Any = None, where: str = "") -> np.ndarray:
+    def _run(self, df: pl.DataFrame, pb: Any = None, where: str = "", columns: Sequence[str] | None = None,
+             units: np.ndarray | None = None) -> np.ndarray:
+        """Labels of one block (``columns``: its non-null ``on`` columns). With ``units``
+        (households of the rows) every group is made to hold >= k of them
+        (:func:`~.blocks.household_repair`), after the partition and after the refinement; a
+        refinement that ends above the repaired partition's SSE is not kept."""
         from ..progress import Null
+        from .blocks import household_repair, sse
 
         pb = pb if pb is not None else Null()
-        F = self._features(df)
+        F = self._features(df, columns)
         X = F if F.has_codes else F.numeric  # nominal columns reach the kernels as codes
         options = dict(self.options)
         if self.method.tracks_rows and pb.enabled:  # the kernel counts the rows it has grouped
@@ -326,6 +355,8 @@ class MicroaggSpec:
         # one kernel call: the elapsed time (and the rows, if counted) move meanwhile
         with pb.waiting(where + self.method.name, counter=options.get("done")):
             labels = np.asarray(self.method.partition(X, self.k, **options), dtype=np.uint32)
+        if units is not None:
+            labels = canonical_ids(household_repair(X, labels, units, self.k))
         if self.refine is not None:
             # MIL and the annealing take nominal columns as codes (any number of categories):
             # X is already Features with codes, or the numeric matrix
@@ -337,7 +368,12 @@ class MicroaggSpec:
             if self.refine == "mil" and pb.enabled and pb.total is not None:  # MIL's share: one row per row
                 options["done"] = np.array([0.0, float(df.height)])
             with pb.waiting(where + self.refine, counter=options.get("done")):
-                labels = np.asarray(REFINERS[self.refine](X, labels, self.k, **options), dtype=np.uint32)
+                refined = np.asarray(REFINERS[self.refine](X, labels, self.k, **options), dtype=np.uint32)
+            if units is not None:
+                refined = canonical_ids(household_repair(X, refined, units, self.k))
+                if sse(X, refined) > sse(X, labels):
+                    refined = labels
+            labels = refined
         return labels
 
     def _bar(self, rows: int | None) -> Any:
@@ -352,55 +388,196 @@ class MicroaggSpec:
             rows *= 2
         return bar(self.progress, f"{steps} k={self.k}", total=rows, unit="rows")
 
-    def strata(self, df: pl.DataFrame) -> list[tuple[Any, np.ndarray]]:
+    def strata(self, df: pl.DataFrame, units: np.ndarray | None = None) -> list[tuple[Any, np.ndarray]]:
         """The strata as (key, rows), small ones pooled if asked; an error names a stratum
-        with fewer than k rows."""
+        with fewer than k rows (k households when ``units``, the households of the rows, are
+        given)."""
+        from .blocks import unit_count
+
+        size = None if units is None else (lambda rows: unit_count(rows, units))
         strata = strata_rows(df, list(self.by))
         if self.merge_small_strata:
-            strata = merge_small_strata_rows(strata, self.k)
+            strata = merge_small_strata_rows(strata, self.k, size=size)
+        what = "row(s)" if units is None else "household(s)"
         for key, rows in strata:
-            if rows.size < self.k:
+            n = rows.size if size is None else size(rows)
+            if n < self.k:
                 raise SDCError(
-                    f"stratum {key!r} of `by`: {rows.size} row(s), fewer than k = {self.k} "
+                    f"stratum {key!r} of `by`: {n} {what}, fewer than k = {self.k} "
                     "(merge_small_strata=True, or --merge-small-strata, pools small strata)"
                 )
         return strata
 
-    def partition(self, df: pl.DataFrame, strata: list[tuple[Any, np.ndarray]] | None = None) -> pl.Series:
-        """Group ids (UInt32 Series ``"group"``, row order kept), numbered across strata."""
-        check_k(self.k, df.height)
-        if not self.by:
+    def _households(self, df: pl.DataFrame) -> tuple[str, np.ndarray, int]:
+        """``("household" | "person", household index per row, number of households)``:
+        household-level when every ``on`` column is constant within every household; a mix
+        of household- and person-level columns is an error naming both kinds."""
+        from ..household import check_by_household_level, household_index, split_columns
+
+        idx, n = household_index(df, self.household)
+        hh, person = split_columns(df, self.household, list(self.on), index=idx)
+        if hh and person:
+            raise SDCError(
+                f"household={self.household!r}: column(s) {', '.join(map(repr, hh))} are household-level "
+                f"(constant within every household) and {', '.join(map(repr, person))} person-level; "
+                "microaggregate them in two calls (household-level columns are aggregated once per household, "
+                "person-level ones per person with >= k households in every group)"
+            )
+        check_by_household_level(df, self.household, list(self.by))  # a household lies in one stratum
+        return ("household" if not person else "person"), idx, n
+
+    def _collapsed(self, df: pl.DataFrame, idx: np.ndarray) -> tuple[pl.DataFrame, MicroaggSpec]:
+        """One row per household (the ``on`` and ``by`` columns) and the plain spec for it."""
+        from dataclasses import replace
+
+        from ..household import collapse
+
+        hh = collapse(df, self.household, list(dict.fromkeys([*self.on, *self.by])), check=False, index=idx)
+        return hh, replace(self, household=None, input_schema=hh.schema)
+
+    def blocks(self, df: pl.DataFrame, units: np.ndarray | None = None,
+               strata: list[tuple[Any, np.ndarray]] | None = None) -> list[Any]:
+        """The :class:`~.blocks.Block` s partitioned separately: each stratum split by its
+        null patterns over ``on`` (:func:`~.blocks.pattern_blocks`)."""
+        from .blocks import null_mask, pattern_blocks
+
+        if strata is None:
+            strata = self.strata(df, units) if self.by else [(None, np.arange(df.height))]
+        mask = null_mask(df, list(self.on))
+        out = []
+        for key, rows in strata:
+            where = f"stratum {key!r} of `by`, " if self.by else ""
+            out.extend(pattern_blocks(df, list(self.on), rows, self.k, units=units, merge=self.merge_small_patterns,
+                                      where=where, mask=mask))
+        return out
+
+    def _labels(self, df: pl.DataFrame, blocks: list[Any], units: np.ndarray | None = None) -> np.ndarray:
+        if len(blocks) == 1 and blocks[0].rows.size == df.height and len(blocks[0].columns) == len(self.on) \
+                and not self.by:
             with self._bar(df.height if self.method.tracks_rows else None) as pb:
-                return pl.Series("group", canonical_ids(self._run(df, pb)), dtype=GROUP_DTYPE)
-        for c in self.on:  # fail on bad values before any stratum runs
-            features(df.select(c), [c], standardize=False, ordinal=self.ordinal)
+                return canonical_ids(self._run(df, pb, units=units))
         labels = np.empty(df.height, dtype=np.uint32)
         offset = 0
-        strata = strata if strata is not None else self.strata(df)
+        # progress: "stratum i/n" unless null patterns split the strata further
+        word = "block" if any(len(b.columns) < len(self.on) for b in blocks) else "stratum"
         with self._bar(df.height) as pb:
-            for i, (_, rows) in enumerate(strata):
+            for i, b in enumerate(blocks):
                 before = pb.n
-                part = self._run(df[rows], pb, f"stratum {i + 1}/{len(strata)}: ")
+                rows = b.rows
+                if not b.columns:  # every `on` value null: nothing to aggregate, one group
+                    part = np.zeros(rows.size, dtype=np.uint32)
+                else:
+                    part = self._run(df[rows], pb, f"{word} {i + 1}/{len(blocks)}: ", b.columns,
+                                     None if units is None else units[rows])
                 labels[rows] = part + offset
                 offset += int(part.max()) + 1
                 end = before + rows.size * (2 if self.refine == "mil" else 1)
                 if end > pb.n:  # what the kernels did not count
                     pb.advance(end - pb.n)
-        return pl.Series("group", canonical_ids(labels), dtype=GROUP_DTYPE)
+        return canonical_ids(labels)
+
+    def _check_values(self, df: pl.DataFrame) -> None:
+        """NaN / infinity in a numeric ``on`` column fails before any block runs (nulls are structural)."""
+        from .._columns import check_finite, is_numeric
+
+        check_finite(df, [c for c in self.on if is_numeric(df.schema[c])], nulls=True)
+
+    def _groups(self, df: pl.DataFrame, units: np.ndarray | None, strata: list[tuple[Any, np.ndarray]] | None,
+                guard: np.ndarray | None) -> tuple[np.ndarray, pl.DataFrame]:
+        """(group ids, the frame to aggregate: pooled null patterns suppressed). ``guard``
+        (households per row, with ``household=``): no vector released unchanged unless >= k
+        households of its group share it (:func:`~.blocks.unchanged_repair`)."""
+        from ..aggregate import aggregate
+        from .blocks import unchanged_repair
+
+        blocks = self.blocks(df, units, strata)
+        labels = self._labels(df, blocks, units)
+        src = self._suppress_pooled(df, blocks)
+        if guard is not None:
+            on = list(self.on)
+
+            def release(lab: np.ndarray) -> pl.DataFrame:
+                g = pl.Series("group", lab, dtype=pl.Int64)
+                return aggregate(src.select(on), g, on, ordinal=self.ordinal, integers=self.integers, keep_nulls=True)
+
+            labels = canonical_ids(unchanged_repair(src, on, labels, guard, self.k, blocks, release))
+        return labels, src
+
+    def partition(self, df: pl.DataFrame, strata: list[tuple[Any, np.ndarray]] | None = None) -> pl.Series:
+        """Group ids (UInt32 Series ``"group"``, row order kept), numbered across strata."""
+        labels, src, _ = self._run_all(df, strata)
+        if isinstance(src, tuple):  # household-level: each member gets its household's group
+            labels = canonical_ids(labels[src[-1]])
+        return pl.Series("group", labels, dtype=GROUP_DTYPE)
+
+    def _run_all(self, df: pl.DataFrame, strata: list[tuple[Any, np.ndarray]] | None = None
+                 ) -> tuple[np.ndarray, pl.DataFrame | None, list[tuple[Any, np.ndarray]] | None]:
+        """(group ids per row, the released frame if this was the household-level path (one
+        row per household, broadcast by :meth:`apply`) else the frame to aggregate, the strata)."""
+        check_k(self.k, df.height)
+        self._check_values(df)
+        if self.household is None:
+            strata = self.strata(df) if self.by and strata is None else strata
+            labels, src = self._groups(df, None, strata, None)
+            return labels, src, strata
+        mode, idx, n = self._households(df)
+        if mode == "household":  # one row per household, k households per group
+            hh, inner = self._collapsed(df, idx)
+            hstrata = inner.strata(hh) if inner.by else None
+            labels, src = inner._groups(hh, None, hstrata, np.arange(n))
+            return labels, (hh, inner, labels, src, hstrata, idx), None
+        strata = self.strata(df, idx) if self.by else None
+        labels, src = self._groups(df, idx, strata, idx)
+        return labels, src, strata
 
     def apply(self, df: pl.DataFrame) -> pl.DataFrame:
         """The release: ``on`` columns replaced by their group representatives (mean, mode,
-        or lower median for ``ordinal``), pooled strata relabelled, the group column added."""
+        or lower median for ``ordinal``), pooled strata relabelled, the group column added.
+
+        With ``household=``: household-level ``on`` columns are released by running the spec
+        on one row per household and broadcasting the result to the members; person-level
+        ones with every group holding >= k households. Nulls stay null (rows grouped by null
+        pattern; pooled small patterns suppressed to their common pattern)."""
+        if self.household is None:  # loud when the columns are evidently household-level
+            from ..household import warn_household_level
+
+            warn_household_level(df, list(self.on), method="microaggregation", exclude=list(self.by))
+        labels, src, strata = self._run_all(df)
+        if isinstance(src, tuple):  # household-level: release the household rows, broadcast them
+            from ..household import broadcast
+
+            hh, inner, hlabels, hsrc, hstrata, idx = src
+            released = inner._release(hsrc, hlabels, hstrata, with_group=False)
+            cols = list(self.on) + (list(self.by) if self.merge_small_strata else [])
+            out = broadcast(df, self.household, released, cols, index=idx)
+            if self.group_column is not None:
+                out = out.with_columns(pl.Series(self.group_column, canonical_ids(hlabels[idx]), dtype=GROUP_DTYPE))
+            return out
+        return self._release(src, labels, strata, with_group=True)
+
+    def _release(self, src: pl.DataFrame, labels: np.ndarray, strata: list[tuple[Any, np.ndarray]] | None,
+                 with_group: bool) -> pl.DataFrame:
         from ..aggregate import aggregate
 
-        strata = self.strata(df) if self.by else None
-        groups = self.partition(df, strata)
-        out = aggregate(df, groups, list(self.on), ordinal=self.ordinal, integers=self.integers)
+        groups = pl.Series("group", labels, dtype=GROUP_DTYPE)
+        out = aggregate(src, groups, list(self.on), ordinal=self.ordinal, integers=self.integers, keep_nulls=True)
         if self.merge_small_strata:
             out = self._relabel_pooled(out, strata or [])
-        if self.group_column is not None:
+        if with_group and self.group_column is not None:
             out = out.with_columns(groups.alias(self.group_column))
         return out
+
+    def _suppress_pooled(self, df: pl.DataFrame, blocks: list[Any]) -> pl.DataFrame:
+        """Null the values of pooled null patterns in the columns not shared by all pooled rows."""
+        sup = [(b.rows, c) for b in blocks for c in b.suppressed]
+        if not sup:
+            return df
+        masks: dict[str, np.ndarray] = {}
+        for rows, c in sup:
+            masks.setdefault(c, np.zeros(df.height, dtype=bool))[rows] = True
+        return df.with_columns(
+            pl.when(pl.lit(pl.Series(m))).then(None).otherwise(pl.col(c)).alias(c) for c, m in masks.items()
+        )
 
     def _relabel_pooled(self, df: pl.DataFrame, strata: list[tuple[Any, np.ndarray]]) -> pl.DataFrame:
         """Give every row of a pooled stratum one value per stratum column (the pooled
@@ -430,6 +607,13 @@ class MicroaggSpec:
                 .to_series()
             )
         return df.with_columns(new)
+
+
+def replace_group(spec: MicroaggSpec, group_column: str) -> MicroaggSpec:
+    """``spec`` with its ``group_column`` set (used to carry household groups back to persons)."""
+    from dataclasses import replace
+
+    return replace(spec, group_column=group_column)
 
 
 def partition_frame(df: pl.DataFrame, k: int, on: ColumnSpec = None, **arguments: Any) -> pl.Series:

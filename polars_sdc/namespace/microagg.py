@@ -36,7 +36,8 @@ class MicroaggMethods(FrameOps):
         options; the method's own options (``gamma``, ``order``, ...) by name;
         ``progress=True`` shows a bar on stderr (rows of finished ``by`` strata with an ETA, or
         the elapsed time of an unstratified run; :mod:`polars_sdc.progress`). Every keyword
-        is checked once by :meth:`polars_sdc.microagg.MicroaggSpec.build`.
+        is checked once by :meth:`polars_sdc.microagg.MicroaggSpec.build`; ``household=`` and
+        null patterns (``merge_small_patterns``) as in :meth:`microaggregate`.
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 9.0, 2.0, 8.0]})
@@ -63,10 +64,34 @@ class MicroaggMethods(FrameOps):
         ``"+"`` — because the stratum is a quasi-identifier too; a ``by`` column that is not
         String/Categorical then becomes String (or keeps its dtype if ``pooled_label`` fits it).
 
+        Structural nulls (a child's income): rows with the same null pattern over ``on`` are
+        grouped together, each pattern partitioned on its non-null columns, every group >= k;
+        nulls stay null. A pattern with fewer than k rows is an error naming it, unless
+        ``merge_small_patterns=True`` pools such patterns (the pooled rows are released on the
+        columns non-null in all of them; their other values are suppressed to null).
+
+        ``household=`` (a household id column; a survey of persons in households): an intruder
+        attacks a household, so every released group holds records of >= k distinct
+        households, not k members of one household who share its values. Household-level
+        ``on`` columns (constant within every household, e.g. household incomes) are
+        microaggregated once per household, one row each (MIL / annealing then refine those
+        rows), and the result is broadcast to the members; person-level columns are
+        partitioned per person and every group with fewer than k households is dissolved into
+        its nearest groups (also after ``refine``, which is kept only if it still lowers the
+        SSE). No record's ``on`` vector is released unchanged unless >= k households of its
+        group share it (a group whose mean equals a member's vector is merged with its nearest
+        group). A mix of household- and person-level columns is an error (two calls); ``by``
+        strata must not split a household. Without ``household=``, a frame whose ``on``
+        columns are evidently household-level gets a :class:`polars_sdc.household.HouseholdWarning`.
+        See docs/households-microaggregation.md.
+
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"id": [1, 2, 3, 4], "x": [1.0, 9.0, 2.0, 8.0]})
         >>> df.sdc.microaggregate(2, on="x")["x"].to_list()
         [1.5, 8.5, 1.5, 8.5]
+        >>> hh = pl.DataFrame({"h": [1, 1, 2, 3, 3, 4], "inc": [10.0, 10.0, 12.0, 30.0, 30.0, 33.0]})
+        >>> hh.sdc.microaggregate(2, on="inc", household="h")["inc"].to_list()  # per household, not per person
+        [11.0, 11.0, 11.0, 31.5, 31.5, 31.5]
         """
         return self._release(k, on, method=method, **options)
 
@@ -133,6 +158,7 @@ class MicroaggMethods(FrameOps):
         max_sweeps: int = 100,
         refine: str = "mil",
         refine_options: Mapping[str, Any] | None = None,
+        household: str | None = None,
     ) -> Any:
         """Refine the k-partition in column ``group`` by MIL (thesis 4.2): rows move between
         groups (and swap, and rotate among three groups) while the SSE of the ``on`` columns
@@ -142,7 +168,8 @@ class MicroaggMethods(FrameOps):
         :func:`polars_sdc.microagg.mil.refine_mil` for the options. ``refine="anneal"``
         (options in ``refine_options``: ``max_iter``, ``seed``, ...) anneals after MIL for a
         lower SSE (:func:`polars_sdc.microagg.anneal.refine_anneal`); it dissolves and
-        creates groups, so ``group`` becomes UInt32 ids by first appearance.
+        creates groups, so ``group`` becomes UInt32 ids by first appearance. ``household=``:
+        every group keeps >= k households (see :func:`polars_sdc.microagg.mil.mil_frame`).
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 10.0, 11.0], "g": [0, 0, 1, 1, 1]})
@@ -154,8 +181,11 @@ class MicroaggMethods(FrameOps):
         from .._errors import SDCError
         from ..microagg.mil import mil_columns, mil_frame, mil_output_schema, mil_refiner
 
+        from ..household import check_household_column
+
         schema = self._schema()
-        mil_columns(schema, on, group, ordinal, by)
+        on_cols, by_cols = mil_columns(schema, on, group, ordinal, by)
+        check_household_column(schema, household, [*on_cols, group, *by_cols])
         opts = dict(neighbours=neighbours, exchanges=exchanges, cycles=cycles, max_sweeps=max_sweeps)
         if refine == "mil":
             opts.update(refine_options or {})
@@ -167,7 +197,7 @@ class MicroaggMethods(FrameOps):
         return self._frame_op(
             lambda df: mil_frame(
                 df, k, on, group=group, by=by, standardize=standardize, ordinal=ordinal, weights=weights,
-                refine=refine, **opts
+                refine=refine, household=household, **opts
             ),
             mil_output_schema(schema, group, refine),
         )

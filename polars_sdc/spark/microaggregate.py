@@ -94,6 +94,7 @@ def microaggregate(
     plan: BlockPlan | None = None,
     task_wrapper: Callable[[Callable], Callable] | None = None,
     integers: str = "round",
+    household: str | None = None,
     **options: Any,
 ) -> Any:
     """Microaggregate a Spark DataFrame: ``on`` replaced by group representatives (means for
@@ -113,6 +114,13 @@ def microaggregate(
     >>> from polars_sdc import spark as sdcs                                  # doctest: +SKIP
     >>> out = sdcs.microaggregate(sdf, 5, ["age", "income"], by="country")   # doctest: +SKIP
     """
+    if household is not None:  # before Spark is needed: the refusal is the same everywhere
+        raise SDCError(
+            f"household={household!r}: not supported on Spark yet — its kd-tree blocks are cut on the "
+            "quasi-identifiers and may split a household, so a group could hold fewer than k households; "
+            "microaggregate with household= locally (df.sdc.mdav(..., household=...)), or collapse to one "
+            "row per household (polars_sdc.household.collapse) before Spark"
+        )
     require_pyspark()
     from .._validation import check_choice
     from ..aggregate import check_integers
