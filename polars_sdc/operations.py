@@ -159,6 +159,8 @@ _SEED = _spec("int", "seed of the random draws (the same seed gives the same rel
 _KEY = _spec("column", "unique id column: a row keeps its draws under reordering (default: row positions)")
 #: the strata, seed and key of the randomised masking methods
 _DRAWS = {"by": _BY, "seed": _SEED, "key": _KEY}
+#: not given the household role: a problem's steps do not yet mask per household by default
+_HOUSEHOLD = _spec("column", "household id column: household-level columns masked once per household")
 
 
 def _masking() -> dict[str, Operation]:
@@ -182,6 +184,7 @@ def _masking() -> dict[str, Operation]:
             "by": _BY,
             "alpha": _spec("float", "weight of a match through a suppressed (null) value", low=0, high=1),
             "combs": _spec("ints", "k-anonymity for every subset of keys of these sizes (default: all keys)"),
+            "household": _HOUSEHOLD,
         }, command="suppress"),
         _declare("suppress_risky", suppress_risky_frame, "suppress key values of records above an individual-risk threshold (sdcMicro localSupp)", {
             "on": _spec("columns", "key (quasi-identifier) columns", role="keys"),
@@ -189,6 +192,7 @@ def _masking() -> dict[str, Operation]:
             "weight": _spec("column", "sampling-weight column", role="weight"),
             "key_var": _spec("column", "suppress only this key (default: the risky record's key with most categories)"),
             "alpha": _spec("float", "weight of a match through a suppressed (null) value", low=0, high=1),
+            "household": _HOUSEHOLD,
         }, command="suppress-risky"),
         _declare("pram", pram_frame, "post-randomisation of categorical columns (sdcMicro pram)", {
             "on": _spec("columns", "categorical columns to PRAM", role="pram"),
@@ -196,6 +200,7 @@ def _masking() -> dict[str, Operation]:
             "alpha": _spec("float", "weight of the invariant matrix", low=0, high=1),
             **_DRAWS,
             "matrix": _spec("json", "a user transition matrix (JSON: rows of numbers, or {column: matrix})"),
+            "household": _HOUSEHOLD,
         }, random=True, command="pram"),
         _declare("rank_swap", rank_swap_frame, "rank swapping of numeric columns (Moore 1996; sdcMicro rankSwap)", {
             "on": _spec("columns", "numeric columns to swap (default: every numeric column)", role="numeric"),
@@ -205,6 +210,7 @@ def _masking() -> dict[str, Operation]:
             "top": _spec("float", "share of the largest values replaced by their mean, not swapped", low=0, high=1),
             "bottom": _spec("float", "share of the smallest values replaced by their mean, not swapped", low=0, high=1),
             **_DRAWS,
+            "household": _HOUSEHOLD,
         }, random=True, command="rank-swap", numeric="on"),
         _declare("add_noise", add_noise_frame, "noise on numeric columns (sdcMicro addNoise)", {
             "on": _spec("columns", "numeric columns (default: every numeric column)", role="numeric"),
@@ -212,6 +218,7 @@ def _masking() -> dict[str, Operation]:
             "noise": _spec("float", "noise level in percent of the standard deviation", low=0),
             "delta": _spec("float", "the d of method correlated2", low=0, high=1),
             **_DRAWS,
+            "household": _HOUSEHOLD,
         }, random=True, command="add-noise", numeric="on"),
         _declare("laplace", laplace_frame, "Laplace noise on numeric columns (Hasegawa et al.)", {
             "phi": _spec("number_or_map", "Laplace scale: one number, or COL=PHI pairs (or give k)", low=0),
@@ -221,6 +228,7 @@ def _masking() -> dict[str, Operation]:
             "clamp": _spec("bool", "clip noisy values to each column's observed range"),
             "m": _spec("int", "attributes released together (with k)", low=1),
             "key": _KEY,
+            "household": _HOUSEHOLD,
         }, random=True, command="laplace", numeric="on"),
         _declare("recode", recode_frame, "minimum-frequency global recoding of categories (Sano & Hattori, Fig. 1)", {
             "columns": _spec("columns", "categorical columns to recode"),
@@ -297,6 +305,9 @@ def _microaggregation() -> dict[str, Operation]:
         "order": _spec("choice", "MHM path ordering (method mhm)", choices=tuple(ORDERS)),
         "cells_per_dim": _spec("int", "grid cells per dimension (method mhm, order grid/vgrid)", low=1),
         "leaf_size": _spec("int", "k-d tree leaf size (method mhm, order kd/kd-mdav)", low=1),
+        "household": _HOUSEHOLD,
+        "merge_small_patterns": _spec("bool", "pool null patterns with fewer than k rows (households) instead of "
+                                      "an error (their values not non-null in every pooled row are suppressed)"),
     }
     method_options: dict[str, Any] = {}
     for meth in METHODS.values():
