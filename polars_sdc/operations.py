@@ -239,8 +239,9 @@ def _masking() -> dict[str, Operation]:
             "other": _spec("str", "one label for every merged group"),
             "max_label": _spec("int", "cap merged labels at this many characters", low=24),
             "null_values": _spec("json", "categories read as missing (and CSV tokens read as missing)"),
+            "household": _HOUSEHOLD,
         }, skip=("enum_as",), extra_defaults={"sep": DEFAULT_SEP, "other": None, "max_label": DEFAULT_MAX_LABEL,
-                                              "null_values": None},
+                                              "null_values": None, "household": None},
             command="recode", aliases={"columns": ("--column",)}),
         _declare("recode_intervals", recode_intervals_frame, "interval recoding of numeric columns (sdcMicro globalRecode)", {
             "on": _spec("columns", "numeric columns to recode into intervals"),
@@ -248,7 +249,8 @@ def _masking() -> dict[str, Operation]:
             "n": _spec("int", "number of intervals (instead of breaks)", low=1),
             "method": _spec("choice", "with n: equal widths or equal counts", choices=tuple(INTERVAL_METHODS)),
             "right_closed": _spec("bool", "intervals (a, b] (else [a, b))"),
-        }, command="recode-intervals", numeric="on"),
+            "household": _HOUSEHOLD,
+        }, extra_defaults={"household": None}, command="recode-intervals", numeric="on"),
         _declare("top_bottom_code", top_bottom_frame_exprs, "top and bottom coding of numeric columns (sdcMicro topBotCoding)", {
             "columns": _spec("columns", "numeric columns to code"),
             "lower": _spec("float", "values below become this threshold"),
@@ -257,7 +259,9 @@ def _masking() -> dict[str, Operation]:
             "upper_p": _spec("float", "or: the top share of values", low=0, high=1),
             "replacement": _spec("choice", "replace by the threshold or by the mean of the coded values",
                                  choices=("threshold", "mean")),
-        }, extra=[(top_bottom_expr, 1)], command="top-bottom-code", numeric="columns"),
+            "household": _HOUSEHOLD,
+        }, extra=[(top_bottom_expr, 1)], extra_defaults={"household": None}, command="top-bottom-code",
+            numeric="columns"),
         Operation("swap_records", _not_available("swap_records"), "targeted record swapping of households (not in this build yet)",
                   (), random=True, available=False),
     ]
