@@ -220,7 +220,7 @@ risk9 = release.sdc.risk(keys, weight="rb050", household="db030", suda=False)
 print(pl.DataFrame({"measure": ["k_anonymity", "sample_uniques", "expected_reidentifications", "household_risk"],
                     "before": [float(risk0[m]) for m in ("k_anonymity", "sample_uniques", "expected_reidentifications", "household_risk")],
                     "after": [float(risk9[m]) for m in ("k_anonymity", "sample_uniques", "expected_reidentifications", "household_risk")]}))
-bins = np.logspace(-5, 0, 41)
+bins = np.logspace(np.floor(np.log10(risk9.per_record["risk"].min())), 0, 41)
 fig, ax = plt.subplots(figsize=(7, 4))
 ax.hist(risk0.per_record["risk"], bins=bins, histtype="step", lw=1.5, label="individual risk, original")
 ax.hist(risk9.per_record["risk"], bins=bins, histtype="step", lw=1.5, label="individual risk, release")
