@@ -31,6 +31,7 @@ import matplotlib.pyplot as plt
 import polars_sdc
 from polars_sdc.household import HouseholdWarning, household_level_columns
 
+plt.rcParams["figure.dpi"] = 80
 silc = polars_sdc.datasets.eusilc()
 keys = ["db040", "hsize", "age", "rb090", "pl030", "pb220a"]
 hy = ["hy040n", "hy050n", "hy070n", "hy080n", "hy090n", "hy110n", "hy130n", "hy145n"]
