@@ -103,9 +103,10 @@ def check_no_nulls(df: pl.DataFrame, columns: Sequence[str]) -> None:
             raise SDCError(f"column {c!r}: {n} null value(s); fill or drop them before masking")
 
 
-def check_finite(df: pl.DataFrame, columns: Sequence[str], *, allow_nulls: bool = False) -> None:
-    """Raise :class:`SDCError` for nulls (unless ``allow_nulls``), NaN or +-inf in the numeric ``columns``."""
-    if not allow_nulls:
+def check_finite(df: pl.DataFrame, columns: Sequence[str], *, nulls: bool = False) -> None:
+    """Raise :class:`SDCError` for nulls (unless ``nulls=True``: structural nulls are kept by
+    the caller), NaN or +-inf in the numeric ``columns``."""
+    if not nulls:
         check_no_nulls(df, columns)
     floats = [c for c in columns if df.schema[c].is_float()]
     if not floats:

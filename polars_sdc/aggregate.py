@@ -126,7 +126,7 @@ def aggregate(
     unknown = [c for c in ordinal if c not in on]
     if unknown:
         raise SDCError(f"column {unknown[0]!r}: marked ordinal but not among the aggregated columns")
-    check_finite(df, on, allow_nulls=keep_nulls)
+    check_finite(df, on, nulls=keep_nulls)
     g = group_ids(df, groups)
     tmp = "__sdc_group__"
     while tmp in df.columns:

@@ -14,8 +14,12 @@ broadcast the result to every member. This module is that workflow (sdcMicro's
   with a null on one member and a value on another is not constant);
 * :func:`collapse`: one row per household (first-appearance order) with a household weight;
 * :func:`broadcast`: masked household rows written back to their members (row order kept);
+* :func:`mask_households`: a masking step run household-aware (person-level columns as they
+  are, household-level ones on :func:`collapse`'s rows, then :func:`broadcast`);
 * :func:`warn_household_level`: a loud :class:`HouseholdWarning` when a column that is
-  evidently household-level is masked per person without ``household=``.
+  evidently household-level is masked per person without ``household=``;
+  :func:`warn_nearly_household_level`: the same for a column that varies within only a few
+  households (so ``household=`` cannot treat it as household-level).
 
 A null household id is an error (a person without a household cannot be kept with it); give a
 one-person household its own id.
@@ -43,6 +47,7 @@ __all__ = [
     "mask_households",
     "split_columns",
     "warn_household_level",
+    "warn_nearly_household_level",
 ]
 
 WEIGHT_AGGREGATIONS = ("first", "mean", "sum")
@@ -268,26 +273,29 @@ def warn_household_level(
     exclude: Sequence[str] = (),
     max_size: int = 30,
     sample: int = 50_000,
+    min_groups: int = 10,
 ) -> None:
     """Warn (:class:`HouseholdWarning`) when a column of ``columns``, masked per person by
     ``method`` without ``household=``, is household-level in an evident household structure.
 
     A column ``h`` of the frame (integer, String or Categorical, not masked, not in
     ``exclude``, no nulls) looks like a household id when its groups are small (mean size in
-    [1.2, ``max_size``], no group above ``max_size`` rows) and not all singletons; a masked,
+    [1.2, ``max_size``], no group above ``max_size`` rows) and many (at least ``min_groups``,
+    half of them with two rows or more; a tiny frame shows no structure); a masked,
     non-constant column that is constant within every ``h`` group is then household-level, and
     masking it per person leaves the original value visible on an untouched housemate's record
     next to ``h``. The message names the columns, the id and what would leak. On a frame of more
     than ``sample`` rows the check looks at the whole groups of a hashed sample of ``h`` values
     (about ``sample`` rows), so it costs a hash per candidate column.
 
-    >>> df = pl.DataFrame({"hh": [1, 1, 2, 2, 3, 3], "size": [2, 2, 2, 2, 3, 3], "age": [1, 2, 3, 4, 5, 6]})
+    >>> df = pl.DataFrame({"hh": [h // 2 for h in range(24)], "size": [2 + h // 12 for h in range(24)],
+    ...                    "age": list(range(24))})
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as w:
     ...     warnings.simplefilter("always")
     ...     warn_household_level(df, ["size", "age"], method="suppress")
     >>> print(w[0].message)  # doctest: +ELLIPSIS
-    suppress: column(s) 'size' are constant within every group of 'hh' (3 groups of 2..2 rows), which looks like a household id; ...
+    suppress: column(s) 'size' are constant within every group of 'hh' (12 groups of 2..2 rows), which looks like a household id; ...
     """
     columns = list(columns)
     if df.height < 2 or not columns:
@@ -307,7 +315,7 @@ def warn_household_level(
         if nulls or n < 2 or not 1.2 <= n / uniq <= max_size:
             continue
         sizes = part.group_by(h).len().get_column("len")
-        if sizes.max() > max_size:
+        if sizes.max() > max_size or sizes.len() < min_groups or (sizes > 1).sum() < min_groups // 2:
             continue
         varying = part.select(pl.col(c).n_unique() > 1 for c in columns).row(0)
         level = household_level_columns(part, h, [c for c, v in zip(columns, varying) if v])
@@ -321,6 +329,41 @@ def warn_household_level(
                 f"to the shared {h!r}. Pass household={h!r} to mask it once per household for all members.",
                 HouseholdWarning, stacklevel=3)
             return
+
+
+def warn_nearly_household_level(df: pl.DataFrame, household: str, columns: Sequence[str], *,
+                                index: np.ndarray | None = None, share: float = 0.05) -> None:
+    """Warn (:class:`HouseholdWarning`) for each of ``columns`` that varies within some but at
+    most ``share`` of the households: most likely a household-level column with a few
+    inconsistent households, which ``household=`` masks per person (it is not constant) and
+    so leaks in every other household. The message names the column, the count and one
+    household; fix the data or declare the column (:func:`split_columns`, ``declared=``,
+    raises naming the household).
+
+    >>> import warnings
+    >>> df = pl.DataFrame({"hh": [h for h in range(30) for _ in (0, 1)], "size": [2] * 59 + [3]})
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_nearly_household_level(df, "hh", ["size"])
+    >>> print(w[0].message)  # doctest: +ELLIPSIS
+    column 'size' varies within 1 of 30 households of 'hh' (e.g. household 29) and is constant in the others: ...
+    """
+    columns = list(columns)
+    if not columns or df.height == 0:
+        return
+    idx, n = household_index(df, household) if index is None else (index, int(index.max()) + 1)
+    rep = _first_member(df, household, idx)
+    for c in columns:
+        col = df.get_column(c)
+        diff = (~col.eq_missing(col.gather(rep))).to_numpy()
+        bad = np.flatnonzero(np.bincount(idx[diff], minlength=n))
+        if 0 < bad.size <= share * n:
+            hid = df.get_column(household)[int(np.flatnonzero(diff)[0])]
+            warnings.warn(
+                f"column {c!r} varies within {bad.size} of {n} households of {household!r} (e.g. household {hid!r}) "
+                "and is constant in the others: it is masked per person, so in the other households a member's "
+                "original value stays visible next to a housemate's masked one. If it is household-level, fix "
+                "those households (or declare it to get an error naming them).", HouseholdWarning, stacklevel=3)
 
 
 def check_by_household_level(df: pl.DataFrame, household: str, by: Sequence[str]) -> None:
@@ -361,6 +404,7 @@ def mask_households(
     """
     idx, _ = household_index(df, household)
     hh, person = split_columns(df, household, columns, declared, index=idx)
+    warn_nearly_household_level(df, household, person, index=idx)
     out = mask(df, person, key) if person else df
     if hh:
         need = [c for c in dict.fromkeys(list(by) + list(extra)) if c not in hh and c != household]

@@ -360,6 +360,34 @@ def best_exchange(X, labels, a, b):
     return best
 
 
+# -- households: groups of >= k households (microaggregation) -----------------------------------
+def naive_household_repair(X, labels, units, k):
+    """Reference for ``microagg.blocks.household_repair``: the groups with fewer than k distinct
+    households, fewest first (ties: lowest id), each dissolved in turn if it still has fewer than
+    k: each of its rows joins the remaining group whose centroid (before the dissolution) is
+    nearest by plain Euclidean distance (ties: lowest id)."""
+    X = np.asarray(X, dtype=float)
+    X = X[:, None] if X.ndim == 1 else X
+    labels = np.asarray(labels).astype(np.int64).copy()
+    units = np.asarray(units)
+
+    def households(g):
+        return len(set(units[labels == g].tolist()))
+
+    initial = sorted({int(g) for g in labels.tolist()})
+    order = sorted((households(g), g) for g in initial if households(g) < k)
+    for _, g in order:
+        rows = [i for i in range(labels.size) if labels[i] == g]
+        if not rows or households(g) >= k:
+            continue
+        others = sorted({int(h) for h in labels.tolist()} - {g})
+        centroids = {h: X[labels == h].mean(axis=0) for h in others}
+        for r in rows:
+            dist = [float(((X[r] - centroids[h]) ** 2).sum()) for h in others]
+            labels[r] = others[int(np.argmin(dist))]
+    return labels
+
+
 # -- information amount and distances ----------------------------------------------------------
 def naive_amount(values, d, exponent):
     """I(A) = sum_i sum_j d(x_i, x_j)^e over all ordered pairs (thesis 3.1.2)."""
@@ -565,29 +593,3 @@ def reference_freqcalc(rows, weights, alpha):
             Fk[i] += share * weights[j]
     return fk, Fk
 
-
-def naive_household_repair(X, labels, units, k):
-    """Reference for ``microagg.blocks.household_repair``: the groups with fewer than k distinct
-    households, fewest first (ties: lowest id), each dissolved in turn if it still has fewer than
-    k: each of its rows joins the remaining group whose centroid (before the dissolution) is
-    nearest by plain Euclidean distance (ties: lowest id)."""
-    X = np.asarray(X, dtype=float)
-    X = X[:, None] if X.ndim == 1 else X
-    labels = np.asarray(labels).astype(np.int64).copy()
-    units = np.asarray(units)
-
-    def households(g):
-        return len(set(units[labels == g].tolist()))
-
-    initial = sorted({int(g) for g in labels.tolist()})
-    order = sorted((households(g), g) for g in initial if households(g) < k)
-    for _, g in order:
-        rows = [i for i in range(labels.size) if labels[i] == g]
-        if not rows or households(g) >= k:
-            continue
-        others = sorted({int(h) for h in labels.tolist()} - {g})
-        centroids = {h: X[labels == h].mean(axis=0) for h in others}
-        for r in rows:
-            dist = [float(((X[r] - centroids[h]) ** 2).sum()) for h in others]
-            labels[r] = others[int(np.argmin(dist))]
-    return labels

@@ -476,7 +476,7 @@ class MicroaggSpec:
         """NaN / infinity in a numeric ``on`` column fails before any block runs (nulls are structural)."""
         from .._columns import check_finite, is_numeric
 
-        check_finite(df, [c for c in self.on if is_numeric(df.schema[c])], allow_nulls=True)
+        check_finite(df, [c for c in self.on if is_numeric(df.schema[c])], nulls=True)
 
     def _groups(self, df: pl.DataFrame, units: np.ndarray | None, strata: list[tuple[Any, np.ndarray]] | None,
                 guard: np.ndarray | None) -> tuple[np.ndarray, pl.DataFrame]:
