@@ -111,6 +111,9 @@ def microaggregate(
     deviation; ``by`` strata are blocked and partitioned separately; ``seed`` only chooses
     the sample the kd-tree is built from; ``plan`` reuses a :func:`plan_blocks` result;
     ``task_wrapper`` wraps the per-block task function (a test hook: fault injection).
+    ``household=`` (a household id column; household-level ``on`` columns only): one row per
+    household, so no block splits a household; each group holds >= k households and the result
+    is joined back to every member (docs/households-microaggregation.md).
 
     >>> from polars_sdc import spark as sdcs                                  # doctest: +SKIP
     >>> out = sdcs.microaggregate(sdf, 5, ["age", "income"], by="country")   # doctest: +SKIP
