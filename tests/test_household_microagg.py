@@ -118,13 +118,6 @@ def test_mil_frame_households(silc):
         bad.sdc.mil(3, P_INCOME, group="g", household="db030")
 
 
-def test_spark_refuses_households():
-    from polars_sdc.spark.microaggregate import microaggregate
-
-    with pytest.raises(SDCError, match="household='db030': not supported on Spark yet"):
-        microaggregate(None, 3, HH_INCOME, household="db030")
-
-
 # -- structural nulls ---------------------------------------------------------------------------
 def test_small_null_pattern_error_and_pooling():
     df = pl.DataFrame({

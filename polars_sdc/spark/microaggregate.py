@@ -19,7 +19,7 @@ from typing import Any
 
 import polars as pl
 
-from .._columns import ColumnSpec, is_numeric
+from .._columns import ColumnSpec, is_numeric, resolve_columns
 from .._errors import SDCError
 from ._common import BLOCK, PART, arrow_schema, nullable, polars_schema, require_pyspark, to_spark_arrow
 from .blocking import BlockPlan, assign, partition_labels, plan_blocks
@@ -95,6 +95,7 @@ def microaggregate(
     task_wrapper: Callable[[Callable], Callable] | None = None,
     integers: str = "round",
     household: str | None = None,
+    _local_household: str | None = None,
     **options: Any,
 ) -> Any:
     """Microaggregate a Spark DataFrame: ``on`` replaced by group representatives (means for
@@ -110,17 +111,18 @@ def microaggregate(
     deviation; ``by`` strata are blocked and partitioned separately; ``seed`` only chooses
     the sample the kd-tree is built from; ``plan`` reuses a :func:`plan_blocks` result;
     ``task_wrapper`` wraps the per-block task function (a test hook: fault injection).
+    ``household=`` (a household id column; household-level ``on`` columns only): one row per
+    household, so no block splits a household; each group holds >= k households and the result
+    is joined back to every member (docs/households-microaggregation.md).
 
     >>> from polars_sdc import spark as sdcs                                  # doctest: +SKIP
     >>> out = sdcs.microaggregate(sdf, 5, ["age", "income"], by="country")   # doctest: +SKIP
     """
-    if household is not None:  # before Spark is needed: the refusal is the same everywhere
-        raise SDCError(
-            f"household={household!r}: not supported on Spark yet — its kd-tree blocks are cut on the "
-            "quasi-identifiers and may split a household, so a group could hold fewer than k households; "
-            "microaggregate with household= locally (df.sdc.mdav(..., household=...)), or collapse to one "
-            "row per household (polars_sdc.household.collapse) before Spark"
-        )
+    if household is not None:
+        return _households(sdf, k, on, household, dict(
+            method=method, by=by, block_rows=block_rows, standardize=standardize, ordinal=ordinal,
+            weights=weights, refine=refine, group_column=group_column, block_column=block_column, seed=seed,
+            sample_per_block=sample_per_block, plan=plan, task_wrapper=task_wrapper, integers=integers, **options))
     require_pyspark()
     from .._validation import check_choice
     from ..aggregate import check_integers
@@ -157,7 +159,8 @@ def microaggregate(
     task = block_task(
         k, on_cols, sdf.columns, arrow_schema(out_schema), method=method, refine=refine, ordinal=ordinal,
         weights=local_weights(plan, weights, standardize), group_column=group_column,
-        block_column=block_column, options={**options, "integers": integers},
+        block_column=block_column,
+        options={**options, "integers": integers, **({"household": _local_household} if _local_household else {})},
     )
     if task_wrapper is not None:
         task = task_wrapper(task)
@@ -168,6 +171,44 @@ def microaggregate(
     blocked = assign(sdf, plan, column=BLOCK, part_column=PART, part_labels=labels)
     blocked = blocked.repartition(plan.n_blocks, PART)
     return blocked.mapInArrow(partition_task(task), out_schema)
+
+
+def _households(sdf: Any, k: int, on: ColumnSpec, household: str, arguments: dict[str, Any]) -> Any:
+    """``household=`` on Spark, household-level ``on`` columns only: one row per household
+    (``groupBy``, so no block ever splits a household), microaggregated with the local
+    household path in every block (groups of >= k households, no vector released unchanged
+    unless >= k households of its group share it), joined back to every member on the id.
+    Person-level columns are refused: their blocks are cut on the persons' values."""
+    from ..household import check_household_column
+    from ..microagg import quasi_identifiers
+    from .household import split_columns
+
+    require_pyspark()
+    from pyspark.sql import functions as F
+
+    schema = polars_schema(sdf)
+    on_cols = quasi_identifiers(schema, on, arguments.get("by"))
+    check_household_column(schema, household, on_cols)
+    if arguments.get("plan") is not None:
+        raise SDCError("household=: a `plan` is made for the person rows; the household path plans its own blocks")
+    by_cols = resolve_columns(schema, arguments["by"], what="by") if arguments.get("by") is not None else []
+    hh, person = split_columns(sdf, household, on_cols)
+    if person:
+        raise SDCError(
+            f"household={household!r}: column(s) {', '.join(map(repr, person))} are person-level (they vary within "
+            "a household); on Spark only household-level columns are microaggregated with household= "
+            "(blocks of household rows); microaggregate person-level columns locally (df.sdc.mdav(..., "
+            "household=...))"
+        )
+    varying = [c for c in by_cols if c in split_columns(sdf, household, [c])[1]]
+    if varying:
+        raise SDCError(f"`by` column {varying[0]!r} varies within a household of {household!r}; a household must "
+                       "lie in one stratum")
+    extra = [c for c in (arguments.get("group_column"), arguments.get("block_column")) if c is not None]
+    small = sdf.groupBy(household).agg(*[F.first(c).alias(c) for c in dict.fromkeys(on_cols + by_cols)])
+    released = microaggregate(small, k, on_cols, household=None, _local_household=household, **arguments)
+    keep = [household, *on_cols, *extra]
+    return sdf.drop(*on_cols).join(released.select(*keep), on=household, how="inner").select(*sdf.columns, *extra)
 
 
 def partition_task(task: Callable[[Any], Any]) -> Callable[[Any], Any]:
