@@ -99,8 +99,9 @@ def group(problem: Problem, levels: np.ndarray, models: Models, base: Classes | 
         T, w, rows = problem.T[base.first], base.sizes, base.first
     else:
         T, w, rows = problem.T, problem.w, None
-    if problem.G is not None and float(np.prod(radix.astype(np.float64))) < 2.0**62:
-        inv, first, sizes, n_classes = group_node(T, problem.G, levels, radix, w)
+    cells = float(np.prod(radix.astype(np.float64)))
+    if problem.G is not None and cells < 2.0**62:
+        inv, first, sizes, n_classes = group_node(T, problem.G, levels, radix, w, int(min(cells, 2**40)))
     else:
         gen = [t.gen[c][levels[c]] for c in range(problem.d)]
         inv, first, n_classes = group_keys(T, gen, radix)
@@ -250,12 +251,13 @@ def search(problem: Problem, models: Models, metric: Metric, max_outliers: int) 
     def slack(x: float) -> float:
         return x + _EPS * max(1.0, abs(x))
 
+    limit = np.inf  # slack(best_loss), kept in step with it
     for idx in order:
-        if static[idx] > slack(best_loss):
+        if static[idx] > limit:
             break
         if status[idx] < 0 or dominated[idx]:
             continue
-        if dm and st.dm_bound[idx] > slack(best_loss):
+        if dm and st.dm_bound[idx] > limit:
             continue
         if status[idx] == 0:
             if st.monotone:
@@ -264,7 +266,7 @@ def search(problem: Problem, models: Models, metric: Metric, max_outliers: int) 
                 st.check(int(idx))
             if status[idx] < 0:
                 continue
-            if dm and st.dm_bound[idx] > slack(best_loss):
+            if dm and st.dm_bound[idx] > limit:
                 continue
         if exact_bound:
             value = float(static[idx])
@@ -283,6 +285,7 @@ def search(problem: Problem, models: Models, metric: Metric, max_outliers: int) 
             dominated |= mark > 0
         if value < best_loss and not _close(value, best_loss):
             best_loss, ties = value, [int(idx)]
+            limit = slack(best_loss)
         elif _close(value, best_loss):
             ties.append(int(idx))
     checked = np.array(st.checked, dtype=np.int64)
