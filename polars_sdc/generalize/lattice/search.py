@@ -106,7 +106,11 @@ def group(problem: Problem, levels: np.ndarray, models: Models, base: Classes | 
         gen = [t.gen[c][levels[c]] for c in range(problem.d)]
         inv, first, n_classes = group_keys(T, gen, radix)
         sizes = np.bincount(inv, weights=w, minlength=n_classes)
-    if models.needs_sensitive:
+    if models.needs_sensitive and n_classes * problem.q.size <= 4_000_000:
+        out = models.outlier_classes_dense(sizes, np.bincount(inv * problem.q.size + problem.s, weights=problem.w,
+                                                              minlength=n_classes * problem.q.size
+                                                              ).reshape(n_classes, problem.q.size), problem.q)
+    elif models.needs_sensitive:
         S = problem.q.size
         pk = inv * S + problem.s
         pid, pfirst, n_pairs = dense_ids(pk)
