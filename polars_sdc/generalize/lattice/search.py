@@ -3,23 +3,26 @@ algorithm FLASH, Kohlmayer et al. 2012, finds the same optimum by a different ro
 
 A node is a vector of levels, one per quasi-identifier. The data are reduced once to their
 distinct tuples of hierarchy-row codes (with the sensitive value when l or t is asked) and
-their counts; a node's equivalence classes are one grouping of those tuples by the packed
-integer key of their generalised labels (:func:`polars_sdc.kernels.lattice.group_keys`).
+their counts; a node's equivalence classes are one grouping by the packed integer key of the
+generalised labels (:func:`polars_sdc.kernels.lattice.group_node`), of the distinct tuples or,
+for k-anonymity, of the classes of a cached specialisation of the node (its classes refine
+the node's: "roll-up").
 
 Search (best-first with monotonicity and bound pruning): the metric gives every node a lower
 bound on its loss, valid for the node and all its generalisations, computed without grouping
-(:mod:`polars_sdc.generalize.metrics`). Nodes are visited in increasing bound (then height,
-then level vector); a node is grouped only if its bound does not exceed the best loss found.
-When a node fails the privacy models and they are monotone, all its specialisations are
-tagged as failing; when a node passes, all its generalisations are tagged as passing (their
-check is skipped; the grouping is still done when the metric needs the classes). For a
-monotone metric a passing node's generalisations are skipped entirely. The visit stops when
-the next bound exceeds the best loss: every node not visited has a larger loss, every node
-visited was decided exactly, so the result is the global optimum (tests compare with a
-brute force over the whole lattice). Among tied optima, ARX keeps the one of lowest height
-and then the first its FLASH traversal meets; the traversal is not reproduced here, so equal
-heights are ordered as ``FLASHStrategy`` orders nodes, then by level vector (:func:`_tie_key`;
-every tied optimum is reported).
+(:mod:`polars_sdc.generalize.metrics`; for discernibility it is raised by DM* of grouped
+specialisations). Nodes are visited in increasing bound (then height, then level vector). An
+undecided node of a monotone problem (k-anonymity and distinct l-diversity with or without
+suppression, t-closeness without) is decided by FLASH's step (Kohlmayer et al. 2012): a path
+of undecided successors is climbed from it and binary-searched for its lowest passing node;
+every grouped node tags its cone (failing: all specialisations; passing: all
+generalisations). t-closeness with suppression is not monotone: each node is grouped. A
+passing node is grouped again only when the metric needs its classes (suppression), and for a
+monotone metric its generalisations are skipped. The visit stops when the next bound exceeds
+the best loss: every node not visited has a larger loss and every node visited was decided
+exactly, so the result is the global optimum (tests compare with a brute force over the
+whole lattice). Among tied optima ARX keeps the one of lowest height, then the first its
+FLASH traversal meets; the traversal is not reproduced (:func:`_tie_key`).
 """
 from __future__ import annotations
 
