@@ -57,3 +57,15 @@ class Models:
             acc = np.bincount(pair_class, weights=np.abs(qv - p) - qv, minlength=sizes.size)
             bad |= (1.0 + acc) / 2.0 > self.t
         return bad
+
+    def outlier_classes_dense(self, sizes: np.ndarray, counts: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """:meth:`outlier_classes` from a dense (classes, sensitive values) count matrix."""
+        bad = sizes < self.k
+        present = counts > 0
+        if self.l is not None:
+            bad |= present.sum(axis=1) < self.l
+        if self.t is not None:
+            p = counts / sizes[:, None]
+            acc = np.where(present, np.abs(q[None, :] - p) - q[None, :], 0.0).sum(axis=1)
+            bad |= (1.0 + acc) / 2.0 > self.t
+        return bad

@@ -153,13 +153,11 @@ class Metric:
         t, name = self.t, self.name
         N, d = L.shape
         if name == "loss":
-            zero = np.zeros(d)
             per_level = [np.array([loss_columns_one(t, c, j, 0.0, 0.0) for j in range(t.heights[c] + 1)])
                          for c in range(d)]
             r = np.ones(N)
             for c in range(d):
                 r = r * np.power(per_level[c][L[:, c]] + 1.0, 1.0 / d)
-            del zero
             return r - 1.0
         if name in ("entropy", "entropy_monotone"):
             r = np.zeros(N)

@@ -63,13 +63,14 @@ def group_keys(T: np.ndarray, gen: list[np.ndarray], radix: np.ndarray) -> tuple
 
 
 @njit(cache=True)
-def group_node(T, G, levels, radix, w):
+def group_node(T, G, levels, radix, w, max_classes):
     """The classes of one transformation in one pass: row i's key packs the labels
     ``G[c, levels[c], T[i, c]]`` in mixed radix ``radix``; returns (class id per row, first row
-    of each class, class weights (sum of ``w``), number of classes). Keys must fit in int64."""
+    of each class, class weights (sum of ``w``), number of classes). Keys must fit in int64;
+    ``max_classes`` (at most the product of the radices) sizes the hash table."""
     m, d = T.shape
     cap = 1
-    while cap < 2 * m + 2:
+    while cap < 2 * min(m, max_classes) + 2:
         cap *= 2
     mask = cap - 1
     slot_key = np.empty(cap, dtype=np.int64)

@@ -3,23 +3,26 @@ algorithm FLASH, Kohlmayer et al. 2012, finds the same optimum by a different ro
 
 A node is a vector of levels, one per quasi-identifier. The data are reduced once to their
 distinct tuples of hierarchy-row codes (with the sensitive value when l or t is asked) and
-their counts; a node's equivalence classes are one grouping of those tuples by the packed
-integer key of their generalised labels (:func:`polars_sdc.kernels.lattice.group_keys`).
+their counts; a node's equivalence classes are one grouping by the packed integer key of the
+generalised labels (:func:`polars_sdc.kernels.lattice.group_node`), of the distinct tuples or,
+for k-anonymity, of the classes of a cached specialisation of the node (its classes refine
+the node's: "roll-up").
 
 Search (best-first with monotonicity and bound pruning): the metric gives every node a lower
 bound on its loss, valid for the node and all its generalisations, computed without grouping
-(:mod:`polars_sdc.generalize.metrics`). Nodes are visited in increasing bound (then height,
-then level vector); a node is grouped only if its bound does not exceed the best loss found.
-When a node fails the privacy models and they are monotone, all its specialisations are
-tagged as failing; when a node passes, all its generalisations are tagged as passing (their
-check is skipped; the grouping is still done when the metric needs the classes). For a
-monotone metric a passing node's generalisations are skipped entirely. The visit stops when
-the next bound exceeds the best loss: every node not visited has a larger loss, every node
-visited was decided exactly, so the result is the global optimum (tests compare with a
-brute force over the whole lattice). Among tied optima, ARX keeps the one of lowest height
-and then the first its FLASH traversal meets; the traversal is not reproduced here, so equal
-heights are ordered as ``FLASHStrategy`` orders nodes, then by level vector (:func:`_tie_key`;
-every tied optimum is reported).
+(:mod:`polars_sdc.generalize.metrics`; for discernibility it is raised by DM* of grouped
+specialisations). Nodes are visited in increasing bound (then height, then level vector). An
+undecided node of a monotone problem (k-anonymity and distinct l-diversity with or without
+suppression, t-closeness without) is decided by FLASH's step (Kohlmayer et al. 2012): a path
+of undecided successors is climbed from it and binary-searched for its lowest passing node;
+every grouped node tags its cone (failing: all specialisations; passing: all
+generalisations). t-closeness with suppression is not monotone: each node is grouped. A
+passing node is grouped again only when the metric needs its classes (suppression), and for a
+monotone metric its generalisations are skipped. The visit stops when the next bound exceeds
+the best loss: every node not visited has a larger loss and every node visited was decided
+exactly, so the result is the global optimum (tests compare with a brute force over the
+whole lattice). Among tied optima ARX keeps the one of lowest height, then the first its
+FLASH traversal meets; the traversal is not reproduced (:func:`_tie_key`).
 """
 from __future__ import annotations
 
@@ -99,13 +102,18 @@ def group(problem: Problem, levels: np.ndarray, models: Models, base: Classes | 
         T, w, rows = problem.T[base.first], base.sizes, base.first
     else:
         T, w, rows = problem.T, problem.w, None
-    if problem.G is not None and float(np.prod(radix.astype(np.float64))) < 2.0**62:
-        inv, first, sizes, n_classes = group_node(T, problem.G, levels, radix, w)
+    cells = float(np.prod(radix.astype(np.float64)))
+    if problem.G is not None and cells < 2.0**62:
+        inv, first, sizes, n_classes = group_node(T, problem.G, levels, radix, w, int(min(cells, 2**40)))
     else:
         gen = [t.gen[c][levels[c]] for c in range(problem.d)]
         inv, first, n_classes = group_keys(T, gen, radix)
         sizes = np.bincount(inv, weights=w, minlength=n_classes)
-    if models.needs_sensitive:
+    if models.needs_sensitive and n_classes * problem.q.size <= 4_000_000:
+        out = models.outlier_classes_dense(sizes, np.bincount(inv * problem.q.size + problem.s, weights=problem.w,
+                                                              minlength=n_classes * problem.q.size
+                                                              ).reshape(n_classes, problem.q.size), problem.q)
+    elif models.needs_sensitive:
         S = problem.q.size
         pk = inv * S + problem.s
         pid, pfirst, n_pairs = dense_ids(pk)
@@ -250,12 +258,13 @@ def search(problem: Problem, models: Models, metric: Metric, max_outliers: int) 
     def slack(x: float) -> float:
         return x + _EPS * max(1.0, abs(x))
 
+    limit = np.inf  # slack(best_loss), kept in step with it
     for idx in order:
-        if static[idx] > slack(best_loss):
+        if static[idx] > limit:
             break
         if status[idx] < 0 or dominated[idx]:
             continue
-        if dm and st.dm_bound[idx] > slack(best_loss):
+        if dm and st.dm_bound[idx] > limit:
             continue
         if status[idx] == 0:
             if st.monotone:
@@ -264,7 +273,7 @@ def search(problem: Problem, models: Models, metric: Metric, max_outliers: int) 
                 st.check(int(idx))
             if status[idx] < 0:
                 continue
-            if dm and st.dm_bound[idx] > slack(best_loss):
+            if dm and st.dm_bound[idx] > limit:
                 continue
         if exact_bound:
             value = float(static[idx])
@@ -283,6 +292,7 @@ def search(problem: Problem, models: Models, metric: Metric, max_outliers: int) 
             dominated |= mark > 0
         if value < best_loss and not _close(value, best_loss):
             best_loss, ties = value, [int(idx)]
+            limit = slack(best_loss)
         elif _close(value, best_loss):
             ties.append(int(idx))
     checked = np.array(st.checked, dtype=np.int64)
