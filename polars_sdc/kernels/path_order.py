@@ -869,7 +869,7 @@ def _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du,
             mean[lev2e[off[c] + C[r, c]]] += A_c[c]
     for e in range(L):
         mean[e] /= m
-    dim = -1
+    dim = np.int64(-1)  # not a literal: _set_v compiles once
     best = -1.0
     for e in range(L):
         s = 0.0
@@ -973,7 +973,7 @@ def _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, k, order, out, prev, lcnt):
         for c in range(mc):
             subc[t, c] = C[perm[a + t], c]
     lab = mdav_labels_codes(sub, subc, off, gid, gw, min(k, m), done=np.zeros(1, dtype=np.int64))  # the types of the Python call: one compilation
-    G = 0
+    G = np.int64(0)  # not a literal: group_means and _block_csr compile once
     for t in range(m):
         if lab[t] + 1 > G:
             G = lab[t] + 1
