@@ -1033,14 +1033,14 @@ def _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, k, order, out, prev, lcnt):
     return out, prev
 
 
-@njit(cache=True, nogil=True)
 def kd_order_codes(X, C, off, gid, gw, A_c, lk, li, leaf_size, mdav_k, done):
     """:func:`kd_order` (rule 2) on numeric features X (n, p) plus nominal columns as
     row-major codes C (n, mc) (``off``, ``gid``, ``gw`` as in :mod:`._common`; ``A_c`` the
     one-hot value of each column; ``lk``/``li`` the order of the columns, see above): the
     path on their one-hot embedding in O(n (p + mc) + sum U) memory. ``mdav_k``: None for
     plain leaves (then the leaf-MDAV code is not compiled), else MDAV's k. ``done[0]``: rows
-    visited so far."""
+    visited so far. (A Python function: an @njit layer over the walk compiled its machine
+    code once more.)"""
     return _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, 2, mdav_k, done)
 
 
