@@ -788,7 +788,7 @@ def _kd_order(X, leaf_size, rule, mdav_k, done):
     n = X.shape[0]
     return _kd_walk(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64),
                     np.ones(1), np.empty(0), np.zeros(X.shape[1], dtype=np.int64), np.arange(X.shape[1]), leaf_size,
-                    rule, mdav_k, done)
+                    rule, mdav_k if mdav_k > 0 else None, done)
 
 
 # ---------------------------------------------------------------------------------------
@@ -869,7 +869,7 @@ def _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du,
             mean[lev2e[off[c] + C[r, c]]] += A_c[c]
     for e in range(L):
         mean[e] /= m
-    dim = -1
+    dim = np.int64(-1)  # not a literal: _set_v compiles once
     best = -1.0
     for e in range(L):
         s = 0.0
@@ -973,7 +973,7 @@ def _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, k, order, out, prev, lcnt):
         for c in range(mc):
             subc[t, c] = C[perm[a + t], c]
     lab = mdav_labels_codes(sub, subc, off, gid, gw, min(k, m), done=np.zeros(1, dtype=np.int64))  # the types of the Python call: one compilation
-    G = 0
+    G = np.int64(0)  # not a literal: group_means and _block_csr compile once
     for t in range(m):
         if lab[t] + 1 > G:
             G = lab[t] + 1
@@ -1033,13 +1033,14 @@ def _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, k, order, out, prev, lcnt):
     return out, prev
 
 
-@njit(cache=True, nogil=True)
 def kd_order_codes(X, C, off, gid, gw, A_c, lk, li, leaf_size, mdav_k, done):
     """:func:`kd_order` (rule 2) on numeric features X (n, p) plus nominal columns as
     row-major codes C (n, mc) (``off``, ``gid``, ``gw`` as in :mod:`._common`; ``A_c`` the
     one-hot value of each column; ``lk``/``li`` the order of the columns, see above): the
-    path on their one-hot embedding in O(n (p + mc) + sum U) memory. ``done[0]``: rows
-    visited so far."""
+    path on their one-hot embedding in O(n (p + mc) + sum U) memory. ``mdav_k``: None for
+    plain leaves (then the leaf-MDAV code is not compiled), else MDAV's k. ``done[0]``: rows
+    visited so far. (A Python function: an @njit layer over the walk compiled its machine
+    code once more.)"""
     return _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, 2, mdav_k, done)
 
 
@@ -1086,7 +1087,7 @@ def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, done):
         a = sa[top]
         b = sb[top]
         if b - a <= leaf_size:
-            if mdav_k > 0:
+            if mdav_k is not None:  # None (order "kd"): this branch and MDAV are not compiled
                 out, prev = _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, mdav_k, order, out, prev, lcnt)
             else:
                 m = b - a

@@ -87,7 +87,7 @@ def path_order(X: np.ndarray | Features, k: int, order: str = "npn", *, cells_pe
         lk = np.array([kind == "nom" for kind, _ in F.layout], dtype=np.int64)
         li = np.array([j for _, j in F.layout], dtype=np.int64)
         return po.kd_order_codes(F.numeric, *codes, np.ascontiguousarray(F.scale, dtype=np.float64), lk, li, leaf,
-                                 k if order == "kd-mdav" else 0, done)
+                                 k if order == "kd-mdav" else None, done)  # None: MDAV not compiled
     X = F.dense(purpose=f"MHM order={order!r}")
     if order == "vgrid":
         return po.vgrid_order(X, int(leaf_size if leaf_size is not None else 4 * k), done)
