@@ -7,8 +7,8 @@ class SDCError(ValueError, TypeError):
 
     >>> import polars as pl, polars_sdc
     >>> try:
-    ...     pl.DataFrame({"a": [1.0, None]}).sdc.mdav(k=1, on="a")
+    ...     pl.DataFrame({"a": [1.0, float("nan")]}).sdc.mdav(k=1, on="a")
     ... except polars_sdc.SDCError as e:
     ...     print(e)
-    column 'a': 1 null value(s); fill or drop them before masking
+    column 'a': 1 NaN value(s); a finite number is needed in every row
     """

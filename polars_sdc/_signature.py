@@ -103,7 +103,7 @@ def check_keywords(cls: type, *, declared: bool = True) -> type:
     >>> pl.DataFrame({"a": [1, 1]}).sdc.risk("a", weights="w")
     Traceback (most recent call last):
     ...
-    polars_sdc._errors.SDCError: risk() got an unexpected keyword argument 'weights'; did you mean 'weight'? (it takes: on, weight, alpha, household, suda, max_size, dis_fraction, threshold, population_size, ks)
+    polars_sdc._errors.SDCError: risk() got an unexpected keyword argument 'weights'; did you mean 'weight'? (it takes: on, weight, alpha, household, suda, max_size, dis_fraction, threshold, population_size, ks, alpha_rule)
     """
     for name in dir(cls):
         if name.startswith("_") or not inspect.isfunction(inspect.getattr_static(cls, name)):
