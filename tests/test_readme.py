@@ -159,12 +159,28 @@ def run_doctest_block(block: Block, env: dict, page: str = "README.md") -> list[
             i += 1
         code = "\n".join(stmt)
         code = re.sub(r"\s+#[^\n'\"]*$", "", code)
-        try:
-            value = eval(compile(code, README.name, "eval"), env)
-        except SyntaxError:
-            exec(compile(code, README.name, "exec"), env)
-            value = None
-        got = "" if value is None else render(value, "\n".join(want))
+        if want and want[0].startswith("Traceback (most recent call last):"):
+            # an expected exception, as doctest shows it: compare its last line "module.Type: message"
+            try:
+                exec(compile(code, README.name, "exec"), env)
+                got = "<no exception>"
+            except Exception as exc:  # noqa: BLE001 (any exception the page shows)
+                got = f"{type(exc).__module__}.{type(exc).__qualname__}: {exc}"
+                got = got.removeprefix("builtins.")
+            problems += diff(f"`{code}`", block.line + start + len(want), want[-1], got, page)
+            continue
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            try:
+                value = eval(compile(code, README.name, "eval"), env)
+            except SyntaxError:                   # a statement: as doctest, show what it displays
+                try:
+                    compiled = compile(code, README.name, "single")
+                except SyntaxError:
+                    compiled = compile(code, README.name, "exec")
+                exec(compiled, env)
+                value = None
+        got = printed.getvalue().rstrip("\n") + ("" if value is None else render(value, "\n".join(want)))
         problems += diff(f"`{code}`", block.line + start + 1, "\n".join(want), got, page)
     return problems
 
