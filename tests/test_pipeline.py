@@ -212,3 +212,19 @@ def test_ordinal_string_fails_when_the_lazy_plan_is_built():
     enum = df.with_columns(pl.col("s").cast(pl.Enum(["c", "b", "a"])))
     out = enum.lazy().sdc.mdav(2, on=["s", "x"], ordinal=["s"]).collect()
     assert out.schema["s"] == enum.schema["s"] and out.equals(enum.sdc.mdav(2, on=["s", "x"], ordinal=["s"]))
+
+
+def test_release_is_checked_before_it_is_returned():
+    # the last line of defence: a release with a class below k (or below k households) is refused
+    from polars_sdc._errors import SDCError
+    from polars_sdc.microagg.pipeline import MicroaggSpec
+
+    df = pl.DataFrame({"h": [1, 1, 2, 3, 3, 4], "x": [1.0, 1.0, 2.0, 2.0, 2.0, 2.0]})
+    spec = MicroaggSpec.build(df.schema, 2, "x")
+    assert spec._verified(df.with_columns(pl.lit(0.0).alias("x"))).height == 6
+    with pytest.raises(SDCError, match=r"a released class on \['x'\] has 2 record\(s\) < k = 3"):
+        MicroaggSpec.build(df.schema, 3, "x")._verified(df)
+    with pytest.raises(SDCError, match=r"has 1 household\(s\) < k = 2"):
+        MicroaggSpec.build(df.schema, 2, "x", household="h")._verified(df)
+    out = df.sdc.mdav(2, on="x", household="h")
+    assert out.group_by("x").agg(pl.col("h").n_unique())["h"].min() >= 2

@@ -552,8 +552,23 @@ class MicroaggSpec:
             out = broadcast(df, self.household, released, cols, index=idx)
             if self.group_column is not None:
                 out = out.with_columns(pl.Series(self.group_column, canonical_ids(hlabels[idx]), dtype=GROUP_DTYPE))
+            return self._verified(out)
+        return self._verified(self._release(src, labels, strata, with_group=True))
+
+    def _verified(self, out: pl.DataFrame) -> pl.DataFrame:
+        """The release check: every class of the released ``on`` + ``by`` values (a null its own
+        value, as the groups are formed per null pattern) holds >= k records, and with
+        ``household=`` >= k households; an :class:`SDCError` instead of an unsafe release."""
+        keys = list(dict.fromkeys([*self.on, *self.by]))
+        if out.height == 0 or not keys:
             return out
-        return self._release(src, labels, strata, with_group=True)
+        count = pl.len() if self.household is None else pl.col(self.household).n_unique()
+        low = out.group_by(keys).agg(count.alias("n")).get_column("n").min()
+        if low is not None and low < self.k:
+            unit = "record(s)" if self.household is None else "household(s)"
+            raise SDCError(f"microaggregation: internal error, a released class on {keys} has {low} {unit} < k = "
+                           f"{self.k}; nothing was returned (please report this input)")
+        return out
 
     def _release(self, src: pl.DataFrame, labels: np.ndarray, strata: list[tuple[Any, np.ndarray]] | None,
                  with_group: bool) -> pl.DataFrame:
