@@ -920,7 +920,7 @@ def report(
     >>> rep.verdict
     '2-anonymous on 1 key; expected re-identifications 3 -> 3 (global risk 50 % -> 50 %); 0 values suppressed, 0 values changed in keys/categorical variables, 6 values changed in numeric variables; numeric SSE/SST 22.5 %.'
     >>> sorted(rep.plots)  # no record is unique on a subset of the keys: no SUDA plot
-    ['distribution', 'ru-map']
+    ['distribution', 'losses', 'ru-map']
     """
     import matplotlib
 
