@@ -168,8 +168,12 @@ def run_doctest_block(block: Block, env: dict, page: str = "README.md") -> list[
             with contextlib.redirect_stdout(printed):
                 try:
                     value = eval(compile(code, README.name, "eval"), env)
-                except SyntaxError:
-                    exec(compile(code, README.name, "exec"), env)
+                except SyntaxError:  # a statement: "single" shows an expression's value, as doctest does
+                    try:
+                        compiled = compile(code, README.name, "single")
+                    except SyntaxError:
+                        compiled = compile(code, README.name, "exec")
+                    exec(compiled, env)
                     value = None
         except Exception as e:  # shown as doctest shows it: the exception line is compared
             if not (want and want[0].startswith("Traceback (most recent call last)")):
