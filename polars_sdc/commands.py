@@ -247,8 +247,9 @@ def _add_run(sub: Any) -> None:
         [("recipe", "RECIPE", "recipe .toml or .json"), *cli._in_out()],
     )
     parser.add_argument("--sign-off", dest="sign_off", metavar="FILE.html",
-                        help="also write the sign-off summary (verdict, steps, risk before/after, per-variable "
-                        "losses): .html, or .txt / .md for text; its verdict is printed too")
+                        help="also write the release report of the run (problem.sign_off(): verdict, steps, "
+                        "per-variable counts, risk before/after, utility, plots; docs/report.md): .html, or .txt / "
+                        ".md for its text view; its verdict is printed too")
     cli._finish(parser, run_recipe_command, null_values=cli._NULL_VALUES_HELP)
 
 
@@ -258,7 +259,7 @@ def _check_sign_off(path: str | None, taken: list[str]) -> None:
     import os
 
     if not path.lower().endswith((".html", ".htm", ".txt", ".md")):
-        raise cli._UsageError(f"--sign-off {path!r}: the summary is an .html, .txt or .md file")
+        raise cli._UsageError(f"--sign-off {path!r}: the report is an .html, .txt or .md file")
     if os.path.isdir(path):
         raise cli._UsageError(f"sign-off {path!r} is a directory; give a file name")
     for other in taken:
@@ -312,7 +313,7 @@ def run_recipe_command(args: argparse.Namespace) -> int:
     if args.sign_off:
         summary = problem.sign_off()
         _write_text(args.sign_off, summary.to_html() if args.sign_off.lower().endswith((".html", ".htm"))
-                    else summary.to_text())
+                    else repr(summary) + "\n")
         print(f"  verdict: {summary.verdict}")
         print(f"wrote {args.sign_off}")
     parameters = {"recipe": args.recipe, "roles": dict(recipe.roles),

@@ -293,50 +293,72 @@ def test_a_selector_cannot_be_written_and_a_path_is_read(tmp_path):
         read_recipe(str(tmp_path / "missing.toml"))
 
 
-# -- the sign-off summary -------------------------------------------------------------------------
+# -- the sign-off: the release report built from the problem ---------------------------------------
+def orig_n(problem):
+    return problem.original().height
+
+
 def test_sign_off_verdict_numbers_are_the_log_and_risk(problem):
+    import html
     import re
 
     s = problem.sign_off()
     log = problem.log
-    m = re.fullmatch(r"(\d+)-anonymous on (\d+) keys with nulls as wildcards; expected re-identifications "
-                     r"([\d.]+) -> ([\d.]+); ([\d,]+) values suppressed, ([\d,]+) PRAM changes; numeric SSE/SST ([\d.]+) %",
-                     s.verdict)
+    m = re.fullmatch(r"After 3 steps \(recode_intervals, suppress, rank_swap\): (\d+)-anonymous on (\d+) keys with "
+                     r"missing values as wildcards; expected re-identifications ([\d.]+) -> ([\d.]+) \(global risk "
+                     r"([\d.]+) % -> ([\d.]+) %\); ([\d,]+) values suppressed, ([\d,]+) values changed in "
+                     r"keys/categorical variables \(age ([\d,]+)\), ([\d,]+) values changed in numeric variables; "
+                     r"numeric SSE/SST ([\d.]+) %\.", s.verdict)
     assert m, s.verdict
-    k, nkeys, before, after, suppressed, pram, sse = m.groups()
-    assert int(k) == problem.risk()["k_anonymity"] == 3 and int(nkeys) == len(KEYS)
-    assert float(before) == pytest.approx(problem.undo().undo().undo().risk()["expected_reidentifications"], rel=1e-2)
-    assert float(after) == pytest.approx(problem.risk()["expected_reidentifications"], rel=1e-2)
-    assert int(suppressed.replace(",", "")) == log["suppressed"].sum() > 0 and int(pram) == 0
-    assert float(sse) == pytest.approx(100 * log["sse_sst"][-1], rel=1e-2)
-    assert s.steps["operation"].to_list() == ["recode_intervals", "suppress", "rank_swap"]
-    risk = {r[0]: r for r in s.risk.iter_rows()}
-    assert risk["k-anonymity"][1:3] == (1.0, 3.0) and "k of the suppression" in risk["k-anonymity"][4]
-    assert "_" not in "".join(s.risk["measure"])            # words, not snake_case names
-    text, page = s.to_text(), s.to_html()
-    import html
-
-    assert text.startswith(s.verdict) and html.escape(s.verdict) in page and "nan" not in text.lower()
-    # per variable: the share of values changed, and the largest change of a category's share
-    v = {r["variable"]: r for r in s.variables.iter_rows(named=True)}
-    orig = problem.original()
-    assert v["db040"]["changed_share"] == pytest.approx(v["db040"]["suppressed"] / orig.height)
+    k, nkeys, before, after, g_before, g_after, suppressed, changed_cat, changed_age, changed_num, sse = m.groups()
+    n = lambda x: int(x.replace(",", ""))  # noqa: E731
+    original = problem.undo().undo().undo()
+    assert int(k) == problem.risk()["k_anonymity"] == log["k_anonymity"][-1] == 3 and int(nkeys) == len(KEYS)
+    assert s.facts["k"] == 3                                            # the k of the suppress step
+    assert float(before) == pytest.approx(original.risk()["expected_reidentifications"], rel=5e-3)
+    assert float(before) == pytest.approx(log["expected_reidentifications"][0], rel=5e-3)
+    assert float(after) == pytest.approx(problem.risk()["expected_reidentifications"], rel=5e-3)
+    assert float(after) == pytest.approx(log["expected_reidentifications"][-1], rel=5e-3)
+    assert float(g_before) == pytest.approx(100 * log["global_risk"][0], rel=5e-3)
+    assert float(g_after) == pytest.approx(100 * log["global_risk"][-1], rel=5e-3)
+    # the counts: the log's, step by step, and the problem's utility per variable
+    assert n(suppressed) == log["suppressed"].sum() == s.facts["suppressed"] > 0
+    u = problem.utility()
+    assert n(changed_cat) == u.filter(pl.col("role") != "numeric")["changed"].sum()
+    # every age became a band (the log's step 1); the release keeps the band or suppressed it (step 2)
+    age = u.filter(pl.col("variable") == "age").row(0, named=True)
+    assert age["changed"] + age["suppressed"] == log["changed"][1] == log["records_reclassified"][1] == orig_n(problem)
+    assert n(changed_age) == u.filter(pl.col("variable") == "age")["changed"].item()
+    assert n(changed_num) == u.filter(pl.col("variable") == "(all numeric)")["changed"].item()
+    assert float(sse) == pytest.approx(100 * log["sse_sst"][-1], rel=5e-3)
+    # the steps section is the log, the risk table the measures before / after
+    steps = s.table("steps")
+    assert steps["step"].to_list() == ["recode_intervals", "suppress", "rank_swap"]
+    assert steps["suppressed"].to_list() == log["suppressed"].to_list()[1:]
+    risk = {r["measure"]: r for r in s.table("risk").iter_rows(named=True)}
+    kk = risk["Smallest class size (k-anonymity)"]
+    assert (kk["before"], kk["after"], kk["what matters"]) == (1.0, 3.0, ">= 3 (the target k)")
+    hh = risk["Household risk (mean)"]
+    assert (hh["before"], hh["after"]) == pytest.approx((100 * log["household_risk"][0], 100 * log["household_risk"][-1]))
+    text, page = repr(s), s.to_html()
+    assert s.verdict in text and html.escape(s.verdict) in page and "nan" not in text.lower()
+    # per variable: every role column, its counts the utility's; roles kept
+    v = {r["variable"]: r for r in s.table("variables").iter_rows(named=True)}
+    for row in u.filter(pl.col("variable") != "(all numeric)").iter_rows(named=True):
+        assert (v[row["variable"]]["suppressed"], v[row["variable"]]["changed"]) == (row["suppressed"], row["changed"])
+    assert (v["rb050"]["role"], v["db030"]["role"], v["py010n"]["role"]) == ("weight", "household", "numeric")
+    # the frequency tables: the largest change of a share, against a plain count
+    orig, rel = problem.original(), problem.release()
+    f = s.table("freq-rb090")
+    assert dict(zip(f["category"], f["n before"])) == {"male": (orig["rb090"] == "male").sum(),
+                                                       "female": (orig["rb090"] == "female").sum()}
+    assert f["n after"].sum() == rel["rb090"].is_not_null().sum()
     shares_b = orig["db040"].value_counts(normalize=True, name="s")
-    rel = problem.release()["db040"].drop_nulls().value_counts(normalize=True, name="s")
-    j = shares_b.join(rel, on="db040", suffix="_a")
-    assert v["db040"]["largest_share_change"] == pytest.approx(((j["s_a"] - j["s"]).abs() / j["s"]).max(), rel=1e-12)
-    assert v["age"]["largest_share_change"] is None        # recoded into bands: no share to compare
-    # the frequency tables: every record counted once per variable, before and after
-    f = s.frequencies
-    for c in KEYS:
-        part = f.filter(pl.col("variable") == c)
-        assert part["before"].sum() == part["after"].sum() == orig.height
-    sex = f.filter(pl.col("variable") == "rb090").rows()
-    rel_sex = problem.release()["rb090"]
-    assert {r[1]: (r[2], r[3]) for r in sex} == {
-        "male": ((orig["rb090"] == "male").sum(), (rel_sex == "male").sum()),
-        "female": ((orig["rb090"] == "female").sum(), (rel_sex == "female").sum()),
-        "(missing)": (0, rel_sex.null_count())}
+    shares_a = rel["db040"].drop_nulls().value_counts(normalize=True, name="s")
+    j = shares_b.join(shares_a, on="db040", suffix="_a")
+    cat = s.table("categorical").filter(pl.col("variable") == "db040").row(0, named=True)
+    assert abs(cat["largest relative change of a share (%)"]) == pytest.approx(
+        100 * ((j["s_a"] - j["s"]).abs() / j["s"]).max(), rel=1e-9)
 
 
 def test_cli_run_writes_the_sign_off(tmp_path, capsys, eusilc, problem):
@@ -354,6 +376,7 @@ def test_cli_run_writes_the_sign_off(tmp_path, capsys, eusilc, problem):
 
         written = (tmp_path / name).read_text()
         assert f"  verdict: {verdict}" in out and (html.escape(verdict) if name.endswith("html") else verdict) in written
+        assert ("<img class='plot'" in written) == name.endswith("html")
     code = cli.main(["run", str(tmp_path / "r.toml"), str(src), str(tmp_path / "o.parquet"), "--sign-off",
                      str(tmp_path / "x.pdf")])
     assert code == 2 and "--sign-off" in capsys.readouterr().err
@@ -409,28 +432,31 @@ def test_any_step_sequence_replays_and_undoes(data):
 
 
 def test_sign_off_figures_show_something_and_render_in_chromium(problem, tmp_path):
+    import base64
     import io
+    import re
     import subprocess
 
     import matplotlib.image as mpimg
     from test_risk_report import _chromium
 
     s = problem.sign_off()
-    figures = s.figures()
-    assert list(figures) == ["Individual risk before and after", "Risk and utility after each step",
-                             "What each variable lost"]
-    for title, (png, xlabel, ylabel) in figures.items():
-        assert xlabel and ylabel and "_" not in xlabel + ylabel, title       # labelled axes, in words
+    assert list(s.plots) == ["distribution", "suda", "steps-map", "losses", "ru-map"]
+    assert all(p == [] for p in s.figure_problems.values())            # titled, labelled axes
+    for name, png in s.plots.items():
         img = mpimg.imread(io.BytesIO(png))
-        assert img[..., :3].std() > 0.05 and (img[..., :3].sum(axis=-1) < 1.5).mean() > 0.005, title
+        assert img[..., :3].std() > 0.05 and (img[..., :3].sum(axis=-1) < 1.5).mean() > 0.005, name
     # the risk histogram holds every record, before and after
-    before, after = s.record_risk
-    assert len(before) == len(after) == problem.original().height
+    assert s.risk_before.per_record.height == s.risk_after.per_record.height == problem.original().height
     page = s.save(tmp_path / "signoff.html")
     text = page.read_text()
-    assert text.count("class='plot'") == 3 and "changed_share" not in text and "sse_sst" not in text
+    assert text.count("class='plot'") == 5 and "sse_sst" not in text and "expected_reidentifications" not in text
     browser = _chromium()
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--user-data-dir={tmp_path / 'p'}"]
+    dom = subprocess.run([browser, *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=180)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    imgs = re.findall(r'<img class="plot" alt="([^"]+)" src="data:image/png;base64,([^"]+)"', dom.stdout)
+    assert [a for a, _ in imgs] == list(s.plots) and all(base64.b64decode(d)[:4] == b"\x89PNG" for _, d in imgs)
     shot = tmp_path / "shot.png"
     res = subprocess.run([browser, *flags, f"--screenshot={shot}", "--window-size=1200,3000", page.as_uri()],
                          capture_output=True, text=True, timeout=120)

@@ -4,7 +4,9 @@ Every ```python block of README.md, then of each page of docs/ (in the order of 
 nav, pages not in the nav last), runs in order in one namespace (like a notebook: a page may use
 what the README or an earlier page defined):
 
-- a block of ``>>>`` lines is a doctest: each shown result is compared with the value;
+- a block of ``>>>`` lines is a doctest: each shown result is compared with what the statement
+  prints and its value (``<BLANKLINE>`` for an empty line; ``# doctest: +ELLIPSIS`` lets ``...``
+  match anything; a shown ``Traceback`` compares the exception line);
 - any other python block followed directly by a plain ``` block: what it prints, then the
   value of its last line, is compared with that block (a frame as Polars prints it; the "shape:" line and the dtype
   row only if the README shows them);
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import doctest
 import io
 import math
 import os
@@ -158,29 +161,35 @@ def run_doctest_block(block: Block, env: dict, page: str = "README.md") -> list[
             want.append(lines[i])
             i += 1
         code = "\n".join(stmt)
+        ellipsis = "doctest: +ELLIPSIS" in code
         code = re.sub(r"\s+#[^\n'\"]*$", "", code)
-        if want and want[0].startswith("Traceback (most recent call last):"):
-            # an expected exception, as doctest shows it: compare its last line "module.Type: message"
-            try:
-                exec(compile(code, README.name, "exec"), env)
-                got = "<no exception>"
-            except Exception as exc:  # noqa: BLE001 (any exception the page shows)
-                got = f"{type(exc).__module__}.{type(exc).__qualname__}: {exc}"
-                got = got.removeprefix("builtins.")
-            problems += diff(f"`{code}`", block.line + start + len(want), want[-1], got, page)
-            continue
         printed = io.StringIO()
-        with contextlib.redirect_stdout(printed):
-            try:
-                value = eval(compile(code, README.name, "eval"), env)
-            except SyntaxError:                   # a statement: as doctest, show what it displays
+        try:
+            with contextlib.redirect_stdout(printed):
                 try:
-                    compiled = compile(code, README.name, "single")
-                except SyntaxError:
-                    compiled = compile(code, README.name, "exec")
-                exec(compiled, env)
-                value = None
-        got = printed.getvalue().rstrip("\n") + ("" if value is None else render(value, "\n".join(want)))
+                    value = eval(compile(code, README.name, "eval"), env)
+                except SyntaxError:  # a statement: "single" shows an expression's value, as doctest does
+                    try:
+                        compiled = compile(code, README.name, "single")
+                    except SyntaxError:
+                        compiled = compile(code, README.name, "exec")
+                    exec(compiled, env)
+                    value = None
+        except Exception as e:  # shown as doctest shows it: the exception line is compared
+            if not (want and want[0].startswith("Traceback (most recent call last)")):
+                raise
+            name = type(e).__qualname__ if type(e).__module__ == "builtins" else f"{type(e).__module__}.{type(e).__qualname__}"
+            got = "\n".join([want[0], "...", f"{name}: {e}"])
+            want = [want[0], "...", want[-1]]
+            problems += diff(f"`{code}`", block.line + start + 1, "\n".join(want), got, page)
+            continue
+        out = printed.getvalue()
+        out = out[:-1] if out.endswith("\n") else out  # print's newline; a blank line shows as <BLANKLINE>
+        got = "\n".join(x if x.strip() else "<BLANKLINE>" for x in out.split("\n")) if out else ""
+        if value is not None:
+            got = (got + "\n" if got else "") + render(value, "\n".join(want))
+        if ellipsis and doctest.OutputChecker().check_output("\n".join(want) + "\n", got + "\n", doctest.ELLIPSIS):
+            continue
         problems += diff(f"`{code}`", block.line + start + 1, "\n".join(want), got, page)
     return problems
 

@@ -169,8 +169,8 @@ def test_categorical_utility(silc):
 
 def test_plots_are_labelled_and_suda_sums_to_100(silc, release):
     for _, _, rep in (silc, release):
-        assert sorted(rep.plots) == ["distribution", "ru-map", "suda"]
-        assert rep.figure_problems == {"distribution": [], "ru-map": [], "suda": []}
+        assert sorted(rep.plots) == ["distribution", "losses", "ru-map", "suda"]
+        assert rep.figure_problems == {"distribution": [], "losses": [], "ru-map": [], "suda": []}
         assert all(p[:8] == b"\x89PNG\r\n\x1a\n" for p in rep.plots.values())
         for res in (rep.risk_before, rep.risk_after):
             shares = suda_shares(res)
@@ -191,9 +191,9 @@ def test_text_and_notebook_views(silc):
         assert heading in text
     assert "on=pb220a, pd=0.9, seed=1" in text and "Pitman" in text and "no value:" in text
     html = rep._repr_html_()
-    assert html.count("<img class='plot'") == 3
+    assert html.count("<img class='plot'") == 4
     for sid in ("summary", "steps", "variables", "risk", "numeric", "utility", "categorical", "frequencies",
-                "association", "distribution", "suda", "ru-map"):
+                "association", "distribution", "suda", "losses", "ru-map"):
         assert f"<section id='{sid}'>" in html, sid
     assert "0.00387" not in html and "0.388 %" in html  # percent, one convention
     # in a notebook: a fragment whose styles touch only the report, not the notebook's page
@@ -201,6 +201,39 @@ def test_text_and_notebook_views(silc):
     css = html[html.index("<style>") + 7: html.index("</style>")]
     assert all(rule.strip().startswith(".sdc-report") for rule in re.findall(r"(?:^|})([^{}]+){", css))
     assert rep.to_html().startswith("<!DOCTYPE html>") and html in rep.to_html()
+
+
+def test_losses_plot_and_further_categorical_columns(release):
+    """The bars of "What each variable lost" are the variables table's shares; ``categorical=``
+    adds a column's counts, frequency table and role, and refuses an unknown column."""
+    import matplotlib.pyplot as plt
+
+    from polars_sdc.risk import report as mod
+
+    df, masked, _ = release
+    m = masked.sdc.pram("disease", pd=0.7, seed=2)
+    rep = sdc.report(df, m, on=["age", "sex", "region"], categorical="disease")
+    v = rep.table("variables")
+    assert v.filter(pl.col("variable") == "disease").select("role", "changed").row(0) == (
+        "categorical", reference_value_changes(df["disease"].to_list(), m["disease"].to_list())[1])
+    assert rep.table("freq-disease")["n after"].sum() == df.height and "disease" in rep.table("categorical")["variable"]
+    seen = {}
+    real = mod._png
+    mod._png = lambda fig: seen.setdefault("ax", fig.axes[0]) and real(fig)
+    try:
+        lost = v.filter(~pl.col("role").is_in(["weight", "household", "other"]) & ((pl.col("suppressed") + pl.col("changed")) > 0))
+        mod._plot_variables(lost)
+    finally:
+        mod._png = real
+    bars = seen["ax"].patches
+    widths = [b.get_width() for b in bars]
+    half = len(widths) // 2
+    total = [a + b for a, b in zip(widths[:half], widths[half:])]
+    assert total == pytest.approx(lost["% of values suppressed or changed"].to_list())
+    plt.close("all")
+    assert "losses" in rep.plots and rep.figure_problems["losses"] == []
+    with pytest.raises(SDCError, match="nope"):
+        sdc.report(df, m, on=["age"], categorical="nope")
 
 
 def test_report_dollar_labels_and_steps_errors(release):
@@ -284,7 +317,7 @@ def test_eusilc_report_renders_in_headless_chromium(silc, tmp_path):
         assert f'id="{section}"' in dom.stdout, section
     assert rep.verdict.split(":")[0] in dom.stdout
     imgs = re.findall(r'<img class="plot" alt="([^"]+)" src="data:image/png;base64,([^"]+)"', dom.stdout)
-    assert sorted(a for a, _ in imgs) == ["distribution", "ru-map", "suda"]
+    assert sorted(a for a, _ in imgs) == ["distribution", "losses", "ru-map", "suda"]
     img = _shot(browser, flags, page, tmp_path / "shot.png", "1200,2400")
     assert img.shape[0] > 100 and img.std() > 0.02  # the page is not blank
     # every figure, as the browser draws it (each on a page of its own): non-blank pixels in the plot
@@ -297,7 +330,7 @@ def test_eusilc_report_renders_in_headless_chromium(silc, tmp_path):
         assert dark.sum() > 2000 and coloured.sum() > 500, (alt, dark.sum(), coloured.sum())  # text/axes and coloured series drawn
         assert base64.b64decode(data)[:8] == b"\x89PNG\r\n\x1a\n"
     # and every figure had its axes labelled and a title (polars_sdc.plot.unlabelled_axes)
-    assert all(p == [] for p in rep.figure_problems.values()) and len(rep.figure_problems) == 3
+    assert all(p == [] for p in rep.figure_problems.values()) and len(rep.figure_problems) == 4
 
 
 def test_a_problem_log_is_read_as_given(tmp_path):

@@ -46,7 +46,7 @@ from .._columns import ColumnSpec, is_categorical, resolve_columns
 from .._errors import SDCError
 
 SECTIONS = ("summary", "steps", "variables", "risk", "numeric", "utility", "categorical", "frequencies",
-            "association", "sensitive", "distribution", "suda", "steps-map", "ru-map")
+            "association", "sensitive", "distribution", "suda", "steps-map", "losses", "ru-map")
 
 #: The columns of a ``steps=`` log: ``step`` (String, the method name, e.g. "suppress") and
 #: ``parameters`` (String, the options as text, e.g. "k=3, on=db040,age") are required; any
@@ -335,6 +335,7 @@ class RiskReport:
 
 _PLOT_TITLES = {
     "steps-map": "Risk–utility path of the steps",
+    "losses": "What each variable lost",
     "ru-map": "Risk–utility map",
     "suda": "Share of the SUDA score per key",
     "distribution": "Individual re-identification risk, before and after",
@@ -411,7 +412,7 @@ def _variables_table(o: pl.DataFrame, m: pl.DataFrame, roles: dict[str, str]) ->
     schema = {"variable": pl.String, "role": pl.String, "type before": pl.String, "type after": pl.String,
               "missing before": pl.Int64, "missing after": pl.Int64, "suppressed": pl.Int64, "changed": pl.Int64,
               "% of values suppressed or changed": pl.Float64}
-    order = {"key": 0, "numeric": 1, "sensitive": 2, "weight": 3, "household": 4, "other": 5}
+    order = {"key": 0, "categorical": 1, "numeric": 2, "sensitive": 3, "weight": 4, "household": 5, "other": 6}
     rows.sort(key=lambda r: order[r["role"]])  # stable: frame order within a role
     return pl.DataFrame(rows, schema=schema)
 
@@ -696,6 +697,28 @@ def _plot_suda(before, after, keys: list[str]):
     return _png(fig)
 
 
+def _plot_variables(t: pl.DataFrame):
+    """Per variable (rows of the variables table with a loss): the share of its values present
+    before that was suppressed and that was changed, stacked bars."""
+    import matplotlib.pyplot as plt
+
+    present = t["% of values suppressed or changed"].fill_null(0.0).to_numpy()
+    n_sup, n_chg = t["suppressed"].to_numpy().astype(float), t["changed"].to_numpy().astype(float)
+    sup = present * n_sup / np.maximum(n_sup + n_chg, 1.0)
+    names = [_mpl(f"{v} ({r})") for v, r in zip(t["variable"], t["role"])]
+    fig, ax = plt.subplots(figsize=(7, 0.8 + 0.34 * t.height))
+    ax.barh(names, sup, color="C3", label="suppressed (became missing)")
+    ax.barh(names, present - sup, left=sup, color="C0", label="changed (released as another value)")
+    ax.invert_yaxis()
+    ax.set_xlim(0, max(float(present.max()) * 1.05, 1.0))
+    ax.set_xlabel("values suppressed or changed (% of the variable's values present before)")
+    ax.set_ylabel("variable (role)")
+    ax.set_title("What each variable lost")
+    ax.legend(fontsize=8, loc="lower right")
+    ax.grid(alpha=0.3, axis="x")
+    return _png(fig)
+
+
 def _plot_ru_map(points, release, method: str):
     import matplotlib.pyplot as plt
 
@@ -878,6 +901,7 @@ def report(
     k: int = 3,
     threshold: float = 0.1,
     household: str | None = None,
+    categorical: ColumnSpec = None,
 ) -> RiskReport:
     """The release report (module docstring): ``orig`` and ``masked`` hold the same records in
     the same order; ``on`` the keys, ``numeric`` the numeric variables, ``sensitive`` the
@@ -885,7 +909,10 @@ def report(
     ``measure_risk``), ``household`` the household id (household risk); ``k`` the target k and
     ``threshold`` the acceptable individual risk (ARX's record threshold) the risk table judges
     against; ``steps`` a log of the steps applied (:data:`STEP_COLUMNS`); ``method`` and ``ks``
-    the microaggregation drawn on the risk–utility map.
+    the microaggregation drawn on the risk–utility map; ``categorical`` further categorical
+    columns (PRAM'd ones, say) whose values and frequency tables are compared like the keys'.
+    A problem's :meth:`~polars_sdc.process.Problem.sign_off` is this report built from its roles
+    and log.
 
     >>> import polars as pl
     >>> o = pl.DataFrame({"a": [1, 1, 2, 2, 3, 3], "x": [1.0, 2.0, 3.0, 4.0, 5.0, 9.0]})
@@ -893,7 +920,7 @@ def report(
     >>> rep.verdict
     '2-anonymous on 1 key; expected re-identifications 3 -> 3 (global risk 50 % -> 50 %); 0 values suppressed, 0 values changed in keys/categorical variables, 6 values changed in numeric variables; numeric SSE/SST 22.5 %.'
     >>> sorted(rep.plots)  # no record is unique on a subset of the keys: no SUDA plot
-    ['distribution', 'ru-map']
+    ['distribution', 'losses', 'ru-map']
     """
     import matplotlib
 
@@ -919,6 +946,11 @@ def report(
     for c, what in ((sensitive, "sensitive"), (weight, "weight"), (household, "household")):
         if c is not None and c not in o.columns:
             raise SDCError(f"column {c!r} ({what}): not in the original frame")
+    extra = resolve_columns(o, categorical, kind="any", what="categorical", default="error") if categorical is not None else []
+    for c in extra:
+        if c not in m.columns:
+            raise SDCError(f"column {c!r} (categorical): not in the masked frame")
+    extra = [c for c in extra if c not in keys and c != sensitive]
     k = check_int(k, "k", minimum=1)
     if not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
         raise SDCError(f"threshold must be in (0, 1], got {threshold!r}")
@@ -938,7 +970,8 @@ def report(
     after = measure_risk(m, keys, w_after, alpha=a, ks=rks, threshold=threshold, household=h_after)
     b, af = before.as_dict(), after.as_dict()
 
-    roles = {c: "key" for c in keys}
+    roles = {c: "categorical" for c in extra}
+    roles.update({c: "key" for c in keys})
     roles.update({c: "numeric" for c in nums})
     for c, r in ((sensitive, "sensitive"), (weight, "weight"), (household, "household")):
         if c is not None:
@@ -1019,8 +1052,8 @@ def report(
         facts["sensitive"] = sensitive
         facts["l_before"], facts["l_after"] = rows[0]["l (distinct values per class, smallest)"], rows[1]["l (distinct values per class, smallest)"]
 
-    # categorical utility: the keys and the sensitive column (as categories)
-    cats = keys + ([sensitive] if sensitive is not None else [])
+    # categorical utility: the keys, the further categorical columns and the sensitive column (as categories)
+    cats = keys + extra + ([sensitive] if sensitive is not None else [])
     cat_summary, freq_tables = _categorical_summary(o, m, cats)
 
     verdict = _verdict(facts)
@@ -1043,7 +1076,8 @@ def report(
     for name in list(tables):
         tables_ordered[name] = tables[name]
     intros["numeric"] = f"Numeric variables: {', '.join(nums)}." if nums else ""
-    tables_ordered["categorical: Categorical utility (keys and sensitive column)"] = cat_summary
+    tables_ordered["categorical: Categorical utility (keys" + (", categorical columns" if extra else "")
+                   + (" and sensitive column)" if sensitive is not None else ")")] = cat_summary
     intros["categorical"] = ("Shares are among the non-missing values (suppressions are counted per variable above); "
                              "the relative change of a share is (after - before) / before; the total variation "
                              "distance is half the sum of the absolute share differences.")
@@ -1079,6 +1113,12 @@ def report(
             notes.append(f"the log's last step records {_num(logged)} expected re-identifications, the release "
                          f"measured here {_num(af['expected_reidentifications'])}: the log used other keys, weights "
                          "or missing-value rule than this report")
+    lost = variables.filter(~pl.col("role").is_in(["weight", "household", "other"])
+                            & ((pl.col("suppressed") + pl.col("changed")) > 0))
+    if lost.height:
+        plots["losses"], problems["losses"] = _plot_variables(lost)
+        intros["losses"] = ("Per variable, the share of its values suppressed and changed (the table of "
+                                    "values suppressed and changed, as bars).")
     if ru_points:
         plots["ru-map"], problems["ru-map"] = _plot_ru_map(ru_points, release_point, method)
         intros["ru-map"] = (f"Information loss against record-linkage risk of {method.upper()} microaggregation of the "
