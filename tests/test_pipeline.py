@@ -228,3 +228,9 @@ def test_release_is_checked_before_it_is_returned():
         MicroaggSpec.build(df.schema, 2, "x", household="h")._verified(df)
     out = df.sdc.mdav(2, on="x", household="h")
     assert out.group_by("x").agg(pl.col("h").n_unique())["h"].min() >= 2
+
+
+def test_release_check_with_a_key_column_named_like_its_counter():
+    df = pl.DataFrame({"size": [1.0, 2.0, 3.0, 4.0], "size_": [1.0, 1.0, 2.0, 2.0]})
+    out = df.sdc.mdav(2, on=["size", "size_"])
+    assert out.group_by("size").len()["len"].min() >= 2

@@ -563,7 +563,10 @@ class MicroaggSpec:
         if out.height == 0 or not keys:
             return out
         count = pl.len() if self.household is None else pl.col(self.household).n_unique()
-        low = out.group_by(keys).agg(count.alias("n")).get_column("n").min()
+        size = "size"
+        while size in keys:                        # a name no key column has
+            size += "_"
+        low = out.group_by(keys).agg(count.alias(size)).get_column(size).min()
         if low is not None and low < self.k:
             unit = "record(s)" if self.household is None else "household(s)"
             raise SDCError(f"microaggregation: internal error, a released class on {keys} has {low} {unit} < k = "

@@ -300,7 +300,7 @@ def run_recipe(recipe: Any, frame: pl.DataFrame | pl.LazyFrame) -> Problem:
     >>> df = pl.DataFrame({"a": ["x", "x", "x", "y"], "b": ["u", "u", "v", "v"]})
     >>> text = '[roles]\\nkeys = ["a", "b"]\\n\\n[[steps]]\\noperation = "suppress"\\nk = 2\\n'
     >>> polars_sdc.run_recipe(text, df.lazy()).release().collect().rows()
-    [('x', 'u'), ('x', 'u'), (None, 'v'), (None, 'v')]
+    [('x', 'u'), ('x', 'u'), (None, 'v'), ('y', 'v')]
     """
     r = read_recipe(recipe)
     if not isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
