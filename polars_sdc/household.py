@@ -44,6 +44,7 @@ __all__ = [
     "collapse",
     "household_index",
     "household_level_columns",
+    "mask_by_household",
     "mask_households",
     "split_columns",
     "warn_household_level",
@@ -376,6 +377,33 @@ def check_by_household_level(df: pl.DataFrame, household: str, by: Sequence[str]
         if v:
             raise SDCError(f"`by` column {c!r} varies within a household of {household!r}; a household-level "
                            "column is masked once per household, so its strata must not split a household")
+
+
+def mask_by_household(
+    df: pl.DataFrame,
+    household: str | None,
+    columns: Sequence[str],
+    mask: Any,
+    *,
+    method: str,
+    by: Sequence[str] = (),
+    key: str | None = None,
+) -> pl.DataFrame:
+    """The masking methods' one entry: with ``household``, :func:`mask_households`; without,
+    ``mask(df, columns, key)`` after a :class:`HouseholdWarning` for ``columns`` that are
+    evidently household-level (:func:`warn_household_level`, naming ``method``).
+
+    >>> df = pl.DataFrame({"hh": [1, 1, 2], "size": [2, 2, 1], "age": [40, 9, 70]})
+    >>> plus = lambda f, cols, key: f.with_columns(pl.col(c) + f.height for c in cols)
+    >>> mask_by_household(df, "hh", ["size"], plus, method="plus")["size"].to_list()
+    [4, 4, 3]
+    >>> mask_by_household(df, None, ["size"], plus, method="plus")["size"].to_list()
+    [5, 5, 4]
+    """
+    if household is None:
+        warn_household_level(df, list(columns), method=method, exclude=[*by, *([key] if key else [])])
+        return mask(df, list(columns), key)
+    return mask_households(df, household, columns, mask, by=by, key=key)
 
 
 def mask_households(

@@ -229,7 +229,7 @@ def laplace_frame(
     >>> out["inc"][0] == out["inc"][1], out["pay"].is_null().to_list()
     (True, [True, False, False])
     """
-    from .household import mask_households, warn_household_level
+    from .household import mask_by_household
     from .masking._common import frame_keys
 
     cols = laplace_columns(df.schema, phi, on, seed=seed, key=key, household=household)
@@ -254,10 +254,7 @@ def laplace_frame(
                 new.append(pl.Series(c, laplace_values(x, phis[c], s, c, clamp=clamp, keys=keys), dtype=pl.Float64))
         return frame.with_columns(new)
 
-    if household is None:
-        warn_household_level(df, cols, method="laplace", exclude=[key] if key else [])
-        return run(df, cols, key)
-    return mask_households(df, household, cols, run, key=key)
+    return mask_by_household(df, household, cols, run, method="laplace", key=key)
 
 
 def laplace_series(

@@ -288,7 +288,7 @@ def add_noise_frame(
     >>> out["inc"][0] == out["inc"][1], out["inc"][3] == out["inc"][4], out["pay"].is_null().to_list()
     (True, True, [False, True, False, False, False])
     """
-    from ..household import mask_households, warn_household_level
+    from ..household import mask_by_household
 
     method, noise, delta = check_args(method, noise, delta)
     check_seed(seed)
@@ -298,10 +298,7 @@ def add_noise_frame(
     def run(frame: pl.DataFrame, columns: list[str], k: str | None) -> pl.DataFrame:
         return _add_noise(frame, columns, method, noise, delta, by_cols, s, k)
 
-    if household is None:
-        warn_household_level(df, cols, method="add_noise", exclude=by_cols + ([key] if key else []))
-        return run(df, cols, key)
-    return mask_households(df, household, cols, run, by=by_cols, key=key)
+    return mask_by_household(df, household, cols, run, method="add_noise", by=by_cols, key=key)
 
 
 def _add_noise(df: pl.DataFrame, cols: list[str], method: str, noise: float, delta: float, by_cols: list[str],

@@ -312,7 +312,7 @@ def pram_frame(
     >>> out.group_by("hh").agg(pl.col("region").n_unique()).get_column("region").max()
     1
     """
-    from ..household import mask_households, warn_household_level
+    from ..household import mask_by_household
 
     cols, by_cols, a = _args(df.schema, on, by, key, alpha, seed, pd, matrix, household)
     s = seed_or_fresh(seed)
@@ -324,10 +324,7 @@ def pram_frame(
     def run(frame: pl.DataFrame, columns: list[str], k: str | None) -> pl.DataFrame:
         return _pram(frame, columns, by_cols, pd, a, s, k, matrix)
 
-    if household is None:
-        warn_household_level(df, cols, method="pram", exclude=by_cols + ([key] if key else []))
-        return run(df, cols, key)
-    return mask_households(df, household, cols, run, by=by_cols, key=key)
+    return mask_by_household(df, household, cols, run, method="pram", by=by_cols, key=key)
 
 
 def _pram(df: pl.DataFrame, cols: list[str], by_cols: list[str], pd: Any, a: float, s: int, key: str | None,

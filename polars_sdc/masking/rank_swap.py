@@ -253,7 +253,7 @@ def rank_swap_frame(
     >>> rank_swap_frame(df, "inc", p=0.5, seed=1, household="hh")["inc"].to_list()   # whole households
     [30, 30, 40, 10, 10, 20]
     """
-    from ..household import mask_households, warn_household_level
+    from ..household import mask_by_household
 
     p, r0, k0, top, bottom = _check_args(p, r0, k0, top, bottom, preset)
     check_seed(seed)
@@ -263,10 +263,7 @@ def rank_swap_frame(
     def run(frame: pl.DataFrame, columns: list[str], k: str | None) -> pl.DataFrame:
         return _rank_swap(frame, columns, p, r0, k0, top, bottom, by_cols, s, k, preset)
 
-    if household is None:
-        warn_household_level(df, cols, method="rank_swap", exclude=by_cols + ([key] if key else []))
-        return run(df, cols, key)
-    return mask_households(df, household, cols, run, by=by_cols, key=key)
+    return mask_by_household(df, household, cols, run, method="rank_swap", by=by_cols, key=key)
 
 
 def _rank_swap(df: pl.DataFrame, cols: list[str], p: float | None, r0: float | None, k0: float | None, top: float,
