@@ -48,9 +48,10 @@ def doc_pages() -> list[Path]:
         if (ROOT / "mkdocs.yml").exists() else []
     ordered = [docs / n for n in nav if (docs / n).exists()]
     return ordered + sorted(p for p in docs.rglob("*.md") if p not in ordered)
-# blocks about the reader's own files, and the Spark tour (a cluster session; tests/test_spark.py
+# blocks about the reader's own files, and the Spark tour and cluster set-up (a cluster session, which
+# would also outlive the block in this process; tests/test_spark.py
 # runs the same calls in Spark local mode)
-SKIP = ("people.parquet", "people.csv", "sdcs.")
+SKIP = ("people.parquet", "people.csv", "sdcs.", "SparkSession.builder")
 FLOAT_REL = 1e-12  # a shown float (full repr) and the value agree to this relative error
 
 

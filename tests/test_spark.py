@@ -48,6 +48,9 @@ def spark():
     # local[2, 2]: two cores, and a failed task is tried a second time (the retry test needs it)
     # tiny data: two shuffle partitions, no whole-stage code generation nor adaptive
     # re-planning, and the JVM's quick (C1) compiler: each query compiles less than it runs
+    active = SparkSession.getActiveSession()
+    if active is not None and active.sparkContext.master != "local[2,2]":
+        active.stop()             # a session made elsewhere in this process (no task retries)
     session = (SparkSession.builder.master("local[2,2]").appName("polars_sdc-tests")
                .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
                .config("spark.default.parallelism", "2").config("spark.sql.codegen.wholeStage", "false")
