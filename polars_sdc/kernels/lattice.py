@@ -22,23 +22,28 @@ def dense_ids(keys):
     first = np.empty(m, dtype=np.int64)
     n = 0
     for i in range(m):
-        k = keys[i]
-        h = (k * np.int64(-7046029254386353131)) >> np.int64(17)
-        pos = h & mask
-        while True:
-            sid = slot_id[pos]
-            if sid < 0:
-                slot_id[pos] = n
-                slot_key[pos] = k
-                ids[i] = n
-                first[n] = i
-                n += 1
-                break
-            if slot_key[pos] == k:
-                ids[i] = sid
-                break
-            pos = (pos + 1) & mask
+        sid = _slot(slot_key, slot_id, mask, keys[i], n)
+        ids[i] = sid
+        if sid == n:
+            first[n] = i
+            n += 1
     return ids, first[:n].copy(), n
+
+
+@njit(cache=True, inline="always")
+def _slot(slot_key, slot_id, mask, k, n):
+    """The id of key ``k`` in the open-addressing table (``slot_key``, ``slot_id``; ``mask`` =
+    capacity - 1): its id if present, else ``k`` is stored with id ``n`` and ``n`` returned."""
+    pos = ((k * np.int64(-7046029254386353131)) >> np.int64(17)) & mask
+    while True:
+        sid = slot_id[pos]
+        if sid < 0:
+            slot_id[pos] = n
+            slot_key[pos] = k
+            return n
+        if slot_key[pos] == k:
+            return sid
+        pos = (pos + 1) & mask
 
 
 def group_keys(T: np.ndarray, gen: list[np.ndarray], radix: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
@@ -83,23 +88,12 @@ def group_node(T, G, levels, radix, w, max_classes):
         k = np.int64(0)
         for c in range(d):
             k = k * radix[c] + G[c, levels[c], T[i, c]]
-        h = (k * np.int64(-7046029254386353131)) >> np.int64(17)
-        pos = h & mask
-        while True:
-            sid = slot_id[pos]
-            if sid < 0:
-                slot_id[pos] = n
-                slot_key[pos] = k
-                ids[i] = n
-                first[n] = i
-                sizes[n] = w[i]
-                n += 1
-                break
-            if slot_key[pos] == k:
-                ids[i] = sid
-                sizes[sid] += w[i]
-                break
-            pos = (pos + 1) & mask
+        sid = _slot(slot_key, slot_id, mask, k, n)
+        ids[i] = sid
+        sizes[sid] += w[i]
+        if sid == n:
+            first[n] = i
+            n += 1
     return ids, first[:n].copy(), sizes[:n].copy(), n
 
 
