@@ -2,7 +2,7 @@
 
 One module per method, each exposing ``partition_<name>(X, k, **options) -> uint32 labels`` on
 a float64 (n, p) feature matrix: :mod:`.mdav`, :mod:`.vmdav`, :mod:`.mhm`, :mod:`.univariate`;
-:mod:`.mil` refines a partition. :mod:`.features` turns mixed columns into that matrix (or, with
+:mod:`.refine` holds the refiners (:mod:`.mil`, :mod:`.anneal`) and the per-stratum loop. :mod:`.features` turns mixed columns into that matrix (or, with
 nominal columns, a :class:`~.features.Features`: numeric matrix plus category codes), and
 :mod:`.pipeline` runs a validated :class:`~.pipeline.MicroaggSpec` on a frame (strata, pooling,
 representatives). Method modules import their Numba kernels only when called.
@@ -11,15 +11,14 @@ from __future__ import annotations
 
 from .pipeline import (
     METHODS,
-    REFINERS,
     Method,
     MicroaggSpec,
     merge_small_strata_rows,
     microaggregate_frame,
     partition_frame,
     quasi_identifiers,
-    strata_rows,
 )
+from .refine import REFINERS, strata_rows
 
 __all__ = [
     "METHODS",

@@ -31,8 +31,7 @@ from ..partition import GROUP_DTYPE, canonical_ids
 from .features import Features, features
 from .mdav import partition_mdav
 from .mhm import check_order, partition_mhm
-from .anneal import check_anneal_options, refine_anneal
-from .mil import check_mil_options, refine_mil
+from .refine import REFINERS, check_refine_options, per_stratum, refine_labels, strata_rows
 from .univariate import partition_univariate
 from .vmdav import check_gamma, partition_vmdav
 
@@ -101,31 +100,6 @@ METHODS: dict[str, Method] = {
     "univariate": Method("univariate", partition_univariate, one_numeric_column=True),
 }
 
-#: Post-optimisations by name: ``refine(X, labels, k, **refine_options) -> labels``.
-REFINERS: dict[str, Callable[..., np.ndarray]] = {
-    "mil": refine_mil,
-    "anneal": refine_anneal,
-}
-
-
-#: each refiner's option values checked by name (when a plan is built, not when it runs)
-REFINER_OPTION_CHECKS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
-    "mil": check_mil_options,
-    "anneal": check_anneal_options,
-}
-
-#: the refiners' progress callbacks: set by the pipeline's progress bar, not user options
-PROGRESS_HOOKS = ("on_stage", "on_sweep", "done")
-
-
-def _refiner_options(refine: str, options: Mapping[str, Any]) -> dict[str, Any]:
-    takes = [name for name in list(inspect.signature(REFINERS[refine]).parameters)[3:] if name not in PROGRESS_HOOKS]
-    for name in options:
-        if name not in takes:
-            raise SDCError(f"unknown refine option {name!r} for refine={refine!r}; it takes: {', '.join(takes)}")
-    return REFINER_OPTION_CHECKS[refine](options)
-
-
 def quasi_identifiers(
     frame: pl.DataFrame | pl.LazyFrame | Mapping[str, pl.DataType], on: ColumnSpec, by: ColumnSpec = None
 ) -> list[str]:
@@ -177,16 +151,6 @@ def merge_small_strata_rows(
     key, rows = big[target]
     big[target] = ((key, pool_key), np.sort(np.concatenate([rows, pool])))
     return big
-
-
-def strata_rows(df: pl.DataFrame, by: ColumnSpec) -> list[tuple[Any, np.ndarray]]:
-    """(stratum key, row indices) for each stratum of ``by``, in order of first appearance."""
-    by = resolve_columns(df, by, what="by")
-    keyed = df.select(by).with_row_index("__row__")
-    out = []
-    for key, part in keyed.group_by(by, maintain_order=True):
-        out.append((key if len(by) > 1 else key[0], part.get_column("__row__").to_numpy()))
-    return out
 
 
 def _pooled_dtype(dtype: pl.DataType, column: str, pooled_label: Any) -> pl.DataType:
@@ -272,7 +236,7 @@ class MicroaggSpec:
             check_choice(refine, "refine", REFINERS)
         if refine is None and refine_options:
             raise SDCError("refine_options given without refine=")
-        refine_options = _refiner_options(refine, refine_options or {}) if refine is not None else {}
+        refine_options = check_refine_options(refine, refine_options or {}) if refine is not None else {}
         on_cols = quasi_identifiers(schema, on, by)
         if meth.one_numeric_column:
             on_cols = resolve_columns(schema, on_cols, kind="numeric")
@@ -344,7 +308,7 @@ class MicroaggSpec:
         (:func:`~.blocks.household_repair`), after the partition and after the refinement; a
         refinement that ends above the repaired partition's SSE is not kept."""
         from ..progress import Null
-        from .blocks import household_repair, sse
+        from .blocks import household_repair
 
         pb = pb if pb is not None else Null()
         F = self._features(df, columns)
@@ -368,12 +332,7 @@ class MicroaggSpec:
             if self.refine == "mil" and pb.enabled and pb.total is not None:  # MIL's share: one row per row
                 options["done"] = np.array([0.0, float(df.height)])
             with pb.waiting(where + self.refine, counter=options.get("done")):
-                refined = np.asarray(REFINERS[self.refine](X, labels, self.k, **options), dtype=np.uint32)
-            if units is not None:
-                refined = canonical_ids(household_repair(X, refined, units, self.k))
-                if sse(X, refined) > sse(X, labels):
-                    refined = labels
-            labels = refined
+                labels = canonical_ids(refine_labels(self.refine, X, labels, self.k, units, **options))
         return labels
 
     def _bar(self, rows: int | None) -> Any:
@@ -456,24 +415,23 @@ class MicroaggSpec:
                 and not self.by:
             with self._bar(df.height if self.method.tracks_rows else None) as pb:
                 return canonical_ids(self._run(df, pb, units=units))
-        labels = np.empty(df.height, dtype=np.uint32)
-        offset = 0
         # progress: "stratum i/n" unless null patterns split the strata further
         word = "block" if any(len(b.columns) < len(self.on) for b in blocks) else "stratum"
         with self._bar(df.height) as pb:
-            for i, b in enumerate(blocks):
+
+            def run(i: int, b: Any, rows: np.ndarray) -> np.ndarray:
                 before = pb.n
-                rows = b.rows
                 if not b.columns:  # every `on` value null: nothing to aggregate, one group
                     part = np.zeros(rows.size, dtype=np.uint32)
                 else:
                     part = self._run(df[rows], pb, f"{word} {i + 1}/{len(blocks)}: ", b.columns,
                                      None if units is None else units[rows])
-                labels[rows] = part + offset
-                offset += int(part.max()) + 1
                 end = before + rows.size * (2 if self.refine == "mil" else 1)
                 if end > pb.n:  # what the kernels did not count
                     pb.advance(end - pb.n)
+                return part
+
+            labels = per_stratum(df.height, [(b, b.rows) for b in blocks], run)
         return canonical_ids(labels)
 
     def _check_values(self, df: pl.DataFrame) -> None:

@@ -169,7 +169,7 @@ class MicroaggMethods(FrameOps):
         (options in ``refine_options``: ``max_iter``, ``seed``, ...) anneals after MIL for a
         lower SSE (:func:`polars_sdc.microagg.anneal.refine_anneal`); it dissolves and
         creates groups, so ``group`` becomes UInt32 ids by first appearance. ``household=``:
-        every group keeps >= k households (see :func:`polars_sdc.microagg.mil.mil_frame`).
+        every group keeps >= k households (see :func:`polars_sdc.microagg.refine.mil_frame`).
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 10.0, 11.0], "g": [0, 0, 1, 1, 1]})
@@ -179,7 +179,7 @@ class MicroaggMethods(FrameOps):
         UInt32
         """
         from .._errors import SDCError
-        from ..microagg.mil import mil_columns, mil_frame, mil_output_schema, mil_refiner
+        from ..microagg.refine import mil_columns, mil_frame, mil_output_schema, mil_refiner
 
         from ..household import check_household_column
 
