@@ -284,13 +284,7 @@ def _masking() -> dict[str, Operation]:
     return {op.name: op for op in ops}
 
 
-#: the options of partition methods added to ``microagg.METHODS`` outside this module:
-#: {option: {"kind": ..., "help": ...}} (the built-in methods' options are declared below)
-_METHOD_OPTION_SPECS: dict[str, dict[str, Any]] = {}
-
-
 def _microaggregation() -> dict[str, Operation]:
-    from .microagg.mhm import ORDERS
     from .microagg.pipeline import METHODS, REFINERS, MicroaggSpec
     from .aggregate import INTEGER_MODES
 
@@ -315,17 +309,17 @@ def _microaggregation() -> dict[str, Operation]:
         "household": _spec("column", "household id column: every group spans >= k households (household-level "
                            "columns are microaggregated once per household)", role="household"),
         "merge_small_patterns": _spec("bool", "pool null patterns with fewer than k rows instead of an error"),
-        "gamma": _spec("float", "V-MDAV growth factor (method vmdav)", low=0),
-        "order": _spec("choice", "MHM path ordering (method mhm)", choices=tuple(ORDERS)),
-        "cells_per_dim": _spec("int", "grid cells per dimension (method mhm, order grid/vgrid)", low=1),
-        "leaf_size": _spec("int", "k-d tree leaf size (method mhm, order kd/kd-mdav)", low=1),
     }
     method_options: dict[str, Any] = {}
-    for meth in METHODS.values():
+    for meth in METHODS.values():  # each method's options: declared with the method (microagg.Method)
         sig = inspect.signature(meth.partition).parameters
         for o in meth.options():
             method_options.setdefault(o, sig[o].default)
-    specs.update({name: _spec(**spec) for name, spec in _METHOD_OPTION_SPECS.items()})
+            if o not in specs:
+                if o not in meth.option_specs:
+                    raise TypeError(f"microaggregation method {meth.name!r}: option {o!r} is not declared in its "
+                                    "option_specs (kind, help)")
+                specs[o] = _spec(**meth.option_specs[o])
     out = {"microaggregate": _declare(
         "microaggregate", MicroaggSpec.build, "k-anonymity by microaggregation (MDAV, V-MDAV, MHM, univariate)",
         specs, extra_defaults=method_options, command="microaggregate", numeric="on")}
@@ -379,9 +373,16 @@ def _all() -> dict[str, Operation]:
 class _Table(dict):  # type: ignore[type-arg]
     """:data:`OPERATIONS`, built on first use (the method modules load only then)."""
 
+    _methods: tuple[tuple[str, int], ...] = ()
+
     def _fill(self) -> None:
-        if not dict.__len__(self):
+        from .microagg.pipeline import METHODS
+
+        methods = tuple((name, id(m)) for name, m in METHODS.items())  # a method added: rebuilt
+        if not dict.__len__(self) or methods != self._methods:
+            dict.clear(self)
             self.update(_all())
+            self._methods = methods
 
     def __getitem__(self, name: str) -> Operation:
         self._fill()

@@ -110,40 +110,7 @@ def test_the_guard_keeps_signatures_and_results():
     assert df.sdc.mdav(2, "x", refine="mil", refine_options={"max_sweeps": 3})["x"].to_list() == [1.5, 8.5, 1.5, 8.5]
 
 
-def test_a_new_partition_method_reaches_python_the_cli_and_recipes(monkeypatch, tmp_path, capsys):
-    """A method added to microagg.METHODS (with its option declared) is a choice of
-    df.sdc.microaggregate, of `polars-sdc microaggregate --method` and of a recipe step."""
-    import numpy as np
-
-    from polars_sdc import cli
-    from polars_sdc.microagg import pipeline
-    from polars_sdc.operations import OPERATIONS
-
-    def partition_halves(X, k, flip=False):
-        """Dummy method: the rows in consecutive groups of k (the last one absorbs the rest)."""
-        n = len(X) if not hasattr(X, "numeric") else X.numeric.shape[0]
-        labels = np.minimum(np.arange(n) // k, max(n // k - 1, 0)).astype(np.uint32)
-        return labels[::-1].copy() if flip else labels
-
-    monkeypatch.setitem(pipeline.METHODS, "halves", pipeline.Method("halves", partition_halves))
-    monkeypatch.setattr("polars_sdc.operations._METHOD_OPTION_SPECS",
-                        {"flip": {"kind": "bool", "help": "number the groups from the end"}}, raising=False)
-    dict.clear(OPERATIONS)  # the declarations are rebuilt from the tables on next use
-    try:
-        op = OPERATIONS["microaggregate"]
-        assert "halves" in op.option("method").choices and op.option("flip").default is False
-        df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
-        want = df.sdc.microaggregate(3, "x", method="halves")
-        assert want["x"].to_list() == [2.0, 2.0, 2.0, 5.0, 5.0, 5.0]
-        src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
-        df.write_parquet(src)
-        assert cli.main(["microaggregate", str(src), str(out), "--k", "3", "--on", "x", "--method", "halves", "--flip"]) == 0
-        assert pl.read_parquet(out).equals(df.sdc.microaggregate(3, "x", method="halves", flip=True))
-        recipe = '[roles]\nnumeric = ["x"]\n\n[[steps]]\noperation = "microaggregate"\nk = 3\nmethod = "halves"\n'
-        assert polars_sdc.run_recipe(recipe, df).release().equals(want)
-    finally:
-        dict.clear(OPERATIONS)
-    capsys.readouterr()
+# a new partition method reaching Python, the CLI, recipes and Spark: tests/test_method_registry.py
 
 
 @pytest.mark.parametrize("call, method, hint", [

@@ -30,7 +30,7 @@ from ..aggregate import check_integers
 from ..partition import GROUP_DTYPE, canonical_ids
 from .features import Features, features
 from .mdav import partition_mdav
-from .mhm import check_order, partition_mhm
+from .mhm import ORDERS, check_order, partition_mhm
 from .refine import REFINERS, check_refine_options, per_stratum, refine_labels, strata_rows
 from .univariate import partition_univariate
 from .vmdav import check_gamma, partition_vmdav
@@ -45,9 +45,16 @@ COMMON_ARGUMENTS = ("by", "standardize", "ordinal", "weights", "group_column", "
 
 @dataclass(frozen=True)
 class Method:
-    """A partition method: its function ``partition(X, k, **options) -> uint32 labels`` (X a
-    float matrix, or :class:`~.features.Features` when nominal columns take part) and a
-    validator per option (returns the clean value)."""
+    """A partition method, declared once: its function ``partition(X, k, **options) -> uint32
+    labels`` (X a float matrix, or :class:`~.features.Features` when nominal columns take
+    part; the options and their defaults are its keyword parameters), a validator per option
+    (returns the clean value) and, per option, what the CLI and recipes need besides the
+    default (``option_specs``: ``{"kind": ..., "help": ...}`` plus ``low`` / ``high`` /
+    ``choices``, the fields of :class:`polars_sdc.operations.Option`).
+
+    Adding a method is its kernel, its module and one entry in :data:`METHODS`; the method is
+    then a choice of ``df.sdc.microaggregate(method=...)``, of ``polars-sdc microaggregate
+    --method`` (its options become flags) and of recipes (``tests/test_method_registry.py``)."""
 
     name: str
     partition: Callable[..., np.ndarray]
@@ -56,6 +63,7 @@ class Method:
     #: ``partition`` takes ``done=`` (int64, one element): rows grouped (MHM: visited) so far, updated by the
     #: kernel while it runs, so a progress bar shows a real percentage
     tracks_rows: bool = False
+    option_specs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def options(self) -> list[str]:
         """The option names ``partition`` takes (after ``X`` and ``k``; not ``done``)."""
@@ -95,8 +103,12 @@ def _checked_order(order: Any) -> str:
 #: Partition methods by name: function references (their Numba kernels load on first call).
 METHODS: dict[str, Method] = {
     "mdav": Method("mdav", partition_mdav, tracks_rows=True),
-    "vmdav": Method("vmdav", partition_vmdav, {"gamma": check_gamma}, tracks_rows=True),
-    "mhm": Method("mhm", partition_mhm, {"order": _checked_order}, tracks_rows=True),
+    "vmdav": Method("vmdav", partition_vmdav, {"gamma": check_gamma}, tracks_rows=True, option_specs={
+        "gamma": {"kind": "float", "help": "V-MDAV growth factor (method vmdav)", "low": 0}}),
+    "mhm": Method("mhm", partition_mhm, {"order": _checked_order}, tracks_rows=True, option_specs={
+        "order": {"kind": "choice", "help": "MHM path ordering (method mhm)", "choices": ORDERS},
+        "cells_per_dim": {"kind": "int", "help": "grid cells per dimension (method mhm, order grid/vgrid)", "low": 1},
+        "leaf_size": {"kind": "int", "help": "k-d tree leaf size (method mhm, order kd/kd-mdav)", "low": 1}}),
     "univariate": Method("univariate", partition_univariate, one_numeric_column=True),
 }
 
