@@ -106,7 +106,7 @@ def laplace_values(
     if keys is None:
         keys = rng.row_positions(x.shape[0])
     with np.errstate(over="ignore", invalid="ignore"):
-        y = x + rng.laplace(seed, f"laplace/{name}", keys, phi)
+        y = x + rng.laplace(seed, rng.stream("laplace", column=name), keys, phi)
     if not np.isfinite(y).all():
         raise SDCError(
             f"column {name!r}: Laplace noise of scale phi={phi:g} overflows float64 (the release would hold inf); "

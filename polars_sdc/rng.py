@@ -29,18 +29,59 @@ import polars as pl
 from ._errors import SDCError
 from ._validation import check_seed
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
-def _mix(z: np.ndarray) -> np.ndarray:
-    """SplitMix64 finaliser, elementwise on uint64 (wrapping arithmetic)."""
+# -- the row mixer: written once, run by numpy here and compiled by Numba in kernels/masking.py --
+def mix(z: np.ndarray) -> np.ndarray:
+    """SplitMix64 finaliser (Steele, Lea & Flood 2014) on uint64, wrapping arithmetic: elementwise
+    on a numpy array here; :mod:`polars_sdc.kernels.masking` compiles this same function for one
+    uint64 at a time, so both give the same bits. A row's 64 bits are
+    ``mix(mix(key * GOLDEN + h) ^ h)`` with ``h`` the :func:`stream_hash`."""
     z = z ^ (z >> np.uint64(30))
     z = z * _M1
     z = z ^ (z >> np.uint64(27))
     z = z * _M2
     return z ^ (z >> np.uint64(31))
+
+
+def unit(z: np.ndarray) -> np.ndarray:
+    """64 random bits -> a uniform in the open interval (0, 1): the top 53 bits, plus a half
+    (numpy arrays here, one uint64 in the compiled kernels)."""
+    return (np.float64(z >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)
+
+
+# -- the stream names: every randomised method's streams, declared here only ---------------------
+#: stream name patterns by use (``str.format`` fields); :func:`stream` fills them. A value
+#: drawn for a row depends on (seed, stream name, row key), so renaming a stream changes every
+#: release made with it: tests/test_rng.py pins the names.
+STREAMS: dict[str, str] = {
+    "laplace": "laplace/{column}",                 # noise.py, spark/laplace.py
+    "add_noise": "add_noise/{column}",             # masking/noise.py (normal: two sub-streams)
+    "pram": "pram/{column}",                       # masking/pram.py, spark/masking.py: each row's draw
+    "pram_pd": "pram/{column}/pd/{stratum}",       # masking/pram.py: pd drawn per category, per stratum
+    "rank_swap": "rank_swap/{column}",             # masking/rank_swap.py: the partner of each rank
+    "swap_records_donor": "swap_records/donor{level}",  # masking/record_swap.py: donor keys per level
+    "swap_records_select": "swap_records/select",  # the households selected
+    "swap_records_total": "swap_records/total",    # rounding of the number to swap
+    "swap_records_extra": "swap_records/extra",    # the extra households
+}
+
+
+def stream(use: str, **fields: object) -> str:
+    """The stream name of ``use`` (a key of :data:`STREAMS`) with its fields filled in.
+
+    >>> stream("laplace", column="age"), stream("pram_pd", column="sex", stratum=0)
+    ('laplace/age', 'pram/sex/pd/0')
+    """
+    return STREAMS[use].format(**fields)
+
+
+def normal_streams(name: str) -> tuple[str, str]:
+    """The two sub-streams of a normal draw on stream ``name`` (Box-Muller's two uniforms)."""
+    return name + "/n1", name + "/n2"
 
 
 def stream_hash(seed: int, stream: str) -> np.uint64:
@@ -107,12 +148,12 @@ def bits(seed: int, stream: str, keys: np.ndarray) -> np.ndarray:
     """64 random bits per key (uint64)."""
     h = stream_hash(seed, stream)
     with np.errstate(over="ignore"):
-        return _mix(_mix(np.asarray(keys, dtype=np.uint64) * _GOLDEN + h) ^ h)
+        return mix(mix(np.asarray(keys, dtype=np.uint64) * GOLDEN + h) ^ h)
 
 
 def uniform(seed: int, stream: str, keys: np.ndarray) -> np.ndarray:
     """Uniform(0, 1) per key, never exactly 0 or 1 (53-bit resolution)."""
-    return ((bits(seed, stream, keys) >> np.uint64(11)).astype(np.float64) + 0.5) * (1.0 / 9007199254740992.0)
+    return unit(bits(seed, stream, keys))
 
 
 def laplace(seed: int, stream: str, keys: np.ndarray, scale: float = 1.0) -> np.ndarray:
@@ -133,8 +174,9 @@ def normal(seed: int, stream: str, keys: np.ndarray) -> np.ndarray:
     >>> round(float(z.mean()), 2), round(float(z.std()), 2)
     (0.0, 1.0)
     """
-    u1 = uniform(seed, stream + "/n1", keys)
-    u2 = uniform(seed, stream + "/n2", keys)
+    s1, s2 = normal_streams(stream)
+    u1 = uniform(seed, s1, keys)
+    u2 = uniform(seed, s2, keys)
     return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
 
 

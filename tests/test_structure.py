@@ -197,3 +197,49 @@ def _private_imports_of_spark() -> list[str]:
                    "(issue 29 item 2: public shared helpers)")
 def test_spark_imports_no_private_local_name():
     assert _private_imports_of_spark() == []
+
+
+#: the functions that take a stream name as their second argument (polars_sdc.rng and the
+#: Numba-backed twins of masking/_common.py)
+DRAWS = {"bits", "uniform", "normal", "laplace", "stream_hash"}
+
+
+def _written_stream_names() -> list[str]:
+    out = []
+    for module, (path, _) in MODULES.items():
+        if module == "polars_sdc.rng":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or len(node.args) < 2:
+                continue
+            func = node.func  # rng.uniform(...) or a bare uniform(...), not df.sdc.laplace(...)
+            if isinstance(func, ast.Attribute):
+                name = func.attr if isinstance(func.value, ast.Name) and func.value.id == "rng" else ""
+            else:
+                name = getattr(func, "id", "")
+            arg = node.args[1]
+            literal = isinstance(arg, ast.JoinedStr) or (isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+                                                          and arg.value != "")  # "": a seed check, no draw
+            concatenated = isinstance(arg, ast.BinOp) and any(
+                isinstance(side, (ast.JoinedStr, ast.Constant)) for side in (arg.left, arg.right))
+            if name in DRAWS and (literal or concatenated):
+                out.append(f"{module}:{node.lineno} {ast.unparse(arg)}")
+    return out
+
+
+def test_stream_names_are_declared_in_rng_only():
+    """One owner of the random stream names: every draw names its stream through
+    ``rng.stream(...)`` (the table ``rng.STREAMS``), never by a string written at the call."""
+    assert _written_stream_names() == []
+
+
+def test_the_stream_table_builds_the_names_the_tests_pin():
+    from polars_sdc import rng
+
+    assert rng.stream("laplace", column="x") == "laplace/x"
+    assert rng.stream("add_noise", column="x") == "add_noise/x"
+    assert rng.stream("pram", column="c") == "pram/c" and rng.stream("pram_pd", column="c", stratum=0) == "pram/c/pd/0"
+    assert rng.stream("rank_swap", column="x") == "rank_swap/x"
+    assert rng.stream("swap_records_donor", level=1) == "swap_records/donor1"
+    assert rng.normal_streams("add_noise/x") == ("add_noise/x/n1", "add_noise/x/n2")
+    assert rng.stream("laplace", column="a{b}") == "laplace/a{b}"  # a column name is not a format string

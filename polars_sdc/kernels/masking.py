@@ -5,23 +5,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, uint64
 
-_G = uint64(0x9E3779B97F4A7C15)
-_M1 = uint64(0xBF58476D1CE4E5B9)
-_M2 = uint64(0x94D049BB133111EB)
+from .. import rng
 
-
-@njit(cache=True, inline="always")
-def _mix(z):
-    z = z ^ (z >> uint64(30))
-    z = z * _M1
-    z = z ^ (z >> uint64(27))
-    z = z * _M2
-    return z ^ (z >> uint64(31))
-
-
-@njit(cache=True, inline="always")
-def _unit(z):
-    return (float(z >> uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)
+_G = rng.GOLDEN
+# the row mixer and the bits -> (0, 1) map of polars_sdc.rng, compiled: one definition, same bits
+_mix = njit(cache=True, inline="always")(rng.mix)
+_unit = njit(cache=True, inline="always")(rng.unit)
 
 
 @njit(cache=True)

@@ -114,9 +114,10 @@ def normal(seed: int, stream: str, keys: np.ndarray, out: np.ndarray | None = No
         from ..kernels.masking import normal as kernel
 
         k = np.ascontiguousarray(keys, dtype=np.uint64)
-        return kernel(k, rng.stream_hash(seed, stream + "/n1"), rng.stream_hash(seed, stream + "/n2"), out)
-    u1 = uniform(seed, stream + "/n1", keys)
-    u2 = uniform(seed, stream + "/n2", keys)
+        return kernel(k, *(rng.stream_hash(seed, s) for s in rng.normal_streams(stream)), out)
+    s1, s2 = rng.normal_streams(stream)
+    u1 = uniform(seed, s1, keys)
+    u2 = uniform(seed, s2, keys)
     out[:] = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
     return out
 

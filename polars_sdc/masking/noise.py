@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from .. import rng
 from .._columns import ColumnSpec, check_finite
 from .._errors import SDCError
 from .._validation import check_real
@@ -82,13 +83,13 @@ def _latent(seed: int, cols: list[str], keys: np.ndarray) -> np.ndarray:
     workers = min(len(cols), os.cpu_count() or 1)
     if keys.shape[0] < 200_000 or workers < 2:
         for j, c in enumerate(cols):
-            normal(seed, f"add_noise/{c}", keys, out=Z[:, j])
+            normal(seed, rng.stream("add_noise", column=c), keys, out=Z[:, j])
         return Z
     from concurrent.futures import ThreadPoolExecutor
 
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     with ThreadPoolExecutor(workers) as pool:
-        list(pool.map(lambda j: normal(seed, f"add_noise/{cols[j]}", keys, out=Z[:, j]), range(len(cols))))
+        list(pool.map(lambda j: normal(seed, rng.stream("add_noise", column=cols[j]), keys, out=Z[:, j]), range(len(cols))))
     return Z
 
 

@@ -219,7 +219,7 @@ def stratum_matrices(c: str, levels: list, counts: np.ndarray | None, strata_val
         if L == 0:
             mats.append(PramMatrix(c, s, levels, np.zeros((0, 0))))
             continue
-        u = rng.uniform(seed, f"pram/{c}/pd/{si}", rng.row_positions(L))
+        u = rng.uniform(seed, rng.stream("pram_pd", column=c, stratum=si), rng.row_positions(L))
         diag = pdc + (1.0 - pdc) * u
         tot = counts[si].sum()
         p = counts[si] / tot if tot else np.full(L, 1.0 / L)
@@ -336,7 +336,7 @@ def _pram(df: pl.DataFrame, cols: list[str], by_cols: list[str], pd: Any, a: flo
         levels, codes = codes_of[c]
         if levels.len() == 0:
             continue
-        u = uniform(s, f"pram/{c}", keys)
+        u = uniform(s, rng.stream("pram", column=c), keys)
         new.append(_from_codes(df.get_column(c), levels, _draw(codes, sidx, mats[c], u)))
     return df.with_columns(new) if new else df.clone()
 

@@ -152,7 +152,7 @@ def rank_swap_values(
             means.append((order[a:lo], x[order[a:lo]].astype(np.float64).mean()))
     if seg_lo:
         ks = order.view(np.uint64) if keys_are_positions else np.ascontiguousarray(keys[order], dtype=np.uint64)
-        partner = rank_swap_partners(ks, rng.stream_hash(seed, f"rank_swap/{column}"), np.array(seg_lo, dtype=np.int64),
+        partner = rank_swap_partners(ks, rng.stream_hash(seed, rng.stream("rank_swap", column=column)), np.array(seg_lo, dtype=np.int64),
                                      np.array(seg_hi, dtype=np.int64), np.array(seg_w, dtype=np.int64), 64)
         out = apply_swap(x, order, partner, np.empty_like(x))
     else:

@@ -352,7 +352,7 @@ def prepare(df: pl.DataFrame, spec: RecordSwapSpec, hh: _Households, seed: int) 
     pair_free = np.zeros((L, P, H), dtype=np.int64)     # free eligible donors per pair
     bucket_free = np.zeros((L, P, ncode + 1), dtype=np.int64)
     for h in range(L):
-        dkey = prob[:, h] / -np.log(uniform(seed, f"swap_records/donor{h}", hk))
+        dkey = prob[:, h] / -np.log(uniform(seed, rng.stream("swap_records_donor", level=h), hk))
         ok = elig[h]
         for p in range(P):
             b = np.where(ok, simc[p], ncode)
@@ -371,13 +371,13 @@ def prepare(df: pl.DataFrame, spec: RecordSwapSpec, hh: _Households, seed: int) 
     # lowest level: per area, at risk (by id), then by descending sampling key
     last = area[L - 1]
     n_area = int(last.max()) + 1 if H else 0
-    skey = prob[:, L - 1] / -np.log(uniform(seed, "swap_records/select", hk))
+    skey = prob[:, L - 1] / -np.log(uniform(seed, rng.stream("swap_records_select"), hk))
     klass = np.where(level == L - 1, 0, np.where(prob[:, L - 1] > 0, 1, 2)).astype(np.int64)
     last_seq = np.lexsort((idx, np.where(klass == 0, 0.0, -skey), klass, last))
     last_off = np.zeros(n_area + 1, dtype=np.int64)
     np.cumsum(np.bincount(last, minlength=n_area), out=last_off[1:])
     # quota per lowest area (sdcMicro distributeDraws)
-    coin = uniform(seed, "swap_records/total", np.zeros(1, dtype=np.uint64))[0] < 0.5
+    coin = uniform(seed, rng.stream("swap_records_total"), np.zeros(1, dtype=np.uint64))[0] < 0.5
     total = math.ceil(H * spec.swaprate / 2) if coin else math.floor(H * spec.swaprate / 2)
     size = np.bincount(last, minlength=n_area)
     share = size / H * total if H else np.zeros(0)
@@ -386,7 +386,7 @@ def prepare(df: pl.DataFrame, spec: RecordSwapSpec, hh: _Households, seed: int) 
     if excess > 0:
         first = np.full(n_area, H, dtype=np.int64)
         np.minimum.at(first, last, idx)
-        u = uniform(seed, "swap_records/extra", hk[first])
+        u = uniform(seed, rng.stream("swap_records_extra"), hk[first])
         draws[np.lexsort((np.arange(n_area), u))[:excess]] += 1
     inputs = dict(area=area, level=level, simc=simc, dl=dl, bstart=bstart, forced_seq=forced_seq.astype(np.int64),
                   forced_off=np.array(forced_off, dtype=np.int64), last_seq=last_seq.astype(np.int64),

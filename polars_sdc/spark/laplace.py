@@ -27,7 +27,7 @@ def laplace_noise(seed: int, column: str, keys: pl.Series, phi: float) -> np.nda
     >>> bool(np.array_equal(e, rng.laplace(7, "laplace/age", rng.row_keys(pl.Series([1, 2, 3])), 2.0)))
     True
     """
-    return rng.laplace(seed, f"laplace/{column}", rng.row_keys(keys), phi)
+    return rng.laplace(seed, rng.stream("laplace", column=column), rng.row_keys(keys), phi)
 
 
 def laplace(

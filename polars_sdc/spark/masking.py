@@ -150,7 +150,7 @@ def pram(
                 col = df.get_column(c)
                 codes = df.select(c).join(code_of, on=c, how="left", maintain_order="left") \
                     .get_column("__code").fill_null(-1).to_numpy()
-                out = _from_codes(col, lv, _draw(codes, sidx, mats, uniform(s, f"pram/{c}", keys)))
+                out = _from_codes(col, lv, _draw(codes, sidx, mats, uniform(s, rng.stream("pram", column=c), keys)))
                 new[c] = out.to_arrow().cast(batch.schema.field(c).type)
             yield pa.RecordBatch.from_arrays([new.get(n, batch.column(n)) for n in names], schema=batch.schema)
 
