@@ -75,6 +75,8 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 import polars_sdc  # noqa: E402,F401
 
+import timing  # benchmarks/timing.py: the shared best-of-n wall / CPU timer
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 _LIMIT = threadpool_limits(THREADS)
@@ -82,9 +84,8 @@ _LIMIT = threadpool_limits(THREADS)
 
 # -- the harness ---------------------------------------------------------------------------------
 def measure(fn):
-    w, c = time.perf_counter(), time.process_time()
-    out = fn()
-    return time.perf_counter() - w, time.process_time() - c, out
+    t = timing.timed(fn)
+    return t.wall, t.cpu, t.result
 
 
 def interleaved(fns: dict, reps: int, only_first: dict | None = None) -> dict:

@@ -16,14 +16,11 @@ from pathlib import Path
 from polars_sdc import datasets
 from polars_sdc.datasets import _build
 
+import timing  # benchmarks/timing.py: the shared best-of-n wall / CPU timer
+
 
 def best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+    return timing.timed(fn, repeat).wall
 
 
 def main() -> None:

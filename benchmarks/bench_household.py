@@ -26,6 +26,8 @@ import polars as pl
 
 import polars_sdc
 
+import timing  # benchmarks/timing.py: the shared best-of-n wall / CPU timer
+
 HH_INC = ["hy040n", "hy050n", "hy070n", "hy080n", "hy090n", "hy110n", "hy130n", "hy145n"]
 PY_INC = ["py010n", "py050n", "py090n", "py100n", "py110n", "py120n", "py130n", "py140n"]
 
@@ -37,9 +39,8 @@ def survey(copies: int) -> pl.DataFrame:
 
 
 def timed(fn):
-    c, t = time.process_time(), time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t, time.process_time() - c, out
+    t = timing.timed(fn)
+    return t.wall, t.cpu, t.result
 
 
 CASES = {

@@ -21,6 +21,8 @@ import polars as pl
 
 import polars_sdc
 
+import timing  # benchmarks/timing.py: the shared best-of-n wall / CPU timer
+
 HH = ["hy040n", "hy050n", "hy070n", "hy080n", "hy090n", "hy110n", "hy130n", "hy145n"]
 PERSON = ["py010n", "py050n", "py090n", "py100n", "py110n", "py120n", "py130n", "py140n"]
 
@@ -34,12 +36,8 @@ def data(scale: int) -> pl.DataFrame:
 
 
 def cpu(fn, repeat: int) -> tuple[float, pl.DataFrame]:
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.process_time()
-        out = fn()
-        best = min(best, time.process_time() - t)
-    return best, out
+    t = timing.timed(fn, repeat)
+    return t.cpu, t.result
 
 
 def main() -> None:

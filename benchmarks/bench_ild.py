@@ -24,14 +24,12 @@ import polars_sdc  # noqa: F401
 from polars_sdc import dist
 from polars_sdc.loss.ild import information_amount
 
+import timing  # benchmarks/timing.py: the shared best-of-n wall / CPU timer
+
 
 def best(fn, n=3):
-    out, t = None, float("inf")
-    for _ in range(n):
-        s = time.perf_counter()
-        out = fn()
-        t = min(t, time.perf_counter() - s)
-    return out, t
+    t = timing.timed(fn, n)
+    return t.result, t.wall
 
 
 def naive_numeric(x, chunk=2048):

@@ -31,15 +31,16 @@ import polars as pl
 
 import polars_sdc  # noqa: F401
 
+import timing  # benchmarks/timing.py: the shared best-of-n wall / CPU timer
+
 ADULT = "/work/shared/data/adult.csv"
 KEYS = ["workclass", "education", "marital-status", "race", "sex", "native-country"]
 
 
 def timed(fn):
     """(wall s, CPU s of the whole process, i.e. all threads, result)."""
-    c, t = time.process_time(), time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t, time.process_time() - c, out
+    t = timing.timed(fn)
+    return t.wall, t.cpu, t.result
 
 
 def interleaved(ours, peer, repeat):

@@ -21,15 +21,12 @@ import time
 
 import numpy as np
 
+import timing  # benchmarks/timing.py: the shared best-of-n wall / CPU timer
+
 
 def _best_of(fn, repeat):
-    best = np.inf
-    out = None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+    t = timing.timed(fn, repeat)
+    return t.wall, t.result
 
 
 def census_table(ks=(3, 4, 5, 10)):

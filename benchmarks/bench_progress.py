@@ -24,6 +24,8 @@ import polars as pl
 import polars_sdc  # noqa: F401
 from polars_sdc import datasets
 
+import timing  # benchmarks/timing.py: the shared best-of-n wall / CPU timer
+
 
 def workloads():
     adult = datasets.adult()
@@ -43,9 +45,8 @@ def workloads():
 
 def measure(fn, on: bool) -> tuple[float, float]:
     with open(os.devnull, "w") as null, contextlib.redirect_stderr(null):
-        c0, w0 = time.process_time(), time.perf_counter()
-        fn(on)
-        return time.process_time() - c0, time.perf_counter() - w0
+        t = timing.timed(lambda: fn(on))
+        return t.cpu, t.wall
 
 
 def unit_costs(n: int = 20000) -> dict[str, float]:

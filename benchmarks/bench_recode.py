@@ -29,6 +29,8 @@ import polars_sdc  # noqa: F401
 from polars_sdc import datasets
 from polars_sdc.recode import merge_plan, threshold
 
+import timing  # benchmarks/timing.py: the shared best-of-n wall / CPU timer
+
 ADULT_CATEGORICAL = [
     "workclass", "education", "marital-status", "occupation", "relationship", "race", "sex", "native-country",
 ]
@@ -38,12 +40,8 @@ PS = (0.01, 0.03, 0.05)
 
 
 def best(fn, repeat: int) -> tuple[float, object]:
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
+    t = timing.timed(fn, repeat)
+    return t.wall, t.result
 
 
 def synthetic(rows: int, seed: int = 0) -> pl.DataFrame:

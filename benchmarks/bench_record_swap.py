@@ -29,6 +29,8 @@ import polars as pl
 import polars_sdc  # noqa: F401
 from polars_sdc.masking import record_swap as rs
 
+import timing  # benchmarks/timing.py: the shared best-of-n wall / CPU timer
+
 
 def population(H: int, seed: int = 1) -> pl.DataFrame:
     g = np.random.default_rng(seed)
@@ -44,9 +46,8 @@ def population(H: int, seed: int = 1) -> pl.DataFrame:
 
 
 def timed(fn):
-    c, t = time.process_time(), time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t, time.process_time() - c, out
+    t = timing.timed(fn)
+    return t.wall, t.cpu, t.result
 
 
 def best(fn, repeat):

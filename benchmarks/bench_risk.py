@@ -34,20 +34,17 @@ from polars_sdc.risk.individual import frequencies_and_risk, individual_risk
 from polars_sdc.risk.linkage import linkage_risk
 from polars_sdc.risk.suda import suda
 
+import timing  # benchmarks/timing.py: the shared best-of-n wall / CPU timer
+
 ADULT_KEYS = ["age", "workclass", "education", "marital-status", "occupation", "race", "sex", "native-country"]
 
 
 def best(fn, repeat: int) -> tuple[float, object]:
     """Best wall time of ``repeat`` runs and the last result; the best CPU time is kept in
     ``best.cpu``."""
-    times, cpus, out = [], [], None
-    for _ in range(repeat):
-        t0, c0 = time.perf_counter(), time.process_time()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-        cpus.append(time.process_time() - c0)
-    best.cpu = min(cpus)
-    return min(times), out
+    t = timing.timed(fn, repeat)
+    best.cpu = t.cpu
+    return t.wall, t.result
 
 
 def load() -> str:

@@ -15,7 +15,7 @@ os.environ.setdefault("POLARS_SDC_COMPILE_NOTICE", "0")
 # max_examples). "ci": the same examples on every run (derandomize), no example database, no
 # deadline -- chosen automatically when the CI environment variable is set. "nightly": many
 # more examples (each test's own max_examples times NIGHTLY_FACTOR) and larger inputs where a
-# test asks `size(small, large)`; run by benchmarks/nightly.py. Select one explicitly with
+# test asks `size(small, large)`; run by tools/nightly.py. Select one explicitly with
 # HYPOTHESIS_PROFILE=name or pytest's --hypothesis-profile=name.
 NIGHTLY_FACTOR = 10
 settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)

@@ -1,4 +1,4 @@
-"""Write notebooks/07_masking.ipynb (then execute it with benchmarks/run_notebooks.py)."""
+"""Write notebooks/07_masking.ipynb (then execute it with tools/run_notebooks.py)."""
 from pathlib import Path
 
 import nbformat as nbf

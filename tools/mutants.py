@@ -10,10 +10,10 @@ runs the named tests there (plus the mutated module's doctests) with the derando
 hypothesis profile "ci", and prints whether the mutant was killed (a test failed, or it
 timed out) or survived. The working tree is never modified.
 
-    python benchmarks/mutants.py                 # all mutations
-    python benchmarks/mutants.py ild recode      # only those whose name contains a word
-    python benchmarks/mutants.py --list          # the table of mutations, nothing run
-    python benchmarks/mutants.py --check         # every mutation applies (exit 3 if not), nothing run
+    python tools/mutants.py                 # all mutations
+    python tools/mutants.py ild recode      # only those whose name contains a word
+    python tools/mutants.py --list          # the table of mutations, nothing run
+    python tools/mutants.py --check         # every mutation applies (exit 3 if not), nothing run
 
 Numba caches: the scratch copy has its own ``__pycache__``; a mutated file gets a new mtime
 (so Numba's cache index, keyed by the source's mtime and size, recompiles it) and the
@@ -158,9 +158,9 @@ MUTATIONS: list[Mutation] = [
       "if dc[i] > dc[r] or (dc[i] == dc[r] and idx[i] < idx[r]):",
       "if dc[i] > dc[r] or (dc[i] == dc[r] and idx[i] > idx[r]):",
       ("tests/test_vmdav.py",)),
-    M("strata-id-offset", "polars_sdc/microagg/pipeline.py",
-      "offset += int(part.max()) + 1",
-      "offset += int(part.max())",
+    M("strata-id-offset", "polars_sdc/microagg/refine.py",
+      "used += int(part.max()) + 1 if part.size else 0",
+      "used += int(part.max()) if part.size else 0",
       ("tests/test_pipeline.py", "tests/test_mdav.py")),
     # -- risk, pooling and rounding -------------------------------------------------------
     M("risk-fk2-sign", "polars_sdc/risk/individual.py",

@@ -5,8 +5,8 @@ examples and larger inputs where a test asks for them (``size(small, large)``: M
 600, V-MDAV 500, MHM 400), random (not derandomised) examples, no deadline. Prints one row
 per test file: outcome, number of tests, seconds. Takes tens of minutes on 2 cores.
 
-    python benchmarks/nightly.py                      # every test file with a property test
-    python benchmarks/nightly.py tests/test_mdav.py   # some files
+    python tools/nightly.py                      # every test file with a property test
+    python tools/nightly.py tests/test_mdav.py   # some files
 """
 from __future__ import annotations
 

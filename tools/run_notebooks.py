@@ -1,6 +1,6 @@
 """Execute every notebook in notebooks/ in place so the saved outputs are real.
 
-    python benchmarks/run_notebooks.py [notebooks/00_tour.ipynb ...]
+    python tools/run_notebooks.py [notebooks/00_tour.ipynb ...]
 """
 import sys
 from pathlib import Path
