@@ -31,7 +31,7 @@ import polars as pl
 from scipy import special
 
 import polars_sdc
-from polars_sdc.noise import pk_phi
+from polars_sdc.laplace import pk_phi
 from polars_sdc.reconstruct import convolved_logpdf, fit_gmm, fit_ibt, l1_accuracy
 
 MU = np.array([-1.0, 3.0, 5.0, 9.0])

@@ -20,10 +20,10 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str):
-    if name in ("datasets", "dist"):
+    if name in ("datasets", "dist"):  # polars_sdc.dist: the distances of ILD, polars_sdc/loss/dist.py
         import importlib
 
-        return importlib.import_module(f".{name}", __name__)
+        return importlib.import_module(".datasets" if name == "datasets" else ".loss.dist", __name__)
     if name in ("Problem", "read_recipe", "run_recipe"):  # the SDC process (polars_sdc.process)
         from . import process
 

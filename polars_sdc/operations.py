@@ -164,13 +164,13 @@ _DRAWS = {"by": _BY, "seed": _SEED, "key": _KEY, "household": _HOUSEHOLD}
 def _masking() -> dict[str, Operation]:
     from .masking.intervals import _METHODS as INTERVAL_METHODS
     from .masking.intervals import recode_intervals_frame
-    from .masking.noise import METHODS as NOISE_METHODS
-    from .masking.noise import add_noise_frame
+    from .masking.add_noise import METHODS as NOISE_METHODS
+    from .masking.add_noise import add_noise_frame
     from .masking.pram import pram_frame
     from .masking.rank_swap import rank_swap_frame
     from .masking.record_swap import swap_records_frame
     from .masking.suppress import suppress_frame, suppress_risky_frame
-    from .noise import laplace_frame
+    from .laplace import laplace_frame
     from .recode.frame import recode_frame
     from .recode.labels import DEFAULT_MAX_LABEL, DEFAULT_SEP
     from .recode.top_bottom import top_bottom_expr, top_bottom_frame_exprs

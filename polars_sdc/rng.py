@@ -58,8 +58,8 @@ def unit(z: np.ndarray) -> np.ndarray:
 #: drawn for a row depends on (seed, stream name, row key), so renaming a stream changes every
 #: release made with it: tests/test_rng.py pins the names.
 STREAMS: dict[str, str] = {
-    "laplace": "laplace/{column}",                 # noise.py, spark/laplace.py
-    "add_noise": "add_noise/{column}",             # masking/noise.py (normal: two sub-streams)
+    "laplace": "laplace/{column}",                 # laplace.py, spark/laplace.py
+    "add_noise": "add_noise/{column}",             # masking/add_noise.py (normal: two sub-streams)
     "pram": "pram/{column}",                       # masking/pram.py, spark/masking.py: each row's draw
     "pram_pd": "pram/{column}/pd/{stratum}",       # masking/pram.py: pd drawn per category, per stratum
     "rank_swap": "rank_swap/{column}",             # masking/rank_swap.py: the partner of each rank

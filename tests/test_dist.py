@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from polars_sdc import SDCError, dist
-from polars_sdc.dist import encode_strings
+from polars_sdc.loss.dist import encode_strings
 from polars_sdc.kernels.strings import DAMERAU, HAMMING, LEVENSHTEIN, LEVENSHTEIN_NORM, string_amount, string_matrix
 from naive import damerau_ref, lev_ref
 

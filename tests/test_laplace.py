@@ -8,7 +8,7 @@ from scipy import stats
 
 import polars_sdc
 from polars_sdc import SDCError
-from polars_sdc.noise import calibrate_phi, pk_phi
+from polars_sdc.laplace import calibrate_phi, pk_phi
 
 N_ADULT = 32561
 
@@ -257,7 +257,7 @@ def test_bad_keys_raise_naming_the_key():
 
 def test_laplace_scale_is_the_phi_laplace_k_uses():
     from polars_sdc import datasets
-    from polars_sdc.noise import pk_phi
+    from polars_sdc.laplace import pk_phi
 
     adult = datasets.adult()
     phis = adult.sdc.laplace_scale(["age", "capital-gain", "education-num"], k=2)

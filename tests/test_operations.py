@@ -47,7 +47,7 @@ def test_every_option_is_described():
 
 def test_defaults_are_read_from_the_module_functions():
     """Changing a module function's default changes the declaration: it is not a copy."""
-    from polars_sdc.masking.noise import add_noise_frame
+    from polars_sdc.masking.add_noise import add_noise_frame
     from polars_sdc.microagg.vmdav import partition_vmdav
 
     assert OPERATIONS["add_noise"].option("noise").default == inspect.signature(add_noise_frame).parameters["noise"].default

@@ -275,7 +275,7 @@ def test_ibt_bad_input_and_lazy_equals_eager():
 # -- the variance floor, IBT's cap, the capital-gain zero bin -------------------------------
 def _paper_case(n, seed):
     """The paper's mixture with Pk-anonymity phi (k = 2) and the package's seeded noise."""
-    from polars_sdc.noise import pk_phi
+    from polars_sdc.laplace import pk_phi
 
     x = paper_sample(n, 100 + seed)
     phi = pk_phi(float(x.min()), float(x.max()), n, 2)

@@ -16,7 +16,7 @@ from polars_sdc.namespace.loss import LossMethods
 from polars_sdc.namespace.noise import NoiseMethods
 from polars_sdc.namespace.recode import RecodeMethods
 from polars_sdc.namespace.risk import RiskMethods
-from polars_sdc.noise import laplace_frame
+from polars_sdc.laplace import laplace_frame
 from polars_sdc.recode.frame import recode_map_frame
 from polars_sdc.recode.top_bottom import top_bottom_expr
 from polars_sdc.risk.measure import measure_risk

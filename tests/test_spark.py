@@ -287,7 +287,7 @@ def test_laplace_needs_a_unique_key(spark, data):
 
 def test_laplace_pk_calibration(spark, data):
     from polars_sdc import spark as sdcs
-    from polars_sdc.noise import calibrate_phi
+    from polars_sdc.laplace import calibrate_phi
 
     one = spark.createDataFrame(data.select("id", "x").to_arrow())
     phi = calibrate_phi(data, "x", 2)["x"]

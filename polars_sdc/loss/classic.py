@@ -118,7 +118,7 @@ def ncp(
     >>> ncp(df, "g", on="x")
     1.2
     """
-    from .. import dist as _dist
+    from . import dist as _dist
 
     cols = _release_columns(original, on, masked, groups,
                             "NCP needs exactly one of `groups` (a partition) or `masked` (a release)")

@@ -40,8 +40,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from ._columns import is_categorical, is_numeric
-from ._errors import SDCError
+from .._columns import is_categorical, is_numeric
+from .._errors import SDCError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -500,7 +500,7 @@ class StringDistance(Distance):
         return encode_strings(s)
 
     def pairwise(self, values: pl.DataFrame) -> "np.ndarray":
-        from .kernels.strings import string_matrix
+        from ..kernels.strings import string_matrix
 
         chars, offsets, n_alpha = self._encode(values)
         return string_matrix(chars, offsets, self._kinds[self.kind], n_alpha)
@@ -508,7 +508,7 @@ class StringDistance(Distance):
     def amount(self, values: pl.DataFrame, counts: "np.ndarray", exponent: float) -> float:
         import numpy as np
 
-        from .kernels.strings import string_amount
+        from ..kernels.strings import string_amount
 
         chars, offsets, n_alpha = self._encode(values)
         c = np.ascontiguousarray(counts, dtype=np.float64)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .. import dist as _dist
+from . import dist as _dist
 from .._columns import check_no_nulls, did_you_mean, is_categorical, is_numeric, numeric_matrix, resolve_columns
 from .._errors import SDCError
 from .._signature import same_parameters

@@ -130,7 +130,7 @@ class SDCExpr:
         """
         from .._errors import SDCError
         from .._validation import check_seed
-        from ..noise import check_phi_arg, laplace_series
+        from ..laplace import check_phi_arg, laplace_series
 
         check_phi_arg(phi)
         check_seed(seed)

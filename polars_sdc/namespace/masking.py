@@ -141,7 +141,7 @@ class MaskingMethods(FrameOps):
         draws from ``polars_sdc.rng`` stream ``add_noise/{column}``, keys = positions or ``key``.
         Nulls stay null (noise on the non-null values; ``"moments"`` exact on them, per null
         pattern). ``household``: household-level columns noised once per household and
-        broadcast to all members (see :func:`polars_sdc.masking.noise.add_noise_frame`).
+        broadcast to all members (see :func:`polars_sdc.masking.add_noise.add_noise_frame`).
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [1.0, 3.0, 2.0, 5.0]})
@@ -150,7 +150,7 @@ class MaskingMethods(FrameOps):
         ([2.5, 2.75], 1.833333333)
         """
         from ..masking._common import check_seed, on_by_household
-        from ..masking.noise import add_noise_frame, add_noise_output_schema, check_args
+        from ..masking.add_noise import add_noise_frame, add_noise_output_schema, check_args
 
         check_args(method, noise, delta)
         check_seed(seed)

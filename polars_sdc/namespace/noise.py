@@ -7,7 +7,7 @@ from typing import Any
 
 from .._signature import delegates_to
 from .._typing import ColumnSpec
-from ..noise import laplace_frame
+from ..laplace import laplace_frame
 from ._base import FrameOps
 
 
@@ -28,7 +28,7 @@ class NoiseMethods(FrameOps):
         14.0508
         """
         from .._columns import resolve_columns
-        from ..noise import calibrate_phi
+        from ..laplace import calibrate_phi
 
         cols = resolve_columns(self._schema(), on, kind="numeric", default="numeric")
         return calibrate_phi(self._collected(cols), cols, k, m=m)
@@ -45,14 +45,14 @@ class NoiseMethods(FrameOps):
         positions or the values of the ``key`` column (unique, no nulls): the same in eager,
         lazy, streaming and Spark runs; ``clamp`` clips to the observed range. Nulls stay null;
         ``household``: household-level columns get one draw per household, broadcast to all
-        members (:func:`polars_sdc.noise.laplace_frame`).
+        members (:func:`polars_sdc.laplace.laplace_frame`).
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0]})
         >>> df.sdc.laplace(1e-12, "x", seed=7)["x"].round(6).to_list()
         [1.0, 2.0, 3.0]
         """
-        from ..noise import laplace_columns, laplace_output_schema
+        from ..laplace import laplace_columns, laplace_output_schema
 
         cols = laplace_columns(self._schema(), phi, on, seed=options.get("seed"), key=options.get("key"),
                                household=options.get("household"))

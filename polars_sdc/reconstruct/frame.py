@@ -8,7 +8,7 @@ import polars as pl
 
 from .._columns import ColumnSpec, numeric_matrix, resolve_columns
 from .._errors import SDCError
-from ..noise import phi_vector
+from ..laplace import phi_vector
 from .gmm import GMMFit, _k_values, fit_gmm
 from .ibt import IBTFit, fit_ibt
 

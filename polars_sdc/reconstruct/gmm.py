@@ -18,7 +18,7 @@ from scipy import special
 from .._columns import numeric_matrix
 from .._errors import SDCError
 from .._validation import check_int
-from ..noise import phi_vector
+from ..laplace import phi_vector
 from .accuracy import _edges
 from .density import convolved_logpdf
 from .em import EMMeter, _run_diagonal, _run_rotated

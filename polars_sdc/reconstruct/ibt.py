@@ -12,7 +12,7 @@ import polars as pl
 
 from .._errors import SDCError
 from .._validation import check_int, check_real
-from ..noise import phi_vector
+from ..laplace import phi_vector
 from .accuracy import _edges
 
 

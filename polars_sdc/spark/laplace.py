@@ -59,7 +59,7 @@ def laplace(
     from pyspark.sql import functions as F
     from pyspark.sql.types import DoubleType, StructField, StructType
 
-    from ..noise import laplace_on, phi_vector, pk_phi
+    from ..laplace import laplace_on, phi_vector, pk_phi
 
     need_key(key, "laplace")
     schema = polars_schema(sdf)

@@ -229,7 +229,7 @@ def add_noise(
 
     from .._validation import check_seed
     from ..masking._common import on_by_household, seed_or_fresh
-    from ..masking.noise import _latent, check_args, min_stratum_rows, moments_rows_error, small_stratum_error
+    from ..masking.add_noise import _latent, check_args, min_stratum_rows, moments_rows_error, small_stratum_error
 
     need_key(key, "add_noise")
     method, noise, delta = check_args(method, noise, delta)
@@ -321,7 +321,7 @@ def _noise_params(row: dict, p: int, method: str, a: float, delta: float) -> dic
     """The per-stratum constants of the local ``add_noise_values`` from the stratum's means and
     (co)variances: ``scale`` (sds, 1 where 0), ``mu`` (mean / scale), ``S`` (covariance of
     X / scale), and the method's noise matrix or factors. None: fewer than 2 rows (unchanged)."""
-    from ..masking.noise import _psd_root
+    from ..masking.add_noise import _psd_root
 
     if row["__n"] < 2:
         return None
@@ -375,7 +375,7 @@ def _joint_moments(sdf: Any, cols: list[str], by: list[str], table: pl.DataFrame
     from pyspark.sql import functions as F
     from pyspark.sql.types import DoubleType, StructField, StructType
 
-    from ..masking.noise import _latent
+    from ..masking.add_noise import _latent
 
     p = len(cols)
     xz = [f"__x{j}" for j in range(p)] + [f"__z{j}" for j in range(p)]
@@ -417,7 +417,7 @@ def _moments_matrix(G: np.ndarray, mu: np.ndarray, p: int, a: float,
     """``(Mt, mu, p, const)`` of the local ``"moments"`` release from the joint covariance ``G``
     of ``[X, Z]``: the release is ``Y = [X - mean, Z - mean] Mt' + mean(X)``, the ``const``
     columns (one value in the stratum) kept as they are."""
-    from ..masking.noise import moments_matrix
+    from ..masking.add_noise import moments_matrix
 
     return moments_matrix(G, p, a, const), mu, p, const
 
