@@ -10,6 +10,8 @@ Index (reference -> what it checks):
 - ``direct_sse``                    SSE of a partition (loss.sse, every microaggregation test)
 - ``reference_value_changes``       values suppressed / changed, record by record -> risk/report.py
 - ``reference_mdav``                MDAV (thesis 2.3.4) -> kernels/mdav.py
+- ``reference_mdav_exact_mean``     MDAV whose centroid is the exactly summed mean (ties on z-scores)
+- ``check_k_partition``             every row labelled, every group >= k rows
 - ``onehot_features``, ``reference_mdav_exact``  the one-hot embedding of nominal columns as it was
   built before the kernels took codes, and MDAV in exact rational arithmetic -> microagg/features.py,
   the code paths of kernels/mdav.py and kernels/vmdav.py
@@ -842,3 +844,47 @@ def reference_generalization_lattice(records, hierarchies, k, max_outliers, metr
             loss = math.prod((v + 1) ** (1 / d) for v in cols) - 1
         out[lv] = (True, n_out, loss)
     return out
+
+
+# -- partitions: MDAV with the exactly summed mean, the k-partition check ------------------------
+def reference_mdav_exact_mean(X, k):
+    """Plain numpy MDAV (thesis 2.3.4) whose centroid is the exactly summed column mean
+    (math.fsum), ties to the lowest row index."""
+    import math
+
+    X = np.asarray(X, dtype=float)
+    left = np.arange(len(X))
+    labels = np.full(len(X), -1)
+    label = 0
+
+    def mean(rows):
+        return np.array([math.fsum(X[rows, j].tolist()) for j in range(X.shape[1])]) / len(rows)
+
+    def take(r):
+        nonlocal left, label
+        others = left[left != r]
+        d = ((X[others] - X[r]) ** 2).sum(axis=1)
+        members = np.concatenate([[r], others[np.lexsort((others, d))[: k - 1]]])
+        labels[members] = label
+        label += 1
+        left = np.setdiff1d(left, members)
+
+    def farthest(v):
+        d = ((X[left] - v) ** 2).sum(axis=1)
+        return left[np.flatnonzero(d == d.max())[0]]
+
+    while len(left) >= 3 * k:
+        r = farthest(mean(left))
+        take(r)
+        take(farthest(X[r]))
+    if len(left) >= 2 * k:
+        take(farthest(mean(left)))
+    labels[left] = label
+    return labels
+
+
+def check_k_partition(labels, k):
+    """Every row has a real group id (no 4294967295) and every group >= k rows."""
+    labels = np.asarray(labels)
+    assert labels.max() < labels.size  # no garbage label (4294967295)
+    assert np.bincount(labels).min() >= k if labels.size else True

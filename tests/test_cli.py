@@ -13,6 +13,9 @@ import pytest
 
 import polars_sdc
 from polars_sdc import cli, datasets
+from polars_sdc import SDCError
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -262,3 +265,70 @@ def test_progress_passes_errors_through():
 
     with pytest.raises(polars_sdc.SDCError, match="'x'"):
         cli._with_progress("failing", boom, enabled=True, delay=0.01)
+
+
+# -- reproducers and property tests of the first reliability trial (issue 10) -----------------
+FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def test_cli_never_exits_0_below_k(tmp_path, capsys):
+    """(CLI side of item 2) exit 0 only for a release whose (on + by) classes all have >= k rows."""
+    src = tmp_path / "s.csv"
+    pl.DataFrame({"age": [30.0, 31, 32, 33, 34, 35, 36, 80], "region": ["N"] * 7 + ["Z"]}).write_csv(src)
+    out = tmp_path / "o.csv"
+    code = cli.main(["anonymize", str(src), str(out), "--k", "3", "--on", "age", "--by", "region",
+                     "--merge-small-strata"])
+    capsys.readouterr()
+    if code == 0:
+        assert polars_sdc.k_anonymity(pl.read_csv(out), ["age", "region"]) >= 3
+    else:
+        assert code == 2 and not out.exists()
+
+
+def test_cli_stray_token(tmp_path, capsys):
+    src = tmp_path / "bad.csv"
+    src.write_text("a,b\n1,2\n3,4\nn/a,5\n6,7\n8,9\n10,11\n")
+    out = tmp_path / "o.csv"
+    assert cli.main(["anonymize", str(src), str(out), "--k", "3", "--on", "a"]) == 2
+    err = capsys.readouterr().err
+    assert "column 'a'" in err and "'n/a'" in err and "row 3" in err and err.count("\n") == 1
+    assert not out.exists()
+    # declared as a null token: an explicit null error instead of a silent nominal category
+    assert cli.main(["anonymize", str(src), str(out), "--k", "3", "--on", "a", "--null-values", "n/a"]) == 2
+    assert "null" in capsys.readouterr().err
+    # a genuinely categorical column is still masked as a category
+    cat = tmp_path / "cat.csv"
+    cat.write_text("c,b\n" + "".join(f"{v},{i}\n" for i, v in enumerate("xxyyzzxxyyzz")))
+    assert cli.main(["anonymize", str(cat), str(out), "--k", "3", "--on", "c"]) == 0
+    capsys.readouterr()
+
+
+@FAST
+@given(token=st.sampled_from(["n/a", "NA", "-", "?", "missing", "1,5"]), at=st.integers(0, 9))
+def test_property_any_stray_token_is_named(tmp_path_factory, token, at):
+    d = tmp_path_factory.mktemp("tok")
+    vals = [str(float(i)) for i in range(10)]
+    vals[at] = f'"{token}"' if "," in token else token
+    (d / "in.csv").write_text("a,b\n" + "".join(f"{v},{i}\n" for i, v in enumerate(vals)))
+    code = cli.main(["anonymize", str(d / "in.csv"), str(d / "o.csv"), "--k", "3", "--on", "a"])
+    assert code == 2 and not (d / "o.csv").exists()
+
+
+def test_messages_name_the_problem(tmp_path, capsys):
+    df = pl.DataFrame({"x": [1.0, 2, 3, 4, 5], "g": [0, 0, 0, 1, 1]})
+    with pytest.raises(SDCError) as err:
+        df.sdc.mil(3, group="g", on="x")
+    assert "np." not in str(err.value) and "group 1 has 2 row(s)" in str(err.value)
+    assert cli.main(["anonymize", str(tmp_path), str(tmp_path / "o.csv"), "--k", "3", "--on", "a"]) == 2
+    msg = capsys.readouterr().err
+    assert "is a directory" in msg or "extension" in msg
+    d = tmp_path / "d.csv"
+    d.mkdir()
+    assert cli.main(["anonymize", str(d), str(tmp_path / "o.csv"), "--k", "3", "--on", "a"]) == 2
+    assert "is a directory" in capsys.readouterr().err
+    many = pl.DataFrame({"c": [f"v{i}" for i in range(1100)], "x": [float(i) for i in range(1100)]})
+    assert many.sdc.mdav(3, ["c", "x"]).sdc.k_anonymity(["c", "x"]) >= 3  # no category limit any more
+    # expression errors: the first line alone says what is wrong and where
+    with pytest.raises(Exception) as err:
+        many.select(pl.col("x").sdc.recode(p=0.05))
+    assert "column 'x'" in str(err.value).splitlines()[0]

@@ -10,6 +10,7 @@ import os
 import pytest
 
 from polars_sdc import cli
+import polars as pl
 
 DATA = "a,b,x\n1,2,1.5\n1,2,2.5\n3,4,3.5\n3,4,4.5\n1,2,5.5\n3,4,6.5\n"
 
@@ -106,3 +107,46 @@ def test_quoted_commas_are_not_ragged(tmp_path, capsys):
     src = tmp_path / "q.csv"
     src.write_text('a,b\n"x,y",1\n"x,y",1\nz,2\nz,2\n')
     assert cli.main(["risk", str(src), "--on", "a,b", "--no-suda", "--no-progress"]) == 0
+
+
+# -- reproducers and property tests of the first reliability trial (issue 10) -----------------
+@pytest.fixture
+def csv_in(tmp_path):
+    path = tmp_path / "in.csv"
+    pl.DataFrame({"a": [float(i) for i in range(12)], "b": list(range(12))}).write_csv(path)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["same", "dot", "symlink", "hardlink", "symlink_dir"])
+def test_cli_never_overwrites_its_input(tmp_path, csv_in, capsys, kind):
+    before = csv_in.read_bytes()
+    if kind == "same":
+        out = csv_in
+    elif kind == "dot":
+        out = tmp_path / "." / "in.csv"
+    elif kind == "symlink":
+        out = tmp_path / "link.csv"
+        os.symlink(csv_in, out)
+    elif kind == "hardlink":
+        out = tmp_path / "hard.csv"
+        os.link(csv_in, out)
+    else:
+        (tmp_path / "alias").symlink_to(tmp_path, target_is_directory=True)
+        out = tmp_path / "alias" / "in.csv"
+    code = cli.main(["anonymize", str(csv_in), str(out), "--k", "3", "--on", "a"])
+    err = capsys.readouterr().err
+    assert code == 2 and "must differ from the input" in err and err.count("\n") == 1
+    assert csv_in.read_bytes() == before
+
+
+def test_cli_writes_through_temp_file(tmp_path, csv_in, capsys):
+    out = tmp_path / "out.csv"
+    out.write_text("old\n")
+    # a failing run (k too large) leaves the old output untouched and no temporary file
+    assert cli.main(["anonymize", str(csv_in), str(out), "--k", "99", "--on", "a"]) == 2
+    assert out.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", "out.csv"]
+    assert cli.main(["anonymize", str(csv_in), str(out), "--k", "3", "--on", "a"]) == 0
+    assert pl.read_csv(out).height == 12
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", "out.csv"]
+    capsys.readouterr()

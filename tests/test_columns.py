@@ -6,6 +6,8 @@ import pytest
 from polars_sdc import SDCError
 from polars_sdc._columns import check_finite, check_k, numeric_matrix, resolve_columns
 from polars_sdc.standardize import zscore
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 
 @pytest.fixture
@@ -82,3 +84,44 @@ def test_zscore_expr_matches_numpy():
     out = df.select(pl.col("x").sdc.zscore(), pl.col("c").sdc.zscore())
     np.testing.assert_allclose(out["x"].to_numpy(), zscore(df["x"].to_numpy())[:, 0])
     assert out["c"].to_list() == [0.0, 0.0, 0.0]
+
+
+# -- reproducers and property tests of the first reliability trial (issue 10) -----------------
+FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def test_zscore_extremes_reproducer():
+    from polars_sdc.standardize import zscore
+
+    x = np.array([1.0, 2.0, 4.0, 7.0])
+    want = zscore(x)
+    for scale in (1e154, 1e300, 1e-162, 1e-300):
+        got = zscore(x * scale)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    df = pl.DataFrame({"x": x * 1e160})
+    masked = pl.DataFrame({"x": [1.5e160, 1.5e160, 5.5e160, 5.5e160]})
+    ref = pl.DataFrame({"x": x}).sdc.ilssdm("x", masked=masked.select(pl.col("x") / 1e160))
+    assert df.sdc.ilssdm("x", masked=masked) == pytest.approx(ref, rel=1e-12) and ref > 0
+    assert df.sdc.ilssdm("x", masked=masked, standardize=False) == pytest.approx(ref, rel=1e-12)
+
+
+@FAST
+@given(e=st.integers(-1070 + 60, 1023 - 4), seed=st.integers(0, 2**16), n=st.integers(2, 40))
+def test_property_zscore_is_scale_free(e, seed, n):
+    from polars_sdc.standardize import zscore
+
+    x = np.random.default_rng(seed).normal(size=(n, 2))
+    z = zscore(np.ldexp(x, e))
+    assert np.all(np.isfinite(z))
+    np.testing.assert_allclose(z, zscore(x), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e154, 1e300, 1e-162, 1e-300])
+def test_expression_zscore_extremes(scale):
+    x = [1.0, 2.0, 4.0, -7.0]
+    want = pl.DataFrame({"x": x}).select(pl.col("x").sdc.zscore())["x"].to_numpy()
+    df = pl.DataFrame({"x": [v * scale for v in x]})
+    got = df.select(pl.col("x").sdc.zscore())["x"].to_numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    lazy = df.lazy().select(pl.col("x").sdc.zscore()).collect(engine="streaming")["x"].to_numpy()
+    np.testing.assert_allclose(lazy, want, rtol=1e-12)

@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_sdc as sdc
@@ -15,6 +15,7 @@ from polars_sdc.loss.classic import entropy_loss
 from polars_sdc.loss.ild import ild, ild_report, information_amount
 from polars_sdc.loss.sse import ilssdm
 from naive import lev_ref, naive_amount, pnorm_ref
+import polars_sdc
 
 TOL = 1e-12
 
@@ -394,3 +395,59 @@ def test_import_stays_light_after_dist_access():
 
 def test_top_level_dist_attribute():
     assert sdc.dist.get("euclidean").p == 2.0
+
+
+# -- reproducers and property tests of the first reliability trial (issue 10) -----------------
+FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def test_ild_untouched_zero_and_never_negative():
+    adult = polars_sdc.datasets.adult().head(3000)
+    out = adult.sdc.mdav(5, ["age", "education"])
+    rep = adult.sdc.ild_report(out.select(adult.columns), on=["age", "sex", "education", "race"])
+    assert rep.by_column["sex"] == 0.0 and rep.by_column["race"] == 0.0
+    assert all(v >= 0 for v in rep.by_column.values()) and rep.ild >= 0
+
+
+@FAST
+@given(seed=st.integers(0, 2**16), n=st.integers(4, 60), k=st.integers(2, 4))
+def test_property_ild_never_negative(seed, n, k):
+    r = np.random.default_rng(seed)
+    df = pl.DataFrame({"x": r.normal(size=n), "c": r.choice(["a", "b", "c"], n), "u": r.choice(["p", "q"], n)})
+    out = df.sdc.mdav(min(k, n), ["x", "c"], group_column="g")
+    rep = df.sdc.ild_report(out.select(df.columns), on=["x", "c", "u"])
+    assert all(v >= 0 for v in rep.by_column.values()) and rep.ild >= 0
+    assert rep.by_column["u"] == 0.0
+    assert df.with_columns(out["g"]).sdc.ild(groups="g", on=["x", "c", "u"]) >= 0
+
+
+def test_loss_of_an_empty_frame_is_refused():
+    df = pl.DataFrame({"x": [1.0]}).head(0)
+    for call in (lambda: df.sdc.ild(df, on="x"), lambda: df.sdc.ild_report(df, on="x"),
+                 lambda: df.sdc.ilssdm("x", masked=df), lambda: df.sdc.information_amount(on="x")):
+        with pytest.raises(SDCError, match="no rows"):
+            call()
+
+
+@FAST
+@given(e=st.integers(-1000, 1000), seed=st.integers(0, 2**16), exponent=st.sampled_from([1, 2, 1.5]),
+       weights=st.sampled_from([None, "amount"]))
+def test_property_ild_is_scale_free(e, seed, exponent, weights):
+    """ILD of a Euclidean column at any magnitude (2^-1000 .. 2^1000) equals its ILD at scale 1:
+    no overflow to inf / NaN, no underflow to a false 0."""
+    r = np.random.default_rng(seed)
+    x = r.normal(size=24)
+    c = r.choice(["a", "b", "c"], 24)
+    base = pl.DataFrame({"x": x, "c": c})
+    out = base.sdc.mdav(3, ["x", "c"], group_column="g")
+    on = ["x", "c"] if exponent == 2 else ["x"]
+    want = base.sdc.ild(out.select("x", "c"), on=on, exponent=exponent, weights=weights)
+    big = base.with_columns(pl.Series("x", np.ldexp(x, e)))
+    rel = out.select(pl.Series("x", np.ldexp(out["x"].to_numpy(), e)), "c")
+    got = big.sdc.ild(rel, on=on, exponent=exponent, weights=weights)
+    if weights is None and on == ["x", "c"]:  # the discrete block's weight is not scale-free
+        assert 0.0 <= got <= 1.0
+    else:
+        assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
+    grouped = big.with_columns(out["g"]).sdc.ild(groups="g", on=["x"])
+    assert grouped == pytest.approx(base.with_columns(out["g"]).sdc.ild(groups="g", on=["x"]), rel=1e-9)

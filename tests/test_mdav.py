@@ -10,6 +10,8 @@ from polars_sdc.microagg.mdav import partition_mdav
 from polars_sdc.partition import canonical_ids
 from conftest import size
 from naive import reference_mdav
+from naive import check_k_partition
+from naive import reference_mdav_exact_mean
 
 
 @pytest.mark.parametrize("k, expected", [(3, 5.6922), (4, 7.4947), (5, 9.0884), (10, 14.1559)])
@@ -197,3 +199,43 @@ def test_row_order_does_not_change_groups():
     a = partition_mdav(X, 4)
     b = partition_mdav(X[perm], 4)
     np.testing.assert_array_equal(canonical_ids(a[perm]), canonical_ids(b))
+
+
+# -- reproducers and property tests of the first reliability trial (issue 10) -----------------
+def test_univariate_and_mdav_extremes():
+    r = np.random.default_rng(1)
+    x = r.normal(size=30)
+    for scale in (1e155, 1e300, 1e-300):
+        df = pl.DataFrame({"x": x * scale})
+        g = df.sdc.partition(3, "x", method="univariate", standardize=False).to_numpy()
+        assert len(np.unique(g)) >= 5  # not one group (the bug) but 30 / (3..5) groups
+        ref = pl.DataFrame({"x": x}).sdc.partition(3, "x", method="univariate", standardize=False).to_numpy()
+        assert canonical_ids(g).tolist() == canonical_ids(ref).tolist()
+    # MDAV at 1e307: the z-score mean used to overflow -> NaN features -> crash
+    df = pl.DataFrame({"x": r.normal(size=40) * 1e307, "y": r.normal(size=40)})
+    out = df.sdc.mdav(3, ["x", "y"], group_column="g")
+    check_k_partition(out["g"].to_numpy(), 3)
+    ref = pl.DataFrame({"x": df["x"] / 1e300, "y": df["y"]}).sdc.partition(3, ["x", "y"]).to_numpy()
+    assert canonical_ids(out["g"].to_numpy()).tolist() == canonical_ids(ref).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2, 90), p=st.integers(1, 4), k=st.integers(2, 6), levels=st.integers(2, 5),
+       seed=st.integers(0, 2**31))
+def test_property_mdav_ties_on_zscores_equal_textbook(n, p, k, levels, seed):
+    from polars_sdc.microagg.mdav import partition_mdav
+    from polars_sdc.standardize import zscore
+
+    k = min(k, n)
+    X = zscore(np.random.default_rng(seed).integers(0, levels, (n, p)).astype(float))
+    got = partition_mdav(X, k)
+    assert canonical_ids(got).tolist() == canonical_ids(reference_mdav_exact_mean(X, k)).tolist()
+
+
+def test_frame_with_ties_is_textbook():
+    r = np.random.default_rng(9)
+    df = pl.DataFrame({"a": r.integers(0, 4, 300), "b": r.integers(0, 3, 300)})
+    from polars_sdc.standardize import zscore
+
+    want = reference_mdav_exact_mean(zscore(df.to_numpy().astype(float)), 5)
+    assert canonical_ids(df.sdc.partition(5, ["a", "b"]).to_numpy()).tolist() == canonical_ids(want).tolist()

@@ -16,6 +16,7 @@ from polars_sdc.kernels.mdav import mdav_labels
 from polars_sdc.microagg.mhm import ORDERS, partition_mhm, path_order
 from conftest import size
 from naive import brute_force_ordered, direct_sse, reference_grid, reference_npn
+from polars_sdc.partition import canonical_ids
 
 
 # --- the shortest path ---------------------------------------------------------------
@@ -284,3 +285,25 @@ def test_vgrid_leaf_size_one_on_values_closer_than_any_halving():
     for leaf in (1, 2, 3):
         got = path_order(Y, 2, "vgrid", leaf_size=leaf)
         assert sorted(got.tolist()) == list(range(400))
+
+
+# -- reproducers and property tests of the first reliability trial (issue 10) -----------------
+@pytest.mark.parametrize("order", ["kd", "kd-mdav", "npn", "grid", "vgrid"])
+def test_mhm_overflow_reproducer(order):
+    r = np.random.default_rng(0)
+    df = pl.DataFrame({"x": r.normal(size=20) * 1e155, "y": r.integers(0, 5, 20) * 1e155})
+    out = df.sdc.mhm(3, ["x", "y"], order=order, standardize=False, group_column="g")
+    assert out.sdc.k_anonymity(["x", "y"]) >= 3
+    again = df.sdc.mhm(3, ["x", "y"], order=order, standardize=False, group_column="g")
+    assert out.equals(again)  # no run-to-run variation
+    # the partition is the one of the same data at scale 1 (power-of-two rescaling is exact)
+    small = df.select(pl.all() * 2.0**-515).sdc.partition(3, ["x", "y"], method="mhm", order=order, standardize=False)
+    assert canonical_ids(out["g"].to_numpy()).tolist() == canonical_ids(small.to_numpy()).tolist()
+
+
+def test_path_kernels_never_index_minus_one():
+    from polars_sdc.kernels import path_order as po
+
+    X = np.array([[np.inf, 0.0], [1.0, np.inf], [-np.inf, 2.0], [3.0, 3.0], [np.nan, 1.0]])
+    for order in (po.npn_order(X), po.kd_order(X, 2, 2, 0)):
+        assert sorted(order.tolist()) == list(range(5))

@@ -8,6 +8,9 @@ import polars_sdc
 from polars_sdc import SDCError
 from polars_sdc.microagg import merge_small_strata_rows
 from polars_sdc.partition import canonical_ids
+from naive import check_k_partition
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 METHODS = [
     ("mdav", {}),
@@ -234,3 +237,41 @@ def test_release_check_with_a_key_column_named_like_its_counter():
     df = pl.DataFrame({"size": [1.0, 2.0, 3.0, 4.0], "size_": [1.0, 1.0, 2.0, 2.0]})
     out = df.sdc.mdav(2, on=["size", "size_"])
     assert out.group_by("size").len()["len"].min() >= 2
+
+
+# -- reproducers and property tests of the first reliability trial (issue 10) -----------------
+FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("method", ["mdav", "vmdav", "mhm"])
+def test_huge_weights(method):
+    r = np.random.default_rng(2)
+    df = pl.DataFrame({"x": r.normal(size=25) * 1e155, "c": r.choice(["a", "b"], 25)})
+    g = df.sdc.partition(3, ["x", "c"], method=method, standardize=False, weights={"x": 1e308, "c": 1e-300})
+    check_k_partition(g.to_numpy(), 3)
+
+
+@FAST
+@given(
+    e=st.integers(-1000, 1000),
+    method=st.sampled_from(["mdav", "vmdav", "mhm-kd", "mhm-kd-mdav", "mhm-npn", "univariate"]),
+    n=st.integers(1, 30),
+    k=st.integers(1, 5),
+    ties=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_property_partition_is_scale_free(e, method, n, k, ties, seed):
+    """Any finite magnitude 2^-1000 .. 2^1000: groups >= k, every row labelled, and the same
+    partition as the data at scale 1 (power-of-two scaling is exact)."""
+    from polars_sdc.microagg import METHODS
+
+    k = min(k, n)
+    rng = np.random.default_rng(seed)
+    p = 1 if method == "univariate" else 2
+    X = rng.integers(-2, 3, (n, p)).astype(float) if ties else rng.normal(size=(n, p))
+    name, _, order = method.partition("-")
+    fn = METHODS[name].partition
+    kw = {"order": order} if order else {}
+    labels = np.asarray(fn(np.ldexp(X, e), k, **kw))
+    check_k_partition(labels, k)
+    assert canonical_ids(labels).tolist() == canonical_ids(np.asarray(fn(X, k, **kw))).tolist()

@@ -6,12 +6,14 @@ import re
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_sdc
 from polars_sdc.recode import merge_plan, recode_series, threshold
 from naive import reference_fig1, reference_ordinal_plan, reference_threshold
+from polars_sdc import SDCError
+import time
 
 # Table 1 / Table 2 of the paper: row 001 agriculture, 002 forestry, ...
 PAPER = [("農業", 5), ("林業", 2), ("サービス業", 30), ("不動産業", 13), ("製造業", 50)]
@@ -301,3 +303,96 @@ def test_top_bottom_nulls_and_errors():
         df.sdc.top_bottom_code("x", upper=1, upper_p=0.1)
     with pytest.raises(polars_sdc.SDCError, match="needs"):
         df.sdc.top_bottom_code("x")
+
+
+# -- reproducers and property tests of the first reliability trial (issue 10) -----------------
+FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(lower=5, upper=1), "above `upper`"),
+        (dict(upper=float("nan")), "not NaN"),
+        (dict(lower=True), "must be a number"),
+        (dict(upper=1e10), "outside the range of its dtype Int8"),
+        (dict(lower=-200), "outside the range of its dtype Int8"),
+        (dict(upper=2.5), "not a whole number"),
+        (dict(lower_p=0.6, upper_p=0.5), "exceeds 1"),
+    ],
+)
+def test_top_bottom_bad_thresholds(kwargs, message):
+    df = pl.DataFrame({"x": pl.Series([1, 2, 3, 100], dtype=pl.Int8)})
+    with pytest.raises(SDCError, match=message):
+        df.sdc.top_bottom_code("x", **kwargs)
+    with pytest.raises(SDCError):
+        df.lazy().sdc.top_bottom_code("x", **kwargs).collect()
+
+
+def test_top_bottom_in_range_thresholds_still_work():
+    df = pl.DataFrame({"x": pl.Series([1, 2, 3, 100], dtype=pl.Int8)})
+    assert df.sdc.top_bottom_code("x", lower=2, upper=50)["x"].to_list() == [2, 2, 3, 50]
+    assert df.sdc.top_bottom_code("x", upper=2.5, replacement="mean")["x"].to_list() == [1.0, 2.0, 51.5, 51.5]
+
+
+@FAST
+@given(seed=st.integers(0, 2**16), n=st.integers(5, 400), cuts=st.lists(st.integers(1, 399), max_size=4))
+def test_property_top_bottom_mean_replacement_chunk_independent(seed, n, cuts):
+    r = np.random.default_rng(seed)
+    x = r.standard_cauchy(n) * 10.0 ** r.uniform(-5, 5)
+    df = pl.DataFrame({"x": x})
+    bounds = sorted({c for c in cuts if c < n})
+    parts = [df[a:b] for a, b in zip([0, *bounds], [*bounds, n])]
+    chunked = pl.concat(parts, rechunk=False)
+    kw = dict(lower=float(np.quantile(x, 0.2)), upper=float(np.quantile(x, 0.7)), replacement="mean")
+    eager = df.sdc.top_bottom_code("x", **kw)
+    assert chunked.sdc.top_bottom_code("x", **kw).equals(eager)
+    assert chunked.lazy().sdc.top_bottom_code("x", **kw).collect(engine="streaming").equals(eager)
+    # the coded values' mean, exactly rounded
+    import math
+
+    hi = x[x > kw["upper"]]
+    assert eager["x"].filter(pl.Series(x > kw["upper"]))[0] == math.fsum(hi.tolist()) / hi.size
+
+
+def test_recode_many_distinct_values_linear():
+    n = 40_000
+    df = pl.DataFrame({"c": [f"value-{i}" for i in range(n)]})
+    t0 = time.perf_counter()
+    out = df.sdc.recode("c", p=0.01)
+    table = df.sdc.recode_map("c", p=0.01)
+    assert time.perf_counter() - t0 < 60
+    label = out["c"][0]
+    assert out["c"].n_unique() == 1 and len(label) <= 200 and label.endswith(f"|...(+{n - label.count('|') } more)")
+    assert table.height == n and table["recoded"].n_unique() == 1 and table["recoded_count"][0] == n
+
+
+@FAST
+@given(counts=st.lists(st.integers(1, 6), min_size=1, max_size=80), p=st.floats(0.01, 0.5))
+def test_property_recode_labels_bounded_and_consistent(counts, p):
+    from polars_sdc.recode import merge_plan, threshold
+
+    labels = [f"category-number-{i}" for i in range(len(counts))]
+    new = merge_plan(labels, counts, threshold(sum(counts), p))
+    assert all(len(x) <= 200 for x in new)
+    merged: dict[str, int] = {}
+    for lab, c in zip(new, counts):
+        merged[lab] = merged.get(lab, 0) + c
+    if len(merged) > 1:  # Fig. 1 stops once every category exceeds th
+        assert min(merged.values()) > threshold(sum(counts), p)
+
+
+@settings(max_examples=80, deadline=None)
+@given(counts=st.lists(st.integers(1, 8), min_size=1, max_size=60), th=st.integers(0, 20))
+def test_property_flat_plan_equals_node_plan(counts, th):
+    """The flat-array Fig. 1 (used without hierarchy/order) merges exactly like the node plan."""
+    from polars_sdc.recode import LabelSpec
+    from polars_sdc.recode.plan import _Node, _label, _plan_free, _plan_free_fast
+
+    labels = [f"c{i}" for i in range(len(counts))]
+    nodes = [_Node(c, i, [(i, lab)], [i], None) for i, (lab, c) in enumerate(zip(labels, counts))]
+    want = [""] * len(labels)
+    for node in _plan_free(nodes, th):
+        for m in node.members:
+            want[m] = _label(sorted(node.parts), LabelSpec())
+    assert _plan_free_fast(labels, counts, th, LabelSpec(), "c") == want
