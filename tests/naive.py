@@ -22,6 +22,8 @@ Index (reference -> what it checks):
 - ``compositions``, ``brute_force_ordered``  shortest path over an ordering -> kernels/hansen_mukherjee.py
 - ``set_partitions``, ``brute_force_univariate``, ``brute_dp``  optimal univariate microaggregation
 - ``best_exchange``                 the best SSE-lowering swap between two groups -> kernels/mil.py exchange pass
+- ``best_local_step``, ``best_move_and_exchange``, ``group_sse_of_rows``  the best single move, exchange and
+  3-cycle of a partition by brute force (MIL's local optimum) -> microagg/mil.py
 - ``pairwise_sq``                   squared Euclidean distance matrix (product-distance embedding)
 - ``naive_amount``, ``lev_ref``, ``damerau_ref``, ``pnorm_ref``  information amount I(A) = sum d^e -> loss/ild.py, dist.py
 - ``reference_fig1``, ``reference_ordinal_plan``, ``reference_threshold``  minimum-frequency recoding -> recode/plan.py
@@ -29,15 +31,25 @@ Index (reference -> what it checks):
 - ``joint``, ``quad_convolution``, ``plain_gmm_em``  Gaussian * Laplace density, plain EM -> reconstruct.py
 - ``reference_freqcalc``            fk / Fk with sdcMicro's missing-value (wildcard, alpha) rule,
   record by record -> risk/frequencies.py
+- ``reference_pram_matrix``         sdcMicro's PRAM matrix (P, Bayes inverse, alpha mix) -> masking/pram.py
+- ``reference_rank_swap``           rank swapping with the same random stream, plain Python -> kernels/masking.py
+- ``brute_suda``                    SUDA2 scores over every key subset -> risk/suda.py
+- ``reference_l_diversity``, ``reference_t_closeness``  per record, from the class's values -> risk/diversity.py
+- ``reference_risk_levels``         the level at which a household is at risk (record swapping)
 - ``reference_record_swap``         targeted record swapping (sdcMicro recordSwap), household by
   household with Python sets and a full donor scan -> masking/record_swap.py, kernels/record_swap.py
 """
 from __future__ import annotations
 
 import math
+from collections import Counter
 from fractions import Fraction
+from itertools import combinations
+from math import factorial
 
 import numpy as np
+
+from polars_sdc import rng
 
 
 # -- partitions and SSE -----------------------------------------------------------------------
@@ -888,3 +900,217 @@ def check_k_partition(labels, k):
     labels = np.asarray(labels)
     assert labels.max() < labels.size  # no garbage label (4294967295)
     assert np.bincount(labels).min() >= k if labels.size else True
+
+
+# -- PRAM (sdcMicro pram.R) (moved from tests/test_masking_pram.py) --------------------------------
+def reference_pram_matrix(p, diag, alpha):
+    """sdcMicro's loops, written plainly: P, the Bayes inverse Qest, R = P Qest, alpha R + (1-alpha) I."""
+    L = len(p)
+    P = np.empty((L, L))
+    for i in range(L):
+        P[i, :] = (1 - diag[i]) / (L - 1)
+        P[i, i] = diag[i]
+    Q = np.empty((L, L))
+    for k in range(L):
+        s = sum(p[j] * P[j, k] for j in range(L))
+        for j in range(L):
+            Q[k, j] = P[j, k] * p[j] / s
+    return alpha * (P @ Q) + (1 - alpha) * np.eye(L)
+
+
+# -- rank swapping (moved from tests/test_masking_rank_swap.py) ------------------------------------
+def reference_rank_swap(x, keys, seed, column, w):
+    """Plain-Python rank swapping with the same random stream (rng.bits, then SplitMix steps)."""
+    M = (1 << 64) - 1
+
+    def mix(z):
+        z ^= z >> 30; z = (z * 0xBF58476D1CE4E5B9) & M
+        z ^= z >> 27; z = (z * 0x94D049BB133111EB) & M
+        return z ^ (z >> 31)
+
+    order = np.lexsort((keys, x))
+    n = len(x)
+    taken = [False] * n
+    partner = list(range(n))
+    for j in range(n):
+        if taken[j]:
+            continue
+        hi = min(n - 1, j + w)
+        span = hi - j
+        if span <= 0:
+            continue
+        z = int(rng.bits(seed, f"rank_swap/{column}", keys[order][j:j + 1])[0])
+        found = None
+        for _ in range(64):
+            k = j + 1 + min(int(((z >> 11) + 0.5) / 2**53 * span), span - 1)
+            if not taken[k]:
+                found = k
+                break
+            z = mix((z + 0x9E3779B97F4A7C15) & M)
+        if found is None:
+            free = [k for k in range(j + 1, hi + 1) if not taken[k]]
+            if not free:
+                continue
+            found = free[min(int(((z >> 11) + 0.5) / 2**53 * len(free)), len(free) - 1)]
+        taken[j] = taken[found] = True
+        partner[j], partner[found] = found, j
+    out = np.empty_like(x)
+    out[order] = x[order][partner]
+    return out
+
+
+# -- SUDA2 (moved from tests/test_risk_suda.py) ----------------------------------------------------
+def brute_suda(rows, max_size=None):
+    """Score = sum over minimal sample uniques S of (M - |S|)!; missing values (None) never in S."""
+    n, M = len(rows), len(rows[0])
+    max_size = max_size or M
+
+    def unique(i, S):
+        if any(rows[i][k] is None for k in S):
+            return False
+        return sum(all(rows[j][k] == rows[i][k] for k in S) for j in range(n)) == 1
+
+    scores, contrib = np.zeros(n), np.zeros((n, M))
+    for i in range(n):
+        for size in range(1, max_size + 1):
+            for S in combinations(range(M), size):
+                if unique(i, S) and not any(unique(i, T) for T in combinations(S, size - 1) if T):
+                    scores[i] += factorial(M - size)
+                    for k in S:
+                        contrib[i, k] += factorial(M - size)
+    return scores, contrib
+
+
+# -- l-diversity and t-closeness (moved from tests/test_risk_diversity.py) -------------------------
+def reference_l_diversity(keys, sens, kind, c=2.0):
+    out = []
+    for k in keys:
+        vals = [s for kk, s in zip(keys, sens) if kk == k]
+        cnt = Counter(v for v in vals if v is not None)
+        nmiss = sum(v is None for v in vals)
+        if kind == "distinct":
+            out.append(len(cnt) + (1 if nmiss and cnt else 0))
+        elif kind == "entropy":
+            parts = list(cnt.values()) + ([nmiss] if nmiss and cnt else [])
+            out.append(math.exp(-sum(x / len(vals) * math.log(x / len(vals)) for x in parts)) if cnt else 1.0)
+        else:
+            r = sorted(cnt.values(), reverse=True)
+            if not r:
+                out.append(0)
+                continue
+            best = 1
+            for l in range(2, len(r) + 1):
+                if r[0] < c * sum(r[l - 1:]):
+                    best = l
+            out.append(best)
+    return np.array(out, dtype=float)
+
+
+def reference_t_closeness(keys, sens, ordered):
+    values = sorted(set(sens))
+    n, m = len(sens), len(values)
+    q = np.array([sens.count(v) / n for v in values])
+    out = []
+    for k in keys:
+        vals = [s for kk, s in zip(keys, sens) if kk == k]
+        p = np.array([vals.count(v) / len(vals) for v in values])
+        if ordered:
+            out.append(0.0 if m == 1 else sum(abs(sum(q[: i + 1] - p[: i + 1])) for i in range(m)) / (m - 1))
+        else:
+            out.append(0.5 * np.abs(q - p).sum())
+    return np.array(out)
+
+
+# -- record swapping: the risk level of each household (moved from tests/test_record_swap.py) ------
+def reference_risk_levels(df, hier, risk_variables, k):
+    """The coarsest level (index) at which each household has a member whose risk-variable
+    combination has fewer than k persons in its area (len(hier): none), by brute force."""
+    out = {}
+    rows = df.rows(named=True)
+    for lv in range(len(hier)):
+        key = [tuple(r[c] for c in (*risk_variables, *hier[:lv + 1])) for r in rows]
+        cnt = {}
+        for t in key:
+            cnt[t] = cnt.get(t, 0) + 1
+        for r, t in zip(rows, key):
+            if cnt[t] < k and out.get(r["hid"], len(hier)) > lv:
+                out[r["hid"]] = lv
+    return {h: out.get(h, len(hier)) for h in set(df["hid"].to_list())}
+
+
+# -- MIL: the best move, exchange and 3-cycle by brute force (moved from tests/test_mil.py) --------
+def group_sse_of_rows(X, rows):
+    Y = X[list(rows)]
+    return float(((Y - Y.mean(axis=0)) ** 2).sum())
+
+
+def best_local_step(X, labels, k, cap):
+    """Brute force, recomputing each changed group's SSE from its rows: the lowest SSE change
+    over (1) moving one row to another group (its group keeping >= k rows), (2) exchanging
+    two rows of different groups, (3) rotating one row each among three groups of at most
+    ``cap`` rows, in both directions (a -> b -> c -> a and a -> c -> b -> a)."""
+    from itertools import combinations
+
+    groups = {g: [int(i) for i in np.flatnonzero(labels == g)] for g in np.unique(labels)}
+    own = {g: group_sse_of_rows(X, r) for g, r in groups.items()}
+    best = 0.0
+    for a, ra in groups.items():
+        if len(ra) <= k:
+            continue
+        for i in ra:
+            rest = group_sse_of_rows(X, [r for r in ra if r != i]) - own[a]
+            for b, rb in groups.items():
+                if b != a:
+                    best = min(best, rest + group_sse_of_rows(X, rb + [i]) - own[b])
+    for a, b in combinations(groups, 2):
+        ra, rb = groups[a], groups[b]
+        for i in ra:
+            for j in rb:
+                na = [r if r != i else j for r in ra]
+                nb = [r if r != j else i for r in rb]
+                best = min(best, group_sse_of_rows(X, na) + group_sse_of_rows(X, nb) - own[a] - own[b])
+    for a, b, c in combinations(groups, 3):
+        ra, rb, rc = groups[a], groups[b], groups[c]
+        if max(len(ra), len(rb), len(rc)) > cap:
+            continue
+        old = own[a] + own[b] + own[c]
+        for i in ra:
+            for j in rb:
+                for m in rc:
+                    fwd = (group_sse_of_rows(X, [r if r != i else m for r in ra]) + group_sse_of_rows(X, [r if r != j else i for r in rb])
+                           + group_sse_of_rows(X, [r if r != m else j for r in rc]))
+                    bwd = (group_sse_of_rows(X, [r if r != i else j for r in ra]) + group_sse_of_rows(X, [r if r != j else m for r in rb])
+                           + group_sse_of_rows(X, [r if r != m else i for r in rc]))
+                    best = min(best, fwd - old, bwd - old)
+    return best
+
+
+def best_move_and_exchange(X, labels, k):
+    """Vectorised brute force over every single move and every pairwise exchange, each
+    group's SSE taken as sum |x|^2 - |sum x|^2 / n after the change: (best move, best
+    exchange) SSE changes."""
+    G = labels.max() + 1
+    n_g = np.bincount(labels, minlength=G).astype(float)
+    S = np.zeros((G, X.shape[1]))
+    np.add.at(S, labels, X)
+    q = (X**2).sum(axis=1)
+    Q = np.bincount(labels, weights=q, minlength=G)
+
+    def g_sse(Qg, Sg, ng):
+        return Qg - (Sg**2).sum(axis=-1) / ng
+
+    own = g_sse(Q, S, n_g)
+    a = labels
+    # moves: row i from a to every b
+    out_a = np.where(n_g[a] > k, g_sse(Q[a] - q, S[a] - X, n_g[a] - 1) - own[a], np.inf)
+    in_b = g_sse(Q[None, :] + q[:, None], S[None, :, :] + X[:, None, :], n_g[None, :] + 1) - own[None, :]
+    move = out_a[:, None] + in_b
+    move[np.arange(len(a)), a] = np.inf
+    # exchanges: i (in a) <-> j (in b)
+    dX = X[None, :, :] - X[:, None, :]  # x_j - x_i
+    dq = q[None, :] - q[:, None]
+    new_a = g_sse(Q[a][:, None] + dq, S[a][:, None, :] + dX, n_g[a][:, None]) - own[a][:, None]
+    new_b = g_sse(Q[a][None, :] - dq, S[a][None, :, :] - dX, n_g[a][None, :]) - own[a][None, :]
+    swap = new_a + new_b
+    swap[a[:, None] == a[None, :]] = np.inf
+    return float(move.min()), float(swap.min())

@@ -7,6 +7,7 @@ import pytest
 
 import polars_sdc  # noqa: F401
 from polars_sdc import SDCError, rng
+from naive import reference_rank_swap
 
 
 def _frame(n=2000, seed=0):
@@ -39,51 +40,11 @@ def test_every_column_is_a_permutation_and_moves_at_most_p_n_ranks(p):
     assert out.select("id", "s").equals(df.select("id", "s"))
 
 
-def _reference(x, keys, seed, column, w):
-    """Plain-Python rank swapping with the same random stream (rng.bits, then SplitMix steps)."""
-    M = (1 << 64) - 1
-
-    def mix(z):
-        z ^= z >> 30; z = (z * 0xBF58476D1CE4E5B9) & M
-        z ^= z >> 27; z = (z * 0x94D049BB133111EB) & M
-        return z ^ (z >> 31)
-
-    order = np.lexsort((keys, x))
-    n = len(x)
-    taken = [False] * n
-    partner = list(range(n))
-    for j in range(n):
-        if taken[j]:
-            continue
-        hi = min(n - 1, j + w)
-        span = hi - j
-        if span <= 0:
-            continue
-        z = int(rng.bits(seed, f"rank_swap/{column}", keys[order][j:j + 1])[0])
-        found = None
-        for _ in range(64):
-            k = j + 1 + min(int(((z >> 11) + 0.5) / 2**53 * span), span - 1)
-            if not taken[k]:
-                found = k
-                break
-            z = mix((z + 0x9E3779B97F4A7C15) & M)
-        if found is None:
-            free = [k for k in range(j + 1, hi + 1) if not taken[k]]
-            if not free:
-                continue
-            found = free[min(int(((z >> 11) + 0.5) / 2**53 * len(free)), len(free) - 1)]
-        taken[j] = taken[found] = True
-        partner[j], partner[found] = found, j
-    out = np.empty_like(x)
-    out[order] = x[order][partner]
-    return out
-
-
 @pytest.mark.parametrize("n, p", [(50, 0.1), (300, 0.05), (300, 0.5), (7, 1.0)])
 def test_matches_a_plain_python_reference(n, p):
     df = _frame(n, seed=n)
     got = df.sdc.rank_swap("b", p=p, seed=3)["b"].to_numpy()
-    want = _reference(df["b"].to_numpy(), rng.row_positions(n), 3, "b", math.floor(p * n + 1e-9))
+    want = reference_rank_swap(df["b"].to_numpy(), rng.row_positions(n), 3, "b", math.floor(p * n + 1e-9))
     np.testing.assert_array_equal(got, want)
 
 
@@ -207,7 +168,7 @@ def test_by_matches_the_plain_python_reference_per_stratum():
     keys = rng.row_positions(400)
     for s in range(3):
         rows = np.flatnonzero(df["g"].to_numpy() == s)
-        want = _reference(df["x"].to_numpy()[rows], keys[rows], 6, "x", math.floor(0.1 * rows.size + 1e-9))
+        want = reference_rank_swap(df["x"].to_numpy()[rows], keys[rows], 6, "x", math.floor(0.1 * rows.size + 1e-9))
         np.testing.assert_array_equal(got[rows], want)
 
 
@@ -281,7 +242,7 @@ def test_every_numeric_dtype_matches_the_reference_order(dtype):
     got = df.sdc.rank_swap("x", p=0.1, seed=5)["x"]
     assert got.dtype == dtype
     xv = x.to_numpy()
-    want = _reference(xv, rng.row_positions(300), 5, "x", 30)
+    want = reference_rank_swap(xv, rng.row_positions(300), 5, "x", 30)
     assert got.to_list() == want.tolist()
 
 

@@ -14,6 +14,7 @@ from polars_sdc.microagg.mdav import partition_mdav
 from polars_sdc.microagg.mil import mil_1d, refine_mil
 from polars_sdc.microagg.univariate import partition_univariate
 from polars_sdc.microagg.vmdav import partition_vmdav
+from naive import best_local_step, best_move_and_exchange
 
 
 def _contiguous_partition(rng, n, k):
@@ -145,52 +146,6 @@ def test_refine_mil_properties(seed, n, p, k, opts, ties):
     assert np.array_equal(renamed, 1000 - new)
 
 
-def _group_sse(X, rows):
-    Y = X[list(rows)]
-    return float(((Y - Y.mean(axis=0)) ** 2).sum())
-
-
-def _best_local_step(X, labels, k, cap):
-    """Brute force, recomputing each changed group's SSE from its rows: the lowest SSE change
-    over (1) moving one row to another group (its group keeping >= k rows), (2) exchanging
-    two rows of different groups, (3) rotating one row each among three groups of at most
-    ``cap`` rows, in both directions (a -> b -> c -> a and a -> c -> b -> a)."""
-    from itertools import combinations
-
-    groups = {g: [int(i) for i in np.flatnonzero(labels == g)] for g in np.unique(labels)}
-    own = {g: _group_sse(X, r) for g, r in groups.items()}
-    best = 0.0
-    for a, ra in groups.items():
-        if len(ra) <= k:
-            continue
-        for i in ra:
-            rest = _group_sse(X, [r for r in ra if r != i]) - own[a]
-            for b, rb in groups.items():
-                if b != a:
-                    best = min(best, rest + _group_sse(X, rb + [i]) - own[b])
-    for a, b in combinations(groups, 2):
-        ra, rb = groups[a], groups[b]
-        for i in ra:
-            for j in rb:
-                na = [r if r != i else j for r in ra]
-                nb = [r if r != j else i for r in rb]
-                best = min(best, _group_sse(X, na) + _group_sse(X, nb) - own[a] - own[b])
-    for a, b, c in combinations(groups, 3):
-        ra, rb, rc = groups[a], groups[b], groups[c]
-        if max(len(ra), len(rb), len(rc)) > cap:
-            continue
-        old = own[a] + own[b] + own[c]
-        for i in ra:
-            for j in rb:
-                for m in rc:
-                    fwd = (_group_sse(X, [r if r != i else m for r in ra]) + _group_sse(X, [r if r != j else i for r in rb])
-                           + _group_sse(X, [r if r != m else j for r in rc]))
-                    bwd = (_group_sse(X, [r if r != i else j for r in ra]) + _group_sse(X, [r if r != j else m for r in rb])
-                           + _group_sse(X, [r if r != m else i for r in rc]))
-                    best = min(best, fwd - old, bwd - old)
-    return best
-
-
 @pytest.mark.parametrize("case", range(12))
 def test_refine_mil_is_a_local_optimum_brute_force(case):
     """With every group in every neighbour list, no single move, pairwise exchange or
@@ -204,40 +159,9 @@ def test_refine_mil_is_a_local_optimum_brute_force(case):
     new = refine_mil(X, labels, k, neighbours=n)
     cap = min(3 * k, 64)  # refine_mil rotates among groups of at most max(2k, min(3k, 64)) rows
     assert np.bincount(new)[np.unique(new)].min() >= k
-    assert _best_local_step(X, new, k, cap) >= -1e-9 * (1 + sse(X, new))
+    assert best_local_step(X, new, k, cap) >= -1e-9 * (1 + sse(X, new))
     # and the oracle is not blind: the input partition (random) is not a local optimum
-    assert _best_local_step(X, labels, k, cap) < -1e-6
-
-
-def _best_move_and_exchange(X, labels, k):
-    """Vectorised brute force over every single move and every pairwise exchange, each
-    group's SSE taken as sum |x|^2 - |sum x|^2 / n after the change: (best move, best
-    exchange) SSE changes."""
-    G = labels.max() + 1
-    n_g = np.bincount(labels, minlength=G).astype(float)
-    S = np.zeros((G, X.shape[1]))
-    np.add.at(S, labels, X)
-    q = (X**2).sum(axis=1)
-    Q = np.bincount(labels, weights=q, minlength=G)
-
-    def g_sse(Qg, Sg, ng):
-        return Qg - (Sg**2).sum(axis=-1) / ng
-
-    own = g_sse(Q, S, n_g)
-    a = labels
-    # moves: row i from a to every b
-    out_a = np.where(n_g[a] > k, g_sse(Q[a] - q, S[a] - X, n_g[a] - 1) - own[a], np.inf)
-    in_b = g_sse(Q[None, :] + q[:, None], S[None, :, :] + X[:, None, :], n_g[None, :] + 1) - own[None, :]
-    move = out_a[:, None] + in_b
-    move[np.arange(len(a)), a] = np.inf
-    # exchanges: i (in a) <-> j (in b)
-    dX = X[None, :, :] - X[:, None, :]  # x_j - x_i
-    dq = q[None, :] - q[:, None]
-    new_a = g_sse(Q[a][:, None] + dq, S[a][:, None, :] + dX, n_g[a][:, None]) - own[a][:, None]
-    new_b = g_sse(Q[a][None, :] - dq, S[a][None, :, :] - dX, n_g[a][None, :]) - own[a][None, :]
-    swap = new_a + new_b
-    swap[a[:, None] == a[None, :]] = np.inf
-    return float(move.min()), float(swap.min())
+    assert best_local_step(X, labels, k, cap) < -1e-6
 
 
 @pytest.mark.parametrize("k", [2, 3])
@@ -250,9 +174,9 @@ def test_refine_mil_moves_and_exchanges_local_optimum_at_scale(k):
     G = labels.max() + 1
     new = refine_mil(X, labels, k, neighbours=G, cycles=False)
     scale = 1e-9 * (1 + sse(X, new))
-    move, swap = _best_move_and_exchange(X, new, k)
+    move, swap = best_move_and_exchange(X, new, k)
     assert move >= -scale and swap >= -scale
-    assert min(_best_move_and_exchange(X, labels, k)) < -1e-3  # the oracle sees the input's gains
+    assert min(best_move_and_exchange(X, labels, k)) < -1e-3  # the oracle sees the input's gains
     assert np.array_equal(refine_mil(X, new, k, neighbours=G, cycles=False), new)
     # with the default (8 nearest) lists, too, the result is a fixed point
     dflt = refine_mil(X, labels, k)

@@ -9,11 +9,11 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from naive import reference_record_swap
 
 import polars_sdc  # noqa: F401
 from polars_sdc import SDCError, datasets
 from polars_sdc.masking.record_swap import swap_records_frame, swap_records_plan
+from naive import reference_record_swap, reference_risk_levels
 
 HIER = ["r1", "r2", "r3"]
 
@@ -38,22 +38,6 @@ def households(sizes, rs, levels=3, n_codes=(2, 3, 3)):
     if levels > 1:
         df = df.with_columns(pl.col("r2").cast(pl.String))
     return df.sample(fraction=1.0, shuffle=True, seed=int(rs.integers(1 << 30)))
-
-
-def reference_counts(df, hier, risk_variables, k):
-    """The coarsest level (index) at which each household has a member whose risk-variable
-    combination has fewer than k persons in its area (len(hier): none), by brute force."""
-    out = {}
-    rows = df.rows(named=True)
-    for lv in range(len(hier)):
-        key = [tuple(r[c] for c in (*risk_variables, *hier[:lv + 1])) for r in rows]
-        cnt = {}
-        for t in key:
-            cnt[t] = cnt.get(t, 0) + 1
-        for r, t in zip(rows, key):
-            if cnt[t] < k and out.get(r["hid"], len(hier)) > lv:
-                out[r["hid"]] = lv
-    return {h: out.get(h, len(hier)) for h in set(df["hid"].to_list())}
 
 
 structures = st.builds(
@@ -107,7 +91,7 @@ def check_swap(df, out, plan, hier, carry, k, risk_variables):
         lv = hier.index(lvl)
         assert areas[h][: lv + 1] != areas[p][: lv + 1], "swapped within the same area"
     # 5. every household at risk (brute-force counts) is swapped across its level, unless no donor
-    levels = reference_counts(df, hier, risk_variables, k)
+    levels = reference_risk_levels(df, hier, risk_variables, k)
     failed = set(plan.filter(pl.col("partner").is_null())["hid"].to_list())
     info = {h: (hier.index(lvl), role) for h, lvl, role in
             swapped.select("hid", pl.col("level").cast(pl.String), pl.col("role").cast(pl.String)).rows()}
@@ -204,7 +188,7 @@ def test_sdcmicro_k_anonymity_levels():
         plan = DAT.sdc.swap_records_plan(household="hid", hierarchy=hier, similar=["hsize"], swaprate=0.05,
                                          k_anonymity=k, risk_variables=rv, seed=2021)
         assert plan["partner"].null_count() == 0
-        levels = reference_counts(DAT.select("hid", *hier, *rv), hier, rv, k)
+        levels = reference_risk_levels(DAT.select("hid", *hier, *rv), hier, rv, k)
         risky = {h for h, lv in levels.items() if lv < 2}
         assert risky and risky <= set(plan["hid"].to_list())
         assert plan.height >= 0.05 * 10_000

@@ -11,6 +11,7 @@ from polars_sdc.loss.sse import sse
 from polars_sdc.microagg.anneal import refine_anneal
 from polars_sdc.microagg.mdav import partition_mdav
 from polars_sdc.microagg.mil import refine_mil
+from naive import set_partitions
 
 
 def _random_partition(rng, n, k):
@@ -66,23 +67,6 @@ def test_reproducible_for_a_seed_and_seed_matters():
     assert np.array_equal(refine_anneal(X, 77 - lab.astype(np.int64), 3, max_iter=200_000, seed=1), a)
 
 
-def _all_partitions(items, k):
-    """Every partition of ``items`` into blocks of >= k (brute force)."""
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    from itertools import combinations
-
-    for r in range(k - 1, len(rest) + 1):
-        for comb in combinations(rest, r):
-            left = [x for x in rest if x not in comb]
-            if 0 < len(left) < k:
-                continue
-            for tail in _all_partitions(left, k):
-                yield [[first, *comb], *tail]
-
-
 @pytest.mark.parametrize("case", range(6))
 def test_reaches_the_optimum_of_tiny_inputs(case):
     """n = 9..10: the annealing result has the optimal SSE over all k-partitions (enumerated),
@@ -90,7 +74,7 @@ def test_reaches_the_optimum_of_tiny_inputs(case):
     rng = np.random.default_rng(40 + case)
     n, k = (9, 3) if case % 2 else (10, 2)
     X = rng.normal(size=(n, 2)) + rng.choice([0.0, 3.0], size=(n, 1))
-    best = min(sum(((X[b] - X[b].mean(axis=0)) ** 2).sum() for b in part) for part in _all_partitions(list(range(n)), k))
+    best = min(sum(((X[b] - X[b].mean(axis=0)) ** 2).sum() for b in part) for part in set_partitions(list(range(n)), k))
     lab = partition_mdav(X, k)
     new = refine_anneal(X, lab, k, max_iter=100_000)
     assert sse(X, new) == pytest.approx(best, rel=1e-9, abs=1e-12)

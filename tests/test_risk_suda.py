@@ -11,6 +11,7 @@ import polars_sdc  # noqa: F401
 from polars_sdc import datasets
 from polars_sdc import SDCError
 from polars_sdc.risk.suda import suda
+from naive import brute_suda
 
 KEYS = ["Key1", "Key2", "Key3", "Key4"]
 
@@ -18,27 +19,6 @@ KEYS = ["Key1", "Key2", "Key3", "Key4"]
 def _read(name):
     """sdcMicro's francdat / francdat_na, embedded in the package."""
     return datasets.francdat(missing=name == "francdat_na")
-
-
-def brute_suda(rows, max_size=None):
-    """Score = sum over minimal sample uniques S of (M - |S|)!; missing values (None) never in S."""
-    n, M = len(rows), len(rows[0])
-    max_size = max_size or M
-
-    def unique(i, S):
-        if any(rows[i][k] is None for k in S):
-            return False
-        return sum(all(rows[j][k] == rows[i][k] for k in S) for j in range(n)) == 1
-
-    scores, contrib = np.zeros(n), np.zeros((n, M))
-    for i in range(n):
-        for size in range(1, max_size + 1):
-            for S in combinations(range(M), size):
-                if unique(i, S) and not any(unique(i, T) for T in combinations(S, size - 1) if T):
-                    scores[i] += factorial(M - size)
-                    for k in S:
-                        contrib[i, k] += factorial(M - size)
-    return scores, contrib
 
 
 def test_francdat_reference():
