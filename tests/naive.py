@@ -31,6 +31,7 @@ Index (reference -> what it checks):
 - ``joint``, ``quad_convolution``, ``plain_gmm_em``  Gaussian * Laplace density, plain EM -> reconstruct.py
 - ``reference_freqcalc``            fk / Fk with sdcMicro's missing-value (wildcard, alpha) rule,
   record by record -> risk/frequencies.py
+- ``sample_moments``                means and sample covariance (add_noise's moments method)
 - ``reference_pram_matrix``         sdcMicro's PRAM matrix (P, Bayes inverse, alpha mix) -> masking/pram.py
 - ``reference_rank_swap``           rank swapping with the same random stream, plain Python -> kernels/masking.py
 - ``brute_suda``                    SUDA2 scores over every key subset -> risk/suda.py
@@ -1114,3 +1115,10 @@ def best_move_and_exchange(X, labels, k):
     swap = new_a + new_b
     swap[a[:, None] == a[None, :]] = np.inf
     return float(move.min()), float(swap.min())
+
+
+# -- noise: the moments add_noise keeps ----------------------------------------------------------
+def sample_moments(X):
+    """(column means, (p, p) sample covariance with n - 1) of the rows of X."""
+    X = np.asarray(X, dtype=float)
+    return X.mean(axis=0), np.cov(X.T, ddof=1).reshape(X.shape[1], X.shape[1])

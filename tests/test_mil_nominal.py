@@ -13,7 +13,8 @@ from polars_sdc.microagg import features as features_module
 from polars_sdc.microagg.features import features
 from polars_sdc.microagg.mdav import partition_mdav
 from polars_sdc.microagg.mil import refine_mil
-from test_mil import _best_local_step, _random_partition
+from naive import best_local_step
+from test_mil import _random_partition
 
 
 def _mixed(seed, n, *, levels=(3, 40), p=2, dup=0.2, single=True):
@@ -83,7 +84,7 @@ def test_nominal_only_data_ties_everywhere():
     labels = _random_partition(rng, 18, 3)
     new = refine_mil(F, labels, 3, neighbours=18)
     D = F.dense()
-    assert _best_local_step(D, new, 3, 9) >= -1e-9
+    assert best_local_step(D, new, 3, 9) >= -1e-9
     assert direct_sse(D, new) < direct_sse(D, labels)
     assert np.array_equal(refine_mil(F, new, 3, neighbours=18), new)  # a fixed point
 
@@ -102,7 +103,7 @@ def test_mixed_local_optimum_brute_force(case):
     D = F.dense()
     cap = min(3 * k, 64)
     assert np.bincount(new)[np.unique(new)].min() >= k
-    assert _best_local_step(D, new, k, cap) >= -1e-9 * (1 + direct_sse(D, new))
+    assert best_local_step(D, new, k, cap) >= -1e-9 * (1 + direct_sse(D, new))
 
 
 def test_beyond_the_onehot_cap(monkeypatch):

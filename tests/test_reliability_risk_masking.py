@@ -12,10 +12,7 @@ import pytest
 
 import polars_sdc  # noqa: F401
 from polars_sdc import SDCError
-
-
-def _moments(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return X.mean(axis=0), np.cov(X.T, ddof=1).reshape(X.shape[1], X.shape[1])
+from naive import sample_moments
 
 
 # -- 26.2: exact moments on n <= p + 1 rows give the records back ------------------------------
@@ -36,8 +33,8 @@ def test_26_2_moments_refuses_exactly_n_le_p_plus_1(n, p):
             df.sdc.add_noise(method="moments", seed=1)
     else:
         out = df.sdc.add_noise(method="moments", seed=1).to_numpy()
-        mx, Sx = _moments(df.to_numpy())
-        my, Sy = _moments(out)
+        mx, Sx = sample_moments(df.to_numpy())
+        my, Sy = sample_moments(out)
         np.testing.assert_allclose(my, mx, atol=1e-12)
         np.testing.assert_allclose(Sy, Sx, atol=1e-12)
     # the other methods still accept the frame (one row: unchanged)
@@ -78,8 +75,8 @@ def test_26_5_moments_constant_column_at_one_tenth():
     out = df.sdc.add_noise(method="moments", seed=1)
     assert out["c"].to_list() == [0.1] * 6                          # still constant, at the value itself
     X, Y = df.select("x", "y").to_numpy(), out.select("x", "y").to_numpy()
-    mx, Sx = _moments(X)
-    my, Sy = _moments(Y)
+    mx, Sx = sample_moments(X)
+    my, Sy = sample_moments(Y)
     np.testing.assert_allclose(my, mx, rtol=1e-13)                   # x: 2.8333.., not 2.8169
     np.testing.assert_allclose(Sy, Sx, rtol=1e-12, atol=1e-13)
     assert not np.allclose(Y, X)                                     # and noise was added
@@ -90,8 +87,8 @@ def test_26_5_moments_constant_column_at_one_tenth():
     for g in ("a", "b"):
         A = df2.filter(pl.col("g") == g).select("x", "c", "y").to_numpy()
         B = out2.filter(pl.col("g") == g).select("x", "c", "y").to_numpy()
-        np.testing.assert_allclose(_moments(B)[0], _moments(A)[0], rtol=1e-13)
-        np.testing.assert_allclose(_moments(B)[1], _moments(A)[1], rtol=1e-12, atol=1e-13)
+        np.testing.assert_allclose(sample_moments(B)[0], sample_moments(A)[0], rtol=1e-13)
+        np.testing.assert_allclose(sample_moments(B)[1], sample_moments(A)[1], rtol=1e-12, atol=1e-13)
 
 
 # -- 26.4: individual risk near Fk = fk ----------------------------------------------------------
@@ -286,10 +283,7 @@ def test_26_14_rank_swap_decimal_swaps_the_exact_values(lazy):
 
 # -- 28.4: rank swapping as sdcMicro ---------------------------------------------------------------
 def test_28_4_sdcmicro_window_is_strictly_below_floor_n_p():
-    import sys
-
-    sys.path.insert(0, __file__.rsplit("/", 1)[0])
-    from test_masking_rank_swap import _reference
+    from naive import reference_rank_swap
 
     from polars_sdc import rng
 
@@ -299,7 +293,7 @@ def test_28_4_sdcmicro_window_is_strictly_below_floor_n_p():
         df = pl.DataFrame({"b": x})
         got = df.sdc.rank_swap("b", p=p, seed=3, preset="sdcmicro", top=0.0, bottom=0.0)["b"].to_numpy()
         w = math.floor(p * n + 1e-9) - 1              # partners j < k < j + floor(n P)
-        want = _reference(x, rng.row_positions(n), 3, "b", w) if w > 0 else x
+        want = reference_rank_swap(x, rng.row_positions(n), 3, "b", w) if w > 0 else x
         np.testing.assert_array_equal(got, want)
     # p * n = 2: sdcMicro's window holds the next rank only; ours the next two
     x = np.arange(1000.0)
