@@ -98,10 +98,8 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         order, cells_per_dim, leaf_size
             MHM's path ordering and its grid / k-d tree sizes (``method="mhm"`` only).
         **method_options
-            Options of a partition method added to ``polars_sdc.microagg.METHODS``.
-
-        Every keyword is checked once by :meth:`polars_sdc.microagg.MicroaggSpec.build`
-        (a method's own option given to another method is an error naming both).
+            Options of a partition method added to ``polars_sdc.microagg.METHODS`` (checked,
+            with every other keyword, by :meth:`polars_sdc.microagg.MicroaggSpec.build`).
 
         Returns
         -------
