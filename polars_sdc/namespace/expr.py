@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 import polars as pl
 
+from .._typing import LabelOptions
+
 
 @pl.api.register_expr_namespace("sdc")
 class SDCExpr:
@@ -105,7 +107,7 @@ class SDCExpr:
         """
         from ..recode import check_label_options, check_other_constraints, check_p
 
-        label_options = dict(sep=sep, other=other, max_label=max_label, null_values=null_values)
+        label_options: LabelOptions = {"sep": sep, "other": other, "max_label": max_label, "null_values": null_values}
         check_p(p)
         other = check_label_options(label_options)[0].other
         if other is not None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping, Sequence
-from typing import Any, Generic, Literal
+from typing import Any, Generic, Literal, cast
 
 import polars as pl
 
@@ -115,8 +115,9 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         """
         spec = MicroaggSpec.build(self._schema(), k, on, **_passed(locals()))
         if isinstance(self._frame, pl.LazyFrame):
-            return self._frame_op(lambda df: spec.partition(df).to_frame(), pl.Schema({"group": pl.UInt32}))
-        return spec.partition(self._frame)
+            lazy = self._frame_op(lambda df: spec.partition(df).to_frame(), pl.Schema({"group": pl.UInt32}))
+            return cast(G, lazy)
+        return cast(G, spec.partition(self._frame))
 
     def microaggregate(
         self,
@@ -492,13 +493,13 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
             raise SDCError(f"neighbours, exchanges, cycles and max_sweeps are MIL's options; for refine={refine!r} use refine_options")
         else:
             opts = dict(refine_options or {})
-        refine, opts = mil_refiner(refine, opts)
+        refiner, opts = mil_refiner(refine, opts)
         return self._frame_op(
             lambda df: mil_frame(
                 df, k, on, group=group, by=by, standardize=standardize, ordinal=ordinal, weights=weights,
-                refine=refine, household=household, **opts
+                refine=refiner, household=household, **opts
             ),
-            mil_output_schema(schema, group, refine),
+            mil_output_schema(schema, group, refiner),
         )
 
     def aggregate(

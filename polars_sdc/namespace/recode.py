@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
-from .._typing import ColumnSpec
+from .._typing import ColumnSpec, LabelOptions
 from ._base import F, FrameOps
 
 if TYPE_CHECKING:
@@ -82,12 +82,12 @@ class RecodeMethods(FrameOps[F]):
         """
         from ..recode import check_p, recode_frame, recode_output_schema
 
-        label_options = dict(sep=sep, other=other, max_label=max_label, null_values=null_values)
+        label_options: LabelOptions = {"sep": sep, "other": other, "max_label": max_label, "null_values": null_values}
         check_p(p)
         schema = recode_output_schema(
             self._schema(), columns, lazy=self._lazy, hierarchy=hierarchy, ordinal=ordinal, **label_options
         )
-        enum_as = pl.Categorical if self._lazy else None
+        enum_as: Any = pl.Categorical if self._lazy else None
         if household is not None:
             from .._columns import resolve_columns
             from ..household import check_household_column, mask_households
