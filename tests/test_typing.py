@@ -220,13 +220,22 @@ def test_top_level_functions_are_the_module_functions():
         assert f"from .{module} import" in source and name in source.split(f"from .{module} import", 1)[1].split("\n")[0]
 
 
-def test_docs_import_no_private_module():
+def test_docs_and_notebooks_import_no_private_module():
+    """The README, the docs pages and the notebooks import the public API only: polars_sdc and its
+    top-level modules, none private (``_x``) or deep (``polars_sdc.loss.sse``, ``polars_sdc.microagg``)."""
+    import json
     import re
 
-    deep = re.compile(r"from polars_sdc\.(\w+)\.(\w+) import|from polars_sdc\.(_\w+|loss|microagg|kernels|standardize)\b")
-    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
-        for i, line in enumerate(path.read_text().splitlines(), 1):
-            assert not deep.search(line), f"{path.name}:{i}: {line.strip()}"
+    deep = re.compile(r"from polars_sdc\.(\w+)\.(\w+) import|from polars_sdc\.(_\w+|loss|microagg|kernels|standardize)\b"
+                      r"|import polars_sdc\.\w+\.")
+    texts = [(p.name, p.read_text()) for p in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]]
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        texts.append((path.name, "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")))
+    assert len(texts) > 20
+    for name, text in texts:
+        for i, line in enumerate(text.splitlines(), 1):
+            assert not deep.search(line), f"{name}:{i}: {line.strip()}"
 
 
 USER_SCRIPT = """
