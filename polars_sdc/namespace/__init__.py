@@ -19,7 +19,7 @@ from typing import overload
 import polars as pl
 
 from .._signature import check_keywords
-from . import expr as _expr
+from .expr import SDCExpr
 from .generalize import GeneralizeMethods
 from .loss import LossMethods
 from .masking import MaskingMethods
@@ -68,7 +68,7 @@ class SDCLazyFrame(
     """``lf.sdc``: the same methods, lazily; frame results stay LazyFrames until collect."""
 
 
-SDCExpr = check_keywords(_expr.SDCExpr)
+check_keywords(SDCExpr)  # in place: SDCExpr stays the class Polars registered
 
 
 @overload
@@ -76,8 +76,8 @@ def sdc(obj: pl.DataFrame) -> SDCFrame: ...
 @overload
 def sdc(obj: pl.LazyFrame) -> SDCLazyFrame: ...
 @overload
-def sdc(obj: pl.Expr) -> _expr.SDCExpr: ...
-def sdc(obj: pl.DataFrame | pl.LazyFrame | pl.Expr) -> SDCFrame | SDCLazyFrame | _expr.SDCExpr:
+def sdc(obj: pl.Expr) -> SDCExpr: ...
+def sdc(obj: pl.DataFrame | pl.LazyFrame | pl.Expr) -> SDCFrame | SDCLazyFrame | SDCExpr:
     """The ``sdc`` namespace of a DataFrame, LazyFrame or expression, typed: ``sdc(df)`` is
     ``df.sdc`` (the same object), but a type checker knows its methods, their parameters and
     return types (``sdc(df).mdav(...)`` is a DataFrame, ``sdc(lf).mdav(...)`` a LazyFrame),
