@@ -179,15 +179,20 @@ def test_every_misspelt_keyword_names_the_method_and_the_closest_name(cls):
 
 @pytest.mark.parametrize("lazy", [False, True])
 def test_microaggregate_refuses_another_methods_option(lazy):
+    """gamma / order / ... are parameters of microaggregate and partition (with the declared
+    defaults), yet given for a method that does not take them they are refused, even at their
+    default value, naming the method, before anything runs."""
     df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
     ns = sdc(df.lazy() if lazy else df)
-    with pytest.raises(polars_sdc.SDCError, match="unknown option 'gamma' for method 'mdav'"):
-        ns.microaggregate(2, "x", gamma=0.5)
+    for call in (lambda: ns.microaggregate(2, "x", gamma=0.5), lambda: ns.microaggregate(2, "x", order="npn"),
+                 lambda: ns.partition(2, "x", method="mdav", gamma=1.0)):
+        with pytest.raises(polars_sdc.SDCError, match="unknown option '(gamma|order)' for method 'mdav'"):
+            call()
     with pytest.raises(polars_sdc.SDCError, match="unknown option 'gama' for method 'vmdav'; did you mean 'gamma'"):
         ns.microaggregate(2, "x", method="vmdav", gama=0.5)
-    # at its default it changes nothing and is not refused
-    out = ns.microaggregate(2, "x", gamma=1.0, order="npn")
-    assert (out.collect() if lazy else out).equals(df.sdc.mdav(2, "x"))
+    out = ns.microaggregate(2, "x", method="vmdav", gamma=1.0)
+    assert (out.collect() if lazy else out).equals(df.sdc.vmdav(2, "x"))
+    assert str(inspect.signature(SDCFrame.microaggregate).parameters["gamma"]) == "gamma: 'float' = 1.0"
 
 
 def test_every_public_method_documents_its_parameters():

@@ -5,9 +5,9 @@ whole-frame step. From here to a method's kernel: ``spec.method.partition`` (e.g
 """
 from __future__ import annotations
 
-import inspect
-from collections.abc import Mapping, Sequence
-from typing import Any, Generic, Literal, cast
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Generic, Literal, ParamSpec, TypeVar, cast
 
 import polars as pl
 
@@ -19,9 +19,9 @@ from ._base import F, FrameOps, G
 def _passed(arguments: dict[str, Any]) -> dict[str, Any]:
     """A namespace method's keyword arguments (its ``locals()`` on entry, less ``self``, ``k``
     and ``on``), passed on under their declared names: the ``**method_options`` of partition
-    methods added outside the package are merged in, and another method's option (``gamma``
-    of V-MDAV, ``order`` of MHM, ...) is left out when it has its default (given any other
-    value, :meth:`MicroaggSpec.build` refuses it, naming the method)."""
+    methods added outside the package are merged in, and the options of the other partition
+    methods (``gamma`` of V-MDAV, ``order`` of MHM, ...: at their defaults, as
+    :func:`_method_options_checked` refused any given explicitly) are left out."""
     from ..microagg.pipeline import METHODS
 
     passed = {n: v for n, v in arguments.items() if n not in ("self", "k", "on", "method_options", "__class__")}
@@ -29,11 +29,35 @@ def _passed(arguments: dict[str, Any]) -> dict[str, Any]:
     chosen = METHODS.get(passed.get("method", "mdav"))
     own = set(chosen.options()) if chosen is not None else set()
     for meth in METHODS.values():
-        defaults = inspect.signature(meth.partition).parameters
         for name in meth.options():
-            if name not in own and name in passed and passed[name] == defaults[name].default:
-                del passed[name]
+            if name not in own and name not in arguments.get("method_options", {}):
+                passed.pop(name, None)
     return passed
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _method_options_checked(fn: Callable[P, R]) -> Callable[P, R]:
+    """``microaggregate`` / ``partition``: an option of another partition method given by the
+    caller (``order="npn"`` with ``method="mdav"``), even at its default, is refused naming
+    the method (:meth:`polars_sdc.microagg.Method.check_options`), as
+    :meth:`MicroaggSpec.build` refuses it; the signature is unchanged."""
+
+    @functools.wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        from ..microagg.pipeline import METHODS
+
+        meth = METHODS.get(kwargs.get("method", "mdav"))  # type: ignore[arg-type]
+        if meth is not None:  # (an unknown method: MicroaggSpec.build names it)
+            others = {o for m in METHODS.values() for o in m.options()} - set(meth.options())
+            given = {n: v for n, v in kwargs.items() if n in others}
+            if given:
+                meth.check_options(given)
+        return fn(*args, **kwargs)
+
+    return run
 
 
 class MicroaggMethods(FrameOps[F], Generic[F, G]):
@@ -43,6 +67,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         spec = MicroaggSpec.build(self._schema(), k, on, **_passed(arguments))
         return self._frame_op(spec.apply, spec.output_schema())
 
+    @_method_options_checked
     def partition(
         self,
         k: int,
@@ -119,6 +144,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
             return cast(G, lazy)
         return cast(G, spec.partition(self._frame))
 
+    @_method_options_checked
     def microaggregate(
         self,
         k: int,
