@@ -9,17 +9,51 @@ and ``pl.Expr``; Numba kernels compile on first use only.
 """
 from __future__ import annotations
 
-from . import namespace as _namespace  # noqa: F401  (registers the namespaces)
+from typing import TYPE_CHECKING, Any
+
 from ._errors import SDCError
 from .aggregate import aggregate
 from .anonymity import equivalence_classes, k_anonymity
+from .namespace import SDCExpr, SDCFrame, SDCLazyFrame, sdc  # importing it registers the namespaces
+
+if TYPE_CHECKING:  # for type checkers; at run time they load on first use (Numba, scipy)
+    from . import datasets
+    from .loss import dist
+    from ._warmup import warmup
+    from .loss.sse import sse, sst
+    from .microagg.anneal import refine_anneal
+    from .microagg.mdav import partition_mdav
+    from .microagg.mhm import partition_mhm
+    from .microagg.mil import mil_1d, refine_mil
+    from .microagg.univariate import partition_univariate
+    from .microagg.vmdav import partition_vmdav
+    from .laplace import pk_phi
+    from .process import Problem, read_recipe, run_recipe
+    from .reconstruct import l1_accuracy
+    from .risk.report import report
+    from .standardize import zscore
 
 __all__ = ["SDCError", "aggregate", "equivalence_classes", "k_anonymity", "datasets", "dist", "l1_accuracy", "report",
-           "Problem", "read_recipe", "run_recipe", "warmup"]
+           "Problem", "read_recipe", "run_recipe", "warmup", "sdc", "SDCFrame", "SDCLazyFrame", "SDCExpr",
+           "sse", "sst", "zscore", "partition_mdav", "partition_vmdav", "partition_mhm", "partition_univariate",
+           "refine_mil", "refine_anneal", "mil_1d", "pk_phi"]
 __version__ = "0.1.0"
 
+#: the array-level functions of the public API: name -> the module defining it (loaded on first
+#: use, so ``import polars_sdc`` loads no Numba); the TYPE_CHECKING imports above mirror it
+_LAZY = {
+    "sse": "loss.sse", "sst": "loss.sse", "zscore": "standardize",
+    "partition_mdav": "microagg.mdav", "partition_vmdav": "microagg.vmdav", "partition_mhm": "microagg.mhm",
+    "partition_univariate": "microagg.univariate", "refine_mil": "microagg.mil", "mil_1d": "microagg.mil",
+    "refine_anneal": "microagg.anneal", "pk_phi": "laplace",
+}
 
-def __getattr__(name: str):
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     if name in ("datasets", "dist"):  # polars_sdc.dist: the distances of ILD, polars_sdc/loss/dist.py
         import importlib
 

@@ -1,23 +1,24 @@
-"""One keyword list per operation: a function that only passes its arguments on to another
-shows that other's parameters instead of repeating them.
+"""Signatures and keywords.
 
 ``same_parameters(target)``: a module-level function taking exactly ``target``'s parameters
-(``ild`` beside ``ild_report``). ``delegates_to(target)``: a ``df.sdc`` / ``pl.col().sdc``
-namespace method taking ``target``'s parameters after its first one (the frame or
-expression, which the namespace supplies). Either way type checkers and IDEs see the
-parameters through the ``ParamSpec``, ``help()`` and ``inspect.signature`` through
-``__signature__``; the decorated function keeps its own docstring and return type, and
-``target`` owns the defaults and the checks.
+(``ild`` beside ``ild_report``); type checkers and IDEs see them through the ``ParamSpec``,
+``help()`` and ``inspect.signature`` through ``__signature__``.
+
+``check_keywords(cls)``: the ``df.sdc`` / ``lf.sdc`` / ``pl.col().sdc`` namespace classes
+(whose methods have explicit signatures, checked against :mod:`polars_sdc.operations` by
+tests/test_typing.py) refuse an unknown keyword with an :class:`~polars_sdc.SDCError` naming
+the method and the closest valid name (:func:`unknown_keyword`).
 """
 from __future__ import annotations
 
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
+C = TypeVar("C", bound=type)
 
 
 def same_parameters(target: Callable[P, Any]) -> Callable[[Callable[..., R]], Callable[P, R]]:
@@ -39,45 +40,6 @@ def same_parameters(target: Callable[P, Any]) -> Callable[[Callable[..., R]], Ca
     return decorate
 
 
-def delegates_to(
-    target: Callable[Concatenate[Any, P], Any],
-) -> Callable[[Callable[..., R]], Callable[Concatenate[Any, P], R]]:
-    """A namespace method taking ``target``'s parameters after its first one (the frame or
-    expression); a wrong argument is a ``TypeError`` at the call, as Python would raise it,
-    also where the method only plans a lazy step.
-
-    >>> def scale(df, factor=2.0, *, clip=False): return factor
-    >>> class Ns:
-    ...     @delegates_to(scale)
-    ...     def scale(self, factor=2.0, **options):
-    ...         "Doc of the method."
-    ...         return scale(None, factor, **options)
-    >>> str(inspect.signature(Ns().scale)), Ns.scale.__doc__, Ns().scale(3.0, clip=True)
-    ('(factor=2.0, *, clip=False)', 'Doc of the method.', 3.0)
-    >>> Ns().scale(clipp=True)
-    Traceback (most recent call last):
-    TypeError: got an unexpected keyword argument 'clipp'
-    """
-    params = list(inspect.signature(target).parameters.values())
-    if not params:
-        raise TypeError(f"{target.__qualname__} has no first (frame) parameter to supply")
-
-    def decorate(method: Callable[..., R]) -> Callable[Concatenate[Any, P], R]:
-        own = inspect.signature(method)
-        self_param = next(iter(own.parameters.values()))
-        signature = own.replace(parameters=[self_param, *params[1:]])
-
-        @functools.wraps(method)
-        def run(*args: Any, **kwargs: Any) -> R:
-            signature.bind(*args, **kwargs)
-            return method(*args, **kwargs)
-
-        run.__signature__ = signature  # type: ignore[attr-defined]
-        return run  # type: ignore[return-value]
-
-    return decorate
-
-
 def unknown_keyword(owner: str, name: str, valid: list[str]) -> str:
     """The message for an unknown keyword: the method, the closest valid name, the valid names.
 
@@ -91,13 +53,13 @@ def unknown_keyword(owner: str, name: str, valid: list[str]) -> str:
     return f"{owner}() got an unexpected keyword argument {name!r}{hint} (it takes: {', '.join(valid)})"
 
 
-def check_keywords(cls: type, *, declared: bool = True) -> type:
+def check_keywords(cls: C) -> C:
     """Guard every public method of the namespace class ``cls``: an unknown keyword raises
     :class:`~polars_sdc.SDCError` (also a ``TypeError``) naming the method and the closest
-    valid name. A method taking ``**options`` is judged by its declaration in
-    :mod:`polars_sdc.operations` (read only when such a keyword is seen), else left to the
-    method (``declared=False``, the expression namespace: by the ``Unpack[TypedDict]`` of its
-    ``**options``). Signatures (``inspect.signature``, ``help()``) are unchanged.
+    valid name, where Python's own ``TypeError`` would name neither the namespace nor a
+    suggestion. A method taking ``**options`` (``microaggregate`` and ``partition``: the
+    options of partition methods added outside the package) checks those itself. Signatures
+    (``inspect.signature``, ``help()``, type checkers) are unchanged.
 
     >>> import polars as pl, polars_sdc
     >>> pl.DataFrame({"a": [1, 1]}).sdc.risk("a", weights="w")
@@ -108,49 +70,24 @@ def check_keywords(cls: type, *, declared: bool = True) -> type:
     for name in dir(cls):
         if name.startswith("_") or not inspect.isfunction(inspect.getattr_static(cls, name)):
             continue
-        setattr(cls, name, _guarded(name, getattr(cls, name), declared))
+        setattr(cls, name, _guarded(name, getattr(cls, name)))
     return cls
 
 
-def _typed_options(param: inspect.Parameter) -> list[str] | None:
-    """The keys of the ``Unpack[TypedDict]`` of ``**options`` (a TypedDict of ``_typing``)."""
-    import re
-
-    from . import _typing
-
-    m = re.fullmatch(r"Unpack\[(\w+)\]", str(param.annotation).strip("'\""))
-    typed = getattr(_typing, m.group(1), None) if m else None
-    return list(typed.__annotations__) if typed is not None else None
-
-
-def _guarded(name: str, method: Callable[..., R], declared: bool = True) -> Callable[..., R]:
+def _guarded(name: str, method: Callable[..., R]) -> Callable[..., R]:
     params = list(inspect.signature(method).parameters.values())[1:]
     named = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    if any(p.kind == p.VAR_KEYWORD for p in params):  # the method checks the keywords it passes on
+        return method
     known = frozenset(named)
-    takes_more = any(p.kind == p.VAR_KEYWORD for p in params)
-
-    def refuse(key: str) -> None:
-        from ._errors import SDCError
-
-        valid = named
-        if takes_more:
-            if declared:
-                from .operations import accepted_keywords
-
-                more = accepted_keywords(name)
-            else:
-                typed = next((_typed_options(p) for p in params if p.kind == p.VAR_KEYWORD), None)
-                more = None if typed is None else named + typed
-            if more is None or key in more:
-                return
-            valid = more
-        raise SDCError(unknown_keyword(name, key, valid))
 
     @functools.wraps(method)
     def run(self: Any, *args: Any, **kwargs: Any) -> R:
         for key in kwargs:
             if key not in known:
-                refuse(key)
+                from ._errors import SDCError
+
+                raise SDCError(unknown_keyword(name, key, named))
         return method(self, *args, **kwargs)
 
     return run

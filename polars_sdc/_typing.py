@@ -28,28 +28,3 @@ class LabelOptions(TypedDict, total=False):
     other: str | None
     max_label: int | None
     null_values: str | Sequence[str] | None
-
-
-class PartitionOptions(TypedDict, total=False):
-    """Keyword arguments every microaggregation method takes (see ``df.sdc.partition``)."""
-
-    by: ColumnSpec
-    standardize: bool
-    ordinal: Sequence[str]
-    weights: Mapping[str, float] | None
-    refine: RefineName | None
-    refine_options: Mapping[str, Any] | None
-    merge_small_strata: bool
-    progress: bool
-    household: str | None
-    merge_small_patterns: bool
-
-
-class ReleaseOptions(PartitionOptions, total=False):
-    """Keyword arguments of the releasing methods (``df.sdc.mdav``, ...): a partition's, plus the
-    group-id column, the label of pooled strata and how integer columns are released (see
-    ``df.sdc.microaggregate``)."""
-
-    group_column: str | None
-    pooled_label: Any
-    integers: Literal["round", "float"]

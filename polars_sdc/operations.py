@@ -11,11 +11,10 @@ or range, the help text and the role. Three faces read it:
   their defaults generated from :data:`OPERATIONS`);
 - the SDC process (:class:`polars_sdc.process.Problem`: a step per operation, roles filled in)
   and its recipes (an unknown step or option is refused naming the line);
-- the namespace's keyword check (an unknown keyword names the method and the closest valid
-  name; :func:`polars_sdc._signature.suggest`).
-
-``tests/test_operations.py`` checks that every declaration agrees with the ``df.sdc``
-method's signature (names and defaults), so drift fails.
+- the namespace's explicit signatures: ``tests/test_typing.py`` checks that every ``df.sdc``
+  method's parameters (names, order, kinds, defaults) equal its declaration, so drift fails;
+  an unknown keyword names the method and the closest valid name
+  (:func:`polars_sdc._signature.unknown_keyword`).
 
 >>> op = OPERATIONS["suppress"]
 >>> op.function.__name__, [(o.name, o.default) for o in op.options][:3]
@@ -431,51 +430,3 @@ OPERATIONS: Mapping[str, Operation] = _Table()
 def steps() -> list[Operation]:
     """The operations a problem / recipe can apply as a step, in declaration order."""
     return [op for op in OPERATIONS.values() if op.step]
-
-
-#: methods whose keywords MicroaggSpec.build checks itself, per partition method (its message
-#: names the method, e.g. 'vmdav', and suggests the closest option)
-DEFERRED = ("microaggregate", "partition")
-
-
-def _keyword_only(fn: Callable[..., Any], leave: Sequence[str] = ()) -> list[str]:
-    return [p.name for p in inspect.signature(fn).parameters.values() if p.kind == p.KEYWORD_ONLY and p.name not in leave]
-
-
-def _forwarded(method: str) -> list[str] | None:
-    """The keywords of the ``df.sdc`` methods that take ``**options`` but are no operation:
-    those of the function their options go to."""
-    from ._typing import LabelOptions
-
-    labels = list(LabelOptions.__annotations__)
-    if method == "problem":
-        return list(ROLES)
-    if method == "recode_map":
-        return ["columns", "p", "hierarchy", "ordinal", *labels]
-    if method == "recode_utility":
-        from .utility.recode_utility import recode_utility
-
-        return [p for p in inspect.signature(recode_utility).parameters][1:] + labels
-    if method == "reconstruct_gmm":
-        from .reconstruct.gmm import fit_gmm
-
-        return ["K", "on", "phi", *_keyword_only(fit_gmm, ("columns",))]
-    if method == "reconstruct_ibt":
-        from .reconstruct.ibt import fit_ibt
-
-        return ["on", "phi", "bins", *_keyword_only(fit_ibt, ("column",))]
-    return None
-
-
-def accepted_keywords(method: str) -> list[str] | None:
-    """The keyword names ``df.sdc.<method>`` accepts: its declaration's options, or for a
-    method that passes ``**options`` on, those of the function receiving them; else None.
-
-    >>> accepted_keywords("reconstruct_ibt")
-    ['on', 'phi', 'bins', 'max_iter', 'tol']
-    """
-    if method in DEFERRED:
-        return None
-    if method in OPERATIONS:
-        return OPERATIONS[method].names()
-    return _forwarded(method)

@@ -7,7 +7,6 @@ import polars as pl
 import pytest
 
 import polars_sdc
-from polars_sdc._typing import LabelOptions, ReleaseOptions
 from polars_sdc.namespace import SDCFrame, SDCLazyFrame
 from polars_sdc.operations import KINDS, OPERATIONS, REQUIRED, ROLES
 
@@ -25,15 +24,9 @@ def test_declaration_agrees_with_the_namespace_signature(cls, name):
         assert p.name in declared, f"{name}: parameter {p.name!r} of df.sdc.{name} is not declared"
         want = REQUIRED if p.default is p.empty else p.default
         assert declared[p.name].default == want, f"{name}.{p.name}: {declared[p.name].default!r} != {want!r}"
-    # in the method's order
+    # in the method's order, every option shown (tests/test_typing.py: names, kinds and defaults equal)
     shown = [p.name for p in explicit]
-    assert [o.name for o in op.options if o.name in shown] == shown
-    rest = [o.name for o in op.options if o.name not in shown]
-    if rest:  # taken through **options: the method's typed options list them
-        assert any(p.kind == p.VAR_KEYWORD for p in params), name
-        typed = {"recode": LabelOptions}.get(name, ReleaseOptions)
-        method_only = {"gamma", "order", "cells_per_dim", "leaf_size"}
-        assert set(rest) - method_only <= set(typed.__annotations__), (name, rest)
+    assert [o.name for o in op.options] == shown
 
 
 def test_every_option_is_described():
@@ -91,21 +84,18 @@ def test_microaggregation_keywords_are_checked_per_partition_method(call, messag
             call(frame.sdc)
 
 
-def test_every_method_taking_options_knows_its_keywords():
-    from polars_sdc.operations import DEFERRED, accepted_keywords
-
+def test_only_the_partition_methods_take_more_keywords():
+    """Every other method has explicit parameters only; microaggregate and partition take the
+    options of partition methods added to microagg.METHODS (checked by MicroaggSpec.build)."""
     for name in dir(SDCFrame):
-        if name.startswith("_") or name in DEFERRED:
+        if name.startswith("_"):
             continue
         params = inspect.signature(getattr(SDCFrame, name)).parameters.values()
-        if any(p.kind == p.VAR_KEYWORD for p in params):
-            known = accepted_keywords(name)
-            assert known is not None, name
-            assert {p.name for p in params if p.kind == p.KEYWORD_ONLY} <= set(known), name
+        assert any(p.kind == p.VAR_KEYWORD for p in params) == (name in ("microaggregate", "partition")), name
 
 
 def test_the_guard_keeps_signatures_and_results():
-    assert str(inspect.signature(SDCFrame.suppress)) == "(self, k: 'int', on: 'ColumnSpec', *, importance: 'Any' = None, by: 'ColumnSpec' = None, alpha: 'float' = 1.0, combs: 'Any' = None, tiebreak: 'Any' = None, household: 'str | None' = None) -> 'Any'"
+    assert str(inspect.signature(SDCFrame.suppress)) == "(self, k: 'int', on: 'ColumnSpec', *, importance: 'Any' = None, by: 'ColumnSpec' = None, alpha: 'float' = 1.0, combs: 'Any' = None, tiebreak: 'Any' = None, household: 'str | None' = None) -> 'F'"
     df = pl.DataFrame({"x": [1.0, 9.0, 2.0, 8.0]})
     assert df.sdc.mdav(2, "x", refine="mil", refine_options={"max_sweeps": 3})["x"].to_list() == [1.5, 8.5, 1.5, 8.5]
 

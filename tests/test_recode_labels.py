@@ -128,7 +128,8 @@ def test_property_map_round_trips_and_nulls(values, p, dtype, options):
 # -- the options on real data -----------------------------------------------------------------
 def test_defaults_are_ascii_and_shared_by_every_entry_point():
     """The label options are declared once (LabelOptions; defaults in recode_table and
-    LabelSpec) and every entry point forwards them, so all give the same "|" labels."""
+    LabelSpec): every module entry point forwards them, every namespace method shows them as
+    parameters with those defaults, so all give the same "|" labels."""
     from polars_sdc import spark as sdcs
     from polars_sdc._typing import LabelOptions
     from polars_sdc.namespace.expr import SDCExpr
@@ -142,10 +143,12 @@ def test_defaults_are_ascii_and_shared_by_every_entry_point():
     params = inspect.signature(recode_table).parameters
     assert params["sep"].default == DEFAULT_SEP and params["max_label"].default == DEFAULT_MAX_LABEL
     assert params["other"].default is None and params["null_values"].default is None
-    for fn in (RecodeMethods.recode, RecodeMethods.recode_map, RecodeMethods.recode_utility, SDCExpr.recode,
-               recode_utility, sdcs.recode_map, polars_sdc.recode.recode_frame, recode_series):
+    for fn in (recode_utility, sdcs.recode_map, polars_sdc.recode.recode_frame, recode_series):
         kwargs = [q for q in inspect.signature(fn).parameters.values() if q.kind is q.VAR_KEYWORD]
         assert len(kwargs) == 1 and "LabelOptions" in str(kwargs[0].annotation), fn
+    for fn in (RecodeMethods.recode, RecodeMethods.recode_map, RecodeMethods.recode_utility, SDCExpr.recode):
+        shown = inspect.signature(fn).parameters
+        assert {n: shown[n].default for n in LABEL_OPTIONS} == {n: params[n].default for n in LABEL_OPTIONS}, fn
     df = pl.DataFrame({"c": ["x", "y", "x", "z"]})
     want = ["x", "y|z", "x", "y|z"]
     assert df.sdc.recode("c", 0.3)["c"].to_list() == want

@@ -3,21 +3,31 @@
 A method runs now on a DataFrame; on a LazyFrame it becomes one whole-frame
 ``map_batches`` step with a declared schema and ``streamable=False`` (never run per
 streaming batch), so ``lf.sdc.m(...).collect()`` equals ``df.sdc.m(...)``.
+
+The method groups are generic in the frame type ``F`` (``pl.DataFrame`` for ``df.sdc``,
+``pl.LazyFrame`` for ``lf.sdc``), so a type checker sees a DataFrame method return a
+DataFrame and the LazyFrame one a LazyFrame (see docs/typing.md).
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Generic, TypeVar
 
 import polars as pl
 
+#: the frame a namespace wraps: a DataFrame (``df.sdc``) or a LazyFrame (``lf.sdc``)
+F = TypeVar("F", pl.DataFrame, pl.LazyFrame)
+#: what the group ids of :meth:`~polars_sdc.namespace.SDCFrame.partition` are: a Series
+#: (DataFrame) or a one-column LazyFrame (LazyFrame)
+G = TypeVar("G", pl.Series, pl.LazyFrame)
 
-class FrameOps:
+
+class FrameOps(Generic[F]):
     """The frame a namespace wraps, and how to run a whole-frame step on it."""
 
-    _frame: pl.DataFrame | pl.LazyFrame
+    _frame: F
 
-    def __init__(self, frame: pl.DataFrame | pl.LazyFrame) -> None:
+    def __init__(self, frame: F) -> None:
         self._frame = frame
 
     @property
@@ -28,7 +38,7 @@ class FrameOps:
         f = self._frame
         return f.collect_schema() if isinstance(f, pl.LazyFrame) else f.schema
 
-    def _frame_op(self, fn: Callable[[pl.DataFrame], pl.DataFrame], schema: pl.Schema) -> Any:
+    def _frame_op(self, fn: Callable[[pl.DataFrame], pl.DataFrame], schema: pl.Schema) -> F:
         """Run ``fn`` on the whole frame: now (DataFrame) or as one lazy step (LazyFrame)."""
         if isinstance(self._frame, pl.LazyFrame):
             return self._frame.map_batches(fn, schema=schema, streamable=False)

@@ -3,13 +3,12 @@ coding, Laplace noise).
 """
 from __future__ import annotations
 
-from typing import Any, Unpack
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import polars as pl
 
-from .._signature import delegates_to
 from .._typing import LabelOptions
-from ..recode.top_bottom import top_bottom_expr
 
 
 @pl.api.register_expr_namespace("sdc")
@@ -22,6 +21,12 @@ class SDCExpr:
     def zscore(self) -> pl.Expr:
         """``(x - mean) / std`` (population std) as Float64; a constant column gives 0.
 
+        Returns
+        -------
+        Expr
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> pl.DataFrame({"x": [1, 3]}).select(pl.col("x").sdc.zscore())["x"].to_list()
         [-1.0, 1.0]
@@ -35,9 +40,22 @@ class SDCExpr:
         return pl.when(std > 0).then((x - x.mean()) / std).otherwise(0.0)
 
     def representative(self, group: str | pl.Expr, *, ordinal: bool = False) -> pl.Expr:
-        """The group's representative of this column: mean, or with ``ordinal=True`` the lower
-        median; use :meth:`DataFrame.sdc.aggregate` for the most frequent value of categories.
+        """The group's representative of this column: mean, or the lower median; use
+        ``df.sdc.aggregate`` for the most frequent value of categories.
 
+        Parameters
+        ----------
+        group
+            The group ids (column name or expression).
+        ordinal
+            The lower median instead of the mean.
+
+        Returns
+        -------
+        Expr
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"g": [0, 0, 1], "x": [1, 2, 7]})
         >>> df.select(pl.col("x").sdc.representative("g"))["x"].to_list()
@@ -54,14 +72,33 @@ class SDCExpr:
         *,
         hierarchy: Any = None,
         ordinal: Any = False,
-        **label_options: Unpack[LabelOptions],
+        sep: str = "|",
+        other: str | None = None,
+        max_label: int | None = 200,
+        null_values: str | Sequence[str] | None = None,
     ) -> pl.Expr:
         """Minimum-frequency global recoding (Sano & Hattori, Fig. 1) of a String or Categorical
         column (dtype kept; th = column length * p), on the whole column even when streaming.
-        Labels and ``null_values`` as in :meth:`DataFrame.sdc.recode`;
-        ``hierarchy={category: parent}`` merges only siblings; ``ordinal=[order]`` only
-        neighbours. An Enum's new categories cannot be declared in advance: cast it to
-        Categorical first, or use ``df.sdc.recode``.
+        An Enum's new categories cannot be declared in advance: cast it to Categorical first,
+        or use ``df.sdc.recode``.
+
+        Parameters
+        ----------
+        p
+            Minimum share of a category, in (0, 1).
+        hierarchy
+            ``{category: parent}``: merge only siblings.
+        ordinal
+            ``[order]``: merge only neighbours.
+        sep, other, max_label, null_values
+            Labels and missing values as in ``df.sdc.recode``.
+
+        Returns
+        -------
+        Expr
+
+        Examples
+        --------
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"c": ["農業"] * 5 + ["林業"] * 2 + ["製造業"] * 93})
@@ -70,6 +107,7 @@ class SDCExpr:
         """
         from ..recode import check_label_options, check_other_constraints, check_p
 
+        label_options: LabelOptions = {"sep": sep, "other": other, "max_label": max_label, "null_values": null_values}
         check_p(p)
         other = check_label_options(label_options)[0].other
         if other is not None:
@@ -93,17 +131,38 @@ class SDCExpr:
 
         return self._expr.map_batches(run, return_dtype=pl.dtype_of(self._expr))
 
-    @delegates_to(top_bottom_expr)
-    def top_bottom_code(self, **options: Any) -> pl.Expr:
-        """Top/bottom coding of a numeric column (native expression; see
-        :meth:`DataFrame.sdc.top_bottom_code`).
+    def top_bottom_code(
+        self,
+        *,
+        lower: float | None = None,
+        upper: float | None = None,
+        lower_p: float | None = None,
+        upper_p: float | None = None,
+        replacement: Literal["threshold", "mean"] = "threshold",
+    ) -> pl.Expr:
+        """Top/bottom coding of a numeric column (a native expression; sdcMicro ``topBotCoding``).
+
+        Parameters
+        ----------
+        lower, upper, lower_p, upper_p, replacement
+            As in ``df.sdc.top_bottom_code``.
+
+        Returns
+        -------
+        Expr
+
+        Examples
+        --------
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [-50, 1, 5, 7, 90]})
         >>> df.select(pl.col("x").sdc.top_bottom_code(lower=0, upper=10))["x"].to_list()
         [0, 1, 5, 7, 10]
         """
-        return top_bottom_expr(self._expr, **options)
+        from ..recode.top_bottom import top_bottom_expr
+
+        return top_bottom_expr(self._expr, lower=lower, upper=upper, lower_p=lower_p, upper_p=upper_p,
+                               replacement=replacement)
 
     def laplace(
         self,
@@ -115,13 +174,30 @@ class SDCExpr:
         m: int = 1,
         key: str | pl.Expr | None = None,
     ) -> pl.Expr:
-        """This column plus Laplace(0, phi) noise, Float64 (see :meth:`DataFrame.sdc.laplace`;
-        ``k`` calibrates phi for Pk-anonymity). A whole-column step (never per streaming
-        batch), so the same seed gives the same noise as ``df.sdc.laplace`` on that column.
-        Inside ``.over()`` / ``group_by().agg()`` rows are keyed by their position in the group,
-        which would repeat one noise vector in every group: there a seeded call needs ``key=``
-        (a column identifying the rows) and refuses to run without one.
+        """This column plus Laplace(0, phi) noise, Float64. A whole-column step (never per
+        streaming batch), so the same seed gives the same noise as ``df.sdc.laplace`` on that
+        column.
 
+        Parameters
+        ----------
+        phi
+            The scale (one number), or give ``k``.
+        seed
+            Seed of the draws.
+        k, clamp, m
+            As in ``df.sdc.laplace``: calibrate phi for Pk-anonymity, clip to the observed
+            range, attributes released together.
+        key
+            A column identifying the rows. Inside ``.over()`` / ``group_by().agg()`` rows are
+            keyed by their position in the group, which would repeat one noise vector in
+            every group: there a seeded call needs ``key`` and refuses to run without one.
+
+        Returns
+        -------
+        Expr
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 2.0]})
         >>> a = df.select(pl.col("x").sdc.laplace(2.0, seed=7))["x"]

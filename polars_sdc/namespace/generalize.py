@@ -2,23 +2,66 @@
 :mod:`polars_sdc.generalize`)."""
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from .._signature import delegates_to
-from ..generalize.release import GeneralizationResult, generalize
-from ._base import FrameOps
+from .._typing import ColumnSpec
+from ._base import F, FrameOps
+
+if TYPE_CHECKING:
+    from ..generalize.release import GeneralizationResult
 
 
-class GeneralizeMethods(FrameOps):
+class GeneralizeMethods(FrameOps[F]):
     """Generalisation hierarchies and the optimal full-domain search (ARX)."""
 
-    @delegates_to(generalize)
-    def generalize(self, hierarchies: Any, **options: Any) -> GeneralizationResult:
-        """The optimal full-domain generalisation of the quasi-identifiers (the keys of
-        ``hierarchies``) under k-anonymity, distinct l-diversity and t-closeness with a
-        suppression limit, by ARX 3.9.2's metrics (ARX's FLASH problem; Kohlmayer et al.
-        2012). A LazyFrame is collected (the search needs the whole frame); the result holds
-        the released DataFrame, suppressed records' quasi-identifiers as ``"*"``.
+    def generalize(
+        self,
+        hierarchies: Mapping[str, Any],
+        k: int = 2,
+        suppression_limit: float = 0.0,
+        metric: str = "loss",
+        sensitive: str | None = None,
+        l_diversity: int | None = None,
+        t_closeness: float | None = None,
+        on: ColumnSpec = None,
+    ) -> GeneralizationResult:
+        """The optimal full-domain generalisation of the quasi-identifiers under k-anonymity,
+        distinct l-diversity and t-closeness with a suppression limit, by ARX 3.9.2's metrics
+        (ARX's FLASH problem; Kohlmayer et al. 2012). A LazyFrame is collected (the search
+        needs the whole frame).
+
+        Parameters
+        ----------
+        hierarchies
+            ``{column: hierarchy}``, each a :class:`polars_sdc.generalize.Hierarchy`, an ARX
+            hierarchy CSV path or a mapping.
+        k
+            Every released class has >= k records.
+        suppression_limit
+            At most ``floor(suppression_limit * n)`` records suppressed (their
+            quasi-identifiers released as ``"*"``).
+        metric
+            ARX's metric minimised: ``"loss"`` (ARX ``createLossMetric()``),
+            ``"discernibility"``, ``"discernibility_star"``, ``"entropy"`` (non-uniform
+            entropy), ``"entropy_monotone"``, ``"precision"``, ``"precision_monotone"``.
+        sensitive
+            The sensitive column (with ``l_diversity`` / ``t_closeness``).
+        l_diversity
+            Distinct l-diversity of ``sensitive`` in every class.
+        t_closeness
+            t-closeness of ``sensitive`` in every class.
+        on
+            The quasi-identifiers among the hierarchies' columns (default: all of them but
+            ``sensitive``).
+
+        Returns
+        -------
+        GeneralizationResult
+            The transformation, the released DataFrame, the suppressed count and the loss.
+
+        Examples
+        --------
 
         >>> import polars_sdc
         >>> from polars_sdc import datasets
@@ -27,4 +70,7 @@ class GeneralizeMethods(FrameOps):
         >>> r.transformation, r.suppressed, round(r.loss, 6)
         ([1, 0, 1, 1, 3, 2, 2, 0, 1], 906, 255559.854557)
         """
-        return generalize(self._collected(), hierarchies, **options)
+        from ..generalize.release import generalize
+
+        return generalize(self._collected(), hierarchies, k=k, suppression_limit=suppression_limit, metric=metric,
+                          sensitive=sensitive, l_diversity=l_diversity, t_closeness=t_closeness, on=on)

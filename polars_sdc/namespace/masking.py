@@ -2,17 +2,18 @@
 local suppression, targeted record swapping (sdcMicro's toolkit). Thin faces over :mod:`polars_sdc.masking`."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
 from .._columns import ColumnSpec
-from .._signature import delegates_to
-from ..masking.record_swap import swap_records_frame, swap_records_plan
-from ._base import FrameOps
+from ._base import F, FrameOps
+
+if TYPE_CHECKING:
+    from ..masking.pram import PramMatrix
 
 
-class MaskingMethods(FrameOps):
+class MaskingMethods(FrameOps[F]):
     """PRAM, rank swapping, noise, interval recoding and local suppression."""
 
     def pram(
@@ -26,7 +27,7 @@ class MaskingMethods(FrameOps):
         key: str | None = None,
         matrix: Any = None,
         household: str | None = None,
-    ) -> Any:
+    ) -> F:
         """PRAM (post-randomisation, sdcMicro ``pram``) of the categorical ``on`` columns: each
         category is released as another with the probabilities of ``alpha * P Q + (1 - alpha) I``
         (``P``: diagonal ~ U(pd, 1); ``Q``: its Bayes inverse; ``P Q`` keeps the frequencies in
@@ -36,6 +37,33 @@ class MaskingMethods(FrameOps):
         PRAMed once per household (matrix from the household frequencies) and the released
         category given to all members.
 
+        Parameters
+        ----------
+        on
+            Categorical columns to PRAM.
+        pd
+            Lower bound of the probability to keep a category: a number, or ``{column: pd}``.
+        alpha
+            Weight of the invariant matrix.
+        by
+            Strata columns: each stratum is masked on its own.
+        seed
+            Seed of the random draws (the same seed gives the same release).
+        key
+            Unique id column: a row keeps its draws under reordering (default: row positions).
+        matrix
+            A user transition matrix (rows of numbers), or ``{column: matrix}``.
+        household
+            Household id column: household-level columns are masked once per household and given to
+            every member.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with the ``on`` columns PRAMed (dtypes kept).
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"c": ["a", "b"] * 500})
         >>> out = df.sdc.pram("c", pd=0.9, seed=1)
@@ -54,11 +82,33 @@ class MaskingMethods(FrameOps):
     def pram_matrix(
         self, on: ColumnSpec, *, pd: Any = 0.8, alpha: float = 0.5, by: ColumnSpec = None,
         seed: int | None = None, matrix: Any = None,
-    ) -> Any:
+    ) -> dict[str, list[PramMatrix]]:
         """The PRAM matrices ``pram`` uses with the same arguments: ``{column: [PramMatrix per
         stratum]}`` (``.levels``, ``.matrix``, ``.stratum``, ``.to_frame()``); a LazyFrame is
         collected.
 
+        Parameters
+        ----------
+        on
+            Categorical columns to PRAM.
+        pd
+            Lower bound of the probability to keep a category: a number, or ``{column: pd}``.
+        alpha
+            Weight of the invariant matrix.
+        by
+            Strata columns: each stratum is masked on its own.
+        seed
+            Seed of the random draws (the same seed gives the same release).
+        matrix
+            A user transition matrix (rows of numbers), or ``{column: matrix}``.
+
+        Returns
+        -------
+        dict[str, list[PramMatrix]]
+            ``{column: [PramMatrix per stratum]}``.
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> m = pl.DataFrame({"c": ["a", "a", "b"]}).sdc.pram_matrix("c", pd=1.0, seed=1)["c"][0]
         >>> m.levels, m.matrix.tolist()
@@ -84,9 +134,9 @@ class MaskingMethods(FrameOps):
         by: ColumnSpec = None,
         seed: int | None = None,
         key: str | None = None,
-        preset: str | None = None,
+        preset: Literal["sdcmicro"] | None = None,
         household: str | None = None,
-    ) -> Any:
+    ) -> F:
         """Rank swapping (Moore 1996; sdcMicro ``rankSwap``) of the numeric ``on`` columns: each
         value is swapped at most once, with one chosen uniformly among the free values whose
         rank is at most ``p * n`` above it (``p`` a fraction, default 0.05), so every column
@@ -101,6 +151,39 @@ class MaskingMethods(FrameOps):
         ``household``: household-level columns are swapped between households and the value
         given to all members.
 
+        Parameters
+        ----------
+        on
+            Numeric columns to swap (default: every numeric column).
+        p
+            Swap window: a fraction of the rows (default 0.05).
+        r0
+            The window from the correlation to keep (sdcMicro R0).
+        k0
+            The window from subset-mean preservation (sdcMicro K0).
+        top
+            Share of the largest values replaced by their mean, not swapped.
+        bottom
+            Share of the smallest values replaced by their mean, not swapped.
+        by
+            Strata columns: each stratum is masked on its own.
+        seed
+            Seed of the random draws (the same seed gives the same release).
+        key
+            Unique id column: a row keeps its draws under reordering (default: row positions).
+        preset
+            Sdcmicro: sdcMicro's defaults (R0 = 0.95, 5 % top/bottom coding) and window.
+        household
+            Household id column: household-level columns are masked once per household and given to
+            every member.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with the ``on`` columns swapped (each stays a permutation of itself, but for top/bottom coding).
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
         >>> sorted(df.sdc.rank_swap("x", p=0.25, seed=2)["x"].to_list())
@@ -122,14 +205,14 @@ class MaskingMethods(FrameOps):
         self,
         on: ColumnSpec = None,
         *,
-        method: str = "additive",
+        method: Literal["additive", "correlated", "correlated2", "moments"] = "additive",
         noise: float = 150.0,
         delta: float = 0.1,
         by: ColumnSpec = None,
         seed: int | None = None,
         key: str | None = None,
         household: str | None = None,
-    ) -> Any:
+    ) -> F:
         """Noise on the numeric ``on`` columns (Float64 out; sdcMicro ``addNoise``):
         ``"additive"`` (N(0, (noise% sd)^2) per column), ``"correlated"`` (N(0, noise% Sigma),
         Kim 1986), ``"correlated2"`` (``x sqrt(1-d^2) + d N(..)``, ``d = delta``) or ``"moments"``
@@ -143,6 +226,33 @@ class MaskingMethods(FrameOps):
         pattern). ``household``: household-level columns noised once per household and
         broadcast to all members (see :func:`polars_sdc.masking.add_noise.add_noise_frame`).
 
+        Parameters
+        ----------
+        on
+            Numeric columns (default: every numeric column).
+        method
+            Kind of noise.
+        noise
+            Noise level in percent of the standard deviation.
+        delta
+            The d of method correlated2.
+        by
+            Strata columns: each stratum is masked on its own.
+        seed
+            Seed of the random draws (the same seed gives the same release).
+        key
+            Unique id column: a row keeps its draws under reordering (default: row positions).
+        household
+            Household id column: household-level columns are masked once per household and given to
+            every member.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with the ``on`` columns noised (Float64).
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [1.0, 3.0, 2.0, 5.0]})
         >>> out = df.sdc.add_noise(method="moments", seed=3)
@@ -167,10 +277,10 @@ class MaskingMethods(FrameOps):
         *,
         breaks: Any = None,
         n: int | None = None,
-        method: str = "equal",
+        method: Literal["equal", "quantile"] = "equal",
         right_closed: bool = True,
         household: str | None = None,
-    ) -> Any:
+    ) -> F:
         """Interval recoding (sdcMicro ``globalRecode``) of the numeric ``on`` columns into an
         Enum of interval labels ``"(a, b]"``: at ``breaks`` (a list, or ``{column: list}``;
         open end intervals beyond them), or ``n`` intervals, ``method="equal"`` (sdcMicro
@@ -181,6 +291,29 @@ class MaskingMethods(FrameOps):
         from one row per household (a recoding maps equal values alike, so every member gets
         the same interval).
 
+        Parameters
+        ----------
+        on
+            Numeric columns to recode into intervals.
+        breaks
+            Cut points (a list), or ``{column: [...]}``.
+        n
+            Number of intervals (instead of breaks).
+        method
+            With n: equal widths or equal counts.
+        right_closed
+            Intervals (a, b] (else [a, b)).
+        household
+            Household id column: household-level columns are masked once per household and given to
+            every member.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with the ``on`` columns as Enums of interval labels.
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"age": [17, 25, 38, 52, 90]})
         >>> df.sdc.recode_intervals("age", breaks=[30, 60])["age"].to_list()
@@ -222,7 +355,7 @@ class MaskingMethods(FrameOps):
         combs: Any = None,
         tiebreak: Any = None,
         household: str | None = None,
-    ) -> Any:
+    ) -> F:
         """Local suppression to k-anonymity (after sdcMicro ``localSuppression``): set few key
         values to null so that every record's key combination is shared by >= k records, a
         null matching any value with the ``alpha`` rule of ``frequencies`` (the release is
@@ -236,6 +369,35 @@ class MaskingMethods(FrameOps):
         ``household``: the household id; a household-level key (constant within every
         household) is suppressed for all members or none.
 
+        Parameters
+        ----------
+        k
+            Every key combination is shared by at least k records.
+        on
+            Key (quasi-identifier) columns.
+        importance
+            SdcMicro's priority: one integer per key or {column: rank}, a key of rank 1 is
+            suppressed only when nothing else reaches k.
+        by
+            Strata columns: each stratum is masked on its own.
+        alpha
+            Weight of a match through a suppressed (null) value.
+        combs
+            K-anonymity for every subset of keys of these sizes (default: all keys).
+        tiebreak
+            Fewest suppressions first; this ranking (one integer per key or {column: rank}) only
+            decides ties (default: keys with more categories first).
+        household
+            Household id column: household-level columns are masked once per household and given to
+            every member.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with the suppressed key values null.
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"a": [1, 2, 1, 2], "b": ["u", "u", "v", "v"], "c": ["p", "p", "q", "q"]})
         >>> df.sdc.suppress(2, ["a", "b", "c"], importance={"a": 1}).null_count().row(0)
@@ -269,13 +431,36 @@ class MaskingMethods(FrameOps):
         key_var: str | None = None,
         alpha: float = 1.0,
         household: str | None = None,
-    ) -> Any:
+    ) -> F:
         """Suppress key values in the records whose individual risk (sdcMicro ``indivRisk``,
         with ``weight`` the sampling weights) exceeds ``risk_above`` (after sdcMicro
         ``localSupp``): ``key_var`` in them, or by default their not yet suppressed key with the
         most categories, repeated until no record is above the threshold. ``household``: a
         household-level key is suppressed for all members or none.
 
+        Parameters
+        ----------
+        on
+            Key (quasi-identifier) columns.
+        risk_above
+            Individual-risk threshold.
+        weight
+            Sampling-weight column.
+        key_var
+            Suppress only this key (default: the risky record's key with most categories).
+        alpha
+            Weight of a match through a suppressed (null) value.
+        household
+            Household id column: household-level columns are masked once per household and given to
+            every member.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with the suppressed key values null.
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"a": ["x", "x", "x", "y"], "b": [1, 1, 1, 1], "w": [10.0, 10.0, 10.0, 2.0]})
         >>> df.sdc.suppress_risky(["a", "b"], weight="w", risk_above=0.2)["a"].to_list()
@@ -293,18 +478,62 @@ class MaskingMethods(FrameOps):
             self._schema(),
         )
 
-    @delegates_to(swap_records_frame)
-    def swap_records(self, **options: Any) -> Any:
+    def swap_records(
+        self,
+        *,
+        household: str,
+        hierarchy: ColumnSpec,
+        similar: Any = None,
+        swaprate: float = 0.05,
+        k_anonymity: int = 3,
+        risk_variables: ColumnSpec = None,
+        risk: ColumnSpec = None,
+        risk_threshold: float | None = None,
+        carry_along: ColumnSpec = None,
+        swapped_column: str | None = None,
+        seed: int | None = None,
+        key: str | None = None,
+    ) -> F:
         """Targeted record swapping (sdcMicro ``recordSwap``): whole households exchange their
         geographic ``hierarchy`` values (and ``carry_along`` columns) with a household of another
-        area. Households whose ``risk_variables`` combination has fewer than ``k_anonymity``
-        persons in their area at a level are always swapped across that level; more are sampled
-        (proportionally to risk) until ``swaprate`` of the households are swapped; donors must
-        match the ``similar`` profile (a list of lists: tried in order). ``swapped_column``
-        names the id of the household each row's household was swapped with. Draws keyed by
-        household (``seed``, ``key``), so the row order does not matter. See
-        ``docs/record-swapping.md`` and :meth:`swap_records_plan`.
+        area. Draws keyed by household (``seed``, ``key``), so the row order does not matter.
+        See ``docs/record-swapping.md`` and :meth:`swap_records_plan`.
 
+        Parameters
+        ----------
+        household
+            Household id column: households are swapped whole.
+        hierarchy
+            Geographic hierarchy, coarsest first (e.g. region, district).
+        similar
+            Donor profiles tried in order: a list of column lists a donor must match.
+        swaprate
+            Share of households to swap.
+        k_anonymity
+            Households whose ``risk_variables`` combination has fewer than this many persons
+            in their area at a level are always swapped across that level.
+        risk_variables
+            Columns of the risk counts (with the hierarchy).
+        risk
+            Precomputed risk columns, one per hierarchy level (instead of counts).
+        risk_threshold
+            Risk above which a household is swapped (default ``1 / k_anonymity``); more are
+            sampled (proportionally to risk) until ``swaprate`` of the households are swapped.
+        carry_along
+            Columns moved with the household (e.g. finer geography).
+        swapped_column
+            Also write the id of the household each row's household was swapped with.
+        seed
+            Seed of the draws.
+        key
+            Unique id column keying the draws.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"hid": [1, 1, 2, 3, 3, 4], "region": ["a", "a", "a", "b", "b", "b"]})
         >>> df.sdc.swap_records(household="hid", hierarchy="region", swaprate=0.5, k_anonymity=0,
@@ -313,15 +542,43 @@ class MaskingMethods(FrameOps):
         """
         from ..masking.record_swap import apply_swap, record_swap_spec, swap_records_output_schema
 
-        spec = record_swap_spec(self._schema(), **options)
+        spec = record_swap_spec(
+            self._schema(), household=household, hierarchy=hierarchy, similar=similar, swaprate=swaprate,
+            k_anonymity=k_anonymity, risk_variables=risk_variables, risk=risk, risk_threshold=risk_threshold,
+            carry_along=carry_along, swapped_column=swapped_column, seed=seed, key=key,
+        )
         return self._frame_op(lambda df: apply_swap(df, spec), swap_records_output_schema(self._schema(), spec))
 
-    @delegates_to(swap_records_plan)
-    def swap_records_plan(self, **options: Any) -> Any:
-        """The swaps :meth:`swap_records` makes with the same arguments: one row per household
-        involved, with its ``partner`` (null: no donor found), the ``level`` swapped across, its
-        ``role`` (``selected`` / ``donor``) and ``risk_level`` (coarsest level at risk, or null).
+    def swap_records_plan(
+        self,
+        *,
+        household: str,
+        hierarchy: ColumnSpec,
+        similar: Any = None,
+        swaprate: float = 0.05,
+        k_anonymity: int = 3,
+        risk_variables: ColumnSpec = None,
+        risk: ColumnSpec = None,
+        risk_threshold: float | None = None,
+        seed: int | None = None,
+        key: str | None = None,
+    ) -> F:
+        """The swaps :meth:`swap_records` makes with the same arguments.
 
+        Parameters
+        ----------
+        household, hierarchy, similar, swaprate, k_anonymity, risk_variables, risk, risk_threshold, seed, key
+            As in :meth:`swap_records`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            One row per household involved, with its ``partner`` (null: no donor found), the
+            ``level`` swapped across, its ``role`` (``selected`` / ``donor``) and
+            ``risk_level`` (coarsest level at risk, or null).
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"hid": [1, 1, 2, 3, 3, 4], "region": ["a", "a", "a", "b", "b", "b"]})
         >>> df.sdc.swap_records_plan(household="hid", hierarchy="region", swaprate=0.5, k_anonymity=0,
@@ -330,5 +587,9 @@ class MaskingMethods(FrameOps):
         """
         from ..masking.record_swap import plan_frame, plan_spec, swap_plan_schema
 
-        spec = plan_spec(self._schema(), **options)
+        spec = plan_spec(
+            self._schema(), household=household, hierarchy=hierarchy, similar=similar, swaprate=swaprate,
+            k_anonymity=k_anonymity, risk_variables=risk_variables, risk=risk, risk_threshold=risk_threshold,
+            seed=seed, key=key,
+        )
         return self._frame_op(lambda df: plan_frame(df, spec), swap_plan_schema(self._schema(), spec))

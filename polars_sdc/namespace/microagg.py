@@ -5,86 +5,240 @@ whole-frame step. From here to a method's kernel: ``spec.method.partition`` (e.g
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Unpack
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Generic, Literal, ParamSpec, TypeVar, cast
 
 import polars as pl
 
-from .._typing import ColumnSpec, MethodName, OrderName, ReleaseOptions
+from .._typing import ColumnSpec, MethodName, OrderName, RefineName
 from ..microagg.pipeline import MicroaggSpec
-from ._base import FrameOps
+from ._base import F, FrameOps, G
 
 
-class MicroaggMethods(FrameOps):
+def _passed(arguments: dict[str, Any]) -> dict[str, Any]:
+    """A namespace method's keyword arguments (its ``locals()`` on entry, less ``self``, ``k``
+    and ``on``), passed on under their declared names: the ``**method_options`` of partition
+    methods added outside the package are merged in, and the options of the other partition
+    methods (``gamma`` of V-MDAV, ``order`` of MHM, ...: at their defaults, as
+    :func:`_method_options_checked` refused any given explicitly) are left out."""
+    from ..microagg.pipeline import METHODS
+
+    passed = {n: v for n, v in arguments.items() if n not in ("self", "k", "on", "method_options", "__class__")}
+    passed.update(arguments.get("method_options") or {})
+    chosen = METHODS.get(passed.get("method", "mdav"))
+    own = set(chosen.options()) if chosen is not None else set()
+    for meth in METHODS.values():
+        for name in meth.options():
+            if name not in own and name not in arguments.get("method_options", {}):
+                passed.pop(name, None)
+    return passed
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _method_options_checked(fn: Callable[P, R]) -> Callable[P, R]:
+    """``microaggregate`` / ``partition``: an option of another partition method given by the
+    caller (``order="npn"`` with ``method="mdav"``), even at its default, is refused naming
+    the method (:meth:`polars_sdc.microagg.Method.check_options`), as
+    :meth:`MicroaggSpec.build` refuses it; the signature is unchanged."""
+
+    @functools.wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        from ..microagg.pipeline import METHODS
+
+        meth = METHODS.get(kwargs.get("method", "mdav"))  # type: ignore[arg-type]
+        if meth is not None:  # (an unknown method: MicroaggSpec.build names it)
+            others = {o for m in METHODS.values() for o in m.options()} - set(meth.options())
+            given = {n: v for n, v in kwargs.items() if n in others}
+            if given:
+                meth.check_options(given)
+        return fn(*args, **kwargs)
+
+    return run
+
+
+class MicroaggMethods(FrameOps[F], Generic[F, G]):
     """k-anonymity by microaggregation (MDAV, V-MDAV, MHM, optimal univariate, MIL)."""
 
-    def _release(self, k: int, on: ColumnSpec, **arguments: Any) -> Any:
-        spec = MicroaggSpec.build(self._schema(), k, on, **arguments)
+    def _release(self, k: int, on: ColumnSpec, arguments: dict[str, Any]) -> F:
+        spec = MicroaggSpec.build(self._schema(), k, on, **_passed(arguments))
         return self._frame_op(spec.apply, spec.output_schema())
 
-    def partition(self, k: int, on: ColumnSpec = None, *, method: MethodName = "mdav", **options: Any) -> Any:
-        """Group ids of a k-partition: a UInt32 Series ``"group"`` in row order (on a
-        LazyFrame, a LazyFrame with that one column). ``refine="mil"`` post-optimises the
-        partition by MIL (thesis 4.2).
+    @_method_options_checked
+    def partition(
+        self,
+        k: int,
+        on: ColumnSpec = None,
+        *,
+        method: MethodName = "mdav",
+        by: ColumnSpec = None,
+        standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: Mapping[str, float] | None = None,
+        refine: RefineName | None = None,
+        refine_options: Mapping[str, Any] | None = None,
+        merge_small_strata: bool = False,
+        progress: bool = False,
+        household: str | None = None,
+        merge_small_patterns: bool = False,
+        gamma: float = 1.0,
+        order: OrderName = "npn",
+        cells_per_dim: int | None = None,
+        leaf_size: int | None = None,
+        **method_options: Any,
+    ) -> G:
+        """Group ids of a k-partition (every group >= k rows), in row order.
 
-        ``on``: quasi-identifier columns (names or selector; default every numeric column not
-        in ``by``): numeric ones z-scored unless ``standardize=False``, String/Categorical/Enum
-        ones by the discrete distance (rank distance if listed in ``ordinal``), combined by the
-        product distance with per-column ``weights``; ``by``: strata partitioned separately (a
-        stratum with fewer than k rows is an error unless ``merge_small_strata=True``, which
-        pools the small strata); ``refine``/``refine_options``: the post-optimisation and its
-        options; the method's own options (``gamma``, ``order``, ...) by name;
-        ``progress=True`` shows a bar on stderr (rows of finished ``by`` strata with an ETA, or
-        the elapsed time of an unstratified run; :mod:`polars_sdc.progress`). Every keyword
-        is checked once by :meth:`polars_sdc.microagg.MicroaggSpec.build`; ``household=`` and
-        null patterns (``merge_small_patterns``) as in :meth:`microaggregate`.
+        Parameters
+        ----------
+        k
+            Minimum group size.
+        on
+            Quasi-identifier columns (names or a selector; default every numeric column not
+            in ``by``): numeric ones z-scored unless ``standardize=False``,
+            String/Categorical/Enum ones by the discrete distance (rank distance if listed in
+            ``ordinal``), combined by the product distance with per-column ``weights``.
+        method
+            ``"mdav"``, ``"vmdav"``, ``"mhm"`` or ``"univariate"``.
+        by
+            Strata, partitioned separately (a stratum with fewer than k rows is an error
+            unless ``merge_small_strata=True`` pools the small strata).
+        standardize, ordinal, weights
+            The distance (above).
+        refine, refine_options
+            ``"mil"`` post-optimises the partition by MIL (thesis 4.2), ``"anneal"`` anneals
+            after MIL; the refiner's options.
+        merge_small_strata
+            Pool strata with fewer than k rows instead of an error.
+        progress
+            A bar on stderr (rows of finished ``by`` strata with an ETA, or the elapsed time of
+            an unstratified run; :mod:`polars_sdc.progress`).
+        household, merge_small_patterns
+            As in :meth:`microaggregate`.
+        gamma
+            V-MDAV's growth factor (``method="vmdav"`` only).
+        order, cells_per_dim, leaf_size
+            MHM's path ordering and its grid / k-d tree sizes (``method="mhm"`` only).
+        **method_options
+            Options of a partition method added to ``polars_sdc.microagg.METHODS`` (checked,
+            with every other keyword, by :meth:`polars_sdc.microagg.MicroaggSpec.build`).
 
+        Returns
+        -------
+        Series or LazyFrame
+            A UInt32 Series ``"group"`` (on a LazyFrame: a LazyFrame with that one column).
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 9.0, 2.0, 8.0]})
         >>> df.sdc.partition(2, on="x").to_list()
         [0, 1, 0, 1]
         """
-        spec = MicroaggSpec.build(self._schema(), k, on, method=method, **options)
-        if self._lazy:
-            return self._frame_op(lambda df: spec.partition(df).to_frame(), pl.Schema({"group": pl.UInt32}))
-        return spec.partition(self._frame)
+        spec = MicroaggSpec.build(self._schema(), k, on, **_passed(locals()))
+        if isinstance(self._frame, pl.LazyFrame):
+            lazy = self._frame_op(lambda df: spec.partition(df).to_frame(), pl.Schema({"group": pl.UInt32}))
+            return cast(G, lazy)
+        return cast(G, spec.partition(self._frame))
 
-    def microaggregate(self, k: int, on: ColumnSpec = None, *, method: MethodName = "mdav", **options: Any) -> Any:
+    @_method_options_checked
+    def microaggregate(
+        self,
+        k: int,
+        on: ColumnSpec = None,
+        *,
+        method: MethodName = "mdav",
+        by: ColumnSpec = None,
+        standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: Mapping[str, float] | None = None,
+        group_column: str | None = None,
+        refine: RefineName | None = None,
+        refine_options: Mapping[str, Any] | None = None,
+        merge_small_strata: bool = False,
+        pooled_label: Any = None,
+        integers: Literal["round", "float"] = "round",
+        progress: bool = False,
+        household: str | None = None,
+        merge_small_patterns: bool = False,
+        gamma: float = 1.0,
+        order: OrderName = "npn",
+        cells_per_dim: int | None = None,
+        leaf_size: int | None = None,
+        **method_options: Any,
+    ) -> F:
         """Replace the ``on`` columns by their group representatives under a k-partition from
         ``method``: means for numeric columns, the most frequent value for categorical ones,
-        the lower median for ``ordinal`` ones (see :meth:`partition` for the distance);
-        ``refine="mil"`` first post-optimises the partition by MIL (thesis 4.2).
+        the lower median for ``ordinal`` ones.
 
-        Every other column and the row order are kept; ``group_column`` adds the group ids.
-        Integer columns keep their dtype: the group's exact mean rounded half to even
-        (``integers="float"``: the Float64 mean; on the census data, MDAV k = 5, rounding
-        moves SSE/SST from 9.0884355 % to 9.0884364 %, 1e-7 of its value).
-        With ``merge_small_strata=True`` the rows of pooled strata are released under one
-        stratum label per ``by`` column — ``pooled_label``, or the pooled values joined by
-        ``"+"`` — because the stratum is a quasi-identifier too; a ``by`` column that is not
-        String/Categorical then becomes String (or keeps its dtype if ``pooled_label`` fits it).
+        Parameters
+        ----------
+        k
+            Minimum group size: every released combination of the ``on`` values (within its
+            ``by`` stratum) is shared by >= k rows.
+        on
+            Quasi-identifier columns (names or a selector; default every numeric column not
+            in ``by``); the distance as in :meth:`partition`.
+        method
+            ``"mdav"``, ``"vmdav"``, ``"mhm"`` or ``"univariate"``.
+        by
+            Strata, each microaggregated on its own.
+        standardize
+            Partition z-scores (else the raw values).
+        ordinal
+            ``on`` columns compared by rank (released as the lower median).
+        weights
+            Per-column weights of the product distance.
+        group_column
+            Also write the group ids in this column.
+        refine, refine_options
+            ``"mil"`` first post-optimises the partition by MIL (thesis 4.2); ``"anneal"``
+            anneals after MIL (slower, lower loss); the refiner's options.
+        merge_small_strata, pooled_label
+            Pool strata with fewer than k rows instead of an error; they are released under
+            one stratum label per ``by`` column — ``pooled_label``, or the pooled values
+            joined by ``"+"`` — because the stratum is a quasi-identifier too (a ``by`` column
+            that is not String/Categorical then becomes String, or keeps its dtype if
+            ``pooled_label`` fits it).
+        integers
+            ``"round"``: integer columns keep their dtype, the group's exact mean rounded half
+            to even (on the census data, MDAV k = 5, rounding moves SSE/SST from 9.0884355 %
+            to 9.0884364 %); ``"float"``: the Float64 mean.
+        progress
+            A progress bar on stderr.
+        household
+            Household id column (persons in households): every released group holds records
+            of >= k distinct households. Household-level ``on`` columns (constant within every
+            household) are microaggregated once per household and broadcast to the members;
+            person-level columns are partitioned per person and every group with fewer than
+            k households is dissolved into its nearest groups. A mix of household- and
+            person-level columns is an error (two calls); ``by`` strata must not split a
+            household. Without it, a frame whose ``on`` columns are evidently household-level
+            gets a :class:`polars_sdc.household.HouseholdWarning`
+            (docs/households-microaggregation.md).
+        merge_small_patterns
+            Structural nulls: rows with the same null pattern over ``on`` are grouped
+            together, each pattern partitioned on its non-null columns; a pattern with fewer
+            than k rows is an error naming it, unless this pools such patterns (released on
+            the columns non-null in all of them; their other values suppressed to null).
+        gamma
+            V-MDAV's growth factor (``method="vmdav"`` only).
+        order, cells_per_dim, leaf_size
+            MHM's path ordering and its grid / k-d tree sizes (``method="mhm"`` only).
+        **method_options
+            Options of a partition method added to ``polars_sdc.microagg.METHODS``.
 
-        Structural nulls (a child's income): rows with the same null pattern over ``on`` are
-        grouped together, each pattern partitioned on its non-null columns, every group >= k;
-        nulls stay null. A pattern with fewer than k rows is an error naming it, unless
-        ``merge_small_patterns=True`` pools such patterns (the pooled rows are released on the
-        columns non-null in all of them; their other values are suppressed to null).
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with the ``on`` columns released; every other column and the row order
+            kept.
 
-        ``household=`` (a household id column; a survey of persons in households): an intruder
-        attacks a household, so every released group holds records of >= k distinct
-        households, not k members of one household who share its values. Household-level
-        ``on`` columns (constant within every household, e.g. household incomes) are
-        microaggregated once per household, one row each (MIL / annealing then refine those
-        rows), and the result is broadcast to the members; person-level columns are
-        partitioned per person and every group with fewer than k households is dissolved into
-        its nearest groups (also after ``refine``, which is kept only if it still lowers the
-        SSE). No record's ``on`` vector is released unchanged unless >= k households of its
-        group share it (a group whose mean equals a member's vector is merged with its nearest
-        group). A mix of household- and person-level columns is an error (two calls); ``by``
-        strata must not split a household. Without ``household=``, a frame whose ``on``
-        columns are evidently household-level gets a :class:`polars_sdc.household.HouseholdWarning`.
-        See docs/households-microaggregation.md.
-
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"id": [1, 2, 3, 4], "x": [1.0, 9.0, 2.0, 8.0]})
         >>> df.sdc.microaggregate(2, on="x")["x"].to_list()
@@ -93,54 +247,201 @@ class MicroaggMethods(FrameOps):
         >>> hh.sdc.microaggregate(2, on="inc", household="h")["inc"].to_list()  # per household, not per person
         [11.0, 11.0, 11.0, 31.5, 31.5, 31.5]
         """
-        return self._release(k, on, method=method, **options)
+        return self._release(k, on, locals())
 
-    def mdav(self, k: int, on: ColumnSpec = None, **options: Unpack[ReleaseOptions]) -> Any:
-        """Classic MDAV microaggregation (thesis 2.3.4): groups of k (one of k..2k-1);
-        ``refine="mil"`` post-optimises the groups by MIL (thesis 4.2). Other arguments: see
-        :meth:`microaggregate`.
+    def mdav(
+        self,
+        k: int,
+        on: ColumnSpec = None,
+        *,
+        by: ColumnSpec = None,
+        standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: Mapping[str, float] | None = None,
+        group_column: str | None = None,
+        refine: RefineName | None = None,
+        refine_options: Mapping[str, Any] | None = None,
+        merge_small_strata: bool = False,
+        pooled_label: Any = None,
+        integers: Literal["round", "float"] = "round",
+        progress: bool = False,
+        household: str | None = None,
+        merge_small_patterns: bool = False,
+    ) -> F:
+        """Classic MDAV microaggregation (thesis 2.3.4): groups of k (one of k..2k-1).
 
+        Parameters
+        ----------
+        k
+            Minimum group size.
+        on
+            Quasi-identifier columns (default: every numeric column not in ``by``).
+        by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress, household, merge_small_patterns
+            As in :meth:`microaggregate` (``refine="mil"`` post-optimises the groups by MIL,
+            thesis 4.2).
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with the ``on`` columns replaced by their group means.
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 9.0, 2.0, 8.0, 5.0, 5.5]})
         >>> df.sdc.mdav(3, on="x")["x"].to_list()
         [2.6666666666666665, 7.5, 2.6666666666666665, 7.5, 2.6666666666666665, 7.5]
         """
-        return self._release(k, on, method="mdav", **options)
+        return self._release(k, on, {**locals(), "method": "mdav"})
 
-    def vmdav(self, k: int, on: ColumnSpec = None, *, gamma: float = 1.0, **options: Unpack[ReleaseOptions]) -> Any:
+    def vmdav(
+        self,
+        k: int,
+        on: ColumnSpec = None,
+        *,
+        by: ColumnSpec = None,
+        standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: Mapping[str, float] | None = None,
+        group_column: str | None = None,
+        refine: RefineName | None = None,
+        refine_options: Mapping[str, Any] | None = None,
+        merge_small_strata: bool = False,
+        pooled_label: Any = None,
+        integers: Literal["round", "float"] = "round",
+        progress: bool = False,
+        household: str | None = None,
+        merge_small_patterns: bool = False,
+        gamma: float = 1.0,
+    ) -> F:
         """V-MDAV microaggregation (thesis 2.3.4): groups of k..2k-1 grown while the nearest
         outside record is closer to the group than gamma times its distance to the other
-        outside records; ``refine="mil"`` post-optimises the groups by MIL (thesis 4.2).
+        outside records.
 
+        Parameters
+        ----------
+        k
+            Minimum group size.
+        on
+            Quasi-identifier columns (default: every numeric column not in ``by``).
+        by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress, household, merge_small_patterns
+            As in :meth:`microaggregate`.
+        gamma
+            Growth factor (>= 0): larger grows larger groups.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with the ``on`` columns replaced by their group means.
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [0.0, 0.5, 1.0, 5.0, 6.0, 9.0, 9.5]})
         >>> df.sdc.vmdav(2, on="x", standardize=False)["x"].to_list()
         [0.5, 0.5, 0.5, 5.5, 5.5, 9.25, 9.25]
         """
-        return self._release(k, on, method="vmdav", gamma=gamma, **options)
+        return self._release(k, on, {**locals(), "method": "vmdav"})
 
-    def mhm(self, k: int, on: ColumnSpec = None, *, order: OrderName = "npn", **options: Unpack[ReleaseOptions]) -> Any:
-        """MHM microaggregation (Suzaki et al.): records ordered along a path (``order``: "npn",
-        "grid", "vgrid", or the fast "kd" and "kd-mdav" for large n), then cut optimally by the
-        Hansen–Mukherjee shortest path (eq. 2, Theorem 1); groups of k..2k-1.
+    def mhm(
+        self,
+        k: int,
+        on: ColumnSpec = None,
+        *,
+        by: ColumnSpec = None,
+        standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: Mapping[str, float] | None = None,
+        group_column: str | None = None,
+        refine: RefineName | None = None,
+        refine_options: Mapping[str, Any] | None = None,
+        merge_small_strata: bool = False,
+        pooled_label: Any = None,
+        integers: Literal["round", "float"] = "round",
+        progress: bool = False,
+        household: str | None = None,
+        merge_small_patterns: bool = False,
+        order: OrderName = "npn",
+        cells_per_dim: int | None = None,
+        leaf_size: int | None = None,
+    ) -> F:
+        """MHM microaggregation (Suzaki et al.): records ordered along a path, then cut
+        optimally by the Hansen–Mukherjee shortest path (eq. 2, Theorem 1); groups of k..2k-1.
 
+        Parameters
+        ----------
+        k
+            Minimum group size.
+        on
+            Quasi-identifier columns (default: every numeric column not in ``by``).
+        by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress, household, merge_small_patterns
+            As in :meth:`microaggregate`.
+        order
+            The path: ``"npn"``, ``"grid"``, ``"vgrid"``, or the fast ``"kd"`` and
+            ``"kd-mdav"`` for large n.
+        cells_per_dim
+            Grid cells per dimension (``order`` grid / vgrid; default from n and k).
+        leaf_size
+            k-d tree leaf size (``order`` kd / kd-mdav; default from k).
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with the ``on`` columns replaced by their group means.
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 9.0, 2.0, 8.0, 5.0, 5.5]})
         >>> df.sdc.mhm(2, on="x")["x"].to_list()
         [1.5, 8.5, 1.5, 8.5, 5.25, 5.25]
         """
-        return self._release(k, on, method="mhm", order=order, **options)
+        return self._release(k, on, {**locals(), "method": "mhm"})
 
-    def univariate(self, k: int, on: ColumnSpec = None, **options: Unpack[ReleaseOptions]) -> Any:
+    def univariate(
+        self,
+        k: int,
+        on: ColumnSpec = None,
+        *,
+        by: ColumnSpec = None,
+        standardize: bool = True,
+        ordinal: Sequence[str] = (),
+        weights: Mapping[str, float] | None = None,
+        group_column: str | None = None,
+        refine: RefineName | None = None,
+        refine_options: Mapping[str, Any] | None = None,
+        merge_small_strata: bool = False,
+        pooled_label: Any = None,
+        integers: Literal["round", "float"] = "round",
+        progress: bool = False,
+        household: str | None = None,
+        merge_small_patterns: bool = False,
+    ) -> F:
         """Optimal univariate microaggregation of one column (Hansen & Mukherjee, Suzaki et al.
         ref. [3]): the k-partition with the least SSE, exactly.
 
+        Parameters
+        ----------
+        k
+            Minimum group size.
+        on
+            The one column.
+        by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress, household, merge_small_patterns
+            As in :meth:`microaggregate`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with ``on`` replaced by its group means.
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [9.0, 1.0, 2.0, 8.0, 10.0, 1.5]})
         >>> df.sdc.univariate(3, on="x")["x"].to_list()
         [9.0, 1.5, 1.5, 9.0, 9.0, 1.5]
         """
-        return self._release(k, on, method="univariate", **options)
+        return self._release(k, on, {**locals(), "method": "univariate"})
 
     def mil(
         self,
@@ -156,20 +457,45 @@ class MicroaggMethods(FrameOps):
         exchanges: bool = True,
         cycles: bool = True,
         max_sweeps: int = 100,
-        refine: str = "mil",
+        refine: RefineName = "mil",
         refine_options: Mapping[str, Any] | None = None,
         household: str | None = None,
-    ) -> Any:
+    ) -> F:
         """Refine the k-partition in column ``group`` by MIL (thesis 4.2): rows move between
         groups (and swap, and rotate among three groups) while the SSE of the ``on`` columns
-        (default: every other numeric column), in the distance of :meth:`partition`, drops
-        and every group keeps >= k rows. The column keeps its dtype and ids; nothing else
-        changes. With ``by=`` rows move only within their stratum. See
-        :func:`polars_sdc.microagg.mil.refine_mil` for the options. ``refine="anneal"``
-        (options in ``refine_options``: ``max_iter``, ``seed``, ...) anneals after MIL for a
-        lower SSE (:func:`polars_sdc.microagg.anneal.refine_anneal`); it dissolves and
-        creates groups, so ``group`` becomes UInt32 ids by first appearance. ``household=``:
-        every group keeps >= k households (see :func:`polars_sdc.microagg.refine.mil_frame`).
+        drops and every group keeps >= k rows.
+
+        Parameters
+        ----------
+        k
+            Minimum group size (every group of the given partition must have >= k rows).
+        on
+            Quasi-identifier columns (default: every numeric column but ``group``), in the
+            distance of :meth:`partition`.
+        group
+            The partition column; it keeps its dtype and ids (``refine="mil"``).
+        by
+            Strata: rows move only within their stratum.
+        standardize, ordinal, weights
+            The distance, as in :meth:`partition`.
+        neighbours, exchanges, cycles, max_sweeps
+            MIL's options (:func:`polars_sdc.microagg.mil.refine_mil`): candidate groups per
+            row, pairwise swaps, three-group rotations, the sweep cap.
+        refine, refine_options
+            ``"anneal"`` anneals after MIL for a lower SSE (options ``max_iter``, ``seed``,
+            ... in ``refine_options``; :func:`polars_sdc.refine_anneal`); it dissolves and
+            creates groups, so ``group`` becomes UInt32 ids by first appearance.
+        household
+            Household id column: every group keeps >= k households
+            (:func:`polars_sdc.microagg.refine.mil_frame`).
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with ``group`` refined; nothing else changes.
+
+        Examples
+        --------
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 10.0, 11.0], "g": [0, 0, 1, 1, 1]})
@@ -193,22 +519,46 @@ class MicroaggMethods(FrameOps):
             raise SDCError(f"neighbours, exchanges, cycles and max_sweeps are MIL's options; for refine={refine!r} use refine_options")
         else:
             opts = dict(refine_options or {})
-        refine, opts = mil_refiner(refine, opts)
+        refiner, opts = mil_refiner(refine, opts)
         return self._frame_op(
             lambda df: mil_frame(
                 df, k, on, group=group, by=by, standardize=standardize, ordinal=ordinal, weights=weights,
-                refine=refine, household=household, **opts
+                refine=refiner, household=household, **opts
             ),
-            mil_output_schema(schema, group, refine),
+            mil_output_schema(schema, group, refiner),
         )
 
     def aggregate(
-        self, groups: str | pl.Series, on: ColumnSpec, *, ordinal: Sequence[str] = (), integers: str = "round"
-    ) -> Any:
-        """Replace the ``on`` columns by their group representative: mean (float columns:
-        Float64; integer columns: rounded half to even in their dtype, or Float64 with
-        ``integers="float"``), most frequent value (String/Categorical/Enum; ties: smallest),
-        lower median (``ordinal``).
+        self,
+        groups: str | pl.Series,
+        on: ColumnSpec,
+        *,
+        ordinal: Sequence[str] = (),
+        integers: Literal["round", "float"] = "round",
+    ) -> F:
+        """Replace the ``on`` columns by their group representative.
+
+        Parameters
+        ----------
+        groups
+            The partition: a column name or a Series of group ids (one per row).
+        on
+            Columns to release: numeric ones as the group mean (float columns: Float64;
+            integer columns: rounded half to even in their dtype, or Float64 with
+            ``integers="float"``), String/Categorical/Enum ones as the most frequent value
+            (ties: smallest).
+        ordinal
+            ``on`` columns released as the lower median.
+        integers
+            ``"round"`` or ``"float"`` (above).
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with the ``on`` columns released.
+
+        Examples
+        --------
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"g": [0, 0, 1, 1], "c": ["a", "b", "b", "b"]})

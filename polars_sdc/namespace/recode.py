@@ -2,18 +2,19 @@
 """
 from __future__ import annotations
 
-from typing import Any, Unpack
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
-from .._signature import delegates_to
 from .._typing import ColumnSpec, LabelOptions
-from ..recode.frame import recode_map_frame
-from ..utility.recode_utility import UtilityReport, recode_utility
-from ._base import FrameOps
+from ._base import F, FrameOps
+
+if TYPE_CHECKING:
+    from ..utility.recode_utility import UtilityReport
 
 
-class RecodeMethods(FrameOps):
+class RecodeMethods(FrameOps[F]):
     """Minimum-frequency global recoding, Cramér's V, top and bottom coding."""
 
     # -- global recoding and model-based utility (Sano & Hattori) -------------------------------
@@ -24,25 +25,51 @@ class RecodeMethods(FrameOps):
         *,
         hierarchy: Any = None,
         ordinal: Any = None,
+        sep: str = "|",
+        other: str | None = None,
+        max_label: int | None = 200,
+        null_values: str | Sequence[str] | None = None,
         household: str | None = None,
-        **label_options: Unpack[LabelOptions],
-    ) -> Any:
+    ) -> F:
         """Minimum-frequency global recoding (Sano & Hattori, Fig. 1) of categorical ``columns``:
         with th = rows * p, the least frequent category merges with the second least (or
         all tied least frequent ones merge) until every count exceeds th or one is left.
 
-        Merged labels join their parts with ``sep`` (``"|"``; the paper's ``"・"`` on request)
-        and are cut at ``max_label`` characters (``"a|b|...(+N more)"``; None: no cap);
-        ``other="Other"`` names every merged group ``"Other"`` instead (the groups are pooled;
-        refused with hierarchy/ordinal, and if "Other" is an unmerged category). Nulls stay
-        null; ``null_values=["?"]`` makes those categories null too (not merged; still counted
-        in rows). String/Categorical keep their dtype and an Enum gets the new category set (on
-        a LazyFrame it comes back Categorical: the new categories are known only from the
-        data). Ties: lowest position (Enum order, else first appearance).
-        ``hierarchy={col: {category: parent}}`` merges only siblings; ``ordinal=[enum cols]`` or
-        ``{col: order}`` merges only neighbours. ``household``: the household id; a
-        household-level column (constant within every household) counts households, not
-        persons (th = households * p), and every member gets the same recoded category.
+        Nulls stay null. String/Categorical keep their dtype and an Enum gets the new
+        category set (on a LazyFrame it comes back Categorical: the new categories are known
+        only from the data). Ties: lowest position (Enum order, else first appearance).
+
+        Parameters
+        ----------
+        columns
+            Categorical columns to recode.
+        p
+            Minimum share of a category, in (0, 1).
+        hierarchy
+            ``{column: {category: parent}}``: merge only siblings.
+        ordinal
+            Enum columns, or ``{column: order}``: merge only neighbours.
+        sep
+            Separator of merged labels (the paper's ``"・"`` on request).
+        other
+            One label (e.g. ``"Other"``) for every merged group instead (the groups are
+            pooled; refused with hierarchy/ordinal, and if it is an unmerged category).
+        max_label
+            Cut merged labels at this many characters (``"a|b|...(+N more)"``; None: no cap).
+        null_values
+            Categories read as missing (made null, not merged; still counted in rows).
+        household
+            Household id column: a household-level column (constant within every household)
+            counts households, not persons (th = households * p), and every member gets the
+            same recoded category.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with ``columns`` recoded.
+
+        Examples
+        --------
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"c": ["農業"] * 5 + ["林業"] * 2 + ["製造業"] * 92 + ["?"]})
@@ -55,11 +82,12 @@ class RecodeMethods(FrameOps):
         """
         from ..recode import check_p, recode_frame, recode_output_schema
 
+        label_options: LabelOptions = {"sep": sep, "other": other, "max_label": max_label, "null_values": null_values}
         check_p(p)
         schema = recode_output_schema(
             self._schema(), columns, lazy=self._lazy, hierarchy=hierarchy, ordinal=ordinal, **label_options
         )
-        enum_as = pl.Categorical if self._lazy else None
+        enum_as: Any = pl.Categorical if self._lazy else None
         if household is not None:
             from .._columns import resolve_columns
             from ..household import check_household_column, mask_households
@@ -78,11 +106,33 @@ class RecodeMethods(FrameOps):
             schema,
         )
 
-    @delegates_to(recode_map_frame)
-    def recode_map(self, columns: ColumnSpec, p: float, **options: Any) -> pl.DataFrame:
-        """What :meth:`recode` merges: one row per observed category with ``column``,
-        ``original``, ``recoded``, ``count`` and ``recoded_count`` (a LazyFrame is collected);
-        a category of ``null_values`` has ``recoded`` null.
+    def recode_map(
+        self,
+        columns: ColumnSpec,
+        p: float,
+        *,
+        hierarchy: Mapping[str, Mapping[str, str]] | None = None,
+        ordinal: Any = None,
+        sep: str = "|",
+        other: str | None = None,
+        max_label: int | None = 200,
+        null_values: str | Sequence[str] | None = None,
+    ) -> pl.DataFrame:
+        """What :meth:`recode` merges (a LazyFrame is collected).
+
+        Parameters
+        ----------
+        columns, p, hierarchy, ordinal, sep, other, max_label, null_values
+            As in :meth:`recode`.
+
+        Returns
+        -------
+        DataFrame
+            One row per observed category with ``column``, ``original``, ``recoded``,
+            ``count`` and ``recoded_count``; a category of ``null_values`` has ``recoded`` null.
+
+        Examples
+        --------
 
         >>> import polars as pl, polars_sdc
         >>> pl.DataFrame({"c": ["x", "y", "x", "z"]}).sdc.recode_map("c", 0.3)["recoded"].to_list()
@@ -90,17 +140,65 @@ class RecodeMethods(FrameOps):
         """
         from .._columns import resolve_columns
 
-        cols = resolve_columns(self._schema(), columns, kind="categorical", what="columns", default="error")
-        return recode_map_frame(self._collected(cols), cols, p, **options)
+        from ..recode.frame import recode_map_frame
 
-    @delegates_to(recode_utility)
-    def recode_utility(self, target: str, inputs: ColumnSpec, p: float, **options: Any) -> float | UtilityReport:
+        cols = resolve_columns(self._schema(), columns, kind="categorical", what="columns", default="error")
+        return recode_map_frame(self._collected(cols), cols, p, hierarchy=hierarchy, ordinal=ordinal, sep=sep,
+                                other=other, max_label=max_label, null_values=null_values)
+
+    def recode_utility(
+        self,
+        target: str,
+        inputs: ColumnSpec,
+        p: float,
+        *,
+        metric: Literal["precision", "recall", "f", "accuracy"] | None = "recall",
+        test_size: float | None = None,
+        seed: int = 0,
+        l2: float = 0.0001,
+        undefined: str = "skip",
+        sep: str = "|",
+        other: str | None = None,
+        max_label: int | None = 200,
+        null_values: str | Sequence[str] | None = None,
+    ) -> float | UtilityReport:
         """Model-based information loss of recoding the ``inputs`` (Sano & Hattori, eq. 6):
         metric of a multinomial logit predicting the original ``target`` from the original
-        inputs minus the same from the recoded inputs. ``metric`` is precision, recall
-        (the paper's choice), f or accuracy; ``None`` returns a report of all four.
-        ``other`` pools the merged groups (as in :meth:`recode`); ``null_values`` are read as
-        missing in the target and the inputs, so their rows leave the complete cases.
+        inputs minus the same from the recoded inputs.
+
+        Parameters
+        ----------
+        target
+            The categorical column predicted.
+        inputs
+            The categorical columns recoded (the predictors).
+        p
+            Minimum share of a category, as in :meth:`recode`.
+        metric
+            ``"precision"``, ``"recall"`` (the paper's choice), ``"f"`` or ``"accuracy"``;
+            None returns a report of all four.
+        test_size
+            Fit on a random split and score on this share of rows held out (default: both
+            models scored in-sample, as in the paper).
+        seed
+            Seed of the random split.
+        l2
+            Ridge penalty of the logit.
+        undefined
+            What a 0/0 per-class value does: ``"skip"`` it in the macro average (the paper's
+            numbers) or count it ``"zero"``.
+        sep, other, max_label
+            As in :meth:`recode` (``other`` pools the merged groups).
+        null_values
+            Read as missing in the target and the inputs, so their rows leave the complete cases.
+
+        Returns
+        -------
+        float or UtilityReport
+            The loss in ``metric``, or with ``metric=None`` a report of all four.
+
+        Examples
+        --------
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": ["u"] * 12 + ["v"] * 10 + ["w"] * 8,
@@ -114,12 +212,27 @@ class RecodeMethods(FrameOps):
         cols = resolve_columns(schema, target, what="target", default="error") + resolve_columns(
             schema, inputs, what="inputs", default="error"
         )
-        return recode_utility(self._collected(list(dict.fromkeys(cols))), target, inputs, p, **options)
+        from ..utility.recode_utility import recode_utility
+
+        return recode_utility(self._collected(list(dict.fromkeys(cols))), target, inputs, p, metric=metric,
+                              test_size=test_size, seed=seed, l2=l2, undefined=undefined, sep=sep, other=other,
+                              max_label=max_label, null_values=null_values)
 
     def cramers_v(self, columns: ColumnSpec = None) -> pl.DataFrame:
-        """Cramér's V (Sano & Hattori, eq. 7) for every pair of ``columns`` (default: every
-        String/Categorical/Enum column) as a matrix frame (a LazyFrame is collected).
+        """Cramér's V (Sano & Hattori, eq. 7) for every pair of ``columns`` (a LazyFrame is collected).
 
+        Parameters
+        ----------
+        columns
+            Default: every String/Categorical/Enum column.
+
+        Returns
+        -------
+        DataFrame
+            The matrix: one column per column, one row per column.
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> pl.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "u", "v", "v"]}).sdc.cramers_v()["a"].to_list()
         [1.0, 1.0]
@@ -141,17 +254,33 @@ class RecodeMethods(FrameOps):
         upper: float | None = None,
         lower_p: float | None = None,
         upper_p: float | None = None,
-        replacement: str = "threshold",
+        replacement: Literal["threshold", "mean"] = "threshold",
         household: str | None = None,
-    ) -> Any:
-        """Top/bottom coding of numeric ``columns``: values above ``upper`` (or the top
-        ``upper_p`` share) and below ``lower`` (or the bottom ``lower_p`` share) become the
-        threshold, or with ``replacement="mean"`` the mean of the coded values. Native
-        expressions, so a LazyFrame stays lazy and streams. ``household``: the household id;
-        a household-level column (constant within every household) is coded on one row per
-        household (its shares and means over households) and broadcast to the members (one
-        whole-frame step).
+    ) -> F:
+        """Top/bottom coding of numeric ``columns`` (sdcMicro ``topBotCoding``). Native
+        expressions, so a LazyFrame stays lazy and streams.
 
+        Parameters
+        ----------
+        columns
+            Numeric columns to code.
+        lower, upper
+            Values below / above become this threshold.
+        lower_p, upper_p
+            Or: the bottom / top share of values.
+        replacement
+            ``"threshold"``, or ``"mean"``: the mean of the coded values.
+        household
+            Household id column: a household-level column (constant within every household)
+            is coded on one row per household (its shares and means over households) and
+            broadcast to the members (one whole-frame step).
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> pl.DataFrame({"x": [1, 5, 7, 90]}).sdc.top_bottom_code("x", upper=10)["x"].to_list()
         [1, 5, 7, 10]

@@ -2,13 +2,16 @@
 ``polars_sdc.risk``)."""
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import polars as pl
 
 from .._columns import ColumnSpec
-from ..risk.measure import RiskResult, measure_risk
-from .._signature import delegates_to
-from ._base import FrameOps
+from ._base import F, FrameOps
+
+if TYPE_CHECKING:
+    from ..risk.measure import RiskResult
 
 
 def _one(sensitive: Any) -> str:
@@ -19,16 +22,32 @@ def _one(sensitive: Any) -> str:
     return sensitive
 
 
-class RiskMethods(FrameOps):
+class RiskMethods(FrameOps[F]):
     """Disclosure-risk measures on a DataFrame or LazyFrame."""
 
     def frequencies(self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0,
-                    household: str | None = None) -> Any:
-        """The frame with Float64 columns ``fk`` (sample frequency of the record's key
-        combination) and ``Fk`` (sum of sampling weights over it) appended; missing key
-        values match any value, weighted by ``alpha`` (sdcMicro ``freqCalc``). With
-        ``household`` (the household id) ``fk`` / ``Fk`` count distinct households.
+                    household: str | None = None) -> F:
+        """Sample and population frequencies of each record's key combination (sdcMicro ``freqCalc``).
 
+        Parameters
+        ----------
+        on
+            Key (quasi-identifier) columns.
+        weight
+            Sampling-weight column (default: every weight 1).
+        alpha
+            Weight of a match through a missing key value (a null matches any value).
+        household
+            Household id column: ``fk`` / ``Fk`` count distinct households.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with Float64 columns ``fk`` (sample frequency) and ``Fk`` (sum of the
+            sampling weights over it) appended.
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"a": [1, 1, 2], "w": [10.0, 5.0, 3.0]})
         >>> df.sdc.frequencies("a", weight="w")["Fk"].to_list()
@@ -46,14 +65,28 @@ class RiskMethods(FrameOps):
 
     def individual_risk(
         self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None,
-        alpha_rule: str = "safe",
-    ) -> Any:
-        """The frame with ``fk``, ``Fk``, ``risk`` (sdcMicro's approximate individual risk, in
-        [0, 1], evaluated stably) and, with ``household=``, ``household_risk`` (``1 - prod(1 - r)``)
-        appended. ``alpha_rule="safe"`` (default): at ``alpha < 1`` no risk falls below its
-        ``alpha = 1`` value and ``1 < fk < 2`` is not risk 0; ``"sdcmicro"``: sdcMicro's numbers
-        (``polars_sdc.risk.individual``, docs/reliability.md).
+        alpha_rule: Literal["safe", "sdcmicro"] = "safe",
+    ) -> F:
+        """sdcMicro's approximate individual risk of each record, in [0, 1], evaluated stably.
 
+        Parameters
+        ----------
+        on, weight, alpha
+            As in :meth:`frequencies`.
+        household
+            Household id column: also ``household_risk`` (``1 - prod(1 - r)``).
+        alpha_rule
+            ``"safe"``: at ``alpha < 1`` no risk falls below its ``alpha = 1`` value and
+            ``1 < fk < 2`` is not risk 0; ``"sdcmicro"``: sdcMicro's numbers
+            (``polars_sdc.risk.individual``, docs/reliability.md).
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with ``fk``, ``Fk``, ``risk`` (and ``household_risk``) appended.
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> pl.DataFrame({"a": [1, 1, 2]}).sdc.individual_risk("a")["risk"].to_list()
         [0.5, 0.5, 1.0]
@@ -69,11 +102,22 @@ class RiskMethods(FrameOps):
 
     def global_risk(
         self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None,
-        alpha_rule: str = "safe",
+        alpha_rule: Literal["safe", "sdcmicro"] = "safe",
     ) -> dict[str, float]:
-        """Global risk (mean individual risk) and expected re-identifications (sum), plus the
-        household versions with ``household=`` (a LazyFrame is collected: needed columns only).
+        """Global risk (mean individual risk) and expected re-identifications (sum); a
+        LazyFrame is collected (needed columns only).
 
+        Parameters
+        ----------
+        on, weight, alpha, household, alpha_rule
+            As in :meth:`individual_risk` (with ``household``: the household versions too).
+
+        Returns
+        -------
+        dict[str, float]
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> pl.DataFrame({"a": [1, 1, 2, 3]}).sdc.global_risk("a")["expected_reidentifications"]
         3.0
@@ -85,10 +129,26 @@ class RiskMethods(FrameOps):
         need = cols + [c for c in (weight, household) if c is not None]
         return global_risk(self._collected(need), cols, weight, alpha, household, alpha_rule)
 
-    def suda(self, on: ColumnSpec, max_size: int | None = None, dis_fraction: float = 0.01) -> Any:
-        """The frame with ``suda`` (SUDA2 score: sum of (M - |MSU|)! over the record's minimal
-        sample uniques) and ``dis_suda`` (DIS-SUDA) appended, as sdcMicro's ``suda2``.
+    def suda(self, on: ColumnSpec, max_size: int | None = None, dis_fraction: float = 0.01) -> F:
+        """SUDA2 scores, as sdcMicro's ``suda2``.
 
+        Parameters
+        ----------
+        on
+            Key columns.
+        max_size
+            Largest minimal sample unique looked for (default: every size).
+        dis_fraction
+            Sampling fraction of DIS-SUDA.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with ``suda`` (sum of (M - |MSU|)! over the record's minimal sample
+            uniques) and ``dis_suda`` (DIS-SUDA) appended.
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"a": [1, 1, 2, 2], "b": [1, 2, 1, 1], "c": [0, 0, 0, 1]})
         >>> df.sdc.suda(["a", "b", "c"])["suda"].to_list()
@@ -102,11 +162,30 @@ class RiskMethods(FrameOps):
         schema = suda_output_schema(self._schema())
         return self._frame_op(lambda df: suda_frame(df, cols, max_size, dis_fraction), schema)
 
-    def l_diversity(self, on: ColumnSpec, sensitive: str, kind: str = "distinct", c: float = 2.0) -> Any:
-        """The frame with ``l_diversity`` appended: the l of each record's equivalence class
-        on ``on`` for the ``sensitive`` column (``kind`` "distinct", "entropy" or "recursive"
-        (c, l); sdcMicro ``ldiversity``). The release's l is the column's minimum.
+    def l_diversity(
+        self, on: ColumnSpec, sensitive: str, kind: Literal["distinct", "entropy", "recursive"] = "distinct",
+        c: float = 2.0,
+    ) -> F:
+        """The l of each record's equivalence class (sdcMicro ``ldiversity``).
 
+        Parameters
+        ----------
+        on
+            Key columns.
+        sensitive
+            The one sensitive column.
+        kind
+            ``"distinct"``, ``"entropy"`` or ``"recursive"`` (c, l)-diversity.
+        c
+            The c of recursive (c, l)-diversity.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with ``l_diversity`` appended (the release's l is its minimum).
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"k": [1, 1, 2, 2], "s": ["a", "b", "c", "c"]})
         >>> df.sdc.l_diversity("k", "s")["l_diversity"].min()
@@ -122,11 +201,26 @@ class RiskMethods(FrameOps):
         return self._per_class(on, sensitive, "l_diversity", lambda df, keys, s: l_diversity_frame(df, keys, s, kind, c),
                                check)
 
-    def t_closeness(self, on: ColumnSpec, sensitive: str, ordered: bool | None = None) -> Any:
-        """The frame with ``t_closeness`` appended: the Earth Mover's Distance between each
-        record's class distribution of ``sensitive`` and the whole table's (ordered distance
-        for numeric/Enum, equal distance for nominal columns). The release's t is the maximum.
+    def t_closeness(self, on: ColumnSpec, sensitive: str, ordered: bool | None = None) -> F:
+        """The Earth Mover's Distance between each record's class distribution of
+        ``sensitive`` and the whole table's.
 
+        Parameters
+        ----------
+        on
+            Key columns.
+        sensitive
+            The one sensitive column.
+        ordered
+            Ordered distance (default for numeric/Enum) or equal distance (nominal).
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The frame with ``t_closeness`` appended (the release's t is its maximum).
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"k": [1, 1, 2, 2], "s": ["a", "b", "a", "a"]})
         >>> df.sdc.t_closeness("k", "s")["t_closeness"].max()
@@ -137,7 +231,7 @@ class RiskMethods(FrameOps):
         return self._per_class(on, sensitive, "t_closeness", lambda df, keys, s: t_closeness_frame(df, keys, s, ordered))
 
     def _per_class(self, on: ColumnSpec, sensitive: Any, name: str, run: Callable[[Any, list[str], str], Any],
-                   check: Callable[[], None] | None = None) -> Any:
+                   check: Callable[[], None] | None = None) -> F:
         """The frame with column ``name`` appended by ``run(df, keys, sensitive column)``, after
         the checks of the keys, the one ``sensitive`` column and then ``check()``."""
         from ..risk.diversity import diversity_output_schema, sensitive_columns
@@ -150,11 +244,25 @@ class RiskMethods(FrameOps):
         schema = diversity_output_schema(self._schema(), name)
         return self._frame_op(lambda df: run(df, cols, s), schema)
 
-    def linkage_risk(self, masked: Any, on: ColumnSpec = None, *, ties: bool = True) -> float:
-        """Share of ``masked`` records (same rows, same order) whose nearest original record
-        (standardised columns, Euclidean, k-d tree) is their own; ties count fractionally
-        (``ties=False``: no tie count, about twice as fast).
+    def linkage_risk(self, masked: pl.DataFrame | pl.LazyFrame, on: ColumnSpec = None, *, ties: bool = True) -> float:
+        """Share of ``masked`` records whose nearest original record (standardised columns,
+        Euclidean, k-d tree) is their own.
 
+        Parameters
+        ----------
+        masked
+            The release: same rows, same order.
+        on
+            Numeric columns compared (default: every numeric column).
+        ties
+            Ties count fractionally (False: no tie count, about twice as fast).
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [0.0, 1.0, 2.0], "y": [1.0, 0.0, 5.0]})
         >>> df.sdc.linkage_risk(df)
@@ -165,10 +273,25 @@ class RiskMethods(FrameOps):
         orig, mask = self._pair_frames(masked, on)
         return linkage_risk(orig, mask, mask.columns, ties=ties)
 
-    def interval_disclosure(self, masked: Any, on: ColumnSpec = None, k: float = 0.05) -> float:
+    def interval_disclosure(self, masked: pl.DataFrame | pl.LazyFrame, on: ColumnSpec = None, k: float = 0.05) -> float:
         """Share of records whose every original value lies within masked +- k * sd(masked)
         (sdcMicro ``dRisk``).
 
+        Parameters
+        ----------
+        masked
+            The release: same rows, same order.
+        on
+            Numeric columns compared (default: every numeric column).
+        k
+            The interval half-width in standard deviations of the masked column.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
         >>> df.sdc.interval_disclosure(df.with_columns(pl.col("x") * 2), "x")
@@ -180,8 +303,6 @@ class RiskMethods(FrameOps):
         return interval_disclosure(orig, mask, mask.columns, k=k)
 
     def _pair_frames(self, masked: Any, on: ColumnSpec) -> tuple[Any, Any]:
-        import polars as pl
-
         from .._columns import resolve_columns
         from .._errors import SDCError
 
@@ -193,14 +314,46 @@ class RiskMethods(FrameOps):
         mask = masked.select(cols)
         return self._collected(cols), mask.collect() if isinstance(mask, pl.LazyFrame) else mask
 
-    @delegates_to(measure_risk)
-    def risk(self, on: ColumnSpec, weight: str | None = None, **options: Any) -> RiskResult:
-        """Every disclosure-risk measure of the release on keys ``on``: a ``RiskResult`` with
-        ``.per_record`` (fk, Fk, individual risk, SUDA, DIS-SUDA; row order kept) and
-        ``.summary`` (k-anonymity violations, global risk, expected re-identifications, ARX's
-        prosecutor / journalist / marketer risk, population uniqueness). A LazyFrame is
-        collected (only the needed columns).
+    def risk(
+        self,
+        on: ColumnSpec,
+        weight: str | None = None,
+        *,
+        alpha: float = 1.0,
+        household: str | None = None,
+        suda: bool = True,
+        max_size: int | None = None,
+        dis_fraction: float = 0.01,
+        threshold: float = 0.1,
+        population_size: float | None = None,
+        ks: Sequence[int] = (2, 3, 5),
+        alpha_rule: Literal["safe", "sdcmicro"] = "safe",
+    ) -> RiskResult:
+        """Every disclosure-risk measure of the release on keys ``on`` (sdcMicro, ARX); a
+        LazyFrame is collected (only the needed columns).
 
+        Parameters
+        ----------
+        on, weight, alpha, household, alpha_rule
+            As in :meth:`individual_risk`.
+        suda, max_size, dis_fraction
+            SUDA2 scores (False: none), as in :meth:`suda`.
+        threshold
+            ARX's acceptable record risk.
+        population_size
+            Population size (default: the sum of the weights).
+        ks
+            The k of the records-violating-k counts.
+
+        Returns
+        -------
+        RiskResult
+            ``.per_record`` (fk, Fk, individual risk, SUDA, DIS-SUDA; row order kept) and
+            ``.summary`` (k-anonymity violations, global risk, expected re-identifications,
+            ARX's prosecutor / journalist / marketer risk, population uniqueness).
+
+        Examples
+        --------
         >>> import polars as pl, polars_sdc
         >>> r = pl.DataFrame({"a": [1, 1, 2, 3]}).sdc.risk("a", suda=False)
         >>> r["expected_reidentifications"], r["prosecutor_highest"]
@@ -208,6 +361,10 @@ class RiskMethods(FrameOps):
         """
         from ..risk.frequencies import key_columns
 
+        from ..risk.measure import measure_risk
+
         cols = key_columns(self._schema(), on, weight)
-        need = cols + [c for c in (weight, options.get("household")) if c is not None]
-        return measure_risk(self._collected(need), cols, weight, **options)
+        need = cols + [c for c in (weight, household) if c is not None]
+        return measure_risk(self._collected(need), cols, weight, alpha=alpha, household=household, suda=suda,
+                            max_size=max_size, dis_fraction=dis_fraction, threshold=threshold,
+                            population_size=population_size, ks=ks, alpha_rule=alpha_rule)
