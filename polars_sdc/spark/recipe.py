@@ -48,7 +48,10 @@ def run_recipe(recipe: Any, sdf: Any) -> Any:
         fn = getattr(sdcs, name)
         params = inspect.signature(fn).parameters
         open_ended = any(p.kind == p.VAR_KEYWORD for p in params.values())
+        local_only = sdcs.LOCAL_ONLY.get(name, {})
         for key in options:
+            if key in local_only:
+                raise SDCError(f"{r.where(i, key)}: {name} option {key!r} has no Spark counterpart: {local_only[key]}")
             if key not in params and not open_ended:
                 raise SDCError(f"{r.where(i, key)}: {name} option {key!r} has no Spark counterpart "
                                f"(polars_sdc.spark.{name} takes: {', '.join(list(params)[1:])})")
