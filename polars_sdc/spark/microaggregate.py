@@ -132,12 +132,14 @@ def microaggregate(
                                weights=weights, seed=seed, sample_per_block=sample_per_block)
         std = list(plan.std)
     else:   # person rows blocked by household: plan on one row per household, z-scores of the persons
-        std, rows, homes = _person_stats(frame, on_cols, features, schema, household)
+        std, rows, homes = person_stats(frame, on_cols, features, schema, household)
         plan = plan_blocks(units, k, on_cols, by=by, block_rows=max(2 * k, int(block_rows * homes / max(rows, 1))),
                            standardize=standardize, weights=weights, seed=seed, sample_per_block=sample_per_block)
     # the spec every block runs: the same arguments, the global z-scores as weights
     run_spec = MicroaggSpec.build(polars_schema(frame), k, on_cols, standardize=False, household=household,
                                   weights=local_weights(std, features, weights, standardize), **arguments)
+    if units is not frame:          # person-level over the whole table, whatever one block shows
+        run_spec = replace(run_spec, person_level=True)
     columns = list(frame.columns)
     out_schema = run_spec.output_schema()
     if group_column is not None:
@@ -203,7 +205,7 @@ def _household_frames(sdf: Any, household: str, on: list[str], by: list[str], sc
     return sdf, rep
 
 
-def _person_stats(sdf: Any, on: list[str], features: list[str], schema: pl.Schema,
+def person_stats(sdf: Any, on: list[str], features: list[str], schema: pl.Schema,
                   household: str) -> tuple[list[float], int, int]:
     """(standard deviations (ddof 0) of the numeric ``on`` columns over the persons, persons,
     households), after the null / NaN / infinity check of the person values, in one job."""
