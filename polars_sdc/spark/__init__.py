@@ -47,9 +47,11 @@ def _local_only() -> dict[str, dict[str, str]]:
 
     _f, _m, _r = (import_module(f"{__name__}.{m}") for m in ("frequencies", "microaggregate", "recode"))
 
-    out = {"microaggregate": dict(_m.LOCAL_ONLY), "recode": dict(_r.LOCAL_ONLY)}
-    for name in ("frequencies", "individual_risk", "global_risk", "risk"):
-        out[name] = dict(_f.LOCAL_ONLY)
+    from ..microagg import METHODS
+
+    out = {"microaggregate": dict(_m.LOCAL_ONLY), "recode": dict(_r.LOCAL_ONLY), "risk": dict(_f.LOCAL_ONLY)}
+    out.update({name: dict(_m.LOCAL_ONLY) for name in METHODS})           # sdcs.mdav etc.
+    out.update({name: dict(_f.HOUSEHOLD) for name in ("frequencies", "individual_risk", "global_risk")})
     return out
 
 

@@ -198,8 +198,9 @@ def _check_names(schema: pl.Schema, names: Sequence[str]) -> None:
 
 
 #: options of the local methods that have no Spark counterpart here, and why
+HOUSEHOLD = {"household": "household counts and household risk run locally (df.sdc.* with household=)"}
 LOCAL_ONLY = {
-    "household": "household counts and household risk run locally (df.sdc.* with household=)",
+    **HOUSEHOLD,
     "suda": "SUDA needs the whole table on one machine: run it locally on the key columns",
     "max_size": "a SUDA option",
     "dis_fraction": "a SUDA option",
