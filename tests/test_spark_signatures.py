@@ -69,3 +69,19 @@ def test_spark_function_has_the_local_parameters_in_the_local_order(name):
     assert got == expected, f"{name}: positional-or-keyword kind or default differs from local"
     extra = spark[len(expected):]
     assert all(p.kind == p.KEYWORD_ONLY for p in extra), f"{name}: Spark's own options must be keyword-only"
+
+
+def test_one_schema_converter_from_the_local_output_schema():
+    pytest.importorskip("pyspark")
+    from pyspark.sql.types import ByteType, DoubleType, LongType, StringType
+
+    from polars_sdc._errors import SDCError
+    from polars_sdc.masking.noise import add_noise_output_schema
+    from polars_sdc.spark._common import spark_schema
+
+    local = pl.Schema({"id": pl.Int8, "x": pl.Int32, "g": pl.UInt32, "c": pl.Enum(["a", "b"])})
+    out = spark_schema(add_noise_output_schema(local, ["x"]))
+    assert [(f.name, f.dataType, f.nullable) for f in out.fields] == [
+        ("id", ByteType(), True), ("x", DoubleType(), True), ("g", LongType(), True), ("c", StringType(), True)]
+    with pytest.raises(SDCError, match="column 'u': UInt64 has no Spark type"):
+        spark_schema(pl.Schema({"u": pl.UInt64}))

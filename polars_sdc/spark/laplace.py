@@ -11,23 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-import polars as pl
-
 from .. import rng
 from .._columns import ColumnSpec, unknown_column
 from ._common import (bad_value_counts, key_nulls, need_key, polars_schema, raise_bad, require_pyspark, run_frames,
                       verify_key)
-
-
-def laplace_noise(seed: int, column: str, keys: pl.Series, phi: float) -> np.ndarray:
-    """The noise added to ``column`` for the rows with these ``keys``.
-
-    >>> e = laplace_noise(7, "age", pl.Series("id", [1, 2, 3]), 2.0)
-    >>> bool(np.array_equal(e, rng.laplace(7, "laplace/age", rng.row_keys(pl.Series([1, 2, 3])), 2.0)))
-    True
-    """
-    return rng.laplace(seed, f"laplace/{column}", rng.row_keys(keys), phi)
 
 
 def laplace(
