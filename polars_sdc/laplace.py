@@ -62,13 +62,23 @@ def calibrate_phi(df: pl.DataFrame, on: ColumnSpec, k: int, *, m: int = 1) -> di
     row = df.select(*(pl.col(c).min().alias(f"lo{i}") for i, c in enumerate(cols)),
                     *(pl.col(c).max().alias(f"hi{i}") for i, c in enumerate(cols)),
                     *(pl.col(c).count().alias(f"n{i}") for i, c in enumerate(cols))).row(0)
-    out = {}
     p = len(cols)
-    for i, c in enumerate(cols):
-        if row[2 * p + i] == 0:
+    return pk_phis({c: (row[i], row[p + i], row[2 * p + i]) for i, c in enumerate(cols)}, k, m)
+
+
+def pk_phis(ranges: Mapping[str, tuple[Any, Any, int]], k: int, m: int = 1) -> dict[str, float]:
+    """:func:`pk_phi` per column from its ``(min, max, non-null count)``: the calibration of
+    :func:`calibrate_phi` from statistics computed elsewhere (Spark's aggregation). N is the
+    column's non-null values (structural nulls are not records of this attribute).
+
+    >>> pk_phis({"x": (0.0, 4.0, 3)}, 2)
+    {'x': 11.541560327111707}
+    """
+    out = {}
+    for c, (lo, hi, n) in ranges.items():
+        if not n:
             raise SDCError(f"column {c!r}: every value is null; there is no range to calibrate phi from")
-        # N: the column's non-null values (structural nulls are not records of this attribute)
-        out[c] = pk_phi(float(row[i]), float(row[p + i]), int(row[2 * p + i]), k, m)
+        out[c] = pk_phi(float(lo), float(hi), int(n), k, m)
     return out
 
 
@@ -142,14 +152,24 @@ def phi_vector(phi: Any, columns: Sequence[str]) -> np.ndarray:
 
 
 def _phi_map(df: pl.DataFrame, cols: list[str], phi: Any, k: Any, m: int) -> dict[str, float]:
-    if phi is not None and k is not None:
-        raise SDCError("give either phi or k (Pk-anonymity calibration), not both")
-    if phi is None and k is None:
-        raise SDCError("give phi (the Laplace scale) or k (to calibrate phi for Pk-anonymity)")
+    check_phi_or_k(phi, k)
     if k is not None:
         phis = calibrate_phi(df, cols, k, m=m)
     else:
         phis = dict(zip(cols, phi_vector(phi, cols).tolist()))
+    return check_phis(phis)
+
+
+def check_phi_or_k(phi: Any, k: Any) -> None:
+    """Exactly one of ``phi`` (the scale) and ``k`` (Pk-anonymity calibration) is given."""
+    if phi is not None and k is not None:
+        raise SDCError("give either phi or k (Pk-anonymity calibration), not both")
+    if phi is None and k is None:
+        raise SDCError("give phi (the Laplace scale) or k (to calibrate phi for Pk-anonymity)")
+
+
+def check_phis(phis: dict[str, float]) -> dict[str, float]:
+    """``phis`` after the checks of a calibrated scale (0: a constant column; inf: a range too wide)."""
     for c, v in phis.items():
         if not v > 0:
             raise SDCError(f"column {c!r}: constant column, the calibrated phi is 0; drop it from `on`")
@@ -230,7 +250,6 @@ def laplace_frame(
     (True, [True, False, False])
     """
     from .household import mask_by_household
-    from .masking._common import frame_keys
 
     cols = laplace_columns(df.schema, phi, on, seed=seed, key=key, household=household)
     check_finite(df, cols, nulls=True)
@@ -240,21 +259,45 @@ def laplace_frame(
 
     def run(frame: pl.DataFrame, columns: list[str], kk: str | None) -> pl.DataFrame:
         phis = _phi_map(frame, columns, phi, k, m)
-        keys = frame_keys(frame, kk)
-        new = []
-        for c in columns:
-            col = frame.get_column(c)
-            x = col.cast(pl.Float64).to_numpy()
-            if col.null_count():
-                ok = col.is_not_null().to_numpy()
-                y = np.zeros(frame.height)
-                y[ok] = laplace_values(x[ok], phis[c], s, c, clamp=clamp, keys=keys[ok])
-                new.append(pl.Series(c, y, dtype=pl.Float64).set(pl.Series(~ok), None))
-            else:
-                new.append(pl.Series(c, laplace_values(x, phis[c], s, c, clamp=clamp, keys=keys), dtype=pl.Float64))
-        return frame.with_columns(new)
+        bounds = None
+        if clamp:
+            bounds = {c: (frame.get_column(c).min(), frame.get_column(c).max()) for c in columns}
+        return laplace_apply(frame, phis, s, key=kk, bounds=bounds)
 
     return mask_by_household(df, household, cols, run, method="laplace", key=key)
+
+
+def laplace_apply(df: pl.DataFrame, phis: Mapping[str, float], seed: int, *, key: str | None = None,
+                  bounds: Mapping[str, tuple[Any, Any]] | None = None) -> pl.DataFrame:
+    """The noise step of :func:`laplace_frame` with everything whole-frame already decided:
+    ``phis`` (``{column: scale}``), the ``seed``, and for ``clamp`` the ``bounds`` (``{column:
+    (min, max)}`` of the non-null values) to clip to. Nulls stay null. Row ``i`` of column ``c``
+    gets the noise of its key (``key`` column, else its position), so a chunk of rows with a
+    ``key`` gets the numbers the whole frame gives them (Spark runs this per Arrow batch).
+
+    >>> df = pl.DataFrame({"id": [1, 2, 3], "x": [1.0, None, 3.0]})
+    >>> whole = laplace_apply(df, {"x": 2.0}, 7, key="id")
+    >>> whole["x"][2] == laplace_apply(df[2:], {"x": 2.0}, 7, key="id")["x"][0], whole["x"][1]
+    (True, None)
+    """
+    from .masking._common import frame_keys
+
+    keys = frame_keys(df, key)
+    new = []
+    for c, phi in phis.items():
+        col = df.get_column(c)
+        x = col.cast(pl.Float64).to_numpy()
+        ok = col.is_not_null().to_numpy() if col.null_count() else None
+        y = np.zeros(df.height) if ok is not None else None
+        got = laplace_values(x if ok is None else x[ok], phi, seed, c, keys=keys if ok is None else keys[ok])
+        if bounds is not None and c in bounds and got.size:
+            np.clip(got, float(bounds[c][0]), float(bounds[c][1]), out=got)
+        if ok is None:
+            new.append(pl.Series(c, got, dtype=pl.Float64))
+        else:
+            y[ok] = got
+            new.append(pl.Series(c, y, dtype=pl.Float64).set(pl.Series(~ok), None))
+    return df.with_columns(new)
 
 
 def laplace_series(

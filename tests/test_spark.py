@@ -139,7 +139,7 @@ def test_block_stage_runs_each_block_of_a_partition_once_in_block_order():
     # one block; several are split by block id, increasing), empty partitions yield nothing
     pa = pytest.importorskip("pyarrow")
     from polars_sdc.spark._common import BLOCK
-    from polars_sdc.spark.microaggregate import partition_task
+    from polars_sdc.spark._common import block_partitions
 
     seen = []
 
@@ -147,7 +147,7 @@ def test_block_stage_runs_each_block_of_a_partition_once_in_block_order():
         seen.append((sorted(set(table.column(BLOCK).to_pylist())), table.num_rows))
         return table.append_column("n", pa.array([table.num_rows] * table.num_rows))
 
-    run = partition_task(task)
+    run = block_partitions(task, BLOCK)
     batches = [pa.record_batch({BLOCK: pa.array(b, pa.int32()), "x": pa.array([1.0] * len(b))})
                for b in ([7, 3, 7], [], [3, 3])]
     out = pa.Table.from_batches(list(run(iter(batches))))
@@ -159,7 +159,8 @@ def test_block_stage_runs_each_block_of_a_partition_once_in_block_order():
 
 
 @pytest.mark.parametrize("method, refine, options", [
-    ("mdav", None, {}), ("mdav", "mil", {}), ("vmdav", None, {"gamma": 0.5}), ("mhm", None, {"order": "kd-mdav"}),
+    ("mdav", None, {}), ("mdav", "mil", {"refine_options": {"max_sweeps": 2}}), ("vmdav", None, {"gamma": 0.5}),
+    ("mhm", None, {"order": "kd-mdav"}),
 ])
 def test_microaggregate_equals_local_on_the_same_blocks(sdf, plan, blocked, data, method, refine, options):
     from polars_sdc import spark as sdcs
@@ -195,7 +196,7 @@ def test_microaggregate_quality_close_to_global_mdav(spark, data):
     df = data.select("id", *ON)
     one = spark.createDataFrame(df.to_arrow())
     out = sdcs.microaggregate(one, K, ON, block_rows=300, group_column="g").cache()
-    spark_loss = sdcs.ilssdm(one, out, ON, key="id")
+    spark_loss = sdcs.ilssdm(one, ON, masked=out, key="id")
     local_out = df.sdc.mdav(K, ON)
     local_loss = df.sdc.ilssdm(ON, masked=local_out)
     assert 0 < spark_loss <= 1.25 * local_loss
@@ -263,7 +264,7 @@ def test_laplace_equals_the_per_row_generator(spark, data):
     again = pl.from_arrow(sdcs.laplace(one.repartition(5), phi=phi, key="id", seed=7).toArrow()).sort("id")
     assert again.equals(got)
     skey = data.with_columns(pl.format("p{}", "id").alias("pid"))
-    s_out = pl.from_arrow(sdcs.laplace(spark.createDataFrame(skey.to_arrow()), ["x"], 1.0, key="pid", seed=3)
+    s_out = pl.from_arrow(sdcs.laplace(spark.createDataFrame(skey.to_arrow()), 1.0, ["x"], key="pid", seed=3)
                           .toArrow()).sort("id")
     assert np.array_equal(s_out["x"].to_numpy(),
                           skey["x"].to_numpy() + rng.laplace(3, "laplace/x", rng.row_keys(skey["pid"]), 1.0))
@@ -274,15 +275,15 @@ def test_laplace_needs_a_unique_key(spark, data):
 
     one = spark.createDataFrame(data.to_arrow())
     with pytest.raises(SDCError, match="key="):
-        sdcs.laplace(one, ["x"], 1.0, seed=1)
+        sdcs.laplace(one, 1.0, ["x"], seed=1)
     with pytest.raises(SDCError, match="key column 'y': dtype Float64 cannot be a key"):   # on the driver
-        sdcs.laplace(one, ["x"], 1.0, key="y", seed=1)
+        sdcs.laplace(one, 1.0, ["x"], key="y", seed=1)
     from pyspark.sql import functions as F
 
     with pytest.raises(SDCError, match="key column 'dup': value 1 appears more than once"):
-        sdcs.laplace(one.withColumn("dup", F.lit(1)), ["x"], 1.0, key="dup", seed=1)
+        sdcs.laplace(one.withColumn("dup", F.lit(1)), 1.0, ["x"], key="dup", seed=1)
     with pytest.raises(SDCError, match="phi"):
-        sdcs.laplace(one, ["x"], -1.0, key="id", seed=1)
+        sdcs.laplace(one, -1.0, ["x"], key="id", seed=1)
 
 
 def test_laplace_pk_calibration(spark, data):
@@ -291,7 +292,7 @@ def test_laplace_pk_calibration(spark, data):
 
     one = spark.createDataFrame(data.select("id", "x").to_arrow())
     phi = calibrate_phi(data, "x", 2)["x"]
-    got = pl.from_arrow(sdcs.laplace(one, ["x"], k=2, key="id", seed=9).toArrow()).sort("id")
+    got = pl.from_arrow(sdcs.laplace(one, on=["x"], k=2, key="id", seed=9).toArrow()).sort("id")
     want = data["x"].to_numpy() + rng.laplace(9, "laplace/x", rng.row_keys(data["id"]), phi)
     assert np.allclose(got["x"].to_numpy(), want, rtol=0, atol=1e-12)
 
@@ -376,14 +377,14 @@ def test_frequencies_and_risk_equal_local(spark, case):
     df = df.with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64))
     sdf = spark.createDataFrame(df.to_arrow()).repartition(2)
     local = df.sdc.individual_risk(keys, weight="w", alpha=alpha)
-    got = pl.from_arrow(sdcs.individual_risk(sdf, keys, weights="w", alpha=alpha).toArrow()).sort("rid")
+    got = pl.from_arrow(sdcs.individual_risk(sdf, keys, weight="w", alpha=alpha).toArrow()).sort("rid")
     assert got.columns == [*df.columns, "fk", "Fk_pop", "risk"]
     assert got.select(df.columns).equals(df, null_equal=True)
     assert got["fk"].to_list() == local["fk"].to_list()
     assert np.allclose(got["Fk_pop"].to_numpy(), local["Fk"].to_numpy(), rtol=1e-13, atol=0)
     assert np.allclose(got["risk"].to_numpy(), local["risk"].to_numpy(), rtol=1e-12, atol=0)
     want = df.sdc.risk(keys, weight="w", alpha=alpha, suda=False).as_dict()
-    summary = sdcs.risk(sdf, keys, weights="w", alpha=alpha)
+    summary = sdcs.risk(sdf, keys, weight="w", alpha=alpha)
     assert {k: summary[k] for k in SUMMARY} == {k: want[k] for k in SUMMARY}
     for name in ("global_risk", "expected_reidentifications"):
         assert summary[name] == pytest.approx(want[name], rel=1e-12)
@@ -391,7 +392,7 @@ def test_frequencies_and_risk_equal_local(spark, case):
         freq = pl.from_arrow(sdcs.frequencies(sdf, keys).toArrow()).sort("rid")
         assert freq.columns == [*df.columns, "fk"]
         assert freq["fk"].to_list() == df.sdc.frequencies(keys)["fk"].to_list()
-        g = sdcs.global_risk(sdf, keys, weights="w", alpha=alpha)
+        g = sdcs.global_risk(sdf, keys, weight="w", alpha=alpha)
         assert g == pytest.approx(df.sdc.global_risk(keys, weight="w", alpha=alpha), rel=1e-12)
 
 
@@ -402,7 +403,7 @@ def test_frequencies_errors(spark):
     sdf = spark.createDataFrame(df.with_columns(pl.when(pl.col("Key1") == 3).then(0.0).otherwise("w").alias("w"))
                                 .to_arrow())
     with pytest.raises(SDCError, match="'w'.*<= 0"):
-        sdcs.risk(sdf, FRANC_KEYS, weights="w")
+        sdcs.risk(sdf, FRANC_KEYS, weight="w")
     with pytest.raises(SDCError, match="'key1'.*already in the frame"):
         sdcs.frequencies(sdf, ["Key2"], fk="key1")
     with pytest.raises(SDCError, match="alpha"):
@@ -455,7 +456,9 @@ def test_spark_laplace_equals_local_laplace_with_the_same_key(spark):
 
     g = np.random.default_rng(4)
     df = pl.DataFrame({"pid": g.permutation(200).astype(np.int64) * 7 + 3, "x": g.normal(size=200)})
-    local = df.sdc.laplace(0.8, "x", seed=11, key="pid")
-    got = pl.from_arrow(sdcs.laplace(spark.createDataFrame(df.to_arrow()).repartition(3), on=["x"], phi=0.8,
-                                     seed=11, key="pid").toArrow())
-    assert got.sort("pid").equals(local.sort("pid"))
+    sdf = spark.createDataFrame(df.to_arrow()).repartition(3)
+    for clamp in (False, True):       # clamp: the whole table's range, from the driver's aggregation
+        local = df.sdc.laplace(0.8, "x", seed=11, clamp=clamp, key="pid")
+        got = pl.from_arrow(sdcs.laplace(sdf, 0.8, ["x"], seed=11, clamp=clamp, key="pid").toArrow())
+        assert got.sort("pid").equals(local.sort("pid"))
+    assert got["x"].min() == df["x"].min() and got["x"].max() == df["x"].max()

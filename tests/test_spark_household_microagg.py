@@ -1,6 +1,7 @@
-"""Spark microaggregation with ``household=``: household-level columns on one row per household
-(no block splits a household), groups of >= k households, joined back to every member; person-level
-columns refused. Skips without pyspark / Java (see tests/test_spark.py)."""
+"""Spark microaggregation with ``household=``: household-level columns on one row per household,
+person-level ones on the person rows blocked by household (no block splits a household); every
+released group spans >= k households, and with one block the result is the local household path's.
+Skips without pyspark / Java (see tests/test_spark.py)."""
 from __future__ import annotations
 
 import polars as pl
@@ -18,6 +19,10 @@ def silc_small():
     return df.filter(pl.col("db040").is_in(["Tyrol", "Vorarlberg", "Salzburg"]))
 
 
+def _canon(df: pl.DataFrame) -> pl.DataFrame:
+    return df.sort(df.columns, nulls_last=True)
+
+
 def test_spark_household_level(spark, silc_small):  # noqa: F811
     from polars_sdc.spark.microaggregate import microaggregate
 
@@ -33,11 +38,44 @@ def test_spark_household_level(spark, silc_small):  # noqa: F811
     assert res.drop(HH_INCOME + ["g"]).equals(orig.drop(HH_INCOME))
 
 
-def test_spark_person_level_refused(spark, silc_small):  # noqa: F811
+def test_spark_person_level_equals_local(spark, silc_small):  # noqa: F811
+    from polars_sdc import spark as sdcs
+    from polars_sdc.spark.microaggregate import person_stats
+
+    cols = ["age", *P_INCOME[:2]]                 # person-level; Spark's blocks take no nulls: filled here
+    silc_small = silc_small.with_columns(pl.col(P_INCOME[:2]).fill_null(0.0))
+    sdf = spark.createDataFrame(silc_small.to_arrow()).repartition(2)
+    orig = silc_small.sort("rb030")
+    # one block: the local household path on the block's canonical row order, with the whole
+    # table's z-scores as weights (the standard deviations as Spark computes them)
+    out = pl.from_arrow(sdcs.mdav(sdf, 3, cols, household="db030", group_column="g").toArrow()).sort("rb030")
+    sd, persons, homes = person_stats(sdf, cols, cols, silc_small.schema, "db030")
+    assert (persons, homes) == (silc_small.height, silc_small["db030"].n_unique())
+    assert sd == pytest.approx(list(silc_small.select(pl.col(cols).std(ddof=0)).row(0)), rel=1e-12)
+    w = {c: 1.0 / v ** 2 for c, v in zip(cols, sd)}
+    ref = silc_small.sort(silc_small.columns).sdc.mdav(3, cols, household="db030", standardize=False, weights=w,
+                                                       group_column="g")
+    assert _canon(out.drop("g")).equals(_canon(ref.drop("g")))
+    assert households_in_groups(out).min() >= 3 and unchanged_unshared(orig, out, cols, 3, "db030") == 0
+    assert out.drop(cols + ["g"]).equals(orig.drop(cols))
+    # several blocks (strata and a small block size): no block splits a household, every
+    # group spans >= 3 households, and the released classes hold >= 3 households
+    out = pl.from_arrow(sdcs.microaggregate(sdf, 3, cols, household="db030", by="db040", block_rows=300,
+                                            group_column="g", block_column="b").toArrow())
+    assert out["b"].n_unique() > 3
+    assert out.group_by("db030").agg(pl.col("b").n_unique())["b"].max() == 1
+    assert households_in_groups(out).min() >= 3
+    assert out.group_by([*cols, "db040"]).agg(pl.col("db030").n_unique())["db030"].min() >= 3
+    assert unchanged_unshared(orig, out.sort("rb030"), cols, 3, "db030") == 0
+
+
+def test_spark_household_errors(spark, silc_small):  # noqa: F811
     from polars_sdc.spark.microaggregate import microaggregate
 
     sdf = spark.createDataFrame(silc_small.to_arrow())
-    with pytest.raises(SDCError, match="'py010n'.* are person-level"):
-        microaggregate(sdf, 3, P_INCOME, household="db030")
+    with pytest.raises(SDCError, match="'hy040n' are household-level .* 'py010n' person-level"):
+        microaggregate(sdf, 3, ["hy040n", "py010n"], household="db030")
     with pytest.raises(SDCError, match="`by` column 'rb090' varies within a household"):
         microaggregate(sdf, 3, HH_INCOME, household="db030", by="rb090")
+    with pytest.raises(SDCError, match="'merge_small_strata' has no Spark counterpart"):
+        microaggregate(sdf, 3, HH_INCOME, household="db030", merge_small_strata=True)

@@ -46,7 +46,7 @@ def test_26_18_float_key_refused_on_the_driver(spark, method):  # noqa: F811
 
     df = pl.DataFrame({"k": [0.5, 1.5, 2.5, 3.5], "x": [1.0, 2.0, 3.0, 4.0], "c": ["a", "b", "a", "b"]})
     sdf = _sdf(spark, df)
-    call = {"laplace": lambda: sdcs.laplace(sdf, ["x"], 1.0, key="k", seed=1),
+    call = {"laplace": lambda: sdcs.laplace(sdf, 1.0, ["x"], key="k", seed=1),
             "pram": lambda: sdcs.pram(sdf, "c", key="k", seed=1),
             "add_noise": lambda: sdcs.add_noise(sdf, ["x"], key="k", seed=1),
             "rank_swap": lambda: sdcs.rank_swap(sdf, ["x"], key="k", seed=1)}[method]
@@ -67,13 +67,13 @@ def test_26_8_spark_alpha_below_one_equals_local(spark):  # noqa: F811
     df = pl.DataFrame({"id": range(5), "a": [1, None, 2, 2, 2], "b": [1, 1, 5, 5, 5], "w": [2.0] * 5})
     sdf = _sdf(spark, df)
     local = df.sdc.individual_risk(["a", "b"], weight="w", alpha=0.5)
-    got = pl.from_arrow(sdcs.individual_risk(sdf, ["a", "b"], weights="w", alpha=0.5).toArrow()).sort("id")
+    got = pl.from_arrow(sdcs.individual_risk(sdf, ["a", "b"], weight="w", alpha=0.5).toArrow()).sort("id")
     np.testing.assert_allclose(got["risk"].to_numpy(), local["risk"].to_numpy(), rtol=1e-12)
     assert got["risk"][0] == pytest.approx(np.log(2))            # not sdcMicro's 0
-    r = sdcs.risk(sdf, ["a", "b"], weights="w", alpha=0.5)
+    r = sdcs.risk(sdf, ["a", "b"], weight="w", alpha=0.5)
     assert r["global_risk"] == pytest.approx(local["risk"].mean())
     low = pl.DataFrame({"id": [1, 2, 3], "a": [1, 1, 2], "w": [0.3, 0.4, 0.5]})     # weights below 1 (28.6)
-    got = pl.from_arrow(sdcs.individual_risk(_sdf(spark, low), ["a"], weights="w").toArrow()).sort("id")
+    got = pl.from_arrow(sdcs.individual_risk(_sdf(spark, low), ["a"], weight="w").toArrow()).sort("id")
     assert got["risk"].to_list() == [0.5, 0.5, 1.0]
 
 
@@ -93,7 +93,7 @@ def test_26_8_spark_sdcmicro_rule_on_request(spark):  # noqa: F811
     from polars_sdc import spark as sdcs
 
     df = pl.DataFrame({"id": range(5), "a": [1, None, 2, 2, 2], "b": [1, 1, 5, 5, 5], "w": [2.0] * 5})
-    got = pl.from_arrow(sdcs.individual_risk(_sdf(spark, df), ["a", "b"], weights="w", alpha=0.5,
+    got = pl.from_arrow(sdcs.individual_risk(_sdf(spark, df), ["a", "b"], weight="w", alpha=0.5,
                                              alpha_rule="sdcmicro").toArrow()).sort("id")
     local = df.sdc.individual_risk(["a", "b"], weight="w", alpha=0.5, alpha_rule="sdcmicro")
     np.testing.assert_allclose(got["risk"].to_numpy(), local["risk"].to_numpy(), rtol=1e-12)

@@ -17,7 +17,7 @@ by EM (`reconstruct_gmm`), next to the paper's baseline, the Iterative Bayesian 
 import polars as pl
 import matplotlib.pyplot as plt
 import polars_sdc
-from polars_sdc.laplace import pk_phi
+from polars_sdc import pk_phi
 
 rng = np.random.default_rng(0)
 mu, rho, var = np.array([-1, 3, 5, 9.0]), np.array([.1, .6, .2, .1]), np.array([.1, .2, .5, .01])

@@ -412,3 +412,8 @@ def check_args(method: Any, noise: Any, delta: Any) -> tuple[str, float, float]:
 def add_noise_output_schema(schema: pl.Schema, cols: list[str]) -> pl.Schema:
     """The noised columns become Float64."""
     return pl.Schema({c: (pl.Float64 if c in cols else t) for c, t in schema.items()})
+
+
+# public names of the helpers the Spark back end shares (polars_sdc.spark.masking)
+latent_normals = _latent
+psd_root = _psd_root

@@ -344,3 +344,9 @@ def _pram(df: pl.DataFrame, cols: list[str], by_cols: list[str], pd: Any, a: flo
 def pram_output_schema(schema: pl.Schema) -> pl.Schema:
     """PRAM keeps every dtype."""
     return schema
+
+
+# public names of the helpers the Spark back end shares (polars_sdc.spark.masking)
+pram_arguments = _args
+draw_categories = _draw
+from_codes = _from_codes

@@ -316,3 +316,8 @@ def rank_swap_output_schema(schema: pl.Schema, cols: list[str], top: float = 0.0
     """Dtypes kept; with ``top``/``bottom`` coding an integer column becomes Float64."""
     coded = top > 0 or bottom > 0
     return pl.Schema({c: (pl.Float64 if c in cols and coded and not t.is_float() else t) for c, t in schema.items()})
+
+
+# public names of the helpers the Spark back end shares (polars_sdc.spark.masking)
+check_rank_swap_args = _check_args
+window_p = _window_p

@@ -206,6 +206,9 @@ class MicroaggSpec:
     progress: bool = field(default=False, compare=False)
     household: str | None = None
     merge_small_patterns: bool = False
+    #: with ``household``: every ``on`` column person-level, undetected (Spark's blocks: a column
+    #: that varies within households over the whole table may not within one block's households)
+    person_level: bool = False
 
     @classmethod
     def build(
@@ -386,6 +389,9 @@ class MicroaggSpec:
         from ..household import check_by_household_level, household_index, split_columns
 
         idx, n = household_index(df, self.household)
+        if self.person_level:
+            check_by_household_level(df, self.household, list(self.by))
+            return "person", idx, n
         hh, person = split_columns(df, self.household, list(self.on), index=idx)
         if hh and person:
             raise SDCError(

@@ -11,6 +11,7 @@ journalist and marketer risk with the population-uniqueness estimates (:mod:`.ar
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -108,15 +109,7 @@ def measure_risk(
         check_int(k, "ks: every k", minimum=1)
     fk, Fk, r = frequencies_and_risk(df, cols, weight, a, alpha_rule)
     columns = {"fk": fk, "Fk": Fk, "risk": r}
-    summary: dict[str, object] = {
-        "records": df.height,
-        "k_anonymity": int(fk.min()) if float(fk.min()).is_integer() else float(fk.min()),
-    }
-    for k in ks:
-        summary[f"records_violating_k{k}"] = int((fk < k).sum())
-    summary["sample_uniques"] = int((fk == 1).sum())
-    summary["global_risk"] = float(r.mean())
-    summary["expected_reidentifications"] = float(r.sum())
+    summary: dict[str, object] = frequency_summary(fk, r, ks)
     if household is not None:
         from .individual import _risk_arrays
 
@@ -134,3 +127,33 @@ def measure_risk(
     summary.update(arx_risk(df, cols, weight, threshold=threshold, population_size=population_size))
     per_record = pl.DataFrame({k: pl.Series(k, v, dtype=pl.Float64) for k, v in columns.items()})
     return RiskResult(per_record, summary, cols, s if suda else None)
+
+
+def frequency_summary(fk: Any, risk: Any, ks: Sequence[int] = (2, 3, 5), counts: Any = None) -> dict[str, object]:
+    """The summary measures that need only each record's ``fk`` and individual ``risk``:
+    ``records``, ``k_anonymity`` (smallest fk), ``records_violating_k<k>`` (fk < k) for each k in
+    ``ks``, ``sample_uniques`` (fk = 1), ``global_risk`` (mean risk) and
+    ``expected_reidentifications`` (their sum). ``counts``: each entry stands for that many
+    records (with ``risk`` their mean risk): Spark passes one entry per distinct fk, so a
+    measure added here reaches ``polars_sdc.spark.risk`` too.
+
+    >>> frequency_summary(np.array([1.0, 2.0, 2.0]), np.array([1.0, 0.5, 0.5]), ks=(2,))
+    {'records': 3, 'k_anonymity': 1, 'records_violating_k2': 1, 'sample_uniques': 1, 'global_risk': 0.6666666666666666, 'expected_reidentifications': 2.0}
+    >>> frequency_summary(np.array([1.0, 2.0]), np.array([1.0, 0.5]), ks=(2,), counts=np.array([1, 2]))["global_risk"]
+    0.6666666666666666
+    """
+    fk = np.asarray(fk, dtype=np.float64)
+    risk = np.asarray(risk, dtype=np.float64)
+    n = np.ones(fk.shape[0], dtype=np.int64) if counts is None else np.asarray(counts, dtype=np.int64)
+    records = int(n.sum())
+    if records == 0:
+        raise SDCError("the frame is empty; there is no release to measure")
+    low = float(fk.min())
+    summary: dict[str, object] = {"records": records, "k_anonymity": int(low) if low.is_integer() else low}
+    for k in ks:
+        summary[f"records_violating_k{k}"] = int(n[fk < k].sum())
+    summary["sample_uniques"] = int(n[fk == 1].sum())
+    expected = float(risk.sum()) if counts is None else float((risk * n).sum())
+    summary["global_risk"] = float(risk.mean()) if counts is None else expected / records
+    summary["expected_reidentifications"] = expected
+    return summary

@@ -1,6 +1,14 @@
 """The Spark back end: the same methods on Spark DataFrames, with Polars and the Numba
 kernels doing the work inside each task (``pip install "polars_sdc[spark]"``).
 
+Every function has the name, parameter names and parameter order of the local ``df.sdc``
+method, the Spark DataFrame first (``sdcs.laplace(sdf, phi, on=..., key=...)`` as
+``df.sdc.laplace(phi, on=..., key=...)``), then Spark's own keyword-only options
+(``check_key``, ``block_rows``, ...); the local options a Spark port cannot honour are listed,
+with the reason, in :data:`LOCAL_ONLY` (``tests/test_spark_signatures.py`` checks all of it
+against the local signatures). ``sdcs.mdav`` / ``vmdav`` / ``mhm`` / ``univariate`` (every
+method of :data:`polars_sdc.microagg.METHODS`) are :func:`microaggregate` with the method fixed.
+
 - :func:`microaggregate`: distributed kd-tree blocking (every block >= k and <= ``block_rows``
   records of one stratum), then the local method per block (one ``mapInArrow`` task per block);
 - :func:`laplace`: per-row noise from ``(seed, column, key)``, identical to the local
@@ -29,6 +37,56 @@ from .recipe import run_recipe
 from .recode import recode, recode_map
 
 __all__ = [
-    "BlockPlan", "add_noise", "assign_blocks", "frequencies", "global_risk", "ilssdm", "individual_risk", "laplace",
-    "microaggregate", "plan_blocks", "pram", "rank_swap", "recode", "recode_map", "risk", "run_recipe",
+    "BlockPlan", "LOCAL_ONLY", "add_noise", "assign_blocks", "frequencies", "global_risk", "ilssdm", "individual_risk",
+    "laplace", "microaggregate", "plan_blocks", "pram", "rank_swap", "recode", "recode_map", "risk", "run_recipe",
 ]
+
+
+def _local_only() -> dict[str, dict[str, str]]:
+    from importlib import import_module
+
+    _f, _m, _r = (import_module(f"{__name__}.{m}") for m in ("frequencies", "microaggregate", "recode"))
+
+    from ..microagg import METHODS
+
+    out = {"microaggregate": dict(_m.LOCAL_ONLY), "recode": dict(_r.LOCAL_ONLY), "risk": dict(_f.LOCAL_ONLY)}
+    out.update({name: dict(_m.LOCAL_ONLY) for name in METHODS})           # sdcs.mdav etc.
+    out.update({name: dict(_f.HOUSEHOLD) for name in ("frequencies", "individual_risk", "global_risk")})
+    return out
+
+
+#: {function: {local option: why it has no Spark counterpart}}: the only local options a
+#: Spark function lacks (passing one is a TypeError, or for microaggregation an SDCError)
+LOCAL_ONLY: dict[str, dict[str, str]] = _local_only()
+
+
+def __getattr__(name: str):  # noqa: ANN202 - sdcs.mdav etc.: the partition methods, with the method fixed
+    from ..microagg import METHODS
+
+    if name.startswith("_") or name not in METHODS:
+        raise AttributeError(f"module 'polars_sdc.spark' has no attribute {name!r}")
+    return _fixed_method(name)
+
+
+def _fixed_method(name: str):  # noqa: ANN202
+    """``microaggregate`` with ``method=name``; its signature: microaggregate's without
+    ``method``, the method's own options (keyword-only) after ``household``."""
+    import inspect
+
+    from ..microagg import METHODS
+
+    meth = METHODS[name]
+    own = inspect.signature(meth.partition).parameters
+
+    def fixed(sdf, k, on=None, **options):  # noqa: ANN001, ANN202
+        return microaggregate(sdf, k, on, method=name, **options)
+
+    params = [p for p in inspect.signature(microaggregate).parameters.values()
+              if p.name != "method" and p.kind != p.VAR_KEYWORD]
+    at = [p.name for p in params].index("household") + 1
+    extra = [inspect.Parameter(o, inspect.Parameter.KEYWORD_ONLY, default=own[o].default) for o in meth.options()]
+    fixed.__signature__ = inspect.Signature(params[:at] + extra + params[at:])  # type: ignore[attr-defined]
+    fixed.__name__ = fixed.__qualname__ = name
+    fixed.__doc__ = (f"{name} microaggregation of a Spark DataFrame: :func:`microaggregate` with method={name!r} "
+                     f"(the local ``df.sdc.{name}``).")
+    return fixed

@@ -1,9 +1,11 @@
-"""Plumbing shared by the Spark back end: the pyspark import guard, Spark <-> Polars schemas,
-and the Arrow cast every task result goes through (Polars writes large strings, Spark wants
-its own Arrow types)."""
+"""Plumbing shared by the Spark back end: the pyspark import guard, Spark <-> Polars schemas
+(:func:`spark_schema`: the one Polars -> Spark converter, fed by the local operation's
+``output_schema``), the one runner of Polars code inside Spark tasks (:func:`run_frames`: per
+Arrow batch, per stratum or per block), and the Arrow cast every task result goes through
+(Polars writes large strings, Spark wants its own Arrow types)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -31,6 +33,124 @@ def polars_schema(sdf: Any) -> pl.Schema:
 
     arrow = to_arrow_schema(sdf.schema)
     return pl.from_arrow(pa.table({f.name: pa.array([], f.type) for f in arrow}, schema=arrow)).schema
+
+
+#: Spark has no unsigned integers: each unsigned Polars type is released as the signed type
+#: that holds all its values
+_UNSIGNED = {pl.UInt8: pl.Int16, pl.UInt16: pl.Int32, pl.UInt32: pl.Int64}
+
+
+def spark_schema(schema: pl.Schema, like: Any = None, overrides: Mapping[str, pl.DataType] | None = None) -> Any:
+    """The Spark StructType (every field nullable) of a task result whose Polars schema is
+    ``schema`` — the local operation's ``output_schema``, so a port never hand-builds its
+    StructType. A column of ``like`` (the input Spark DataFrame) whose Polars dtype is
+    unchanged keeps its Spark field (a Spark type Polars reads as another, such as a short
+    or a decimal, stays what it was); ``overrides`` replace a column's Polars dtype first
+    (Spark's group ids are Int64: block ids in the high bits). Unsigned integers become the
+    next wider signed type; UInt64 is refused (Spark has no type for it).
+
+    >>> spark_schema(pl.Schema({"x": pl.Float64, "g": pl.UInt32, "s": pl.String})).simpleString()  # doctest: +SKIP
+    'struct<x:double,g:bigint,s:string>'
+    """
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import from_arrow_type
+    from pyspark.sql.types import StructField, StructType
+
+    schema = pl.Schema({c: (overrides or {}).get(c, t) for c, t in schema.items()})
+    before = polars_schema(like) if like is not None else pl.Schema()
+    fields_before = {f.name: f for f in like.schema.fields} if like is not None else {}
+    fields = []
+    for name, dtype in schema.items():
+        if name in before and before[name] == dtype:
+            fields.append(StructField(name, fields_before[name].dataType, True, fields_before[name].metadata))
+            continue
+        if dtype == pl.UInt64:
+            raise SDCError(f"column {name!r}: UInt64 has no Spark type; cast it to Int64 or Decimal first")
+        dtype = _UNSIGNED.get(dtype, dtype)
+        arrow = pl.DataFrame(schema={name: dtype}).to_arrow().schema.field(0).type
+        if pa.types.is_dictionary(arrow):            # Enum / Categorical: Spark strings
+            arrow = arrow.value_type
+        fields.append(StructField(name, from_arrow_type(arrow), True))
+    return StructType(fields)
+
+
+def run_frames(
+    sdf: Any,
+    task: Callable[[pl.DataFrame], pl.DataFrame],
+    schema: pl.Schema | Any,
+    *,
+    per: str = "batch",
+    by: Sequence[str] = (),
+    block: str | None = None,
+) -> Any:
+    """The one runner of the Spark back end: ``task`` (a Polars frame in, a Polars frame out,
+    usually the local operation on a spec built once on the driver and shipped inside the
+    closure) run inside Spark tasks, its result cast to Spark's types. ``schema``: the
+    result's Polars schema (converted by :func:`spark_schema` against ``sdf``) or a ready
+    StructType.
+
+    - ``per="batch"``: on every Arrow batch (``mapInArrow``): row-wise operations whose
+      whole-table statistics the driver computed (the keyed per-row draws make the result
+      independent of the batches);
+    - ``per="stratum"``: on every ``by`` stratum in one task (``groupBy(by).applyInArrow``;
+      no ``by``: the whole table in one task), for sequential methods (rank swapping);
+    - ``per="block"``: on the rows of each value of the int ``block`` column, which the
+      caller has repartitioned one block per Spark partition (``mapInArrow``, no grouping
+      operator; several blocks in a partition run one after the other in increasing order).
+    """
+    from pyspark.sql.types import StructType
+
+    out_schema = schema if isinstance(schema, StructType) else spark_schema(schema, sdf)
+    target = arrow_schema(out_schema)
+
+    def on_table(table: Any) -> Any:
+        import polars_sdc  # noqa: F401  (registers df.sdc in the worker)
+
+        return to_spark_arrow(task(pl.from_arrow(table)), target)
+
+    if per == "batch":
+        def batches(it: Any) -> Any:
+            import pyarrow as pa
+
+            for b in it:
+                if b.num_rows:
+                    yield from on_table(pa.Table.from_batches([b])).to_batches()
+
+        return sdf.mapInArrow(batches, out_schema)
+    if per == "stratum":
+        if by:
+            return sdf.groupBy(*by).applyInArrow(on_table, out_schema)
+        from pyspark.sql import functions as F
+
+        whole = "__sdc_all"
+        return sdf.withColumn(whole, F.lit(0)).groupBy(whole).applyInArrow(
+            lambda t: on_table(t.drop_columns([whole])), out_schema)
+    if per == "block" and block is not None:
+        return sdf.mapInArrow(block_partitions(on_table, block), out_schema)
+    raise SDCError(f"run_frames: per must be 'batch', 'stratum' or 'block' (with block=), got {per!r}")
+
+
+def block_partitions(task: Callable[[Any], Any], block: str) -> Callable[[Any], Any]:
+    """The ``mapInArrow`` function of a block stage: the record batches of one Spark partition
+    joined into one table, ``task`` run on each block in it (one, when the partition labels
+    give each block its own partition; several are split by block id, in increasing order,
+    so the result never depends on how the shuffle laid the blocks out), its result yielded
+    as record batches."""
+
+    def run(batches: Any) -> Any:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        batches = [b for b in batches if b.num_rows]
+        if not batches:
+            return
+        table = pa.Table.from_batches(batches)
+        ids = pc.unique(table.column(block)).to_pylist()
+        for b in sorted(ids):
+            part = table if len(ids) == 1 else table.filter(pc.equal(table.column(block), b))
+            yield from task(part).to_batches()
+
+    return run
 
 
 def nullable(schema: Any) -> Any:

@@ -32,7 +32,7 @@ import polars as pl
 from .._columns import ColumnSpec
 from .._errors import SDCError
 from .._validation import check_int
-from ._common import polars_schema, require_pyspark
+from ._common import polars_schema, require_pyspark, run_frames
 
 PATTERN = "__sdc_pattern"
 COUNT = "__sdc_count"     # records of the combination itself
@@ -46,15 +46,15 @@ def _key(i: int) -> str:
     return f"__sdc_key{i}"
 
 
-def _check(sdf: Any, keys: ColumnSpec, weights: str | None, alpha: float) -> tuple[list[str], pl.Schema, float]:
+def _check(sdf: Any, on: ColumnSpec, weight: str | None, alpha: float) -> tuple[list[str], pl.Schema, float]:
     from ..risk.frequencies import check_alpha, key_columns
 
     schema = polars_schema(sdf)
-    cols = key_columns(schema, keys, weights)
+    cols = key_columns(schema, on, weight)
     if not cols:
-        raise SDCError("`keys`: no key columns")
+        raise SDCError("`on`: no key columns")
     if len(cols) > 62:
-        raise SDCError(f"`keys`: {len(cols)} key columns; at most 62")
+        raise SDCError(f"`on`: {len(cols)} key columns; at most 62")
     return cols, schema, check_alpha(alpha)
 
 
@@ -92,7 +92,7 @@ def _matched(target: Any, source: Any, by: list[str], tag: str) -> Any:
 
 
 def combination_table(
-    sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0
+    sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0
 ) -> tuple[Any, list[str]]:
     """The combination table (a Spark DataFrame: ``__sdc_key<i>``, ``__sdc_pattern``, the
     combination's record count and weight, and its ``fk`` / ``Fk`` under the missing-value
@@ -103,7 +103,8 @@ def combination_table(
 
     from ..risk.frequencies import all_missing_is_wildcard
 
-    cols, schema, a = _check(sdf, keys, weights, alpha)
+    weights = weight
+    cols, schema, a = _check(sdf, on, weights, alpha)
     ks = [_key(i) for i in range(len(cols))]
     m = len(cols)
     full = (1 << m) - 1
@@ -196,23 +197,35 @@ def _check_names(schema: pl.Schema, names: Sequence[str]) -> None:
             raise SDCError(f"column {name!r}: already in the frame; choose another name")
 
 
+#: options of the local methods that have no Spark counterpart here, and why
+HOUSEHOLD = {"household": "household counts and household risk run locally (df.sdc.* with household=)"}
+LOCAL_ONLY = {
+    **HOUSEHOLD,
+    "suda": "SUDA needs the whole table on one machine: run it locally on the key columns",
+    "max_size": "a SUDA option",
+    "dis_fraction": "a SUDA option",
+    "threshold": "ARX's models run locally (df.sdc.risk)",
+    "population_size": "ARX's population models run locally (df.sdc.risk)",
+}
+
+
 def frequencies(
-    sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0,
-    fk: str = "fk", Fk: str = "Fk_pop",
+    sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, *, fk: str = "fk", Fk: str = "Fk_pop",
 ) -> Any:
     """``sdf`` with ``fk`` (double: the records sharing the row's key values, missing keys
-    matching as wildcards weighted by ``alpha``, as local ``df.sdc.frequencies``) and, with
-    ``weights``, ``Fk`` (double: their summed sampling weights; named ``Fk_pop`` by default,
-    since Spark column names are case-insensitive). A record with fk = 1 is unique on the keys.
+    matching as wildcards weighted by ``alpha``, as local ``df.sdc.frequencies(on, weight,
+    alpha)``) and, with ``weight``, ``Fk`` (double: their summed sampling weights; named
+    ``Fk_pop`` by default, since Spark column names are case-insensitive). A record with fk = 1
+    is unique on the keys.
 
     >>> from polars_sdc import spark as sdcs                              # doctest: +SKIP
-    >>> sdcs.frequencies(sdf, ["age", "sex", "region"], weights="w")      # doctest: +SKIP
+    >>> sdcs.frequencies(sdf, ["age", "sex", "region"], weight="w")       # doctest: +SKIP
     """
     require_pyspark()
-    cols, schema, _ = _check(sdf, keys, weights, alpha)
-    _check_names(schema, [fk, Fk] if weights is not None else [fk])
-    table, cols = combination_table(sdf, cols, weights=weights, alpha=alpha)
-    new = {fk: FK, **({Fk: FKP} if weights is not None else {})}
+    cols, schema, _ = _check(sdf, on, weight, alpha)
+    _check_names(schema, [fk, Fk] if weight is not None else [fk])
+    table, cols = combination_table(sdf, cols, weight, alpha)
+    new = {fk: FK, **({Fk: FKP} if weight is not None else {})}
     return _join_back(sdf, cols, schema, table, new)
 
 
@@ -222,9 +235,7 @@ def _with_risk(table: Any, at_one: Any = None, alpha_rule: str = "safe") -> Any:
     (the same table at ``alpha = 1``, for ``alpha < 1``) the larger of the two risks, as the
     local default ``alpha_rule="safe"``."""
     import numpy as np
-    import pyarrow as pa
     from pyspark.sql import functions as F
-    from pyspark.sql.types import DoubleType, StructField, StructType
 
     from ..risk.individual import individual_risk
 
@@ -239,39 +250,34 @@ def _with_risk(table: Any, at_one: Any = None, alpha_rule: str = "safe") -> Any:
         cond.append(F.col(f"__sdc_l.{PATTERN}") == F.col(f"__sdc_r.{PATTERN}_1"))
         table = left.join(right, on=cond, how="left").select(
             *[F.col(f"__sdc_l.{c}") for c in table.columns], F.col("__sdc_r.__sdc_fk1"), F.col("__sdc_r.__sdc_fpop1"))
-    schema = StructType([*fields, StructField(RISK, DoubleType(), True)])
     names = [f.name for f in fields]
     floor_at_one = at_one is not None            # (the task must not capture a DataFrame)
+    out = pl.Schema({**polars_schema(table.select(*names)), RISK: pl.Float64})
 
-    def run(batches):
-        for batch in batches:
-            fk = batch.column(FK).to_numpy(zero_copy_only=False)
-            Fk = batch.column(FKP).to_numpy(zero_copy_only=False)
-            r = individual_risk(fk, Fk, alpha_rule)
-            if floor_at_one:
-                r = np.maximum(r, individual_risk(batch.column("__sdc_fk1").to_numpy(zero_copy_only=False),
-                                                  batch.column("__sdc_fpop1").to_numpy(zero_copy_only=False)))
-            yield pa.RecordBatch.from_arrays([*(batch.column(n) for n in names), pa.array(r, pa.float64())],
-                                             names=[*names, RISK])
+    def task(df: pl.DataFrame) -> pl.DataFrame:
+        r = individual_risk(df[FK].to_numpy(), df[FKP].to_numpy(), alpha_rule)
+        if floor_at_one:
+            r = np.maximum(r, individual_risk(df["__sdc_fk1"].to_numpy(), df["__sdc_fpop1"].to_numpy()))
+        return df.select(names).with_columns(pl.Series(RISK, r, dtype=pl.Float64))
 
-    return table.mapInArrow(run, schema)
+    return run_frames(table, task, out)
 
 
-def _risk_table(sdf: Any, cols: Any, weights: str | None, alpha: float,
+def _risk_table(sdf: Any, cols: Any, weight: str | None, alpha: float,
                 alpha_rule: str = "safe") -> tuple[Any, list[str]]:
     """The combination table with ``risk`` (:func:`_with_risk`; at ``alpha < 1`` never below
     the risk at ``alpha = 1``)."""
     from ..risk.individual import check_alpha_rule
 
     safe = check_alpha_rule(alpha_rule) == "safe"
-    table, cols = combination_table(sdf, cols, weights=weights, alpha=alpha)
-    at_one = combination_table(sdf, cols, weights=weights, alpha=1.0)[0] if float(alpha) < 1 and safe else None
+    table, cols = combination_table(sdf, cols, weight, alpha)
+    at_one = combination_table(sdf, cols, weight, 1.0)[0] if float(alpha) < 1 and safe else None
     return _with_risk(table, at_one, alpha_rule), cols
 
 
 def individual_risk(
-    sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0,
-    fk: str = "fk", Fk: str = "Fk_pop", risk: str = "risk", alpha_rule: str = "safe",
+    sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, alpha_rule: str = "safe", *,
+    fk: str = "fk", Fk: str = "Fk_pop", risk: str = "risk",
 ) -> Any:
     """``sdf`` with ``fk``, ``Fk`` (named ``Fk_pop``; ``fk`` without weights) and ``risk``: the
     approximate individual re-identification risk (sdcMicro ``indivRisk``, method "approx";
@@ -279,64 +285,55 @@ def individual_risk(
     at ``alpha < 1`` the default never lowers a risk below its ``alpha = 1`` value), all double.
 
     >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
-    >>> sdcs.individual_risk(sdf, ["age", "sex", "region"], weights="w")   # doctest: +SKIP
+    >>> sdcs.individual_risk(sdf, ["age", "sex", "region"], weight="w")    # doctest: +SKIP
     """
     require_pyspark()
-    cols, schema, _ = _check(sdf, keys, weights, alpha)
+    cols, schema, _ = _check(sdf, on, weight, alpha)
     _check_names(schema, [fk, Fk, risk])
-    table, cols = _risk_table(sdf, cols, weights, alpha, alpha_rule)
+    table, cols = _risk_table(sdf, cols, weight, alpha, alpha_rule)
     return _join_back(sdf, cols, schema, table, {fk: FK, Fk: FKP, risk: RISK})
 
 
-def global_risk(sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0,
+def global_risk(sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0,
                 alpha_rule: str = "safe") -> dict[str, float]:
     """Global risk (the mean individual risk over records) and expected re-identifications
-    (their sum), as local ``df.sdc.global_risk`` (sdcMicro ``measure_risk``), by one
-    aggregation over the combination table.
+    (their sum), as local ``df.sdc.global_risk`` (sdcMicro ``measure_risk``), from :func:`risk`.
 
     >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
-    >>> sdcs.global_risk(sdf, ["age", "sex", "region"], weights="w")       # doctest: +SKIP
+    >>> sdcs.global_risk(sdf, ["age", "sex", "region"], weight="w")        # doctest: +SKIP
     {'global_risk': ..., 'expected_reidentifications': ...}
     """
-    out = risk(sdf, keys, weights=weights, alpha=alpha, ks=(), alpha_rule=alpha_rule)
-    return {"global_risk": out["global_risk"], "expected_reidentifications": out["expected_reidentifications"]}
+    out = risk(sdf, on, weight, alpha=alpha, ks=(), alpha_rule=alpha_rule)
+    return {"global_risk": float(out["global_risk"]), "expected_reidentifications": float(out["expected_reidentifications"])}
 
 
 def risk(
-    sdf: Any, keys: ColumnSpec, *, weights: str | None = None, alpha: float = 1.0, ks: Sequence[int] = (2, 3, 5),
+    sdf: Any, on: ColumnSpec, weight: str | None = None, *, alpha: float = 1.0, ks: Sequence[int] = (2, 3, 5),
     alpha_rule: str = "safe",
-) -> dict[str, float | int]:
-    """The frequency-based part of local ``df.sdc.risk(...).summary`` from one aggregation over
-    the combination table: ``records``, ``k_anonymity`` (smallest fk), ``records_violating_k<k>``
-    (fk < k) for each k in ``ks``, ``sample_uniques`` (fk = 1), ``global_risk`` and
-    ``expected_reidentifications``. (SUDA and ARX's population models need the whole table
-    on one machine: run them locally on a sample or on the released key columns.)
+) -> dict[str, object]:
+    """The frequency-based part of local ``df.sdc.risk(on, weight, alpha=, ks=, alpha_rule=).summary``:
+    the local :func:`polars_sdc.risk.measure.frequency_summary` (``records``, ``k_anonymity``,
+    ``records_violating_k<k>``, ``sample_uniques``, ``global_risk``,
+    ``expected_reidentifications``, and whatever measure of fk and risk it gains) on one row
+    per distinct fk of the combination table (its record count and summed risk), so only
+    those rows reach the driver. (SUDA, household risk and ARX's population models need the
+    whole table on one machine: :data:`LOCAL_ONLY`; run them locally on a sample or on the
+    released key columns.)
 
     >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
-    >>> sdcs.risk(sdf, ["age", "sex", "region"], weights="w")["global_risk"]   # doctest: +SKIP
+    >>> sdcs.risk(sdf, ["age", "sex", "region"], weight="w")["global_risk"]   # doctest: +SKIP
     """
     require_pyspark()
     from pyspark.sql import functions as F
 
+    from ..risk.measure import frequency_summary
+
     ks = [check_int(k, "ks: every k", minimum=1) for k in ks]
-    table, _ = _risk_table(sdf, keys, weights, alpha, alpha_rule)
-    c, f = F.col(COUNT), F.col(FK)
-    aggs = [F.sum(c).alias("records"), F.min(f).alias("k_anonymity")]
-    aggs += [F.sum(F.when(f < k, c).otherwise(0.0)).alias(f"records_violating_k{k}") for k in ks]
-    aggs += [F.sum(F.when(f == 1, c).otherwise(0.0)).alias("sample_uniques"), F.sum(c * F.col(RISK)).alias("expected")]
-    row = table.agg(*aggs).collect()[0]
-    n = int(row["records"] or 0)
-    if n == 0:
-        raise SDCError("the frame is empty; there is no release to measure")
-    kmin = float(row["k_anonymity"])
-    out: dict[str, float | int] = {"records": n, "k_anonymity": int(kmin) if kmin.is_integer() else kmin}
-    for k in ks:
-        out[f"records_violating_k{k}"] = int(row[f"records_violating_k{k}"])
-    expected = float(row["expected"])
-    out["sample_uniques"] = int(row["sample_uniques"])
-    out["global_risk"] = expected / n
-    out["expected_reidentifications"] = expected
-    return out
+    table, _ = _risk_table(sdf, on, weight, alpha, alpha_rule)
+    per_fk = pl.from_arrow(table.groupBy(FK).agg(F.sum(COUNT).alias("n"), F.sum(F.col(COUNT) * F.col(RISK)).alias("e"))
+                           .toArrow()).sort(FK)
+    n = per_fk["n"].to_numpy()
+    return frequency_summary(per_fk[FK].to_numpy(), per_fk["e"].to_numpy() / n, ks, counts=n)
 
 
 __all__ = ["combination_table", "frequencies", "global_risk", "individual_risk", "risk"]

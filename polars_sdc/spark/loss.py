@@ -11,19 +11,21 @@ from ._common import polars_schema, require_pyspark
 
 def ilssdm(
     original: Any,
-    masked: Any = None,
     on: ColumnSpec = None,
     *,
-    key: str | None = None,
     groups: str | None = None,
+    masked: Any = None,
     standardize: bool = True,
+    key: str | None = None,
 ) -> float:
-    """SSE / SST of the ``on`` columns: for a ``masked`` release joined to the ``original``
-    row by row on ``key`` (SSE = sum |x - x'|^2), or for a partition given by the ``groups``
-    column of ``original`` (SSE = within-group sums of squares). Only sums reach the driver.
+    """SSE / SST of the ``on`` columns, as local ``df.sdc.ilssdm(on, groups=, masked=,
+    standardize=)``: for a ``masked`` release joined to the ``original`` row by row on ``key``
+    (SSE = sum |x - x'|^2; Spark rows have no positions), or for a partition given by the
+    ``groups`` column of ``original`` (SSE = within-group sums of squares). Only sums reach
+    the driver.
 
-    >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
-    >>> sdcs.ilssdm(sdf, out, ["age", "income"], key="person_id")          # doctest: +SKIP
+    >>> from polars_sdc import spark as sdcs                                       # doctest: +SKIP
+    >>> sdcs.ilssdm(sdf, ["age", "income"], masked=out, key="person_id")           # doctest: +SKIP
     """
     require_pyspark()
     from pyspark.sql import functions as F

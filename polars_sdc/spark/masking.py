@@ -31,7 +31,8 @@ import polars as pl
 from .. import rng
 from .._columns import ColumnSpec
 from .._errors import SDCError
-from ._common import arrow_schema, bad_value_counts, key_nulls, need_key, polars_schema, raise_bad, require_pyspark, verify_key
+from ._common import (bad_value_counts, key_nulls, need_key, polars_schema, raise_bad, require_pyspark, run_frames,
+                      verify_key)
 
 STRATUM = "__sdc_stratum"
 
@@ -59,12 +60,6 @@ def row_strata(df: pl.DataFrame, by: list[str], table: pl.DataFrame | None) -> n
     return idx.get_column(STRATUM).to_numpy().astype(np.int64)
 
 
-def _frame(batch: Any, names: list[str]) -> pl.DataFrame:
-    import pyarrow as pa
-
-    return pl.from_arrow(pa.Table.from_batches([batch]).select(names))
-
-
 # ----------------------------------------------------------------------------------------- PRAM
 
 def pram(
@@ -77,9 +72,9 @@ def pram(
     seed: int | None = None,
     key: str | None = None,
     matrix: Any = None,
+    household: str | None = None,
     levels: Mapping[str, list] | None = None,
     check_key: bool = True,
-    household: str | None = None,
 ) -> Any:
     """PRAM (Gouweleeuw et al. 1998; sdcMicro ``pram``) of the categorical ``on`` columns,
     identical to local ``df.sdc.pram(on, pd=, alpha=, by=, seed=, key=, matrix=)``: the
@@ -96,15 +91,14 @@ def pram(
     >>> out = sdcs.pram(sdf, "occupation", pd=0.8, by="region", seed=7, key="person_id")  # doctest: +SKIP
     """
     require_pyspark()
-    import pyarrow as pa
     from pyspark.sql import functions as F
 
     from ..masking._common import seed_or_fresh, uniform
-    from ..masking.pram import _args, _draw, _from_codes
+    from ..masking.pram import draw_categories, from_codes, pram_arguments, pram_output_schema
 
     need_key(key, "pram")
     schema = polars_schema(sdf)
-    cols, by_cols, a = _args(schema, on, by, key, alpha, seed, pd, matrix, household)
+    cols, by_cols, a = pram_arguments(schema, on, by, key, alpha, seed, pd, matrix, household)
     if household is not None:
         from .household import mask_households
 
@@ -137,24 +131,19 @@ def pram(
             plans[c] = (pl.DataFrame({c: lv, "__code": np.arange(lv.len(), dtype=np.int64)}), lv, mats)
     if not plans:
         return sdf
-    needed = list(dict.fromkeys([key, *by_cols, *plans]))
-    names = list(sdf.columns)
 
-    def run(batches):
-        for batch in batches:
-            df = _frame(batch, needed)
-            keys = rng.row_keys(df.get_column(key))
-            sidx = row_strata(df, by_cols, table)
-            new = {}
-            for c, (code_of, lv, mats) in plans.items():
-                col = df.get_column(c)
-                codes = df.select(c).join(code_of, on=c, how="left", maintain_order="left") \
-                    .get_column("__code").fill_null(-1).to_numpy()
-                out = _from_codes(col, lv, _draw(codes, sidx, mats, uniform(s, rng.stream("pram", column=c), keys)))
-                new[c] = out.to_arrow().cast(batch.schema.field(c).type)
-            yield pa.RecordBatch.from_arrays([new.get(n, batch.column(n)) for n in names], schema=batch.schema)
+    def task(df: pl.DataFrame) -> pl.DataFrame:
+        keys = rng.row_keys(df.get_column(key))
+        sidx = row_strata(df, by_cols, table)
+        new = []
+        for c, (code_of, lv, mats) in plans.items():
+            codes = df.select(c).join(code_of, on=c, how="left", maintain_order="left") \
+                .get_column("__code").fill_null(-1).to_numpy()
+            new.append(from_codes(df.get_column(c), lv, draw_categories(codes, sidx, mats,
+                                                                        uniform(s, f"pram/{c}", keys))))
+        return df.with_columns(new)
 
-    return sdf.mapInArrow(run, sdf.schema)
+    return run_frames(sdf, task, pram_output_schema(schema))
 
 
 def _pram_plan(c: str, t: pl.DataFrame, by: list[str], table: pl.DataFrame | None, dtype: pl.DataType, pd: Any,
@@ -203,33 +192,33 @@ def add_noise(
     by: ColumnSpec = None,
     seed: int | None = None,
     key: str | None = None,
-    check_key: bool = True,
     household: str | None = None,
+    check_key: bool = True,
 ) -> Any:
     """Noise on the numeric ``on`` columns (double out; sdcMicro ``addNoise``), equal to local
-    ``df.sdc.add_noise(on, method=, noise=, delta=, by=, seed=, key=)`` up to the rounding of
-    the sums (~1e-15 relative): the means, standard deviations and covariance of each ``by``
-    stratum come from one Spark aggregation (``avg`` / ``covar_samp``); ``"moments"`` adds a
-    second aggregation over the data with its drawn noise (the joint covariance of ``[X, Z]``
-    that the recolouring needs). Normal draws from stream ``add_noise/{column}`` keyed by
-    ``key``. A stratum needs 2 rows (``p + 2`` for ``"moments"`` on ``p`` columns, also without
-    ``by``: fewer pin the records), as locally. Structural nulls stay null with ``"additive"`` and
-    ``"correlated2"`` (each column's moments over its non-null values, as locally);
-    ``"correlated"`` and ``"moments"`` refuse them here. ``household``: the household id;
-    household-level columns noised once per household (key: the household id) and joined back
+    ``df.sdc.add_noise(on, method=, noise=, delta=, by=, seed=, key=, household=)`` up to the
+    rounding of the sums (~1e-15 relative): the means, standard deviations and covariance of
+    each ``by`` stratum come from one Spark aggregation (``avg`` / ``covar_samp``); ``"moments"``
+    adds a second aggregation over the data with its drawn noise (the joint covariance of
+    ``[X, Z]`` that the recolouring needs). Normal draws from stream ``add_noise/{column}`` keyed
+    by ``key``. A stratum needs 2 rows (``p + 2`` for ``"moments"`` on ``p`` columns, also without
+    ``by``: fewer pin the records), as locally. Structural nulls stay null, as locally:
+    ``"additive"`` and ``"correlated2"`` use each column's moments over its non-null values;
+    ``"correlated"`` and ``"moments"`` treat each null pattern (the set of non-null ``on``
+    columns of a row) within a stratum as a stratum of its own (the pattern is one more
+    grouping key of the aggregations). ``household``: the household id; household-level columns
+    noised once per household (key: the household id) and joined back
     (:mod:`polars_sdc.spark.household`).
 
     >>> from polars_sdc import spark as sdcs                                   # doctest: +SKIP
     >>> out = sdcs.add_noise(sdf, ["income"], method="correlated", by="region", seed=7, key="person_id")  # doctest: +SKIP
     """
     require_pyspark()
-    import pyarrow as pa
     from pyspark.sql import functions as F
-    from pyspark.sql.types import DoubleType, StructField, StructType
 
     from .._validation import check_seed
     from ..masking._common import on_by_household, seed_or_fresh
-    from ..masking.add_noise import _latent, check_args, min_stratum_rows, moments_rows_error, small_stratum_error
+    from ..masking.add_noise import add_noise_output_schema, check_args, latent_normals
 
     need_key(key, "add_noise")
     method, noise, delta = check_args(method, noise, delta)
@@ -245,11 +234,12 @@ def add_noise(
             by=by_cols, key=key)
     p = len(cols)
     xs = [F.col(c).cast("double") for c in cols]
-    # column-wise methods keep structural nulls as locally: moments of each column's non-null values
+    # column-wise methods: moments of each column's non-null values; the others: per null pattern
     columnwise = method in ("additive", "correlated2")
-    aggs = [F.count(F.lit(1)).alias("__n"), *bad_value_counts(sdf, cols, schema, nulls=columnwise)]
-    if columnwise:
-        aggs += [F.count(x).alias(f"__nn{j}") for j, x in enumerate(xs)]
+    group = [*by_cols] if columnwise else [*by_cols, PATTERN]
+    frame = sdf if columnwise else sdf.withColumn(PATTERN, _pattern_expr(cols))
+    aggs = [F.count(F.lit(1)).alias("__n"), *bad_value_counts(sdf, cols, schema, nulls=True)]
+    aggs += [F.count(x).alias(f"__nn{j}") for j, x in enumerate(xs)]
     if check_key:
         aggs.append(key_nulls(key))
     if method == "moments":                                  # constant columns stay out of the recolouring
@@ -258,94 +248,159 @@ def add_noise(
         aggs += [F.avg(x).alias(f"__m{j}") for j, x in enumerate(xs)]
         aggs += [F.covar_samp(xs[i], xs[j]).alias(f"__c{i}_{j}") for i in range(p) for j in range(i, p)
                  if method == "correlated" or i == j]
-    stats = pl.from_arrow(sdf.groupBy(*by_cols).agg(*aggs).toArrow())
+    stats = pl.from_arrow(frame.groupBy(*group).agg(*aggs).toArrow())
     raise_bad(cols, [int(stats[f"__bad_{c}"].sum()) for c in cols])
     if check_key:
         verify_key(sdf, key, int(stats["__key_nulls"].sum()))
     table = strata_table(stats, by_cols) if by_cols else None
-    nulls = columnwise and any(int(stats[f"__nn{j}"].sum()) < int(stats["__n"].sum()) for j in range(p))
-    if by_cols:
-        stats = stats.join(table, on=by_cols, how="left", nulls_equal=True).sort(STRATUM)
-        need = min_stratum_rows(method, p)
-        for j, c in enumerate(cols if nulls else []):
-            small = stats.filter((pl.col(f"__nn{j}") > 0) & (pl.col(f"__nn{j}") < need))
-            if small.height:
-                vals = dict(zip(by_cols, small.select(by_cols).row(0)))
-                raise SDCError(f"stratum {vals!r} of `by` (non-null values of {c!r}): {small[f'__nn{j}'][0]} row(s); "
-                               f"add_noise method={method!r} needs at least {need} rows per stratum (use coarser "
-                               "strata)")
-        small = stats.filter(pl.col("__n") < need) if not nulls else stats.clear()
-        if small.height:
-            vals = dict(zip(by_cols, small.select(by_cols).row(0)))
-            raise small_stratum_error(vals, int(small["__n"][0]), method, p)
-    elif method == "moments":
-        err = moments_rows_error(int(stats["__n"].sum()), p)
-        if err is not None:
-            raise err
+    stats = stats.join(table, on=by_cols, how="left", nulls_equal=True) if by_cols \
+        else stats.with_columns(pl.lit(0, pl.UInt32).alias(STRATUM))
+    stats = stats.sort(STRATUM, *([] if columnwise else [PATTERN]))
+    nulls = any(int(stats[f"__nn{j}"].sum()) < int(stats["__n"].sum()) for j in range(p))
+    units = _noise_units(stats, cols, by_cols, method, columnwise, nulls)
     a = noise / 100.0
     if method == "moments":
-        G, mu = _joint_moments(sdf, cols, by_cols, table, key, s)
-        const = [np.array([bool(r[f"__const{j}"]) for j in range(p)]) for r in stats.iter_rows(named=True)]
-        params = [None if n < 2 else _moments_matrix(G[k], mu[k], p, a, const[k]) for k, n in enumerate(stats["__n"])]
+        G, mu = _joint_moments(frame, cols, group, stats, key, s)
+        params = {u: _moments_params(G[i], mu[i], js, p, a, stats.row(i, named=True))
+                  for i, (u, js) in enumerate(units.items()) if js is not None}
     else:
-        params = [_noise_params(stats.row(k, named=True), p, method, a, delta) for k in range(stats.height)]
-    out_schema = StructType([StructField(f.name, DoubleType() if f.name in cols else f.dataType, f.nullable)
-                             for f in sdf.schema.fields])
-    names = list(sdf.columns)
-    needed = list(dict.fromkeys([key, *by_cols, *cols]))
+        params = {u: _noise_params(stats.row(i, named=True), js, method, a, delta)
+                  for i, (u, js) in enumerate(units.items()) if js is not None}
 
-    def run(batches):
-        for batch in batches:
-            df = _frame(batch, needed)
-            X = np.empty((df.height, p), order="F")
-            for j, c in enumerate(cols):
-                X[:, j] = df.get_column(c).cast(pl.Float64).to_numpy()
-            Z = _latent(s, cols, rng.row_keys(df.get_column(key)))
-            sidx = row_strata(df, by_cols, table)
-            Y = np.empty_like(X)
+    def task(df: pl.DataFrame) -> pl.DataFrame:
+        X = np.empty((df.height, p), order="F")
+        for j, c in enumerate(cols):
+            X[:, j] = df.get_column(c).cast(pl.Float64).fill_null(0.0).to_numpy()
+        null = np.column_stack([df.get_column(c).is_null().to_numpy() for c in cols]) if nulls else None
+        Z = latent_normals(s, cols, rng.row_keys(df.get_column(key)))
+        sidx = row_strata(df, by_cols, table)
+        Y = X.copy(order="F")
+        if columnwise:
             for k in np.unique(sidx):
-                rows = sidx == k
-                Y[rows] = _noise_rows(X[rows], Z[rows], method, params[k], delta)
-            null = np.column_stack([df.get_column(c).is_null().to_numpy() for c in cols]) if nulls else None
-            bad = ~np.isfinite(Y if null is None else np.where(null, 0.0, Y)).all(axis=0)
-            if bad.any():
-                raise SDCError(f"column {cols[int(np.argmax(bad))]!r}: the noisy values overflow float64")
-            new = {c: pa.array(Y[:, j], pa.float64(), mask=None if null is None or not null[:, j].any()
-                               else null[:, j]) for j, c in enumerate(cols)}
-            yield pa.RecordBatch.from_arrays([new.get(n, batch.column(n)) for n in names], names=names)
+                rows = np.flatnonzero(sidx == k)
+                Y[rows] = _noise_rows(X[rows], Z[rows], method, params.get((int(k),)), delta)
+        else:
+            pat = _row_patterns(null, df.height, p)
+            for k, q in np.unique(np.column_stack([sidx, pat]), axis=0):
+                js = _bits(int(q), p)
+                if not js:
+                    continue
+                rows = np.flatnonzero((sidx == k) & (pat == q))
+                Y[np.ix_(rows, js)] = _noise_rows(X[np.ix_(rows, js)], Z[np.ix_(rows, js)], method,
+                                                  params.get((int(k), int(q))), delta)
+        bad = ~np.isfinite(Y if null is None else np.where(null, 0.0, Y)).all(axis=0)
+        if bad.any():
+            raise SDCError(f"column {cols[int(np.argmax(bad))]!r}: the noisy values overflow float64")
+        out = []
+        for j, c in enumerate(cols):
+            ser = pl.Series(c, Y[:, j], dtype=pl.Float64)
+            if null is not None and null[:, j].any():
+                ser = ser.set(pl.Series(null[:, j]), None)
+            out.append(ser)
+        return df.with_columns(out)
 
-    return sdf.mapInArrow(run, out_schema)
+    return run_frames(sdf, task, add_noise_output_schema(schema, cols))
 
 
-def _noise_params(row: dict, p: int, method: str, a: float, delta: float) -> dict | None:
-    """The per-stratum constants of the local ``add_noise_values`` from the stratum's means and
-    (co)variances: ``scale`` (sds, 1 where 0), ``mu`` (mean / scale), ``S`` (covariance of
-    X / scale), and the method's noise matrix or factors. None: fewer than 2 rows (unchanged)."""
-    from ..masking.add_noise import _psd_root
+PATTERN = "__sdc_pattern"
+
+
+def _pattern_expr(cols: list[str]) -> Any:
+    """A row's null pattern over ``cols`` as a Spark long: bit j set when column j is non-null."""
+    from pyspark.sql import functions as F
+
+    out = F.lit(0).cast("long")
+    for j, c in enumerate(cols):
+        out = out + F.when(F.col(c).isNotNull(), F.lit(1 << j)).otherwise(F.lit(0)).cast("long")
+    return out
+
+
+def _row_patterns(null: np.ndarray | None, n: int, p: int) -> np.ndarray:
+    """:func:`_pattern_expr` of each row of a task (``null``: the (n, p) null mask or None)."""
+    if null is None:
+        return np.full(n, (1 << p) - 1, dtype=np.int64)
+    return ((~null).astype(np.int64) << np.arange(p, dtype=np.int64)).sum(axis=1)
+
+
+def _bits(q: int, p: int) -> list[int]:
+    """The column positions of the null pattern ``q`` (its set bits)."""
+    return [j for j in range(p) if (q >> j) & 1]
+
+
+def _noise_units(stats: pl.DataFrame, cols: list[str], by: list[str], method: str, columnwise: bool,
+                 nulls: bool) -> dict[tuple, list[int] | None]:
+    """``{unit: column positions}`` in the order of ``stats`` (one row per unit: a stratum, or a
+    stratum and null pattern; None for an all-null pattern, left null), after the local checks of
+    :func:`polars_sdc.masking.add_noise.add_noise_frame` on the units' row counts: a stratum (null
+    pattern) smaller than the method needs is an error naming it, as locally."""
+    from ..masking.add_noise import min_stratum_rows, moments_rows_error, small_stratum_error
+
+    p = len(cols)
+    units: dict[tuple, list[int] | None] = {}
+    multi = not columnwise and stats.get_column(PATTERN).n_unique() > 1
+    for r in stats.iter_rows(named=True):
+        vals = dict(zip(by, (r[b] for b in by)))
+        if columnwise:
+            units[(int(r[STRATUM]),)] = list(range(p))
+            need = min_stratum_rows(method, 1)
+            for j, c in enumerate(cols):
+                n = int(r[f"__nn{j}"]) if nulls else int(r["__n"])
+                if by and 0 < n < need:
+                    where = f" (non-null values of {c!r})" if nulls else ""
+                    err = small_stratum_error(vals, n, method, 1 if nulls else p)
+                    raise SDCError(str(err).replace(" of `by`:", f" of `by`{where}:", 1)) if where else err
+            continue
+        q = int(r[PATTERN])
+        js = _bits(q, p)
+        units[(int(r[STRATUM]), q)] = js or None
+        if not js:
+            continue
+        n, need = int(r["__n"]), min_stratum_rows(method, len(js))
+        where = f" (rows whose non-null `on` columns are {[cols[j] for j in js]!r})" if nulls else ""
+        if by:
+            if n < need:
+                err = small_stratum_error(vals, n, method, len(js))
+                raise SDCError(str(err).replace(" of `by`:", f" of `by`{where}:", 1)) if where else err
+        elif multi and n < need:
+            raise SDCError(f"{n} row(s){where}; add_noise method={method!r} needs at least {need} rows per null "
+                           "pattern (fill the nulls or mask these columns apart)")
+        elif method == "moments":
+            err = moments_rows_error(n, len(js))
+            if err is not None:
+                raise err
+    return units
+
+
+def _noise_params(row: dict, js: list[int], method: str, a: float, delta: float) -> dict | None:
+    """The per-unit constants of the local ``add_noise_values`` from the unit's means and
+    (co)variances over the columns ``js``: ``scale`` (sds, 1 where 0), ``mu`` (mean / scale),
+    ``S`` (covariance of X / scale), and the method's noise matrix or factors. None: fewer than
+    2 rows (unchanged)."""
+    from ..masking.add_noise import psd_root
 
     if row["__n"] < 2:
         return None
-    var = np.array([np.nan if row[f"__c{j}_{j}"] is None else row[f"__c{j}_{j}"] for j in range(p)],
-                   dtype=np.float64)
+    var = np.array([np.nan if row[f"__c{j}_{j}"] is None else row[f"__c{j}_{j}"] for j in js], dtype=np.float64)
     scale = np.sqrt(var)
     scale[~(scale > 0)] = 1.0
-    mu = np.array([row[f"__m{j}"] for j in range(p)], dtype=np.float64) / scale
     if method == "correlated":
-        C = np.empty((p, p))
-        for i in range(p):
-            for j in range(i, p):
-                C[i, j] = C[j, i] = row[f"__c{i}_{j}"]
+        q = len(js)
+        C = np.empty((q, q))
+        for u in range(q):
+            for v in range(u, q):
+                C[u, v] = C[v, u] = row[f"__c{js[u]}_{js[v]}"]
         S = C / np.outer(scale, scale)
-        return {"scale": scale, "W": math.sqrt(a) * _psd_root(S)}
+        return {"scale": scale, "W": math.sqrt(a) * psd_root(S)}
+    mu = np.array([np.nan if row[f"__m{j}"] is None else row[f"__m{j}"] for j in js], dtype=np.float64) / scale
     sd = np.sqrt(var / (scale * scale))
     f = (a if method == "additive" else delta) * sd
     # a column with fewer than 2 non-null values in the stratum is released unchanged, as locally
-    keep = np.array([row.get(f"__nn{j}", row["__n"]) < 2 for j in range(p)])
+    keep = np.array([row[f"__nn{j}"] < 2 for j in js])
     return {"scale": scale, "f": f, "shift": (1.0 - math.sqrt(1.0 - delta * delta)) * mu, "keep": keep}
 
 
 def _noise_rows(X: np.ndarray, Z: np.ndarray, method: str, q: Any, delta: float) -> np.ndarray:
-    """The local ``add_noise_values`` arithmetic on these rows with the stratum's constants."""
+    """The local ``add_noise_values`` arithmetic on these rows with the unit's constants."""
     if q is None:
         return X
     if method == "moments":
@@ -367,39 +422,31 @@ def _noise_rows(X: np.ndarray, Z: np.ndarray, method: str, q: Any, delta: float)
     return Y
 
 
-def _joint_moments(sdf: Any, cols: list[str], by: list[str], table: pl.DataFrame | None, key: str,
+def _joint_moments(frame: Any, cols: list[str], group: list[str], stats: pl.DataFrame, key: str,
                    seed: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Per stratum (in ``table`` order) the sample covariance (n - 1) and the means of
-    ``[X, Z]``: X the ``cols``, Z their drawn normals — the second pass of ``"moments"``."""
-    import pyarrow as pa
+    """Per unit (in ``stats`` order, ``group`` its Spark columns) the sample covariance (n - 1)
+    and the means of ``[X, Z]``: X the ``cols``, Z their drawn normals — the second pass of
+    ``"moments"``. A column absent from a unit (null there) has a null covariance, read as 0."""
     from pyspark.sql import functions as F
-    from pyspark.sql.types import DoubleType, StructField, StructType
 
-    from ..masking.add_noise import _latent
+    from ..masking.add_noise import latent_normals
 
     p = len(cols)
     xz = [f"__x{j}" for j in range(p)] + [f"__z{j}" for j in range(p)]
-    fields = [f for f in sdf.schema.fields if f.name in by]
-    schema = StructType([*fields, *[StructField(n, DoubleType(), True) for n in xz]])
-    needed = list(dict.fromkeys([key, *by, *cols]))
+    in_schema = polars_schema(frame)
+    out = pl.Schema({**{g: in_schema[g] for g in group}, **{n: pl.Float64 for n in xz}})
 
-    def draw(batches):
-        for batch in batches:
-            df = _frame(batch, needed)
-            Z = _latent(seed, cols, rng.row_keys(df.get_column(key)))
-            arrays = [batch.column(b) for b in by]
-            arrays += [pa.array(df.get_column(c).cast(pl.Float64).to_numpy(), pa.float64()) for c in cols]
-            arrays += [pa.array(Z[:, j], pa.float64()) for j in range(p)]
-            yield pa.RecordBatch.from_arrays(arrays, schema=pa.schema(
-                [batch.schema.field(b) for b in by] + [pa.field(n, pa.float64()) for n in xz]))
+    def draw(df: pl.DataFrame) -> pl.DataFrame:
+        Z = latent_normals(seed, cols, rng.row_keys(df.get_column(key)))
+        return df.select(*group, *[pl.col(c).cast(pl.Float64).alias(f"__x{j}") for j, c in enumerate(cols)]) \
+            .with_columns(pl.Series(f"__z{j}", Z[:, j]) for j in range(p))
 
     q = 2 * p
-    g = sdf.select(*needed).mapInArrow(draw, schema).groupBy(*by).agg(
+    g = run_frames(frame.select(*dict.fromkeys([key, *group, *cols])), draw, out).groupBy(*group).agg(
         *[F.avg(n).alias(f"__m{i}") for i, n in enumerate(xz)],
         *[F.covar_samp(xz[i], xz[j]).alias(f"__c{i}_{j}") for i in range(q) for j in range(i, q)])
     t = pl.from_arrow(g.toArrow())
-    if by:
-        t = t.join(table, on=by, how="left", nulls_equal=True).sort(STRATUM)
+    t = stats.select(*group).join(t, on=group, how="left", nulls_equal=True, maintain_order="left")
     Gs, mus = [], []
     for r in t.iter_rows(named=True):
         G = np.zeros((q, q))
@@ -408,18 +455,22 @@ def _joint_moments(sdf: Any, cols: list[str], by: list[str], table: pl.DataFrame
                 v = r[f"__c{i}_{j}"]
                 G[i, j] = G[j, i] = 0.0 if v is None or not math.isfinite(v) else v
         Gs.append(G)
-        mus.append(np.array([r[f"__m{i}"] for i in range(q)], dtype=np.float64))
+        mus.append(np.array([np.nan if r[f"__m{i}"] is None else r[f"__m{i}"] for i in range(q)], dtype=np.float64))
     return Gs, mus
 
 
-def _moments_matrix(G: np.ndarray, mu: np.ndarray, p: int, a: float,
-                    const: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-    """``(Mt, mu, p, const)`` of the local ``"moments"`` release from the joint covariance ``G``
-    of ``[X, Z]``: the release is ``Y = [X - mean, Z - mean] Mt' + mean(X)``, the ``const``
-    columns (one value in the stratum) kept as they are."""
+def _moments_params(G: np.ndarray, mu: np.ndarray, js: list[int], p: int, a: float,
+                    row: dict) -> tuple[np.ndarray, np.ndarray, int, np.ndarray] | None:
+    """``(Mt, mu, p, const)`` of the local ``"moments"`` release of a unit on its columns ``js``
+    from the joint covariance ``G`` of ``[X, Z]``: the release is ``Y = [X - mean, Z - mean] Mt'
+    + mean(X)``, the ``const`` columns (one value in the unit) kept as they are. None: one row."""
     from ..masking.add_noise import moments_matrix
 
-    return moments_matrix(G, p, a, const), mu, p, const
+    if row["__n"] < 2:
+        return None
+    idx = np.array(js + [p + j for j in js])
+    const = np.array([bool(row[f"__const{j}"]) for j in js])
+    return moments_matrix(G[np.ix_(idx, idx)], len(js), a, const), mu[idx], len(js), const
 
 
 # ------------------------------------------------------------------------------------ rank_swap
@@ -436,9 +487,9 @@ def rank_swap(
     by: ColumnSpec = None,
     seed: int | None = None,
     key: str | None = None,
-    check_key: bool = True,
     preset: str | None = None,
     household: str | None = None,
+    check_key: bool = True,
 ) -> Any:
     """Rank swapping (Moore 1996; sdcMicro ``rankSwap``) of the numeric ``on`` columns,
     identical to local ``df.sdc.rank_swap(on, p=, r0=, k0=, top=, bottom=, by=, seed=, key=,
@@ -456,15 +507,11 @@ def rank_swap(
     >>> out = sdcs.rank_swap(sdf, ["income"], p=0.05, by="region", seed=7, key="person_id")  # doctest: +SKIP
     """
     require_pyspark()
-    import pyarrow as pa
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import DoubleType, StructField, StructType
-
     from ..masking._common import seed_or_fresh
-    from ..masking.rank_swap import _check_args, rank_swap_columns, rank_swap_frame, rank_swap_output_schema
+    from ..masking.rank_swap import check_rank_swap_args, rank_swap_columns, rank_swap_frame, rank_swap_output_schema
 
     need_key(key, "rank_swap")
-    p, r0, k0, top, bottom = _check_args(p, r0, k0, top, bottom, preset)
+    p, r0, k0, top, bottom = check_rank_swap_args(p, r0, k0, top, bottom, preset)
     from .._validation import check_seed
 
     check_seed(seed)
@@ -478,26 +525,12 @@ def rank_swap(
             f, cs, p=p, r0=r0, k0=k0, top=top, bottom=bottom, by=by_cols or None, seed=s, key=k,
             check_key=check_key, preset=preset), by=by_cols, key=key)
     _rank_swap_checks(sdf, schema, cols, by_cols, key, p, r0, k0, top, bottom, check_key, preset == "sdcmicro")
-    out_pl = rank_swap_output_schema(schema, cols, top, bottom)
-    out_schema = StructType([StructField(f.name, DoubleType() if f.name in cols and out_pl[f.name] == pl.Float64
-                                         and not schema[f.name].is_float() else f.dataType, f.nullable)
-                             for f in sdf.schema.fields])
-    names = list(sdf.columns)
-    needed = list(dict.fromkeys([key, *by_cols, *cols]))
-    target = arrow_schema(out_schema)
 
-    def task(table):
-        df = pl.from_arrow(table.select(needed))
-        out = rank_swap_frame(df, cols, p=p, r0=r0, k0=k0, top=top, bottom=bottom, by=by_cols or None, seed=s,
-                              key=key, preset=preset)
-        arrays = [out.get_column(n).to_arrow().cast(target.field(n).type) if n in cols else table.column(n)
-                  for n in names]
-        return pa.Table.from_arrays(arrays, names=names)
+    def task(df: pl.DataFrame) -> pl.DataFrame:
+        return rank_swap_frame(df, cols, p=p, r0=r0, k0=k0, top=top, bottom=bottom, by=by_cols or None, seed=s,
+                               key=key, preset=preset)
 
-    if by_cols:
-        return sdf.groupBy(*by_cols).applyInArrow(task, out_schema)
-    return sdf.withColumn("__sdc_all", F.lit(0)).groupBy("__sdc_all").applyInArrow(
-        lambda t: task(t.drop_columns(["__sdc_all"])), out_schema)
+    return run_frames(sdf, task, rank_swap_output_schema(schema, cols, top, bottom), per="stratum", by=by_cols)
 
 
 def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str], key: str, p: float | None,
@@ -562,22 +595,18 @@ def _middle_windows(sdf: Any, cols: list[str], by: list[str], r0: float | None, 
     """Per stratum the window fraction ``p`` that ``r0`` / ``k0`` give on the values left
     between the ``top`` and ``bottom`` codings (local ``rank_swap._window_p`` on the same sorted
     values): one pass by ``groupBy(by).applyInArrow``, one small row per stratum."""
-    import pyarrow as pa
-    from pyspark.sql.types import DoubleType, StructField, StructType
+    from ..masking.rank_swap import window_p
 
-    from ..masking.rank_swap import _window_p
+    schema = polars_schema(sdf)
+    out = pl.Schema({**{b: schema[b] for b in by}, **{f"__pw_{c}": pl.Float64 for c in cols}})
 
-    fields = [f for f in sdf.schema.fields if f.name in by]
-    schema = StructType([*fields, *[StructField(f"__pw_{c}", DoubleType(), True) for c in cols]])
-
-    def task(table):
-        df = pl.from_arrow(table)
-        row = {b: table.column(b)[:1] for b in by}
+    def task(df: pl.DataFrame) -> pl.DataFrame:
+        row: dict[str, Any] = {b: df.get_column(b)[:1] for b in by}
         for c in cols:
             x = np.sort(df.get_column(c).drop_nulls().to_numpy())
             m = x.shape[0]
             lo, hi = int(math.floor(m * bottom + 1e-12)), m - int(math.floor(m * top + 1e-12))
-            row[f"__pw_{c}"] = pa.array([_window_p(x[lo:hi].astype(np.float64), None, r0, k0)], pa.float64())
-        return pa.Table.from_arrays(list(row.values()), names=list(row))
+            row[f"__pw_{c}"] = pl.Series([window_p(x[lo:hi].astype(np.float64), None, r0, k0)], dtype=pl.Float64)
+        return pl.DataFrame(row)
 
-    return pl.from_arrow(sdf.select(*by, *cols).groupBy(*by).applyInArrow(task, schema).toArrow())
+    return pl.from_arrow(run_frames(sdf.select(*by, *cols), task, out, per="stratum", by=by).toArrow())

@@ -13,8 +13,20 @@ from typing import Any
 
 from .._errors import SDCError
 
-#: recipe step -> function of polars_sdc.spark
-SPARK_STEPS = ("pram", "rank_swap", "add_noise", "laplace", "recode", "microaggregate")
+
+
+def spark_steps() -> list[str]:
+    """The recipe steps with a Spark counterpart: the declared operations
+    (:data:`polars_sdc.operations.OPERATIONS`) that :mod:`polars_sdc.spark` has a function for,
+    under the same name, in declaration order.
+
+    >>> spark_steps()
+    ['pram', 'rank_swap', 'add_noise', 'laplace', 'recode', 'microaggregate']
+    """
+    from .. import spark as sdcs
+    from ..operations import steps
+
+    return [op.name for op in steps() if op.name in sdcs.__all__]
 
 
 def run_recipe(recipe: Any, sdf: Any) -> Any:
@@ -31,10 +43,11 @@ def run_recipe(recipe: Any, sdf: Any) -> Any:
     from ..process.recipe import read_recipe
 
     r = read_recipe(recipe)
+    on_spark = spark_steps()
     for i, (name, _) in enumerate(r.steps):
-        if name not in SPARK_STEPS:
+        if name not in on_spark:
             raise SDCError(f"{r.where(i, 'operation')}: step {name!r} has no Spark counterpart (on Spark: "
-                           f"{', '.join(SPARK_STEPS)}); run it locally (polars_sdc.run_recipe)")
+                           f"{', '.join(on_spark)}); run it locally (polars_sdc.run_recipe)")
     from . import _common
 
     _common.require_pyspark()
@@ -48,7 +61,10 @@ def run_recipe(recipe: Any, sdf: Any) -> Any:
         fn = getattr(sdcs, name)
         params = inspect.signature(fn).parameters
         open_ended = any(p.kind == p.VAR_KEYWORD for p in params.values())
+        local_only = sdcs.LOCAL_ONLY.get(name, {})
         for key in options:
+            if key in local_only:
+                raise SDCError(f"{r.where(i, key)}: {name} option {key!r} has no Spark counterpart: {local_only[key]}")
             if key not in params and not open_ended:
                 raise SDCError(f"{r.where(i, key)}: {name} option {key!r} has no Spark counterpart "
                                f"(polars_sdc.spark.{name} takes: {', '.join(list(params)[1:])})")

@@ -113,9 +113,22 @@ def recode_map(
     return with_recoded_count(table)
 
 
-def recode(sdf: Any, columns: ColumnSpec, p: float, **options: Any) -> Any:
+#: options of the local ``df.sdc.recode`` without a Spark counterpart, and why
+LOCAL_ONLY = {"household": "household-level recoding runs locally (df.sdc.recode(..., household=))"}
+
+
+def recode(
+    sdf: Any,
+    columns: ColumnSpec,
+    p: float,
+    *,
+    hierarchy: Mapping[str, Mapping[str, str]] | None = None,
+    ordinal: Mapping[str, list[str]] | None = None,
+    **label_options: Unpack[LabelOptions],
+) -> Any:
     """``sdf`` with each of ``columns`` (string) recoded by minimum frequency (Sano & Hattori,
-    Fig. 1, th = rows * p): the plan of :func:`recode_map` applied as a map lookup; nulls
+    Fig. 1, th = rows * p), as local ``df.sdc.recode(columns, p, hierarchy=, ordinal=,
+    **label_options)``: the plan of :func:`recode_map` applied as a map lookup; nulls
     stay null, the ``null_values`` become null, other columns are untouched.
 
     >>> from polars_sdc import spark as sdcs                     # doctest: +SKIP
@@ -125,7 +138,7 @@ def recode(sdf: Any, columns: ColumnSpec, p: float, **options: Any) -> Any:
 
     from pyspark.sql import functions as F
 
-    plan = recode_map(sdf, columns, p, **options)
+    plan = recode_map(sdf, columns, p, hierarchy=hierarchy, ordinal=ordinal, **label_options)
     changed = plan.filter(pl.col("original") != pl.col("recoded"))
     nulled = plan.filter(pl.col("recoded").is_null())
     exprs = {}
