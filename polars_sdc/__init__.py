@@ -13,8 +13,9 @@ from . import namespace as _namespace  # noqa: F401  (registers the namespaces)
 from ._errors import SDCError
 from .aggregate import aggregate
 from .anonymity import equivalence_classes, k_anonymity
+from .household import HouseholdWarning
 
-__all__ = ["SDCError", "aggregate", "equivalence_classes", "k_anonymity", "datasets", "dist", "l1_accuracy", "report",
+__all__ = ["SDCError", "HouseholdWarning", "aggregate", "equivalence_classes", "k_anonymity", "datasets", "dist", "l1_accuracy", "report",
            "Problem", "read_recipe", "run_recipe", "warmup"]
 __version__ = "0.1.0"
 

@@ -42,6 +42,7 @@ class PartitionOptions(TypedDict, total=False):
     merge_small_strata: bool
     progress: bool
     household: str | None
+    household_columns: Sequence[str] | None
     merge_small_patterns: bool
 
 

@@ -159,6 +159,7 @@ class MicroaggMethods(FrameOps):
         refine: str = "mil",
         refine_options: Mapping[str, Any] | None = None,
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
     ) -> Any:
         """Refine the k-partition in column ``group`` by MIL (thesis 4.2): rows move between
         groups (and swap, and rotate among three groups) while the SSE of the ``on`` columns
@@ -169,7 +170,8 @@ class MicroaggMethods(FrameOps):
         (options in ``refine_options``: ``max_iter``, ``seed``, ...) anneals after MIL for a
         lower SSE (:func:`polars_sdc.microagg.anneal.refine_anneal`); it dissolves and
         creates groups, so ``group`` becomes UInt32 ids by first appearance. ``household=``:
-        every group keeps >= k households (see :func:`polars_sdc.microagg.mil.mil_frame`).
+        every group keeps >= k households (see :func:`polars_sdc.microagg.mil.mil_frame`);
+        ``household_columns`` declares the household-level columns (else detected).
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 10.0, 11.0], "g": [0, 0, 1, 1, 1]})
@@ -181,11 +183,12 @@ class MicroaggMethods(FrameOps):
         from .._errors import SDCError
         from ..microagg.mil import mil_columns, mil_frame, mil_output_schema, mil_refiner
 
-        from ..household import check_household_column
+        from ..household import check_household_column, check_household_columns
 
         schema = self._schema()
         on_cols, by_cols = mil_columns(schema, on, group, ordinal, by)
         check_household_column(schema, household, [*on_cols, group, *by_cols])
+        check_household_columns(schema, household, household_columns)
         opts = dict(neighbours=neighbours, exchanges=exchanges, cycles=cycles, max_sweeps=max_sweeps)
         if refine == "mil":
             opts.update(refine_options or {})
@@ -197,7 +200,7 @@ class MicroaggMethods(FrameOps):
         return self._frame_op(
             lambda df: mil_frame(
                 df, k, on, group=group, by=by, standardize=standardize, ordinal=ordinal, weights=weights,
-                refine=refine, household=household, **opts
+                refine=refine, household=household, household_columns=household_columns, **opts
             ),
             mil_output_schema(schema, group, refine),
         )

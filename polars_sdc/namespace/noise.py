@@ -55,7 +55,7 @@ class NoiseMethods(FrameOps):
         from ..noise import laplace_columns, laplace_output_schema
 
         cols = laplace_columns(self._schema(), phi, on, seed=options.get("seed"), key=options.get("key"),
-                               household=options.get("household"))
+                               household=options.get("household"), household_columns=options.get("household_columns"))
         schema = laplace_output_schema(self._schema(), cols)
         return self._frame_op(lambda df: laplace_frame(df, phi, cols, **options), schema)
 

@@ -2,6 +2,7 @@
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Unpack
 
 import polars as pl
@@ -25,6 +26,7 @@ class RecodeMethods(FrameOps):
         hierarchy: Any = None,
         ordinal: Any = None,
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
         **label_options: Unpack[LabelOptions],
     ) -> Any:
         """Minimum-frequency global recoding (Sano & Hattori, Fig. 1) of categorical ``columns``:
@@ -42,7 +44,8 @@ class RecodeMethods(FrameOps):
         ``hierarchy={col: {category: parent}}`` merges only siblings; ``ordinal=[enum cols]`` or
         ``{col: order}`` merges only neighbours. ``household``: the household id; a
         household-level column (constant within every household) counts households, not
-        persons (th = households * p), and every member gets the same recoded category.
+        persons (th = households * p), and every member gets the same recoded category;
+        ``household_columns`` declares those columns (else detected).
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"c": ["農業"] * 5 + ["林業"] * 2 + ["製造業"] * 92 + ["?"]})
@@ -60,6 +63,9 @@ class RecodeMethods(FrameOps):
             self._schema(), columns, lazy=self._lazy, hierarchy=hierarchy, ordinal=ordinal, **label_options
         )
         enum_as = pl.Categorical if self._lazy else None
+        from ..household import check_household_columns
+
+        declared = check_household_columns(self._schema(), household, household_columns)
         if household is not None:
             from .._columns import resolve_columns
             from ..household import check_household_column, mask_households
@@ -68,7 +74,8 @@ class RecodeMethods(FrameOps):
             check_household_column(self._schema(), household, cols)
             return self._frame_op(
                 lambda df: mask_households(df, household, cols, lambda f, cs, _: recode_frame(
-                    f, cs, p, hierarchy=hierarchy, ordinal=ordinal, enum_as=enum_as, **label_options)),
+                    f, cs, p, hierarchy=hierarchy, ordinal=ordinal, enum_as=enum_as, **label_options),
+                    declared=declared),
                 schema,
             )
         return self._frame_op(
@@ -143,6 +150,7 @@ class RecodeMethods(FrameOps):
         upper_p: float | None = None,
         replacement: str = "threshold",
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
     ) -> Any:
         """Top/bottom coding of numeric ``columns``: values above ``upper`` (or the top
         ``upper_p`` share) and below ``lower`` (or the bottom ``lower_p`` share) become the
@@ -150,7 +158,7 @@ class RecodeMethods(FrameOps):
         expressions, so a LazyFrame stays lazy and streams. ``household``: the household id;
         a household-level column (constant within every household) is coded on one row per
         household (its shares and means over households) and broadcast to the members (one
-        whole-frame step).
+        whole-frame step); ``household_columns`` declares those columns (else detected).
 
         >>> import polars as pl, polars_sdc
         >>> pl.DataFrame({"x": [1, 5, 7, 90]}).sdc.top_bottom_code("x", upper=10)["x"].to_list()
@@ -160,6 +168,9 @@ class RecodeMethods(FrameOps):
 
         options = dict(lower=lower, upper=upper, lower_p=lower_p, upper_p=upper_p, replacement=replacement)
         exprs = top_bottom_frame_exprs(self._schema(), columns, **options)
+        from ..household import check_household_columns
+
+        declared = check_household_columns(self._schema(), household, household_columns)
         if household is not None:
             from .._columns import resolve_columns
             from ..household import check_household_column, mask_households
@@ -169,5 +180,5 @@ class RecodeMethods(FrameOps):
             schema = pl.DataFrame(schema=self._schema()).with_columns(exprs).schema
             return self._frame_op(
                 lambda df: mask_households(df, household, cols, lambda f, cs, _: f.with_columns(
-                    top_bottom_frame_exprs(f.schema, cs, **options))), schema)
+                    top_bottom_frame_exprs(f.schema, cs, **options)), declared=declared), schema)
         return self._frame.with_columns(exprs)
