@@ -215,7 +215,8 @@ def split_columns(df: pl.DataFrame, household: str, columns: Sequence[str],
         detected = set(household_level_columns(df, household, columns, index=index))
         hh = [c for c in columns if c in detected]
     else:
-        hh = [c for c in columns if c in set(declared)]
+        names = {declared} if isinstance(declared, str) else set(declared)
+        hh = [c for c in columns if c in names]
         check_household_level(df, household, hh)
     return hh, [c for c in columns if c not in hh]
 

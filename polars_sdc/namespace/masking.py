@@ -207,14 +207,14 @@ class MaskingMethods(FrameOps):
 
         cols = check_args(self._schema(), on, breaks, n, method)
         check_household_column(self._schema(), household, cols)
-        check_household_columns(self._schema(), household, household_columns)
+        declared = check_household_columns(self._schema(), household, household_columns)
         if not self._lazy:          # NaN / inf: an error now (a LazyFrame raises it at collect)
             for c in cols:
                 if self._schema()[c].is_float():
                     check_no_nan_inf(self._frame.get_column(c))
         if household is not None and breaks_stats(cols, n, method):
             f = self._collected(cols + [household])
-            hh, person = split_columns(f, household, cols, household_columns)
+            hh, person = split_columns(f, household, cols, declared)
             parts = ([data_breaks_stats(f, person, n, method)] if person else []) + (
                 [data_breaks_stats(f.filter(pl.col(household).is_first_distinct()), hh, n, method)] if hh else [])
             stats = pl.concat(parts, how="horizontal")
