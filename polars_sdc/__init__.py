@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ._errors import SDCError
 from .aggregate import aggregate
 from .anonymity import equivalence_classes, k_anonymity
+from .household import HouseholdWarning
 from .namespace import SDCExpr, SDCFrame, SDCLazyFrame, sdc  # importing it registers the namespaces
 
 if TYPE_CHECKING:  # for type checkers; at run time they load on first use (Numba, scipy)
@@ -33,7 +34,7 @@ if TYPE_CHECKING:  # for type checkers; at run time they load on first use (Numb
     from .risk.report import report
     from .standardize import zscore
 
-__all__ = ["SDCError", "aggregate", "equivalence_classes", "k_anonymity", "datasets", "dist", "l1_accuracy", "report",
+__all__ = ["SDCError", "HouseholdWarning", "aggregate", "equivalence_classes", "k_anonymity", "datasets", "dist", "l1_accuracy", "report",
            "Problem", "read_recipe", "run_recipe", "warmup", "sdc", "SDCFrame", "SDCLazyFrame", "SDCExpr",
            "sse", "sst", "zscore", "partition_mdav", "partition_vmdav", "partition_mhm", "partition_univariate",
            "refine_mil", "refine_anneal", "mil_1d", "pk_phi"]

@@ -480,6 +480,7 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
         integers=args.integers,
         progress=_progress_on(args.progress),
         household=args.household,
+        household_columns=_columns(args.household_columns) if args.household_columns else None,
         merge_small_patterns=args.merge_small_patterns,
         **options,
     )
@@ -528,6 +529,7 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
         "standardize": not args.standardize_off, "merge_small_strata": args.merge_small_strata,
         "group_column": args.group_column, "null_values": null_values,
         "household": args.household, "merge_small_patterns": args.merge_small_patterns,
+        "household_columns": _columns(args.household_columns) if args.household_columns else None,
     }
     results = {
         "rows": res["rows"], "class_columns": keys, "classes": res["classes"], "smallest_class": res["smallest_class"],
@@ -564,7 +566,8 @@ def _cmd_noise(args: argparse.Namespace) -> int:
             raise _UsageError(f"--phi gives no scale for column {missing[0]!r}")
         phi = {c: phi[c] for c in on}
     scale_seconds = time.perf_counter() - t0
-    noisy = lf.sdc.laplace(phi, on, seed=args.seed, key=args.key, clamp=args.clamp, household=args.household)
+    noisy = lf.sdc.laplace(phi, on, seed=args.seed, key=args.key, clamp=args.clamp, household=args.household,
+                           household_columns=_columns(args.household_columns) if args.household_columns else None)
 
     def check(result: pl.LazyFrame) -> dict[str, Any]:
         t1 = time.perf_counter()
@@ -582,7 +585,8 @@ def _cmd_noise(args: argparse.Namespace) -> int:
           f"df.sdc.reconstruct_gmm(K, on=..., phi={{...}}) using the phi above")
     parameters = {"on": on, "k": args.k, "m": m if args.k is not None else None, "seed": args.seed,
                   "key": args.key, "clamp": args.clamp, "null_values": null_values,
-                  **({"household": args.household} if args.household else {})}
+                  **({"household": args.household} if args.household else {}),
+                  **({"household_columns": _columns(args.household_columns)} if args.household_columns else {})}
     results = {"rows": res["rows"], "phi": phi, "phi_from": "laplace_scale" if args.k is not None else "--phi",
                "sse_sst": res["sse_sst"]}
     _write_report(args.report, "noise", args, parameters, results, {
@@ -783,6 +787,10 @@ def _add_risk_parser(sub: Any) -> None:
     _finish(risk, _cmd_risk, progress=_SPINNER_HELP)
 
 
+_HOUSEHOLD_COLUMNS_HELP = ("household-level columns, declared (comma-separated): masked once per household, an "
+                           "error naming a household where one varies; the others person-level (default: detected)")
+
+
 def _add_method_parsers(sub: Any) -> None:
     noise = _command(
         sub, "noise",
@@ -801,6 +809,7 @@ def _add_method_parsers(sub: Any) -> None:
     noise.add_argument("--clamp", action="store_true", help="clip noisy values to each column's observed range")
     noise.add_argument("--household", metavar="COL", help="household id: household-level columns (constant within "
                        "every household) get one draw per household, the same for all members")
+    noise.add_argument("--household-columns", metavar="COLS", help=_HOUSEHOLD_COLUMNS_HELP)
     _finish(noise, _cmd_noise, null_values=_NULL_VALUES_HELP)
 
     loss = _command(
@@ -895,6 +904,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="household id column: every group holds >= k households; household-level --on columns are "
              "microaggregated once per household (docs/households-microaggregation.md)",
     )
+    anon.add_argument("--household-columns", metavar="COLS", help=_HOUSEHOLD_COLUMNS_HELP)
     anon.add_argument(
         "--merge-small-patterns", action="store_true",
         help="pool the null patterns with fewer than k rows (their unshared values suppressed) instead of "

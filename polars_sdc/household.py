@@ -11,7 +11,8 @@ broadcast the result to every member. This module is that workflow (sdcMicro's
 * :func:`household_index`: the household of every row (0..H-1 in first-appearance order);
 * :func:`household_level_columns` / :func:`check_household_level` / :func:`split_columns`:
   which columns are constant within every household (nulls count as a value, so a household
-  with a null on one member and a value on another is not constant);
+  with a null on one member and a value on another is not constant), detected or declared
+  (``household_columns=``, checked by :func:`check_household_columns`);
 * :func:`collapse`: one row per household (first-appearance order) with a household weight;
 * :func:`broadcast`: masked household rows written back to their members (row order kept);
 * :func:`mask_households`: a masking step run household-aware (person-level columns as they
@@ -40,6 +41,7 @@ __all__ = [
     "broadcast",
     "check_by_household_level",
     "check_household_column",
+    "check_household_columns",
     "check_household_level",
     "collapse",
     "household_index",
@@ -77,6 +79,42 @@ def check_household_column(schema: pl.Schema, household: Any, on: Sequence[str] 
         raise SDCError(f"{what} column {household!r}: is also masked (`on`); the household id links the "
                        "members and is never masked")
     return household
+
+
+def check_household_columns(schema: pl.Schema, household: str | None, household_columns: Any
+                            ) -> tuple[str, ...] | None:
+    """``household_columns``: None (the household-level columns are detected: constant within
+    every household), or the declaration of which columns are household-level: a name or a
+    list of names of the frame (not the ``household`` id), given with ``household``. Every
+    masked column it names is then masked once per household (and must be constant within
+    every household: else an :class:`SDCError` naming the column and a household where it
+    varies, when the data arrive); every other masked column is person-level, even if it
+    happens to be constant within every household; a named column the method does not mask
+    is ignored. ``[]`` declares every masked column person-level. Returns the names.
+
+    >>> s = pl.Schema({"hh": pl.Int64, "size": pl.Int64, "age": pl.Int64})
+    >>> check_household_columns(s, "hh", "size"), check_household_columns(s, "hh", None)
+    (('size',), None)
+    >>> check_household_columns(s, None, ["size"])
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: household_columns=['size'] declares household-level columns but no household= id column is given
+    """
+    if household_columns is None:
+        return None
+    if household is None:
+        raise SDCError(f"household_columns={household_columns!r} declares household-level columns but no "
+                       "household= id column is given")
+    names = [household_columns] if isinstance(household_columns, str) else household_columns
+    if not isinstance(names, Sequence) or not all(isinstance(c, str) for c in names):
+        raise SDCError(f"household_columns must be a column name or a list of names, got {household_columns!r}")
+    for c in names:
+        if c not in schema:
+            raise SDCError(f"household_columns: column {c!r} is not in the frame (columns: "
+                           f"{', '.join(schema.names())})")
+        if c == household:
+            raise SDCError(f"household_columns: {c!r} is the household id itself (it is never masked)")
+    return tuple(dict.fromkeys(names))
 
 
 def household_index(df: pl.DataFrame, household: str) -> tuple[np.ndarray, int]:
@@ -159,22 +197,27 @@ def check_household_level(df: pl.DataFrame, household: str, columns: Sequence[st
 def split_columns(df: pl.DataFrame, household: str, columns: Sequence[str],
                   declared: Sequence[str] | None = None, *, index: np.ndarray | None = None
                   ) -> tuple[list[str], list[str]]:
-    """Split ``columns`` into (household-level, person-level), each in the given order:
-    detected (constant within every household) plus the ``declared`` ones, which are checked
-    (:func:`check_household_level`) and must be among ``columns``.
+    """Split ``columns`` into (household-level, person-level), each in the given order.
+    ``declared=None``: detected (constant within every household, :func:`household_level_columns`).
+    ``declared`` a list (``household_columns=``, :func:`check_household_columns`): the
+    ``columns`` it names are household-level, checked constant (:func:`check_household_level`,
+    an :class:`SDCError` naming the column and a household where it varies), and every other
+    column is person-level, constant or not; names not among ``columns`` are ignored.
 
-    >>> df = pl.DataFrame({"hh": [1, 1, 2], "size": [2, 2, 1], "age": [40, 9, 70]})
-    >>> split_columns(df, "hh", ["age", "size"])
-    (['size'], ['age'])
+    >>> df = pl.DataFrame({"hh": [1, 1, 2], "size": [2, 2, 1], "age": [40, 9, 70], "sex": [1, 1, 2]})
+    >>> split_columns(df, "hh", ["age", "size", "sex"])
+    (['size', 'sex'], ['age'])
+    >>> split_columns(df, "hh", ["age", "size", "sex"], declared=["size"])   # sex: constant by accident
+    (['size'], ['age', 'sex'])
     """
     columns = list(columns)
-    declared = list(declared or [])
-    for c in declared:
-        if c not in columns:
-            raise SDCError(f"column {c!r}: declared household-level but not among the masked columns")
-    check_household_level(df, household, declared)
-    detected = set(household_level_columns(df, household, [c for c in columns if c not in declared], index=index))
-    hh = [c for c in columns if c in detected or c in declared]
+    if declared is None:
+        detected = set(household_level_columns(df, household, columns, index=index))
+        hh = [c for c in columns if c in detected]
+    else:
+        names = {declared} if isinstance(declared, str) else set(declared)
+        hh = [c for c in columns if c in names]
+        check_household_level(df, household, hh)
     return hh, [c for c in columns if c not in hh]
 
 
@@ -338,8 +381,8 @@ def warn_nearly_household_level(df: pl.DataFrame, household: str, columns: Seque
     most ``share`` of the households: most likely a household-level column with a few
     inconsistent households, which ``household=`` masks per person (it is not constant) and
     so leaks in every other household. The message names the column, the count and one
-    household; fix the data or declare the column (:func:`split_columns`, ``declared=``,
-    raises naming the household).
+    household; fix the data or declare the column (``household_columns=``, which raises
+    naming the household; :func:`split_columns`).
 
     >>> import warnings
     >>> df = pl.DataFrame({"hh": [h for h in range(30) for _ in (0, 1)], "size": [2] * 59 + [3]})
@@ -364,7 +407,8 @@ def warn_nearly_household_level(df: pl.DataFrame, household: str, columns: Seque
                 f"column {c!r} varies within {bad.size} of {n} households of {household!r} (e.g. household {hid!r}) "
                 "and is constant in the others: it is masked per person, so in the other households a member's "
                 "original value stays visible next to a housemate's masked one. If it is household-level, fix "
-                "those households (or declare it to get an error naming them).", HouseholdWarning, stacklevel=3)
+                "those households (or declare it in household_columns= to get an error naming them).",
+                HouseholdWarning, stacklevel=3)
 
 
 def check_by_household_level(df: pl.DataFrame, household: str, by: Sequence[str]) -> None:
@@ -388,8 +432,10 @@ def mask_by_household(
     method: str,
     by: Sequence[str] = (),
     key: str | None = None,
+    household_columns: Sequence[str] | None = None,
 ) -> pl.DataFrame:
-    """The masking methods' one entry: with ``household``, :func:`mask_households`; without,
+    """The masking methods' one entry: with ``household``, :func:`mask_households` (the
+    household-level columns detected, or declared by ``household_columns``); without,
     ``mask(df, columns, key)`` after a :class:`HouseholdWarning` for ``columns`` that are
     evidently household-level (:func:`warn_household_level`, naming ``method``).
 
@@ -403,7 +449,7 @@ def mask_by_household(
     if household is None:
         warn_household_level(df, list(columns), method=method, exclude=[*by, *([key] if key else [])])
         return mask(df, list(columns), key)
-    return mask_households(df, household, columns, mask, by=by, key=key)
+    return mask_households(df, household, columns, mask, by=by, key=key, declared=household_columns)
 
 
 def mask_households(
@@ -418,8 +464,8 @@ def mask_households(
     extra: Sequence[str] = (),
 ) -> pl.DataFrame:
     """Run a masking step ``mask(frame, cols, key) -> frame`` household-aware: the person-level
-    ``columns`` on ``df`` as they are (``key`` as given), the household-level ones (detected or
-    ``declared``, see :func:`split_columns`) once per household on :func:`collapse`'s frame
+    ``columns`` on ``df`` as they are (``key`` as given), the household-level ones (detected, or
+    ``declared``: ``household_columns=``, see :func:`split_columns`) once per household on :func:`collapse`'s frame
     (with the ``by`` and ``extra`` columns, which must be household-level too), then broadcast
     to every member. The household rows are keyed by their first-appearance position, or by the
     household id when the caller keys rows by a ``key`` column (so a household's draw does not
@@ -432,7 +478,8 @@ def mask_households(
     """
     idx, _ = household_index(df, household)
     hh, person = split_columns(df, household, columns, declared, index=idx)
-    warn_nearly_household_level(df, household, person, index=idx)
+    if declared is None:  # declared person-level: the caller said so
+        warn_nearly_household_level(df, household, person, index=idx)
     out = mask(df, person, key) if person else df
     if hh:
         need = [c for c in dict.fromkeys(list(by) + list(extra)) if c not in hh and c != household]

@@ -196,19 +196,20 @@ def laplace_on(on: ColumnSpec, phi: Any) -> ColumnSpec:
 
 
 def laplace_columns(schema: pl.Schema, phi: Any, on: ColumnSpec, *, seed: Any, key: str | None,
-                    household: str | None = None) -> list[str]:
+                    household: str | None = None, household_columns: Any = None) -> list[str]:
     """The columns :func:`laplace_frame` perturbs, after the checks that need no data (a
     directly given ``phi``, ``seed``, the columns and ``key``): a lazy step runs them when planned.
 
     >>> laplace_columns(pl.Schema({"id": pl.Int64, "x": pl.Float64}), {"x": 1.0}, None, seed=1, key="id")
     ['x']
     """
-    from .household import check_household_column
+    from .household import check_household_column, check_household_columns
     from .masking._common import resolve_on
 
     check_phi_arg(phi)
     check_seed(seed)
     on = laplace_on(on, phi)
+    check_household_columns(schema, household, household_columns)
     if household is not None and on is None:
         check_household_column(schema, household)
         schema = pl.Schema({c: t for c, t in schema.items() if c != household})
@@ -228,6 +229,7 @@ def laplace_frame(
     m: int = 1,
     key: str | None = None,
     household: str | None = None,
+    household_columns: Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """Add Laplace noise to the ``on`` columns (Float64 out); other columns and row order kept.
     Row ``i`` of column ``c`` gets ``rng.laplace(seed, f"laplace/{c}", keys, phi)[i]``, keys =
@@ -238,7 +240,9 @@ def laplace_frame(
     ``household``: the household id column; household-level ``on`` columns (constant within
     every household, :mod:`polars_sdc.household`) get one draw per household (keyed by its
     first-appearance position, or by the household id when ``key`` is given; ``k`` calibrated
-    over the households), broadcast to every member.
+    over the households), broadcast to every member. ``household_columns``: the household-level
+    columns declared instead of detected (the others person-level;
+    :func:`polars_sdc.household.check_household_columns`).
 
     >>> df = pl.DataFrame({"id": [1, 2], "x": [1.0, 2.0]})
     >>> out = laplace_frame(df, 1e-12, "x", seed=1)
@@ -249,9 +253,10 @@ def laplace_frame(
     >>> out["inc"][0] == out["inc"][1], out["pay"].is_null().to_list()
     (True, [True, False, False])
     """
-    from .household import mask_by_household
+    from .household import check_household_columns, mask_by_household
 
     cols = laplace_columns(df.schema, phi, on, seed=seed, key=key, household=household)
+    declared = check_household_columns(df.schema, household, household_columns)
     check_finite(df, cols, nulls=True)
     if phi is not None and k is None:
         phi = dict(zip(cols, phi_vector(phi, cols).tolist()))
@@ -264,7 +269,7 @@ def laplace_frame(
             bounds = {c: (frame.get_column(c).min(), frame.get_column(c).max()) for c in columns}
         return laplace_apply(frame, phis, s, key=kk, bounds=bounds)
 
-    return mask_by_household(df, household, cols, run, method="laplace", key=key)
+    return mask_by_household(df, household, cols, run, method="laplace", key=key, household_columns=declared)
 
 
 def laplace_apply(df: pl.DataFrame, phis: Mapping[str, float], seed: int, *, key: str | None = None,

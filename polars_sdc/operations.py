@@ -156,8 +156,13 @@ _SEED = _spec("int", "seed of the random draws (the same seed gives the same rel
 _KEY = _spec("column", "unique id column: a row keeps its draws under reordering (default: row positions)")
 _HOUSEHOLD = _spec("column", "household id column: household-level columns are masked once per household and "
                    "given to every member", role="household")
+_HOUSEHOLD_COLUMNS = _spec("columns", "the household-level columns, declared: masked once per household (an error "
+                           "naming a household where one varies); the other masked columns person-level even if "
+                           "constant within households (default: detected)")
+#: the household id and the declaration of the household-level columns
+_HOUSEHOLDS = {"household": _HOUSEHOLD, "household_columns": _HOUSEHOLD_COLUMNS}
 #: the strata, seed and key of the randomised masking methods, and the household id
-_DRAWS = {"by": _BY, "seed": _SEED, "key": _KEY, "household": _HOUSEHOLD}
+_DRAWS = {"by": _BY, "seed": _SEED, "key": _KEY, **_HOUSEHOLDS}
 
 
 def _masking() -> dict[str, Operation]:
@@ -185,7 +190,7 @@ def _masking() -> dict[str, Operation]:
             "combs": _spec("ints", "k-anonymity for every subset of keys of these sizes (default: all keys)"),
             "tiebreak": _spec("json", "fewest suppressions first; this ranking (one integer per key or {column: rank}) "
                               "only decides ties (default: keys with more categories first)"),
-            "household": _HOUSEHOLD,
+            **_HOUSEHOLDS,
         }, command="suppress"),
         _declare("suppress_risky", suppress_risky_frame, "suppress key values of records above an individual-risk threshold (sdcMicro localSupp)", {
             "on": _spec("columns", "key (quasi-identifier) columns", role="keys"),
@@ -193,7 +198,7 @@ def _masking() -> dict[str, Operation]:
             "weight": _spec("column", "sampling-weight column", role="weight"),
             "key_var": _spec("column", "suppress only this key (default: the risky record's key with most categories)"),
             "alpha": _spec("float", "weight of a match through a suppressed (null) value", low=0, high=1),
-            "household": _HOUSEHOLD,
+            **_HOUSEHOLDS,
         }, command="suppress-risky"),
         _declare("pram", pram_frame, "post-randomisation of categorical columns (sdcMicro pram)", {
             "on": _spec("columns", "categorical columns to PRAM", role="pram"),
@@ -228,7 +233,7 @@ def _masking() -> dict[str, Operation]:
             "clamp": _spec("bool", "clip noisy values to each column's observed range"),
             "m": _spec("int", "attributes released together (with k)", low=1),
             "key": _KEY,
-            "household": _HOUSEHOLD,
+            **_HOUSEHOLDS,
         }, random=True, command="laplace", numeric="on"),
         _declare("recode", recode_frame, "minimum-frequency global recoding of categories (Sano & Hattori, Fig. 1)", {
             "columns": _spec("columns", "categorical columns to recode"),
@@ -239,9 +244,9 @@ def _masking() -> dict[str, Operation]:
             "other": _spec("str", "one label for every merged group"),
             "max_label": _spec("int", "cap merged labels at this many characters", low=24),
             "null_values": _spec("json", "categories read as missing (and CSV tokens read as missing)"),
-            "household": _HOUSEHOLD,
+            **_HOUSEHOLDS,
         }, skip=("enum_as", "labels"), extra_defaults={"sep": DEFAULT_SEP, "other": None, "max_label": DEFAULT_MAX_LABEL,
-                                              "null_values": None, "household": None},
+                                              "null_values": None, "household": None, "household_columns": None},
             command="recode", aliases={"columns": ("--column",)}),
         _declare("recode_intervals", recode_intervals_frame, "interval recoding of numeric columns (sdcMicro globalRecode)", {
             "on": _spec("columns", "numeric columns to recode into intervals"),
@@ -249,8 +254,8 @@ def _masking() -> dict[str, Operation]:
             "n": _spec("int", "number of intervals (instead of breaks)", low=1),
             "method": _spec("choice", "with n: equal widths or equal counts", choices=tuple(INTERVAL_METHODS)),
             "right_closed": _spec("bool", "intervals (a, b] (else [a, b))"),
-            "household": _HOUSEHOLD,
-        }, extra_defaults={"household": None}, command="recode-intervals", numeric="on"),
+            **_HOUSEHOLDS,
+        }, extra_defaults={"household": None, "household_columns": None}, command="recode-intervals", numeric="on"),
         _declare("top_bottom_code", top_bottom_frame_exprs, "top and bottom coding of numeric columns (sdcMicro topBotCoding)", {
             "columns": _spec("columns", "numeric columns to code"),
             "lower": _spec("float", "values below become this threshold"),
@@ -259,8 +264,9 @@ def _masking() -> dict[str, Operation]:
             "upper_p": _spec("float", "or: the top share of values", low=0, high=1),
             "replacement": _spec("choice", "replace by the threshold or by the mean of the coded values",
                                  choices=("threshold", "mean")),
-            "household": _HOUSEHOLD,
-        }, extra=[(top_bottom_expr, 1)], extra_defaults={"household": None}, command="top-bottom-code",
+            **_HOUSEHOLDS,
+        }, extra=[(top_bottom_expr, 1)], extra_defaults={"household": None, "household_columns": None},
+            command="top-bottom-code",
             numeric="columns"),
         _declare("swap_records", swap_records_frame, "targeted record swapping of whole households between areas "
                  "(sdcMicro recordSwap)", {
@@ -307,6 +313,7 @@ def _microaggregation() -> dict[str, Operation]:
         "progress": _spec("bool", "a progress bar on stderr"),
         "household": _spec("column", "household id column: every group spans >= k households (household-level "
                            "columns are microaggregated once per household)", role="household"),
+        "household_columns": _HOUSEHOLD_COLUMNS,
         "merge_small_patterns": _spec("bool", "pool null patterns with fewer than k rows instead of an error"),
     }
     method_options: dict[str, Any] = {}

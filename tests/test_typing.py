@@ -107,12 +107,12 @@ def test_every_namespace_signature_equals_its_declaration(cls):
             want = sources[name]
         elif name == "mil":
             # the partition column, the distance of refine="mil" and MIL's own options, named as declared
-            from polars_sdc.microagg.mil import mil_frame
+            from polars_sdc.microagg.refine import mil_frame
 
             frame = _shown(mil_frame)
-            want = frame[:-2] + sources["_refine_mil"] + [("refine", "mil", False), ("refine_options", None, False),
-                                                            frame[-1]]
-            assert [o[0] for o in frame[-2:]] == ["refine", "household"]
+            want = frame[:-3] + sources["_refine_mil"] + [("refine", "mil", False), ("refine_options", None, False),
+                                                            *frame[-2:]]
+            assert [o[0] for o in frame[-3:]] == ["refine", "household", "household_columns"]
         else:
             assert name in OWN, f"df.sdc.{name}: declare it in operations.py or list its source here"
             continue

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -255,7 +256,7 @@ def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, de
 def add_noise_frame(
     df: pl.DataFrame, on: ColumnSpec = None, *, method: str = "additive", noise: float = 150.0,
     delta: float = 0.1, by: ColumnSpec = None, seed: int | None = None, key: str | None = None,
-    household: str | None = None,
+    household: str | None = None, household_columns: Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """Noise on the numeric ``on`` columns (Float64 out; see the module docstring); with ``by``
     the standard deviations, covariance and (``"moments"``) the reproduced means and
@@ -275,6 +276,8 @@ def add_noise_frame(
     covariance and moments those of the households) and the value broadcast to every member;
     person-level columns as without it. Without it, a column that is evidently household-level
     gets a :class:`polars_sdc.household.HouseholdWarning`.
+    ``household_columns``: the household-level columns declared instead of detected (the others
+    person-level; :func:`polars_sdc.household.check_household_columns`).
 
     >>> df = pl.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [2.0, 1.0, 4.0, 3.0]})
     >>> out = add_noise_frame(df, method="moments", seed=1)
@@ -289,17 +292,19 @@ def add_noise_frame(
     >>> out["inc"][0] == out["inc"][1], out["inc"][3] == out["inc"][4], out["pay"].is_null().to_list()
     (True, True, [False, True, False, False, False])
     """
-    from ..household import mask_by_household
+    from ..household import check_household_columns, mask_by_household
 
     method, noise, delta = check_args(method, noise, delta)
     check_seed(seed)
     cols, by_cols = on_by_household(df.schema, on, by, key, household)
+    declared = check_household_columns(df.schema, household, household_columns)
     s = seed_or_fresh(seed)
 
     def run(frame: pl.DataFrame, columns: list[str], k: str | None) -> pl.DataFrame:
         return _add_noise(frame, columns, method, noise, delta, by_cols, s, k)
 
-    return mask_by_household(df, household, cols, run, method="add_noise", by=by_cols, key=key)
+    return mask_by_household(df, household, cols, run, method="add_noise", by=by_cols, key=key,
+                             household_columns=declared)
 
 
 def _add_noise(df: pl.DataFrame, cols: list[str], method: str, noise: float, delta: float, by_cols: list[str],

@@ -20,7 +20,7 @@ method: one uniform per row).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -292,6 +292,7 @@ def pram_matrix(
 def pram_frame(
     df: pl.DataFrame, on: ColumnSpec, *, pd: Any = 0.8, alpha: float = 0.5, by: ColumnSpec = None,
     seed: int | None = None, key: str | None = None, matrix: Any = None, household: str | None = None,
+    household_columns: Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """PRAM on the categorical ``on`` columns (sdcMicro ``pram``; dtypes, nulls, row order and
     other columns kept). ``pd``: lower bound of the kept-category probabilities (one number or
@@ -303,6 +304,8 @@ def pram_frame(
     from the household frequencies, one draw per household) and the released category given to
     every member; person-level columns as without it. Without it, an evidently household-level
     column gets a :class:`polars_sdc.household.HouseholdWarning`.
+    ``household_columns``: the household-level columns declared instead of detected (the others
+    person-level; :func:`polars_sdc.household.check_household_columns`).
 
     >>> df = pl.DataFrame({"c": ["a", "b", "a", None]})
     >>> pram_frame(df, "c", matrix=np.eye(2))["c"].to_list()   # the identity gives the input back
@@ -312,9 +315,10 @@ def pram_frame(
     >>> out.group_by("hh").agg(pl.col("region").n_unique()).get_column("region").max()
     1
     """
-    from ..household import mask_by_household
+    from ..household import check_household_columns, mask_by_household
 
     cols, by_cols, a = _args(df.schema, on, by, key, alpha, seed, pd, matrix, household)
+    declared = check_household_columns(df.schema, household, household_columns)
     s = seed_or_fresh(seed)
     if matrix is not None and not isinstance(matrix, Mapping):
         if len(cols) > 1:
@@ -324,7 +328,8 @@ def pram_frame(
     def run(frame: pl.DataFrame, columns: list[str], k: str | None) -> pl.DataFrame:
         return _pram(frame, columns, by_cols, pd, a, s, k, matrix)
 
-    return mask_by_household(df, household, cols, run, method="pram", by=by_cols, key=key)
+    return mask_by_household(df, household, cols, run, method="pram", by=by_cols, key=key,
+                             household_columns=declared)
 
 
 def _pram(df: pl.DataFrame, cols: list[str], by_cols: list[str], pd: Any, a: float, s: int, key: str | None,

@@ -58,6 +58,7 @@ keys: the order of ``np.lexsort((keys, x, stratum))``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -231,6 +232,7 @@ def rank_swap_frame(
     df: pl.DataFrame, on: ColumnSpec = None, *, p: float | None = None, r0: float | None = None,
     k0: float | None = None, top: float | None = None, bottom: float | None = None, by: ColumnSpec = None,
     seed: int | None = None, key: str | None = None, preset: str | None = None, household: str | None = None,
+    household_columns: Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """Rank swapping of the numeric ``on`` columns (see the module docstring), within each
     ``by`` stratum if given; other columns, row order and (without ``top``/``bottom``) dtypes
@@ -241,6 +243,8 @@ def rank_swap_frame(
     household, ``n`` the households) and the swapped value broadcast to every member, so a
     household keeps one value; person-level columns as without it. Without it, an evidently
     household-level column gets a :class:`polars_sdc.household.HouseholdWarning`.
+    ``household_columns``: the household-level columns declared instead of detected (the others
+    person-level; :func:`polars_sdc.household.check_household_columns`).
 
     >>> df = pl.DataFrame({"x": [10, 20, 30, 40, 50, 60]})
     >>> out = rank_swap_frame(df, "x", p=0.5, seed=3)
@@ -253,17 +257,19 @@ def rank_swap_frame(
     >>> rank_swap_frame(df, "inc", p=0.5, seed=1, household="hh")["inc"].to_list()   # whole households
     [30, 30, 40, 10, 10, 20]
     """
-    from ..household import mask_by_household
+    from ..household import check_household_columns, mask_by_household
 
     p, r0, k0, top, bottom = _check_args(p, r0, k0, top, bottom, preset)
     check_seed(seed)
     cols, by_cols = rank_swap_columns(df.schema, on, by, key, household)
+    declared = check_household_columns(df.schema, household, household_columns)
     s = seed_or_fresh(seed)
 
     def run(frame: pl.DataFrame, columns: list[str], k: str | None) -> pl.DataFrame:
         return _rank_swap(frame, columns, p, r0, k0, top, bottom, by_cols, s, k, preset)
 
-    return mask_by_household(df, household, cols, run, method="rank_swap", by=by_cols, key=key)
+    return mask_by_household(df, household, cols, run, method="rank_swap", by=by_cols, key=key,
+                             household_columns=declared)
 
 
 def _rank_swap(df: pl.DataFrame, cols: list[str], p: float | None, r0: float | None, k0: float | None, top: float,

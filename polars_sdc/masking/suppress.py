@@ -271,6 +271,7 @@ def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.n
 def suppress_frame(
     df: pl.DataFrame, k: int, on: ColumnSpec, *, importance: Any = None, by: ColumnSpec = None,
     alpha: float = 1.0, combs: Any = None, tiebreak: Any = None, household: str | None = None,
+    household_columns: Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """Local suppression of the key columns ``on`` to k-anonymity (see the module docstring):
     suppressed values become null; dtypes, row order and other columns kept.
@@ -281,6 +282,8 @@ def suppress_frame(
     (with ``alpha = 1`` a null never lowers a frequency, so k-anonymity still holds; with
     ``alpha < 1`` the rule runs again until nothing changes). Without it, a key that is
     evidently household-level gets a :class:`polars_sdc.household.HouseholdWarning`.
+    ``household_columns``: the household-level keys declared instead of detected (the others
+    person-level; :func:`polars_sdc.household.check_household_columns`).
 
     >>> df = pl.DataFrame({"a": ["x", "x", "x", "y"], "b": [1, 1, 1, 1]})
     >>> suppress_frame(df, 2, ["a", "b"])["a"].to_list()
@@ -297,7 +300,7 @@ def suppress_frame(
             raise SDCError(f"column {b!r}: a stratum (`by`) column must have no nulls")
     a = check_alpha(alpha)
     check_int(k, "k", minimum=1)
-    _household_args(df, household, keys, by_cols)
+    declared = _household_args(df, household, keys, by_cols, household_columns)
     if df.height == 0:
         return df.clone()
     k = int(k)
@@ -342,7 +345,7 @@ def suppress_frame(
         if len(subsets) == 1 or int((C < 0).sum()) == before:
             break
     if household is not None:
-        C = _household_all_or_none(df, household, keys, C, g, k, a, imp, subsets, priority)
+        C = _household_all_or_none(df, household, keys, C, g, k, a, imp, subsets, priority, declared)
     out = df.with_columns(
         pl.when(pl.Series(C[:, j] < 0) & pl.col(c).is_not_null()).then(None).otherwise(pl.col(c)).alias(c)
         for j, c in enumerate(keys)
@@ -366,26 +369,41 @@ def _verify(out: pl.DataFrame, subsets: list[list[str]], by_cols: list[str], k: 
                                "nothing was returned (please report this input)")
 
 
-def _household_args(df: pl.DataFrame, household: str | None, keys: list[str], by_cols: list[str]) -> None:
-    from ..household import check_household_column, warn_household_level
+def _household_args(df: pl.DataFrame, household: str | None, keys: list[str], by_cols: list[str],
+                    household_columns: Sequence[str] | None = None) -> tuple[str, ...] | None:
+    """Check ``household`` and ``household_columns`` (returned, checked) and warn without
+    ``household`` when a key is evidently household-level."""
+    from ..household import check_household_column, check_household_columns, warn_household_level
 
     check_household_column(df.schema, household, keys)
+    declared = check_household_columns(df.schema, household, household_columns)
     if household is not None and household in by_cols:
         raise SDCError(f"column {household!r}: both the household id and a `by` column")
     if household is None:
         warn_household_level(df, keys, method="suppress", exclude=by_cols)
+    elif declared is not None:  # a declared key that varies within a household: an error now
+        split_columns_checked(df, household, keys, declared)
+    return declared
+
+
+def split_columns_checked(df: pl.DataFrame, household: str, keys: list[str],
+                          declared: Sequence[str] | None) -> list[str]:
+    """The household-level ``keys``: detected, or ``declared`` (and checked constant)."""
+    from ..household import split_columns
+
+    return split_columns(df, household, keys, declared)[0]
 
 
 def _household_all_or_none(df: pl.DataFrame, household: str, keys: list[str], C: np.ndarray, g: np.ndarray,
                            k: int, a: float, imp: np.ndarray, subsets: list[list[int]],
-                           priority: bool = False) -> np.ndarray:
+                           priority: bool = False, declared: Sequence[str] | None = None) -> np.ndarray:
     """Carry every suppression of a household-level key to all members of the household, then
     suppress again and carry again until nothing changes (a carried null can lower other
     records' frequencies: with ``alpha < 1``, and when it leaves a record with every key of a
     subset missing, which no longer counts for complete records)."""
-    from ..household import household_index, household_level_columns
+    from ..household import household_index
 
-    level = set(household_level_columns(df, household, keys))
+    level = set(split_columns_checked(df, household, keys, declared))
     cols = [j for j, c in enumerate(keys) if c in level]
     if not cols:
         return C
@@ -417,7 +435,7 @@ def suppressed_count(original: pl.DataFrame, released: pl.DataFrame, on: Sequenc
 
 def suppress_risky_frame(
     df: pl.DataFrame, on: ColumnSpec, *, risk_above: float, weight: str | None = None, key_var: str | None = None,
-    alpha: float = 1.0, household: str | None = None,
+    alpha: float = 1.0, household: str | None = None, household_columns: Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """Suppress key values in the records whose individual risk (sdcMicro ``indivRisk`` from
     ``fk``/``Fk``, :mod:`polars_sdc.risk.individual`) exceeds ``risk_above`` (after sdcMicro
@@ -432,7 +450,8 @@ def suppress_risky_frame(
     missing still has the risk of ``fk = n``, ``Fk`` = all weights) is an :class:`SDCError`
     giving the lowest risk reached, never a silently unsafe release.
     ``household``: a suppressed household-level key (constant within every household) is
-    suppressed for every member of the household, after each round.
+    suppressed for every member of the household, after each round; ``household_columns``
+    declares them instead (:func:`polars_sdc.household.check_household_columns`).
 
     >>> df = pl.DataFrame({"a": ["x"] * 5 + ["y"], "b": [1, 1, 1, 2, 2, 2]})
     >>> suppress_risky_frame(df, ["a", "b"], risk_above=0.5)["a"].to_list()
@@ -450,10 +469,10 @@ def suppress_risky_frame(
     check_real(risk_above, "risk_above", minimum=0.0, maximum=1.0)
     if key_var is not None and key_var not in keys:
         raise SDCError(f"key_var {key_var!r}: not one of the keys in `on`")
-    _household_args(df, household, keys, [])
+    declared = _household_args(df, household, keys, [], household_columns)
     if df.height == 0:
         return df.clone()
-    carry = _carry_households(df, household, keys)
+    carry = _carry_households(df, household, keys, declared)
     ncat = {c: df.get_column(c).n_unique() for c in keys}
     order = sorted(keys, key=lambda c: -ncat[c])          # stable: ties keep the `on` order
     out = df
@@ -482,14 +501,15 @@ def suppress_risky_frame(
     return out
 
 
-def _carry_households(df: pl.DataFrame, household: str | None, keys: list[str]):
+def _carry_households(df: pl.DataFrame, household: str | None, keys: list[str],
+                      declared: Sequence[str] | None = None):
     """A function setting each household-level key to null for every member of a household
     where some member has it null (identity without ``household``)."""
     if household is None:
         return lambda f: f
-    from ..household import household_index, household_level_columns
+    from ..household import household_index
 
-    level = household_level_columns(df, household, keys)
+    level = split_columns_checked(df, household, keys, declared)
     idx = pl.Series(household_index(df, household)[0])
     return lambda f: f.with_columns(
         pl.when(pl.col(c).is_null().any().over(idx)).then(None).otherwise(pl.col(c)).alias(c) for c in level)

@@ -40,7 +40,7 @@ POOLED_SEPARATOR = "+"
 #: The keyword arguments of :meth:`MicroaggSpec.build` that every method takes.
 COMMON_ARGUMENTS = ("by", "standardize", "ordinal", "weights", "group_column", "refine", "refine_options",
                     "merge_small_strata", "pooled_label", "integers", "progress", "household",
-                    "merge_small_patterns")
+                    "household_columns", "merge_small_patterns")
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class Method:
         >>> METHODS["vmdav"].check_options({"gama": 1.0})
         Traceback (most recent call last):
         ...
-        polars_sdc._errors.SDCError: unknown option 'gama' for method 'vmdav'; did you mean 'gamma'? It takes: gamma (and the arguments every method takes: by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress, household, merge_small_patterns)
+        polars_sdc._errors.SDCError: unknown option 'gama' for method 'vmdav'; did you mean 'gamma'? It takes: gamma (and the arguments every method takes: by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress, household, household_columns, merge_small_patterns)
         """
         takes = self.options()
         out = {}
@@ -209,6 +209,7 @@ class MicroaggSpec:
     #: with ``household``: every ``on`` column person-level, undetected (Spark's blocks: a column
     #: that varies within households over the whole table may not within one block's households)
     person_level: bool = False
+    household_columns: tuple[str, ...] | None = None
 
     @classmethod
     def build(
@@ -230,6 +231,7 @@ class MicroaggSpec:
         integers: str = "round",
         progress: bool = False,
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
         merge_small_patterns: bool = False,
         **options: Any,
     ) -> MicroaggSpec:
@@ -276,9 +278,10 @@ class MicroaggSpec:
         merge_small_strata = check_bool(merge_small_strata, "merge_small_strata")
         if pooled_label is not None and not merge_small_strata:
             raise SDCError("pooled_label applies with merge_small_strata=True only")
-        from ..household import check_household_column
+        from ..household import check_household_column, check_household_columns
 
         household = check_household_column(schema, household, on_cols)
+        household_columns = check_household_columns(schema, household, household_columns)
         if household is not None and household in by_cols:
             raise SDCError(f"household column {household!r}: also a stratum (`by`); every household would be "
                            "a stratum of its own — stratify by a household-level column (a region) instead")
@@ -292,6 +295,7 @@ class MicroaggSpec:
             pooled_label=pooled_label, integers=check_integers(integers), input_schema=schema,
             progress=check_bool(progress, "progress"), household=household,
             merge_small_patterns=check_bool(merge_small_patterns, "merge_small_patterns"),
+            household_columns=household_columns,
         )
         spec.output_schema()  # dtype problems (ordinal String, pooled label) fail now
         return spec
@@ -384,15 +388,16 @@ class MicroaggSpec:
 
     def _households(self, df: pl.DataFrame) -> tuple[str, np.ndarray, int]:
         """``("household" | "person", household index per row, number of households)``:
-        household-level when every ``on`` column is constant within every household; a mix
-        of household- and person-level columns is an error naming both kinds."""
+        household-level when every ``on`` column is constant within every household (or
+        declared by ``household_columns``, then checked); a mix of household- and
+        person-level columns is an error naming both kinds."""
         from ..household import check_by_household_level, household_index, split_columns
 
         idx, n = household_index(df, self.household)
         if self.person_level:
             check_by_household_level(df, self.household, list(self.by))
             return "person", idx, n
-        hh, person = split_columns(df, self.household, list(self.on), index=idx)
+        hh, person = split_columns(df, self.household, list(self.on), self.household_columns, index=idx)
         if hh and person:
             raise SDCError(
                 f"household={self.household!r}: column(s) {', '.join(map(repr, hh))} are household-level "
@@ -410,7 +415,7 @@ class MicroaggSpec:
         from ..household import collapse
 
         hh = collapse(df, self.household, list(dict.fromkeys([*self.on, *self.by])), check=False, index=idx)
-        return hh, replace(self, household=None, input_schema=hh.schema)
+        return hh, replace(self, household=None, household_columns=None, input_schema=hh.schema)
 
     def blocks(self, df: pl.DataFrame, units: np.ndarray | None = None,
                strata: list[tuple[Any, np.ndarray]] | None = None) -> list[Any]:

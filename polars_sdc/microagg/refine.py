@@ -203,6 +203,7 @@ def mil_frame(
     weights: Any = None,
     refine: str = "mil",
     household: str | None = None,
+    household_columns: Any = None,
     **options: Any,
 ) -> Any:
     """``df`` with the partition in column ``group`` refined by :func:`refine_mil` on the
@@ -222,7 +223,8 @@ def mil_frame(
     every group left with fewer than k households is dissolved into its nearest groups
     (:func:`~.blocks.household_repair`) and the result kept only if its SSE is not above the
     input partition's. The input groups must hold >= k households each. A mix of both kinds
-    of columns is an error.
+    of columns is an error. ``household_columns``: the household-level columns declared
+    instead of detected (:func:`polars_sdc.household.check_household_columns`).
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 10.0, 11.0], "g": ["a", "a", "b", "b", "b"]})
@@ -248,11 +250,12 @@ def mil_frame(
     units = None
     if household is not None:
         from ..household import broadcast, check_by_household_level, check_household_column, check_household_level
-        from ..household import collapse, household_index, split_columns
+        from ..household import check_household_columns, collapse, household_index, split_columns
 
         check_household_column(df.schema, household, [*on, group, *by_cols])
+        declared = check_household_columns(df.schema, household, household_columns)
         index, _ = household_index(df, household)
-        hh, person = split_columns(df, household, on, index=index)
+        hh, person = split_columns(df, household, on, declared, index=index)
         if hh and person:
             raise SDCError(f"household={household!r}: column(s) {', '.join(map(repr, hh))} are household-level and "
                            f"{', '.join(map(repr, person))} person-level; refine them in two calls")

@@ -2,11 +2,13 @@
 local suppression, targeted record swapping (sdcMicro's toolkit). Thin faces over :mod:`polars_sdc.masking`."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
 from .._columns import ColumnSpec
+from ..household import check_household_columns
 from ._base import F, FrameOps
 
 if TYPE_CHECKING:
@@ -27,6 +29,7 @@ class MaskingMethods(FrameOps[F]):
         key: str | None = None,
         matrix: Any = None,
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
     ) -> F:
         """PRAM (post-randomisation, sdcMicro ``pram``) of the categorical ``on`` columns: each
         category is released as another with the probabilities of ``alpha * P Q + (1 - alpha) I``
@@ -35,7 +38,8 @@ class MaskingMethods(FrameOps[F]):
         from ``polars_sdc.rng`` (stream ``pram/{column}``; keys = positions or ``key``). See
         :meth:`pram_matrix` for the matrices used. ``household``: a household-level column is
         PRAMed once per household (matrix from the household frequencies) and the released
-        category given to all members.
+        category given to all members. ``household_columns``: those columns declared
+        household-level, the others person-level (detected if None).
 
         Parameters
         ----------
@@ -56,6 +60,10 @@ class MaskingMethods(FrameOps[F]):
         household
             Household id column: household-level columns are masked once per household and given to
             every member.
+        household_columns
+            The household-level columns, declared instead of detected (each checked constant
+            within every household; an error names the column and a household where it
+            varies); the other columns are person-level. None: detected.
 
         Returns
         -------
@@ -73,9 +81,10 @@ class MaskingMethods(FrameOps[F]):
         from ..masking.pram import _args, pram_frame, pram_output_schema
 
         _args(self._schema(), on, by, key, alpha, seed, pd, matrix, household)
+        check_household_columns(self._schema(), household, household_columns)
         return self._frame_op(
             lambda df: pram_frame(df, on, pd=pd, alpha=alpha, by=by, seed=seed, key=key, matrix=matrix,
-                                  household=household),
+                                  household=household, household_columns=household_columns),
             pram_output_schema(self._schema()),
         )
 
@@ -136,6 +145,7 @@ class MaskingMethods(FrameOps[F]):
         key: str | None = None,
         preset: Literal["sdcmicro"] | None = None,
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
     ) -> F:
         """Rank swapping (Moore 1996; sdcMicro ``rankSwap``) of the numeric ``on`` columns: each
         value is swapped at most once, with one chosen uniformly among the free values whose
@@ -149,7 +159,7 @@ class MaskingMethods(FrameOps[F]):
         ``p * n < 1``, is an error naming it). Draws: ``polars_sdc.rng`` stream
         ``rank_swap/{column}``, keys = positions or ``key``. Decimal columns swap exactly.
         ``household``: household-level columns are swapped between households and the value
-        given to all members.
+        given to all members; ``household_columns`` declares them (else detected).
 
         Parameters
         ----------
@@ -176,6 +186,10 @@ class MaskingMethods(FrameOps[F]):
         household
             Household id column: household-level columns are masked once per household and given to
             every member.
+        household_columns
+            The household-level columns, declared instead of detected (each checked constant
+            within every household; an error names the column and a household where it
+            varies); the other columns are person-level. None: detected.
 
         Returns
         -------
@@ -195,9 +209,11 @@ class MaskingMethods(FrameOps[F]):
         _, _, _, t, b = _check_args(p, r0, k0, top, bottom, preset)
         check_seed(seed)
         cols, by_cols = rank_swap_columns(self._schema(), on, by, key, household)
+        check_household_columns(self._schema(), household, household_columns)
         return self._frame_op(
             lambda df: rank_swap_frame(df, cols, p=p, r0=r0, k0=k0, top=top, bottom=bottom, by=by_cols or None,
-                                       seed=seed, key=key, preset=preset, household=household),
+                                       seed=seed, key=key, preset=preset, household=household,
+                                       household_columns=household_columns),
             rank_swap_output_schema(self._schema(), cols, t, b),
         )
 
@@ -212,6 +228,7 @@ class MaskingMethods(FrameOps[F]):
         seed: int | None = None,
         key: str | None = None,
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
     ) -> F:
         """Noise on the numeric ``on`` columns (Float64 out; sdcMicro ``addNoise``):
         ``"additive"`` (N(0, (noise% sd)^2) per column), ``"correlated"`` (N(0, noise% Sigma),
@@ -224,7 +241,8 @@ class MaskingMethods(FrameOps[F]):
         draws from ``polars_sdc.rng`` stream ``add_noise/{column}``, keys = positions or ``key``.
         Nulls stay null (noise on the non-null values; ``"moments"`` exact on them, per null
         pattern). ``household``: household-level columns noised once per household and
-        broadcast to all members (see :func:`polars_sdc.masking.add_noise.add_noise_frame`).
+        broadcast to all members (see :func:`polars_sdc.masking.add_noise.add_noise_frame`);
+        ``household_columns`` declares them (else detected).
 
         Parameters
         ----------
@@ -245,6 +263,10 @@ class MaskingMethods(FrameOps[F]):
         household
             Household id column: household-level columns are masked once per household and given to
             every member.
+        household_columns
+            The household-level columns, declared instead of detected (each checked constant
+            within every household; an error names the column and a household where it
+            varies); the other columns are person-level. None: detected.
 
         Returns
         -------
@@ -265,9 +287,10 @@ class MaskingMethods(FrameOps[F]):
         check_args(method, noise, delta)
         check_seed(seed)
         cols, by_cols = on_by_household(self._schema(), on, by, key, household)
+        check_household_columns(self._schema(), household, household_columns)
         return self._frame_op(
             lambda df: add_noise_frame(df, cols, method=method, noise=noise, delta=delta, by=by_cols or None,
-                                       seed=seed, key=key, household=household),
+                                       seed=seed, key=key, household=household, household_columns=household_columns),
             add_noise_output_schema(self._schema(), cols),
         )
 
@@ -280,6 +303,7 @@ class MaskingMethods(FrameOps[F]):
         method: Literal["equal", "quantile"] = "equal",
         right_closed: bool = True,
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
     ) -> F:
         """Interval recoding (sdcMicro ``globalRecode``) of the numeric ``on`` columns into an
         Enum of interval labels ``"(a, b]"``: at ``breaks`` (a list, or ``{column: list}``;
@@ -289,7 +313,7 @@ class MaskingMethods(FrameOps[F]):
         collects a one-row min/max or quantile aggregate. ``household``: the household id;
         the ``n=`` breaks of a household-level column (constant within every household) come
         from one row per household (a recoding maps equal values alike, so every member gets
-        the same interval).
+        the same interval); ``household_columns`` declares those columns (else detected).
 
         Parameters
         ----------
@@ -306,6 +330,10 @@ class MaskingMethods(FrameOps[F]):
         household
             Household id column: household-level columns are masked once per household and given to
             every member.
+        household_columns
+            The household-level columns, declared instead of detected (each checked constant
+            within every household; an error names the column and a household where it
+            varies); the other columns are person-level. None: detected.
 
         Returns
         -------
@@ -328,13 +356,14 @@ class MaskingMethods(FrameOps[F]):
 
         cols = check_args(self._schema(), on, breaks, n, method)
         check_household_column(self._schema(), household, cols)
+        declared = check_household_columns(self._schema(), household, household_columns)
         if not self._lazy:          # NaN / inf: an error now (a LazyFrame raises it at collect)
             for c in cols:
                 if self._schema()[c].is_float():
                     check_no_nan_inf(self._frame.get_column(c))
         if household is not None and breaks_stats(cols, n, method):
             f = self._collected(cols + [household])
-            hh, person = split_columns(f, household, cols)
+            hh, person = split_columns(f, household, cols, declared)
             parts = ([data_breaks_stats(f, person, n, method)] if person else []) + (
                 [data_breaks_stats(f.filter(pl.col(household).is_first_distinct()), hh, n, method)] if hh else [])
             stats = pl.concat(parts, how="horizontal")
@@ -355,6 +384,7 @@ class MaskingMethods(FrameOps[F]):
         combs: Any = None,
         tiebreak: Any = None,
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
     ) -> F:
         """Local suppression to k-anonymity (after sdcMicro ``localSuppression``): set few key
         values to null so that every record's key combination is shared by >= k records, a
@@ -367,7 +397,8 @@ class MaskingMethods(FrameOps[F]):
         categories suppressed first; docs/suppression.md measures the trade-off). ``by``:
         within strata; ``combs=[2, 3]``: for every subset of keys of those sizes.
         ``household``: the household id; a household-level key (constant within every
-        household) is suppressed for all members or none.
+        household) is suppressed for all members or none; ``household_columns`` declares
+        those keys (else detected).
 
         Parameters
         ----------
@@ -390,6 +421,10 @@ class MaskingMethods(FrameOps[F]):
         household
             Household id column: household-level columns are masked once per household and given to
             every member.
+        household_columns
+            The household-level columns, declared instead of detected (each checked constant
+            within every household; an error names the column and a household where it
+            varies); the other columns are person-level. None: detected.
 
         Returns
         -------
@@ -416,9 +451,10 @@ class MaskingMethods(FrameOps[F]):
 
         check_household_column(self._schema(), household, resolve_columns(self._schema(), on, kind="supported",
                                                                           default="error"))
+        check_household_columns(self._schema(), household, household_columns)
         return self._frame_op(
             lambda df: suppress_frame(df, k, on, importance=importance, by=by, alpha=alpha, combs=combs,
-                                      tiebreak=tiebreak, household=household),
+                                      tiebreak=tiebreak, household=household, household_columns=household_columns),
             self._schema(),
         )
 
@@ -431,12 +467,14 @@ class MaskingMethods(FrameOps[F]):
         key_var: str | None = None,
         alpha: float = 1.0,
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
     ) -> F:
         """Suppress key values in the records whose individual risk (sdcMicro ``indivRisk``,
         with ``weight`` the sampling weights) exceeds ``risk_above`` (after sdcMicro
         ``localSupp``): ``key_var`` in them, or by default their not yet suppressed key with the
         most categories, repeated until no record is above the threshold. ``household``: a
-        household-level key is suppressed for all members or none.
+        household-level key is suppressed for all members or none (``household_columns``
+        declares those keys; else detected).
 
         Parameters
         ----------
@@ -453,6 +491,10 @@ class MaskingMethods(FrameOps[F]):
         household
             Household id column: household-level columns are masked once per household and given to
             every member.
+        household_columns
+            The household-level columns, declared instead of detected (each checked constant
+            within every household; an error names the column and a household where it
+            varies); the other columns are person-level. None: detected.
 
         Returns
         -------
@@ -472,9 +514,10 @@ class MaskingMethods(FrameOps[F]):
         from ..household import check_household_column
 
         check_household_column(self._schema(), household, key_columns(self._schema(), on, weight))
+        check_household_columns(self._schema(), household, household_columns)
         return self._frame_op(
             lambda df: suppress_risky_frame(df, on, risk_above=risk_above, weight=weight, key_var=key_var, alpha=alpha,
-                                            household=household),
+                                            household=household, household_columns=household_columns),
             self._schema(),
         )
 

@@ -83,6 +83,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         merge_small_strata: bool = False,
         progress: bool = False,
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
         merge_small_patterns: bool = False,
         gamma: float = 1.0,
         order: OrderName = "npn",
@@ -116,7 +117,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         progress
             A bar on stderr (rows of finished ``by`` strata with an ETA, or the elapsed time of
             an unstratified run; :mod:`polars_sdc.progress`).
-        household, merge_small_patterns
+        household, household_columns, merge_small_patterns
             As in :meth:`microaggregate`.
         gamma
             V-MDAV's growth factor (``method="vmdav"`` only).
@@ -163,6 +164,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         integers: Literal["round", "float"] = "round",
         progress: bool = False,
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
         merge_small_patterns: bool = False,
         gamma: float = 1.0,
         order: OrderName = "npn",
@@ -219,6 +221,10 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
             household. Without it, a frame whose ``on`` columns are evidently household-level
             gets a :class:`polars_sdc.household.HouseholdWarning`
             (docs/households-microaggregation.md).
+        household_columns
+            The household-level columns, declared instead of detected (each checked constant
+            within every household; an error names the column and a household where it
+            varies); the other columns are person-level. None: detected.
         merge_small_patterns
             Structural nulls: rows with the same null pattern over ``on`` are grouped
             together, each pattern partitioned on its non-null columns; a pattern with fewer
@@ -266,6 +272,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         integers: Literal["round", "float"] = "round",
         progress: bool = False,
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
         merge_small_patterns: bool = False,
     ) -> F:
         """Classic MDAV microaggregation (thesis 2.3.4): groups of k (one of k..2k-1).
@@ -276,7 +283,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
             Minimum group size.
         on
             Quasi-identifier columns (default: every numeric column not in ``by``).
-        by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress, household, merge_small_patterns
+        by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress, household, household_columns, merge_small_patterns
             As in :meth:`microaggregate` (``refine="mil"`` post-optimises the groups by MIL,
             thesis 4.2).
 
@@ -311,6 +318,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         integers: Literal["round", "float"] = "round",
         progress: bool = False,
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
         merge_small_patterns: bool = False,
         gamma: float = 1.0,
     ) -> F:
@@ -324,7 +332,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
             Minimum group size.
         on
             Quasi-identifier columns (default: every numeric column not in ``by``).
-        by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress, household, merge_small_patterns
+        by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress, household, household_columns, merge_small_patterns
             As in :meth:`microaggregate`.
         gamma
             Growth factor (>= 0): larger grows larger groups.
@@ -360,6 +368,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         integers: Literal["round", "float"] = "round",
         progress: bool = False,
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
         merge_small_patterns: bool = False,
         order: OrderName = "npn",
         cells_per_dim: int | None = None,
@@ -374,7 +383,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
             Minimum group size.
         on
             Quasi-identifier columns (default: every numeric column not in ``by``).
-        by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress, household, merge_small_patterns
+        by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress, household, household_columns, merge_small_patterns
             As in :meth:`microaggregate`.
         order
             The path: ``"npn"``, ``"grid"``, ``"vgrid"``, or the fast ``"kd"`` and
@@ -415,6 +424,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         integers: Literal["round", "float"] = "round",
         progress: bool = False,
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
         merge_small_patterns: bool = False,
     ) -> F:
         """Optimal univariate microaggregation of one column (Hansen & Mukherjee, Suzaki et al.
@@ -426,7 +436,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
             Minimum group size.
         on
             The one column.
-        by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress, household, merge_small_patterns
+        by, standardize, ordinal, weights, group_column, refine, refine_options, merge_small_strata, pooled_label, integers, progress, household, household_columns, merge_small_patterns
             As in :meth:`microaggregate`.
 
         Returns
@@ -460,6 +470,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         refine: RefineName = "mil",
         refine_options: Mapping[str, Any] | None = None,
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
     ) -> F:
         """Refine the k-partition in column ``group`` by MIL (thesis 4.2): rows move between
         groups (and swap, and rotate among three groups) while the SSE of the ``on`` columns
@@ -488,6 +499,10 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         household
             Household id column: every group keeps >= k households
             (:func:`polars_sdc.microagg.refine.mil_frame`).
+        household_columns
+            The household-level columns, declared instead of detected (each checked constant
+            within every household; an error names the column and a household where it
+            varies); the other columns are person-level. None: detected.
 
         Returns
         -------
@@ -507,11 +522,12 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         from .._errors import SDCError
         from ..microagg.refine import mil_columns, mil_frame, mil_output_schema, mil_refiner
 
-        from ..household import check_household_column
+        from ..household import check_household_column, check_household_columns
 
         schema = self._schema()
         on_cols, by_cols = mil_columns(schema, on, group, ordinal, by)
         check_household_column(schema, household, [*on_cols, group, *by_cols])
+        check_household_columns(schema, household, household_columns)
         opts = dict(neighbours=neighbours, exchanges=exchanges, cycles=cycles, max_sweeps=max_sweeps)
         if refine == "mil":
             opts.update(refine_options or {})
@@ -523,7 +539,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         return self._frame_op(
             lambda df: mil_frame(
                 df, k, on, group=group, by=by, standardize=standardize, ordinal=ordinal, weights=weights,
-                refine=refiner, household=household, **opts
+                refine=refiner, household=household, household_columns=household_columns, **opts
             ),
             mil_output_schema(schema, group, refiner),
         )

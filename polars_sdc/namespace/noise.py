@@ -3,6 +3,7 @@
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._typing import ColumnSpec
@@ -61,6 +62,7 @@ class NoiseMethods(FrameOps[F]):
         m: int = 1,
         key: str | None = None,
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
     ) -> F:
         """Add Laplace(0, phi) noise to the numeric ``on`` columns (Hasegawa et al., eq. 1/2); they
         become Float64, everything else is kept; nulls stay null.
@@ -87,6 +89,10 @@ class NoiseMethods(FrameOps[F]):
         household
             Household id column: household-level columns get one draw per household,
             broadcast to all members (:func:`polars_sdc.laplace.laplace_frame`).
+        household_columns
+            The household-level columns, declared instead of detected (each checked constant
+            within every household; an error names the column and a household where it
+            varies); the other columns are person-level. None: detected.
 
         Returns
         -------
@@ -102,10 +108,10 @@ class NoiseMethods(FrameOps[F]):
         """
         from ..laplace import laplace_columns, laplace_frame, laplace_output_schema
 
-        cols = laplace_columns(self._schema(), phi, on, seed=seed, key=key, household=household)
+        cols = laplace_columns(self._schema(), phi, on, seed=seed, key=key, household=household, household_columns=household_columns)
         schema = laplace_output_schema(self._schema(), cols)
         return self._frame_op(lambda df: laplace_frame(df, phi, cols, k=k, seed=seed, clamp=clamp, m=m, key=key,
-                                                       household=household), schema)
+                                                       household=household, household_columns=household_columns), schema)
 
     def reconstruct_gmm(
         self,

@@ -30,6 +30,7 @@ class RecodeMethods(FrameOps[F]):
         max_label: int | None = 200,
         null_values: str | Sequence[str] | None = None,
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
     ) -> F:
         """Minimum-frequency global recoding (Sano & Hattori, Fig. 1) of categorical ``columns``:
         with th = rows * p, the least frequent category merges with the second least (or
@@ -62,6 +63,10 @@ class RecodeMethods(FrameOps[F]):
             Household id column: a household-level column (constant within every household)
             counts households, not persons (th = households * p), and every member gets the
             same recoded category.
+        household_columns
+            The household-level columns, declared instead of detected (each checked constant
+            within every household; an error names the column and a household where it
+            varies); the other columns are person-level. None: detected.
 
         Returns
         -------
@@ -88,6 +93,9 @@ class RecodeMethods(FrameOps[F]):
             self._schema(), columns, lazy=self._lazy, hierarchy=hierarchy, ordinal=ordinal, **label_options
         )
         enum_as: Any = pl.Categorical if self._lazy else None
+        from ..household import check_household_columns
+
+        declared = check_household_columns(self._schema(), household, household_columns)
         if household is not None:
             from .._columns import resolve_columns
             from ..household import check_household_column, mask_households
@@ -96,7 +104,8 @@ class RecodeMethods(FrameOps[F]):
             check_household_column(self._schema(), household, cols)
             return self._frame_op(
                 lambda df: mask_households(df, household, cols, lambda f, cs, _: recode_frame(
-                    f, cs, p, hierarchy=hierarchy, ordinal=ordinal, enum_as=enum_as, **label_options)),
+                    f, cs, p, hierarchy=hierarchy, ordinal=ordinal, enum_as=enum_as, **label_options),
+                    declared=declared),
                 schema,
             )
         return self._frame_op(
@@ -256,6 +265,7 @@ class RecodeMethods(FrameOps[F]):
         upper_p: float | None = None,
         replacement: Literal["threshold", "mean"] = "threshold",
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
     ) -> F:
         """Top/bottom coding of numeric ``columns`` (sdcMicro ``topBotCoding``). Native
         expressions, so a LazyFrame stays lazy and streams.
@@ -274,6 +284,10 @@ class RecodeMethods(FrameOps[F]):
             Household id column: a household-level column (constant within every household)
             is coded on one row per household (its shares and means over households) and
             broadcast to the members (one whole-frame step).
+        household_columns
+            The household-level columns, declared instead of detected (each checked constant
+            within every household; an error names the column and a household where it
+            varies); the other columns are person-level. None: detected.
 
         Returns
         -------
@@ -289,6 +303,9 @@ class RecodeMethods(FrameOps[F]):
 
         options = dict(lower=lower, upper=upper, lower_p=lower_p, upper_p=upper_p, replacement=replacement)
         exprs = top_bottom_frame_exprs(self._schema(), columns, **options)
+        from ..household import check_household_columns
+
+        declared = check_household_columns(self._schema(), household, household_columns)
         if household is not None:
             from .._columns import resolve_columns
             from ..household import check_household_column, mask_households
@@ -298,5 +315,5 @@ class RecodeMethods(FrameOps[F]):
             schema = pl.DataFrame(schema=self._schema()).with_columns(exprs).schema
             return self._frame_op(
                 lambda df: mask_households(df, household, cols, lambda f, cs, _: f.with_columns(
-                    top_bottom_frame_exprs(f.schema, cs, **options))), schema)
+                    top_bottom_frame_exprs(f.schema, cs, **options)), declared=declared), schema)
         return self._frame.with_columns(exprs)

@@ -140,7 +140,7 @@ def pram(
             codes = df.select(c).join(code_of, on=c, how="left", maintain_order="left") \
                 .get_column("__code").fill_null(-1).to_numpy()
             new.append(from_codes(df.get_column(c), lv, draw_categories(codes, sidx, mats,
-                                                                        uniform(s, f"pram/{c}", keys))))
+                                                                        uniform(s, rng.stream("pram", column=c), keys))))
         return df.with_columns(new)
 
     return run_frames(sdf, task, pram_output_schema(schema))
