@@ -24,7 +24,7 @@ from .._columns import resolve_columns
 from .._typing import ColumnSpec
 from .._validation import check_int, check_real
 from .criteria import L_KINDS, T_DISTANCES, HierarchyTree, Models
-from .hierarchy import Hierarchy, as_hierarchy
+from .hierarchy import Hierarchy, as_hierarchy, hierarchy_mapping
 from .lattice.search import Problem, SearchResult, search
 from .metrics import METRICS, ColumnTables, Metric
 
@@ -86,6 +86,13 @@ def _codes(df: pl.DataFrame, col: str, h: Hierarchy) -> np.ndarray:
         raise SDCError(f"column {col!r}: value {bad[0]!r} is not in its hierarchy"
                        + (f" ({bad.len()} values are not)" if bad.len() > 1 else ""))
     return mapped.to_numpy()
+
+
+def _values(df: pl.DataFrame, col: str) -> list[object] | None:
+    """The distinct non-null values of a column (what a hierarchy rule is built from)."""
+    if col not in df.columns:
+        return None
+    return df.get_column(col).drop_nulls().unique(maintain_order=True).to_list()
 
 
 def _as_labels(s: pl.Series, col: str) -> pl.Series:
@@ -242,8 +249,7 @@ def generalize(
     [('130**', '20-39'), ('130**', '20-39')]
     """
     c_recursive = c
-    if not isinstance(hierarchies, Mapping) or not hierarchies:
-        raise SDCError("hierarchies must be a non-empty mapping {column: hierarchy}")
+    hierarchies = hierarchy_mapping(hierarchies)
     if on is None:
         on = [c for c in hierarchies if c != sensitive]
     else:
@@ -256,7 +262,7 @@ def generalize(
             raise SDCError(f"column {c!r}: not in the frame (columns: {', '.join(df.columns)})")
     if not on:
         raise SDCError("no quasi-identifier left (every hierarchy's column is the sensitive one)")
-    hs = [as_hierarchy(hierarchies[c], c) for c in on]
+    hs = [as_hierarchy(hierarchies[c], c, _values(df, c)) for c in on]
     k = check_int(k, "k", minimum=1)
     limit = check_real(suppression_limit, "suppression_limit", minimum=0.0, maximum=1.0)
     if metric not in METRICS:
@@ -293,7 +299,7 @@ def generalize(
         if sensitive not in hierarchies:
             raise SDCError(f"t_distance='hierarchical' needs the hierarchy of the sensitive column {sensitive!r} "
                            "in hierarchies")
-        s_hier = as_hierarchy(hierarchies[sensitive], sensitive)
+        s_hier = as_hierarchy(hierarchies[sensitive], sensitive, _values(df, sensitive))
     n = df.height
     if n == 0:
         raise SDCError("the frame has no rows")
@@ -324,3 +330,28 @@ def generalize(
                                 suppressed=int(cls.n_out), max_suppressed=max_out,
                                 checked=int(res.checked.size), ties=tuple(res.ties), lattice=lattice,
                                 outliers=pl.Series("suppressed", out_rec, dtype=pl.Boolean))
+
+
+def release_schema(schema: pl.Schema, hierarchies: Any, sensitive: str | None = None, on: ColumnSpec = None) -> pl.Schema:
+    """The schema of :func:`generalize_frame`'s release: the quasi-identifiers become String."""
+    hierarchies = hierarchy_mapping(hierarchies)
+    if on is None:
+        cols = [c for c in hierarchies if c != sensitive]
+    else:
+        cols = resolve_columns(schema, on, kind="any", what="quasi-identifier", default="error")
+    for c in cols:
+        if c not in schema:
+            raise SDCError(f"column {c!r}: not in the frame (columns: {', '.join(schema)})")
+    return pl.Schema({c: (pl.String if c in cols else t) for c, t in schema.items()})
+
+
+def generalize_frame(df: pl.DataFrame, hierarchies: Any, **options: Any) -> pl.DataFrame:
+    """The released frame of :func:`generalize` (its ``frame``): the step of a problem, a
+    recipe and ``polars-sdc generalize``.
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"age": [21, 23, 25, 38]})
+    >>> generalize_frame(df, {"age": {"rule": "intervals", "widths": [10, 20], "start": 0}}, k=2)["age"].to_list()
+    ['20-39', '20-39', '20-39', '20-39']
+    """
+    return generalize(df, hierarchies, **options).frame

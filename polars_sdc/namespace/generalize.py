@@ -28,3 +28,19 @@ class GeneralizeMethods(FrameOps):
         ([1, 0, 1, 1, 3, 2, 2, 0, 1], 906, 255559.854557)
         """
         return generalize(self._collected(), hierarchies, **options)
+
+    @delegates_to(generalize)
+    def generalize_release(self, hierarchies: Any, **options: Any) -> Any:
+        """The released frame of :meth:`generalize` alone (the ``generalize`` step of a problem,
+        a recipe and ``polars-sdc generalize``): a DataFrame, or a LazyFrame that stays lazy
+        (one whole-frame step; the quasi-identifiers become String).
+
+        >>> import polars as pl, polars_sdc
+        >>> lf = pl.LazyFrame({"age": [21, 23, 25, 38]})
+        >>> lf.sdc.generalize_release({"age": {"rule": "intervals", "widths": [10, 20], "start": 0}}, k=2).collect()["age"].to_list()
+        ['20-39', '20-39', '20-39', '20-39']
+        """
+        from ..generalize.release import generalize_frame, release_schema
+
+        schema = release_schema(self._schema(), hierarchies, options.get("sensitive"), options.get("on"))
+        return self._frame_op(lambda df: generalize_frame(df, hierarchies, **options), schema)
