@@ -23,7 +23,7 @@ is known, still before any data is read.
 >>> r = read_recipe('[roles]\\nkeys = ["a"]\\n\\n[[steps]]\\noperation = "suppres"\\nk = 2\\n')
 Traceback (most recent call last):
 ...
-polars_sdc._errors.SDCError: recipe line 5: unknown operation 'suppres'; did you mean 'suppress'? (steps: suppress, suppress_risky, pram, rank_swap, add_noise, laplace, recode, recode_intervals, top_bottom_code, swap_records, microaggregate)
+polars_sdc._errors.SDCError: recipe line 5: unknown operation 'suppres'; did you mean 'suppress'? (steps: suppress, suppress_risky, pram, rank_swap, add_noise, laplace, recode, recode_intervals, top_bottom_code, swap_records, microaggregate, generalize)
 """
 from __future__ import annotations
 
