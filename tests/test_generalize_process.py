@@ -117,6 +117,9 @@ def test_cli_generalize_and_run(adult, tmp_path, capsys):
     assert released.select(ON).equals(direct.frame.select(ON))
     rep = json.loads(report.read_text())
     assert rep["k_anonymity"] >= 5 and rep["parameters"]["k"] == 5 and rep["rows"] == df.height
+    assert rep["levels"] == direct.levels and rep["records_suppressed"] == direct.suppressed
+    assert rep["metric"] == "loss" and rep["metric_value"] == direct.loss
+    assert f"{direct.suppressed} record(s) suppressed" in printed
     # polars-sdc run with a TOML recipe and a sign-off
     recipe = tmp_path / "recipe.toml"
     hier_toml = ", ".join(f'"{c}" = "{p}"' for c, p in paths.items())
