@@ -83,6 +83,9 @@ def k_anonymity(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 1.0, hou
     alpha = check_alpha(alpha)
     if df.height == 0:
         return 0
+    from .risk.frequencies import suppressed_as_missing
+
+    df = suppressed_as_missing(df, on)  # all-"*" records of a generalised release: every key missing
     if household is not None:
         from .household import check_household_column
         from .risk.household_frequencies import household_frequencies

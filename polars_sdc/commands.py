@@ -234,7 +234,33 @@ class _RecodeSummary:
         return out
 
 
-_SUMMARIES: dict[str, Any] = {"recode": _RecodeSummary}
+class _GeneralizeSummary:
+    """``generalize``: the chosen level per quasi-identifier, the records suppressed, the metric
+    (the search runs once more on the collected input for them: it is deterministic)."""
+
+    @staticmethod
+    def plan(lf: pl.LazyFrame, given: dict[str, Any]) -> Any:
+        return lf.collect().sdc.generalize(**given)
+
+    @staticmethod
+    def measure(after: pl.DataFrame, given: dict[str, Any], g: Any) -> dict[str, Any]:
+        return {"levels": dict(g.levels), "records_suppressed": g.suppressed, "max_suppressed": g.max_suppressed,
+                "metric": g.metric, "metric_value": g.loss, "transformations_checked": g.checked,
+                "transformations": g.lattice.height}
+
+    @staticmethod
+    def lines(res: dict[str, Any], given: dict[str, Any], output: str, elapsed: float) -> list[str]:
+        levels = ", ".join(f"{c} {v}" for c, v in res["levels"].items())
+        out = [f"wrote {output}: {res['rows']} rows, generalised (levels {levels}), {elapsed:.2f} s",
+               f"  {res['records_suppressed']} record(s) suppressed (at most {res['max_suppressed']}); "
+               f"{res['metric']} {res['metric_value']:.10g}; {res['transformations_checked']} of "
+               f"{res['transformations']} transformations checked"]
+        if "k_anonymity" in res:
+            out.append(f"  k-anonymity {res['k_anonymity']} (a suppressed record's keys match any value)")
+        return out
+
+
+_SUMMARIES: dict[str, Any] = {"recode": _RecodeSummary, "generalize": _GeneralizeSummary}
 
 
 # -- polars-sdc run RECIPE IN OUT ---------------------------------------------------------------

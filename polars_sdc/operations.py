@@ -66,6 +66,8 @@ class Option:
     high: float | None = None
     role: str | None = None
     positional: bool = False
+    #: None is a value of its own (not "not given"), e.g. generalize's ``suppressed_as``
+    nullable: bool = False
 
     @property
     def required(self) -> bool:
@@ -87,10 +89,12 @@ class Operation:
     #: the option naming numeric input columns (a CSV column of text there is refused by the CLI)
     numeric: str | None = None
     aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: the ``df.sdc`` method that returns the released frame, when not the operation's name
+    method_name: str | None = None
 
     @property
     def method(self) -> str:
-        return self.name
+        return self.method_name or self.name
 
     def option(self, name: str) -> Option:
         for o in self.options:
@@ -372,8 +376,35 @@ def _measures() -> dict[str, Operation]:
     return {"risk": risk, "loss_report": loss}
 
 
+def _generalization() -> dict[str, Operation]:
+    from .generalize.criteria import L_KINDS, T_DISTANCES
+    from .generalize.metrics import METRICS
+    from .generalize.release import generalize
+
+    op = _declare("generalize", generalize, "ARX's optimal full-domain generalisation with hierarchies under k-anonymity, "
+                  "l-diversity, t-closeness and a suppression limit", {
+        "hierarchies": _spec("json", "{column: ARX hierarchy CSV path | {rule: intervals/masking/dates, ...}} (JSON), "
+                             "or COLUMN=PATH pairs"),
+        "k": _spec("int", "every released class holds at least k records", low=1),
+        "suppression_limit": _spec("float", "largest share of records suppressed", low=0, high=1),
+        "metric": _spec("choice", "ARX's information-loss metric minimised", choices=METRICS),
+        "sensitive": _spec("column", "sensitive column of l-diversity / t-closeness", role="sensitive"),
+        "l_diversity": _spec("float", "l of l-diversity on the sensitive column", low=1),
+        "t_closeness": _spec("float", "t of t-closeness on the sensitive column", low=0, high=1),
+        "on": _spec("columns", "quasi-identifiers (default: every hierarchy's column but the sensitive one)",
+                    role="keys"),
+        "l_kind": _spec("choice", "kind of l-diversity (ARX's criteria)", choices=L_KINDS),
+        "c": _spec("float", "c of recursive (c, l)-diversity", low=0),
+        "t_distance": _spec("choice", "ground distance of t-closeness (hierarchical: the sensitive column's hierarchy)",
+                            choices=T_DISTANCES),
+        "suppressed_as": _spec("str", "value of a suppressed record's quasi-identifiers (null: a JSON recipe's "
+                               "null)", nullable=True),
+    }, command="generalize", method_name="generalize_release")
+    return {"generalize": op}
+
+
 def _all() -> dict[str, Operation]:
-    return {**_masking(), **_microaggregation(), **_measures()}
+    return {**_masking(), **_microaggregation(), **_measures(), **_generalization()}
 
 
 class _Table(dict):  # type: ignore[type-arg]

@@ -767,10 +767,71 @@ def naive_household_repair(X, labels, units, k):
 
 # -- full-domain generalisation (ARX) ---------------------------------------------------------
 
+def reference_hierarchical_emd(p, q, sensitive_hierarchy):
+    """The earth mover's distance between distributions ``p`` and ``q`` ({value: share}) with
+    the hierarchical ground distance of Li, Li & Venkatasubramanian 2007 (the level of the two
+    values' lowest common ancestor / the hierarchy's height), solved as a transport linear
+    program (scipy ``linprog``), not by the bottom-up formula the search uses."""
+    import numpy as np
+    from scipy.optimize import linprog
+
+    levels = sensitive_hierarchy
+    H = len(levels) - 1
+    row = {v: i for i, v in enumerate(levels[0])}
+    vals = sorted(set(p) | set(q))
+
+    def dist(u, v):
+        for j in range(H + 1):
+            if levels[j][row[u]] == levels[j][row[v]]:
+                return j / H
+        return 1.0
+
+    m = len(vals)
+    cost = np.array([[dist(u, v) for v in vals] for u in vals]).ravel()
+    A, b = [], []
+    for i, u in enumerate(vals):  # mass leaving u is p_u
+        a = np.zeros((m, m)); a[i, :] = 1; A.append(a.ravel()); b.append(p.get(u, 0.0))
+    for j, v in enumerate(vals):  # mass arriving at v is q_v
+        a = np.zeros((m, m)); a[:, j] = 1; A.append(a.ravel()); b.append(q.get(v, 0.0))
+    res = linprog(cost, A_eq=np.array(A), b_eq=np.array(b), bounds=(0, None), method="highs")
+    return float(res.fun)
+
+
+def reference_l_diverse(counts, l, kind, c=None):
+    """ARX's l-diversity of one class from its sensitive value counts, by the definitions
+    (Machanavajjhala et al. 2007): distinct, entropy (Shannon: exp(H) >= l; Grassberger's
+    estimator G), recursive (c, l)."""
+    import math
+
+    vals = sorted(counts.values(), reverse=True)
+    n = sum(vals)
+    if len(vals) < math.ceil(l):
+        return False
+    if kind == "distinct":
+        return True
+    if kind in ("entropy", "entropy_grassberger"):
+        if kind == "entropy":
+            psi = math.log
+        else:
+            def psi(x):  # G_1 = -gamma - ln 2, G_2m = G_2m+1 = G_1 + sum_{i<=m} 2/(2i-1); ARX's expansion above 100
+                if x > 100:
+                    x -= x % 2
+                    mm = 1.0 / ((x // 2) ** 2)
+                    return math.log(x) + mm * (1 / 24 - mm * (7 / 960 - mm * 31 / 8064))
+                g = -0.5772156649015329 - math.log(2)
+                for i in range(1, x // 2 + 1):
+                    g += 2 / (2 * i - 1)
+                return g
+        return sum(v * psi(v) for v in vals) <= n * (psi(n) - math.log(l))
+    return vals[0] < c * sum(vals[int(l) - 1:])
+
+
 def reference_generalization_lattice(records, hierarchies, k, max_outliers, metric, sensitive=None,
-                                     l_div=None, t_close=None):
+                                     l_div=None, t_close=None, l_kind="distinct", c=None,
+                                     sensitive_hierarchy=None):
     """Every transformation of a small problem, evaluated record by record with ARX 3.9.2's
-    definitions (criteria/KAnonymity, DistinctLDiversity, EqualDistanceTCloseness;
+    definitions (criteria/KAnonymity, DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity,
+    EqualDistanceTCloseness, HierarchicalDistanceTCloseness (by a transport LP);
     metric/v2/MetricMDNMLoss, MetricSDNMDiscernability, MetricSDDiscernability,
     MetricMDNUNMEntropy, MetricMDNUEntropy, MetricMDNMPrecision, MetricMDPrecision, default
     weights and gs-factor): ``records`` is a list of tuples of level-0 values (strings),
@@ -780,6 +841,7 @@ def reference_generalization_lattice(records, hierarchies, k, max_outliers, metr
     import itertools
     import math
 
+    c_recursive = c  # `c` is a column index below
     n = len(records)
     d = len(hierarchies)
     index = [{v: i for i, v in enumerate(h[0])} for h in hierarchies]
@@ -797,12 +859,18 @@ def reference_generalization_lattice(records, hierarchies, k, max_outliers, metr
         for g, members in classes.items():
             fails = len(members) < k
             if l_div is not None:
-                fails |= len({sensitive[i] for i in members}) < l_div
+                counts = {}
+                for i in members:
+                    counts[sensitive[i]] = counts.get(sensitive[i], 0) + 1
+                fails |= not reference_l_diverse(counts, l_div, l_kind, c_recursive)
             if t_close is not None:
                 p = {}
                 for i in members:
                     p[sensitive[i]] = p.get(sensitive[i], 0) + 1 / len(members)
-                emd = 0.5 * sum(abs(q[v] - p.get(v, 0.0)) for v in q)
+                if sensitive_hierarchy is not None:
+                    emd = reference_hierarchical_emd(p, q, sensitive_hierarchy)
+                else:
+                    emd = 0.5 * sum(abs(q[v] - p.get(v, 0.0)) for v in q)
                 fails |= emd > t_close + 1e-12
             if fails:
                 bad.add(g)

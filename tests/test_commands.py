@@ -105,6 +105,10 @@ CASES = [
                                     weights={"income": 2.0, "wealth": 1.0})),
     ("microaggregate", ["--k", "4", "--on", "age,job", "--no-standardize", "--integers", "float", "--group-column", "g"],
      lambda d: d.sdc.microaggregate(4, ["age", "job"], standardize=False, integers="float", group_column="g")),
+    ("generalize", ["--hierarchies", '{"age": {"rule": "intervals", "widths": [10, 20], "start": 0}, '
+                    '"sex": {"f": ["*"], "m": ["*"]}}', "--k", "5", "--suppression-limit", "0.02", "--on", "age,sex"],
+     lambda d: d.sdc.generalize_release({"age": {"rule": "intervals", "widths": [10, 20], "start": 0},
+                                         "sex": {"f": ["*"], "m": ["*"]}}, k=5, suppression_limit=0.02, on=["age", "sex"])),
 ]
 
 

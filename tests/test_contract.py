@@ -81,6 +81,9 @@ CALLS = {
     # generalisation (ARX)
     "generalize": lambda ns: ns.generalize({"c": {"a": ["*"], "b": ["*"], "c": ["*"]},
                                             "s": {"N": ["*"], "S": ["*"]}}, k=3, suppression_limit=0.1),
+    "generalize_release": lambda ns: ns.generalize_release({"c": {"a": ["ab", "*"], "b": ["ab", "*"], "c": ["c", "*"]},
+                                                            "g": {"rule": "intervals", "widths": [8, 64]}}, k=3,
+                                                           suppression_limit=0.1),
 }
 
 

@@ -72,6 +72,15 @@ class Hierarchy:
         return pl.DataFrame({f"level_{j}": list(col) for j, col in enumerate(self.levels)}, schema={
             f"level_{j}": pl.String for j in range(len(self.levels))})
 
+    def to_recipe_value(self) -> dict[str, list[str]]:
+        """The hierarchy as a recipe writes it: ``{value: [level-1 label, ...]}`` (read back by
+        :meth:`from_mapping`).
+
+        >>> Hierarchy([["a", "b"], ["*", "*"]]).to_recipe_value()
+        {'a': ['*'], 'b': ['*']}
+        """
+        return {v: [self.levels[j][i] for j in range(1, len(self.levels))] for i, v in enumerate(self.levels[0])}
+
     def __repr__(self) -> str:
         shown = ", ".join(" -> ".join(col[i] for col in self.levels) for i in range(min(2, self.n_values)))
         more = ", ..." if self.n_values > 2 else ""
@@ -254,15 +263,55 @@ def _validate(h: Hierarchy) -> None:
                                f"label {prev[0]!r}")
 
 
-def as_hierarchy(h: object, column: str) -> Hierarchy:
-    """A :class:`Hierarchy`, a path to an ARX CSV, a mapping or a table (list of levels)."""
+#: the rules a hierarchy can be built by from a column's values (``{"rule": name, **options}``)
+RULES = ("intervals", "masking", "dates")
+
+
+def as_hierarchy(h: object, column: str, values: Iterable[object] | None = None) -> Hierarchy:
+    """A :class:`Hierarchy`, a path to an ARX CSV, a mapping ``{value: [labels]}``, a table
+    (DataFrame of levels), or a rule ``{"rule": "intervals" | "masking" | "dates", **options}``
+    built from the column's ``values`` (a recipe's or the CLI's way to give one).
+
+    >>> as_hierarchy({"rule": "intervals", "widths": [10], "start": 0}, "age", [23, 37]).labels(1)
+    ['20-29', '30-39']
+    """
     if isinstance(h, Hierarchy):
         return h
     if isinstance(h, (str, Path)):
         return Hierarchy.read_csv(h, name=column)
+    if isinstance(h, Mapping) and isinstance(h.get("rule"), str):
+        options = {k: v for k, v in h.items() if k != "rule"}
+        rule = h["rule"]
+        if rule not in RULES:
+            raise SDCError(f"column {column!r}: hierarchy rule {rule!r} is not one of {', '.join(RULES)}")
+        if values is None:
+            raise SDCError(f"column {column!r}: a hierarchy rule needs the column's values")
+        builder = getattr(Hierarchy, rule)
+        try:
+            return builder(values, name=column, **options)
+        except TypeError as exc:
+            raise SDCError(f"column {column!r}: hierarchy rule {rule!r}: {exc}") from None
     if isinstance(h, Mapping):
         return Hierarchy.from_mapping(h, name=column)
     if isinstance(h, pl.DataFrame):
         return Hierarchy([h.get_column(c).to_list() for c in h.columns], name=column)
-    raise SDCError(f"column {column!r}: hierarchy must be a Hierarchy, a CSV path, a mapping or a "
-                   f"DataFrame of levels; got {type(h).__name__}")
+    raise SDCError(f"column {column!r}: hierarchy must be a Hierarchy, a CSV path, a mapping, a rule "
+                   f"{{'rule': ...}} or a DataFrame of levels; got {type(h).__name__}")
+
+
+def hierarchy_mapping(hierarchies: object) -> Mapping[str, object]:
+    """``hierarchies`` as a mapping {column: hierarchy}; also from the CLI's ``COLUMN=PATH``
+    texts (a list of them, or one comma-separated text)."""
+    if isinstance(hierarchies, str):
+        hierarchies = [p for p in hierarchies.split(",") if p.strip()]
+    if isinstance(hierarchies, (list, tuple)) and all(isinstance(x, str) for x in hierarchies):
+        out: dict[str, object] = {}
+        for item in hierarchies:
+            col, sep, path = item.partition("=")
+            if not sep or not col.strip() or not path.strip():
+                raise SDCError(f"hierarchies: expected COLUMN=PATH (an ARX hierarchy CSV), got {item!r}")
+            out[col.strip()] = path.strip()
+        hierarchies = out
+    if not isinstance(hierarchies, Mapping) or not hierarchies:
+        raise SDCError("hierarchies must be a non-empty mapping {column: hierarchy}")
+    return hierarchies

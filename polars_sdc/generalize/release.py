@@ -23,8 +23,8 @@ from .._errors import SDCError
 from .._columns import resolve_columns
 from .._typing import ColumnSpec
 from .._validation import check_int, check_real
-from .criteria import Models
-from .hierarchy import Hierarchy, as_hierarchy
+from .criteria import L_KINDS, T_DISTANCES, HierarchyTree, Models
+from .hierarchy import Hierarchy, as_hierarchy, hierarchy_mapping
 from .lattice.search import Problem, SearchResult, search
 from .metrics import METRICS, ColumnTables, Metric
 
@@ -78,13 +78,7 @@ def _codes(df: pl.DataFrame, col: str, h: Hierarchy) -> np.ndarray:
     if s.null_count():
         raise SDCError(f"column {col!r}: {s.null_count()} null value(s); give them a value that the "
                        "hierarchy covers")
-    if s.dtype == pl.Boolean:
-        s = s.cast(pl.String).str.to_lowercase()
-    elif s.dtype.is_float():
-        if not s.is_finite().all() or not (s == s.round(0)).all():
-            raise SDCError(f"column {col!r}: float values must be whole numbers to match a hierarchy")
-        s = s.cast(pl.Int64)
-    s = s.cast(pl.String)
+    s = _as_labels(s, col)
     idx = {v: i for i, v in enumerate(h.values)}
     mapped = s.replace_strict(list(idx), list(idx.values()), default=None, return_dtype=pl.Int32)
     if mapped.null_count():
@@ -92,6 +86,31 @@ def _codes(df: pl.DataFrame, col: str, h: Hierarchy) -> np.ndarray:
         raise SDCError(f"column {col!r}: value {bad[0]!r} is not in its hierarchy"
                        + (f" ({bad.len()} values are not)" if bad.len() > 1 else ""))
     return mapped.to_numpy()
+
+
+def _values(df: pl.DataFrame, col: str) -> list[object] | None:
+    """The distinct non-null values of a column (what a hierarchy rule is built from)."""
+    if col not in df.columns:
+        return None
+    return df.get_column(col).drop_nulls().unique(maintain_order=True).to_list()
+
+
+def _as_labels(s: pl.Series, col: str) -> pl.Series:
+    """A column's values as the strings a hierarchy lists (Boolean lower case, whole floats as
+    integers, dates ISO, datetimes at midnight as their date)."""
+    if s.dtype == pl.Boolean:
+        return s.cast(pl.String).str.to_lowercase()
+    if s.dtype.is_float():
+        if not s.is_finite().all() or not (s == s.round(0)).all():
+            raise SDCError(f"column {col!r}: float values must be whole numbers to match a hierarchy")
+        return s.cast(pl.Int64).cast(pl.String)
+    if isinstance(s.dtype, pl.Datetime):
+        d = s.dt.date()
+        if not (s.dt.truncate("1d") == s).all():
+            raise SDCError(f"column {col!r}: datetimes with a time of day; a date hierarchy lists days "
+                           "(truncate them with .dt.truncate('1d') or give a hierarchy of their strings)")
+        return d.cast(pl.String)
+    return s.cast(pl.String)
 
 
 def _tables(hs: list[Hierarchy], codes: np.ndarray, n: int) -> ColumnTables:
@@ -148,6 +167,28 @@ def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str
     return Problem(T=T, w=w, s=s, q=q, tables=tables, n=n), tup, codes
 
 
+def _sensitive_tree(df: pl.DataFrame, sensitive: str, h: Hierarchy, problem: Problem) -> HierarchyTree:
+    """The sensitive column's hierarchy as the tree of hierarchical t-closeness, indexed by the
+    sensitive codes of :func:`prepare` (dense ranks, 0 kept for null)."""
+    sv = df.get_column(sensitive)
+    if sv.null_count():
+        raise SDCError(f"column {sensitive!r}: {sv.null_count()} null value(s); hierarchical t-closeness needs "
+                       "every sensitive value in its hierarchy")
+    pairs = pl.DataFrame({"code": sv.rank("dense").cast(pl.Int64), "value": _as_labels(sv, sensitive)}).unique("code")
+    row_of = {v: i for i, v in enumerate(h.values)}
+    S = problem.q.size
+    leaf = np.zeros(S, dtype=np.int64)
+    for code, value in pairs.iter_rows():
+        if value not in row_of:
+            raise SDCError(f"column {sensitive!r}: value {value!r} is not in its hierarchy")
+        leaf[code] = row_of[value]
+    ids = []
+    for j in range(h.height + 1):
+        seen: dict[str, int] = {}
+        ids.append(np.array([seen.setdefault(v, len(seen)) for v in h.levels[j]], dtype=np.int64))
+    return HierarchyTree.build(ids, leaf, np.rint(problem.q * problem.n))
+
+
 def _lattice_frame(on: list[str], res: SearchResult) -> pl.DataFrame:
     L = res.nodes
     checked = np.zeros(L.shape[0], dtype=bool)
@@ -169,19 +210,32 @@ def generalize(
     suppression_limit: float = 0.0,
     metric: str = "loss",
     sensitive: str | None = None,
-    l_diversity: int | None = None,
+    l_diversity: float | None = None,
     t_closeness: float | None = None,
     on: ColumnSpec = None,
+    l_kind: str = "distinct",
+    c: float | None = None,
+    t_distance: str = "equal",
+    suppressed_as: str | None = SUPPRESSED,
 ) -> GeneralizationResult:
     """The optimal full-domain generalisation of the quasi-identifiers (the keys of
     ``hierarchies``, each a :class:`Hierarchy`, an ARX hierarchy CSV path or a mapping) that
-    satisfies k-anonymity (and distinct ``l_diversity`` / ``t_closeness`` with equal ground
-    distance on ``sensitive``) with at most ``floor(suppression_limit * n)`` records suppressed,
+    satisfies k-anonymity (and ``l_diversity`` / ``t_closeness`` on ``sensitive``) with at most
+    ``floor(suppression_limit * n)`` records suppressed,
     minimising ARX's ``metric`` (``"loss"``: ARX ``createLossMetric()``; ``"discernibility"``,
     ``"discernibility_star"``, ``"entropy"`` (non-uniform entropy), ``"entropy_monotone"``,
     ``"precision"``, ``"precision_monotone"``; see :mod:`polars_sdc.generalize.metrics`).
     ``on`` selects the quasi-identifiers among the hierarchies' columns (default: all of them
     but ``sensitive``, as ARX's tests set up Adult).
+
+    ``l_kind``: ``"distinct"`` (ARX ``DistinctLDiversity``), ``"entropy"``
+    (``EntropyLDiversity``, Shannon), ``"entropy_grassberger"`` (its Grassberger estimator) or
+    ``"recursive"`` (``RecursiveCLDiversity`` with ``c``); ``t_distance``: ``"equal"``
+    (``EqualDistanceTCloseness``) or ``"hierarchical"`` (``HierarchicalDistanceTCloseness``
+    with the sensitive column's hierarchy, ``hierarchies[sensitive]``); definitions in
+    :mod:`polars_sdc.generalize.criteria`. ``suppressed_as``: what suppressed records'
+    quasi-identifiers become, ``"*"`` (ARX's output) or None (null, as sdcMicro's local
+    suppression); the risk measures read either as a record whose every key is missing.
 
     >>> import polars as pl
     >>> from polars_sdc.generalize import Hierarchy
@@ -194,8 +248,8 @@ def generalize(
     >>> r.frame.rows()[:2]
     [('130**', '20-39'), ('130**', '20-39')]
     """
-    if not isinstance(hierarchies, Mapping) or not hierarchies:
-        raise SDCError("hierarchies must be a non-empty mapping {column: hierarchy}")
+    c_recursive = c
+    hierarchies = hierarchy_mapping(hierarchies)
     if on is None:
         on = [c for c in hierarchies if c != sensitive]
     else:
@@ -208,7 +262,7 @@ def generalize(
             raise SDCError(f"column {c!r}: not in the frame (columns: {', '.join(df.columns)})")
     if not on:
         raise SDCError("no quasi-identifier left (every hierarchy's column is the sensitive one)")
-    hs = [as_hierarchy(hierarchies[c], c) for c in on]
+    hs = [as_hierarchy(hierarchies[c], c, _values(df, c)) for c in on]
     k = check_int(k, "k", minimum=1)
     limit = check_real(suppression_limit, "suppression_limit", minimum=0.0, maximum=1.0)
     if metric not in METRICS:
@@ -220,15 +274,39 @@ def generalize(
             raise SDCError(f"column {sensitive!r}: not in the frame")
         if sensitive in on:
             raise SDCError(f"column {sensitive!r}: is both a quasi-identifier and the sensitive column")
+    if l_kind not in L_KINDS:
+        raise SDCError(f"l_kind must be one of {', '.join(L_KINDS)}; got {l_kind!r}")
+    if t_distance not in T_DISTANCES:
+        raise SDCError(f"t_distance must be one of {', '.join(T_DISTANCES)}; got {t_distance!r}")
     if l_diversity is not None:
-        l_diversity = check_int(l_diversity, "l_diversity", minimum=1)
+        if l_kind in ("entropy", "entropy_grassberger"):
+            l_diversity = check_real(l_diversity, "l_diversity", minimum=1.0)
+        else:
+            l_diversity = check_int(l_diversity, "l_diversity", minimum=1)
+    c = c_recursive
+    if l_kind == "recursive" and l_diversity is not None:
+        if c is None:
+            raise SDCError("l_kind='recursive' needs c (recursive (c, l)-diversity: r_1 < c (r_l + ... + r_m))")
+        c = check_real(c, "c", minimum=0.0, low_open=True)
+    elif c is not None:
+        raise SDCError("c is the parameter of recursive (c, l)-diversity; give l_kind='recursive' and l_diversity")
     if t_closeness is not None:
         t_closeness = check_real(t_closeness, "t_closeness", minimum=0.0, maximum=1.0)
+    if suppressed_as is not None and not isinstance(suppressed_as, str):
+        raise SDCError(f"suppressed_as must be a string (e.g. '*') or None (null); got {suppressed_as!r}")
+    s_hier = None
+    if t_closeness is not None and t_distance == "hierarchical":
+        if sensitive not in hierarchies:
+            raise SDCError(f"t_distance='hierarchical' needs the hierarchy of the sensitive column {sensitive!r} "
+                           "in hierarchies")
+        s_hier = as_hierarchy(hierarchies[sensitive], sensitive, _values(df, sensitive))
     n = df.height
     if n == 0:
         raise SDCError("the frame has no rows")
-    models = Models(k=k, l=l_diversity, t=t_closeness)
-    problem, tup, codes = prepare(df, on, hs, sensitive if models.needs_sensitive else None)
+    problem, tup, codes = prepare(df, on, hs, sensitive if (l_diversity is not None or t_closeness is not None)
+                                  else None)
+    tree = _sensitive_tree(df, sensitive, s_hier, problem) if s_hier is not None else None
+    models = Models(k=k, l=l_diversity, t=t_closeness, l_kind=l_kind, c=c, tree=tree)
     max_out = int(np.floor(limit * n))
     met = Metric(metric, problem.tables)
     res = search(problem, models, met, max_out)
@@ -243,7 +321,7 @@ def generalize(
     idx = pl.Series("_i", np.arange(n))
     exprs = []
     for i, (c, h) in enumerate(zip(on, hs)):
-        labels = pl.Series(c, list(h.levels[levels[c]]) + [SUPPRESSED], dtype=pl.String)
+        labels = pl.Series(c, list(h.levels[levels[c]]) + [suppressed_as], dtype=pl.String)
         row = np.where(out_rec, h.n_values, codes[:, i])
         exprs.append(labels.gather(pl.Series(row, dtype=pl.UInt32)).alias(c))
     del idx, out_s
@@ -252,3 +330,28 @@ def generalize(
                                 suppressed=int(cls.n_out), max_suppressed=max_out,
                                 checked=int(res.checked.size), ties=tuple(res.ties), lattice=lattice,
                                 outliers=pl.Series("suppressed", out_rec, dtype=pl.Boolean))
+
+
+def release_schema(schema: pl.Schema, hierarchies: Any, sensitive: str | None = None, on: ColumnSpec = None) -> pl.Schema:
+    """The schema of :func:`generalize_frame`'s release: the quasi-identifiers become String."""
+    hierarchies = hierarchy_mapping(hierarchies)
+    if on is None:
+        cols = [c for c in hierarchies if c != sensitive]
+    else:
+        cols = resolve_columns(schema, on, kind="any", what="quasi-identifier", default="error")
+    for c in cols:
+        if c not in schema:
+            raise SDCError(f"column {c!r}: not in the frame (columns: {', '.join(schema)})")
+    return pl.Schema({c: (pl.String if c in cols else t) for c, t in schema.items()})
+
+
+def generalize_frame(df: pl.DataFrame, hierarchies: Any, **options: Any) -> pl.DataFrame:
+    """The released frame of :func:`generalize` (its ``frame``): the step of a problem, a
+    recipe and ``polars-sdc generalize``.
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"age": [21, 23, 25, 38]})
+    >>> generalize_frame(df, {"age": {"rule": "intervals", "widths": [10, 20], "start": 0}}, k=2)["age"].to_list()
+    ['20-39', '20-39', '20-39', '20-39']
+    """
+    return generalize(df, hierarchies, **options).frame

@@ -135,3 +135,46 @@ def raise_bound(L, lv, bound, value):
                 break
         if ok:
             bound[i] = value
+
+
+@njit(cache=True)
+def hierarchical_emd_kernel(counts, sizes, table_counts, leaf, parent, n_labels, height):
+    """The hierarchical-distance EMD of each class (ARX ``HierarchicalDistanceTCloseness``):
+    ``counts`` (classes, sensitive codes), ``leaf[v]`` the level-0 label of code v,
+    ``parent[j - 1, a]`` the level-j label of level-(j-1) label a, ``n_labels[j]`` the labels
+    of level j. Node costs are added level by level, node by node, as ARX adds them."""
+    C, S = counts.shape
+    P = 0.0
+    for v in range(S):
+        P += table_counts[v]
+    width = 0
+    for j in range(n_labels.shape[0]):
+        width = max(width, n_labels[j])
+    out = np.empty(C)
+    extra = np.empty(width)
+    pos = np.empty(width)
+    neg = np.empty(width)
+    for i in range(C):
+        Q = sizes[i]
+        for a in range(n_labels[0]):
+            extra[a] = 0.0
+        for v in range(S):
+            extra[leaf[v]] += table_counts[v] * Q - counts[i, v] * P
+        cost = 0.0
+        for j in range(1, n_labels.shape[0]):
+            for b in range(n_labels[j]):
+                pos[b] = 0.0
+                neg[b] = 0.0
+            for a in range(n_labels[j - 1]):
+                e = extra[a]
+                b = parent[j - 1, a]
+                if e > 0:
+                    pos[b] += e
+                else:
+                    neg[b] -= e
+            level = j / height
+            for b in range(n_labels[j]):
+                cost += level * min(pos[b], neg[b])
+                extra[b] = pos[b] - neg[b]
+        out[i] = cost / (P * Q)
+    return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._typing import ColumnSpec
 from ._base import F, FrameOps
@@ -22,9 +22,13 @@ class GeneralizeMethods(FrameOps[F]):
         suppression_limit: float = 0.0,
         metric: str = "loss",
         sensitive: str | None = None,
-        l_diversity: int | None = None,
+        l_diversity: float | None = None,
         t_closeness: float | None = None,
         on: ColumnSpec = None,
+        l_kind: Literal["distinct", "entropy", "entropy_grassberger", "recursive"] = "distinct",
+        c: float | None = None,
+        t_distance: Literal["equal", "hierarchical"] = "equal",
+        suppressed_as: str | None = "*",
     ) -> GeneralizationResult:
         """The optimal full-domain generalisation of the quasi-identifiers under k-anonymity,
         distinct l-diversity and t-closeness with a suppression limit, by ARX 3.9.2's metrics
@@ -54,6 +58,17 @@ class GeneralizeMethods(FrameOps[F]):
         on
             The quasi-identifiers among the hierarchies' columns (default: all of them but
             ``sensitive``).
+        l_kind
+            The l-diversity: ``"distinct"`` (ARX ``DistinctLDiversity``), ``"entropy"``
+            (``EntropyLDiversity``, Shannon), ``"entropy_grassberger"`` or ``"recursive"``
+            (``RecursiveCLDiversity`` with ``c``).
+        c
+            The ``c`` of recursive (c, l)-diversity.
+        t_distance
+            ``"equal"`` (``EqualDistanceTCloseness``) or ``"hierarchical"``
+            (``HierarchicalDistanceTCloseness`` with ``hierarchies[sensitive]``).
+        suppressed_as
+            What suppressed records' quasi-identifiers become: ``"*"`` (ARX) or None (null).
 
         Returns
         -------
@@ -70,7 +85,54 @@ class GeneralizeMethods(FrameOps[F]):
         >>> r.transformation, r.suppressed, round(r.loss, 6)
         ([1, 0, 1, 1, 3, 2, 2, 0, 1], 906, 255559.854557)
         """
+        options = _options(locals())
         from ..generalize.release import generalize
 
-        return generalize(self._collected(), hierarchies, k=k, suppression_limit=suppression_limit, metric=metric,
-                          sensitive=sensitive, l_diversity=l_diversity, t_closeness=t_closeness, on=on)
+        return generalize(self._collected(), hierarchies, **options)
+
+    def generalize_release(
+        self,
+        hierarchies: Mapping[str, Any],
+        k: int = 2,
+        suppression_limit: float = 0.0,
+        metric: str = "loss",
+        sensitive: str | None = None,
+        l_diversity: float | None = None,
+        t_closeness: float | None = None,
+        on: ColumnSpec = None,
+        l_kind: Literal["distinct", "entropy", "entropy_grassberger", "recursive"] = "distinct",
+        c: float | None = None,
+        t_distance: Literal["equal", "hierarchical"] = "equal",
+        suppressed_as: str | None = "*",
+    ) -> F:
+        """The released frame of :meth:`generalize` alone (the ``generalize`` step of a problem,
+        a recipe and ``polars-sdc generalize``): a DataFrame, or a LazyFrame that stays lazy
+        (one whole-frame step; the quasi-identifiers become String).
+
+        Parameters
+        ----------
+        hierarchies, k, suppression_limit, metric, sensitive, l_diversity, t_closeness, on, l_kind, c, t_distance, suppressed_as
+            As in :meth:`generalize`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The released frame.
+
+        Examples
+        --------
+        >>> import polars as pl, polars_sdc
+        >>> lf = pl.LazyFrame({"age": [21, 23, 25, 38]})
+        >>> lf.sdc.generalize_release({"age": {"rule": "intervals", "widths": [10, 20], "start": 0}}, k=2).collect()["age"].to_list()
+        ['20-39', '20-39', '20-39', '20-39']
+        """
+        from ..generalize.release import generalize_frame, release_schema
+
+        options = _options(locals())
+        schema = release_schema(self._schema(), hierarchies, sensitive, on)
+        return self._frame_op(lambda df: generalize_frame(df, hierarchies, **options), schema)
+
+
+def _options(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of a method call to pass on (all but ``self`` and ``hierarchies``)."""
+    return {n: v for n, v in arguments.items() if n not in ("self", "hierarchies")}

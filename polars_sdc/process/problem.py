@@ -281,6 +281,28 @@ class Problem:
             self._cache["l_diversity"] = float(out.get_column("l_diversity").min())
         return self._cache["l_diversity"]
 
+    def generalization(self) -> Any:
+        """The :class:`~polars_sdc.generalize.GeneralizationResult` of the last ``generalize``
+        step (chosen levels, records suppressed, metric value, the lattice), computed on that
+        step's input with its arguments (the same search, so the same release); None without
+        such a step. Cached.
+
+        >>> import polars as pl, polars_sdc
+        >>> p = pl.DataFrame({"age": [21, 23, 25, 38]}).sdc.problem(keys="age")
+        >>> p.generalize(hierarchies={"age": {"rule": "intervals", "widths": [10, 20], "start": 0}}, k=2).generalization().levels
+        {'age': 2}
+        """
+        node: Problem | None = self
+        while node is not None and (node._step is None or node._step.operation != "generalize"):
+            node = node._parent
+        if node is None or node._parent is None:
+            return None
+        if "generalization" not in node._cache:
+            from ..generalize.release import generalize
+
+            node._cache["generalization"] = generalize(node._parent.data(), **node._step.arguments)
+        return node._cache["generalization"]
+
     def _root(self) -> Problem:
         node = self
         while node._parent is not None:
@@ -353,7 +375,8 @@ class Problem:
         :class:`~polars_sdc.risk.report.RiskReport`) built from the problem: the original against
         the release, ``on``/``numeric``/``weight``/``household``/``sensitive`` from the roles, the
         PRAM variables as further categorical columns, ``steps=`` this log and ``k`` the k of the
-        last ``suppress`` step (3 without one); ``options`` go to :func:`~polars_sdc.report`
+        last ``suppress`` or ``generalize`` step (3 without one), and after a ``generalize`` step
+        its :meth:`generalization` (levels, records suppressed, metric); ``options`` go to :func:`~polars_sdc.report`
         (``threshold=``, ``title=``, ``k=``, ...). ``print()`` it, show it in a notebook, or
         ``.save("signoff.html")``.
 
@@ -367,11 +390,15 @@ class Problem:
         r = self._roles
         if not r.keys:
             raise SDCError("sign_off: no keys role declared (the report measures the risk on the keys)")
-        k = next((s.options.get("k") for s in reversed(self.steps) if s.operation == "suppress"), None)
+        k = next((s.arguments.get("k", 2) for s in reversed(self.steps) if s.operation in ("suppress", "generalize")),
+                 None)
         arguments: dict[str, Any] = {
             "on": list(r.keys), "numeric": list(r.numeric) or None, "weight": r.weight, "household": r.household,
             "sensitive": r.sensitive, "categorical": [c for c in r.pram if c not in r.keys] or None,
             "steps": self.log, "k": 3 if k is None else k, "title": "Release sign-off"}
+        gen = self.generalization()
+        if gen is not None:
+            arguments["generalization"] = gen
         arguments.update(options)
         return report(self.original(), self.release(), **arguments)
 
@@ -549,4 +576,6 @@ def _plain(value: Any) -> Any:
         return value.item()
     if isinstance(value, pl.Expr):
         return str(value)
+    if hasattr(value, "to_recipe_value"):  # a generalisation Hierarchy: {value: [labels]}
+        return _plain(value.to_recipe_value())
     return value

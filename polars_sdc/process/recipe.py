@@ -23,7 +23,7 @@ is known, still before any data is read.
 >>> r = read_recipe('[roles]\\nkeys = ["a"]\\n\\n[[steps]]\\noperation = "suppres"\\nk = 2\\n')
 Traceback (most recent call last):
 ...
-polars_sdc._errors.SDCError: recipe line 5: unknown operation 'suppres'; did you mean 'suppress'? (steps: suppress, suppress_risky, pram, rank_swap, add_noise, laplace, recode, recode_intervals, top_bottom_code, swap_records, microaggregate)
+polars_sdc._errors.SDCError: recipe line 5: unknown operation 'suppres'; did you mean 'suppress'? (steps: suppress, suppress_risky, pram, rank_swap, add_noise, laplace, recode, recode_intervals, top_bottom_code, swap_records, microaggregate, generalize)
 """
 from __future__ import annotations
 
@@ -200,7 +200,7 @@ def _number(v: Any) -> bool:
 def _check_value(option: Any, value: Any, where: str) -> None:
     """A recipe value of the option's kind (ranges are checked by the operation itself)."""
     kind = option.kind
-    if value is None and option.default is None:
+    if value is None and (option.default is None or option.nullable):
         return
     ok = {
         "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
@@ -241,6 +241,8 @@ def _toml_value(value: Any, where: str) -> str:
         value = value.tolist()
     if isinstance(value, np.generic):
         value = value.item()
+    if hasattr(value, "to_recipe_value"):  # a generalisation Hierarchy
+        value = value.to_recipe_value()
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):

@@ -21,6 +21,9 @@ Definitions (as sdcMicro 5.8.1 ``freqCalc`` computes them, Templ, Kowarik & Mein
     is missing to every complete record (``A = [2, 3, NA, 2, 1, NA, 1, 2]`` gives
     ``fk = 5 3 8 5 4 8 4 5``); there every missing record is an all-missing one.
 
+  A record whose every key is ``"*"`` (suppressed by full-domain generalisation,
+  :func:`suppressed_as_missing`) counts as a record with every key missing.
+
   :func:`all_missing_is_wildcard` states that last distinction; every user of the rule
   (``frequencies``, ``k_anonymity``, ``risk``, ``suppress``, Spark's ``frequencies``) goes
   through it.
@@ -72,6 +75,43 @@ def all_missing_is_wildcard(n_keys: int) -> bool:
     (True, False)
     """
     return n_keys == 1
+
+
+#: the quasi-identifier value of a record suppressed by full-domain generalisation (ARX's output)
+SUPPRESSED_LABEL = "*"
+
+
+def suppressed_as_missing(df: pl.DataFrame, on: Sequence[str]) -> pl.DataFrame:
+    """``df`` with the keys of every record whose keys are **all** ``"*"`` set to null: a
+    record suppressed by ARX-style generalisation (``df.sdc.generalize``, or ARX's own output)
+    is read as sdcMicro reads a record after local suppression, every key missing (a wildcard
+    that matches every record: its ``fk`` is n and, with two or more keys, it does not raise
+    the frequency of the others). A ``"*"`` in only some keys is a value (a hierarchy's top
+    label, shared by every record at that level). Other frames are returned as they are.
+
+    >>> d = pl.DataFrame({"a": ["x", "x", "*"], "b": ["u", "u", "*"]})
+    >>> suppressed_as_missing(d, ["a", "b"]).rows()
+    [('x', 'u'), ('x', 'u'), (None, None)]
+    """
+    if df.height == 0 or not on:
+        return df
+    tests = []
+    for c in on:
+        dtype = df.schema[c]
+        if dtype == pl.String:
+            tests.append(pl.col(c) == SUPPRESSED_LABEL)
+        elif isinstance(dtype, pl.Enum):
+            if SUPPRESSED_LABEL not in dtype.categories.to_list():
+                return df
+            tests.append(pl.col(c) == SUPPRESSED_LABEL)
+        elif isinstance(dtype, pl.Categorical):
+            tests.append(pl.col(c).cast(pl.String) == SUPPRESSED_LABEL)
+        else:
+            return df
+    mask = df.select(pl.all_horizontal(tests).fill_null(False).alias("_m")).to_series()
+    if not mask.any():
+        return df
+    return df.with_columns(pl.when(mask).then(None).otherwise(pl.col(c)).alias(c) for c in on)
 
 
 def check_alpha(alpha: float) -> float:
@@ -185,6 +225,7 @@ def frequency_groups(
     n = df.height
     if n == 0:
         return None, np.zeros(0), np.zeros(0)
+    df = suppressed_as_missing(df, on)
     floats = [c for c in on if df.schema[c].is_float()]
     has_missing = any(df.get_column(c).null_count() for c in on) or (
         bool(floats) and any(df.select(pl.col(c).is_nan().any().alias(f"_{i}") for i, c in enumerate(floats)).row(0))

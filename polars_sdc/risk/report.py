@@ -850,6 +850,29 @@ def _plot_step_path(path: list[tuple[str, float, float]]):
     return _png(fig)
 
 
+def _generalization_tables(g) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, Any]]:
+    """The levels table, the search table and the verdict's facts of a GeneralizationResult."""
+    lat = g.lattice
+    height = {c: int(lat.get_column(c).max()) for c in g.levels}
+    released = g.frame.filter(~g.outliers)
+    levels = pl.DataFrame({
+        "quasi-identifier": list(g.levels),
+        "level": [int(v) for v in g.levels.values()],
+        "of (hierarchy height)": [height[c] for c in g.levels],
+        "labels released": [int(released.get_column(c).n_unique()) for c in g.levels],
+        "example label": [str(released.get_column(c)[0]) if released.height else "" for c in g.levels],
+    })
+    search = pl.DataFrame({
+        "measure": ["metric", "metric value", "records suppressed", "suppression limit (records)",
+                    "transformations checked", "transformations in the lattice", "tied optima"],
+        "value": [g.metric, _num(g.loss), _num(g.suppressed), _num(g.max_suppressed), _num(g.checked),
+                  _num(lat.height), _num(len(g.ties))],
+    })
+    facts = {"levels": ", ".join(f"{c} {v}" for c, v in g.levels.items()), "metric": g.metric, "loss": g.loss,
+             "suppressed": g.suppressed}
+    return levels, search, facts
+
+
 def _verdict(f: dict[str, Any]) -> str:
     parts = []
     nk = f"{f['keys']} key{'s' if f['keys'] != 1 else ''}"
@@ -877,6 +900,10 @@ def _verdict(f: dict[str, Any]) -> str:
     parts.append(changes)
     if f.get("sse_sst_pct") is not None:
         parts.append(f"numeric SSE/SST {_num(f['sse_sst_pct'])} %")
+    g = f.get("generalization")
+    if g is not None:
+        parts.append(f"generalised to levels {g['levels']} ({g['metric']} {_num(g['loss'])}), "
+                     f"{_num(g['suppressed'])} record{'' if g['suppressed'] == 1 else 's'} suppressed")
     if f.get("l_before") is not None:
         parts.append(f"{f['sensitive']}: l-diversity {_num(f['l_before'])} -> {_num(f['l_after'])}")
     text = "; ".join(parts) + "."
@@ -902,6 +929,7 @@ def report(
     threshold: float = 0.1,
     household: str | None = None,
     categorical: ColumnSpec = None,
+    generalization=None,
 ) -> RiskReport:
     """The release report (module docstring): ``orig`` and ``masked`` hold the same records in
     the same order; ``on`` the keys, ``numeric`` the numeric variables, ``sensitive`` the
@@ -910,7 +938,10 @@ def report(
     ``threshold`` the acceptable individual risk (ARX's record threshold) the risk table judges
     against; ``steps`` a log of the steps applied (:data:`STEP_COLUMNS`); ``method`` and ``ks``
     the microaggregation drawn on the risk–utility map; ``categorical`` further categorical
-    columns (PRAM'd ones, say) whose values and frequency tables are compared like the keys'.
+    columns (PRAM'd ones, say) whose values and frequency tables are compared like the keys';
+    ``generalization`` the :class:`~polars_sdc.generalize.GeneralizationResult` of an ARX-style
+    full-domain generalisation (its levels, records suppressed and metric get a section). Records
+    whose every key is ``"*"`` (suppressed by the generalisation) count as missing keys.
     A problem's :meth:`~polars_sdc.process.Problem.sign_off` is this report built from its roles
     and log.
 
@@ -928,7 +959,7 @@ def report(
 
     from .._validation import check_int
     from .diversity import l_diversity_values, t_closeness_values
-    from .frequencies import check_alpha, key_columns
+    from .frequencies import check_alpha, key_columns, suppressed_as_missing
     from .linkage import interval_disclosure, linkage_risk
     from .measure import measure_risk
 
@@ -985,7 +1016,7 @@ def report(
         "records": o.height, "keys": len(keys), "k": k, "alpha": a,
         "k_before": b["k_anonymity"], "k_after": af["k_anonymity"],
         "violating_after": af[f"records_violating_k{k}"],
-        "missing_keys_after": int(m.select(keys).null_count().sum_horizontal().item()),
+        "missing_keys_after": int(suppressed_as_missing(m, keys).select(keys).null_count().sum_horizontal().item()),
         "expected_before": b["expected_reidentifications"], "expected_after": af["expected_reidentifications"],
         "global_risk_before_pct": 100.0 * b["global_risk"], "global_risk_after_pct": 100.0 * af["global_risk"],
         "suppressed": int(variables.filter(~pl.col("role").is_in(["weight", "household"]))["suppressed"].sum()),
@@ -1056,6 +1087,9 @@ def report(
     cats = keys + extra + ([sensitive] if sensitive is not None else [])
     cat_summary, freq_tables = _categorical_summary(o, m, cats)
 
+    gen_tables = _generalization_tables(generalization) if generalization is not None else None
+    if gen_tables is not None:
+        facts["generalization"] = gen_tables[2]
     verdict = _verdict(facts)
 
     # assemble in reading order
@@ -1063,6 +1097,13 @@ def report(
     if step_log is not None:
         tables_ordered["steps: Steps applied"] = step_log
         intros["steps"] = "The masking steps in the order applied, with their parameters and effects as logged."
+    if gen_tables is not None:
+        tables_ordered["generalization: Full-domain generalisation (ARX)"] = gen_tables[0]
+        tables_ordered["generalization-search: The search"] = gen_tables[1]
+        intros["generalization"] = ("Each quasi-identifier released at one level of its hierarchy (0 = the original "
+                                    "values); the records of classes that still failed the privacy models are "
+                                    "suppressed (every quasi-identifier '*' or missing), counted as missing keys "
+                                    "(wildcards) in the risk below.")
     tables_ordered["variables: Values suppressed and changed, per variable"] = variables
     intros["variables"] = ("Counted record by record, original against release: suppressed = a value that became "
                            "missing; changed = a value released as another value (compared as text when the type changed).")

@@ -34,7 +34,7 @@ import polars as pl
 from .._columns import ColumnSpec
 from .._errors import SDCError
 from .._validation import check_int
-from .frequencies import key_codes, key_columns
+from .frequencies import suppressed_as_missing, key_codes, key_columns
 
 SUDA = "suda"
 DIS = "dis_suda"
@@ -82,6 +82,7 @@ def suda(df: pl.DataFrame, on: ColumnSpec, max_size: int | None = None, dis_frac
     [1.0, 2.0, 1.0, 2.0]
     """
     cols = key_columns(df, on)
+    df = suppressed_as_missing(df, cols)  # a generalised release's suppressed records: every key missing
     M = len(cols)
     max_size = check_suda_args(M, max_size, dis_fraction)
     n = df.height

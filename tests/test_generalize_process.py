@@ -1,0 +1,142 @@
+"""A generalised release in the rest of polars_sdc, end to end on ARX's Adult: the risk measures
+(a record whose every key is "*" is a record with every key missing, sdcMicro's reading of a
+locally suppressed record), the ``generalize`` step of a problem and of a recipe (hierarchies
+as ARX CSV paths or rules), ``polars-sdc generalize`` and ``polars-sdc run``, and the release
+report (levels, records suppressed, metric)."""
+import json
+import math
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import polars_sdc
+from polars_sdc import SDCError, cli, datasets
+
+ON = ["sex", "age", "race", "marital-status", "education"]
+DATA = Path(datasets.__file__).parent
+
+
+@pytest.fixture(scope="module")
+def adult():
+    return datasets.arx_adult()
+
+
+def _hierarchy_paths(tmp_path, hs, cols):
+    out = {}
+    for c in cols:
+        p = tmp_path / f"adult_hierarchy_{c}.csv"
+        p.write_text("\n".join(";".join(r) for r in hs[c].to_frame().rows()) + "\n", encoding="utf-8")
+        out[c] = str(p)
+    return out
+
+
+def test_risk_reads_suppressed_records_as_missing_keys(adult):
+    df, hs = adult
+    r = df.sdc.generalize({c: hs[c] for c in ON}, k=5, suppression_limit=0.01)
+    assert r.suppressed > 0
+    star = r.frame
+    null = df.sdc.generalize({c: hs[c] for c in ON}, k=5, suppression_limit=0.01, suppressed_as=None).frame
+    assert null.filter(r.outliers).select(pl.all_horizontal(pl.col(ON).is_null())).to_series().all()
+    # "*" and null give the same risk: the suppressed records match everybody (fk = n) and do not
+    # raise the frequencies of the kept records (sdcMicro's rule with two or more keys)
+    fk_star = star.sdc.frequencies(ON)["fk"]
+    assert fk_star.equals(null.sdc.frequencies(ON)["fk"])
+    assert (fk_star.filter(r.outliers) == df.height).all()
+    kept_fk = star.filter(~r.outliers).sdc.frequencies(ON)["fk"]
+    assert fk_star.filter(~r.outliers).equals(kept_fk)
+    assert star.sdc.k_anonymity(ON) == null.sdc.k_anonymity(ON) == int(kept_fk.min()) >= 5
+    a, b = star.sdc.risk(ON).as_dict(), null.sdc.risk(ON).as_dict()
+    assert a == b and a["sample_uniques"] == 0 and a["records_with_msu"] == 0
+    # a "*" in only some keys is a value (the top label shared by every record at that level)
+    top = pl.DataFrame({"a": ["*", "*", "*"], "b": ["x", "x", "y"]})
+    assert top.sdc.frequencies(["a", "b"])["fk"].to_list() == [2.0, 2.0, 1.0]
+
+
+def test_generalize_step_of_a_problem_and_its_report(adult):
+    df, hs = adult
+    p = df.sdc.problem(keys=ON, sensitive="occupation")
+    q = p.generalize(hierarchies={c: hs[c] for c in ON}, k=5, suppression_limit=0.01)
+    direct = df.sdc.generalize({c: hs[c] for c in ON}, k=5, suppression_limit=0.01)
+    assert q.release().equals(direct.frame)
+    g = q.generalization()
+    assert g.levels == direct.levels and g.suppressed == direct.suppressed and g.loss == direct.loss
+    log = q.log
+    assert log["k_anonymity"].to_list()[-1] >= 5
+    rep = q.sign_off()
+    levels = rep.table("generalization")
+    assert levels["quasi-identifier"].to_list() == ON
+    assert levels["level"].to_list() == list(direct.levels.values())
+    search = dict(rep.table("generalization-search").rows())
+    assert search["records suppressed"] == str(direct.suppressed) and search["metric"] == "loss"
+    assert f"{direct.suppressed} records suppressed" in rep.verdict and "5-anonymous" in rep.verdict
+    assert "missing values as wildcards" in rep.verdict
+    # the lazy problem gives the same release and report facts
+    lq = df.lazy().sdc.problem(keys=ON).generalize(hierarchies={c: hs[c] for c in ON}, k=5, suppression_limit=0.01)
+    assert isinstance(lq.release(), pl.LazyFrame)
+    assert lq.release().collect().equals(direct.frame)
+    assert lq.generalization().levels == direct.levels
+
+
+def test_recipe_with_csv_paths_and_rules(adult, tmp_path):
+    df, hs = adult
+    paths = _hierarchy_paths(tmp_path, hs, ["sex", "race", "marital-status", "education"])
+    hier = {**paths, "age": {"rule": "intervals", "widths": [5, 10, 20], "start": 0}}
+    q = df.sdc.problem(keys=ON).generalize(hierarchies=hier, k=5, suppression_limit=0.02, metric="precision")
+    text = q.to_recipe()
+    assert 'operation = "generalize"' in text and 'rule = "intervals"' in text
+    again = polars_sdc.run_recipe(text, df.lazy())
+    assert again.release().collect().equals(q.release())
+    # the rule builds the same age hierarchy as ARX's file (its labels are ARX's "35-39" form)
+    ages = df["age"].unique().to_list()
+    built = polars_sdc.generalize.Hierarchy.intervals(ages, widths=(5, 10, 20), start=0)
+    assert built.labels(3)[:3] == [hs["age"].labels(3)[hs["age"].values.index(str(a))] for a in sorted(ages)[:3]]
+    # JSON recipe with a null suppressed_as
+    jtext = q.undo().generalize(hierarchies=hier, k=5, suppression_limit=0.02, suppressed_as=None).to_recipe(format="json")
+    rel = polars_sdc.run_recipe(jtext, df).release()
+    assert rel.select(pl.col(ON).null_count()).row(0)[0] > 0
+    with pytest.raises(SDCError, match="hierarchy rule 'buckets' is not one of"):
+        df.sdc.problem(keys=ON).generalize(hierarchies={**hier, "age": {"rule": "buckets"}})
+
+
+def test_cli_generalize_and_run(adult, tmp_path, capsys):
+    df, hs = adult
+    data = tmp_path / "adult.csv"
+    df.write_csv(data)
+    paths = _hierarchy_paths(tmp_path, hs, ON)
+    out = tmp_path / "out.csv"
+    report = tmp_path / "report.json"
+    pairs = ",".join(f"{c}={p}" for c, p in paths.items())
+    code = cli.main(["generalize", str(data), str(out), "--hierarchies", pairs, "--k", "5",
+                     "--suppression-limit", "0.01", "--on", ",".join(ON), "--report", str(report)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "k-anonymity" in printed
+    direct = df.sdc.generalize({c: hs[c] for c in ON}, k=5, suppression_limit=0.01)
+    released = pl.read_csv(out, infer_schema_length=0)
+    assert released.select(ON).equals(direct.frame.select(ON))
+    rep = json.loads(report.read_text())
+    assert rep["k_anonymity"] >= 5 and rep["parameters"]["k"] == 5 and rep["rows"] == df.height
+    assert rep["levels"] == direct.levels and rep["records_suppressed"] == direct.suppressed
+    assert rep["metric"] == "loss" and rep["metric_value"] == direct.loss
+    assert f"{direct.suppressed} record(s) suppressed" in printed
+    # polars-sdc run with a TOML recipe and a sign-off
+    recipe = tmp_path / "recipe.toml"
+    hier_toml = ", ".join(f'"{c}" = "{p}"' for c, p in paths.items())
+    recipe.write_text(f'version = 1\n\n[roles]\nkeys = {json.dumps(ON)}\n\n[[steps]]\noperation = "generalize"\n'
+                      f'hierarchies = {{ {hier_toml} }}\nk = 5\nsuppression_limit = 0.01\n', encoding="utf-8")
+    out2 = tmp_path / "out2.csv"
+    signoff = tmp_path / "signoff.txt"
+    assert cli.main(["run", str(recipe), str(data), str(out2), "--sign-off", str(signoff)]) == 0
+    assert pl.read_csv(out2, infer_schema_length=0).select(ON).equals(direct.frame.select(ON))
+    text = signoff.read_text()
+    assert "Full-domain generalisation" in text and f"{direct.suppressed} records suppressed" in text
+
+
+def test_cli_generalize_bad_hierarchy_text(adult, tmp_path, capsys):
+    df, _ = adult
+    data = tmp_path / "a.csv"
+    df.head(20).write_csv(data)
+    code = cli.main(["generalize", str(data), str(tmp_path / "o.csv"), "--hierarchies", "age"])
+    assert code != 0
+    assert "COLUMN=PATH" in capsys.readouterr().err
