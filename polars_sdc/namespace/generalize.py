@@ -126,9 +126,9 @@ class GeneralizeMethods(FrameOps[F]):
         >>> lf.sdc.generalize_release({"age": {"rule": "intervals", "widths": [10, 20], "start": 0}}, k=2).collect()["age"].to_list()
         ['20-39', '20-39', '20-39', '20-39']
         """
+        options = _options(locals())
         from ..generalize.release import generalize_frame, release_schema
 
-        options = _options(locals())
         schema = release_schema(self._schema(), hierarchies, sensitive, on)
         return self._frame_op(lambda df: generalize_frame(df, hierarchies, **options), schema)
 
