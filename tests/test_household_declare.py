@@ -197,3 +197,17 @@ def test_cli_and_recipe_take_the_declaration(tmp_path):
 
 def test_household_warning_is_exported():
     assert polars_sdc.HouseholdWarning is HouseholdWarning and issubclass(HouseholdWarning, UserWarning)
+
+
+def test_eusilc_household_incomes_declared_person_level_keep_the_guarantee():
+    """household_columns=[] on EU-SILC's household incomes: the person-level path, which still
+    gives every group >= 3 households and releases no household's income vector unchanged
+    unless >= 3 households share it (issue 24's done-when, on the declared path)."""
+    from tests.test_household_microagg import HH_INCOME, households_in_groups, unchanged_unshared
+
+    df = polars_sdc.datasets.eusilc()
+    out = df.sdc.mdav(3, on=HH_INCOME, household="db030", household_columns=[], group_column="g")
+    assert households_in_groups(out).min() >= 3
+    assert unchanged_unshared(df, out, HH_INCOME, 3, "db030") == 0
+    hh = df.sdc.mdav(3, on=HH_INCOME, household="db030", household_columns=HH_INCOME, group_column="g")
+    assert hh.equals(df.sdc.mdav(3, on=HH_INCOME, household="db030", group_column="g"))

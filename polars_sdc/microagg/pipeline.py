@@ -401,9 +401,13 @@ class MicroaggSpec:
         if hh and person:
             raise SDCError(
                 f"household={self.household!r}: column(s) {', '.join(map(repr, hh))} are household-level "
-                f"(constant within every household) and {', '.join(map(repr, person))} person-level; "
+                f"({'declared' if self.household_columns is not None else 'constant within every household'}) "
+                f"and {', '.join(map(repr, person))} person-level; "
                 "microaggregate them in two calls (household-level columns are aggregated once per household, "
                 "person-level ones per person with >= k households in every group)"
+                + ("" if self.household_columns is not None else
+                   "; a column constant within every household only by accident is person-level if you declare "
+                   "the household-level ones (household_columns=[...], or [] for none)")
             )
         check_by_household_level(df, self.household, list(self.by))  # a household lies in one stratum
         return ("household" if not person else "person"), idx, n

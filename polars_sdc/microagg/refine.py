@@ -258,7 +258,9 @@ def mil_frame(
         hh, person = split_columns(df, household, on, declared, index=index)
         if hh and person:
             raise SDCError(f"household={household!r}: column(s) {', '.join(map(repr, hh))} are household-level and "
-                           f"{', '.join(map(repr, person))} person-level; refine them in two calls")
+                           f"{', '.join(map(repr, person))} person-level; refine them in two calls"
+                           + ("" if declared is not None else " (or declare the household-level ones: "
+                              "household_columns=[...], or [] for none)"))
         if not person:  # household-level: one row per household, the groups broadcast back
             check_household_level(df, household, [group, *by_cols])
             rows = collapse(df, household, list(dict.fromkeys([*on, group, *by_cols])), check=False, index=index)
