@@ -32,14 +32,13 @@ import polars as pl
 from .._columns import ColumnSpec, is_numeric
 from .._errors import SDCError
 from ._common import BLOCK, PART, bad_value_counts, polars_schema, raise_bad, require_pyspark, run_frames
-from .blocking import BlockPlan, assign, partition_labels, plan_blocks
+from .blocking import NULLS, BlockPlan, assign, partition_labels, plan_blocks
 
 #: options of the local ``df.sdc.microaggregate`` that have no Spark counterpart, and why
 LOCAL_ONLY = {
     "merge_small_strata": "the blocks are planned per stratum; a stratum with fewer than k rows is refused",
     "pooled_label": "goes with merge_small_strata",
     "progress": "a Spark job shows its progress in the Spark UI",
-    "merge_small_patterns": "the Spark blocks refuse nulls in `on` (fill them or microaggregate locally)",
 }
 
 
@@ -121,6 +120,9 @@ def microaggregate(
         raise SDCError(f"column {block_column!r}: already in the frame; choose another `block_column` name")
     if household is None:
         frame, units = sdf, sdf
+        if plan is None:    # structural nulls: each null pattern over `on` blocked apart, as a stratum
+            units = frame = sdf.withColumn(NULLS, null_pattern_column(on_cols))
+            by = [*by_cols, NULLS]
     else:
         if plan is not None:
             raise SDCError("household=: a `plan` is made for the person rows; the household path plans its own blocks")
@@ -129,18 +131,19 @@ def microaggregate(
     if units is frame:
         if plan is None:
             plan = plan_blocks(frame, k, on_cols, by=by, block_rows=block_rows, standardize=standardize,
-                               weights=weights, seed=seed, sample_per_block=sample_per_block)
+                               weights=weights, seed=seed, sample_per_block=sample_per_block, nulls=True)
         std = list(plan.std)
     else:   # person rows blocked by household: plan on one row per household, z-scores of the persons
         std, rows, homes = person_stats(frame, on_cols, features, schema, household)
         plan = plan_blocks(units, k, on_cols, by=by, block_rows=max(2 * k, int(block_rows * homes / max(rows, 1))),
-                           standardize=standardize, weights=weights, seed=seed, sample_per_block=sample_per_block)
+                           standardize=standardize, weights=weights, seed=seed, sample_per_block=sample_per_block,
+                           nulls=True)
     # the spec every block runs: the same arguments, the global z-scores as weights
-    run_spec = MicroaggSpec.build(polars_schema(frame), k, on_cols, standardize=False, household=household,
+    run_spec = MicroaggSpec.build(polars_schema(frame.drop(NULLS)), k, on_cols, standardize=False, household=household,
                                   weights=local_weights(std, features, weights, standardize), **arguments)
     if units is not frame:          # person-level over the whole table, whatever one block shows
         run_spec = replace(run_spec, person_level=True)
-    columns = list(frame.columns)
+    columns = [c for c in frame.columns if c != NULLS]
     out_schema = run_spec.output_schema()
     if group_column is not None:
         out_schema = pl.Schema({**out_schema, group_column: pl.Int64})
@@ -169,7 +172,7 @@ def microaggregate(
                                part_labels=labels).select(household, BLOCK, PART)
         blocked = frame.join(homes_blocked, on=household, how="inner")
     released = run_frames(blocked.repartition(plan.n_blocks, PART), task, out_schema, per="block", block=BLOCK)
-    if frame is sdf:
+    if household is None or units is not frame:      # person rows: the release as it is
         return released
     extra = [c for c in (group_column, block_column) if c is not None]   # household rows: join back
     return sdf.drop(*on_cols).join(released.select(household, *on_cols, *extra), on=household, how="inner") \
@@ -213,6 +216,13 @@ def person_stats(sdf: Any, on: list[str], features: list[str], schema: pl.Schema
 
     row = sdf.agg(F.count(F.lit(1)).alias("__rows"), F.countDistinct(household).alias("__homes"),
                   *[F.stddev_pop(F.col(c).cast("double")).alias(f"__sd_{c}") for c in features],
-                  *bad_value_counts(sdf, on, schema)).collect()[0]
+                  *bad_value_counts(sdf, on, schema, nulls=True)).collect()[0]
     raise_bad(on, [row[f"__bad_{c}"] for c in on])
     return [float(row[f"__sd_{c}"] or 0.0) for c in features], int(row["__rows"]), int(row["__homes"])
+
+
+def null_pattern_column(on: Sequence[str]) -> Any:
+    """A row's null pattern over ``on`` as a string (its non-null columns), for the blocking."""
+    from pyspark.sql import functions as F
+
+    return F.concat_ws(",", *[F.when(F.col(c).isNotNull(), F.lit(c)) for c in on])
