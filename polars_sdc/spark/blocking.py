@@ -152,10 +152,14 @@ class BlockPlan:
 
 #: the stratum column microaggregation adds for the null pattern over `on` (its non-null columns)
 NULLS = "__sdc_nulls"
+SEP = "\x1f"          # between the names of a null pattern's non-null columns
+
+
 
 
 def _stratum_label(row: Mapping[str, Any], by: Sequence[str]) -> str:
-    return ", ".join(f"non-null `on` columns {row[c]}" if c == NULLS else f"{c}={row[c]!r}" for c in by)
+    return ", ".join(f"non-null `on` columns [{', '.join(row[c].split(SEP)) if row[c] else ''}]" if c == NULLS
+                     else f"{c}={row[c]!r}" for c in by)
 
 
 def _grow(plan: BlockPlan, node: int, Z: np.ndarray, est: float, split_at: float) -> bool:

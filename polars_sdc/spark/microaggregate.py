@@ -32,7 +32,7 @@ import polars as pl
 from .._columns import ColumnSpec, is_numeric
 from .._errors import SDCError
 from ._common import BLOCK, PART, bad_value_counts, polars_schema, raise_bad, require_pyspark, run_frames
-from .blocking import NULLS, BlockPlan, assign, partition_labels, plan_blocks
+from .blocking import NULLS, SEP, BlockPlan, assign, partition_labels, plan_blocks
 
 #: options of the local ``df.sdc.microaggregate`` that have no Spark counterpart, and why
 LOCAL_ONLY = {
@@ -73,6 +73,7 @@ def microaggregate(
     refine_options: Mapping[str, Any] | None = None,
     integers: str = "round",
     household: str | None = None,
+    merge_small_patterns: bool = False,
     block_rows: int = 100_000,
     block_column: str | None = None,
     seed: int = 0,
@@ -98,6 +99,11 @@ def microaggregate(
     ``task_wrapper`` wraps the per-block task function (a test hook: fault injection).
     ``household=``: every group spans >= k distinct households, for household-level and
     person-level ``on`` columns (module docstring; docs/households-microaggregation.md).
+    Structural nulls in ``on`` stay null: each null pattern is blocked apart (a stratum of the
+    blocking), so every block holds one pattern, as the local method groups them
+    (``merge_small_patterns``: the patterns of fewer than k rows of a stratum share one block,
+    where the local method pools them; with person-level ``household=`` the blocks are cut by
+    household, and the small patterns of each block are pooled).
     Local options without a Spark counterpart: :data:`LOCAL_ONLY`.
 
     >>> from polars_sdc import spark as sdcs                                  # doctest: +SKIP
@@ -111,7 +117,8 @@ def microaggregate(
             raise SDCError(f"microaggregate option {name!r} has no Spark counterpart: {LOCAL_ONLY[name]}")
     schema = polars_schema(sdf)
     arguments = dict(method=method, by=by, ordinal=ordinal, group_column=group_column, refine=refine,
-                     refine_options=refine_options, integers=integers, **options)
+                     refine_options=refine_options, integers=integers, merge_small_patterns=merge_small_patterns,
+                     **options)
     # every check of the local method, once, on the driver
     spec = MicroaggSpec.build(schema, k, on, standardize=standardize, weights=weights, household=household,
                               **arguments)
@@ -122,6 +129,8 @@ def microaggregate(
         frame, units = sdf, sdf
         if plan is None:    # structural nulls: each null pattern over `on` blocked apart, as a stratum
             units = frame = sdf.withColumn(NULLS, null_pattern_column(on_cols))
+            if merge_small_patterns:
+                units = frame = pool_small_patterns(frame, by_cols, k, on_cols)
             by = [*by_cols, NULLS]
     else:
         if plan is not None:
@@ -225,4 +234,43 @@ def null_pattern_column(on: Sequence[str]) -> Any:
     """A row's null pattern over ``on`` as a string (its non-null columns), for the blocking."""
     from pyspark.sql import functions as F
 
-    return F.concat_ws(",", *[F.when(F.col(c).isNotNull(), F.lit(c)) for c in on])
+    return F.concat_ws(SEP, *[F.when(F.col(c).isNotNull(), F.lit(c)) for c in on])
+
+
+def pool_small_patterns(frame: Any, by: list[str], k: int, on: Sequence[str]) -> Any:
+    """``frame`` with the null patterns of fewer than ``k`` rows of a stratum relabelled so they
+    share a block, where the local method pools them (``merge_small_patterns``;
+    :func:`polars_sdc.microagg.blocks.pattern_blocks`): as ``"pooled"``, or, when the pool itself
+    has fewer than k rows, as the pattern it joins locally (the fewest suppressed values; ties:
+    fewer rows, then the pattern's label, where local takes the first to appear). One
+    aggregation; the relabelling is a literal expression."""
+    from pyspark.sql import functions as F
+
+    keys = [*by, NULLS]
+    counts = pl.from_arrow(frame.groupBy(*keys).count().toArrow())
+    rules = []
+    for _, t in (counts.group_by(by, maintain_order=True) if by else [((), counts)]):
+        small, big = t.filter(pl.col("count") < k), t.filter(pl.col("count") >= k)
+        if not small.height:
+            continue
+        new = "pooled"
+        if small["count"].sum() < k and big.height:
+            lacks = set(on) - set.intersection(*[set(_present(p)) for p in small[NULLS]])
+            new = min(big.iter_rows(named=True), key=lambda r: (
+                r["count"] * len(lacks & set(_present(r[NULLS]))), r["count"], r[NULLS]))[NULLS]
+        for r in small.iter_rows(named=True):
+            rules.append(([r[c] for c in by], r[NULLS], new))
+    if not rules:
+        return frame
+    label = F.col(NULLS)
+    for values, old, new in rules:
+        cond = F.col(NULLS) == F.lit(old)
+        for c, v in zip(by, values):
+            cond = cond & F.col(c).eqNullSafe(F.lit(v))
+        label = F.when(cond, F.lit(new)).otherwise(label)
+    return frame.withColumn(NULLS, label)
+
+
+def _present(pattern: str) -> list[str]:
+    """The non-null columns of a :func:`null_pattern_column` label."""
+    return pattern.split(SEP) if pattern else []
