@@ -69,6 +69,47 @@ def test_spark_person_level_equals_local(spark, silc_small):  # noqa: F811
     assert unchanged_unshared(orig, out.sort("rb030"), cols, 3, "db030") == 0
 
 
+def test_spark_structural_nulls_equal_local(spark, silc_small):  # noqa: F811
+    # children's incomes are null: each null pattern over `on` is blocked apart (a stratum), the
+    # nulls stay null, and with one block per pattern the release is the local one
+    from polars_sdc import spark as sdcs
+    from polars_sdc.spark.blocking import NULLS
+    from polars_sdc.spark.microaggregate import null_pattern_column, person_stats, pool_small_patterns
+
+    cols = P_INCOME[:2]
+    assert silc_small[cols[0]].null_count() > 100
+    sdf = spark.createDataFrame(silc_small.to_arrow()).repartition(2)
+    out = pl.from_arrow(sdcs.mdav(sdf, 3, cols, group_column="g").toArrow()).sort("rb030")
+    orig = silc_small.sort("rb030")
+    for c in cols:
+        assert out[c].is_null().equals(orig[c].is_null())
+    assert out.group_by(cols).len()["len"].min() >= 3
+    plan = sdcs.plan_blocks(sdf.withColumn(NULLS, null_pattern_column(cols)), 3, cols, by=NULLS, nulls=True)
+    assert plan.std == pytest.approx(list(silc_small.select(pl.col(cols).std(ddof=0)).row(0)), rel=1e-12)
+    w = {c: 1.0 / v ** 2 for c, v in zip(cols, plan.std)}
+    ref = silc_small.sort(silc_small.columns).sdc.mdav(3, cols, standardize=False, weights=w)
+    assert _canon(out.drop("g")).equals(_canon(ref))
+    # a pattern of fewer than k rows: refused naming it, or pooled as locally (merge_small_patterns)
+    odd = silc_small.with_columns(pl.when(pl.col("rb030") == orig["rb030"][0]).then(None).otherwise(pl.col(cols[1]))
+                                  .alias(cols[1])).sort(silc_small.columns)
+    odd_sdf = spark.createDataFrame(odd.to_arrow())
+    with pytest.raises(SDCError, match=r"stratum non-null `on` columns \[py010n\]: 1 rows < k = 3"):
+        sdcs.mdav(odd_sdf, 3, cols)
+    got = pl.from_arrow(sdcs.mdav(odd_sdf, 3, cols, merge_small_patterns=True).toArrow())
+    pooled = pool_small_patterns(odd_sdf.withColumn(NULLS, null_pattern_column(cols)), [], 3, cols)
+    plan = sdcs.plan_blocks(pooled, 3, cols, by=NULLS, nulls=True)
+    ref = odd.sdc.mdav(3, cols, standardize=False, weights={c: 1.0 / v ** 2 for c, v in zip(cols, plan.std)},
+                       merge_small_patterns=True)
+    assert _canon(got).equals(_canon(ref))
+    # person-level with household=: one block, the local household path (patterns of >= 3 households)
+    out = pl.from_arrow(sdcs.mdav(sdf, 3, cols, household="db030", group_column="g").toArrow()).sort("rb030")
+    sd, _, _ = person_stats(sdf, cols, cols, silc_small.schema, "db030")
+    ref = silc_small.sort(silc_small.columns).sdc.mdav(3, cols, household="db030", standardize=False,
+                                                       weights={c: 1.0 / v ** 2 for c, v in zip(cols, sd)})
+    assert _canon(out.drop("g")).equals(_canon(ref))
+    assert households_in_groups(out).min() >= 3 and unchanged_unshared(orig, out, cols, 3, "db030") == 0
+
+
 def test_spark_household_errors(spark, silc_small):  # noqa: F811
     from polars_sdc.spark.microaggregate import microaggregate
 

@@ -76,7 +76,7 @@ print("smallest group:", released.group_by("group").len()["len"].min(), "records
 SSE/SST of the Spark release (computed on Spark by aggregations) against MDAV on the whole file
 at once, and the disclosure risk of the release's quasi-identifiers on Spark (every combination
 is shared by at least k records)."""),
-    code("""spark_loss = sdcs.ilssdm(sdf, out, cols, key="id")
+    code("""spark_loss = sdcs.ilssdm(sdf, cols, masked=out, key="id")
 global_loss = census.sdc.ilssdm(cols, masked=census.sdc.mdav(k, cols))
 print(f"SSE/SST: Spark blocks {100 * spark_loss:.3f} %, global MDAV {100 * global_loss:.3f} % "
       f"({spark_loss / global_loss:.3f} x)")

@@ -70,7 +70,7 @@ def __getattr__(name: str):  # noqa: ANN202 - sdcs.mdav etc.: the partition meth
 
 def _fixed_method(name: str):  # noqa: ANN202
     """``microaggregate`` with ``method=name``; its signature: microaggregate's without
-    ``method``, the method's own options (keyword-only) after ``household``."""
+    ``method``, the method's own options (keyword-only) after ``merge_small_patterns``."""
     import inspect
 
     from ..microagg import METHODS
@@ -83,7 +83,7 @@ def _fixed_method(name: str):  # noqa: ANN202
 
     params = [p for p in inspect.signature(microaggregate).parameters.values()
               if p.name != "method" and p.kind != p.VAR_KEYWORD]
-    at = [p.name for p in params].index("household") + 1
+    at = [p.name for p in params].index("merge_small_patterns") + 1
     extra = [inspect.Parameter(o, inspect.Parameter.KEYWORD_ONLY, default=own[o].default) for o in meth.options()]
     fixed.__signature__ = inspect.Signature(params[:at] + extra + params[at:])  # type: ignore[attr-defined]
     fixed.__name__ = fixed.__qualname__ = name

@@ -102,8 +102,8 @@ class BlockPlan:
         """The (n, d) float64 matrix the tree splits on: ``(x - center) * scale``."""
         if not self.features:
             return np.empty((df.height, 0))
-        return df.select(
-            ((pl.col(c).cast(pl.Float64) - float(m)) * float(s)).alias(c)
+        return df.select(     # a null (structural) sits at the centre: score 0
+            ((pl.col(c).cast(pl.Float64).fill_null(float(m)) - float(m)) * float(s)).alias(c)
             for c, m, s in zip(self.features, self.center, self.scale)
         ).to_numpy().reshape(df.height, len(self.features))
 
@@ -150,8 +150,16 @@ class BlockPlan:
                 f"block sizes {int(s.min()) if s.size else 0}..{int(s.max()) if s.size else 0})")
 
 
+#: the stratum column microaggregation adds for the null pattern over `on` (its non-null columns)
+NULLS = "__sdc_nulls"
+SEP = "\x1f"          # between the names of a null pattern's non-null columns
+
+
+
+
 def _stratum_label(row: Mapping[str, Any], by: Sequence[str]) -> str:
-    return ", ".join(f"{c}={row[c]!r}" for c in by)
+    return ", ".join(f"non-null `on` columns [{', '.join(row[c].split(SEP)) if row[c] else ''}]" if c == NULLS
+                     else f"{c}={row[c]!r}" for c in by)
 
 
 def _grow(plan: BlockPlan, node: int, Z: np.ndarray, est: float, split_at: float) -> bool:
@@ -286,9 +294,13 @@ def plan_blocks(
     seed: int = 0,
     sample_per_block: int = 200,
     max_rounds: int = 4,
+    nulls: bool = False,
 ) -> BlockPlan:
     """Plan the blocks of a Spark DataFrame: every block holds >= k and <= ``block_rows``
-    records of one stratum (see the module docstring for the steps). Only counts, the
+    records of one stratum (see the module docstring for the steps). ``nulls=True``: nulls in
+    ``on`` are structural (they stay null; microaggregation groups them by null pattern): a null
+    scores at its column's centre, the means and standard deviations are those of the non-null
+    values; else a null is an error. Only counts, the
     column means and standard deviations and a sample of about ``sample_per_block`` records
     per block reach the driver.
 
@@ -326,9 +338,10 @@ def plan_blocks(
     aggs = [F.count(F.lit(1)).alias(COUNT)]
     for c in feats:
         x = F.col(c).cast("double")
-        aggs += [F.mean(x).alias(f"__m_{c}"), (F.var_pop(x) * F.count(x)).alias(f"__q_{c}")]
-    grouped = sdf.groupBy(*by_cols).agg(*aggs, *bad_value_counts(sdf, on_cols, schema)) if by_cols \
-        else sdf.agg(*aggs, *bad_value_counts(sdf, on_cols, schema))
+        aggs += [F.mean(x).alias(f"__m_{c}"), (F.var_pop(x) * F.count(x)).alias(f"__q_{c}"),
+                 F.count(x).alias(f"__n_{c}")]
+    bad = bad_value_counts(sdf, on_cols, schema, nulls=nulls)
+    grouped = sdf.groupBy(*by_cols).agg(*aggs, *bad) if by_cols else sdf.agg(*aggs, *bad)
     strata = pl.from_arrow(grouped.toArrow())
     raise_bad(on_cols, [int(strata[f"__bad_{c}"].sum()) for c in on_cols])
     counts_s = strata[COUNT].to_numpy().astype(np.float64)
@@ -340,9 +353,13 @@ def plan_blocks(
     for j, c in enumerate(feats):   # Chan et al.'s pairwise combination of (count, mean, M2)
         m = strata[f"__m_{c}"].fill_null(0.0).to_numpy()
         q = strata[f"__q_{c}"].fill_null(0.0).to_numpy()
-        mean = float((counts_s * m).sum() / n)
-        m2 = float(q.sum() + (counts_s * (m - mean) ** 2).sum())
-        center[j], std[j] = mean, float(np.sqrt(max(m2, 0.0) / n))
+        cnt = strata[f"__n_{c}"].to_numpy().astype(np.float64)      # the non-null values
+        nn = float(cnt.sum())
+        if nn == 0:
+            continue
+        mean = float((cnt * m).sum() / nn)
+        m2 = float(q.sum() + (cnt * (m - mean) ** 2).sum())
+        center[j], std[j] = mean, float(np.sqrt(max(m2, 0.0) / nn))
     w = np.array([float(weights.get(c, 1.0)) for c in feats])
     if standardize:
         scale = np.where(std > 0, np.sqrt(w) / np.where(std > 0, std, 1.0), 0.0)
@@ -536,7 +553,7 @@ def assign(sdf: Any, plan: BlockPlan, *, column: str = "block", leaves: bool = F
     out = out.crossJoin(F.broadcast(arrays))
     if depth:
         out = out.withColumn(zcol, F.array(*[
-            ((F.col(c).cast("double") - F.lit(float(m))) * F.lit(float(s)))
+            ((F.coalesce(F.col(c).cast("double"), F.lit(float(m))) - F.lit(float(m))) * F.lit(float(s)))
             for c, m, s in zip(plan.features, plan.center, plan.scale)
         ]))
         n = F.col(node)

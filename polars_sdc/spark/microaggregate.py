@@ -32,14 +32,13 @@ import polars as pl
 from .._columns import ColumnSpec, is_numeric
 from .._errors import SDCError
 from ._common import BLOCK, PART, bad_value_counts, polars_schema, raise_bad, require_pyspark, run_frames
-from .blocking import BlockPlan, assign, partition_labels, plan_blocks
+from .blocking import NULLS, SEP, BlockPlan, assign, partition_labels, plan_blocks
 
 #: options of the local ``df.sdc.microaggregate`` that have no Spark counterpart, and why
 LOCAL_ONLY = {
     "merge_small_strata": "the blocks are planned per stratum; a stratum with fewer than k rows is refused",
     "pooled_label": "goes with merge_small_strata",
     "progress": "a Spark job shows its progress in the Spark UI",
-    "merge_small_patterns": "the Spark blocks refuse nulls in `on` (fill them or microaggregate locally)",
 }
 
 
@@ -74,6 +73,7 @@ def microaggregate(
     refine_options: Mapping[str, Any] | None = None,
     integers: str = "round",
     household: str | None = None,
+    merge_small_patterns: bool = False,
     block_rows: int = 100_000,
     block_column: str | None = None,
     seed: int = 0,
@@ -99,6 +99,11 @@ def microaggregate(
     ``task_wrapper`` wraps the per-block task function (a test hook: fault injection).
     ``household=``: every group spans >= k distinct households, for household-level and
     person-level ``on`` columns (module docstring; docs/households-microaggregation.md).
+    Structural nulls in ``on`` stay null: each null pattern is blocked apart (a stratum of the
+    blocking), so every block holds one pattern, as the local method groups them
+    (``merge_small_patterns``: the patterns of fewer than k rows of a stratum share one block,
+    where the local method pools them; with person-level ``household=`` the blocks are cut by
+    household, and the small patterns of each block are pooled).
     Local options without a Spark counterpart: :data:`LOCAL_ONLY`.
 
     >>> from polars_sdc import spark as sdcs                                  # doctest: +SKIP
@@ -112,7 +117,8 @@ def microaggregate(
             raise SDCError(f"microaggregate option {name!r} has no Spark counterpart: {LOCAL_ONLY[name]}")
     schema = polars_schema(sdf)
     arguments = dict(method=method, by=by, ordinal=ordinal, group_column=group_column, refine=refine,
-                     refine_options=refine_options, integers=integers, **options)
+                     refine_options=refine_options, integers=integers, merge_small_patterns=merge_small_patterns,
+                     **options)
     # every check of the local method, once, on the driver
     spec = MicroaggSpec.build(schema, k, on, standardize=standardize, weights=weights, household=household,
                               **arguments)
@@ -121,6 +127,11 @@ def microaggregate(
         raise SDCError(f"column {block_column!r}: already in the frame; choose another `block_column` name")
     if household is None:
         frame, units = sdf, sdf
+        if plan is None:    # structural nulls: each null pattern over `on` blocked apart, as a stratum
+            units = frame = sdf.withColumn(NULLS, null_pattern_column(on_cols))
+            if merge_small_patterns:
+                units = frame = pool_small_patterns(frame, by_cols, k, on_cols)
+            by = [*by_cols, NULLS]
     else:
         if plan is not None:
             raise SDCError("household=: a `plan` is made for the person rows; the household path plans its own blocks")
@@ -129,18 +140,19 @@ def microaggregate(
     if units is frame:
         if plan is None:
             plan = plan_blocks(frame, k, on_cols, by=by, block_rows=block_rows, standardize=standardize,
-                               weights=weights, seed=seed, sample_per_block=sample_per_block)
+                               weights=weights, seed=seed, sample_per_block=sample_per_block, nulls=True)
         std = list(plan.std)
     else:   # person rows blocked by household: plan on one row per household, z-scores of the persons
         std, rows, homes = person_stats(frame, on_cols, features, schema, household)
         plan = plan_blocks(units, k, on_cols, by=by, block_rows=max(2 * k, int(block_rows * homes / max(rows, 1))),
-                           standardize=standardize, weights=weights, seed=seed, sample_per_block=sample_per_block)
+                           standardize=standardize, weights=weights, seed=seed, sample_per_block=sample_per_block,
+                           nulls=True)
     # the spec every block runs: the same arguments, the global z-scores as weights
-    run_spec = MicroaggSpec.build(polars_schema(frame), k, on_cols, standardize=False, household=household,
+    run_spec = MicroaggSpec.build(polars_schema(frame.drop(NULLS)), k, on_cols, standardize=False, household=household,
                                   weights=local_weights(std, features, weights, standardize), **arguments)
     if units is not frame:          # person-level over the whole table, whatever one block shows
         run_spec = replace(run_spec, person_level=True)
-    columns = list(frame.columns)
+    columns = [c for c in frame.columns if c != NULLS]
     out_schema = run_spec.output_schema()
     if group_column is not None:
         out_schema = pl.Schema({**out_schema, group_column: pl.Int64})
@@ -169,7 +181,7 @@ def microaggregate(
                                part_labels=labels).select(household, BLOCK, PART)
         blocked = frame.join(homes_blocked, on=household, how="inner")
     released = run_frames(blocked.repartition(plan.n_blocks, PART), task, out_schema, per="block", block=BLOCK)
-    if frame is sdf:
+    if household is None or units is not frame:      # person rows: the release as it is
         return released
     extra = [c for c in (group_column, block_column) if c is not None]   # household rows: join back
     return sdf.drop(*on_cols).join(released.select(household, *on_cols, *extra), on=household, how="inner") \
@@ -213,6 +225,52 @@ def person_stats(sdf: Any, on: list[str], features: list[str], schema: pl.Schema
 
     row = sdf.agg(F.count(F.lit(1)).alias("__rows"), F.countDistinct(household).alias("__homes"),
                   *[F.stddev_pop(F.col(c).cast("double")).alias(f"__sd_{c}") for c in features],
-                  *bad_value_counts(sdf, on, schema)).collect()[0]
+                  *bad_value_counts(sdf, on, schema, nulls=True)).collect()[0]
     raise_bad(on, [row[f"__bad_{c}"] for c in on])
     return [float(row[f"__sd_{c}"] or 0.0) for c in features], int(row["__rows"]), int(row["__homes"])
+
+
+def null_pattern_column(on: Sequence[str]) -> Any:
+    """A row's null pattern over ``on`` as a string (its non-null columns), for the blocking."""
+    from pyspark.sql import functions as F
+
+    return F.concat_ws(SEP, *[F.when(F.col(c).isNotNull(), F.lit(c)) for c in on])
+
+
+def pool_small_patterns(frame: Any, by: list[str], k: int, on: Sequence[str]) -> Any:
+    """``frame`` with the null patterns of fewer than ``k`` rows of a stratum relabelled so they
+    share a block, where the local method pools them (``merge_small_patterns``;
+    :func:`polars_sdc.microagg.blocks.pattern_blocks`): as ``"pooled"``, or, when the pool itself
+    has fewer than k rows, as the pattern it joins locally (the fewest suppressed values; ties:
+    fewer rows, then the pattern's label, where local takes the first to appear). One
+    aggregation; the relabelling is a literal expression."""
+    from pyspark.sql import functions as F
+
+    keys = [*by, NULLS]
+    counts = pl.from_arrow(frame.groupBy(*keys).count().toArrow())
+    rules = []
+    for _, t in (counts.group_by(by, maintain_order=True) if by else [((), counts)]):
+        small, big = t.filter(pl.col("count") < k), t.filter(pl.col("count") >= k)
+        if not small.height:
+            continue
+        new = "pooled"
+        if small["count"].sum() < k and big.height:
+            lacks = set(on) - set.intersection(*[set(_present(p)) for p in small[NULLS]])
+            new = min(big.iter_rows(named=True), key=lambda r: (
+                r["count"] * len(lacks & set(_present(r[NULLS]))), r["count"], r[NULLS]))[NULLS]
+        for r in small.iter_rows(named=True):
+            rules.append(([r[c] for c in by], r[NULLS], new))
+    if not rules:
+        return frame
+    label = F.col(NULLS)
+    for values, old, new in rules:
+        cond = F.col(NULLS) == F.lit(old)
+        for c, v in zip(by, values):
+            cond = cond & F.col(c).eqNullSafe(F.lit(v))
+        label = F.when(cond, F.lit(new)).otherwise(label)
+    return frame.withColumn(NULLS, label)
+
+
+def _present(pattern: str) -> list[str]:
+    """The non-null columns of a :func:`null_pattern_column` label."""
+    return pattern.split(SEP) if pattern else []
