@@ -120,9 +120,6 @@ def test_spark_checks_the_declaration_on_the_driver(runs):
         sdcs.microaggregate(None, 3, "x", method="runs", descending=1)
 
 
-@pytest.mark.xfail(strict=False, reason="the Spark tasks look the method up in their own process's METHODS, "
-                   "where a method registered at run time is missing; passes once the driver ships the built "
-                   "spec (the Method) to the tasks (issue 29 item 2)")
 def test_spark_runs_the_registered_method(runs, spark):
     import sys
 

@@ -193,8 +193,6 @@ def _private_imports_of_spark() -> list[str]:
     return sorted(out)
 
 
-@pytest.mark.xfail(strict=False, reason="the Spark adapter still imports private helpers of the local modules "
-                   "(issue 29 item 2: public shared helpers)")
 def test_spark_imports_no_private_local_name():
     assert _private_imports_of_spark() == []
 
