@@ -140,3 +140,24 @@ def test_cli_generalize_bad_hierarchy_text(adult, tmp_path, capsys):
     code = cli.main(["generalize", str(data), str(tmp_path / "o.csv"), "--hierarchies", "age"])
     assert code != 0
     assert "COLUMN=PATH" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dtype", [pl.String, pl.Categorical, pl.Enum(["x", "y", "*"])])
+def test_all_star_records_are_missing_keys_for_every_string_dtype(dtype):
+    from hypothesis import given, settings, strategies as st
+
+    @settings(max_examples=40, deadline=None)
+    @given(st.lists(st.tuples(st.sampled_from(["x", "y", "*"]), st.sampled_from(["x", "y", "*"])), min_size=1, max_size=25))
+    def check(rows):
+        d = pl.DataFrame({"a": [r[0] for r in rows], "b": [r[1] for r in rows]}).with_columns(pl.all().cast(dtype))
+        star = [r == ("*", "*") for r in rows]
+        as_null = d.with_columns(pl.when(pl.Series(star)).then(None).otherwise(pl.col(c)).alias(c) for c in "ab")
+        fk = d.sdc.frequencies(["a", "b"])["fk"]
+        assert fk.equals(as_null.sdc.frequencies(["a", "b"])["fk"])
+        assert d.sdc.k_anonymity(["a", "b"]) == as_null.sdc.k_anonymity(["a", "b"])
+        assert (fk.filter(pl.Series(star)) == len(rows)).all()
+
+    check()
+    # a numeric key: no record can be all "*", nothing changes
+    mixed = pl.DataFrame({"a": ["*", "*", "x"], "n": [1, 1, 2]})
+    assert mixed.sdc.frequencies(["a", "n"])["fk"].to_list() == [2.0, 2.0, 1.0]

@@ -2,13 +2,17 @@
 
 Every quasi-identifier gets a :class:`~polars_sdc.generalize.hierarchy.Hierarchy`; the search
 (:mod:`polars_sdc.generalize.lattice.search`) finds the combination of levels (the
-transformation) that satisfies k-anonymity, optionally distinct l-diversity and t-closeness
-with equal ground distance on one sensitive column, with at most
-``floor(suppression_limit * n)`` records suppressed, and loses the least by the chosen ARX
-metric (:mod:`polars_sdc.generalize.metrics`). The release has every quasi-identifier as a
-String column of labels at its chosen level; the records of classes that still fail the
-models are suppressed: **all their quasi-identifiers become ``"*"``** (as ARX's output shows
-them). Other columns, the row order and the row count are unchanged.
+transformation) that satisfies k-anonymity, optionally an l-diversity (distinct, entropy,
+recursive) and a t-closeness (equal or hierarchical ground distance) on one sensitive column
+(:mod:`polars_sdc.generalize.criteria`), with at most ``floor(suppression_limit * n)``
+records suppressed, and loses the least by the chosen ARX metric
+(:mod:`polars_sdc.generalize.metrics`). The release has every quasi-identifier as a String
+column of labels at its chosen level; the records of classes that still fail the models are
+suppressed: **all their quasi-identifiers become ``"*"``** (as ARX's output shows them; null
+with ``suppressed_as=None``), which the risk measures read as every key missing
+(:func:`polars_sdc.risk.frequencies.suppressed_as_missing`). Other columns, the row order and
+the row count are unchanged. :func:`generalize_frame` is the release alone (the
+``generalize`` step of a problem, a recipe and ``polars-sdc generalize``).
 """
 from __future__ import annotations
 
@@ -35,7 +39,8 @@ SUPPRESSED = "*"
 class GeneralizationResult:
     """The optimal full-domain generalisation (ARX ``ARXResult.getGlobalOptimum()``).
 
-    - ``frame``: the release (quasi-identifiers as String labels; suppressed records' as ``"*"``).
+    - ``frame``: the release (quasi-identifiers as String labels; suppressed records' as
+      ``"*"``, or null with ``suppressed_as=None``).
     - ``levels``: the chosen level per quasi-identifier (ARX's transformation, in ``on`` order).
     - ``metric`` and ``loss``: the metric's name and its value at the optimum (ARX's
       ``getHighestScore()``).
