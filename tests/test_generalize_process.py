@@ -71,6 +71,11 @@ def test_generalize_step_of_a_problem_and_its_report(adult):
     assert search["records suppressed"] == str(direct.suppressed) and search["metric"] == "loss"
     assert f"{direct.suppressed} records suppressed" in rep.verdict and "5-anonymous" in rep.verdict
     assert "missing values as wildcards" in rep.verdict
+    # the suppressed records' keys count as suppressed values, the others' new labels as changed
+    per_var = {v: (s_, c_) for v, _, s_, c_ in rep.table("variables").select("variable", "role", "suppressed", "changed").rows()}
+    assert per_var["age"][0] == direct.suppressed
+    assert per_var["age"][1] == int((direct.frame["age"] != df["age"].cast(pl.String)).filter(~direct.outliers).sum())
+    assert log["suppressed"].to_list()[-1] == direct.suppressed * len(ON)
     # the lazy problem gives the same release and report facts
     lq = df.lazy().sdc.problem(keys=ON).generalize(hierarchies={c: hs[c] for c in ON}, k=5, suppression_limit=0.01)
     assert isinstance(lq.release(), pl.LazyFrame)
