@@ -286,7 +286,9 @@ def generalize(
     if l_diversity is not None:
         if l_kind in ("entropy", "entropy_grassberger"):
             l_diversity = check_real(l_diversity, "l_diversity", minimum=1.0)
-        else:
+        else:  # a whole float (the CLI's and a recipe's number) is the integer it holds
+            if isinstance(l_diversity, float) and l_diversity.is_integer():
+                l_diversity = int(l_diversity)
             l_diversity = check_int(l_diversity, "l_diversity", minimum=1)
     c = c_recursive
     if l_kind == "recursive" and l_diversity is not None:
