@@ -240,3 +240,16 @@ def test_whole_float_l_is_accepted_for_distinct_and_recursive(adult):
     assert a.transformation == [1, 1, 1, 1, 3, 2, 2, 1]
     with pytest.raises(SDCError, match="l_diversity must be an integer"):
         generalize(df, hs, sensitive="occupation", l_diversity=2.5)
+
+
+def test_boolean_and_decimal_columns_match_their_hierarchies():
+    import decimal
+
+    df = pl.DataFrame({"b": [True, True, False, False], "d": [decimal.Decimal("1.00"), decimal.Decimal("1.00"),
+                                                                 decimal.Decimal("2.00"), decimal.Decimal("2.00")]})
+    hb = Hierarchy.from_mapping({True: ["*"], False: ["*"]})
+    assert hb.values == ["true", "false"]
+    r = generalize(df, {"b": hb, "d": {"rule": "intervals", "widths": [10], "start": 0}}, k=2)
+    assert r.levels == {"b": 0, "d": 0} and r.frame["d"].to_list() == ["1", "1", "2", "2"]
+    with pytest.raises(SDCError, match="column 'd'.*whole numbers"):
+        generalize(df.with_columns(pl.col("d") / 4), {"d": Hierarchy([["1", "2"], ["*", "*"]])}, k=2)

@@ -105,9 +105,10 @@ def _as_labels(s: pl.Series, col: str) -> pl.Series:
     integers, dates ISO, datetimes at midnight as their date)."""
     if s.dtype == pl.Boolean:
         return s.cast(pl.String).str.to_lowercase()
-    if s.dtype.is_float():
-        if not s.is_finite().all() or not (s == s.round(0)).all():
-            raise SDCError(f"column {col!r}: float values must be whole numbers to match a hierarchy")
+    if s.dtype.is_float() or isinstance(s.dtype, pl.Decimal):
+        whole = (s.cast(pl.Float64).is_finite().all() if s.dtype.is_float() else True) and (s == s.round(0)).all()
+        if not whole:
+            raise SDCError(f"column {col!r}: {s.dtype} values must be whole numbers to match a hierarchy")
         return s.cast(pl.Int64).cast(pl.String)
     if isinstance(s.dtype, pl.Datetime):
         d = s.dt.date()
