@@ -231,3 +231,25 @@ def test_datetime_columns_match_a_date_hierarchy():
     assert c.levels == {"ts": 1} and c.frame["ts"].to_list()[:2] == ["2024-01", "2024-01"]
     with pytest.raises(SDCError, match="column 'ts': datetimes with a time of day"):
         generalize(df.with_columns(pl.col("ts") + pl.duration(hours=1)), {"ts": h}, k=2)
+
+
+def test_whole_float_l_is_accepted_for_distinct_and_recursive(adult):
+    """The CLI and recipes give l as a number: 5.0 means 5; 2.5 is only an entropy l."""
+    df, hs = adult
+    a = generalize(df, hs, sensitive="occupation", l_diversity=5.0, l_kind="recursive", c=4.0, metric="entropy_monotone")
+    assert a.transformation == [1, 1, 1, 1, 3, 2, 2, 1]
+    with pytest.raises(SDCError, match="l_diversity must be an integer"):
+        generalize(df, hs, sensitive="occupation", l_diversity=2.5)
+
+
+def test_boolean_and_decimal_columns_match_their_hierarchies():
+    import decimal
+
+    df = pl.DataFrame({"b": [True, True, False, False], "d": [decimal.Decimal("1.00"), decimal.Decimal("1.00"),
+                                                                 decimal.Decimal("2.00"), decimal.Decimal("2.00")]})
+    hb = Hierarchy.from_mapping({True: ["*"], False: ["*"]})
+    assert hb.values == ["true", "false"]
+    r = generalize(df, {"b": hb, "d": {"rule": "intervals", "widths": [10], "start": 0}}, k=2)
+    assert r.levels == {"b": 0, "d": 0} and r.frame["d"].to_list() == ["1", "1", "2", "2"]
+    with pytest.raises(SDCError, match="column 'd'.*whole numbers"):
+        generalize(df.with_columns(pl.col("d") / 4), {"d": Hierarchy([["1", "2"], ["*", "*"]])}, k=2)

@@ -71,6 +71,11 @@ def test_generalize_step_of_a_problem_and_its_report(adult):
     assert search["records suppressed"] == str(direct.suppressed) and search["metric"] == "loss"
     assert f"{direct.suppressed} records suppressed" in rep.verdict and "5-anonymous" in rep.verdict
     assert "missing values as wildcards" in rep.verdict
+    # the suppressed records' keys count as suppressed values, the others' new labels as changed
+    per_var = {v: (s_, c_) for v, _, s_, c_ in rep.table("variables").select("variable", "role", "suppressed", "changed").rows()}
+    assert per_var["age"][0] == direct.suppressed
+    assert per_var["age"][1] == int((direct.frame["age"] != df["age"].cast(pl.String)).filter(~direct.outliers).sum())
+    assert log["suppressed"].to_list()[-1] == direct.suppressed * len(ON)
     # the lazy problem gives the same release and report facts
     lq = df.lazy().sdc.problem(keys=ON).generalize(hierarchies={c: hs[c] for c in ON}, k=5, suppression_limit=0.01)
     assert isinstance(lq.release(), pl.LazyFrame)
@@ -140,3 +145,42 @@ def test_cli_generalize_bad_hierarchy_text(adult, tmp_path, capsys):
     code = cli.main(["generalize", str(data), str(tmp_path / "o.csv"), "--hierarchies", "age"])
     assert code != 0
     assert "COLUMN=PATH" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dtype", [pl.String, pl.Categorical, pl.Enum(["x", "y", "*"])])
+def test_all_star_records_are_missing_keys_for_every_string_dtype(dtype):
+    from hypothesis import given, settings, strategies as st
+
+    @settings(max_examples=40, deadline=None)
+    @given(st.lists(st.tuples(st.sampled_from(["x", "y", "*"]), st.sampled_from(["x", "y", "*"])), min_size=1, max_size=25))
+    def check(rows):
+        d = pl.DataFrame({"a": [r[0] for r in rows], "b": [r[1] for r in rows]}).with_columns(pl.all().cast(dtype))
+        star = [r == ("*", "*") for r in rows]
+        as_null = d.with_columns(pl.when(pl.Series(star)).then(None).otherwise(pl.col(c)).alias(c) for c in "ab")
+        fk = d.sdc.frequencies(["a", "b"])["fk"]
+        assert fk.equals(as_null.sdc.frequencies(["a", "b"])["fk"])
+        assert d.sdc.k_anonymity(["a", "b"]) == as_null.sdc.k_anonymity(["a", "b"])
+        assert (fk.filter(pl.Series(star)) == len(rows)).all()
+
+    check()
+    # a numeric key: no record can be all "*", nothing changes
+    mixed = pl.DataFrame({"a": ["*", "*", "x"], "n": [1, 1, 2]})
+    assert mixed.sdc.frequencies(["a", "n"])["fk"].to_list() == [2.0, 2.0, 1.0]
+
+
+def test_cli_generalize_with_hierarchical_t_closeness(adult, tmp_path, capsys):
+    """The sensitive column's hierarchy comes with the others; ARX's JUnit optimum."""
+    df, hs = adult
+    data = tmp_path / "adult.parquet"
+    df.write_parquet(data)
+    paths = _hierarchy_paths(tmp_path, hs, list(hs))
+    out = tmp_path / "out.parquet"
+    code = cli.main(["generalize", str(data), str(out), "--hierarchies", ",".join(f"{c}={p}" for c, p in paths.items()),
+                     "--k", "5", "--sensitive", "occupation", "--t-closeness", "0.2", "--t-distance", "hierarchical",
+                     "--metric", "entropy_monotone"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "levels sex 0, age 4, race 1, marital-status 1, education 3, native-country 2, workclass 2, salary-class 1" in printed
+    assert "entropy_monotone 398400.0742" in printed
+    released = pl.read_parquet(out)
+    assert released["occupation"].equals(df["occupation"])  # the sensitive column is released as it is

@@ -205,6 +205,8 @@ class Hierarchy:
 def _label(v: object) -> str:
     if v is None:
         raise SDCError("hierarchy: a null label; every value and label must be a string")
+    if isinstance(v, bool):  # as a Boolean column's values read (lower case)
+        return "true" if v else "false"
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     if isinstance(v, _dt.date):

@@ -2,13 +2,17 @@
 
 Every quasi-identifier gets a :class:`~polars_sdc.generalize.hierarchy.Hierarchy`; the search
 (:mod:`polars_sdc.generalize.lattice.search`) finds the combination of levels (the
-transformation) that satisfies k-anonymity, optionally distinct l-diversity and t-closeness
-with equal ground distance on one sensitive column, with at most
-``floor(suppression_limit * n)`` records suppressed, and loses the least by the chosen ARX
-metric (:mod:`polars_sdc.generalize.metrics`). The release has every quasi-identifier as a
-String column of labels at its chosen level; the records of classes that still fail the
-models are suppressed: **all their quasi-identifiers become ``"*"``** (as ARX's output shows
-them). Other columns, the row order and the row count are unchanged.
+transformation) that satisfies k-anonymity, optionally an l-diversity (distinct, entropy,
+recursive) and a t-closeness (equal or hierarchical ground distance) on one sensitive column
+(:mod:`polars_sdc.generalize.criteria`), with at most ``floor(suppression_limit * n)``
+records suppressed, and loses the least by the chosen ARX metric
+(:mod:`polars_sdc.generalize.metrics`). The release has every quasi-identifier as a String
+column of labels at its chosen level; the records of classes that still fail the models are
+suppressed: **all their quasi-identifiers become ``"*"``** (as ARX's output shows them; null
+with ``suppressed_as=None``), which the risk measures read as every key missing
+(:func:`polars_sdc.risk.frequencies.suppressed_as_missing`). Other columns, the row order and
+the row count are unchanged. :func:`generalize_frame` is the release alone (the
+``generalize`` step of a problem, a recipe and ``polars-sdc generalize``).
 """
 from __future__ import annotations
 
@@ -35,7 +39,8 @@ SUPPRESSED = "*"
 class GeneralizationResult:
     """The optimal full-domain generalisation (ARX ``ARXResult.getGlobalOptimum()``).
 
-    - ``frame``: the release (quasi-identifiers as String labels; suppressed records' as ``"*"``).
+    - ``frame``: the release (quasi-identifiers as String labels; suppressed records' as
+      ``"*"``, or null with ``suppressed_as=None``).
     - ``levels``: the chosen level per quasi-identifier (ARX's transformation, in ``on`` order).
     - ``metric`` and ``loss``: the metric's name and its value at the optimum (ARX's
       ``getHighestScore()``).
@@ -100,9 +105,10 @@ def _as_labels(s: pl.Series, col: str) -> pl.Series:
     integers, dates ISO, datetimes at midnight as their date)."""
     if s.dtype == pl.Boolean:
         return s.cast(pl.String).str.to_lowercase()
-    if s.dtype.is_float():
-        if not s.is_finite().all() or not (s == s.round(0)).all():
-            raise SDCError(f"column {col!r}: float values must be whole numbers to match a hierarchy")
+    if s.dtype.is_float() or isinstance(s.dtype, pl.Decimal):
+        whole = (s.cast(pl.Float64).is_finite().all() if s.dtype.is_float() else True) and (s == s.round(0)).all()
+        if not whole:
+            raise SDCError(f"column {col!r}: {s.dtype} values must be whole numbers to match a hierarchy")
         return s.cast(pl.Int64).cast(pl.String)
     if isinstance(s.dtype, pl.Datetime):
         d = s.dt.date()
@@ -281,7 +287,9 @@ def generalize(
     if l_diversity is not None:
         if l_kind in ("entropy", "entropy_grassberger"):
             l_diversity = check_real(l_diversity, "l_diversity", minimum=1.0)
-        else:
+        else:  # a whole float (the CLI's and a recipe's number) is the integer it holds
+            if isinstance(l_diversity, float) and l_diversity.is_integer():
+                l_diversity = int(l_diversity)
             l_diversity = check_int(l_diversity, "l_diversity", minimum=1)
     c = c_recursive
     if l_kind == "recursive" and l_diversity is not None:

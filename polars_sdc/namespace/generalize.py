@@ -30,10 +30,12 @@ class GeneralizeMethods(FrameOps[F]):
         t_distance: Literal["equal", "hierarchical"] = "equal",
         suppressed_as: str | None = "*",
     ) -> GeneralizationResult:
-        """The optimal full-domain generalisation of the quasi-identifiers under k-anonymity,
-        distinct l-diversity and t-closeness with a suppression limit, by ARX 3.9.2's metrics
-        (ARX's FLASH problem; Kohlmayer et al. 2012). A LazyFrame is collected (the search
-        needs the whole frame).
+        """The optimal full-domain generalisation of the quasi-identifiers (the keys of
+        ``hierarchies``) under k-anonymity, l-diversity (distinct, entropy, recursive) and
+        t-closeness (equal or hierarchical ground distance) with a suppression limit, by ARX
+        3.9.2's metrics (ARX's FLASH problem; Kohlmayer et al. 2012). A LazyFrame is collected
+        (the search needs the whole frame); the result holds the released DataFrame,
+        suppressed records' quasi-identifiers as ``"*"`` (or null: ``suppressed_as=None``).
 
         Parameters
         ----------

@@ -508,7 +508,8 @@ def _column_effects(before: pl.Series, after: pl.Series) -> tuple[int, int]:
 def step_effects(before: pl.DataFrame, after: pl.DataFrame, keys: Sequence[str]) -> dict[str, Any]:
     """What turned ``before`` into ``after`` (same rows, same order): per column the values
     suppressed and changed (columns with neither left out), their totals, and the records whose
-    key combination changed (``keys``; a suppressed key counts as a change).
+    key combination changed (``keys``; a suppressed key counts as a change; a record whose keys
+    are all ``"*"``, suppressed by a generalisation, counts as its keys suppressed).
 
     >>> b = pl.DataFrame({"a": ["x", "y", "z"], "n": [1, 2, 3]})
     >>> step_effects(b, pl.DataFrame({"a": ["x", None, "z"], "n": [1, 2, 9]}), ["a"])
@@ -516,6 +517,10 @@ def step_effects(before: pl.DataFrame, after: pl.DataFrame, keys: Sequence[str])
     """
     if before.height != after.height:
         raise SDCError(f"a step changed the row count ({before.height} -> {after.height})")
+    if keys:  # a record of a generalised release whose keys are all "*" was suppressed
+        from ..risk.frequencies import suppressed_as_missing
+
+        after = suppressed_as_missing(after, [c for c in keys if c in after.columns])
     variables = []
     for c in after.columns:
         if c not in before.columns:

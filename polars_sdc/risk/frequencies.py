@@ -108,6 +108,8 @@ def suppressed_as_missing(df: pl.DataFrame, on: Sequence[str]) -> pl.DataFrame:
             tests.append(pl.col(c).cast(pl.String) == SUPPRESSED_LABEL)
         else:
             return df
+    if not df.select(tests[0].fill_null(False).any()).item():  # the usual frame: one cheap pass, no "*"
+        return df
     mask = df.select(pl.all_horizontal(tests).fill_null(False).alias("_m")).to_series()
     if not mask.any():
         return df

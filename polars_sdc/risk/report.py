@@ -1007,7 +1007,8 @@ def report(
     for c, r in ((sensitive, "sensitive"), (weight, "weight"), (household, "household")):
         if c is not None:
             roles[c] = r
-    variables = _variables_table(o, m, roles)
+    m_keys = suppressed_as_missing(m, keys)  # a generalised release's all-'*' records: suppressed keys
+    variables = _variables_table(o, m_keys, roles)
     num_set = set(nums)
     changed_num = int(variables.filter(pl.col("variable").is_in(list(num_set)))["changed"].sum())
     changed_cat = int(variables.filter(~pl.col("variable").is_in(list(num_set))
@@ -1016,7 +1017,7 @@ def report(
         "records": o.height, "keys": len(keys), "k": k, "alpha": a,
         "k_before": b["k_anonymity"], "k_after": af["k_anonymity"],
         "violating_after": af[f"records_violating_k{k}"],
-        "missing_keys_after": int(suppressed_as_missing(m, keys).select(keys).null_count().sum_horizontal().item()),
+        "missing_keys_after": int(m_keys.select(keys).null_count().sum_horizontal().item()),
         "expected_before": b["expected_reidentifications"], "expected_after": af["expected_reidentifications"],
         "global_risk_before_pct": 100.0 * b["global_risk"], "global_risk_after_pct": 100.0 * af["global_risk"],
         "suppressed": int(variables.filter(~pl.col("role").is_in(["weight", "household"]))["suppressed"].sum()),
@@ -1085,7 +1086,7 @@ def report(
 
     # categorical utility: the keys, the further categorical columns and the sensitive column (as categories)
     cats = keys + extra + ([sensitive] if sensitive is not None else [])
-    cat_summary, freq_tables = _categorical_summary(o, m, cats)
+    cat_summary, freq_tables = _categorical_summary(o, m_keys, cats)
 
     gen_tables = _generalization_tables(generalization) if generalization is not None else None
     if gen_tables is not None:
@@ -1126,7 +1127,7 @@ def report(
     for c, t in freq_tables.items():
         tables_ordered[f"freq-{c}: {c}"] = t
     if len(keys) > 1:
-        tables_ordered["association: Association between key pairs (Cramér's V)"] = _association_table(o, m, keys)
+        tables_ordered["association: Association between key pairs (Cramér's V)"] = _association_table(o, m_keys, keys)
         intros["association"] = ("Cramér's V (0 = independent, 1 = one determines the other; Sano & Hattori eq. 7) "
                                  "over the records where both values are present.")
     if sens_table is not None:

@@ -1,7 +1,7 @@
 """Write notebooks/10_generalization.ipynb and execute it in place (real outputs).
 
-    python benchmarks/make_generalization_notebook.py            # write and execute
-    python benchmarks/make_generalization_notebook.py --no-run   # write only
+    python tools/make_generalization_notebook.py            # write and execute
+    python tools/make_generalization_notebook.py --no-run   # write only
 """
 import sys
 from pathlib import Path
