@@ -631,7 +631,8 @@ def _cmd_loss(args: argparse.Namespace) -> int:
         width = max(len(c) for c in [*rep.by_column, "(overall)"])
         for c, v in rep.by_column.items():
             print(f"    {c:<{width}}  {v:.6g}")
-        print(f"    {'(overall)':<{width}}  {rep.ild:.6g}")
+        nulls = f"  ({rep.skipped_overall} rows with nulls skipped)" if rep.skipped_overall else ""
+        print(f"    {'(overall)':<{width}}  {rep.ild:.6g}{nulls}")
     if "sse" in measures:
         numeric = [c for c in on if orig.schema[c].is_numeric()]
         t0 = time.perf_counter()
@@ -640,6 +641,8 @@ def _cmd_loss(args: argparse.Namespace) -> int:
         results["sse_sst"] = sse
         results["sse_columns"] = numeric
         text = f"{100 * sse:.4f} %" if sse is not None else "n/a (no numeric --on column)"
+        if sse is not None and sse.skipped:
+            text += f" ({sse.skipped} null values skipped)"
         print(f"  SSE/SST (numeric columns, z-scored)  {text}")
     if "classic" in measures:
         t0 = time.perf_counter()

@@ -183,3 +183,28 @@ def test_cli_anonymize_prints_sse_sst_with_nulls(tmp_path, capsys):
     assert float(shown.group(1)) == pytest.approx(100 * expected, abs=5e-5)
     assert int(shown.group(2)) == expected.skipped == 2 * 2720
     assert not math.isnan(expected) and 0 < expected < 1
+
+
+def test_recode_utility_counts_the_rows_it_skips():
+    x = (["u"] * 12 + ["v"] * 10 + ["w"] * 8)
+    y = (["a"] * 12 + ["b"] * 10 + ["a"] * 5 + ["b"] * 3)
+    x[3], y[20], x[25] = None, None, None
+    df = pl.DataFrame({"x": x, "y": y})
+    il = df.sdc.recode_utility("y", "x", 0.3)
+    assert il.skipped == 3 and il == df.drop_nulls().sdc.recode_utility("y", "x", 0.3)
+    rep = df.sdc.recode_utility("y", "x", 0.3, metric=None)
+    assert rep.skipped == 3 and rep.n == 27 and "3 rows with nulls skipped" in repr(rep)
+
+
+def test_cli_loss_says_what_it_skipped(tmp_path, capsys):
+    from polars_sdc.cli import main
+
+    o = pl.DataFrame({"x": [1.0, None, 3.0, 5.0, 6.0], "y": [2.0, 1.0, None, 4.0, 4.5]})
+    m = o.with_columns(pl.col("x") + 0.5, pl.col("y") * 1.1)
+    o.write_parquet(tmp_path / "o.parquet")
+    m.write_parquet(tmp_path / "m.parquet")
+    assert main(["loss", str(tmp_path / "o.parquet"), str(tmp_path / "m.parquet"), "--on", "x,y"]) == 0
+    out = capsys.readouterr().out
+    sse = o.sdc.ilssdm(["x", "y"], masked=m)
+    assert f"{100 * sse:.4f} % (2 null values skipped)" in out
+    assert "(2 rows with nulls skipped)" in out
