@@ -177,7 +177,8 @@ def ncp(
 
 
 def _entropy(counts: np.ndarray, base: float) -> float:
-    p = counts[counts > 0] / counts.sum()
+    # sorted: Polars' group_by / value_counts order varies run to run, the float sum must not
+    p = np.sort(counts[counts > 0]) / counts.sum()
     return float(-(p * np.log(p)).sum() / math.log(base))
 
 
@@ -209,7 +210,7 @@ def ebil(original: pl.DataFrame, masked: Any, on: Any = None, *, base: float = m
     total = 0.0
     for c in cols:
         t = pl.DataFrame({"v": original.get_column(c), "m": masked.get_column(c)})
-        joint = t.group_by("v", "m").len()
+        joint = t.group_by("v", "m").len().sort("m", "v")  # a fixed order: the same float sum every run
         for part in joint.partition_by("m"):
             n = part.get_column("len").to_numpy().astype(np.float64)
             total += float(n.sum()) * _entropy(n, base)
