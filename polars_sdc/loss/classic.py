@@ -459,11 +459,18 @@ def loss_report(
         rows=original.height,
         columns=len(cols),
         tables=sum(math.comb(len(cols), t) for t in range(1, min(max_dim, len(cols)) + 1)),
-        ebil_max=sum(  # over the non-null values: a kept null tells its value
-            (original.height - original.get_column(c).null_count()) * _entropy(
-                original.get_column(c).drop_nulls().value_counts().get_column("count").to_numpy().astype(np.float64),
-                math.e)
-            for c in cols
-        ),
+        ebil_max=_ebil_max(original, cols),
         skipped=skipped,
     )
+
+
+def _ebil_max(original: pl.DataFrame, cols: Sequence[str]) -> float:
+    """EBIL when the release says nothing about a value: ``sum_c n_c H(V_c)`` over each
+    column's n_c non-null values (a kept structural null tells its value)."""
+    def h(c: str) -> float:
+        counts = original.get_column(c).drop_nulls().value_counts().get_column("count")
+        return _entropy(counts.to_numpy().astype(np.float64), math.e)
+
+    if not original.select(cols).null_count().sum_horizontal().item():
+        return original.height * sum(h(c) for c in cols)
+    return sum((original.height - original.get_column(c).null_count()) * h(c) for c in cols)
