@@ -80,6 +80,8 @@ def test_ild_exponent_one_over_several_columns_uses_complete_records():
     rep = frame(cols).sdc.ild_report(frame(masked), exponent=1)
     assert (rep.total, rep.total_masked) == (pytest.approx(a), pytest.approx(m))
     assert rep.ild == pytest.approx(loss) and rep.skipped_overall == 2  # two incomplete records
+    amount = frame(cols).sdc.information_amount(exponent=1)
+    assert amount == pytest.approx(a) and amount.skipped == 2
 
 
 def test_ild_categorical_with_nulls_equals_the_reference():
@@ -208,3 +210,22 @@ def test_cli_loss_says_what_it_skipped(tmp_path, capsys):
     sse = o.sdc.ilssdm(["x", "y"], masked=m)
     assert f"{100 * sse:.4f} % (2 null values skipped)" in out
     assert "(2 rows with nulls skipped)" in out
+
+
+@settings(max_examples=40, deadline=None)
+@given(with_nulls())
+def test_ild_of_a_partition_with_nulls(data):
+    cols, _, groups = data
+    df = frame(cols).with_columns(pl.Series("g", groups))
+    rep = df.sdc.ild_report(groups="g")
+    # the release of a partition: each value replaced by its group's mean over the non-null values
+    masked = [[None if v is None else sum(u for u, h in zip(c, groups) if h == g and u is not None)
+               / sum(1 for u, h in zip(c, groups) if h == g and u is not None)
+               for v, g in zip(c, groups)] for c in cols]
+    a, m, loss = reference_ild_nulls(cols, masked, [lambda u, v: abs(u - v)] * len(cols))
+    assert rep.total == pytest.approx(a, rel=1e-9, abs=1e-6)
+    assert rep.ild == pytest.approx(loss, rel=1e-6, abs=1e-9, nan_ok=True)
+    # per column, ILD with Euclidean distance and group means is SSE/SST (Akiyama & Wada eq. 6)
+    for c, v in rep.by_column.items():
+        assert v == pytest.approx(df.sdc.ilssdm(c, groups="g", standardize=False), rel=1e-6, abs=1e-9)
+    assert df.lazy().sdc.ild_report(groups="g") == rep
