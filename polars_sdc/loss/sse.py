@@ -1,6 +1,8 @@
 """SSE, SST and ILSSDM = SSE / SST (thesis 2.4.1) of a partition or an (original, masked) pair."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -160,9 +162,11 @@ def _ilssdm_nulls(df, cols, groups: np.ndarray | None, masked, standardize: bool
         if not -SAFE_EXP <= e <= SAFE_EXP:
             xs = [np.ldexp(v, -e) for v in xs]
             ys = [None if y is None else np.ldexp(y, -e) for y in ys]
-    total = sum(sst(x) for x in xs)
-    if masked is not None:
-        err = sum(float(np.sum((x - y) ** 2)) for x, y in zip(xs, ys))
-    else:
-        err = sum(sse(x, g) if x.size else 0.0 for x, g in zip(xs, gs))
+    total = math.fsum(sst(x) for x in xs)
+    err = 0.0
+    for x, y, g in zip(xs, ys, gs):
+        if y is not None:
+            err += float(np.sum((x - y) ** 2))
+        elif g is not None and x.size:
+            err += sse(x, g)
     return err / total if total > 0 else 0.0
