@@ -229,3 +229,15 @@ def test_ild_of_a_partition_with_nulls(data):
     for c, v in rep.by_column.items():
         assert v == pytest.approx(df.sdc.ilssdm(c, groups="g", standardize=False), rel=1e-6, abs=1e-9)
     assert df.lazy().sdc.ild_report(groups="g") == rep
+
+
+@pytest.mark.parametrize("dtype", [pl.Int8, pl.Int32, pl.UInt16, pl.Int64, pl.Float32])
+def test_every_numeric_dtype_with_nulls(dtype):
+    o = pl.DataFrame({"x": [3, None, 7, 1, None, 9, 4]}, schema={"x": dtype})
+    m = pl.DataFrame({"x": [4, None, 6, 2, None, 9, 3]}, schema={"x": dtype})
+    as_float = [None if v is None else float(v) for v in o["x"].to_list()]
+    expected = reference_ilssdm_nulls([as_float], [[None if v is None else float(v) for v in m["x"].to_list()]])
+    got = o.sdc.ilssdm(masked=m)
+    assert got == pytest.approx(expected, rel=1e-12) and got.skipped == 2
+    assert o.sdc.ild(m) == pytest.approx(o.drop_nulls().sdc.ild(m.drop_nulls()), rel=1e-12)
+    assert o.sdc.loss_report(m).skipped == 2
