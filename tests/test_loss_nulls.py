@@ -241,3 +241,13 @@ def test_every_numeric_dtype_with_nulls(dtype):
     assert got == pytest.approx(expected, rel=1e-12) and got.skipped == 2
     assert o.sdc.ild(m) == pytest.approx(o.drop_nulls().sdc.ild(m.drop_nulls()), rel=1e-12)
     assert o.sdc.loss_report(m).skipped == 2
+
+
+def test_an_all_null_column():
+    o = pl.DataFrame({"x": [None, None, None], "y": [1.0, 2.0, 4.0]}, schema={"x": pl.Int64, "y": pl.Float64})
+    m = o.with_columns(pl.col("y") + 1.0)
+    r = o.sdc.ilssdm(masked=m)  # x adds nothing to SSE or SST
+    assert r == o.sdc.ilssdm("y", masked=m) and r.skipped == 3
+    assert o.sdc.ilssdm("x", masked=m) == 0.0
+    with pytest.raises(SDCError, match="column 'x': every value is null"):
+        o.sdc.ild(m)

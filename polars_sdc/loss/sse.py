@@ -162,7 +162,7 @@ def _ilssdm_nulls(df, cols, groups: np.ndarray | None, masked, standardize: bool
         if not -SAFE_EXP <= e <= SAFE_EXP:
             xs = [np.ldexp(v, -e) for v in xs]
             ys = [None if y is None else np.ldexp(y, -e) for y in ys]
-    total = math.fsum(sst(x) for x in xs)
+    total = math.fsum(sst(x) for x in xs if x.size)  # an all-null column adds nothing
     err = 0.0
     for x, y, g in zip(xs, ys, gs):
         if y is not None:
