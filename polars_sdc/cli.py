@@ -500,9 +500,7 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
             out["groups"], out["smallest_group"] = _group_stats(result, [args.group_column])
         out["rows"] = result.select(pl.len()).collect().item()
         numeric = [c for c in on if lf.collect_schema()[c].is_numeric()]
-        if numeric:  # structural nulls: SSE/SST on the numeric columns without nulls
-            nulls = lf.select(pl.col(numeric).null_count()).collect().row(0)
-            numeric = [c for c, n in zip(numeric, nulls) if n == 0]
+        # structural nulls: SSE/SST over the non-null values (its .skipped counts the rest)
         out["sse_sst"] = lf.sdc.ilssdm(numeric, masked=result.select(numeric)) if numeric else None
         out["global_risk"] = result.sdc.global_risk(keys)["global_risk"]
         out["measure_seconds"] = time.perf_counter() - t0
@@ -519,7 +517,9 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
         f"smallest {smallest}, {elapsed:.2f} s"
     )
     loss = res["sse_sst"]
-    loss_text = f"SSE/SST {100 * loss:.4f} % (numeric --on columns, z-scored)" if loss is not None else "SSE/SST n/a"
+    skipped = f", {loss.skipped} null values skipped" if getattr(loss, "skipped", 0) else ""
+    loss_text = (f"SSE/SST {100 * loss:.4f} % (numeric --on columns, z-scored{skipped})" if loss is not None
+                 else "SSE/SST n/a")
     print(f"  {loss_text}; global risk {100 * res['global_risk']:.4g} % (mean individual risk on the released "
           f"classes of {','.join(keys)}, unweighted: `polars-sdc risk --on {','.join(keys)}` prints the same)")
     parameters = {
@@ -631,7 +631,8 @@ def _cmd_loss(args: argparse.Namespace) -> int:
         width = max(len(c) for c in [*rep.by_column, "(overall)"])
         for c, v in rep.by_column.items():
             print(f"    {c:<{width}}  {v:.6g}")
-        print(f"    {'(overall)':<{width}}  {rep.ild:.6g}")
+        nulls = f"  ({rep.skipped_overall} rows with nulls skipped)" if rep.skipped_overall else ""
+        print(f"    {'(overall)':<{width}}  {rep.ild:.6g}{nulls}")
     if "sse" in measures:
         numeric = [c for c in on if orig.schema[c].is_numeric()]
         t0 = time.perf_counter()
@@ -640,6 +641,8 @@ def _cmd_loss(args: argparse.Namespace) -> int:
         results["sse_sst"] = sse
         results["sse_columns"] = numeric
         text = f"{100 * sse:.4f} %" if sse is not None else "n/a (no numeric --on column)"
+        if sse is not None and sse.skipped:
+            text += f" ({sse.skipped} null values skipped)"
         print(f"  SSE/SST (numeric columns, z-scored)  {text}")
     if "classic" in measures:
         t0 = time.perf_counter()

@@ -37,6 +37,8 @@ Index (reference -> what it checks):
 - ``brute_suda``                    SUDA2 scores over every key subset -> risk/suda.py
 - ``reference_l_diversity``, ``reference_t_closeness``  per record, from the class's values -> risk/diversity.py
 - ``reference_risk_levels``         the level at which a household is at risk (record swapping)
+- ``reference_ilssdm_nulls``, ``reference_ild_nulls``  SSE/SST and ILD with structural nulls, column by
+  column over the non-null values (pairwise records complete in every column) -> loss/sse.py, loss/ild.py
 - ``reference_record_swap``         targeted record swapping (sdcMicro recordSwap), household by
   household with Python sets and a full donor scan -> masking/record_swap.py, kernels/record_swap.py
 """
@@ -1190,3 +1192,60 @@ def sample_moments(X):
     """(column means, (p, p) sample covariance with n - 1) of the rows of X."""
     X = np.asarray(X, dtype=float)
     return X.mean(axis=0), np.cov(X.T, ddof=1).reshape(X.shape[1], X.shape[1])
+
+
+# -- information loss with structural nulls --------------------------------------------------------
+def reference_ilssdm_nulls(columns, masked=None, groups=None, standardize=True):
+    """SSE/SST over the non-null values, column by column, plain Python (sdcMicro's dUtility
+    ``na.rm = TRUE`` rule): ``columns`` / ``masked`` are lists of value lists (None = null);
+    z-scores with the column's non-null mean and population std (a constant column: deviations
+    from its value); with ``groups`` a row's release is the mean of its group's non-null values."""
+    sse = sst = 0.0
+    for j, x in enumerate(columns):
+        rows = [i for i, v in enumerate(x) if v is not None]
+        if not rows:
+            continue
+        xv = [float(x[i]) for i in rows]
+        if masked is not None:
+            yv = [float(masked[j][i]) for i in rows]
+        else:
+            yv = []
+            for i in rows:
+                same = [float(x[r]) for r in rows if groups[r] == groups[i]]
+                yv.append(sum(same) / len(same))
+        mean = sum(xv) / len(xv)
+        sd = math.sqrt(sum((v - mean) ** 2 for v in xv) / len(xv))
+        if standardize:
+            if sd > 0:
+                xv, yv = [(v - mean) / sd for v in xv], [(v - mean) / sd for v in yv]
+            else:
+                xv, yv = [0.0] * len(xv), [v - float(x[rows[0]]) for v in yv]
+            mean = sum(xv) / len(xv)
+        sst += sum((v - mean) ** 2 for v in xv)
+        sse += sum((a - b) ** 2 for a, b in zip(xv, yv))
+    return sse / sst if sst > 0 else 0.0
+
+
+def reference_ild_nulls(columns, masked, distances, exponent=2, weights=None):
+    """ILD with structural nulls, pair by pair: with exponent 2 the product distance is a sum
+    over the columns, each over its pairs of non-null rows; otherwise the pairs of records
+    complete in every column, d = sqrt(sum_c w_c d_c^2). Returns (I, I_masked, ILD clipped at 0;
+    NaN when the original has no information and the release has some)."""
+    n = len(columns[0])
+    w = weights or [1.0] * len(columns)
+
+    def amount(cols):
+        if exponent == 2:
+            total = 0.0
+            for j, (c, d, wc) in enumerate(zip(cols, distances, w)):
+                vals = [v for v, o in zip(c, columns[j]) if o is not None]
+                total += wc * naive_amount(vals, d, 2)
+            return total
+        rows = [i for i in range(n) if all(col[i] is not None for col in columns)]
+        return sum(
+            sum(wc * d(c[i], c[k]) ** 2 for c, d, wc in zip(cols, distances, w)) ** (exponent / 2)
+            for i in rows for k in rows
+        )
+
+    a, m = amount(list(columns)), amount(list(masked))
+    return a, m, (max((a - m) / a, 0.0) if a > 0 else (0.0 if m == 0 else math.nan))

@@ -9,6 +9,11 @@
 
 ILSSDM (SSE/SST) lives in :mod:`polars_sdc.loss.sse`. A partition is a group column / ids
 (``groups``) or, for a release, the equivalence classes of its ``on`` columns.
+
+Structural nulls (:mod:`polars_sdc.loss.nulls`; the release keeps them at the same rows): the
+measures of distances and ranges (ILD, ILSSDM, NCP) skip them; the measures of frequencies
+(DM, entropy loss, EBIL, CTBIL) count a null as a value of its own -- it is what a recipient
+sees, and a null the release keeps where it was adds no loss.
 """
 from __future__ import annotations
 
@@ -27,13 +32,13 @@ from .ild import ILDReport
 
 
 def _partition(df: pl.DataFrame, groups: Any, on: Sequence[str] | None) -> np.ndarray:
-    """Group ids per row: the given partition, else the equivalence classes on ``on``."""
+    """Group ids per row: the given partition, else the equivalence classes on ``on`` (a null
+    is a value of its own: a structural null matches only a null)."""
     from ..partition import group_ids
 
     if groups is not None:
         return group_ids(df, groups).to_numpy().astype(np.int64)
     cols = resolve_columns(df, on)
-    check_no_nulls(df, cols)
     return df.select(pl.struct(cols).rank("dense")).to_series().to_numpy().astype(np.int64) - 1
 
 
@@ -113,6 +118,7 @@ def ncp(
     group's values in ``hierarchies[col]`` (a :func:`polars_sdc.dist.tree` or a child -> parent
     mapping; default: every value under one root), size(u) its leaves and |A| the leaves of
     the hierarchy; 0 when the group holds one value (nothing generalised, as in Xu et al.).
+    Structural nulls are skipped: a column's range, spans and counts are over its non-null values.
 
     >>> df = pl.DataFrame({"x": [0.0, 2.0, 6.0, 10.0], "g": [0, 0, 1, 1]})
     >>> ncp(df, "g", on="x")
@@ -128,7 +134,10 @@ def ncp(
         g = _partition(masked, None, cols)
     else:
         g = _partition(original, groups, None)
-    check_no_nulls(original, cols)
+    if masked is not None:
+        from .nulls import check_null_pattern
+
+        check_null_pattern(original, masked, cols)
     hierarchies = dict(hierarchies or {})
     weights = dict(weights or {})
     unknown = [c for c in [*hierarchies, *weights] if c not in cols]
@@ -139,25 +148,26 @@ def ncp(
     for c in cols:
         w = float(weights.get(c, 1.0))
         if is_numeric(original.schema[c]) and c not in hierarchies:
-            x = numeric_matrix(original, [c])[:, 0]
+            x = numeric_matrix(original.select(pl.col(c).drop_nulls()), [c])[:, 0]
             rng = x.max() - x.min() if x.size else 0.0
             if rng == 0:
                 continue
             spans = t.group_by("__g").agg(
-                (pl.col(c).max() - pl.col(c).min()).cast(pl.Float64).alias("s"), pl.len().alias("n")
-            )
+                (pl.col(c).max() - pl.col(c).min()).cast(pl.Float64).alias("s"), pl.col(c).count().alias("n")
+            ).drop_nulls("s")
             total += w * float((spans["s"] * spans["n"]).sum()) / rng
             continue
         h = hierarchies.get(c)
         if h is None:
-            h = _dist.tree({v: "__sdc_all__" for v in original.get_column(c).unique().to_list()})
+            h = _dist.tree({v: "__sdc_all__" for v in original.get_column(c).drop_nulls().unique().to_list()})
         elif not isinstance(h, _dist.Tree):
             h = _dist.tree(h)
         h = h.bind([c], [])
         leaves = h.leaves_under()
         n_leaves = int(leaves.max())
         for vals, n in (
-            t.group_by("__g").agg(pl.col(c).unique().alias("v"), pl.len().alias("n")).select("v", "n").iter_rows()
+            t.group_by("__g").agg(pl.col(c).drop_nulls().unique().alias("v"), pl.col(c).count().alias("n"))
+            .select("v", "n").iter_rows()
         ):
             if len(vals) < 2:
                 continue
@@ -167,7 +177,8 @@ def ncp(
 
 
 def _entropy(counts: np.ndarray, base: float) -> float:
-    p = counts[counts > 0] / counts.sum()
+    # sorted: Polars' group_by / value_counts order varies run to run, the float sum must not
+    p = np.sort(counts[counts > 0]) / counts.sum()
     return float(-(p * np.log(p)).sum() / math.log(base))
 
 
@@ -180,8 +191,9 @@ def _aligned(original: pl.DataFrame, masked: Any, cols: Sequence[str]) -> pl.Dat
         masked = masked.select(cols).collect()
     if masked.height != original.height:
         raise SDCError(f"masked frame has {masked.height} rows, the original {original.height}; they must be row-aligned")
-    check_no_nulls(original, cols)
-    check_no_nulls(masked, cols)
+    from .nulls import check_null_pattern
+
+    check_null_pattern(original, masked, cols)  # structural nulls stay where they are
     return masked
 
 
@@ -198,7 +210,7 @@ def ebil(original: pl.DataFrame, masked: Any, on: Any = None, *, base: float = m
     total = 0.0
     for c in cols:
         t = pl.DataFrame({"v": original.get_column(c), "m": masked.get_column(c)})
-        joint = t.group_by("v", "m").len()
+        joint = t.group_by("v", "m").len().sort("m", "v")  # a fixed order: the same float sum every run
         for part in joint.partition_by("m"):
             n = part.get_column("len").to_numpy().astype(np.float64)
             total += float(n.sum()) * _entropy(n, base)
@@ -220,8 +232,7 @@ def entropy_loss(
 
     cols = _release_columns(original, on, masked, groups, "entropy loss needs exactly one of `masked` or `groups`")
     if groups is not None:
-        check_no_nulls(original, cols)
-        masked = aggregate(original.select(cols), _partition(original, groups, None), cols)
+        masked = aggregate(original.select(cols), _partition(original, groups, None), cols, keep_nulls=True)
     masked = _aligned(original, masked, cols)
 
     def h(frame: pl.DataFrame) -> float:
@@ -294,6 +305,7 @@ class LossReport:
     ``ilssdm`` is SSE/SST of the numeric columns (z-scored); ``dm`` and ``ncp`` use the
     partition; ``cm`` needs a class ``label``. :meth:`normalized` puts every measure on
     0 (no loss) .. 1 (all lost); ``columns``, ``tables`` and ``ebil_max`` are what it divides by.
+    ``skipped``: the structural nulls of the measured columns (see the module docstring).
     """
 
     ild: float
@@ -308,6 +320,7 @@ class LossReport:
     columns: int = 1
     tables: int = 1
     ebil_max: float = 0.0
+    skipped: int = 0
 
     MEASURES = ("ild", "ilssdm", "dm", "ncp", "entropy_loss", "ebil", "ctbil", "cm")
 
@@ -360,7 +373,8 @@ class LossReport:
         )
 
     def __repr__(self) -> str:
-        lines = [f"LossReport({self.rows} rows)   value   normalized (0 = no loss, 1 = all lost)"]
+        nulls = f", {self.skipped} null values skipped" if self.skipped else ""
+        lines = [f"LossReport({self.rows} rows{nulls})   value   normalized (0 = no loss, 1 = all lost)"]
         for n, v, z, m in self.to_frame().iter_rows():
             value = "n/a" if v is None else format(v, ".6g")
             norm = "" if z is None else format(z, ".4f")
@@ -390,6 +404,7 @@ def loss_report(
     ``progress=True`` shows ILD's bar (:func:`polars_sdc.loss.ild.ild_report`).
     ``ild_report``: the ILD report of this very release under the same ``dist`` / ``on`` /
     ``weights`` / ``exponent``, when it is at hand already (it is used, not computed again).
+    Structural nulls: see the module docstring; ``skipped`` counts them.
 
     >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": [0, 0, 1, 1]})
     >>> r = loss_report(df, groups="g", on="x", k=2)
@@ -415,9 +430,12 @@ def loss_report(
         )
     else:
         rep = ild_report
+    from .nulls import null_counts
+
+    skipped = sum(null_counts(original, cols).values())
     if groups is not None:
         part = _partition(original, groups, None)
-        released = aggregate(original.select(cols), part, cols)
+        released = aggregate(original.select(cols), part, cols, keep_nulls=skipped > 0)
     else:
         released = _aligned(original, masked, cols).select(cols)
         part = _partition(released, None, cols)
@@ -441,8 +459,18 @@ def loss_report(
         rows=original.height,
         columns=len(cols),
         tables=sum(math.comb(len(cols), t) for t in range(1, min(max_dim, len(cols)) + 1)),
-        ebil_max=original.height * sum(
-            _entropy(original.get_column(c).value_counts().get_column("count").to_numpy().astype(np.float64), math.e)
-            for c in cols
-        ),
+        ebil_max=_ebil_max(original, cols),
+        skipped=skipped,
     )
+
+
+def _ebil_max(original: pl.DataFrame, cols: Sequence[str]) -> float:
+    """EBIL when the release says nothing about a value: ``sum_c n_c H(V_c)`` over each
+    column's n_c non-null values (a kept structural null tells its value)."""
+    def h(c: str) -> float:
+        counts = original.get_column(c).drop_nulls().value_counts().get_column("count")
+        return _entropy(counts.to_numpy().astype(np.float64), math.e)
+
+    if not original.select(cols).null_count().sum_horizontal().item():
+        return original.height * sum(h(c) for c in cols)
+    return sum((original.height - original.get_column(c).null_count()) * h(c) for c in cols)

@@ -270,6 +270,7 @@ class ILDReport:
     ``amount`` / ``amount_masked`` are each block's ``I`` on the original and the release
     (with the exponent, unweighted); ``total`` / ``total_masked`` are ``I`` of the product
     distance with ``weights``; ``ild`` is the overall loss, ``by_column`` the per-block losses.
+    ``skipped`` (per block) and ``skipped_overall``: the rows left out for structural nulls.
     """
 
     columns: tuple[str, ...]
@@ -282,6 +283,9 @@ class ILDReport:
     exponent: float
     # (overall, per block) losses formed from rescaled amounts when some block needed it
     ratios: tuple[float, tuple[float, ...]] | None = field(default=None, repr=False, compare=False)
+    #: structural nulls: the rows each block left out (a null in one of its columns) and overall
+    skipped: tuple[int, ...] = ()
+    skipped_overall: int = 0
 
     @property
     def ild(self) -> float:
@@ -296,7 +300,8 @@ class ILDReport:
         return {c: _ratio(a, m) for c, a, m in zip(self.columns, self.amount, self.amount_masked)}
 
     def to_frame(self) -> pl.DataFrame:
-        """One row per block and a last row ``"(overall)"``: distance, weight, I(A), I(A_hat), ILD.
+        """One row per block and a last row ``"(overall)"``: distance, weight, I(A), I(A_hat), ILD
+        and the rows skipped for a null.
 
         >>> df = pl.DataFrame({"x": [1, 2, 3, 4], "g": [0, 0, 1, 1]})
         >>> ild_report(df, groups="g").to_frame().select("column", "I", "I_masked", "ild").rows()
@@ -310,14 +315,16 @@ class ILDReport:
                 "I": [*self.amount, self.total],
                 "I_masked": [*self.amount_masked, self.total_masked],
                 "ild": [*self.by_column.values(), self.ild],
+                "skipped": [*(self.skipped or (0,) * len(self.columns)), self.skipped_overall],
             },
             schema={"column": pl.String, "distance": pl.String, "weight": pl.Float64,
-                    "I": pl.Float64, "I_masked": pl.Float64, "ild": pl.Float64},
+                    "I": pl.Float64, "I_masked": pl.Float64, "ild": pl.Float64, "skipped": pl.Int64},
         )
 
     def __repr__(self) -> str:
         w = max(len(c) for c in [*self.columns, "(overall)"])
-        lines = [f"ILDReport(exponent={self.exponent:g}, ILD={self.ild:.6g})"]
+        nulls = f", {self.skipped_overall} rows with nulls skipped" if self.skipped_overall else ""
+        lines = [f"ILDReport(exponent={self.exponent:g}, ILD={self.ild:.6g}{nulls})"]
         for c, d, wt, a, m, l in zip(
             self.columns, self.distances, self.weights, self.amount, self.amount_masked, self.by_column.values()
         ):
@@ -330,7 +337,8 @@ def _released(
     original: pl.DataFrame, masked: Any, groups: Any, cols: Sequence[str], grouped_cols: Sequence[str]
 ) -> tuple[pl.DataFrame, Any]:
     """The release restricted to ``cols`` and None, or, with ``groups``, the partition's
-    representatives (``aggregate``) of ``grouped_cols`` and the group ids."""
+    representatives (``aggregate``; a structural null stays null, the representative is over
+    the group's non-null values) of ``grouped_cols`` and the group ids."""
     from ..aggregate import aggregate
     from ..partition import group_ids
 
@@ -340,7 +348,8 @@ def _released(
         g = group_ids(original, groups)
         if not grouped_cols:
             return pl.DataFrame(), g
-        return aggregate(original.select(grouped_cols), g, grouped_cols), g
+        keep_nulls = original.select(grouped_cols).null_count().sum_horizontal().item() > 0
+        return aggregate(original.select(grouped_cols), g, grouped_cols, keep_nulls=keep_nulls), g
     if isinstance(masked, pl.LazyFrame):
         names = masked.collect_schema().names()
         missing = [c for c in cols if c not in names]
@@ -381,10 +390,11 @@ def _total(frame: pl.DataFrame, blocks: Sequence[Block], w: Sequence[float], per
     return _records_amount(frame, blocks, w, e)
 
 
-def _amounts(orig, rel, blocks, shifts, by_sse, gids, e, wspec, pb):
-    """I of every block on the original and the release (and with e = 2 for weights "amount")."""
+def _amounts(frames, blocks, shifts, by_sse, e, wspec, pb):
+    """I of every block on the original and the release (and with e = 2 for weights "amount");
+    ``frames``: per block (original, release, group ids), its rows without nulls."""
     amounts, masked_amounts, amounts2 = [], [], []
-    for b, sh in zip(blocks, shifts):
+    for b, sh, (orig, rel, gids) in zip(blocks, shifts, frames):
         with pb.waiting(f"{b.label}, original", counter="share"):  # one unit, done at exit
             a = block_amount(orig, b, e, sh)
         if b.columns in by_sse:
@@ -445,24 +455,40 @@ def ild_report(
     grouped_cols = [c for b in blocks if b.columns not in by_sse for c in b.columns] if e == 2 else cols
     rel, gids = _released(original, masked, groups, cols, list(dict.fromkeys(grouped_cols)))
     orig = original.select(cols)
+    # structural nulls: a block is measured on the rows without a null in its columns (the
+    # release keeps the original's nulls where they are); a pairwise product distance
+    # (e != 2, several blocks) on the records complete in every column
+    from .nulls import check_null_pattern, null_counts
+
+    nulls = check_null_pattern(orig, rel, cols) if groups is None else null_counts(orig, cols)
+    frames, skipped = _block_frames(orig, rel, gids, blocks, any(nulls.values()))
     bound = []
-    for b in blocks:
+    for b, (o, r, _) in zip(blocks, frames):
         if b.columns in by_sse:
-            bound.append(Block(b.columns, b.distance.bind(b.columns, [orig])))
+            bound.append(Block(b.columns, b.distance.bind(b.columns, [o])))
         else:
             b.distance.check(b.columns, rel.schema)
-            bound.append(Block(b.columns, b.distance.bind(b.columns, [orig, rel])))
+            bound.append(Block(b.columns, b.distance.bind(b.columns, [o, r])))
     blocks = bound
     # a Euclidean block of huge or tiny values (|x| ~ 1e200, 1e-170) is measured on its columns
     # rescaled by a power of two 2^-E (exact): its amounts are a_s * 2^(e E), and the ratios
     # are formed from the scaled numbers, so squares neither overflow nor underflow
     scalable = e == 2 or len(blocks) == 1
-    shifts = [_block_shift(orig, rel, b) if scalable else 0 for b in blocks]
+    shifts = [_block_shift(o, r, b) if scalable else 0 for b, (o, r, _) in zip(blocks, frames)]
     from ..progress import bar
 
     pairwise_total = not any(shifts) and e != 2 and len(blocks) > 1
+    skipped_overall = sum(skipped)
+    if any(skipped) and e != 2 and len(blocks) > 1:  # not additive: the complete records
+        complete = pl.all_horizontal(pl.col(c).is_not_null() for c in cols)
+        keep = orig.select(complete).to_series()
+        skipped_overall = orig.height - int(keep.sum())
+        orig, rel = orig.filter(keep), rel.filter(keep)
+        if orig.height == 0:
+            raise SDCError(f"no record is complete in {cols}: ILD with exponent {e:g} over several blocks "
+                           "compares whole records; measure the columns one by one (exponent 2 adds them)")
     with bar(progress, "ILD", total=2 * len(blocks) + 2 * pairwise_total, unit="amount") as pb:
-        amounts, masked_amounts, amounts2 = _amounts(orig, rel, blocks, shifts, by_sse, gids, e, wspec, pb)
+        amounts, masked_amounts, amounts2 = _amounts(frames, blocks, shifts, by_sse, e, wspec, pb)
         w = _weights(blocks, wspec, amounts2)  # with "amount": times 2^(-2 E) each
         if pairwise_total:
             with pb.waiting("pairwise, original", counter="share"):
@@ -500,28 +526,59 @@ def ild_report(
         total_masked=total_m,
         exponent=e,
         ratios=ratios,
+        skipped=tuple(skipped),
+        skipped_overall=skipped_overall,
     )
+
+
+def _block_frames(orig: pl.DataFrame, rel: pl.DataFrame, gids: Any, blocks: Sequence[Block], nulls: bool):
+    """Per block (original, release, group ids) on the rows without a null in its columns, and
+    the number of rows each block leaves out; without nulls the whole frames, nothing copied."""
+    if not nulls:
+        return [(orig, rel, gids)] * len(blocks), [0] * len(blocks)
+    frames, skipped = [], []
+    for b in blocks:
+        keep = orig.select(pl.all_horizontal(pl.col(c).is_not_null() for c in b.columns)).to_series()
+        n = int(keep.sum())
+        if n == 0:
+            raise SDCError(f"column {b.columns[0]!r}: every value is null; information loss needs a value")
+        if n == orig.height:
+            frames.append((orig, rel, gids))
+        else:
+            frames.append((orig.filter(keep), rel.filter(keep) if rel.width else rel,
+                           None if gids is None else gids.filter(keep)))
+        skipped.append(orig.height - n)
+    return frames, skipped
 
 
 @same_parameters(ild_report)
 def ild(original: pl.DataFrame, masked: pl.DataFrame | pl.LazyFrame | None = None, **options: Any) -> float:
     """``ILD = (I(A) - I(A_hat)) / I(A)`` (Akiyama & Wada 2.2): 0 nothing lost, 1 everything
     replaced by one value; arguments as :func:`ild_report`. A column without information
-    (I(A) = 0) has ILD 0 when the release has none either, else NaN.
+    (I(A) = 0) has ILD 0 when the release has none either, else NaN. Structural nulls are
+    skipped as in :func:`ild_report`; the float's ``.skipped`` counts the rows left out.
 
     >>> df = pl.DataFrame({"x": [1, 2, 3, 4]})
     >>> ild(df, pl.DataFrame({"x": [1.5, 1.5, 3.5, 3.5]}))
     0.2
     """
-    return ild_report(original, masked, **options).ild
+    from .nulls import Measured
+
+    rep = ild_report(original, masked, **options)
+    return Measured(rep.ild, rep.skipped_overall)
 
 
 def information_amount(
     df: pl.DataFrame, dist: Any = None, *, on: Any = None, weights: Any = None, exponent: float = 2
 ) -> float:
     """``I(A) = sum_i sum_j d(x_i, x_j)^e`` of a frame (thesis 3.1.2) under the (product)
-    distance; ``weights="amount"`` makes every block contribute 1 (with e = 2).
+    distance; ``weights="amount"`` makes every block contribute 1 (with e = 2). Structural
+    nulls: each block is summed over its rows without a null (a float whose ``.skipped``
+    counts the rows left out, per block), the pairwise product distance (e != 2) over the
+    complete records.
 
+    >>> information_amount(pl.DataFrame({"x": [1, None, 2, 3, 4]})).skipped
+    1
     >>> information_amount(pl.DataFrame({"s": ["a11", "a12", "a21", "a22"]}),
     ...     {"s": _dist.tree({"a1": "a", "a2": "a", "a11": "a1", "a12": "a1", "a21": "a2", "a22": "a2"})})
     144.0
@@ -531,10 +588,21 @@ def information_amount(
     blocks, wspec = resolve_blocks(df.schema, dist, on, weights)
     cols = list(dict.fromkeys(c for b in blocks for c in b.columns))
     frame = df.select(cols)
-    blocks = [Block(b.columns, b.distance.bind(b.columns, [frame])) for b in blocks]
-    amounts = [block_amount(frame, b, e) for b in blocks]
-    amounts2 = amounts if e == 2 or wspec != "amount" else [block_amount(frame, b, 2) for b in blocks]
-    return _total(frame, blocks, _weights(blocks, wspec, amounts2), amounts, e)
+    from .nulls import Measured, null_counts
+
+    # structural nulls: each block over its rows without a null; a pairwise product distance
+    # (e != 2, several blocks) over the records complete in every column
+    frames, skipped = _block_frames(frame, pl.DataFrame(), None, blocks, any(null_counts(frame, cols).values()))
+    frames = [f for f, _, _ in frames]
+    blocks = [Block(b.columns, b.distance.bind(b.columns, [f])) for b, f in zip(blocks, frames)]
+    amounts = [block_amount(f, b, e) for f, b in zip(frames, blocks)]
+    amounts2 = amounts if e == 2 or wspec != "amount" else [block_amount(f, b, 2) for f, b in zip(frames, blocks)]
+    total_skipped = sum(skipped)
+    if total_skipped and e != 2 and len(blocks) > 1:
+        frame = frame.drop_nulls()
+        total_skipped = df.height - frame.height
+        _check_rows(frame)
+    return Measured(_total(frame, blocks, _weights(blocks, wspec, amounts2), amounts, e), total_skipped)
 
 
 def _check_rows(frame: pl.DataFrame) -> None:

@@ -1,6 +1,8 @@
 """SSE, SST and ILSSDM = SSE / SST (thesis 2.4.1) of a partition or an (original, masked) pair."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -70,33 +72,52 @@ def ilssdm_frame(
     (z-scored with the original's mean and std unless ``standardize=False``). ``on=None``
     means every numeric column except a ``groups`` column named by a string.
 
+    Structural nulls (:mod:`polars_sdc.loss.nulls`) are skipped value by value, as sdcMicro's
+    ``dUtility`` (IL1s, ``na.rm = TRUE``): SSE and SST sum each column's non-null values (its
+    mean and std are those of its non-null values; a group's mean is over its non-null
+    values); the release must hold its nulls at the same rows. The result is a float whose
+    ``.skipped`` counts the null values left out.
+
     >>> import polars as pl
     >>> df = pl.DataFrame({"g": [0, 0, 1, 1], "x": [1.0, 2.0, 3.0, 4.0]})
     >>> ilssdm_frame(df, groups="g", standardize=False)
     0.2
+    >>> r = ilssdm_frame(pl.DataFrame({"x": [1.0, None, 3.0, 5.0]}), masked=pl.DataFrame({"x": [2.0, None, 2.0, 5.0]}))
+    >>> r, r.skipped
+    (0.25, 1)
     """
     import polars as pl
 
-    from .._columns import numeric_matrix, resolve_columns
+    from .._columns import check_finite, numeric_matrix, resolve_columns
+    from .._errors import SDCError
     from ..partition import group_ids
+    from .nulls import Measured, check_null_pattern, null_counts
 
     if on is None and isinstance(groups, str):  # the group ids are not data
         on = [c for c in resolve_columns(df, None, kind="numeric", default="numeric") if c != groups]
     cols = resolve_columns(df, on, kind="numeric", default="numeric")
     if df.height == 0:
-        from .._errors import SDCError
-
         raise SDCError("the frame has no rows; information loss needs at least one row")
-    X = numeric_matrix(df, cols)
     if (groups is None) == (masked is None):
         raise TypeError("ilssdm needs exactly one of groups= or masked=")
     if masked is not None:
         if isinstance(masked, pl.LazyFrame):
             masked = masked.select(cols).collect()
-        from .._errors import SDCError
-
         if masked.height != df.height:
             raise SDCError(f"masked frame has {masked.height} rows, the original {df.height}; they must be row-aligned")
+        resolve_columns(masked, cols, kind="numeric")
+        nulls = check_null_pattern(df, masked, cols)
+    else:
+        nulls = null_counts(df, cols)
+    skipped = sum(nulls.values())
+    if skipped:
+        check_finite(df, cols, nulls=True)
+        if masked is not None:
+            check_finite(masked, cols, nulls=True)
+        g = None if masked is not None else group_ids(df, groups).to_numpy()
+        return Measured(_ilssdm_nulls(df, cols, g, masked, standardize), skipped)
+    X = numeric_matrix(df, cols)
+    if masked is not None:
         Y = numeric_matrix(masked, cols)
     if standardize:  # the original's mean and std, computed without overflow or underflow
         from ..standardize import apply_zscore, zscore_params
@@ -111,5 +132,41 @@ def ilssdm_frame(
                 Y[:, j] = Ym[:, j] - (X[0, j] if X.shape[0] else 0.0)
         X = Xz
     if masked is not None:
-        return ilssdm(X, masked=Y)
-    return ilssdm(X, groups=group_ids(df, groups).to_numpy())
+        return Measured(ilssdm(X, masked=Y))
+    return Measured(ilssdm(X, groups=group_ids(df, groups).to_numpy()))
+
+
+def _ilssdm_nulls(df, cols, groups: np.ndarray | None, masked, standardize: bool) -> float:
+    """SSE / SST summed over the columns, each over its non-null rows (the same rows in the
+    release); z-scores and group means over those rows; one common power of two keeps the
+    unstandardised sums finite, as :func:`ilssdm` does."""
+    from ..standardize import SAFE_EXP, apply_zscore, pow2_exponent, zscore_params
+
+    xs, ys, gs = [], [], []
+    for c in cols:
+        keep = df.get_column(c).is_not_null()
+        x = df.get_column(c).filter(keep).cast(float).to_numpy().reshape(-1, 1)
+        y = None if masked is None else masked.get_column(c).filter(keep).cast(float).to_numpy().reshape(-1, 1)
+        if standardize and x.shape[0]:
+            params = zscore_params(x)
+            xz = apply_zscore(x, *params)
+            if y is not None:
+                # a constant original column keeps scale 1, as on data without nulls
+                y = y - x[0, 0] if params[1][0] == 0 else apply_zscore(y, *params)
+            x = xz
+        xs.append(x[:, 0])
+        ys.append(None if y is None else y[:, 0])
+        gs.append(None if groups is None else groups[keep.to_numpy()])
+    if not standardize:
+        e = max((pow2_exponent(v) for v in [*xs, *ys] if v is not None and v.size), default=0)
+        if not -SAFE_EXP <= e <= SAFE_EXP:
+            xs = [np.ldexp(v, -e) for v in xs]
+            ys = [None if y is None else np.ldexp(y, -e) for y in ys]
+    total = math.fsum(sst(x) for x in xs if x.size)  # an all-null column adds nothing
+    err = 0.0
+    for x, y, g in zip(xs, ys, gs):
+        if y is not None:
+            err += float(np.sum((x - y) ** 2))
+        elif g is not None and x.size:
+            err += sse(x, g)
+    return err / total if total > 0 else 0.0

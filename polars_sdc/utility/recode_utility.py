@@ -24,7 +24,8 @@ from .metrics import METRICS, classification_metrics
 @dataclass(frozen=True)
 class UtilityReport:
     """Metrics of the original-input model, the recoded-input model and IL = original -
-    recoded (eq. 6) for one target, input set and p."""
+    recoded (eq. 6) for one target, input set and p; ``n`` rows used, ``skipped`` rows left
+    out for a null in the target or an input."""
 
     target: str
     inputs: tuple[str, ...]
@@ -33,6 +34,7 @@ class UtilityReport:
     original: dict = field(repr=False)
     recoded: dict = field(repr=False)
     il: dict = field(repr=False)
+    skipped: int = 0
 
     def to_frame(self) -> pl.DataFrame:
         """One row per metric: ``metric``, ``original``, ``recoded``, ``il`` (eq. 6).
@@ -54,7 +56,8 @@ class UtilityReport:
 
     def __repr__(self) -> str:
         ils = ", ".join(f"{m}={self.il[m]:.4f}" for m in METRICS)
-        return f"UtilityReport({self.target} ~ {' + '.join(self.inputs)}, p={self.p}, n={self.n}: IL {ils})"
+        nulls = f", {self.skipped} rows with nulls skipped" if self.skipped else ""
+        return f"UtilityReport({self.target} ~ {' + '.join(self.inputs)}, p={self.p}, n={self.n}{nulls}: IL {ils})"
 
 
 def _codes(values: pl.Series, levels: list[str]) -> np.ndarray:
@@ -146,7 +149,8 @@ def recode_utility(
     target keeps its original categories. Both models are scored in-sample (as in the paper)
     or, with ``test_size``, fitted on a random split (``seed``) and scored on the rest.
     ``metric`` in precision / recall / f / accuracy gives that IL as a float; ``None`` gives
-    a :class:`UtilityReport` with every metric. The paper recommends recall. The label
+    a :class:`UtilityReport` with every metric. The paper recommends recall. The rows left out
+    for a null are counted: the float's ``.skipped``, the report's ``skipped``. The label
     options (:class:`~polars_sdc._typing.LabelOptions`): ``sep``, ``other`` and ``max_label`` name the merged groups (``other`` pools them, which changes
     the recoded model); ``null_values`` (e.g. ``["?"]``) are read as missing in the target and
     the inputs before the complete cases are taken.
@@ -198,5 +202,7 @@ def recode_utility(
     m1 = model_metrics(recoded, target, inputs, **opts)
     il = {m: m0[m] - m1[m] for m in METRICS}
     if metric is not None:
-        return il[metric]
-    return UtilityReport(target, tuple(inputs), float(p), data.height, m0, m1, il)
+        from ..loss.nulls import Measured
+
+        return Measured(il[metric], df.height - data.height)
+    return UtilityReport(target, tuple(inputs), float(p), data.height, m0, m1, il, df.height - data.height)
