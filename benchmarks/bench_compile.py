@@ -3,6 +3,7 @@
     python benchmarks/bench_compile.py                    # every method
     python benchmarks/bench_compile.py mdav mil demo      # some of them
     python benchmarks/bench_compile.py --json out.json    # also write the rows as JSON
+    python benchmarks/bench_compile.py --warm-vs DIR mdav # warm run time against another checkout
 
 For each method a new Python process starts with ``NUMBA_CACHE_DIR`` set to a new empty
 directory (Numba reads the variable when it is imported; with it set, every ``cache=True``
@@ -22,6 +23,12 @@ cached machine code). Reported per method:
 - ``compiled``: number of (kernel, signature) compilations, ``sigs>1``: kernels compiled for
   more than one argument-type combination, ``top``: the kernels with the largest compile
   time (exclusive of the kernels they call; from ``numba.core.event.install_recorder``).
+
+``--warm-vs DIR`` compares warm run times only: for each method, ``--repeats`` rounds that
+each start one process on this checkout and one on the polars_sdc under ``DIR`` (in turn, so
+both see the same load), each on a cache of its own kept across the rounds (only the first
+round compiles), and report the median of the per-round ratios this / other of the warm
+CPU times (best of three calls each).
 
 CPU time is the primary number: the machine is shared, and wall time rises with the load
 (``uptime`` is printed with the table). ``demo`` runs ``polars-sdc demo`` end to end as a
@@ -62,6 +69,9 @@ KEYS = '["sex", "region", "age"]'
 #: name -> (set-up code, call code on ``df``, warm rows)
 METHODS: dict[str, tuple[str, str, int]] = {
     "mdav": ("", f"df.sdc.mdav(3, {NUM})", 5000),
+    # warm at 900 rows: the brute-force kernel near the largest n it takes (kernels/mdav.py
+    # small_enough: 908 rows at k = 3, p = 3), not the kd-tree one
+    "mdav_900": ("", f"df.sdc.mdav(3, {NUM})", 900),
     "mil": (f"df.sdc.mdav(3, {NUM})", f"df.sdc.mdav(3, {NUM}, refine='mil')", 2000),
     "anneal": (f"df.sdc.mdav(3, {NUM})",
                f"df.sdc.mdav(3, {NUM}, refine='anneal', refine_options={{'max_iter': 20000, 'seed': 1}})", 2000),
@@ -198,6 +208,30 @@ def run_demo() -> dict:
             "cached_wall": warm_wall}
 
 
+def warm_vs(names: list[str], other: Path, repeats: int, tiny: int) -> None:
+    """Median warm-time ratio (this checkout / ``other``) per method, rounds interleaved."""
+    import statistics
+
+    print(f"{'method':<16} {'this ms':>9} {'other ms':>9} {'ratio':>6}  (median of {repeats} interleaved rounds)")
+    with tempfile.TemporaryDirectory(prefix="sdc-warm-") as tmp:
+        for name in names:
+            setup, call, rows = METHODS[name]
+            arg = json.dumps([setup, call, tiny, rows])
+            ratios, this_ms, other_ms = [], [], []
+            for _ in range(repeats):
+                got = {}
+                for label, src in (("this", SRC), ("other", other)):
+                    env = _env(str(Path(tmp) / f"{label}-cache"))
+                    env["PYTHONPATH"] = str(src) + os.pathsep + os.environ.get("PYTHONPATH", "")
+                    res, _, _ = _child([sys.executable, "-c", CHILD, arg], env)
+                    got[label] = res["warm_cpu"]
+                this_ms.append(1000 * got["this"])
+                other_ms.append(1000 * got["other"])
+                ratios.append(got["this"] / got["other"])
+            print(f"{name:<16} {statistics.median(this_ms):9.2f} {statistics.median(other_ms):9.2f} "
+                  f"{statistics.median(ratios):6.2f}  (rounds: {', '.join(f'{r:.2f}' for r in ratios)})", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("methods", nargs="*", help=f"some of: {', '.join(METHODS)}, demo (default: all)")
@@ -205,6 +239,8 @@ def main() -> None:
     ap.add_argument("--json", help="also write the rows to this JSON file")
     ap.add_argument("--detail", action="store_true", help="print the kernels compiled more than once")
     ap.add_argument("--src", help="directory holding the polars_sdc package to measure (default: this checkout)")
+    ap.add_argument("--warm-vs", metavar="DIR", help="compare warm run times with the polars_sdc under DIR")
+    ap.add_argument("--repeats", type=int, default=3, help="interleaved rounds of --warm-vs (default 3)")
     a = ap.parse_args()
     if a.src:
         global SRC
@@ -213,6 +249,11 @@ def main() -> None:
     for n in names:
         if n not in METHODS and n != "demo":
             ap.error(f"unknown method {n!r}")
+    if a.warm_vs:
+        print(f"polars_sdc from {SRC} against {a.warm_vs}; load {os.getloadavg()[0]:.2f} (1 min)")
+        warm_vs([n for n in names if n != "demo"], Path(a.warm_vs).resolve(), a.repeats, a.tiny)
+        print(f"load after: {os.getloadavg()[0]:.2f} (1 min)")
+        return
     print(f"polars_sdc from {SRC}")
     print(f"load before: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores")
     print(f"{'method':<16} {'cold cpu':>9} {'cold wall':>9} {'cached cpu':>10} {'warm ms':>9} "

@@ -5,7 +5,9 @@ executors, so that no first call waits for the compiler.
 Each method runs once on a tiny frame (60 rows), which compiles exactly the kernel
 specialisations a call on real data uses (the method modules pass kernels one dtype per
 argument); with the cache filled, a later process loads the machine code in well under a
-second per method. The cache is where Numba puts it: ``__pycache__`` next to the installed
+second per method. MDAV (and MHM's kd-mdav leaves) run a brute-force kernel on small data
+and a kd-tree kernel on large data (``kernels/mdav.py`` ``small_enough``); the ``-large``
+entries run them on :data:`LARGE_ROWS` rows so that the kd-tree kernels are cached too. The cache is where Numba puts it: ``__pycache__`` next to the installed
 kernels, or ``NUMBA_CACHE_DIR`` when set (a read-only install needs it; see
 docs/first-run.md).
 """
@@ -22,6 +24,9 @@ from ._errors import SDCError
 
 _NUM = ["a", "b", "c"]
 _KEYS = ["sex", "region", "age"]
+#: Rows of the frame of the ``-large`` warm-ups: MDAV on it (k = 3, 3 numeric columns and
+#: one nominal) takes the kd-tree kernel, not the brute-force one.
+LARGE_ROWS = 1200
 
 
 def tiny_frame(n: int = 60) -> pl.DataFrame:
@@ -48,6 +53,7 @@ def _ild(df: pl.DataFrame) -> Any:
 #: name -> the call that compiles its kernels (on :func:`tiny_frame`), in the order run.
 WARMUPS: dict[str, Callable[[pl.DataFrame], Any]] = {
     "mdav": lambda df: df.sdc.mdav(3, _NUM + ["sex"]),
+    "mdav-large": lambda df: tiny_frame(LARGE_ROWS).sdc.mdav(3, _NUM + ["sex"]),
     "mil": lambda df: df.sdc.mdav(3, _NUM, refine="mil"),
     "mil-nominal": lambda df: df.sdc.mdav(3, ["a", "sex"], refine="mil"),
     "anneal": lambda df: df.sdc.mdav(3, _NUM + ["sex"], refine="anneal",
@@ -56,6 +62,7 @@ WARMUPS: dict[str, Callable[[pl.DataFrame], Any]] = {
     "vmdav-1d": lambda df: df.sdc.vmdav(3, "a"),
     **{f"mhm-{o}": (lambda o: lambda df: df.sdc.mhm(3, _NUM, order=o))(o)
        for o in ("npn", "grid", "vgrid", "kd", "kd-mdav")},
+    "mhm-kd-mdav-large": lambda df: tiny_frame(LARGE_ROWS).sdc.mhm(3, _NUM, order="kd-mdav"),
     "univariate": lambda df: df.sdc.univariate(3, "income"),
     "mil-1d": lambda df: df.sdc.univariate(3, "income", refine="mil"),
     "ilssdm": lambda df: df.sdc.ilssdm(_NUM, groups=df.sdc.partition(3, _NUM)),

@@ -68,8 +68,17 @@ def pairwise_sq(X):
     return ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
 
 
+def _rounded_mean(rows):
+    """Column means as the MDAV kernels compute them: the exact column sum rounded once
+    (``math.fsum``), divided by the row count. (numpy's ``mean`` sums pairwise with rounding
+    at every step, which breaks exact ties between rows equidistant from the centroid, e.g.
+    two blocks of duplicates, in a direction of its own.)"""
+    return np.array([math.fsum(c) for c in rows.T]) / len(rows)
+
+
 def reference_mdav(X, k):
-    """Plain numpy MDAV (thesis 2.3.4); ties to the lowest row index."""
+    """Plain numpy MDAV (thesis 2.3.4); ties to the lowest row index; the centroid by
+    :func:`_rounded_mean`."""
     X = np.asarray(X, dtype=float)
     left = np.arange(len(X))
     labels = np.full(len(X), -1)
@@ -92,12 +101,12 @@ def reference_mdav(X, k):
         return left[np.flatnonzero(d == d.max())[0]]
 
     while len(left) >= 3 * k:
-        r = farthest(X[left].mean(axis=0))
+        r = farthest(_rounded_mean(X[left]))
         take(r)
         s = farthest(X[r])
         take(s)
     if len(left) >= 2 * k:
-        take(farthest(X[left].mean(axis=0)))
+        take(farthest(_rounded_mean(X[left])))
     labels[left] = label
     return labels
 

@@ -187,9 +187,65 @@ def test_kernel_with_small_leaves_equals_reference(n, p, k, leaf, kind, seed):
     ],
 )
 def test_kernel_equals_reference_on_larger_inputs(kind, n, p, k):
+    from polars_sdc.kernels.mdav import mdav_labels
+
     X = _data(kind, n, p, np.random.default_rng(n + p + k))
     labels = partition_mdav(X, k)
-    np.testing.assert_array_equal(canonical_ids(labels), canonical_ids(reference_mdav(X, k)))
+    want = canonical_ids(reference_mdav(X, k))
+    np.testing.assert_array_equal(canonical_ids(labels), want)
+    # both kernels, whichever partition_mdav picked at this size (a leaf size forces the tree)
+    X = np.ascontiguousarray(X)
+    np.testing.assert_array_equal(canonical_ids(mdav_labels(X, k, 64)), want)
+    np.testing.assert_array_equal(canonical_ids(mdav_labels(X, k)), want)
+
+
+def test_rows_equidistant_from_the_centroid_tie_to_the_lowest_row():
+    # two blocks of duplicates around the centroid: every row is equally far from it (in
+    # exact arithmetic and in the kernels' once-rounded centroid), so the group forms around
+    # row 0; a reference with numpy's pairwise-rounded mean once chose row 4 here
+    from polars_sdc.kernels.mdav import mdav_labels
+
+    X = np.ascontiguousarray(_data("duplicates", 8, 3, np.random.default_rng(0)))
+    want = [0, 0, 0, 1, 1, 1, 1, 1]
+    assert mdav_labels(X, 3).tolist() == want
+    for leaf in (1, 2, 64):
+        assert mdav_labels(X, 3, leaf).tolist() == want
+    assert reference_mdav(X, 3).tolist() == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, size(80, 400)),
+    p=st.integers(0, 3),
+    mc=st.integers(0, 3),
+    k=st.integers(1, 6),
+    kind=st.sampled_from(KINDS),
+    groups=st.integers(1, 2),
+    seed=st.integers(0, 2**31),
+)
+def test_small_kernel_equals_tree_kernel_bit_for_bit(n, p, mc, k, kind, groups, seed):
+    # mdav_labels_codes picks the brute-force kernel for small n (it compiles fast) and the
+    # kd-tree kernel beyond: the same labels, numbered alike, nominal codes included
+    from polars_sdc.kernels.mdav import mdav_labels_small, mdav_labels_tree
+
+    if p + mc == 0:
+        p = 1
+    rng = np.random.default_rng(seed)
+    X = np.ascontiguousarray(_data(kind, n, p, rng)) if p else np.empty((n, 0))
+    n = X.shape[0]  # (the duplicates of _data can be fewer rows)
+    k = min(k, n)
+    levels = rng.integers(1, 4, mc)
+    off = np.concatenate([[0], np.cumsum(levels)]).astype(np.int64)
+    codes = np.ascontiguousarray(np.stack([rng.integers(0, u, n) for u in levels], 1).astype(np.int32)) \
+        if mc else np.empty((n, 0), dtype=np.int32)
+    if kind == "duplicates" and mc:
+        codes = np.ascontiguousarray(codes[np.arange(n) // 4 * 4])  # blocks of 4 equal rows
+    gid = rng.integers(0, groups, mc).astype(np.int64)
+    gw = rng.choice([0.5, 1.0, 50.0], groups).astype(np.float64)
+    small = mdav_labels_small(X, codes, off, gid, gw, k, np.zeros(1, dtype=np.int64))
+    for leaf in (1, 64):
+        tree = mdav_labels_tree(X, codes, off, gid, gw, k, leaf, np.zeros(1, dtype=np.int64))
+        np.testing.assert_array_equal(small, tree)
 
 
 def test_row_order_does_not_change_groups():

@@ -31,6 +31,17 @@ def test_warmup_covers_the_methods():
     assert tiny_frame().get_column("region").null_count() == 1  # the wildcard frequencies compile too
 
 
+def test_large_entries_reach_the_kd_tree_kernels():
+    # MDAV picks its brute-force kernel on small data; the -large warm-ups must take the
+    # kd-tree kernel (mdav: 3 numeric + 1 nominal column; kd-mdav: one leaf of all rows)
+    from polars_sdc._warmup import LARGE_ROWS
+    from polars_sdc.kernels.mdav import small_enough
+
+    assert "mdav-large" in WARMUPS and "mhm-kd-mdav-large" in WARMUPS
+    assert small_enough(len(tiny_frame()), 3, 1, 3)
+    assert not small_enough(LARGE_ROWS, 3, 1, 3) and not small_enough(LARGE_ROWS, 3, 0, 3)
+
+
 COUNT = """
 from numba.core import event
 import polars as pl, polars_sdc

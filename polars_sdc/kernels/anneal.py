@@ -26,10 +26,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._common import exchange_rows, sq_dist_rows
+from ._common import helper, exchange_rows, move_change, sq_dist_rows, swap_change
 
 
-@njit(cache=True)
+@helper
 def _level_count(CC, c, u, mem, base, cnt):
     """Rows among mem[base : base + cnt] whose code in nominal column c is u."""
     q = 0
@@ -39,7 +39,7 @@ def _level_count(CC, c, u, mem, base, cnt):
     return q
 
 
-@njit(cache=True)
+@helper
 def _nominal_d2c(nom, mem, mstart, i, g, cnt):
     """Nominal part of |x_i - c_g|^2: a_c^2 (cnt^2 - 2 cnt q + Q[g, c]) / cnt^2 per column
     (q = rows of g in row i's level, Q[g, c] = sum over levels of their squared counts; the
@@ -57,7 +57,7 @@ def _nominal_d2c(nom, mem, mstart, i, g, cnt):
     return t / (cnt * cnt)
 
 
-@njit(cache=True, inline="always")
+@helper
 def _d2c(X, nom, mem, mstart, i, sums, g, cnt):
     """|x_i - c_g|^2 with c_g the mean of the cnt = counts[g] rows mem[mstart[g]:]: numeric
     part from sums[g] / cnt, plus the nominal part from the codes."""
@@ -71,7 +71,7 @@ def _d2c(X, nom, mem, mstart, i, sums, g, cnt):
     return s + _nominal_d2c(nom, mem, mstart, i, g, cnt)
 
 
-@njit(cache=True, inline="always")
+@helper
 def _d2r(X, nom, i, j):
     """|x_i - x_j|^2: numeric part plus 2 a_c^2 per nominal column where the codes differ."""
     s = sq_dist_rows(X, i, j)
@@ -88,7 +88,7 @@ def _d2r(X, nom, i, j):
     return s
 
 
-@njit(cache=True, inline="always")
+@helper
 def _remove(X, nom, i, a, labels, counts, sums, mem, mstart, pos):
     last = mem[mstart[a] + counts[a] - 1]
     mem[pos[i]] = last
@@ -107,7 +107,7 @@ def _remove(X, nom, i, a, labels, counts, sums, mem, mstart, pos):
         Q[a, c] -= 2 * _level_count(CC, c, CC[c, i], mem, mstart[a], counts[a]) + 1
 
 
-@njit(cache=True, inline="always")
+@helper
 def _add(X, nom, i, b, labels, counts, sums, mem, mstart, pos):
     if nom is not None:
         CC, gid, gw, Q, acc = nom
@@ -122,7 +122,7 @@ def _add(X, nom, i, b, labels, counts, sums, mem, mstart, pos):
         sums[b, j] += X[i, j]
 
 
-@njit(cache=True, inline="always")
+@helper
 def _swap_q(nom, mem, mstart, counts, g, out, inn):
     """Q[g] after row ``out`` (a member of g) is replaced by row ``inn`` (not a member)."""
     if nom is None:
@@ -287,7 +287,7 @@ def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free
                         break
                     h = labels[br]
                     nh = counts[h]
-                    delta += counts[g] / (counts[g] + 1.0) * best - nh / (nh - 1.0) * _d2c(X, nom, mem, mstart, br, sums, h, nh)
+                    delta += move_change(_d2c(X, nom, mem, mstart, br, sums, h, nh), nh, best, counts[g])
                     rows[got] = br
                     dest[got] = h
                     _remove(X, nom, br, h, labels, counts, sums, mem, mstart, pos)
@@ -308,9 +308,10 @@ def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free
         nb = counts[b]
         if u < p_split + p_swap:
             j = mem[mstart[b] + np.random.randint(0, nb)]
-            delta = (
-                _d2c(X, nom, mem, mstart, j, sums, a, na) - _d2c(X, nom, mem, mstart, i, sums, a, na) + _d2c(X, nom, mem, mstart, i, sums, b, nb) - _d2c(X, nom, mem, mstart, j, sums, b, nb)
-                - _d2r(X, nom, i, j) * (1.0 / na + 1.0 / nb)
+            delta = swap_change(
+                _d2c(X, nom, mem, mstart, j, sums, a, na), _d2c(X, nom, mem, mstart, i, sums, a, na),
+                _d2c(X, nom, mem, mstart, i, sums, b, nb), _d2c(X, nom, mem, mstart, j, sums, b, nb),
+                _d2r(X, nom, i, j), na, nb,
             )
             if delta < -tol or np.random.random() < np.exp(-delta / T):
                 total += delta
@@ -324,7 +325,8 @@ def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free
         else:
             if na <= k or nb >= min(mcap[b], umax):
                 continue
-            delta = nb / (nb + 1.0) * _d2c(X, nom, mem, mstart, i, sums, b, nb) - na / (na - 1.0) * _d2c(X, nom, mem, mstart, i, sums, a, na)
+            delta = move_change(_d2c(X, nom, mem, mstart, i, sums, a, na), na,
+                                _d2c(X, nom, mem, mstart, i, sums, b, nb), nb)
             if delta < -tol or np.random.random() < np.exp(-delta / T):
                 total += delta
                 _remove(X, nom, i, a, labels, counts, sums, mem, mstart, pos)

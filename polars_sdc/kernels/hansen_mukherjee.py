@@ -19,8 +19,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._common import helper
 
-@njit(cache=True)
+
+@helper
 def _node_edge_costs(X, C, off, gid, gw, i, k, out, s1, lcnt, Qg):
     """Lengths of the edges leaving node i: out[t] = SSE of rows i .. i+k+t-1 (0-based) for
     t = 0 .. cnt-1; returns cnt (fewer than k edges near the end of the sequence).
@@ -74,7 +76,7 @@ def _no_codes(n):
             np.ones(1))
 
 
-@njit(cache=True)
+@helper
 def _scratch(off, gid, gw):
     """Level counts (sum U,) and the per-group integer sums (2 G,): sums of squared counts,
     then the number of columns of each group."""
@@ -113,7 +115,7 @@ def edge_costs(X, k, codes=None):
     return _edge_costs(X, *(codes if codes is not None else _no_codes(X.shape[0])), k)
 
 
-@njit(cache=True)
+@helper
 def _labels_from_pred(pred, n):
     """Group label per position (0, 1, ... along the sequence) from the shortest-path tree."""
     g = 0

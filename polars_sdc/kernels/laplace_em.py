@@ -25,6 +25,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ._common import helper
+
 _SQRT2 = math.sqrt(2.0)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -45,7 +47,7 @@ def erfcx_pos(x):
     return _INV_SQRT_PI / x * series
 
 
-@njit(cache=True)
+@helper
 def _cut_moments(u, lam, t):
     """Mean and variance, in units of ``(x - mu)/s``, of the piece ``N(a, 1)`` cut to ``<= t``
     with ``u = t - a <= 0`` and Mills ratio ``lam = phi(u)/Phi(u)``: ``t - (lam + u)`` and
@@ -60,7 +62,7 @@ def _cut_moments(u, lam, t):
     return t - delta, v if v > 0.0 else 0.0
 
 
-@njit(cache=True)
+@helper
 def _two_pieces(B, wa, ea, va, wb, eb, vb):
     """First and second moment of the posterior made of two pieces with weights ``wa / B`` and
     ``wb / B`` (``B = wa + wb``), means ``ea``, ``eb`` and variances ``va``, ``vb``."""

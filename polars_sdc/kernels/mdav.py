@@ -45,7 +45,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._common import add_nominal, mean_query, nominal_part, topk_insert, widest_dim
+from ._common import helper, add_nominal, mean_query, nominal_part, topk_insert, widest_dim
 
 _LEAF = 64  # rows per kd-tree leaf at most
 _REL = 1e-9  # relative margin on triangle-inequality bounds (rounding is ~1e-15)
@@ -56,7 +56,7 @@ _PROBE = 16  # pairs between probes of the bounded searches when they pruned bad
 _DRIFT = 0.05  # refresh the reference when the centroid moved this fraction of the data radius
 
 
-@njit(cache=True)
+@helper
 def _nth_element(X, order, dim, lo, hi, kth):
     """Reorder order[lo:hi] so that X[order[kth], dim] has rank kth, smaller values before it,
     larger after it (Hoare partition with a median-of-three pivot)."""
@@ -91,7 +91,7 @@ def _nth_element(X, order, dim, lo, hi, kth):
         order[lo], order[lo + 1] = order[lo + 1], order[lo]
 
 
-@njit(cache=True)
+@helper
 def _build(X, leaf):
     """kd-tree over the rows of X: (order, node starts, node ends, first leaf node).
 
@@ -122,7 +122,7 @@ def _build(X, leaf):
     return order, start, end, first_leaf
 
 
-@njit(cache=True)
+@helper
 def _sq_dist(x, q):
     """sum_j (x[j] - q[j])^2, in column order (the distance every decision uses)."""
     s = 0.0
@@ -132,7 +132,7 @@ def _sq_dist(x, q):
     return s
 
 
-@njit(cache=True)
+@helper
 def _mean_gap(off, gid, gw, cnt, m, rcnt, rm):
     """Squared nominal distance between the mean of m rows with counts cnt and the mean of
     rm rows with counts rcnt."""
@@ -150,7 +150,7 @@ def _mean_gap(off, gid, gw, cnt, m, rcnt, rm):
     return s / (den * den)
 
 
-@njit(cache=True)
+@helper
 def _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode):
     """Bounding box, r-range and shared codes of the live rows of leaf node v."""
     p = TD.shape[1]
@@ -184,7 +184,7 @@ def _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode):
     rmax[v] = b
 
 
-@njit(cache=True)
+@helper
 def _fit_inner(v, cnt, lo, hi, rmin, rmax, ncode):
     """Bounds of internal node v from its non-empty children; False when they did not change
     (then no ancestor's bounds change either)."""
@@ -217,7 +217,7 @@ def _fit_inner(v, cnt, lo, hi, rmin, rmax, ncode):
     return changed
 
 
-@njit(cache=True)
+@helper
 def _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode):
     for v in range(first_leaf, 2 * first_leaf + 1):
         if cnt[v] > 0:
@@ -227,7 +227,7 @@ def _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode):
             _fit_inner(v, cnt, lo, hi, rmin, rmax, ncode)
 
 
-@njit(cache=True)
+@helper
 def _lower(lo, hi, rmin, rmax, v, q, dq, nom_lb):
     """Lower bound of the computed distance from q to any live row of node v: the larger of
     the box bound (exact under rounding; ``nom_lb`` from :func:`_nominal_lower` is its
@@ -245,7 +245,7 @@ def _lower(lo, hi, rmin, rmax, v, q, dq, nom_lb):
     return s
 
 
-@njit(cache=True)
+@helper
 def _nominal_lower(ncode, v, qcode, gid, gw, acc):
     """Nominal part of the box bound of node v for the row query with codes qcode: the
     columns where q's code lies outside the node's code range [ncode[v, c], ncode[v, mc + c]]
@@ -272,14 +272,14 @@ def _nominal_lower(ncode, v, qcode, gid, gw, acc):
     return t2 / 1.0
 
 
-@njit(cache=True)
+@helper
 def _ref_upper(r, dq):
     """Squared upper bound of |x - q| from |x - ref| <= r and |q - ref| = dq."""
     g = (r + dq) * (1.0 + _REL) + _TINY
     return g * g * (1.0 + _REL)
 
 
-@njit(cache=True)
+@helper
 def _leaf_dists(TD, f, c, q, buf):
     """buf[:c] = distances of q to the first c slots of leaf f (vectorised over slots); the
     nominal part is added by :func:`~._common.add_nominal`."""
@@ -293,7 +293,7 @@ def _leaf_dists(TD, f, c, q, buf):
             buf[t] += d * d
 
 
-@njit(cache=True)
+@helper
 def _offer(d, o, kk, bd, bi, found, thr):
     """Insert (d, o) into the sorted kk best bd/bi if it beats the kk-th; (found, thr)."""
     found = topk_insert(bd, bi, found, kk, d, o)
@@ -302,7 +302,7 @@ def _offer(d, o, kk, bd, bi, found, thr):
     return found, thr
 
 
-@njit(cache=True)
+@helper
 def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi, buf, sn, sb, TC, ncode, qcode, nom):
     """bi[:kk] = original indices of the kk live rows nearest to q by (distance, original
     index), leaving out the row with original index qi; dq = |q - ref|. Returns the number
@@ -358,7 +358,7 @@ def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi,
     return measured
 
 
-@njit(cache=True)
+@helper
 def _nearest_and_farthest(TD, TI, first_leaf, cnt, q, qi, kk, bd, bi, buf, TC, nom):
     """One pass over every live row: bi[:kk] as in :func:`_nearest`, and returns the original
     index of the live row farthest from q other than qi (ties: lowest original index). Used
@@ -385,7 +385,7 @@ def _nearest_and_farthest(TD, TI, first_leaf, cnt, q, qi, kk, bd, bi, buf, TC, n
     return bo
 
 
-@njit(cache=True)
+@helper
 def _farthest(LX, LR, LI, lpos, head, stop, q, dq, buf, LC, nom):
     """(original index of the live row farthest from q, new head, rows measured) over the
     list slots head..stop-1, sorted by r descending (ties: lowest original index);
@@ -443,7 +443,7 @@ def _farthest(LX, LR, LI, lpos, head, stop, q, dq, buf, LC, nom):
     return bo, head, b - start
 
 
-@njit(cache=True)
+@helper
 def _add_exact(sums, errs, j, x):
     """sums[j] + errs[j] += x as a double-double (TwoSum, then renormalised): the centroid
     then depends only on which rows are left, not on the order they were removed in, so
@@ -458,7 +458,7 @@ def _add_exact(sums, errs, j, x):
     sums[j] = hi
 
 
-@njit(cache=True)
+@helper
 def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums, o, labels, label, errs,
             TC, ncode, off, lcnt, lQ):
     """Give the live row with original index o the label, drop it from the sums (and its
@@ -504,7 +504,7 @@ def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums
             break
 
 
-@njit(cache=True)
+@helper
 def _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, TC, LC, nom):
     """r = distance to ref (nominal part: the query ``nom``) for every live row (kd-tree
     slots) and the list of live rows sorted by r descending; returns the list length."""
@@ -541,7 +541,7 @@ def _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, TC, LC, n
     return m
 
 
-@njit(cache=True)
+@helper
 def _tree(Xs, os, rs, leaf, pos, Cs, cscale):
     """kd-tree store of the rows Xs (m, p) with codes Cs (m, mc), original indices os and
     reference distances rs: (TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf, TC, ncode);
@@ -590,7 +590,7 @@ def _tree(Xs, os, rs, leaf, pos, Cs, cscale):
     return TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf, TC, ncode
 
 
-@njit(cache=True)
+@helper
 def _live_rows(TD, TR, TI, first_leaf, cnt, TC):
     """The live rows of a kd-tree store: (rows (m, p), original indices, reference
     distances, codes (m, mc))."""
@@ -614,16 +614,36 @@ def _live_rows(TD, TR, TI, first_leaf, cnt, TC):
     return Xs, os, rs, Cs
 
 
-@njit(cache=True, nogil=True)
-def mdav_labels(X, k, leaf=_LEAF):
+#: Scale of the rule of :func:`small_enough`.
+SMALL_WORK = 200_000
+
+
+def small_enough(n, p, mc, k):
+    """True when the brute-force kernel :func:`mdav_labels_small` is about as fast as the
+    kd-tree kernel :func:`mdav_labels_tree` or faster on n rows, p numeric and mc nominal
+    columns, group size k: n^2 <= SMALL_WORK k max(1 + (p - 2 mc) / 8, 1/2).
+
+    Measured break-even points (2-core machine, both ~0.5-1.5 ms there): k = 3: n ~ 800 with
+    p = 1-3, > 1,100 with p = 8, ~ 700 with p = 3 and mc = 2; k = 5: n ~ 1,000-1,200 with
+    p = 1-3; the census (n = 1,080, p = 13, k = 5): brute force 0.75x the tree's time. The
+    brute-force kernel compiles in a fraction of the tree's time, so a first call on small
+    data (the census, a test, a notebook's first try) does not wait for the kd-tree kernel.
+
+    >>> small_enough(1080, 13, 0, 5), small_enough(5000, 3, 0, 3)
+    (True, False)
+    """
+    return n * n <= SMALL_WORK * k * max(1.0 + (p - 2 * mc) / 8.0, 0.5)
+
+
+def mdav_labels(X, k, leaf=None):
     """Group label per row of X (n, p) by classic MDAV with minimum group size k.
 
     While >= 3k rows are left: xr = farthest from the centroid, xs = farthest from xr (among
     rows outside xr's group); groups of xr and its k-1 nearest, then xs and its k-1 nearest.
     With 2k..3k-1 left, one group around the row farthest from the centroid; the rest is the
     last group. Labels are numbered in order of creation; distances are squared Euclidean,
-    ties go to the lowest row index (thesis 2.3.4). ``leaf`` (rows per kd-tree leaf) changes
-    the speed only, never the result.
+    ties go to the lowest row index (thesis 2.3.4). ``leaf`` (rows per kd-tree leaf; given:
+    the kd-tree kernel runs whatever n is) changes the speed only, never the result.
 
     >>> mdav_labels(np.array([[0.0], [0.1], [5.0], [5.1], [9.0], [9.2]]), 2).tolist()
     [0, 0, 2, 2, 1, 1]
@@ -633,13 +653,34 @@ def mdav_labels(X, k, leaf=_LEAF):
                              np.empty(0, dtype=np.int64), np.ones(1), k, leaf)
 
 
-@njit(cache=True, nogil=True)
-def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=_LEAF, done=None):
-    """:func:`mdav_labels` on numeric features X (n, p) plus nominal columns given by their
-    codes (n, mc) int32, the offsets ``off`` (mc + 1) of each column's levels, each column's
-    weight group ``gid`` and the groups' a^2 ``gw`` (see the module docstring): the same
-    partition as :func:`mdav_labels` on the one-hot embedding, in O(n (p + mc) + sum U)
-    memory.
+def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=None, done=None):
+    """:func:`mdav_labels` on numeric features X (n, p) float64 plus nominal columns given by
+    their codes (n, mc) int32, the offsets ``off`` (mc + 1, int64) of each column's levels,
+    each column's weight group ``gid`` (int64) and the groups' a^2 ``gw`` (float64; see the
+    module docstring): the same partition as :func:`mdav_labels` on the one-hot embedding, in
+    O(n (p + mc) + sum U) memory.
+
+    Parameters
+    ----------
+    X, codes, off, gid, gw
+        As above (C-contiguous).
+    k : int
+        Minimum group size.
+    leaf : int, optional
+        Rows per kd-tree leaf of :func:`mdav_labels_tree`; when given, the kd-tree kernel runs
+        whatever the size (tests of the tree use it). Default: :data:`_LEAF`, and the
+        brute-force :func:`mdav_labels_small` when :func:`small_enough`.
+    done : int64 array of one element, optional
+        Rows grouped so far, updated after every group (the GIL is released: another thread
+        can read it to show progress).
+
+    Notes
+    -----
+    A Python function on purpose: which kernel runs is decided before Numba sees a call, so
+    a first call on small data compiles only the small kernel (the first ``mdav`` call on 60
+    rows: ~4 s CPU against ~16 s with the kd-tree kernel on a 2-core machine;
+    benchmarks/README.md). Both kernels give the same labels (tests/test_mdav.py pins them
+    against each other and the reference).
 
     >>> X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
     >>> codes = np.array([[0], [1], [0], [1], [0], [1]], dtype=np.int32)
@@ -648,14 +689,168 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=_LEAF, done=None):
     >>> a = np.sqrt(50.0)  # the same as MDAV on the one-hot embedding with value a
     >>> mdav_labels(np.hstack([X, a * (codes == 0), a * (codes == 1)]), 2).tolist()
     [0, 2, 0, 1, 2, 1]
-
-    ``done`` (an int64 array of one element), if given, holds the number of rows grouped so
-    far, updated after every group: the GIL is released, so another thread can read it to
-    show progress. (One function, no wrapper: every extra @njit layer on top of the body
-    compiles the whole body's machine code once more on first use.)
     """
     if done is None:
         done = np.zeros(1, dtype=np.int64)
+    n, p = X.shape
+    if leaf is None and small_enough(n, p, codes.shape[1], max(k, 1)):
+        return mdav_labels_small(X, codes, off, gid, gw, k, done)
+    return mdav_labels_tree(X, codes, off, gid, gw, k, _LEAF if leaf is None else leaf, done)
+
+
+@njit(cache=True, nogil=True)
+def mdav_labels_small(X, codes, off, gid, gw, k, done):
+    """:func:`mdav_labels_codes` by brute force: every query measures every live row. The
+    same operations as :func:`mdav_labels_tree` (distances summed in column order plus the
+    nominal part of :func:`~._common.add_nominal`, the centroid from the exact sums of
+    :func:`_add_exact`, removed in the same order, ties to the lowest row), so the same
+    labels, bit for bit; O(n^2 (p + mc) / k) time, O(n (p + mc)) memory.
+
+    Parameters
+    ----------
+    X : float64 (n, p); codes : int32 (n, mc); off : int64 (mc + 1); gid : int64 (mc);
+    gw : float64 (G); k : int; done : int64 (1) (see :func:`mdav_labels_codes`).
+
+    Notes
+    -----
+    Compiles in about a third of the kd-tree kernel's time: one loop over a compacted
+    column-major copy of the live rows, no tree, no bounds.
+    """
+    n, p = X.shape
+    mc = codes.shape[1]
+    labels = np.zeros(n, dtype=np.uint32)
+    if n < 2 * k:
+        done[0] = n
+        return labels
+    L = off[mc]
+    LX = np.empty((p, n), dtype=np.float64)  # the live rows, column-major, in row order
+    LC = np.empty((mc, n), dtype=np.int32)
+    ids = np.arange(n)
+    for i in range(n):
+        for j in range(p):
+            LX[j, i] = X[i, j]
+        for j in range(mc):
+            LC[j, i] = codes[i, j]
+    sums = np.zeros(p, dtype=np.float64)
+    errs = np.zeros(p, dtype=np.float64)
+    for j in range(p):
+        for i in range(n):
+            _add_exact(sums, errs, j, X[i, j])
+    lcnt = np.zeros(L, dtype=np.int64)
+    lQ = np.zeros(mc, dtype=np.int64)
+    for i in range(n):
+        for j in range(mc):
+            lcnt[off[j] + codes[i, j]] += 1
+    for j in range(mc):
+        for u in range(off[j], off[j + 1]):
+            lQ[j] += lcnt[u] * lcnt[u]
+    pcnt = np.zeros(L, dtype=np.int64)
+    Kc = np.empty(mc, dtype=np.int64)
+    Kp = np.full(mc, 2, dtype=np.int64)
+    acc = np.empty((gw.shape[0], n), dtype=np.int64)
+    pnt = (off, gid, gw, pcnt, Kp, np.int64(2), 1.0, acc)
+    c = np.empty(p, dtype=np.float64)
+    q = np.empty(p, dtype=np.float64)
+    qcode = np.zeros(mc, dtype=np.int32)
+    buf = np.empty(n, dtype=np.float64)
+    kk = k - 1
+    bd = np.empty(kk + 1, dtype=np.float64)
+    bi = np.empty(kk + 1, dtype=np.int64)
+    gone = np.zeros(n, dtype=np.bool_)
+    m = n
+    label = np.int64(0)
+    while m >= 2 * k:
+        for j in range(p):
+            c[j] = (sums[j] + errs[j]) / m
+        tqc, m2c = mean_query(lcnt, lQ, m, Kc)
+        for g in range(2):
+            # xr: farthest from the centroid (g = 0) or from the previous xr (g = 1)
+            if g == 0:
+                _all_dists(LX, LC, m, c, buf, (off, gid, gw, lcnt, Kc, tqc, m2c, acc))
+            else:
+                _all_dists(LX, LC, m, q, buf, pnt)
+            xr = 0
+            for t in range(1, m):
+                if buf[t] > buf[xr]:  # ties: the first, i.e. the lowest row
+                    xr = t
+            for j in range(p):
+                q[j] = LX[j, xr]
+            for j in range(mc):
+                pcnt[off[j] + qcode[j]] = 0
+                qcode[j] = LC[j, xr]
+                pcnt[off[j] + qcode[j]] = 1
+            if kk > 0:
+                _all_dists(LX, LC, m, q, buf, pnt)
+                found = np.int64(0)
+                for t in range(m):
+                    if t != xr:
+                        found = topk_insert(bd, bi, found, kk, buf[t], t)
+            for u in range(-1, kk):
+                t = xr if u < 0 else bi[u]
+                gone[t] = True
+                labels[ids[t]] = label
+                for j in range(p):
+                    _add_exact(sums, errs, j, -LX[j, t])
+                for j in range(mc):
+                    v = off[j] + LC[j, t]
+                    lQ[j] -= 2 * lcnt[v] - 1
+                    lcnt[v] -= 1
+            w = 0  # squeeze the group out (the live rows stay in row order)
+            for t in range(m):
+                if gone[t]:
+                    gone[t] = False
+                    continue
+                if w != t:
+                    for j in range(p):
+                        LX[j, w] = LX[j, t]
+                    for j in range(mc):
+                        LC[j, w] = LC[j, t]
+                    ids[w] = ids[t]
+                w += 1
+            label += 1
+            m -= k
+            done[0] = n - m
+            if m < 2 * k:
+                break
+    for t in range(m):
+        labels[ids[t]] = label
+    done[0] = n
+    return labels
+
+
+@helper
+def _all_dists(LX, LC, m, q, buf, nom):
+    """buf[:m] = distances of the first m columns of LX (p, N) (codes LC (mc, N)) to q and the
+    nominal query ``nom``, computed as :func:`_farthest` and :func:`_leaf_dists` do."""
+    for t in range(m):
+        buf[t] = 0.0
+    for j in range(LX.shape[0]):
+        qj = q[j]
+        col = LX[j]
+        for t in range(m):
+            d = col[t] - qj
+            buf[t] += d * d
+    if LC.shape[0] > 0:
+        add_nominal(LC, np.int64(0), m, buf, nom)
+
+
+@njit(cache=True, nogil=True)
+def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done):
+    """:func:`mdav_labels_codes` by the kd-tree and the sorted centroid-distance scan of the
+    module docstring: O(n (p + mc) + sum U) memory, fast on large n.
+
+    Parameters
+    ----------
+    X : float64 (n, p); codes : int32 (n, mc); off : int64 (mc + 1); gid : int64 (mc);
+    gw : float64 (G); k : int; done : int64 (1) (see :func:`mdav_labels_codes`).
+    leaf : int
+        Rows per kd-tree leaf at most (the speed only, never the result).
+
+    Notes
+    -----
+    One function, no wrapper: every extra @njit layer on top of the body compiles the whole
+    body's machine code once more on first use.
+    """
     n, p = X.shape
     mc = codes.shape[1]
     labels = np.zeros(n, dtype=np.uint32)

@@ -14,13 +14,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._common import group_sums, sq_dist_rows, topk_insert
+from ._common import helper, group_sums, move_change, sq_dist_rows, swap_change, topk_insert
 
 _RTOL = 1e-12
 _ATOL = 1e-20  # times the largest squared norm of a row: below it a change is rounding noise
 
 
-@njit(cache=True)
+@helper
 def _atol(X):
     """Absolute threshold for an SSE change: _ATOL times the largest |x_i|^2 (rows centred by
     the caller). Two groups of identical rows would otherwise trade them back and forth on
@@ -160,7 +160,7 @@ def _slot(keys, key):
     return h
 
 
-@njit(cache=True)
+@helper
 def _bump(keys, vals, key, d):
     """count[key] += d (0 for an absent key; a key whose count becomes 0 is deleted);
     returns the old count."""
@@ -351,7 +351,7 @@ def improve_neighbours(C, nb):
     return out
 
 
-@njit(cache=True)
+@helper
 def _sq_to(X, i, c):
     s = 0.0
     for j in range(X.shape[1]):
@@ -382,10 +382,10 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, ato
             continue
         for j in range(p):
             ca[j] = sums[a, j] / na
-        gain = na / (na - 1.0) * (_sq_to(X, i, ca) + _nom_rc(nom, i, a, na))
+        da = _sq_to(X, i, ca) + _nom_rc(nom, i, a, na)
         best = 0.0
         bb = -1
-        bcost = 0.0
+        bscale = 0.0
         for t in range(L):
             b = neighbours[a, t]
             if b < 0 or b == a:
@@ -395,12 +395,13 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, ato
             for j in range(p):
                 d = X[i, j] - sums[b, j] / nb
                 s += d * d
-            cost = nb / (nb + 1.0) * (s + _nom_rc(nom, i, b, nb))
-            if cost - gain < best:
-                best = cost - gain
+            db = s + _nom_rc(nom, i, b, nb)
+            change = move_change(da, na, db, nb)
+            if change < best:
+                best = change
                 bb = b
-                bcost = cost
-        if bb >= 0 and best < -_RTOL * (gain + bcost) - atol:
+                bscale = na / (na - 1.0) * da + nb / (nb + 1.0) * db
+        if bb >= 0 and best < -_RTOL * bscale - atol:
             labels[i] = bb
             counts[a] -= 1
             counts[bb] += 1
@@ -446,7 +447,6 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
             continue
         na = counts[a]
         nb = counts[b]
-        w = 1.0 / na + 1.0 / nb
         for _ in range(max_rounds):
             for j in range(p):
                 ca[j] = sums[a, j] / na
@@ -474,10 +474,10 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                     u1 = sia + sra[t]
                     u2 = sib + srb[t]
                     ub = min(u1 * u1, u2 * u2) * (1.0 + 1e-9)
-                    if ra[t] - ia + ib - rb[t] - ub * w >= best:
+                    if swap_change(ra[t], ia, ib, rb[t], ub, na, nb) >= best:
                         continue
                     r = members[mstart[b] + t]
-                    delta = ra[t] - ia + ib - rb[t] - (sq_dist_rows(X, i, r) + _nom_rr(nom, i, r)) * w
+                    delta = swap_change(ra[t], ia, ib, rb[t], sq_dist_rows(X, i, r) + _nom_rr(nom, i, r), na, nb)
                     if delta < best:
                         best = delta
                         bs = s
@@ -502,7 +502,7 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
     return total
 
 
-@njit(cache=True)
+@helper
 def _fill_pair(X, members, mstart, x, y, out, nom):
     """out[u, v] = |x_u - y_v|^2 for the members of groups x and y."""
     for u in range(mstart[x + 1] - mstart[x]):
@@ -516,7 +516,7 @@ def _fill_pair(X, members, mstart, x, y, out, nom):
                 out[u, v] += _nom_rr(nom, iu, members[mstart[y] + v])
 
 
-@njit(cache=True)
+@helper
 def _fill_centroid(X, members, mstart, x, C, g, counts, out, sq, nom):
     """out[u] = |x_u - c_g|^2 for the members of group x (C[g]: the numeric part of the
     centroid of group g), and sq[u] = sqrt(out[u]) if sq has room."""
@@ -728,7 +728,7 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
     return total
 
 
-@njit(cache=True)
+@helper
 def _rotate(X, labels, sums, members, g1, g2, g3, s1, s2, s3, nom):
     """The rows in member slots s1, s2, s3 of groups g1, g2, g3 move g1 -> g2 -> g3 -> g1."""
     r1 = members[s1]

@@ -33,9 +33,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._common import (group_means, level_counts, mean_query, nominal_part, nominal_row_dist, sq_dist_rows,
+from ._common import (helper, group_means, level_counts, mean_query, nominal_part, nominal_row_dist, sq_dist_rows,
                       widest_dim)
-from .mdav import mdav_labels_codes
+from .mdav import _LEAF as _MDAV_LEAF, mdav_labels_small, mdav_labels_tree, small_enough
 
 
 # ---------------------------------------------------------------------------------------
@@ -81,7 +81,7 @@ def farthest_from_centroid_codes(X, C, off, gid, gw):
     return r
 
 
-@njit(cache=True)
+@helper
 def _d2(X, C, gid, gw, a, b):
     """Squared distance between rows a and b: numeric columns of X plus nominal codes C."""
     s = sq_dist_rows(X, a, b)
@@ -154,7 +154,7 @@ def npn_order_codes(X, C, off, gid, gw, done):
 
 # ---------------------------------------------------------------------------------------
 # block paths (A' and the variable grid share the walk inside blocks)
-@njit(cache=True)
+@helper
 def _nearest_in_block(X, C, gid, gw, cur, b, start, cnt, pts, best, bp):
     """Nearest unvisited record of block b to row cur, improving on (best, bp)."""
     nominal = C.shape[1] > 0
@@ -167,7 +167,7 @@ def _nearest_in_block(X, C, gid, gw, cur, b, start, cnt, pts, best, bp):
     return best, bp
 
 
-@njit(cache=True)
+@helper
 def _visit(q, block_of, start, cnt, pts, slot, active, active_pos, n_active):
     """Mark row q visited: swap it out of its block's live segment; an emptied block leaves
     the active list. Returns the new number of active blocks."""
@@ -191,7 +191,7 @@ def _visit(q, block_of, start, cnt, pts, slot, active, active_pos, n_active):
     return n_active
 
 
-@njit(cache=True)
+@helper
 def _block_csr(block_of, n_blocks):
     """(start (B + 1,), cnt (B,), pts (n,), slot (n,)): the rows grouped by block (a counting
     sort, increasing row inside each block; pts[start[b]:start[b + 1]] are block b's rows)
@@ -214,7 +214,7 @@ def _block_csr(block_of, n_blocks):
     return start, cnt, pts, slot
 
 
-@njit(cache=True)
+@helper
 def _ring_next(X, C, gid, gw, cur, b, coords, pn, gm1, start, cnt, pts, active, n_active):
     """Procedure A' when block b is exhausted: the nearest record to row cur in the nearest
     Chebyshev ring (cell coordinates ``coords``, see :func:`_chebyshev_codes`) of occupied
@@ -236,7 +236,7 @@ def _ring_next(X, C, gid, gw, cur, b, coords, pn, gm1, start, cnt, pts, active, 
     return bp
 
 
-@njit(cache=True)
+@helper
 def _chebyshev(coords, c, b):
     """Chebyshev distance between the grid cells of blocks c and b."""
     r = 0
@@ -245,7 +245,7 @@ def _chebyshev(coords, c, b):
     return r
 
 
-@njit(cache=True)
+@helper
 def _chebyshev_codes(coords, c, b, pn, gm1):
     """:func:`_chebyshev` when the coordinates from ``pn`` on are category codes of nominal
     columns, whose one-hot cells (0 or the top cell gm1 on each level) differ by gm1 when
@@ -259,7 +259,7 @@ def _chebyshev_codes(coords, c, b, pn, gm1):
     return r
 
 
-@njit(cache=True)
+@helper
 def _bfs_next(X, C, gid, gw, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, active, n_active):
     """The variable grid when block b is exhausted: breadth-first search of the block graph
     (CSR deg / nbr) layer by layer from b, stopping at the first layer holding unvisited
@@ -377,7 +377,7 @@ def grid_order(X: np.ndarray, cells_per_dim: int, codes: tuple | None = None,
 
 # ---------------------------------------------------------------------------------------
 # variable-size grid (section 5.3)
-@njit(cache=True)
+@helper
 def _grown(a, cap, fill):
     """``a`` (1-D) copied into a new array of length ``cap``, the new tail set to ``fill``
     (element loops, not a slice assignment: that compiles Numba's shape-mismatch message,
@@ -390,7 +390,7 @@ def _grown(a, cap, fill):
     return out
 
 
-@njit(cache=True)
+@helper
 def _grown2(a, cap, fill):
     """``a`` (2-D) copied into a new array of ``cap`` rows, the new rows set to ``fill``."""
     out = np.empty((cap, a.shape[1]), dtype=a.dtype)
@@ -518,7 +518,7 @@ def _build_vgrid(U, leaf_size):
             leaf_id[:n_nodes], leaf_lo, leaf_hi, block_of, n_leaves)
 
 
-@njit(cache=True)
+@helper
 def _locate(sdim, sval, left, right, leaf_id, probe, fd, up):
     """Leaf containing the point ``probe`` moved an infinitesimal step out of its face in
     dimension fd (up: towards +), or -1 in empty space."""
@@ -618,7 +618,7 @@ def _vgrid_order(X, leaf_size, done):
 
 # ---------------------------------------------------------------------------------------
 # kd-tree order (fast, for large n)
-@njit(cache=True)
+@helper
 def _push_halves(sa, sb, top, a, mid, b, low_first):
     """Push the segments [a, mid) and [mid, b) on the stack (sa, sb) so that the low half
     pops first when ``low_first``; returns the new top."""
@@ -629,13 +629,13 @@ def _push_halves(sa, sb, top, a, mid, b, low_first):
     return top + 2
 
 
-@njit(cache=True)
+@helper
 def _before(key, r, s):
     """Row r sorts before row s by (key, row)."""
     return key[r] < key[s] or (key[r] == key[s] and r < s)
 
 
-@njit(cache=True)
+@helper
 def _select(perm, a, b, kth, key):
     """Reorder perm[a:b] so that perm[kth] holds the element of rank kth - a by
     (key[row], row), smaller ones before it and larger after (quickselect)."""
@@ -677,7 +677,7 @@ def _select(perm, a, b, kth, key):
 _PCA_SAMPLE = 2048
 
 
-@njit(cache=True)
+@helper
 def _split_direction(X, perm, a, b, rule, mean, v, w):
     """Unit direction v along which the rows perm[a:b] are split: rule 0 the axis of widest
     range, 1 the axis of largest variance, 2 the principal axis (8 power iterations started
@@ -731,7 +731,7 @@ def _split_direction(X, perm, a, b, rule, mean, v, w):
             v[d] = w[d] / nrm
 
 
-@njit(cache=True)
+@helper
 def _dot_row(X, r, v):
     s = 0.0
     for d in range(X.shape[1]):
@@ -739,7 +739,7 @@ def _dot_row(X, r, v):
     return s
 
 
-@njit(cache=True)
+@helper
 def _npn_walk(X, C, gid, gw, live, m, order, out, prev):
     """Walk the rows live[:m] nearest-next from row ``prev`` (ties: lowest row), appending
     them to order[out:]; returns the new (out, prev). live[:m] is consumed. Nominal columns:
@@ -788,7 +788,19 @@ def _kd_order(X, leaf_size, rule, mdav_k, done):
     n = X.shape[0]
     return _kd_walk(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64),
                     np.ones(1), np.empty(0), np.zeros(X.shape[1], dtype=np.int64), np.arange(X.shape[1]), leaf_size,
-                    rule, mdav_k if mdav_k > 0 else None, done)
+                    rule, mdav_k if mdav_k > 0 else None, _mdav_leaf(X, 0, leaf_size, mdav_k), done)
+
+
+def _mdav_leaf(X, mc, leaf_size, mdav_k):
+    """The leaf-MDAV kernel of a kd walk, as the argument ``mdav_leaf`` of :func:`_kd_walk`:
+    None when no leaf (at most min(leaf_size, n) rows) is too large for the brute-force
+    :func:`~.mdav.mdav_labels_small` (the rule of :func:`~.mdav.mdav_labels_codes`), else the
+    kd-tree leaf size of :func:`~.mdav.mdav_labels_tree`. Decided before the call, so that a
+    walk compiles one of the two (a None argument prunes the other branch)."""
+    rows = min(int(leaf_size), X.shape[0])
+    if not mdav_k or small_enough(rows, X.shape[1], mc, mdav_k):
+        return None
+    return np.int64(_MDAV_LEAF)
 
 
 # ---------------------------------------------------------------------------------------
@@ -799,7 +811,7 @@ def _kd_order(X, leaf_size, rule, mdav_k, done):
 # the numeric columns and the levels present in the segment only, in the same order (an
 # absent level adds exact zeros): the same means, variances, principal axis and keys, bit
 # for bit, in O(n (p + mc) + sum U) memory.
-@njit(cache=True)
+@helper
 def _live_dims(X, C, off, lk, li, perm, a, b, lcnt, dk, dc, du):
     """The live dimensions of the segment perm[a:b] in the embedding's order: every numeric
     column, and each level of a nominal column present in the segment. Returns their count."""
@@ -845,7 +857,7 @@ def _live_dims(X, C, off, lk, li, perm, a, b, lcnt, dk, dc, du):
     return L
 
 
-@njit(cache=True)
+@helper
 def _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du, mean, w, vnum, vnom, lev2e, z0, z1):
     """:func:`_split_direction` (rule 2, the principal axis) on the one-hot embedding of
     numeric X plus codes C: v is (vnum (p,), vnom (sum U,)), zero on entry outside the
@@ -930,7 +942,7 @@ def _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du,
     return L
 
 
-@njit(cache=True)
+@helper
 def _set_v(dk, dc, du, off, e, x, vnum, vnom):
     if dk[e] == 0:
         vnum[dc[e]] = x
@@ -938,12 +950,12 @@ def _set_v(dk, dc, du, off, e, x, vnum, vnom):
         vnom[off[dc[e]] + du[e]] = x
 
 
-@njit(cache=True)
+@helper
 def _get_v(dk, dc, du, off, e, vnum, vnom):
     return vnum[dc[e]] if dk[e] == 0 else vnom[off[dc[e]] + du[e]]
 
 
-@njit(cache=True)
+@helper
 def _key_codes(X, C, off, A_c, lk, li, r, vnum, vnom):
     """Row r of the one-hot embedding dotted with v, summed in the embedding's order."""
     s = 0.0
@@ -956,11 +968,12 @@ def _key_codes(X, C, off, A_c, lk, li, r, vnum, vnom):
     return s
 
 
-@njit(cache=True)
-def _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, k, order, out, prev, lcnt):
+@helper
+def _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, k, mdav_leaf, order, out, prev, lcnt):
     """Append the rows perm[a:b] to the path group by group: MDAV groups of the leaf,
     nearest centroid (to the last visited row) next, each group walked by NPN. Nominal
-    columns (codes C, possibly none): MDAV from the codes (:func:`~.mdav.mdav_labels_codes`),
+    columns (codes C, possibly none): MDAV from the codes (:func:`~.mdav.mdav_labels_codes`;
+    ``mdav_leaf`` picks its kernel, see :func:`_mdav_leaf`),
     the distance from the last visited row to a group's centroid from its level counts."""
     n, p = X.shape
     mc = C.shape[1]
@@ -972,7 +985,10 @@ def _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, k, order, out, prev, lcnt):
             sub[t, d] = X[perm[a + t], d]
         for c in range(mc):
             subc[t, c] = C[perm[a + t], c]
-    lab = mdav_labels_codes(sub, subc, off, gid, gw, min(k, m), done=np.zeros(1, dtype=np.int64))  # the types of the Python call: one compilation
+    if mdav_leaf is None:  # small leaves (see _mdav_leaf): the brute-force kernel, the tree is not compiled
+        lab = mdav_labels_small(sub, subc, off, gid, gw, min(k, m), np.zeros(1, dtype=np.int64))
+    else:
+        lab = mdav_labels_tree(sub, subc, off, gid, gw, min(k, m), mdav_leaf, np.zeros(1, dtype=np.int64))
     G = np.int64(0)  # not a literal: group_means and _block_csr compile once
     for t in range(m):
         if lab[t] + 1 > G:
@@ -1041,13 +1057,14 @@ def kd_order_codes(X, C, off, gid, gw, A_c, lk, li, leaf_size, mdav_k, done):
     plain leaves (then the leaf-MDAV code is not compiled), else MDAV's k. ``done[0]``: rows
     visited so far. (A Python function: an @njit layer over the walk compiled its machine
     code once more.)"""
-    return _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, 2, mdav_k, done)
+    return _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, 2, mdav_k,
+                    _mdav_leaf(X, C.shape[1], leaf_size, mdav_k), done)
 
 
 @njit(cache=True, nogil=True)
-def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, done):
+def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, mdav_leaf, done):
     """The kd orders: :func:`kd_order` without nominal columns (C with no column, any
-    ``rule``), :func:`kd_order_codes` with them (rule 2)."""
+    ``rule``), :func:`kd_order_codes` with them (rule 2). ``mdav_leaf``: see :func:`_mdav_leaf`."""
     n, p = X.shape
     mc = C.shape[1]
     order = np.empty(n, dtype=np.int64)
@@ -1088,7 +1105,8 @@ def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, done):
         b = sb[top]
         if b - a <= leaf_size:
             if mdav_k is not None:  # None (order "kd"): this branch and MDAV are not compiled
-                out, prev = _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, mdav_k, order, out, prev, lcnt)
+                out, prev = _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, mdav_k, mdav_leaf, order, out, prev,
+                                            lcnt)
             else:
                 m = b - a
                 for t in range(m):

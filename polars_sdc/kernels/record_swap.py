@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._common import helper
+
 
 @njit(cache=True, inline="always")
 def _next_free(lst, nxt, used, pos, end):
@@ -28,7 +30,7 @@ def _next_free(lst, nxt, used, pos, end):
     return r
 
 
-@njit(cache=True)
+@helper
 def _find_donor(i, h, area, simc, dl, bstart, nxt, used, pair_own, pair_free, bucket_free):
     """sdcMicro ``sampleDonor`` for household ``i`` at level ``h``: for each similarity profile
     in turn, the first household in descending donor order (``dl[h, p]``, bucketed by the
@@ -54,7 +56,7 @@ def _find_donor(i, h, area, simc, dl, bstart, nxt, used, pair_own, pair_free, bu
     return -1
 
 
-@njit(cache=True)
+@helper
 def _take(x, elig, simc, pair_own, pair_free, bucket_free, used):
     """Mark household ``x`` swapped and drop it from the free-donor counts."""
     used[x] = True
@@ -65,7 +67,7 @@ def _take(x, elig, simc, pair_own, pair_free, bucket_free, used):
                 pair_free[h, p, pair_own[h, p, x]] -= 1
 
 
-@njit(cache=True)
+@helper
 def _place(i, h, area, simc, dl, bstart, nxt, used, elig, pair_own, pair_free, bucket_free, partner, swap_level,
            selected, failed):
     """Selected household ``i`` at level ``h``: swap it with its donor, or mark it failed."""

@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._common import helper
+
 HAMMING = 0
 LEVENSHTEIN = 1
 LEVENSHTEIN_NORM = 2
@@ -23,7 +25,7 @@ _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 
 
-@njit(cache=True)
+@helper
 def _lev_dp(chars, a0, la, b0, lb, row):
     """Levenshtein distance by the two-row dynamic programme; ``row`` has >= lb + 1 slots."""
     for j in range(lb + 1):
@@ -44,7 +46,7 @@ def _lev_dp(chars, a0, la, b0, lb, row):
     return row[lb]
 
 
-@njit(cache=True)
+@helper
 def _lev_bits(peq, m, chars, b0, lb):
     """Levenshtein distance between a pattern of length 1 <= m <= 64, whose match masks
     are in ``peq`` (one uint64 per alphabet id), and the text chars[b0:b0+lb]
@@ -70,7 +72,7 @@ def _lev_bits(peq, m, chars, b0, lb):
     return score
 
 
-@njit(cache=True)
+@helper
 def _damerau(chars, a0, la, b0, lb, da, H):
     """Unrestricted Damerau-Levenshtein distance (insert, delete, substitute, transpose
     adjacent characters). ``da`` (alphabet size) must be all zero and is left all zero;
@@ -111,7 +113,7 @@ def _damerau(chars, a0, la, b0, lb, da, H):
     return out
 
 
-@njit(cache=True)
+@helper
 def _pair(chars, offsets, u, v, kind, peq, m_bits, row, da, H):
     """Distance between strings u and v; when ``m_bits`` > 0, ``peq`` holds the match masks
     of string u (its length m_bits <= 64)."""
@@ -138,7 +140,7 @@ def _pair(chars, offsets, u, v, kind, peq, m_bits, row, da, H):
     return float(d)
 
 
-@njit(cache=True)
+@helper
 def _set_peq(chars, offsets, u, peq, value):
     a0 = offsets[u]
     la = offsets[u + 1] - a0
@@ -150,7 +152,7 @@ def _set_peq(chars, offsets, u, peq, value):
             peq[chars[a0 + i]] = _ZERO
 
 
-@njit(cache=True)
+@helper
 def _scratch(offsets, n_alpha):
     maxlen = 0
     for u in range(offsets.size - 1):

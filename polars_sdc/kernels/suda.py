@@ -16,10 +16,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._common import helper
+
 _EMPTY = -1
 
 
-@njit(cache=True)
+@helper
 def _alone(r, g, out_ids, counts):
     """Row ``r``, alone in its parent group, gets new group ``g`` of size 1; returns ``g + 1``."""
     out_ids[r] = g
@@ -27,7 +29,7 @@ def _alone(r, g, out_ids, counts):
     return g + 1
 
 
-@njit(cache=True)
+@helper
 def _extend(pid, pcounts, pgroups, col, width, out_ids, counts, buf, hkeys, hslot_of, used):
     """Dense ids of (parent id, col) pairs into out_ids, their counts into counts; returns
     the number of groups. A row alone in its parent group stays alone: no lookup."""

@@ -17,12 +17,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._common import add_nominal, group_means, level_counts, mean_query, nominal_part, point_query
+from ._common import helper, add_nominal, group_means, level_counts, mean_query, nominal_part, point_query
 
 _BLOCK = 256
 
 
-@njit(cache=True)
+@helper
 def _sq_dists(A, m, v, out):
     """out[i] = |A[:, i] - v|^2 for the live columns i < m of the (p, n) work array A
     (blocked so the inner loop runs over contiguous rows)."""
@@ -41,7 +41,7 @@ def _sq_dists(A, m, v, out):
             out[b + t] = acc[t]
 
 
-@njit(cache=True)
+@helper
 def _k_nearest(dist, idx, m, r, k, chosen):
     """chosen[:k] = r and the k-1 other live positions with the smallest (dist, row index)."""
     kk = k - 1
@@ -69,7 +69,7 @@ def _k_nearest(dist, idx, m, r, k, chosen):
         chosen[t + 1] = bi[t]
 
 
-@njit(cache=True)
+@helper
 def _drop(A, idx, dc, dD, m, q, AC):
     """Swap live position q with the last live one; returns the new live count."""
     m -= 1
@@ -84,7 +84,19 @@ def _drop(A, idx, dc, dD, m, q, AC):
     return m
 
 
-@njit(cache=True)
+@helper
+def _insertion_sort(a, m):
+    """Sort a[:m] in place (ascending; m is small: a group's k positions)."""
+    for t in range(1, m):
+        v = a[t]
+        u = t
+        while u > 0 and a[u - 1] > v:
+            a[u] = a[u - 1]
+            u -= 1
+        a[u] = v
+
+
+@helper
 def _join_leftovers(X, labels, n_groups, rows, n_rows, codes, off, gid, gw):
     """Each row in rows[:n_rows] (unlabelled) joins the group whose centroid is nearest
     (centroids of the groups as formed, before any leftover joins; ties: lowest label); the
@@ -102,20 +114,36 @@ def _join_leftovers(X, labels, n_groups, rows, n_rows, codes, off, gid, gw):
     if mc > 0:
         # per group: its level counts (one scratch array, cleared after each group), then the
         # nominal distance of every leftover row to the group's mean
-        members = np.argsort(labels[~is_left].astype(np.int64), kind="mergesort")
-        kept = np.flatnonzero(~is_left)
+        # the labelled rows grouped by label, in row order within a group (a counting sort;
+        # loops, not argsort / boolean masks / fancy indexing: each of those compiles a
+        # Numba library function of its own on first use)
+        start = np.zeros(n_groups + 1, dtype=np.int64)
+        for i in range(n):
+            if not is_left[i]:
+                start[labels[i] + 1] += 1
+        for g in range(n_groups):
+            start[g + 1] += start[g]
+        fill = start[:n_groups].copy()
+        kept = np.empty(n - n_rows, dtype=np.int64)
+        for i in range(n):
+            if not is_left[i]:
+                kept[fill[labels[i]]] = i
+                fill[labels[i]] += 1
         gcnt = np.zeros(off[mc], dtype=np.int64)
         Q = np.zeros(mc, dtype=np.int64)
         K = np.empty(mc, dtype=np.int64)
         acc = np.empty((gw.shape[0], 1), dtype=np.int64)
-        CC = np.ascontiguousarray(codes[rows[:n_rows]].T)
+        CC = np.empty((mc, n_rows), dtype=codes.dtype)  # the leftover rows' codes, column-major
+        for t in range(n_rows):
+            for j in range(mc):
+                CC[j, t] = codes[rows[t], j]
         a = 0
         for g in range(n_groups):
             b = a + counts[g]
             for j in range(mc):
                 Q[j] = 0
             for h in range(a, b):
-                i = kept[members[h]]
+                i = kept[h]
                 for j in range(mc):
                     u = off[j] + codes[i, j]
                     Q[j] += 2 * gcnt[u] + 1
@@ -124,7 +152,7 @@ def _join_leftovers(X, labels, n_groups, rows, n_rows, codes, off, gid, gw):
             for t in range(n_rows):
                 nom[t, g] = nominal_part(CC, t, off, gid, gw, gcnt, K, tq, m2, acc)
             for h in range(a, b):
-                i = kept[members[h]]
+                i = kept[h]
                 for j in range(mc):
                     gcnt[off[j] + codes[i, j]] = 0
             a = b
@@ -153,7 +181,7 @@ def vmdav_labels(X, k, gamma, done=None):
                               np.empty(0, dtype=np.int64), np.ones(1), k, gamma, done)
 
 
-@njit(cache=True)
+@helper
 def _row_dists(A, AC, m, x, v, out, off, pcnt, Kp, pnt):
     """out[i] = squared distance from live position x to each live position i < m: the
     numeric columns of the (p, n) work array A (``v``: scratch for x's values), then the
@@ -229,10 +257,10 @@ def vmdav_labels_codes(X, codes, off, gid, gw, k, gamma, done=None):
             for i in range(m):
                 if tmp[i] < dD[i]:
                     dD[i] = tmp[i]
-        pos = np.sort(chosen)
+        _insertion_sort(chosen, k)  # (np.sort compiles a quicksort of its own)
         for t in range(k - 1, -1, -1):
-            labels[idx[pos[t]]] = label
-            m = _drop(A, idx, dc, dD, m, pos[t], AC)
+            labels[idx[chosen[t]]] = label
+            m = _drop(A, idx, dc, dD, m, chosen[t], AC)
         size = k
         while size < 2 * k - 1 and m > 0:
             e = np.int64(0)

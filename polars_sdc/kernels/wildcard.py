@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._common import helper
+
 
 @njit(cache=True)
 def compatible_sums(codes, c, w):
@@ -29,7 +31,7 @@ def compatible_sums(codes, c, w):
     return oc, ow
 
 
-@njit(cache=True)
+@helper
 def _contribution(C, v, x, g, gx, wild_all):
     """What a record with codes ``x`` (stratum ``gx``) adds to the alpha = 1 frequency of row
     ``v`` of ``C`` under the freqCalc rule: 1 when compatible, except that a record with every
