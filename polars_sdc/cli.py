@@ -668,7 +668,7 @@ def _cmd_risk(args: argparse.Namespace) -> int:
     result = _with_progress(
         "measuring risk",
         lambda: lf.sdc.risk(on, weight=args.weight, alpha=args.alpha, suda=args.suda, threshold=args.threshold,
-                            household=args.household),
+                            household=args.household, alpha_rule=args.alpha_rule),
         enabled=args.progress,
     )
     elapsed = time.perf_counter() - t0
@@ -681,7 +681,7 @@ def _cmd_risk(args: argparse.Namespace) -> int:
     print(risk_text(result, alpha=args.alpha, threshold=args.threshold, sampling_fraction=pi))
     print(f"  {'time':<38} {elapsed:.2f} s")
     parameters = {"on": on, "weight": args.weight, "household": args.household, "alpha": args.alpha,
-                  "threshold": args.threshold, "suda": args.suda}
+                  "alpha_rule": args.alpha_rule, "threshold": args.threshold, "suda": args.suda}
     rows = lf.select(pl.len()).collect().item() if args.report else None
     _write_report(args.report, "risk", args, parameters, {"rows": rows, "risk": result.as_dict()}, {"risk": elapsed})
     return 0
@@ -702,7 +702,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
         lambda: report(orig, masked, on=on, numeric=numeric, sensitive=args.sensitive, weight=args.weight,
                        steps=_scan(args.steps) if args.steps else None, k=args.k, threshold=args.threshold,
                        household=args.household, alpha=args.alpha, method=args.method,
-                       ks=[int(v) for v in _columns(args.ks)], title=args.title),
+                       ks=[int(v) for v in _columns(args.ks)], title=args.title,
+                       categorical=_columns(args.categorical) if args.categorical else None),
         enabled=args.progress,
     )
     _atomic_write(args.out, rep.save)
@@ -771,6 +772,8 @@ def _add_risk_parser(sub: Any) -> None:
     rep.add_argument("--ks", default="3,5,10", metavar="K,K,...", help="k values of the risk-utility map (default 3,5,10)")
     rep.add_argument("--title", default="Disclosure risk and utility of a release", help="the page title")
     rep.add_argument("--steps", metavar="LOG", help="a step log (.csv/.parquet: columns step, parameters, ...)")
+    rep.add_argument("--categorical", metavar="COLS",
+                     help="further categorical columns (PRAM'd ones, say) compared like the keys, comma-separated")
     rep.add_argument("--out", required=True, metavar="PATH", help="the HTML page to write")
     _finish(rep, _cmd_report, progress=_SPINNER_HELP, report=False)
 
@@ -785,6 +788,9 @@ def _add_risk_parser(sub: Any) -> None:
     risk.add_argument("--weight", metavar="COL", help="sampling-weight column (weights > 0)")
     risk.add_argument("--household", metavar="COL", help="household id column: household risk too")
     risk.add_argument("--alpha", type=float, default=1.0, help="weight of a missing-value match, 0..1 (default 1)")
+    risk.add_argument("--alpha-rule", choices=("safe", "sdcmicro"), default="safe",
+                      help="with --alpha < 1: safe keeps a record's risk at least its alpha = 1 value; sdcmicro "
+                      "gives sdcMicro's numbers (default safe)")
     risk.add_argument("--threshold", type=float, default=0.1, help="ARX's acceptable record risk (default 0.1)")
     risk.add_argument("--suda", action=argparse.BooleanOptionalAction, default=True, help="SUDA2 scores (default on)")
     _finish(risk, _cmd_risk, progress=_SPINNER_HELP)

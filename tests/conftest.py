@@ -38,7 +38,55 @@ def size(small: int, large: int) -> int:
     return large if nightly() else small
 
 
+# -- running on several CPUs (pytest-xdist; pyproject.toml's addopts say "-n auto") ----------------
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """The number of workers of ``-n auto``: one per available CPU for a run of the whole suite or
+    of a folder; none (one process, as without xdist) for a run that names test files or tests --
+    there a second worker's start-up and its own Numba compiles cost more than they save.
+    ``-n N`` forces N workers, ``-n 0`` one process; PYTEST_XDIST_AUTO_NUM_WORKERS=N sets what
+    auto means (docs/speed.md)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "").isdigit():
+        return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])
+    if config.args_source == pytest.Config.ArgsSource.ARGS and not any(
+            os.path.isdir(arg.split("::")[0]) for arg in config.args):
+        return 0
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def _work_unit(nodeid: str) -> str:
+    """What one worker runs as a whole: the Spark tests (one JVM, started once), each notebook
+    (its own interpreter), and otherwise a file -- its tests share kernels and module fixtures,
+    which two workers would both compile cold (Numba's disk cache only helps the later one)."""
+    path = nodeid.split("::")[0]
+    if os.path.basename(path).startswith("test_spark"):
+        return "spark"
+    return nodeid if os.path.basename(path) == "test_notebook_figures.py" else path
+
+
+def _heavy_first(item) -> int:
+    """The long units first (the Spark tests, the notebooks, the README and docs pages), so no
+    worker ends the run alone with one of them."""
+    unit = _work_unit(item.nodeid)
+    return 0 if unit == "spark" else 1 if unit == item.nodeid else 2 if unit.endswith("test_readme.py") else 3
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByWorkUnit(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return _work_unit(nodeid)
+
+    config.option.loadscopereorder = False  # keep the order of the collection (heavy units first)
+    return ByWorkUnit(config, log)
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # the order the workers are given the units in
+        items.sort(key=_heavy_first)
     # a test's own @settings(max_examples=...) overrides the profile; in the nightly profile
     # scale it up instead, so every property test runs NIGHTLY_FACTOR times as many examples
     if not nightly():

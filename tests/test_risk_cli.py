@@ -102,3 +102,51 @@ def test_report_command_with_a_step_log(capsys, tmp_path):
     supp = sum(masked[c].null_count() for c in ("db040", "rb090", "hsize"))
     assert f"After 1 step (suppress): {masked.sdc.k_anonymity(['db040', 'rb090', 'hsize'])}-anonymous on 3 keys" in text
     assert f"{supp:,} values suppressed" in text and "k=5, on=db040,rb090,hsize" in out.read_text()
+
+
+def test_risk_command_alpha_rule(capsys, tmp_path):
+    """``--alpha-rule`` reaches ``measure_risk``: with alpha < 1 the record with a missing key
+    has fk = 1.5, which the safe rule scores like fk = 1 and sdcMicro scores 0 (issue 26.8)."""
+    import json
+
+    import polars as pl
+
+    df = pl.DataFrame({"a": [1, None, 2, 2, 2], "b": [1, 1, 5, 5, 5], "w": [2.0] * 5})
+    df.write_csv(tmp_path / "f.csv")
+    got = {}
+    for rule in ("safe", "sdcmicro"):
+        argv = ["risk", str(tmp_path / "f.csv"), "--on", "a,b", "--weight", "w", "--alpha", "0.5", "--no-suda",
+                "--no-progress", "--report", str(tmp_path / f"{rule}.json")]
+        assert cli.main(argv + ([] if rule == "safe" else ["--alpha-rule", rule])) == 0, capsys.readouterr().err
+        capsys.readouterr()
+        rep = json.loads((tmp_path / f"{rule}.json").read_text())
+        assert rep["parameters"]["alpha_rule"] == rule
+        got[rule] = rep["risk"]["global_risk"]
+        want = df.sdc.risk(["a", "b"], weight="w", alpha=0.5, alpha_rule=rule, suda=False)["global_risk"]
+        assert got[rule] == pytest.approx(want, rel=1e-12)
+    assert got["sdcmicro"] < got["safe"]
+    assert cli.main(["risk", str(tmp_path / "f.csv"), "--on", "a,b", "--alpha-rule", "nope"]) == 2
+    assert "invalid choice: 'nope'" in capsys.readouterr().err
+
+
+def test_report_command_categorical(capsys, tmp_path):
+    """``--categorical`` adds PRAM'd columns to the report: the page equals the library's."""
+    import numpy as np
+    import polars as pl
+
+    from polars_sdc.risk.report import report
+
+    rng = np.random.default_rng(0)
+    df = pl.DataFrame({"a": rng.integers(0, 5, 200), "b": rng.integers(0, 4, 200), "c": rng.choice(["u", "v", "w"], 200)})
+    masked = df.sdc.pram("c", pd=0.7, seed=2)
+    df.write_csv(tmp_path / "o.csv")
+    masked.write_parquet(tmp_path / "m.parquet")
+    out = tmp_path / "r.html"
+    assert cli.main(["report", str(tmp_path / "o.csv"), str(tmp_path / "m.parquet"), "--on", "a,b",
+                     "--categorical", "c", "--out", str(out), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    rep = report(df, masked, on=["a", "b"], categorical="c")
+    changed = (df["c"] != masked["c"]).sum()
+    assert changed > 0 and f"{changed} values changed in keys/categorical variables (c {changed})" in rep.verdict
+    no_png = lambda html: re.sub(r"src='data:image/png;base64,[^']*'", "", html)  # noqa: E731  (pixels may differ)
+    assert rep.verdict in text and no_png(out.read_text()) == no_png(rep.to_html())
