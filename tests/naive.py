@@ -1258,3 +1258,33 @@ def reference_ild_nulls(columns, masked, distances, exponent=2, weights=None):
 
     a, m = amount(list(columns)), amount(list(masked))
     return a, m, (max((a - m) / a, 0.0) if a > 0 else (0.0 if m == 0 else math.nan))
+
+
+def naive_linkage_nulls(X, Y):
+    """Reference for record linkage with structural nulls (NaN, the same cells in X and Y):
+    z-scores over each column's non-null values (a constant column only centred), the distance
+    of two records over the n_g columns both hold times sqrt(p / n_g) (sdcMicro recordLinkage,
+    na_action = "ignore", cluster::daisy), every pair compared; a record counts 1/m when its
+    own original is among the m nearest (within a relative 1e-9), else 0."""
+    X = np.asarray(X, dtype=float)
+    Y = np.asarray(Y, dtype=float)
+    n, p = X.shape
+    cols = [X[~np.isnan(X[:, j]), j] for j in range(p)]
+    mu = np.array([float(np.mean(v)) if v.size else 0.0 for v in cols])
+    sd = np.array([float(np.std(v)) if v.size else 1.0 for v in cols])
+    sd[~(sd > 0)] = 1.0
+    X = (X - mu) / sd
+    Y = (Y - mu) / sd
+    out = []
+    for i in range(n):
+        d = []
+        for j in range(n):
+            both = ~np.isnan(Y[i]) & ~np.isnan(X[j])
+            d.append(math.sqrt(float(((Y[i, both] - X[j, both]) ** 2).sum()) * p / both.sum()))
+        own = d[i]
+        tol = 1e-9 * max(own, 1.0)
+        if min(d) < own - tol:
+            out.append(0.0)
+        else:
+            out.append(1.0 / sum(1 for v in d if v <= own + tol))
+    return out

@@ -72,10 +72,20 @@ def check_null_pattern(original: pl.DataFrame, released: pl.DataFrame, cols: Seq
         changed = (a != b).arg_true()
         if changed.len():
             i = int(changed[0])
-            what = "null in the original but not in the release" if a[i] else "null in the release but not in the original"
-            raise SDCError(
-                f"column {c!r}: row {i} is {what}; the measures skip structural nulls, which a release keeps "
-                f"where they are (a suppressed value is not a structural null: measure the suppression with "
-                f"the release report)"
-            )
+            raise null_pattern_error(c, f"row {i}", bool(a[i]))
     return counts
+
+
+def null_pattern_error(column: str, row: str, null_in_original: bool) -> SDCError:
+    """The error of a release whose null pattern differs from the original's at ``row`` (a
+    position locally, a key value on Spark) of ``column``.
+
+    >>> str(null_pattern_error("x", "the row with key 'id' = 7", False))  # doctest: +ELLIPSIS
+    "column 'x': the row with key 'id' = 7 is null in the release but not in the original; ..."
+    """
+    what = "null in the original but not in the release" if null_in_original else "null in the release but not in the original"
+    return SDCError(
+        f"column {column!r}: {row} is {what}; the measures skip structural nulls, which a release keeps "
+        f"where they are (a suppressed value is not a structural null: measure the suppression with "
+        f"the release report)"
+    )

@@ -246,7 +246,9 @@ class RiskMethods(FrameOps[F]):
 
     def linkage_risk(self, masked: pl.DataFrame | pl.LazyFrame, on: ColumnSpec = None, *, ties: bool = True) -> float:
         """Share of ``masked`` records whose nearest original record (standardised columns,
-        Euclidean, k-d tree) is their own.
+        Euclidean, k-d tree) is their own. Structural nulls (at the same rows in ``masked``)
+        follow sdcMicro's ``recordLinkage`` (``na_action = "ignore"``): a distance over the
+        columns both records hold, scaled by sqrt(p / shared).
 
         Parameters
         ----------
@@ -255,7 +257,8 @@ class RiskMethods(FrameOps[F]):
         on
             Numeric columns compared (default: every numeric column).
         ties
-            Ties count fractionally (False: no tie count, about twice as fast).
+            Ties count fractionally (False: no tie count, about twice as fast; with nulls
+            ties are always counted).
 
         Returns
         -------

@@ -10,7 +10,9 @@ compatible with the record's key combination (a missing key value matches any va
 
 Exact, by joins over the distinct (key combination, household) pairs: one join per pair of
 missing-value patterns on the keys the two patterns share; records with every key missing are
-compatible with everything and are added once. ``alpha < 1`` (a fractional count of a
+compatible with everything and are added once. A record of a generalised release whose keys are
+all ``"*"`` (suppressed) is such a record, as in every frequency count
+(:func:`polars_sdc.risk.frequencies.suppressed_as_missing`). ``alpha < 1`` (a fractional count of a
 household) is not defined here and is refused when keys are missing.
 """
 from __future__ import annotations
@@ -28,19 +30,25 @@ _P, _H, _W, _T = "__sdc_p", "__sdc_h", "__sdc_w", "__sdc_t"
 def household_frequencies(df: pl.DataFrame, on: Sequence[str], household: str, weight: str | None = None,
                           alpha: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """``fk`` (distinct compatible households) and ``Fk`` (their weights' sum; ``fk`` without
-    ``weight``) of every record, float64 in row order.
+    ``weight``) of every record, float64 in row order. A record whose keys are all ``"*"``
+    (suppressed by generalisation) has every key missing.
 
     >>> df = pl.DataFrame({"hh": [1, 1, 2, 3], "size": [2, 2, 2, None], "w": [5.0, 5.0, 7.0, 1.0]})
     >>> fk, Fk = household_frequencies(df, ["size"], "hh", "w")
     >>> fk.tolist(), Fk.tolist()   # size 2: households 1, 2 and 3 (its null matches); the null: all 3
     ([3.0, 3.0, 3.0, 3.0], [13.0, 13.0, 13.0, 13.0])
+    >>> star = pl.DataFrame({"hh": [1, 1, 2, 3], "a": ["x", "x", "y", "*"], "b": ["u", "u", "v", "*"]})
+    >>> household_frequencies(star, ["a", "b"], "hh")[0].tolist()   # household 3 matches every household
+    [2.0, 2.0, 2.0, 3.0]
     """
     from ..household import household_index
+    from .frequencies import suppressed_as_missing
 
     on = list(on)
     if household in on:
         raise SDCError(f"household column {household!r}: is also a key")
     idx, n_h = household_index(df, household)
+    df = suppressed_as_missing(df, on)
     hw = np.ones(n_h)
     if weight is not None:
         first = np.full(n_h, idx.size, dtype=np.int64)

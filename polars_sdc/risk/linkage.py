@@ -16,6 +16,11 @@ disclosure, for an original frame and its masked release (same rows, same order)
   of records whose every original value lies inside ``[masked - k sd, masked + k sd]``, with sd
   the sample standard deviation (n - 1) of the masked column. A missing value on either side
   never counts as outside (sdcMicro's ``na.rm = TRUE``).
+- **Structural nulls** (null at the same rows of the original and the release, else an
+  :class:`SDCError` naming the column and row): record linkage follows sdcMicro's
+  ``recordLinkage`` (``na_action = "ignore"``, by ``cluster::daisy``): the distance of two
+  records is taken over the columns both hold, times sqrt(p / n_g) for n_g shared of p
+  columns; two records without a shared column are an error, as in sdcMicro.
 """
 from __future__ import annotations
 
@@ -52,7 +57,8 @@ def linkage_per_record(
     """Per masked record: 1 when its nearest original record is its own, 1/m when it ties with
     m - 1 others, else 0 (module docstring). ``ties=False`` skips looking for tied originals
     (a k = 1 instead of a k = 2 bounded query, a little faster): a record then counts 1 when
-    the k-d tree returns its own record among the tied ones, else 0.
+    the k-d tree returns its own record among the tied ones, else 0. Structural nulls: module
+    docstring (ties are then always counted).
 
     >>> import polars as pl
     >>> o = pl.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
@@ -63,6 +69,13 @@ def linkage_per_record(
     from scipy.spatial import cKDTree
 
     cols = _pair(orig, masked, on)
+    if any(orig.get_column(c).null_count() or masked.get_column(c).null_count() for c in cols):
+        from ..loss.nulls import check_null_pattern
+
+        check_null_pattern(orig, masked, cols)
+        check_finite(orig, cols, nulls=True)
+        check_finite(masked, cols, nulls=True)
+        return _linkage_nulls(_matrix(orig, cols), _matrix(masked, cols), cols, workers)
     check_finite(orig, cols)
     check_finite(masked, cols)
     X = _matrix(orig, cols)
@@ -100,6 +113,61 @@ def linkage_per_record(
             near = tree.query_ball_point(Y[idx], own[idx] + tol[idx], workers=workers)
             m = [mult[j].sum() for j in near]
         out[idx] = 1.0 / np.maximum(np.asarray(m, dtype=np.float64), 1.0)
+    return out
+
+
+def _linkage_nulls(X: np.ndarray, Y: np.ndarray, cols: list[str], workers: int) -> np.ndarray:
+    """:func:`linkage_per_record` with structural nulls (NaN here; the release holds them where
+    the original does): sdcMicro's ``recordLinkage`` with ``na_action = "ignore"``, which takes
+    ``cluster::daisy``'s rule: the Euclidean distance of two records over the n_g columns both
+    hold, times sqrt(p / n_g); no shared column is an error (sdcMicro stops on a non-finite
+    distance). Columns are z-scored over their non-null values. One k-d tree per (pattern of
+    the masked record, pattern of the original) pair on their shared columns; ties counted as
+    without nulls (within a relative 1e-9), over all the trees."""
+    from scipy.spatial import cKDTree
+
+    n, p = X.shape
+    mu, sd = np.zeros(p), np.ones(p)
+    for j in range(p):                           # over the non-null values; an all-null column: unused
+        v = X[~np.isnan(X[:, j]), j]
+        if v.size:
+            mu[j] = v.mean()
+            sd[j] = v.std() if v.std() > 0 else 1.0
+    X = (X - mu) / sd
+    Y = (Y - mu) / sd
+    present = ~np.isnan(X)                       # the same pattern in Y (checked by the caller)
+    codes = present @ (1 << np.arange(p, dtype=np.int64))
+    patterns = {int(c): np.flatnonzero(codes == c) for c in np.unique(codes)}
+    if 0 in patterns:
+        raise SDCError(f"row {int(patterns[0][0])}: every linkage column is null; record linkage needs a value "
+                       f"(sdcMicro's distance is undefined)")
+    masks = {c: np.array([bool(c >> j & 1) for j in range(p)]) for c in patterns}
+    own = np.empty(n)
+    for c, rows in patterns.items():
+        m = masks[c]
+        own[rows] = np.sqrt(((X[np.ix_(rows, m)] - Y[np.ix_(rows, m)]) ** 2).sum(axis=1) * (p / m.sum()))
+    tol = 1e-9 * np.maximum(own, 1.0)
+    nearer = np.zeros(n, dtype=bool)             # an original strictly nearer than the own one
+    ties = np.zeros(n)                           # originals within the own distance (the own included)
+    for q, orows in patterns.items():
+        for c, rows in patterns.items():
+            shared = masks[q] & masks[c]
+            if not shared.any():
+                raise SDCError(
+                    f"rows {int(rows[0])} and {int(orows[0])} share no non-null linkage column "
+                    f"({', '.join(cl for cl, keep in zip(cols, masks[c]) if keep)} vs "
+                    f"{', '.join(cl for cl, keep in zip(cols, masks[q]) if keep)}); record linkage needs a "
+                    "distance between every pair (sdcMicro's recordLinkage stops on it)")
+            scale = np.sqrt(p / shared.sum())
+            tree = cKDTree(X[np.ix_(orows, shared)])
+            pts = Y[np.ix_(rows, shared)]
+            d, _ = tree.query(pts, k=1, workers=workers)
+            nearer[rows] |= d * scale < own[rows] - tol[rows]
+            ties[rows] += tree.query_ball_point(pts, (own[rows] + tol[rows]) / scale, return_length=True,
+                                                workers=workers)
+    out = np.zeros(n)
+    hit = ~nearer
+    out[hit] = 1.0 / np.maximum(ties[hit], 1.0)
     return out
 
 

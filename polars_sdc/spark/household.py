@@ -1,8 +1,8 @@
 """``household=`` on Spark: household-level columns masked once per household, then joined back.
 
 The Spark twin of :func:`polars_sdc.household.mask_households`: which ``on`` columns are
-household-level (constant within every household, a null counting as a value) comes from one
-aggregation; those columns are masked on one row per household (``groupBy(household)``, so a
+household-level (constant within every household, a null counting as a value; or declared by
+``household_columns=`` and checked constant) comes from one aggregation; those columns are masked on one row per household (``groupBy(household)``, so a
 household is never split across tasks or strata), with the household id as the row key, and
 joined back to every member on the id. Person-level columns are masked on the person rows as
 without ``household=``. The local household path with ``key=`` keys household rows by the
@@ -16,30 +16,50 @@ from typing import Any
 from .._errors import SDCError
 
 
-def split_columns(sdf: Any, household: str, columns: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(household-level, person-level) ``columns`` of a Spark DataFrame, in the given order:
-    a column is household-level when no household holds two values (a null counting as one).
+def split_columns(sdf: Any, household: str, columns: Sequence[str],
+                  declared: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
+    """(household-level, person-level) ``columns`` of a Spark DataFrame, in the given order,
+    as local :func:`polars_sdc.household.split_columns`: ``declared=None``: a column is
+    household-level when no household holds two values (a null counting as one);
+    ``declared`` (``household_columns=``): the ``columns`` it names, checked constant within
+    every household (else :class:`SDCError` naming the column, the household where it varies
+    with the smallest id -- Spark rows have no order -- and two of its values), every other
+    column person-level. One aggregation either way.
 
     >>> split_columns(sdf, "hh", ["size", "age"])   # doctest: +SKIP
     (['size'], ['age'])
+    >>> split_columns(sdf, "hh", ["size", "age"], declared=[])   # doctest: +SKIP
+    ([], ['size', 'age'])
     """
     from pyspark.sql import functions as F
 
     columns = list(columns)
-    if not columns:
-        return [], []
+    check = columns if declared is None else [c for c in columns if c in set(declared)]
+    if not check:
+        return [], columns
     per = sdf.groupBy(household).agg(*[
         (F.countDistinct(c) + F.max(F.when(F.col(c).isNull(), 1).otherwise(0))).alias(f"__u{i}")
-        for i, c in enumerate(columns)])
-    row = per.agg(*[F.max(f"__u{i}").alias(f"__u{i}") for i in range(len(columns))]).collect()[0]
-    hh = [c for i, c in enumerate(columns) if (row[f"__u{i}"] or 0) <= 1]
+        for i, c in enumerate(check)])
+    row = per.agg(*[F.max(f"__u{i}").alias(f"__u{i}") for i in range(len(check))]
+                  + ([] if declared is None else
+                     [F.min(F.when(F.col(f"__u{i}") > 1, F.col(household))).alias(f"__h{i}") for i in range(len(check))])
+                  ).collect()[0]
+    hh = [c for i, c in enumerate(check) if (row[f"__u{i}"] or 0) <= 1]
+    if declared is not None and len(hh) < len(check):
+        i = next(i for i, c in enumerate(check) if c not in hh)
+        c, hid = check[i], row[f"__h{i}"]
+        values = [r[0] for r in sdf.filter(F.col(household) == F.lit(hid)).select(c).distinct()
+                  .orderBy(F.col(c).asc_nulls_first()).limit(2).collect()]
+        raise SDCError(f"column {c!r} is declared household-level but varies within household {hid!r} of "
+                       f"{household!r} (values {values[0]!r} and {values[1]!r})")
     return hh, [c for c in columns if c not in hh]
 
 
 def mask_households(sdf: Any, household: str, columns: Sequence[str], mask: Callable[[Any, list[str], str | None], Any],
-                    *, by: Sequence[str] = (), key: str | None = None) -> Any:
+                    *, by: Sequence[str] = (), key: str | None = None, declared: Sequence[str] | None = None) -> Any:
     """``mask(frame, cols, key)`` on the person-level ``columns`` of ``sdf`` (with ``key``) and on
-    one row per household for the household-level ones (key: the household id), joined back on
+    one row per household for the household-level ones (detected, or ``declared``:
+    ``household_columns=``, see :func:`split_columns`; key: the household id), joined back on
     the id; the column order of ``sdf`` is kept.
 
     >>> out = mask_households(sdf, "hh", ["hinc", "pay"], run, key="pid")   # doctest: +SKIP
@@ -51,7 +71,7 @@ def mask_households(sdf: Any, household: str, columns: Sequence[str], mask: Call
     if household in columns:
         raise SDCError(f"household column {household!r}: is also masked (`on`); the household id links the members "
                        "and is never masked")
-    hh, person = split_columns(sdf, household, columns)
+    hh, person = split_columns(sdf, household, columns, declared)
     out = mask(sdf, person, key) if person else sdf
     if not hh:
         return out

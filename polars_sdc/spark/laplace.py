@@ -9,10 +9,12 @@ positions are not stable in Spark, so a ``key`` column is required.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .. import rng
 from .._columns import ColumnSpec, unknown_column
+from ..household import check_household_columns
 from ._common import (bad_value_counts, key_nulls, need_key, polars_schema, raise_bad, require_pyspark, run_frames,
                       verify_key)
 
@@ -28,6 +30,7 @@ def laplace(
     m: int = 1,
     key: str | None = None,
     household: str | None = None,
+    household_columns: Sequence[str] | None = None,
     check_key: bool = True,
 ) -> Any:
     """``sdf`` with Laplace noise added to the numeric ``on`` columns (double out), as local
@@ -38,7 +41,8 @@ def laplace(
     Nulls stay null (``k``: range and count of the non-null values, as locally).
     ``key`` names a column that identifies each row (integers or strings; required on Spark);
     ``check_key`` verifies it has no nulls and no repeated value (one aggregation). ``household``:
-    the household id; household-level columns get one draw per household (key: the household
+    the household id; household-level columns (detected, or declared by ``household_columns``)
+    get one draw per household (key: the household
     id; ``k`` calibrated over households), joined back (:mod:`polars_sdc.spark.household`).
     Each Arrow batch runs the local :func:`polars_sdc.laplace.laplace_apply`.
 
@@ -57,7 +61,8 @@ def laplace(
         raise unknown_column(key, schema.names(), label="key column", where="the Spark DataFrame", list_them=False)
     rng.check_key_dtype(key, schema[key])          # on the driver, before any job
     check_phi_or_k(phi, k)
-    cols = laplace_columns(schema, phi, on, seed=seed, key=key, household=household)
+    cols = laplace_columns(schema, phi, on, seed=seed, key=key, household=household,
+                           household_columns=household_columns)
     if seed is None:
         seed = rng.fresh_seed()
     rng.stream_hash(seed, "")  # validates the seed on the driver
@@ -66,7 +71,8 @@ def laplace(
 
         phis = dict(zip(cols, phi_vector(phi, cols).tolist())) if phi is not None else None
         return mask_households(sdf, household, cols, lambda f, cs, kk: laplace(
-            f, phis, cs, k=k, seed=seed, clamp=clamp, m=m, key=kk, check_key=check_key), key=key)
+            f, phis, cs, k=k, seed=seed, clamp=clamp, m=m, key=kk, check_key=check_key), key=key,
+            declared=check_household_columns(schema, household, household_columns))
 
     aggs = [F.count(F.lit(1)).alias("n"), *bad_value_counts(sdf, cols, schema, nulls=True)]
     if k is not None or clamp:   # structural nulls stay null: range and N of the non-null values, as locally

@@ -6,6 +6,7 @@ from typing import Any
 
 from .._columns import ColumnSpec, resolve_columns
 from .._errors import SDCError
+from ..loss.nulls import Measured, null_pattern_error
 from ._common import polars_schema, require_pyspark
 
 
@@ -17,12 +18,19 @@ def ilssdm(
     masked: Any = None,
     standardize: bool = True,
     key: str | None = None,
-) -> float:
+) -> Measured:
     """SSE / SST of the ``on`` columns, as local ``df.sdc.ilssdm(on, groups=, masked=,
     standardize=)``: for a ``masked`` release joined to the ``original`` row by row on ``key``
     (SSE = sum |x - x'|^2; Spark rows have no positions), or for a partition given by the
     ``groups`` column of ``original`` (SSE = within-group sums of squares). Only sums reach
     the driver.
+
+    Structural nulls are skipped value by value, as locally (:mod:`polars_sdc.loss.nulls`;
+    sdcMicro ``dUtility`` IL1s with ``na.rm = TRUE``): each column's SSE and SST sum its
+    non-null values (its mean, std and group means are over them); a release must hold its
+    nulls at the same rows (else :class:`SDCError` naming the column and the first differing
+    row in ``key`` order). The result is a float whose ``.skipped`` counts the null values
+    left out.
 
     >>> from polars_sdc import spark as sdcs                                       # doctest: +SKIP
     >>> sdcs.ilssdm(sdf, ["age", "income"], masked=out, key="person_id")           # doctest: +SKIP
@@ -37,24 +45,36 @@ def ilssdm(
     cols = [c for c in cols if c not in (key, groups)] if on is None else cols
     stats = original.agg(
         F.count(F.lit(1)).alias("n"),
+        *[F.count(F.col(c)).alias(f"n_{c}") for c in cols],            # the non-null values
         *[F.stddev_pop(F.col(c).cast("double")).alias(f"s_{c}") for c in cols],
     ).collect()[0]
     n = int(stats["n"])
+    if n == 0:
+        raise SDCError("the frame has no rows; information loss needs at least one row")
+    counts = {c: int(stats[f"n_{c}"]) for c in cols}
     if masked is not None:
         if key is None:
             raise SDCError("ilssdm of a masked Spark release needs key=: Spark rows are matched by key, not position")
         m = masked.select(key, *[F.col(c).cast("double").alias(f"__m_{c}") for c in cols])
         joined = original.select(key, *cols).join(m, on=key, how="inner")
+        # per column, the first row (in key order) whose null differs, and whether the original's is the null
+        changed = {c: F.col(c).isNull() != F.col(f"__m_{c}").isNull() for c in cols}
         row = joined.agg(
             F.count(F.lit(1)).alias("n"),
             *[F.sum((F.col(c).cast("double") - F.col(f"__m_{c}")) ** 2).alias(f"e_{c}") for c in cols],
+            *[F.min(F.when(changed[c], F.struct(F.col(key).alias("k"), F.col(c).isNull().alias("o"))))
+              .alias(f"d_{c}") for c in cols],
         ).collect()[0]
         if int(row["n"]) != n:
             raise SDCError(f"masked release matches {row['n']} of the original's {n} rows on key {key!r}")
+        for c in cols:
+            first = row[f"d_{c}"]
+            if first is not None:
+                raise null_pattern_error(c, f"the row with key {key!r} = {first['k']!r}", bool(first["o"]))
         sse = {c: float(row[f"e_{c}"] or 0.0) for c in cols}
     else:
         per = original.groupBy(groups).agg(
-            *[(F.var_pop(F.col(c).cast("double")) * F.count(F.lit(1))).alias(f"e_{c}") for c in cols]
+            *[(F.var_pop(F.col(c).cast("double")) * F.count(F.col(c))).alias(f"e_{c}") for c in cols]
         )
         row = per.agg(*[F.sum(f"e_{c}").alias(f"e_{c}") for c in cols]).collect()[0]
         sse = {c: float(row[f"e_{c}"] or 0.0) for c in cols}
@@ -63,5 +83,5 @@ def ilssdm(
         sd = float(stats[f"s_{c}"] or 0.0)
         scale = sd * sd if (standardize and sd > 0) else 1.0
         num += sse[c] / scale
-        den += n * sd * sd / scale
-    return num / den if den > 0 else 0.0
+        den += counts[c] * sd * sd / scale
+    return Measured(num / den if den > 0 else 0.0, sum(n - counts[c] for c in cols))

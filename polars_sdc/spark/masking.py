@@ -22,7 +22,7 @@ whole table is computed by Spark aggregations and only that small metadata reach
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -31,6 +31,7 @@ import polars as pl
 from .. import rng
 from .._columns import ColumnSpec
 from .._errors import SDCError
+from ..household import check_household_columns
 from ._common import (bad_value_counts, key_nulls, need_key, polars_schema, raise_bad, require_pyspark, run_frames,
                       verify_key)
 
@@ -73,6 +74,7 @@ def pram(
     key: str | None = None,
     matrix: Any = None,
     household: str | None = None,
+    household_columns: Sequence[str] | None = None,
     levels: Mapping[str, list] | None = None,
     check_key: bool = True,
 ) -> Any:
@@ -84,8 +86,8 @@ def pram(
     kept. ``levels={column: [...]}``: the level order of a local Enum column (Spark has no
     Enum; by default the sorted observed values, as for a local String or integer column).
     ``check_key`` verifies the key has no null and no repeated value. ``household``: the
-    household id; household-level columns PRAMed once per household and joined back
-    (:mod:`polars_sdc.spark.household`).
+    household id; household-level columns (detected, or declared by ``household_columns``)
+    PRAMed once per household and joined back (:mod:`polars_sdc.spark.household`).
 
     >>> from polars_sdc import spark as sdcs                                   # doctest: +SKIP
     >>> out = sdcs.pram(sdf, "occupation", pd=0.8, by="region", seed=7, key="person_id")  # doctest: +SKIP
@@ -99,6 +101,7 @@ def pram(
     need_key(key, "pram")
     schema = polars_schema(sdf)
     cols, by_cols, a = pram_arguments(schema, on, by, key, alpha, seed, pd, matrix, household)
+    declared = check_household_columns(schema, household, household_columns)
     if household is not None:
         from .household import mask_households
 
@@ -107,7 +110,7 @@ def pram(
             matrix = {cols[0]: matrix}
         return mask_households(sdf, household, cols, lambda f, cs, k: pram(
             f, cs, pd=pd, alpha=alpha, by=by_cols or None, seed=s, key=k, matrix=matrix, levels=levels,
-            check_key=check_key), by=by_cols, key=key)
+            check_key=check_key), by=by_cols, key=key, declared=declared)
     unknown = [c for c in (levels or {}) if c not in cols]
     if unknown:
         raise SDCError(f"levels: column {unknown[0]!r} is not one of the PRAM columns {cols}")
@@ -193,6 +196,7 @@ def add_noise(
     seed: int | None = None,
     key: str | None = None,
     household: str | None = None,
+    household_columns: Sequence[str] | None = None,
     check_key: bool = True,
 ) -> Any:
     """Noise on the numeric ``on`` columns (double out; sdcMicro ``addNoise``), equal to local
@@ -207,7 +211,7 @@ def add_noise(
     ``"correlated"`` and ``"moments"`` treat each null pattern (the set of non-null ``on``
     columns of a row) within a stratum as a stratum of its own (the pattern is one more
     grouping key of the aggregations). ``household``: the household id; household-level columns
-    noised once per household (key: the household id) and joined back
+    (detected, or declared by ``household_columns``) noised once per household (key: the household id) and joined back
     (:mod:`polars_sdc.spark.household`).
 
     >>> from polars_sdc import spark as sdcs                                   # doctest: +SKIP
@@ -225,13 +229,14 @@ def add_noise(
     check_seed(seed)
     schema = polars_schema(sdf)
     cols, by_cols = on_by_household(schema, on, by, key, household)
+    declared = check_household_columns(schema, household, household_columns)
     s = seed_or_fresh(seed)
     if household is not None:            # household-level columns once per household, joined back
         from .household import mask_households
 
         return mask_households(sdf, household, cols, lambda f, cs, k: add_noise(
             f, cs, method=method, noise=noise, delta=delta, by=by_cols or None, seed=s, key=k, check_key=check_key),
-            by=by_cols, key=key)
+            by=by_cols, key=key, declared=declared)
     p = len(cols)
     xs = [F.col(c).cast("double") for c in cols]
     # column-wise methods: moments of each column's non-null values; the others: per null pattern
@@ -489,6 +494,7 @@ def rank_swap(
     key: str | None = None,
     preset: str | None = None,
     household: str | None = None,
+    household_columns: Sequence[str] | None = None,
     check_key: bool = True,
 ) -> Any:
     """Rank swapping (Moore 1996; sdcMicro ``rankSwap``) of the numeric ``on`` columns,
@@ -500,7 +506,8 @@ def rank_swap(
     by ``groupBy(by).applyInArrow`` and must fit that task's memory; strata run in parallel.
     Draws from stream ``rank_swap/{column}`` keyed by ``key``. The errors local raises for a
     stratum (one value, ``p * n < 1``, NaN / infinity) come from one aggregation on the driver.
-    ``household``: household-level columns swapped between households (one row each, key:
+    ``household``: household-level columns (detected, or declared by ``household_columns``)
+    swapped between households (one row each, key:
     the household id) and joined back (:mod:`polars_sdc.spark.household`).
 
     >>> from polars_sdc import spark as sdcs                                   # doctest: +SKIP
@@ -517,13 +524,14 @@ def rank_swap(
     check_seed(seed)
     schema = polars_schema(sdf)
     cols, by_cols = rank_swap_columns(schema, on, by, key, household)
+    declared = check_household_columns(schema, household, household_columns)
     s = seed_or_fresh(seed)
     if household is not None:            # household-level columns swapped between households, joined back
         from .household import mask_households
 
         return mask_households(sdf, household, cols, lambda f, cs, k: rank_swap(
             f, cs, p=p, r0=r0, k0=k0, top=top, bottom=bottom, by=by_cols or None, seed=s, key=k,
-            check_key=check_key, preset=preset), by=by_cols, key=key)
+            check_key=check_key, preset=preset), by=by_cols, key=key, declared=declared)
     _rank_swap_checks(sdf, schema, cols, by_cols, key, p, r0, k0, top, bottom, check_key, preset == "sdcmicro")
 
     def task(df: pl.DataFrame) -> pl.DataFrame:

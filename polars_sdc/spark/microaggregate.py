@@ -73,6 +73,7 @@ def microaggregate(
     refine_options: Mapping[str, Any] | None = None,
     integers: str = "round",
     household: str | None = None,
+    household_columns: Sequence[str] | None = None,
     merge_small_patterns: bool = False,
     block_rows: int = 100_000,
     block_column: str | None = None,
@@ -84,7 +85,7 @@ def microaggregate(
 ) -> Any:
     """Microaggregate a Spark DataFrame as local ``df.sdc.microaggregate(k, on, method=, by=,
     standardize=, ordinal=, weights=, group_column=, refine=, refine_options=, integers=,
-    household=, **method_options)`` does, inside blocks of at most ``block_rows`` records
+    household=, household_columns=, **method_options)`` does, inside blocks of at most ``block_rows`` records
     (thesis 2.3.4 methods; blocking as in Solanas et al.'s 2^d-tree blocking): ``on`` replaced
     by group representatives (means for numeric columns, the most frequent value for
     categorical ones). Returns a Spark DataFrame with the input's columns and types as the
@@ -98,7 +99,9 @@ def microaggregate(
     the sample the kd-tree is built from; ``plan`` reuses a :func:`plan_blocks` result;
     ``task_wrapper`` wraps the per-block task function (a test hook: fault injection).
     ``household=``: every group spans >= k distinct households, for household-level and
-    person-level ``on`` columns (module docstring; docs/households-microaggregation.md).
+    person-level ``on`` columns (module docstring; docs/households-microaggregation.md);
+    ``household_columns``: the household-level ``on`` columns declared instead of detected
+    (checked constant within every household; the others person-level), as locally.
     Structural nulls in ``on`` stay null: each null pattern is blocked apart (a stratum of the
     blocking), so every block holds one pattern, as the local method groups them
     (``merge_small_patterns``: the patterns of fewer than k rows of a stratum share one block,
@@ -118,7 +121,7 @@ def microaggregate(
     schema = polars_schema(sdf)
     arguments = dict(method=method, by=by, ordinal=ordinal, group_column=group_column, refine=refine,
                      refine_options=refine_options, integers=integers, merge_small_patterns=merge_small_patterns,
-                     **options)
+                     household_columns=household_columns, **options)
     # every check of the local method, once, on the driver
     spec = MicroaggSpec.build(schema, k, on, standardize=standardize, weights=weights, household=household,
                               **arguments)
@@ -135,7 +138,7 @@ def microaggregate(
     else:
         if plan is not None:
             raise SDCError("household=: a `plan` is made for the person rows; the household path plans its own blocks")
-        frame, units = _household_frames(sdf, household, on_cols, by_cols, schema)
+        frame, units = _household_frames(sdf, household, on_cols, by_cols, schema, spec.household_columns)
     features = [c for c in on_cols if is_numeric(schema[c])]
     if units is frame:
         if plan is None:
@@ -188,22 +191,28 @@ def microaggregate(
         .select(*sdf.columns, *extra)
 
 
-def _household_frames(sdf: Any, household: str, on: list[str], by: list[str], schema: pl.Schema) -> tuple[Any, Any]:
+def _household_frames(sdf: Any, household: str, on: list[str], by: list[str], schema: pl.Schema,
+                      declared: Sequence[str] | None = None) -> tuple[Any, Any]:
     """(the frame the blocks run on, the frame the blocks are planned on) for ``household=``:
-    household-level ``on`` columns: one row per household for both; person-level ones: the
-    person rows, planned on one row per household (the mean of each numeric column, the least
-    categorical value). A mix, or strata that split a household, are errors, as locally."""
+    household-level ``on`` columns (detected, or ``declared`` by ``household_columns=`` and
+    checked): one row per household for both; person-level ones: the person rows, planned on
+    one row per household (the mean of each numeric column, the least categorical value). A
+    mix, or strata that split a household, are errors, as locally."""
     from pyspark.sql import functions as F
 
     from .household import split_columns
 
-    hh, person = split_columns(sdf, household, on)
+    hh, person = split_columns(sdf, household, on, declared)
     if hh and person:
         raise SDCError(
-            f"household={household!r}: column(s) {', '.join(map(repr, hh))} are household-level (constant within "
-            f"every household) and {', '.join(map(repr, person))} person-level; microaggregate them in two calls "
+            f"household={household!r}: column(s) {', '.join(map(repr, hh))} are household-level "
+            f"({'declared' if declared is not None else 'constant within every household'}) "
+            f"and {', '.join(map(repr, person))} person-level; microaggregate them in two calls "
             "(household-level columns are aggregated once per household, person-level ones per person with >= k "
-            "households in every group)")
+            "households in every group)"
+            + ("" if declared is not None else
+               "; a column constant within every household only by accident is person-level if you declare "
+               "the household-level ones (household_columns=[...], or [] for none)"))
     varying = split_columns(sdf, household, by)[1] if by else []
     if varying:
         raise SDCError(f"`by` column {varying[0]!r} varies within a household of {household!r}; a household must "

@@ -114,7 +114,8 @@ def recode_map(
 
 
 #: options of the local ``df.sdc.recode`` without a Spark counterpart, and why
-LOCAL_ONLY = {"household": "household-level recoding runs locally (df.sdc.recode(..., household=))"}
+LOCAL_ONLY = {"household": "household-level recoding runs locally (df.sdc.recode(..., household=))",
+              "household_columns": "goes with household (household-level recoding runs locally)"}
 
 
 def recode(

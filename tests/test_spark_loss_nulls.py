@@ -1,0 +1,66 @@
+"""Spark ``ilssdm`` with structural nulls equals local ``df.sdc.ilssdm`` (polars_sdc.loss.nulls:
+each column over its non-null values, sdcMicro dUtility IL1s with na.rm = TRUE), both for a
+masked release joined on a key and for a partition; a changed null pattern is refused naming
+the column and the first differing row as locally (the key is the row position here)."""
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from test_spark import spark  # noqa: F401  (the session fixture)
+
+import polars_sdc  # noqa: F401
+from polars_sdc._errors import SDCError
+
+ON = ["x", "y", "z"]
+
+
+@pytest.fixture(scope="module")
+def pair() -> tuple[pl.DataFrame, pl.DataFrame]:
+    g = np.random.default_rng(11)
+    n = 40
+    df = pl.DataFrame({
+        "id": np.arange(n, dtype=np.int64),
+        "g": g.integers(0, 6, n),
+        "x": g.normal(10, 3, n),
+        "y": g.normal(0, 100, n).round(0),
+        "z": g.exponential(5, n),
+    })
+    # structural nulls: x in every 4th row, y in rows 3..10 (group means over fewer rows), z none
+    df = df.with_columns(
+        pl.when(pl.col("id") % 4 == 1).then(None).otherwise(pl.col("x")).alias("x"),
+        pl.when(pl.col("id").is_between(3, 10)).then(None).otherwise(pl.col("y")).alias("y"),
+    )
+    noise = pl.DataFrame({c: g.normal(0, 1, n) for c in ON})
+    masked = df.with_columns((pl.col(c) + noise.get_column(c)).alias(c) for c in ON)  # nulls stay null
+    return df, masked
+
+
+def test_spark_ilssdm_skips_structural_nulls_as_locally(spark, pair):  # noqa: F811
+    from polars_sdc import spark as sdcs
+
+    df, masked = pair
+    one, out = spark.createDataFrame(df.to_arrow()).repartition(3), spark.createDataFrame(masked.to_arrow())
+    skipped = df.select(pl.col(ON).null_count()).sum_horizontal().item()
+    assert skipped == 10 + 8
+    for standardize in (True, False):
+        want = df.sdc.ilssdm(ON, masked=masked.select(ON), standardize=standardize)
+        got = sdcs.ilssdm(one, ON, masked=out, key="id", standardize=standardize)
+        assert got == pytest.approx(want, rel=1e-9) and (got.skipped, want.skipped) == (skipped, skipped)
+        want = df.sdc.ilssdm(ON, groups="g", standardize=standardize)
+        got = sdcs.ilssdm(one, ON, groups="g", standardize=standardize)
+        assert got == pytest.approx(want, rel=1e-9) and (got.skipped, want.skipped) == (skipped, skipped)
+    # without the nulls' rule (row count, count(lit(1)) weights) the partition value differs
+    assert sdcs.ilssdm(one, ON, groups="g") != pytest.approx(
+        df.fill_null(strategy="mean").sdc.ilssdm(ON, groups="g"), rel=1e-3)
+
+    # a release that fills a structural null (row 1 of x) or nulls a value (row 2 of z): the local message
+    for c, row, changed in (("x", 1, masked.with_columns(pl.col("x").fill_null(0.0))),
+                            ("z", 2, masked.with_columns(pl.when(pl.col("id") >= 2).then(None)
+                                                         .otherwise(pl.col("z")).alias("z")))):
+        with pytest.raises(SDCError) as local:
+            df.sdc.ilssdm(ON, masked=changed.select(ON))
+        with pytest.raises(SDCError) as remote:
+            sdcs.ilssdm(one, ON, masked=spark.createDataFrame(changed.to_arrow()), key="id")
+        assert str(remote.value) == str(local.value).replace(f"row {row}", f"the row with key 'id' = {row}")
+        assert f"column {c!r}" in str(remote.value)
