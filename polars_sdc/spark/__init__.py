@@ -52,6 +52,8 @@ def _local_only() -> dict[str, dict[str, str]]:
     out = {"microaggregate": dict(_m.LOCAL_ONLY), "recode": dict(_r.LOCAL_ONLY), "risk": dict(_f.LOCAL_ONLY)}
     out.update({name: dict(_m.LOCAL_ONLY) for name in METHODS})           # sdcs.mdav etc.
     out.update({name: dict(_f.HOUSEHOLD) for name in ("frequencies", "individual_risk", "global_risk")})
+    for name in ("pram", "add_noise", "rank_swap", "laplace", "recode"):
+        out.setdefault(name, {})["household_columns"] = _m.DECLARED_HOUSEHOLD_COLUMNS
     return out
 
 

@@ -34,12 +34,17 @@ from .._errors import SDCError
 from ._common import BLOCK, PART, bad_value_counts, polars_schema, raise_bad, require_pyspark, run_frames
 from .blocking import BlockPlan, assign, partition_labels, plan_blocks
 
+#: why ``household_columns=`` is local-only (every Spark function with ``household=``)
+DECLARED_HOUSEHOLD_COLUMNS = ("Spark detects the household-level columns (constant within every household, one "
+                              "aggregation); a declaration (household_columns=) runs locally")
+
 #: options of the local ``df.sdc.microaggregate`` that have no Spark counterpart, and why
 LOCAL_ONLY = {
     "merge_small_strata": "the blocks are planned per stratum; a stratum with fewer than k rows is refused",
     "pooled_label": "goes with merge_small_strata",
     "progress": "a Spark job shows its progress in the Spark UI",
     "merge_small_patterns": "the Spark blocks refuse nulls in `on` (fill them or microaggregate locally)",
+    "household_columns": DECLARED_HOUSEHOLD_COLUMNS,
 }
 
 
