@@ -18,6 +18,7 @@ level j + 1); a violation is an :class:`~polars_sdc.SDCError` naming the first b
 from __future__ import annotations
 
 import datetime as _dt
+import decimal as _decimal
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,8 +206,12 @@ class Hierarchy:
 def _label(v: object) -> str:
     if v is None:
         raise SDCError("hierarchy: a null label; every value and label must be a string")
+    if isinstance(v, bool):
+        return "true" if v else "false"   # as a Boolean column reads (release._as_labels)
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
+    if isinstance(v, _decimal.Decimal) and v.is_finite() and v == v.to_integral_value():
+        return str(int(v))                # a whole Decimal as an integer, as a whole float
     if isinstance(v, _dt.date):
         return v.isoformat()
     return str(v)

@@ -103,7 +103,13 @@ def _as_labels(s: pl.Series, col: str) -> pl.Series:
     if s.dtype.is_float():
         if not s.is_finite().all() or not (s == s.round(0)).all():
             raise SDCError(f"column {col!r}: float values must be whole numbers to match a hierarchy")
+        if s.len() and s.abs().max() >= 2.0**63:   # beyond Int64: Python's integers, as the hierarchy's labels
+            from .hierarchy import _label
+
+            return pl.Series(s.name, [_label(v) for v in s.to_list()], dtype=pl.String)
         return s.cast(pl.Int64).cast(pl.String)
+    if isinstance(s.dtype, pl.Decimal):       # whole values as integers ("21", as a hierarchy rule labels them)
+        return s.cast(pl.String).str.replace(r"^(-?\d+)\.0*$", "${1}").str.replace(r"^-0$", "0")
     if isinstance(s.dtype, pl.Datetime):
         d = s.dt.date()
         if not (s.dt.truncate("1d") == s).all():
