@@ -140,3 +140,21 @@ def test_cli_generalize_bad_hierarchy_text(adult, tmp_path, capsys):
     code = cli.main(["generalize", str(data), str(tmp_path / "o.csv"), "--hierarchies", "age"])
     assert code != 0
     assert "COLUMN=PATH" in capsys.readouterr().err
+
+
+# -- audit (session 24): a generalize step never releases a class < k within a declared stratum
+def test_generalize_step_in_a_problem_with_strata_keeps_k_within_every_stratum():
+    from polars_sdc.generalize import Hierarchy
+
+    df = pl.DataFrame({"age": [21, 22, 23, 24, 25, 26, 37, 38, 39, 31, 32, 33], "sex": ["m"] * 12,
+                       "region": ["N", "N", "N", "S", "S", "S", "N", "N", "S", "S", "N", "N"]})
+    hs = {"age": {"rule": "intervals", "widths": [10, 20], "start": 0}, "sex": {"m": ["*"]}}
+    p = df.sdc.problem(keys=["age", "sex"], strata="region")
+    # over the whole file (age 20-29 / 30-39) the classes hold 6, within region S the 30-39 class 2 < k
+    with pytest.raises(SDCError, match="generalize: the strata role \\('region'\\).*fewer than k"):
+        p.generalize(hierarchies=hs, k=3)
+    # the strata among the quasi-identifiers with a one-level hierarchy: k holds within each stratum
+    q = p.generalize(hierarchies={**hs, "region": Hierarchy([["N", "S"]])}, k=3, on=["age", "sex", "region"])
+    out = q.release()
+    assert out.group_by("age", "sex", "region").len()["len"].min() >= 3
+    assert out["region"].to_list() == df["region"].to_list()
