@@ -219,3 +219,17 @@ def test_by_small_strata_are_errors_naming_them(method, frame, match):
         pl.DataFrame(frame).sdc.add_noise("a", method=method, by="g", seed=1)
     with pytest.raises(SDCError, match="column 'g': in both"):
         pl.DataFrame({"g": [1.0, 2.0, 3.0], "a": [1.0, 2.0, 3.0]}).sdc.add_noise(["a", "g"], by="g", seed=1)
+
+
+# -- audit (session 24): every method is scale-equivariant down to 1e-300 and up to 1e300 (the
+# sds of values near 1e-300 underflowed to 0 and "additive" / "correlated" released the data
+# unchanged; near 1e200 the variances overflowed and every method refused)
+@pytest.mark.parametrize("method", ["additive", "correlated", "correlated2", "moments"])
+@pytest.mark.parametrize("scale", [1e-300, 1e200, 1e300])
+def test_noise_is_scale_equivariant_at_extreme_magnitudes(method, scale):
+    r = np.random.default_rng(5)
+    X = r.normal(size=(40, 2)) @ np.array([[1.0, 0.4], [0.0, 1.0]]) + 3.0
+    base = pl.DataFrame(X, schema=["a", "b"]).sdc.add_noise(method=method, seed=4).to_numpy()
+    out = pl.DataFrame(X * scale, schema=["a", "b"]).sdc.add_noise(method=method, seed=4).to_numpy()
+    assert np.allclose(out / scale, base, rtol=1e-9, atol=0)
+    assert (out != X * scale).all(axis=0).any()

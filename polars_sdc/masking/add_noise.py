@@ -226,10 +226,17 @@ def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, de
     if n < 2:
         return X
     a = noise / 100.0
+    # each column brought to magnitude ~1 by a power of two (exact: the same bits scaled), so
+    # that squares and sums neither underflow (1e-300: sds of 0, the data released unchanged)
+    # nor overflow (1e200); scaled back at the end
+    with np.errstate(invalid="ignore"):
+        top = np.max(np.abs(X), axis=0, initial=0.0)
+    e = np.where(np.isfinite(top) & (top > 0), -np.frexp(top)[1], 0).astype(np.int32)
+    np.ldexp(X, e, out=X)
     if method == "moments":
         # means and covariance of the release are the originals' (to ~1e-15 relative, a
         # singular covariance included: the noise lies in its range)
-        return _recolour(X, Z, a)
+        return np.ldexp(_recolour(X, Z, a), -e)
     scale = X.std(axis=0, ddof=1)
     scale[~(scale > 0)] = 1.0
     X /= scale                                     # scale-free: no overflow, Sigma well conditioned
@@ -250,7 +257,7 @@ def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, de
             Y = Z @ (math.sqrt(a) * _psd_root(S))  # N(0, a Sigma), inside the range of Sigma
         Y += X
     Y *= scale
-    return Y
+    return np.ldexp(Y, -e, out=Y)
 
 
 def add_noise_frame(
