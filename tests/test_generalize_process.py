@@ -169,3 +169,23 @@ def test_a_genuine_all_star_record_of_an_ungeneralised_file_is_counted_as_unique
                        "industry": ["u", "u", "u", "v", "v", "v", "*"]})
     assert df.sdc.suppress(3, ["occupation", "industry"]).row(6) == (None, None)   # suppress: a unique
     assert df.sdc.k_anonymity(["occupation", "industry"]) == 1
+
+
+def test_recipe_hierarchy_paths_are_relative_to_the_recipe_file(tmp_path, monkeypatch):
+    home = tmp_path / "a recipe dir"
+    (home / "h,x").mkdir(parents=True)
+    ages = [21, 23, 25, 38, 39, 52, 53, 54]
+    (home / "h,x" / "age h.csv").write_text(
+        "\n".join(f"{a};{a // 10 * 10}-{a // 10 * 10 + 9};*" for a in ages) + "\n", encoding="utf-8")
+    recipe = home / "r e.toml"
+    recipe.write_text('version = 1\n\n[roles]\nkeys = ["age"]\n\n[[steps]]\noperation = "generalize"\n'
+                      'hierarchies = { age = "h,x/age h.csv" }\nk = 2\n', encoding="utf-8")
+    data = tmp_path / "in put.csv"
+    pl.DataFrame({"age": ages}).write_csv(data)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    out = tmp_path / "out put.csv"
+    assert cli.main(["run", str(recipe), str(data), str(out)]) == 0
+    assert pl.read_csv(out)["age"].to_list() == ["20-29"] * 3 + ["30-39"] * 2 + ["50-59"] * 3
+    assert polars_sdc.run_recipe(recipe, pl.DataFrame({"age": ages})).release()["age"].to_list()[0] == "20-29"
