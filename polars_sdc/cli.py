@@ -959,11 +959,30 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first}"
 
 
+def _unrecognized(parser: argparse.ArgumentParser, command: str, extra: Sequence[str]) -> str:
+    """The message for options a subcommand does not take, with the closest option it does.
+
+    >>> _unrecognized(build_parser(), "generalize", ["--suppresion-limit", "0.1"])
+    "generalize: unrecognized arguments: --suppresion-limit 0.1; did you mean '--suppression-limit'? (see `polars-sdc generalize --help`)"
+    """
+    import difflib
+
+    sub = next(a for a in parser._subparsers._group_actions if isinstance(a, argparse._SubParsersAction))  # type: ignore[union-attr]
+    options = list(sub.choices[command]._option_string_actions)
+    hints = [m[0] for t in extra if t.startswith("--") for m in [difflib.get_close_matches(t.split("=")[0], options, n=1)]
+             if m]
+    hint = f"; did you mean {hints[0]!r}?" if hints else ""
+    return f"{command}: unrecognized arguments: {' '.join(extra)}{hint} (see `{PROG} {command} --help`)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``polars-sdc`` with ``argv`` (default ``sys.argv[1:]``); returns the exit code:
     0 on success, 2 on any error (one line on stderr)."""
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            raise _UsageError(_unrecognized(parser, args.command, extra))
         return int(args.run(args))
     except SystemExit as exc:  # --help / --version from argparse
         return exc.code if isinstance(exc.code, int) else 0

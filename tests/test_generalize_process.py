@@ -189,3 +189,14 @@ def test_recipe_hierarchy_paths_are_relative_to_the_recipe_file(tmp_path, monkey
     assert cli.main(["run", str(recipe), str(data), str(out)]) == 0
     assert pl.read_csv(out)["age"].to_list() == ["20-29"] * 3 + ["30-39"] * 2 + ["50-59"] * 3
     assert polars_sdc.run_recipe(recipe, pl.DataFrame({"age": ages})).release()["age"].to_list()[0] == "20-29"
+
+
+def test_cli_generalize_names_the_column_of_a_missing_hierarchy_file_and_the_closest_option(tmp_path, capsys):
+    data = tmp_path / "in.csv"
+    pl.DataFrame({"age": [21, 23, 25, 38]}).write_csv(data)
+    assert cli.main(["generalize", str(data), str(tmp_path / "o.csv"), "--hierarchies", "age=no such.csv"]) == 2
+    assert "column 'age': hierarchy file 'no such.csv' not found" in capsys.readouterr().err
+    assert cli.main(["generalize", str(data), str(tmp_path / "o.csv"), "--hierarchies",
+                     '{"age": {"rule": "intervals", "widths": [10]}}', "--suppresion-limit", "0.1"]) == 2
+    assert ("generalize: unrecognized arguments: --suppresion-limit 0.1; did you mean '--suppression-limit'?"
+            in capsys.readouterr().err)

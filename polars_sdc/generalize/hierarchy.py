@@ -283,6 +283,8 @@ def as_hierarchy(h: object, column: str, values: Iterable[object] | None = None)
     if isinstance(h, Hierarchy):
         return h
     if isinstance(h, (str, Path)):
+        if not Path(h).is_file():
+            raise SDCError(f"column {column!r}: hierarchy file {str(h)!r} not found")
         return Hierarchy.read_csv(h, name=column)
     if isinstance(h, Mapping) and isinstance(h.get("rule"), str):
         options = {k: v for k, v in h.items() if k != "rule"}
