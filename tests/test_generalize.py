@@ -425,3 +425,10 @@ def test_whole_floats_beyond_int64_match_their_rule_hierarchy():
     r = df.sdc.generalize({"x": {"rule": "intervals", "widths": [10], "start": 0}}, k=2)
     assert r.levels == {"x": 0}
     assert r.frame["x"].to_list() == [str(int(1e300))] * 2 + [str(int(-1e300))] * 2 + ["3", "3"]
+
+
+def test_a_misspelt_rule_option_names_the_rule_and_the_closest_option():
+    df = pl.DataFrame({"age": [21, 23, 25, 38]})
+    with pytest.raises(SDCError, match="column 'age': hierarchy rule 'intervals' has no option 'widht'; "
+                                       "did you mean 'widths'\\? \\(it takes: widths, top, start\\)"):
+        df.sdc.generalize({"age": {"rule": "intervals", "widht": [10]}})

@@ -294,6 +294,16 @@ def as_hierarchy(h: object, column: str, values: Iterable[object] | None = None)
         if values is None:
             raise SDCError(f"column {column!r}: a hierarchy rule needs the column's values")
         builder = getattr(Hierarchy, rule)
+        import difflib
+        import inspect
+
+        takes = [n for n in inspect.signature(builder).parameters if n not in ("values", "name")]
+        for key in options:
+            if key not in takes:
+                close = difflib.get_close_matches(key, takes, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise SDCError(f"column {column!r}: hierarchy rule {rule!r} has no option {key!r}{hint} "
+                               f"(it takes: {', '.join(takes)})")
         try:
             return builder(values, name=column, **options)
         except TypeError as exc:
