@@ -359,7 +359,7 @@ def _add_noise(df: pl.DataFrame, cols: list[str], method: str, noise: float, del
     with np.errstate(invalid="ignore"):
         fin = np.where(present, Y, 0.0) if present is not None else Y
         bad = ~(np.isfinite(fin.max(axis=0, initial=-np.inf)) & np.isfinite(fin.min(axis=0, initial=np.inf)))
-    if bad.any():
+    if bad.any() and Y.shape[0]:
         raise SDCError(f"column {cols[int(np.argmax(bad))]!r}: the noisy values overflow float64")
     out = []
     for j, c in enumerate(cols):
@@ -395,6 +395,10 @@ def _apply(X: np.ndarray, Z: np.ndarray, sidx: np.ndarray | None, names: list[tu
         if pattern and X.shape[0] < need:
             raise SDCError(f"{X.shape[0]} row(s){where}; add_noise method={method!r} needs at least {need} rows "
                            "per null pattern (fill the nulls or mask these columns apart)")
+        if X.shape[0] == 1:   # no standard deviation: the row would be released unchanged
+            raise SDCError(f"1 row{where or ' in the frame'}; add_noise method={method!r} needs at least {need} "
+                           "(a standard deviation), else the value is released unchanged (with household=, a "
+                           "household-level column counts households)")
         return add_noise_values(X, Z, method, noise, delta)
     counts = np.bincount(sidx, minlength=len(names))
     small = np.flatnonzero((counts > 0) & (counts < need))
