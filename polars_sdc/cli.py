@@ -112,6 +112,18 @@ def _columns(text: str) -> list[str]:
     return cols
 
 
+def _household_columns(text: str | None) -> list[str] | None:
+    """``--household-columns``: None when not given (detected), ``""`` declares every masked
+    column person-level (``household_columns=[]``), else the names.
+
+    >>> _household_columns(None), _household_columns(""), _household_columns("a, b")
+    (None, [], ['a', 'b'])
+    """
+    if text is None:
+        return None
+    return _columns(text) if text.strip() else []
+
+
 def _null_values(args: argparse.Namespace) -> list[str] | None:
     """The ``--null-values`` tokens as a list (None when not given)."""
     return _columns(args.null_values) if args.null_values else None
@@ -480,7 +492,7 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
         integers=args.integers,
         progress=_progress_on(args.progress),
         household=args.household,
-        household_columns=_columns(args.household_columns) if args.household_columns else None,
+        household_columns=_household_columns(args.household_columns),
         merge_small_patterns=args.merge_small_patterns,
         **options,
     )
@@ -529,7 +541,7 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
         "standardize": not args.standardize_off, "merge_small_strata": args.merge_small_strata,
         "group_column": args.group_column, "null_values": null_values,
         "household": args.household, "merge_small_patterns": args.merge_small_patterns,
-        "household_columns": _columns(args.household_columns) if args.household_columns else None,
+        "household_columns": _household_columns(args.household_columns),
     }
     results = {
         "rows": res["rows"], "class_columns": keys, "classes": res["classes"], "smallest_class": res["smallest_class"],
@@ -567,7 +579,7 @@ def _cmd_noise(args: argparse.Namespace) -> int:
         phi = {c: phi[c] for c in on}
     scale_seconds = time.perf_counter() - t0
     noisy = lf.sdc.laplace(phi, on, seed=args.seed, key=args.key, clamp=args.clamp, household=args.household,
-                           household_columns=_columns(args.household_columns) if args.household_columns else None)
+                           household_columns=_household_columns(args.household_columns))
 
     def check(result: pl.LazyFrame) -> dict[str, Any]:
         t1 = time.perf_counter()
@@ -586,7 +598,8 @@ def _cmd_noise(args: argparse.Namespace) -> int:
     parameters = {"on": on, "k": args.k, "m": m if args.k is not None else None, "seed": args.seed,
                   "key": args.key, "clamp": args.clamp, "null_values": null_values,
                   **({"household": args.household} if args.household else {}),
-                  **({"household_columns": _columns(args.household_columns)} if args.household_columns else {})}
+                  **({"household_columns": _household_columns(args.household_columns)}
+                     if args.household_columns is not None else {})}
     results = {"rows": res["rows"], "phi": phi, "phi_from": "laplace_scale" if args.k is not None else "--phi",
                "sse_sst": res["sse_sst"]}
     _write_report(args.report, "noise", args, parameters, results, {
@@ -797,7 +810,8 @@ def _add_risk_parser(sub: Any) -> None:
 
 
 _HOUSEHOLD_COLUMNS_HELP = ("household-level columns, declared (comma-separated): masked once per household, an "
-                           "error naming a household where one varies; the others person-level (default: detected)")
+                           "error naming a household where one varies; the others person-level ('' declares every "
+                           "column person-level; default: detected)")
 
 
 def _add_method_parsers(sub: Any) -> None:
@@ -968,11 +982,30 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first}"
 
 
+def _unrecognized(parser: argparse.ArgumentParser, command: str, extra: Sequence[str]) -> str:
+    """The message for options a subcommand does not take, with the closest option it does.
+
+    >>> _unrecognized(build_parser(), "generalize", ["--suppresion-limit", "0.1"])
+    "generalize: unrecognized arguments: --suppresion-limit 0.1; did you mean '--suppression-limit'? (see `polars-sdc generalize --help`)"
+    """
+    import difflib
+
+    sub = next(a for a in parser._subparsers._group_actions if isinstance(a, argparse._SubParsersAction))  # type: ignore[union-attr]
+    options = list(sub.choices[command]._option_string_actions)
+    hints = [m[0] for t in extra if t.startswith("--") for m in [difflib.get_close_matches(t.split("=")[0], options, n=1)]
+             if m]
+    hint = f"; did you mean {hints[0]!r}?" if hints else ""
+    return f"{command}: unrecognized arguments: {' '.join(extra)}{hint} (see `{PROG} {command} --help`)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``polars-sdc`` with ``argv`` (default ``sys.argv[1:]``); returns the exit code:
     0 on success, 2 on any error (one line on stderr)."""
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            raise _UsageError(_unrecognized(parser, args.command, extra))
         return int(args.run(args))
     except SystemExit as exc:  # --help / --version from argparse
         return exc.code if isinstance(exc.code, int) else 0

@@ -95,6 +95,8 @@ def _convert(o: Option, value: Any) -> Any:
     """The Python value of a flag's text (argparse has converted ints, floats, bools, choices)."""
     flag = "--" + o.name.replace("_", "-")
     if o.kind == "columns":
+        if o.name == "household_columns":   # "" declares every masked column person-level ([])
+            return list(dict.fromkeys(c for text in value for c in cli._household_columns(text) or []))
         return list(dict.fromkeys(c for text in value for c in cli._columns(text)))
     if o.kind == "number_or_map":
         if "=" in value:

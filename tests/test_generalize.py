@@ -395,3 +395,40 @@ def test_release_feeds_the_risk_measures(adult):
     assert kept.sdc.k_anonymity(on) >= 5
     res = r.frame.sdc.risk(on)
     assert res is not None
+
+
+# -- audit (session 24): a hierarchy built by a rule from a column's values matches that column, every dtype
+@pytest.mark.parametrize("dtype", [pl.Decimal(10, 2), pl.Decimal(38, 0)])
+def test_decimal_column_matches_its_rule_hierarchy(dtype):
+    df = pl.DataFrame({"x": pl.Series([21, 23, 25, 38, 39, 52]).cast(dtype)})
+    r = df.sdc.generalize({"x": {"rule": "intervals", "widths": [10, 20], "start": 0}}, k=2, suppression_limit=0.2)
+    assert r.levels == {"x": 1} and r.suppressed == 1
+    assert r.frame["x"].to_list() == ["20-29"] * 3 + ["30-39"] * 2 + ["*"]
+
+
+def test_fractional_decimal_column_matches_a_masking_hierarchy():
+    df = pl.DataFrame({"x": pl.Series(["1.50", "1.50", "2.25", "2.25"]).cast(pl.Decimal(10, 2))})
+    r = df.sdc.generalize({"x": {"rule": "masking"}}, k=2)
+    assert r.levels == {"x": 0} and r.frame["x"].to_list() == ["1.50", "1.50", "2.25", "2.25"]
+
+
+def test_boolean_column_matches_a_mapping_with_bool_keys():
+    df = pl.DataFrame({"x": [True, True, False, False, True]})
+    assert df.sdc.generalize({"x": {True: ["*"], False: ["*"]}}, k=2).frame["x"].to_list() == [
+        "true", "true", "false", "false", "true"]
+    r = df.sdc.generalize({"x": {True: ["*"], False: ["*"]}}, k=3)
+    assert r.levels == {"x": 1} and r.frame["x"].to_list() == ["*"] * 5
+
+
+def test_whole_floats_beyond_int64_match_their_rule_hierarchy():
+    df = pl.DataFrame({"x": [1e300, 1e300, -1e300, -1e300, 3.0, 3.0]})
+    r = df.sdc.generalize({"x": {"rule": "intervals", "widths": [10], "start": 0}}, k=2)
+    assert r.levels == {"x": 0}
+    assert r.frame["x"].to_list() == [str(int(1e300))] * 2 + [str(int(-1e300))] * 2 + ["3", "3"]
+
+
+def test_a_misspelt_rule_option_names_the_rule_and_the_closest_option():
+    df = pl.DataFrame({"age": [21, 23, 25, 38]})
+    with pytest.raises(SDCError, match="column 'age': hierarchy rule 'intervals' has no option 'widht'; "
+                                       "did you mean 'widths'\\? \\(it takes: widths, top, start\\)"):
+        df.sdc.generalize({"age": {"rule": "intervals", "widht": [10]}})

@@ -184,3 +184,63 @@ def test_cli_generalize_with_hierarchical_t_closeness(adult, tmp_path, capsys):
     assert "entropy_monotone 398400.0742" in printed
     released = pl.read_parquet(out)
     assert released["occupation"].equals(df["occupation"])  # the sensitive column is released as it is
+
+
+# -- audit (session 24): a generalize step never releases a class < k within a declared stratum
+def test_generalize_step_in_a_problem_with_strata_keeps_k_within_every_stratum():
+    from polars_sdc.generalize import Hierarchy
+
+    df = pl.DataFrame({"age": [21, 22, 23, 24, 25, 26, 37, 38, 39, 31, 32, 33], "sex": ["m"] * 12,
+                       "region": ["N", "N", "N", "S", "S", "S", "N", "N", "S", "S", "N", "N"]})
+    hs = {"age": {"rule": "intervals", "widths": [10, 20], "start": 0}, "sex": {"m": ["*"]}}
+    p = df.sdc.problem(keys=["age", "sex"], strata="region")
+    # over the whole file (age 20-29 / 30-39) the classes hold 6, within region S the 30-39 class 2 < k
+    with pytest.raises(SDCError, match="generalize: the strata role \\('region'\\).*fewer than k"):
+        p.generalize(hierarchies=hs, k=3)
+    # the strata among the quasi-identifiers with a one-level hierarchy: k holds within each stratum
+    q = p.generalize(hierarchies={**hs, "region": Hierarchy([["N", "S"]])}, k=3, on=["age", "sex", "region"])
+    out = q.release()
+    assert out.group_by("age", "sex", "region").len()["len"].min() >= 3
+    assert out["region"].to_list() == df["region"].to_list()
+
+
+@pytest.mark.xfail(strict=True, reason="design: the risk measures read ANY record whose keys are all '*' as all "
+                   "missing (fk = n), also in a file that uses '*' as a genuine code (e.g. 'not applicable' in "
+                   "occupation and industry), so a unique record is reported as safe while suppress() treats it as "
+                   "unique; the reading should be tied to a generalised release (an option or the result), not to the text")
+def test_a_genuine_all_star_record_of_an_ungeneralised_file_is_counted_as_unique():
+    df = pl.DataFrame({"occupation": ["a", "a", "a", "b", "b", "b", "*"],
+                       "industry": ["u", "u", "u", "v", "v", "v", "*"]})
+    assert df.sdc.suppress(3, ["occupation", "industry"]).row(6) == (None, None)   # suppress: a unique
+    assert df.sdc.k_anonymity(["occupation", "industry"]) == 1
+
+
+def test_recipe_hierarchy_paths_are_relative_to_the_recipe_file(tmp_path, monkeypatch):
+    home = tmp_path / "a recipe dir"
+    (home / "h,x").mkdir(parents=True)
+    ages = [21, 23, 25, 38, 39, 52, 53, 54]
+    (home / "h,x" / "age h.csv").write_text(
+        "\n".join(f"{a};{a // 10 * 10}-{a // 10 * 10 + 9};*" for a in ages) + "\n", encoding="utf-8")
+    recipe = home / "r e.toml"
+    recipe.write_text('version = 1\n\n[roles]\nkeys = ["age"]\n\n[[steps]]\noperation = "generalize"\n'
+                      'hierarchies = { age = "h,x/age h.csv" }\nk = 2\n', encoding="utf-8")
+    data = tmp_path / "in put.csv"
+    pl.DataFrame({"age": ages}).write_csv(data)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    out = tmp_path / "out put.csv"
+    assert cli.main(["run", str(recipe), str(data), str(out)]) == 0
+    assert pl.read_csv(out)["age"].to_list() == ["20-29"] * 3 + ["30-39"] * 2 + ["50-59"] * 3
+    assert polars_sdc.run_recipe(recipe, pl.DataFrame({"age": ages})).release()["age"].to_list()[0] == "20-29"
+
+
+def test_cli_generalize_names_the_column_of_a_missing_hierarchy_file_and_the_closest_option(tmp_path, capsys):
+    data = tmp_path / "in.csv"
+    pl.DataFrame({"age": [21, 23, 25, 38]}).write_csv(data)
+    assert cli.main(["generalize", str(data), str(tmp_path / "o.csv"), "--hierarchies", "age=no such.csv"]) == 2
+    assert "column 'age': hierarchy file 'no such.csv' not found" in capsys.readouterr().err
+    assert cli.main(["generalize", str(data), str(tmp_path / "o.csv"), "--hierarchies",
+                     '{"age": {"rule": "intervals", "widths": [10]}}', "--suppresion-limit", "0.1"]) == 2
+    assert ("generalize: unrecognized arguments: --suppresion-limit 0.1; did you mean '--suppression-limit'?"
+            in capsys.readouterr().err)

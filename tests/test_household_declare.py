@@ -211,3 +211,22 @@ def test_eusilc_household_incomes_declared_person_level_keep_the_guarantee():
     assert unchanged_unshared(df, out, HH_INCOME, 3, "db030") == 0
     hh = df.sdc.mdav(3, on=HH_INCOME, household="db030", household_columns=HH_INCOME, group_column="g")
     assert hh.equals(df.sdc.mdav(3, on=HH_INCOME, household="db030", group_column="g"))
+
+
+# -- audit (session 24): the CLI's --household-columns "" declares every masked column person-level
+@pytest.mark.parametrize("command", [["noise", "--phi", "1"], ["add-noise"]])
+def test_cli_empty_household_columns_declares_every_column_person_level(tmp_path, command):
+    from polars_sdc import cli
+
+    df = pl.DataFrame({"hh": [1, 1, 2, 2, 3, 3, 4, 4], "sex": [1, 1, 2, 2, 1, 1, 2, 2],
+                       "inc": [1.0, 2, 3, 4, 5, 6, 7, 8]})   # sex constant within every household by accident
+    data = tmp_path / "in.csv"
+    df.write_csv(data)
+    out, detected = tmp_path / "out.csv", tmp_path / "detected.csv"
+    base = [command[0], str(data)]
+    rest = [*command[1:], "--on", "inc,sex", "--seed", "3", "--household", "hh"]
+    assert cli.main([*base, str(out), *rest, "--household-columns", ""]) == 0
+    assert cli.main([*base, str(detected), *rest]) == 0
+    per_person = pl.read_csv(out).group_by("hh").agg(pl.col("sex").n_unique())["sex"]
+    per_household = pl.read_csv(detected).group_by("hh").agg(pl.col("sex").n_unique())["sex"]
+    assert per_household.max() == 1 and per_person.min() == 2   # declared: one draw per person

@@ -79,7 +79,8 @@ def test_eager_lazy_streaming_and_frame_untouched():
         assert chunked.lazy().sdc.add_noise(["a", "b"], method=method, seed=8).collect(engine="streaming").equals(eager)
         assert eager["s"].equals(df["s"])
     assert df.equals(before)
-    assert pl.DataFrame({"a": [1.0]}).sdc.add_noise("a", seed=1)["a"].to_list() == [1.0]
+    with pytest.raises(SDCError, match="1 row in the frame"):   # was released unchanged (audit, session 24)
+        pl.DataFrame({"a": [1.0]}).sdc.add_noise("a", seed=1)
 
 
 @pytest.mark.parametrize(
@@ -219,3 +220,32 @@ def test_by_small_strata_are_errors_naming_them(method, frame, match):
         pl.DataFrame(frame).sdc.add_noise("a", method=method, by="g", seed=1)
     with pytest.raises(SDCError, match="column 'g': in both"):
         pl.DataFrame({"g": [1.0, 2.0, 3.0], "a": [1.0, 2.0, 3.0]}).sdc.add_noise(["a", "g"], by="g", seed=1)
+
+
+# -- audit (session 24): every method is scale-equivariant down to 1e-300 and up to 1e300 (the
+# sds of values near 1e-300 underflowed to 0 and "additive" / "correlated" released the data
+# unchanged; near 1e200 the variances overflowed and every method refused)
+@pytest.mark.parametrize("method", ["additive", "correlated", "correlated2", "moments"])
+@pytest.mark.parametrize("scale", [1e-300, 1e200, 1e300])
+def test_noise_is_scale_equivariant_at_extreme_magnitudes(method, scale):
+    r = np.random.default_rng(5)
+    X = r.normal(size=(40, 2)) @ np.array([[1.0, 0.4], [0.0, 1.0]]) + 3.0
+    base = pl.DataFrame(X, schema=["a", "b"]).sdc.add_noise(method=method, seed=4).to_numpy()
+    out = pl.DataFrame(X * scale, schema=["a", "b"]).sdc.add_noise(method=method, seed=4).to_numpy()
+    assert np.allclose(out / scale, base, rtol=1e-9, atol=0)
+    assert (out != X * scale).all(axis=0).any()
+
+
+def test_a_lone_row_or_household_is_an_error_not_released_unchanged_and_an_empty_frame_is_empty():
+    # one row (or one non-null value, or one household of a household-level column): no sd, and
+    # the value came back unchanged; a one-row stratum of `by` was already an error
+    with pytest.raises(SDCError, match="1 row in the frame; add_noise method='additive' needs at least 2"):
+        pl.DataFrame({"x": [5.0]}).sdc.add_noise(["x"], seed=1)
+    with pytest.raises(SDCError, match="1 row \\(non-null values of 'x'\\); add_noise method='correlated2'"):
+        pl.DataFrame({"x": [5.0, None, None]}).sdc.add_noise(["x"], method="correlated2", seed=1)
+    hh = pl.DataFrame({"hh": [1, 1, 1], "h": [4.0, 4.0, 4.0], "x": [1.0, 2.0, 3.0]})
+    with pytest.raises(SDCError, match="household-level column counts households"):
+        hh.sdc.add_noise(["h", "x"], seed=1, household="hh", household_columns=["h"])
+    empty = pl.DataFrame({"x": [1.0]}).clear()
+    assert empty.sdc.add_noise(["x"], seed=1).shape == (0, 1)
+    assert empty.lazy().sdc.add_noise(["x"], method="correlated", seed=1).collect(engine="streaming").shape == (0, 1)

@@ -167,3 +167,21 @@ def test_retried_tasks_give_identical_masks(sdf, data, tmp_path):
     got = _spark(out)
     assert np.allclose(got.select("x", "z").to_numpy(), local.select("x", "z").to_numpy(), rtol=1e-12, atol=1e-9)
     assert len(list(marks.iterdir())) >= 2, "no task failed: the retry was not exercised"
+
+
+# -- audit (session 24)
+@pytest.mark.xfail(strict=True, reason="Spark add_noise aggregates raw sums of squares: at 1e-300 the sds underflow "
+                   "to 0 and 'additive' / 'correlated' release the values UNCHANGED (at 1e200 they overflow); the local "
+                   "method scales each column by a power of two first (masking/add_noise.py) — Spark needs the same "
+                   "(a max-abs aggregation before the moments)")
+@pytest.mark.parametrize("method", ["additive", "correlated"])
+def test_spark_add_noise_at_1e_minus_300_noises_and_equals_local(spark, method):  # noqa: F811
+    from polars_sdc import spark as sdcs
+
+    X = np.random.default_rng(1).normal(size=(30, 2)) + 3
+    data = pl.DataFrame({"pid": np.arange(30), "a": X[:, 0] * 1e-300, "b": X[:, 1] * 1e-300})
+    got = pl.from_arrow(sdcs.add_noise(spark.createDataFrame(data.to_arrow()), ["a", "b"], method=method, seed=3,
+                                       key="pid").toArrow()).sort("pid")
+    local = data.sdc.add_noise(["a", "b"], method=method, seed=3, key="pid")
+    assert (local["a"] != data["a"]).all()
+    assert np.allclose(got["a"].to_numpy(), local["a"].to_numpy(), rtol=1e-9, atol=0)

@@ -18,6 +18,7 @@ level j + 1); a violation is an :class:`~polars_sdc.SDCError` naming the first b
 from __future__ import annotations
 
 import datetime as _dt
+import decimal as _decimal
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -209,6 +210,8 @@ def _label(v: object) -> str:
         return "true" if v else "false"
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
+    if isinstance(v, _decimal.Decimal) and v.is_finite() and v == v.to_integral_value():
+        return str(int(v))                # a whole Decimal as an integer, as a whole float
     if isinstance(v, _dt.date):
         return v.isoformat()
     return str(v)
@@ -280,6 +283,8 @@ def as_hierarchy(h: object, column: str, values: Iterable[object] | None = None)
     if isinstance(h, Hierarchy):
         return h
     if isinstance(h, (str, Path)):
+        if not Path(h).is_file():
+            raise SDCError(f"column {column!r}: hierarchy file {str(h)!r} not found")
         return Hierarchy.read_csv(h, name=column)
     if isinstance(h, Mapping) and isinstance(h.get("rule"), str):
         options = {k: v for k, v in h.items() if k != "rule"}
@@ -289,6 +294,16 @@ def as_hierarchy(h: object, column: str, values: Iterable[object] | None = None)
         if values is None:
             raise SDCError(f"column {column!r}: a hierarchy rule needs the column's values")
         builder = getattr(Hierarchy, rule)
+        import difflib
+        import inspect
+
+        takes = [n for n in inspect.signature(builder).parameters if n not in ("values", "name")]
+        for key in options:
+            if key not in takes:
+                close = difflib.get_close_matches(key, takes, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise SDCError(f"column {column!r}: hierarchy rule {rule!r} has no option {key!r}{hint} "
+                               f"(it takes: {', '.join(takes)})")
         try:
             return builder(values, name=column, **options)
         except TypeError as exc:

@@ -109,6 +109,10 @@ def _as_labels(s: pl.Series, col: str) -> pl.Series:
         whole = (s.cast(pl.Float64).is_finite().all() if s.dtype.is_float() else True) and (s == s.round(0)).all()
         if not whole:
             raise SDCError(f"column {col!r}: {s.dtype} values must be whole numbers to match a hierarchy")
+        if s.dtype.is_float() and s.len() and s.abs().max() >= 2.0**63:   # beyond Int64: Python's integers, as the hierarchy's labels
+            from .hierarchy import _label
+
+            return pl.Series(s.name, [_label(v) for v in s.to_list()], dtype=pl.String)
         return s.cast(pl.Int64).cast(pl.String)
     if isinstance(s.dtype, pl.Datetime):
         d = s.dt.date()

@@ -226,10 +226,17 @@ def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, de
     if n < 2:
         return X
     a = noise / 100.0
+    # each column brought to magnitude ~1 by a power of two (exact: the same bits scaled), so
+    # that squares and sums neither underflow (1e-300: sds of 0, the data released unchanged)
+    # nor overflow (1e200); scaled back at the end
+    with np.errstate(invalid="ignore"):
+        top = np.max(np.abs(X), axis=0, initial=0.0)
+    e = np.where(np.isfinite(top) & (top > 0), -np.frexp(top)[1], 0).astype(np.int32)
+    np.ldexp(X, e, out=X)
     if method == "moments":
         # means and covariance of the release are the originals' (to ~1e-15 relative, a
         # singular covariance included: the noise lies in its range)
-        return _recolour(X, Z, a)
+        return np.ldexp(_recolour(X, Z, a), -e)
     scale = X.std(axis=0, ddof=1)
     scale[~(scale > 0)] = 1.0
     X /= scale                                     # scale-free: no overflow, Sigma well conditioned
@@ -250,7 +257,7 @@ def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, de
             Y = Z @ (math.sqrt(a) * _psd_root(S))  # N(0, a Sigma), inside the range of Sigma
         Y += X
     Y *= scale
-    return Y
+    return np.ldexp(Y, -e, out=Y)
 
 
 def add_noise_frame(
@@ -352,7 +359,7 @@ def _add_noise(df: pl.DataFrame, cols: list[str], method: str, noise: float, del
     with np.errstate(invalid="ignore"):
         fin = np.where(present, Y, 0.0) if present is not None else Y
         bad = ~(np.isfinite(fin.max(axis=0, initial=-np.inf)) & np.isfinite(fin.min(axis=0, initial=np.inf)))
-    if bad.any():
+    if bad.any() and Y.shape[0]:
         raise SDCError(f"column {cols[int(np.argmax(bad))]!r}: the noisy values overflow float64")
     out = []
     for j, c in enumerate(cols):
@@ -388,6 +395,10 @@ def _apply(X: np.ndarray, Z: np.ndarray, sidx: np.ndarray | None, names: list[tu
         if pattern and X.shape[0] < need:
             raise SDCError(f"{X.shape[0]} row(s){where}; add_noise method={method!r} needs at least {need} rows "
                            "per null pattern (fill the nulls or mask these columns apart)")
+        if X.shape[0] == 1:   # no standard deviation: the row would be released unchanged
+            raise SDCError(f"1 row{where or ' in the frame'}; add_noise method={method!r} needs at least {need} "
+                           "(a standard deviation), else the value is released unchanged (with household=, a "
+                           "household-level column counts households)")
         return add_noise_values(X, Z, method, noise, delta)
     counts = np.bincount(sidx, minlength=len(names))
     small = np.flatnonzero((counts > 0) & (counts < need))

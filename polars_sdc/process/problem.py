@@ -200,6 +200,7 @@ class Problem:
         if not op.step:
             raise SDCError(f"{operation} is not a masking step (steps: {', '.join(_step_names())})")
         arguments = step_arguments(op, self._roles, options)
+        _check_strata_covered(op, self._roles, arguments, self._frame.collect_schema())
         frame = getattr(self._frame.sdc, op.method)(**arguments)
         child = object.__new__(Problem)
         import copy
@@ -453,6 +454,29 @@ def step_arguments(op: Any, roles: Roles, options: Mapping[str, Any]) -> dict[st
         if o.required and o.name not in arguments:
             raise SDCError(f"{op.name}: {o.name}= is required ({o.help})")
     return arguments
+
+
+def _check_strata_covered(op: Any, roles: Roles, arguments: Mapping[str, Any], schema: pl.Schema) -> None:
+    """A k-anonymity step without strata (``generalize``: no ``by=``) in a problem with a strata
+    role counts its classes over the whole file, so a class within a stratum could hold fewer
+    than k records: refused unless every stratum column is among its quasi-identifiers."""
+    if not roles.strata or "k" not in op.names() or any(o.role == "strata" for o in op.options):
+        return
+    from .._columns import resolve_columns
+
+    on = arguments.get("on")
+    if on is None and "hierarchies" in arguments:
+        from ..generalize.hierarchy import hierarchy_mapping
+
+        cols = [c for c in hierarchy_mapping(arguments["hierarchies"]) if c != arguments.get("sensitive")]
+    else:
+        cols = resolve_columns(schema, on, kind="any", default="error") if on is not None else []
+    missing = [c for c in roles.strata if c not in cols]
+    if missing:
+        raise SDCError(f"{op.name}: the strata role ({', '.join(map(repr, missing))}) is not among its quasi-identifiers "
+                       f"and {op.name} takes no strata, so a class within a stratum could hold fewer than k records; "
+                       f"add the strata to on= with a one-level hierarchy (e.g. Hierarchy([values]): never generalised) "
+                       "or leave the strata role out of this problem")
 
 
 def _step_names() -> list[str]:

@@ -176,8 +176,20 @@ def read_recipe(recipe: Any) -> Recipe:
             if key not in op.names():
                 raise SDCError(f"{where(i, key)}: {unknown_keyword(op.name, key, op.names())}")
             _check_value(op.option(key), value, f"{where(i, key)}: {op.name} {key}")
+        if isinstance(entry.get("hierarchies"), dict) and name != "recipe":
+            entry["hierarchies"] = _beside(entry["hierarchies"], Path(name).parent)
         out.append((op.name, entry))
     return Recipe(roles, tuple(out), lines, name)
+
+
+def _beside(hierarchies: dict[str, Any], home: Path) -> dict[str, Any]:
+    """A recipe file's relative hierarchy paths (ARX CSVs) read beside the recipe, as written
+    (a path that exists only relative to the working directory is kept, as before)."""
+    out = dict(hierarchies)
+    for col, value in hierarchies.items():
+        if isinstance(value, str) and not Path(value).is_absolute() and (home / value).is_file():
+            out[col] = str(home / value)
+    return out
 
 
 def _step_operation(name: str, where: str) -> Any:

@@ -34,6 +34,7 @@ from .._errors import SDCError
 from ._common import BLOCK, PART, bad_value_counts, polars_schema, raise_bad, require_pyspark, run_frames
 from .blocking import NULLS, SEP, BlockPlan, assign, partition_labels, plan_blocks
 
+
 #: options of the local ``df.sdc.microaggregate`` that have no Spark counterpart, and why
 LOCAL_ONLY = {
     "merge_small_strata": "the blocks are planned per stratum; a stratum with fewer than k rows is refused",
