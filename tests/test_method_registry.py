@@ -109,15 +109,21 @@ def test_recipe(runs):
 
 
 def test_spark_checks_the_declaration_on_the_driver(runs):
-    """The Spark function validates method and options against the declaration before it
-    touches the data (no session needed: the error comes first)."""
+    """The Spark function validates method and options against the declaration on the driver,
+    from the frame's schema alone, before any Spark job (no session needed: a stand-in with a
+    Spark schema and no data)."""
     pytest.importorskip("pyspark")
+    from types import SimpleNamespace
+
+    from pyspark.sql.types import DoubleType, StringType, StructField, StructType
+
     from polars_sdc import spark as sdcs
 
+    schema_only = SimpleNamespace(schema=StructType([StructField("x", DoubleType()), StructField("y", StringType())]))
     with pytest.raises(SDCError, match=r"unknown option 'descendng' for method 'runs'"):
-        sdcs.microaggregate(None, 3, "x", method="runs", descendng=True)
+        sdcs.microaggregate(schema_only, 3, "x", method="runs", descendng=True)
     with pytest.raises(SDCError, match="descending must be True or False"):
-        sdcs.microaggregate(None, 3, "x", method="runs", descending=1)
+        sdcs.microaggregate(schema_only, 3, "x", method="runs", descending=1)
 
 
 def test_spark_runs_the_registered_method(runs, spark):

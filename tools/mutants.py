@@ -88,13 +88,14 @@ MUTATIONS: list[Mutation] = [
       "if row[j - 1] + 1 < best:",
       "if row[j - 1] + 2 < best:",
       ("tests/test_dist.py", "tests/test_ild.py")),
-    M("mil-move-cost", "polars_sdc/kernels/mil.py",
-      "cost = nb / (nb + 1.0) * (s + _nom_rc(nom, i, b, nb))",
-      "cost = s + _nom_rc(nom, i, b, nb)",
+    # the one SSE-change formula of MIL's moves / exchanges and the annealing's (kernels/_common.py)
+    M("mil-move-cost", "polars_sdc/kernels/_common.py",
+      "return nb / (nb + 1.0) * d_b - na / (na - 1.0) * d_a",
+      "return d_b - na / (na - 1.0) * d_a",
       ("tests/test_mil.py",)),
-    M("mil-exchange-delta-sign", "polars_sdc/kernels/mil.py",
-      "delta = ra[t] - ia + ib - rb[t] - (sq_dist_rows(X, i, r) + _nom_rr(nom, i, r)) * w",
-      "delta = ra[t] - ia + ib - rb[t] + (sq_dist_rows(X, i, r) + _nom_rr(nom, i, r)) * w",
+    M("mil-exchange-delta-sign", "polars_sdc/kernels/_common.py",
+      "return ja - ia + ib - jb - dij * (1.0 / na + 1.0 / nb)",
+      "return ja - ia + ib - jb + dij * (1.0 / na + 1.0 / nb)",
       ("tests/test_mil_exchange_kernel.py", "tests/test_mil.py")),
     # -- loss ----------------------------------------------------------------------------
     M("dm-small-class-bound", "polars_sdc/loss/classic.py",
@@ -102,8 +103,8 @@ MUTATIONS: list[Mutation] = [
       "big = sizes > k",
       ("tests/test_classic.py",)),
     M("ilssdm-constant-data", "polars_sdc/loss/sse.py",
-      "return err / total if total > 0 else 0.0",
-      "return err / total if total > 0 else 1.0",
+      "        raise TypeError(\"ilssdm needs groups= or masked=\")\n    return err / total if total > 0 else 0.0",
+      "        raise TypeError(\"ilssdm needs groups= or masked=\")\n    return err / total if total > 0 else 1.0",
       ("tests/test_sse.py", "tests/test_ild.py", "tests/test_classic.py")),
     # -- recoding ------------------------------------------------------------------------
     # the live loop (_plan_free_fast); _plan_free, its twin, is only the tests' reference now

@@ -42,7 +42,7 @@ def household_frequencies(df: pl.DataFrame, on: Sequence[str], household: str, w
     [2.0, 2.0, 2.0, 3.0]
     """
     from ..household import household_index
-    from .frequencies import suppressed_as_missing
+    from .suppressed import suppressed_as_missing
 
     on = list(on)
     if household in on:
