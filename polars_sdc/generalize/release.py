@@ -105,11 +105,12 @@ def _as_labels(s: pl.Series, col: str) -> pl.Series:
     integers, dates ISO, datetimes at midnight as their date)."""
     if s.dtype == pl.Boolean:
         return s.cast(pl.String).str.to_lowercase()
-    if s.dtype.is_float() or isinstance(s.dtype, pl.Decimal):
-        whole = (s.cast(pl.Float64).is_finite().all() if s.dtype.is_float() else True) and (s == s.round(0)).all()
-        if not whole:
+    if isinstance(s.dtype, pl.Decimal):  # whole values as integers ("21", as a rule labels them), others as written
+        return s.cast(pl.String).str.replace(r"^(-?\d+)\.0*$", "${1}").str.replace(r"^-0$", "0")
+    if s.dtype.is_float():
+        if not s.is_finite().all() or not (s == s.round(0)).all():
             raise SDCError(f"column {col!r}: {s.dtype} values must be whole numbers to match a hierarchy")
-        if s.dtype.is_float() and s.len() and s.abs().max() >= 2.0**63:   # beyond Int64: Python's integers, as the hierarchy's labels
+        if s.len() and s.abs().max() >= 2.0**63:   # beyond Int64: Python's integers, as the hierarchy's labels
             from .hierarchy import _label
 
             return pl.Series(s.name, [_label(v) for v in s.to_list()], dtype=pl.String)

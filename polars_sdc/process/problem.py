@@ -460,7 +460,9 @@ def _check_strata_covered(op: Any, roles: Roles, arguments: Mapping[str, Any], s
     """A k-anonymity step without strata (``generalize``: no ``by=``) in a problem with a strata
     role counts its classes over the whole file, so a class within a stratum could hold fewer
     than k records: refused unless every stratum column is among its quasi-identifiers."""
-    if not roles.strata or "k" not in op.names() or any(o.role == "strata" for o in op.options):
+    # only the full-domain generalisation releases classes of k without strata (laplace's k
+    # calibrates the noise scale, Pk-anonymity, and is no class size)
+    if not roles.strata or "hierarchies" not in op.names() or any(o.role == "strata" for o in op.options):
         return
     from .._columns import resolve_columns
 

@@ -91,7 +91,8 @@ def _num(v: Any) -> str:
         if a >= 1:
             return f"{v:.2f}"
         digits = min(-math.floor(math.log10(a)) + 2, 12)
-        return f"{v:.{digits}f}"
+        shown = f"{v:.{digits}f}"
+        return "0" if float(shown) == 0 else shown  # below 1e-12: a rounding residue, never "-0.000000000000"
     return str(v)
 
 
