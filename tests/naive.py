@@ -924,15 +924,14 @@ def reference_generalization_lattice(records, hierarchies, k, max_outliers, metr
             for c in range(d):
                 R = len(hierarchies[c][0])
                 labels = hierarchies[c][lv[c]]
-                x = 0.0
+                x = 0  # R * (sum of kept records' shares + suppressed records): an integer
                 for g, members in classes.items():
                     if g in bad:
-                        x += len(members)
+                        x += len(members) * R
                     else:
-                        x += len(members) * labels.count(g[c]) / R
-                lo = n / R
-                v = (x - lo) / (n - lo) if n > lo else 0.0
-                cols.append(max(0.0, math.floor(v * 1e10) / 1e10))
+                        x += len(members) * labels.count(g[c])
+                # floor10 of the exact rational (R x - n) / (n R - n) (no float summation order)
+                cols.append(max(0, (x - n) * 10**10 // (n * R - n)) / 1e10 if R > 1 else 0.0)
             loss = math.prod((v + 1) ** (1 / d) for v in cols) - 1
         out[lv] = (True, n_out, loss)
     return out

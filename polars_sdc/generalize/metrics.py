@@ -9,7 +9,12 @@ equally: gFactor = sFactor = 1). ``floor10(x) = floor(x * 1e10) / 1e10`` is ARX'
   ``x = sum_{kept classes} size * share(label) + (records suppressed)``, where ``share`` is the
   fraction of the hierarchy's rows (its domain, R) under the label; normalised
   ``floor10((x - n/R) / (n - n/R))`` (at least 0); aggregated as
-  ``prod_i (x_i + 1)^(1/d) - 1``.
+  ``prod_i (x_i + 1)^(1/d) - 1``. The normalised value is the rational
+  ``(R x - n) / (n R - n)`` with an integer numerator; it is floored exactly (integers), not
+  from a floating-point sum: ``floor10`` turns a last-bit difference of two summation orders
+  (0.49999999999999994 vs 0.5) into a difference of 1e-10, so two transformations of equal
+  loss would not tie (ARX sums ``count * share`` in its class order and can land on either
+  side of such a boundary; on the Adult reference runs the exact value is ARX's).
 - ``discernibility`` (``createDiscernabilityMetric()``, non-monotonic DM,
   ``MetricSDNMDiscernability``): ``sum_{kept} size^2 + n * (records suppressed)``;
   ``discernibility_star`` (``createDiscernabilityMetric(true)``, DM*): ``sum_{all} size^2``.
@@ -90,11 +95,12 @@ class ColumnTables:
         self.domain = np.array([g.shape[1] for g in gen], dtype=np.float64)
         self.share: list[list[np.ndarray]] = []     # share of label (hierarchy rows under it / R)
         self.label_counts: list[list[np.ndarray]] = []  # records per label
-        self.gen_share_sum = []         # sum over records of share(label at level)
+        self.rows_under: list[list[np.ndarray]] = []  # hierarchy rows under each label (int64)
+        self.gen_rows_sum = []          # sum over records of rows under the label (an integer)
         self.entropy = []               # E per level
         for c, g in enumerate(gen):
             R = g.shape[1]
-            sh, lc, gs, en = [], [], [], []
+            sh, lc, gs, en, ru = [], [], [], [], []
             a = counts0[c].astype(np.float64)
             for j in range(g.shape[0]):
                 rows_under = np.bincount(g[j], minlength=int(n_labels[c][j])).astype(np.float64)
@@ -102,29 +108,33 @@ class ColumnTables:
                 cnt = np.bincount(g[j], weights=a, minlength=int(n_labels[c][j]))
                 sh.append(share)
                 lc.append(cnt)
-                gs.append(float(np.sum(a * share[g[j]])))
+                ru.append(rows_under.astype(np.int64))
+                gs.append(int(np.sum(counts0[c].astype(np.int64) * ru[-1][g[j]])))
                 nz = a > 0
                 b = cnt[g[j]][nz]
                 en.append(float(-np.sum(a[nz] * (np.log(a[nz] / b) / math.log(2)))))
             self.share.append(sh)
             self.label_counts.append(lc)
-            self.gen_share_sum.append(np.array(gs))
+            self.gen_rows_sum.append(gs)
+            self.rows_under.append(ru)
             self.entropy.append(np.array(en))
 
 
-def loss_columns_one(t: ColumnTables, c: int, level: int, out_share: float, n_out: float) -> float:
-    """Column ``c``'s normalised loss (``MetricMDNMLoss``) at ``level`` given the share sum over
-    its suppressed records (``out_share``) and their number."""
-    n = float(t.n)
-    x = t.gen_share_sum[c][level] - out_share + n_out
-    lo = n / t.domain[c]
-    v = (x - lo) / (n - lo) if n > lo else 0.0
-    return floor10(v) if v >= 0 else 0.0
+def loss_columns_one(t: ColumnTables, c: int, level: int, out_rows: int, n_out: int) -> float:
+    """Column ``c``'s normalised loss (``MetricMDNMLoss``) at ``level`` given the sum over its
+    suppressed records of the hierarchy rows under their label (``out_rows``) and their number:
+    ``floor10((R x - n) / (n R - n))`` with ``R x`` an integer, floored exactly."""
+    n, R = int(t.n), int(t.domain[c])
+    num = t.gen_rows_sum[c][level] - int(out_rows) + int(n_out) * R - n
+    den = n * R - n
+    if den <= 0 or num <= 0:
+        return 0.0
+    return (num * 10**10 // den) / _FACTOR
 
 
-def loss_columns(tables: ColumnTables, levels: np.ndarray, out_share: np.ndarray, n_out: float) -> np.ndarray:
+def loss_columns(tables: ColumnTables, levels: np.ndarray, out_rows: np.ndarray, n_out: float) -> np.ndarray:
     """Per-column normalised loss (``MetricMDNMLoss``) of a node."""
-    return np.array([loss_columns_one(tables, c, int(levels[c]), float(out_share[c]), n_out)
+    return np.array([loss_columns_one(tables, c, int(levels[c]), int(out_rows[c]), int(round(n_out)))
                      for c in range(len(levels))])
 
 
@@ -216,8 +226,8 @@ class Metric:
         # loss
         if n_out == 0:
             return float(self.bound(levels[None, :])[0])
-        out_share = np.zeros(d)
-        if n_out > 0:
-            for c in range(d):
-                out_share[c] = float(np.sum(sizes[out] * t.share[c][levels[c]][labels(c)[out]]))
-        return geometric_mean(loss_columns(t, levels, out_share, n_out))
+        out_rows = np.zeros(d, dtype=np.int64)
+        for c in range(d):
+            under = t.rows_under[c][levels[c]][labels(c)[out]]
+            out_rows[c] = int(np.sum(np.rint(sizes[out]).astype(np.int64) * under))
+        return geometric_mean(loss_columns(t, levels, out_rows, n_out))

@@ -46,8 +46,9 @@ class GeneralizationResult:
       ``getHighestScore()``).
     - ``suppressed``: records suppressed; ``max_suppressed``: the limit ``floor(limit * n)``.
     - ``checked``: transformations grouped by the search (of ``lattice.height`` in all);
-      ``ties``: the optimal level vectors found (the first is ``levels``; with a monotone
-      metric, generalisations of a tied optimum are pruned and not listed).
+      ``ties``: the optimal level vectors found, equal in loss up to 1e-12 relative (the first
+      is ``levels``; every passing transformation of that loss, except, with a monotone metric,
+      generalisations of a tied optimum: they are pruned and not listed).
     - ``lattice``: one row per transformation (levels, ``height``, ``status`` "anonymous" /
       "not anonymous" / "unknown" (pruned), ``checked``, ``loss`` where computed, ``bound``,
       ``optimal``), for a plot.

@@ -151,6 +151,7 @@ class _State:
         self.status = np.zeros(L.shape[0], dtype=np.int8)
         self.losses = np.full(L.shape[0], np.nan)
         self.checked: list[int] = []
+        self.seen: set[int] = set()
         self.cache: dict[int, Classes] = {}
         self.cached_size = 0
         self.monotone = models.monotone(max_outliers)
@@ -176,7 +177,9 @@ class _State:
             return cls
         lv = self.L[idx]
         cls = group(self.problem, lv, self.models, self._base(lv))
-        self.checked.append(int(idx))
+        if int(idx) not in self.seen:  # a node not cached (no fewer classes than tuples) may be grouped again
+            self.seen.add(int(idx))
+            self.checked.append(int(idx))
         if cls.sizes.size < self.m:
             self.cache[int(idx)] = cls
             self.cached_size += cls.sizes.size
