@@ -459,6 +459,30 @@ def _add_exact(sums, errs, j, x):
 
 
 @helper
+def _centroid_state(X, codes, off):
+    """The running centroid of all n rows, as both MDAV kernels start it: ``(sums, errs)`` the
+    exact column sums as double-doubles (:func:`_add_exact`, column by column, rows in order;
+    sums + errs is the exact sum) and ``(lcnt, lQ)`` the nominal part, the level counts of
+    every code column and their sums of squares per column."""
+    n, p = X.shape
+    mc = codes.shape[1]
+    sums = np.zeros(p, dtype=np.float64)
+    errs = np.zeros(p, dtype=np.float64)
+    for j in range(p):
+        for i in range(n):
+            _add_exact(sums, errs, j, X[i, j])
+    lcnt = np.zeros(off[mc], dtype=np.int64)
+    lQ = np.zeros(mc, dtype=np.int64)
+    for i in range(n):
+        for j in range(mc):
+            lcnt[off[j] + codes[i, j]] += 1
+    for j in range(mc):
+        for u in range(off[j], off[j + 1]):
+            lQ[j] += lcnt[u] * lcnt[u]
+    return sums, errs, lcnt, lQ
+
+
+@helper
 def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums, o, labels, label, errs,
             TC, ncode, off, lcnt, lQ):
     """Give the live row with original index o the label, drop it from the sums (and its
@@ -731,19 +755,7 @@ def mdav_labels_small(X, codes, off, gid, gw, k, done):
             LX[j, i] = X[i, j]
         for j in range(mc):
             LC[j, i] = codes[i, j]
-    sums = np.zeros(p, dtype=np.float64)
-    errs = np.zeros(p, dtype=np.float64)
-    for j in range(p):
-        for i in range(n):
-            _add_exact(sums, errs, j, X[i, j])
-    lcnt = np.zeros(L, dtype=np.int64)
-    lQ = np.zeros(mc, dtype=np.int64)
-    for i in range(n):
-        for j in range(mc):
-            lcnt[off[j] + codes[i, j]] += 1
-    for j in range(mc):
-        for u in range(off[j], off[j + 1]):
-            lQ[j] += lcnt[u] * lcnt[u]
+    sums, errs, lcnt, lQ = _centroid_state(X, codes, off)
     pcnt = np.zeros(L, dtype=np.int64)
     Kc = np.empty(mc, dtype=np.int64)
     Kp = np.full(mc, 2, dtype=np.int64)
@@ -868,20 +880,7 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done):
         X, np.arange(n), np.zeros(n), leaf, pos, codes, cscale
     )
     built = n
-    sums = np.zeros(p, dtype=np.float64)
-    errs = np.zeros(p, dtype=np.float64)  # low parts: sums + errs is the exact column sum
-    for j in range(p):
-        for i in range(n):
-            _add_exact(sums, errs, j, X[i, j])
-    # nominal centroid: level counts of the live rows and their sums of squares per column
-    lcnt = np.zeros(L, dtype=np.int64)
-    lQ = np.zeros(mc, dtype=np.int64)
-    for i in range(n):
-        for j in range(mc):
-            lcnt[off[j] + codes[i, j]] += 1
-    for j in range(mc):
-        for u in range(off[j], off[j + 1]):
-            lQ[j] += lcnt[u] * lcnt[u]
+    sums, errs, lcnt, lQ = _centroid_state(X, codes, off)
     rcnt = lcnt.copy()  # the reference point's counts (a centroid)
     rQ = lQ.copy()
     rm = n
