@@ -169,19 +169,22 @@ def test_retried_tasks_give_identical_masks(sdf, data, tmp_path):
     assert len(list(marks.iterdir())) >= 2, "no task failed: the retry was not exercised"
 
 
-# -- audit (session 24)
-@pytest.mark.xfail(strict=True, reason="Spark add_noise aggregates raw sums of squares: at 1e-300 the sds underflow "
-                   "to 0 and 'additive' / 'correlated' release the values UNCHANGED (at 1e200 they overflow); the local "
-                   "method scales each column by a power of two first (masking/add_noise.py) — Spark needs the same "
-                   "(a max-abs aggregation before the moments)")
-@pytest.mark.parametrize("method", ["additive", "correlated"])
-def test_spark_add_noise_at_1e_minus_300_noises_and_equals_local(spark, method):  # noqa: F811
+# -- audit (session 24); fixed in session 25: a max-abs aggregation gives each unit's power of two first
+@pytest.mark.parametrize("method", ["additive", "correlated", "moments"])
+@pytest.mark.parametrize("scale", [1e-300, 1e200])
+def test_spark_add_noise_at_extreme_magnitudes_noises_and_equals_local(spark, method, scale):  # noqa: F811
+    # raw sums of squares underflow at 1e-300 (sds of 0: the values released unchanged) and
+    # overflow at 1e200; like the local method, Spark scales each unit (stratum, null pattern)
+    # by a power of two before its moments and scales back after the noise
     from polars_sdc import spark as sdcs
 
-    X = np.random.default_rng(1).normal(size=(30, 2)) + 3
-    data = pl.DataFrame({"pid": np.arange(30), "a": X[:, 0] * 1e-300, "b": X[:, 1] * 1e-300})
-    got = pl.from_arrow(sdcs.add_noise(spark.createDataFrame(data.to_arrow()), ["a", "b"], method=method, seed=3,
-                                       key="pid").toArrow()).sort("pid")
-    local = data.sdc.add_noise(["a", "b"], method=method, seed=3, key="pid")
-    assert (local["a"] != data["a"]).all()
-    assert np.allclose(got["a"].to_numpy(), local["a"].to_numpy(), rtol=1e-9, atol=0)
+    n = 30
+    X = np.random.default_rng(1).normal(size=(n, 2)) + 3
+    by = "s" if scale > 1 else None
+    data = pl.DataFrame({"pid": np.arange(n), "s": np.where(np.arange(n) % 2 == 0, "u", "v"),
+                         "a": X[:, 0] * scale, "b": X[:, 1] * scale})
+    got = pl.from_arrow(sdcs.add_noise(spark.createDataFrame(data.to_arrow()), ["a", "b"], method=method, by=by,
+                                       seed=3, key="pid").toArrow()).sort("pid")
+    local = data.sdc.add_noise(["a", "b"], method=method, by=by, seed=3, key="pid")
+    assert (local["a"] != data["a"]).all() and np.isfinite(local.select("a", "b").to_numpy()).all()
+    assert np.allclose(got.select("a", "b").to_numpy(), local.select("a", "b").to_numpy(), rtol=1e-9, atol=0)

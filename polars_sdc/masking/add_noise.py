@@ -209,6 +209,22 @@ def _one_blas_thread(n: int):
     return threadpool_limits(limits=1, user_api="blas")
 
 
+def scale_exponents(top: np.ndarray) -> np.ndarray:
+    """Per column, the power of two ``e`` (int32) that brings a column whose largest ``|x|``
+    is ``top`` to magnitude ~1: ``ldexp(top, e)`` lies in [0.5, 1) (``e = 0`` for 0, NaN or
+    infinity). Exact (the same bits, rescaled), so the noise's squares and sums neither
+    underflow (1e-300) nor overflow (1e200); :func:`add_noise_values` and the Spark port
+    (from a max-abs aggregation) scale by it and scale back at the end.
+
+    >>> scale_exponents(np.array([3e-300, 1e200, 0.0, 1.0])).tolist()
+    [994, -665, 0, -1]
+    """
+    top = np.asarray(top, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        ok = np.isfinite(top) & (top > 0)
+    return np.where(ok, -np.frexp(np.where(ok, top, 1.0))[1], 0).astype(np.int32)
+
+
 def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, delta: float) -> np.ndarray:
     """The masked matrix from data ``X`` (n, p) and standard normal draws ``Z`` (n, p); both
     are overwritten (the result may be one of them).
@@ -230,8 +246,7 @@ def add_noise_values(X: np.ndarray, Z: np.ndarray, method: str, noise: float, de
     # that squares and sums neither underflow (1e-300: sds of 0, the data released unchanged)
     # nor overflow (1e200); scaled back at the end
     with np.errstate(invalid="ignore"):
-        top = np.max(np.abs(X), axis=0, initial=0.0)
-    e = np.where(np.isfinite(top) & (top > 0), -np.frexp(top)[1], 0).astype(np.int32)
+        e = scale_exponents(np.max(np.abs(X), axis=0, initial=0.0))
     np.ldexp(X, e, out=X)
     if method == "moments":
         # means and covariance of the release are the originals' (to ~1e-15 relative, a

@@ -222,7 +222,7 @@ def add_noise(
 
     from .._validation import check_seed
     from ..masking._common import on_by_household, seed_or_fresh
-    from ..masking.add_noise import add_noise_output_schema, check_args, latent_normals
+    from ..masking.add_noise import add_noise_output_schema, check_args, latent_normals, scale_exponents
 
     need_key(key, "add_noise")
     method, noise, delta = check_args(method, noise, delta)
@@ -249,12 +249,13 @@ def add_noise(
         aggs.append(key_nulls(key))
     if method == "moments":                                  # constant columns stay out of the recolouring
         aggs += [(F.min(x) == F.max(x)).alias(f"__const{j}") for j, x in enumerate(xs)]
-    else:
-        aggs += [F.avg(x).alias(f"__m{j}") for j, x in enumerate(xs)]
-        aggs += [F.covar_samp(xs[i], xs[j]).alias(f"__c{i}_{j}") for i in range(p) for j in range(i, p)
-                 if method == "correlated" or i == j]
+    # each unit's columns brought to magnitude ~1 by a power of two before any square is summed,
+    # as the local add_noise_values (no underflow at 1e-300, no overflow at 1e200)
+    aggs += [F.max(F.abs(x)).alias(f"__a{j}") for j, x in enumerate(xs)]
     stats = pl.from_arrow(frame.groupBy(*group).agg(*aggs).toArrow())
     raise_bad(cols, [int(stats[f"__bad_{c}"].sum()) for c in cols])
+    stats = stats.with_columns(pl.Series(f"__e{j}", scale_exponents(stats[f"__a{j}"].fill_null(0.0).to_numpy()))
+                               for j in range(p))
     if check_key:
         verify_key(sdf, key, int(stats["__key_nulls"].sum()))
     table = strata_table(stats, by_cols) if by_cols else None
@@ -269,6 +270,9 @@ def add_noise(
         params = {u: _moments_params(G[i], mu[i], js, p, a, stats.row(i, named=True))
                   for i, (u, js) in enumerate(units.items()) if js is not None}
     else:
+        pairs = [(i, j) for i in range(p) for j in range(i, p) if method == "correlated" or i == j]
+        moments = _scaled_moments(frame, cols, group, stats, key, s, draws=False, pairs=pairs)
+        stats = pl.concat([stats, moments.drop(group)], how="horizontal")
         params = {u: _noise_params(stats.row(i, named=True), js, method, a, delta)
                   for i, (u, js) in enumerate(units.items()) if js is not None}
 
@@ -385,6 +389,7 @@ def _noise_params(row: dict, js: list[int], method: str, a: float, delta: float)
 
     if row["__n"] < 2:
         return None
+    e = np.array([row[f"__e{j}"] for j in js], dtype=np.int32)
     var = np.array([np.nan if row[f"__c{j}_{j}"] is None else row[f"__c{j}_{j}"] for j in js], dtype=np.float64)
     scale = np.sqrt(var)
     scale[~(scale > 0)] = 1.0
@@ -395,25 +400,28 @@ def _noise_params(row: dict, js: list[int], method: str, a: float, delta: float)
             for v in range(u, q):
                 C[u, v] = C[v, u] = row[f"__c{js[u]}_{js[v]}"]
         S = C / np.outer(scale, scale)
-        return {"scale": scale, "W": math.sqrt(a) * psd_root(S)}
+        return {"scale": scale, "W": math.sqrt(a) * psd_root(S), "e": e}
     mu = np.array([np.nan if row[f"__m{j}"] is None else row[f"__m{j}"] for j in js], dtype=np.float64) / scale
     sd = np.sqrt(var / (scale * scale))
     f = (a if method == "additive" else delta) * sd
     # a column with fewer than 2 non-null values in the stratum is released unchanged, as locally
     keep = np.array([row[f"__nn{j}"] < 2 for j in js])
-    return {"scale": scale, "f": f, "shift": (1.0 - math.sqrt(1.0 - delta * delta)) * mu, "keep": keep}
+    return {"scale": scale, "f": f, "shift": (1.0 - math.sqrt(1.0 - delta * delta)) * mu, "keep": keep, "e": e}
 
 
 def _noise_rows(X: np.ndarray, Z: np.ndarray, method: str, q: Any, delta: float) -> np.ndarray:
-    """The local ``add_noise_values`` arithmetic on these rows with the unit's constants."""
+    """The local ``add_noise_values`` arithmetic on these rows with the unit's constants, in
+    the unit's power-of-two scale (``e``: exact, undone at the end)."""
     if q is None:
         return X
     if method == "moments":
-        Mt, mu, p, const = q
+        Mt, mu, p, const, e = q
+        X = np.ldexp(X, e)
         B = np.hstack([X - mu[:p], Z - mu[p:]])
         Y = (Mt @ B.T).T + mu[:p]
         Y[:, const] = X[:, const]                    # a constant column keeps its value exactly
-        return Y
+        return np.ldexp(Y, -e)
+    X = np.ldexp(X, q["e"])
     Xs = X / q["scale"]
     if method == "additive":
         Y = Z * q["f"] + Xs
@@ -424,34 +432,66 @@ def _noise_rows(X: np.ndarray, Z: np.ndarray, method: str, q: Any, delta: float)
     Y = Y * q["scale"]
     if q.get("keep") is not None and q["keep"].any():
         Y[:, q["keep"]] = X[:, q["keep"]]
-    return Y
+    return np.ldexp(Y, -q["e"])
 
 
-def _joint_moments(frame: Any, cols: list[str], group: list[str], stats: pl.DataFrame, key: str,
-                   seed: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Per unit (in ``stats`` order, ``group`` its Spark columns) the sample covariance (n - 1)
-    and the means of ``[X, Z]``: X the ``cols``, Z their drawn normals — the second pass of
-    ``"moments"``. A column absent from a unit (null there) has a null covariance, read as 0."""
+def _row_exponents(df: pl.DataFrame, group: list[str], stats: pl.DataFrame, p: int) -> np.ndarray:
+    """The (rows, p) power-of-two exponents ``__e<j>`` of each row's unit (``stats``: one row per
+    unit, ``group`` its columns)."""
+    names = [f"__e{j}" for j in range(p)]
+    if not group:
+        return np.broadcast_to(stats.select(names).to_numpy()[:1], (df.height, p))
+    j = df.select(group).join(stats.select(*group, *names), on=group, how="left", nulls_equal=True,
+                              maintain_order="left")
+    return j.select(names).to_numpy()
+
+
+def _scaled_moments(frame: Any, cols: list[str], group: list[str], stats: pl.DataFrame, key: str, seed: int, *,
+                    draws: bool, pairs: list[tuple[int, int]]) -> pl.DataFrame:
+    """One pass over the data: per unit (the rows of ``stats``, in its order; ``group`` their
+    Spark columns) the means ``__m<i>`` and sample covariances (n - 1) ``__c<i>_<j>`` (the
+    ``pairs``) of the ``cols`` scaled by their unit's power of two (``__e<j>`` of ``stats``;
+    nulls stay null and are skipped), and with ``draws`` of their drawn normals too (column
+    ``p + j``: the joint moments of ``[X, Z]`` that ``"moments"`` needs)."""
     from pyspark.sql import functions as F
 
     from ..masking.add_noise import latent_normals
 
     p = len(cols)
-    xz = [f"__x{j}" for j in range(p)] + [f"__z{j}" for j in range(p)]
+    names = [f"__x{j}" for j in range(p)] + ([f"__z{j}" for j in range(p)] if draws else [])
     in_schema = polars_schema(frame)
-    out = pl.Schema({**{g: in_schema[g] for g in group}, **{n: pl.Float64 for n in xz}})
+    out = pl.Schema({**{g: in_schema[g] for g in group}, **{n: pl.Float64 for n in names}})
+    etable = stats.select(*group, *[f"__e{j}" for j in range(p)])
 
-    def draw(df: pl.DataFrame) -> pl.DataFrame:
-        Z = latent_normals(seed, cols, rng.row_keys(df.get_column(key)))
-        return df.select(*group, *[pl.col(c).cast(pl.Float64).alias(f"__x{j}") for j, c in enumerate(cols)]) \
-            .with_columns(pl.Series(f"__z{j}", Z[:, j]) for j in range(p))
+    def scale(df: pl.DataFrame) -> pl.DataFrame:
+        X = np.ldexp(df.select(pl.col(c).cast(pl.Float64).fill_null(0.0) for c in cols).to_numpy(),
+                     _row_exponents(df, group, etable, p))
+        new = [pl.when(pl.col(c).is_null()).then(None).otherwise(pl.Series(f"__v{j}", X[:, j])).alias(f"__x{j}")
+               for j, c in enumerate(cols)]
+        res = df.select(*group, *new)
+        if draws:
+            Z = latent_normals(seed, cols, rng.row_keys(df.get_column(key)))
+            res = res.with_columns(pl.Series(f"__z{j}", Z[:, j]) for j in range(p))
+        return res
 
-    q = 2 * p
-    g = run_frames(frame.select(*dict.fromkeys([key, *group, *cols])), draw, out).groupBy(*group).agg(
-        *[F.avg(n).alias(f"__m{i}") for i, n in enumerate(xz)],
-        *[F.covar_samp(xz[i], xz[j]).alias(f"__c{i}_{j}") for i in range(q) for j in range(i, q)])
+    g = run_frames(frame.select(*dict.fromkeys([key, *group, *cols])), scale, out).groupBy(*group).agg(
+        *[F.avg(n).alias(f"__m{i}") for i, n in enumerate(names)],
+        *[F.covar_samp(names[i], names[j]).alias(f"__c{i}_{j}") for i, j in pairs])
     t = pl.from_arrow(g.toArrow())
-    t = stats.select(*group).join(t, on=group, how="left", nulls_equal=True, maintain_order="left")
+    if not group:
+        return t
+    return stats.select(*group).join(t, on=group, how="left", nulls_equal=True, maintain_order="left")
+
+
+def _joint_moments(frame: Any, cols: list[str], group: list[str], stats: pl.DataFrame, key: str,
+                   seed: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Per unit (in ``stats`` order, ``group`` its Spark columns) the sample covariance (n - 1)
+    and the means of ``[X, Z]``: X the ``cols`` in their unit's power-of-two scale, Z their drawn
+    normals — the second pass of ``"moments"``. A column absent from a unit (null there) has a
+    null covariance, read as 0."""
+    q = 2 * len(cols)
+    t = _scaled_moments(frame, cols, group, stats, key, seed, draws=True,
+                        pairs=[(i, j) for i in range(q) for j in range(i, q)])
     Gs, mus = [], []
     for r in t.iter_rows(named=True):
         G = np.zeros((q, q))
@@ -465,7 +505,7 @@ def _joint_moments(frame: Any, cols: list[str], group: list[str], stats: pl.Data
 
 
 def _moments_params(G: np.ndarray, mu: np.ndarray, js: list[int], p: int, a: float,
-                    row: dict) -> tuple[np.ndarray, np.ndarray, int, np.ndarray] | None:
+                    row: dict) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray] | None:
     """``(Mt, mu, p, const)`` of the local ``"moments"`` release of a unit on its columns ``js``
     from the joint covariance ``G`` of ``[X, Z]``: the release is ``Y = [X - mean, Z - mean] Mt'
     + mean(X)``, the ``const`` columns (one value in the unit) kept as they are. None: one row."""
@@ -475,7 +515,8 @@ def _moments_params(G: np.ndarray, mu: np.ndarray, js: list[int], p: int, a: flo
         return None
     idx = np.array(js + [p + j for j in js])
     const = np.array([bool(row[f"__const{j}"]) for j in js])
-    return moments_matrix(G[np.ix_(idx, idx)], len(js), a, const), mu[idx], len(js), const
+    e = np.array([row[f"__e{j}"] for j in js], dtype=np.int32)
+    return moments_matrix(G[np.ix_(idx, idx)], len(js), a, const), mu[idx], len(js), const, e
 
 
 # ------------------------------------------------------------------------------------ rank_swap
