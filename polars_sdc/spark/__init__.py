@@ -45,11 +45,11 @@ __all__ = [
 def _local_only() -> dict[str, dict[str, str]]:
     from importlib import import_module
 
-    _f, _m, _r = (import_module(f"{__name__}.{m}") for m in ("frequencies", "microaggregate", "recode"))
+    _f, _m = (import_module(f"{__name__}.{m}") for m in ("frequencies", "microaggregate"))
 
     from ..microagg import METHODS
 
-    out = {"microaggregate": dict(_m.LOCAL_ONLY), "recode": dict(_r.LOCAL_ONLY), "risk": dict(_f.LOCAL_ONLY)}
+    out = {"microaggregate": dict(_m.LOCAL_ONLY), "risk": dict(_f.LOCAL_ONLY)}
     out.update({name: dict(_m.LOCAL_ONLY) for name in METHODS})           # sdcs.mdav etc.
     out.update({name: dict(_f.HOUSEHOLD) for name in ("frequencies", "individual_risk", "global_risk")})
     return out

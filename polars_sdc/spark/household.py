@@ -24,7 +24,8 @@ def split_columns(sdf: Any, household: str, columns: Sequence[str],
     ``declared`` (``household_columns=``): the ``columns`` it names, checked constant within
     every household (else :class:`SDCError` naming the column, the household where it varies
     with the smallest id -- Spark rows have no order -- and two of its values), every other
-    column person-level. One aggregation either way.
+    column person-level. One aggregation either way, which also refuses a null (or NaN) household
+    id as locally (:func:`polars_sdc.household.household_index`).
 
     >>> split_columns(sdf, "hh", ["size", "age"])   # doctest: +SKIP
     (['size'], ['age'])
@@ -35,15 +36,25 @@ def split_columns(sdf: Any, household: str, columns: Sequence[str],
 
     columns = list(columns)
     check = columns if declared is None else [c for c in columns if c in set(declared)]
-    if not check:
-        return [], columns
-    per = sdf.groupBy(household).agg(*[
+    floats = dict(sdf.dtypes)[household] in ("float", "double")
+    # the same pass counts the rows without a household id (null, or NaN), refused as locally
+    per = sdf.groupBy(household).agg(F.count(F.lit(1)).alias("__rows"), *[
         (F.countDistinct(c) + F.max(F.when(F.col(c).isNull(), 1).otherwise(0))).alias(f"__u{i}")
         for i, c in enumerate(check)])
+    no_id = F.col(household).isNull() | (F.isnan(household) if floats else F.lit(False))
     row = per.agg(*[F.max(f"__u{i}").alias(f"__u{i}") for i in range(len(check))]
+                  + [F.sum(F.when(F.col(household).isNull(), F.col("__rows"))).alias("__null_ids"),
+                     F.max(F.when(no_id, 1).otherwise(0)).alias("__bad_ids")]
                   + ([] if declared is None else
                      [F.min(F.when(F.col(f"__u{i}") > 1, F.col(household))).alias(f"__h{i}") for i in range(len(check))])
                   ).collect()[0]
+    if row["__null_ids"]:
+        raise SDCError(f"household column {household!r}: {row['__null_ids']} null id(s); every person needs a "
+                       "household id (give a one-person household its own id)")
+    if row["__bad_ids"]:
+        raise SDCError(f"household column {household!r}: NaN id(s); every person needs a household id")
+    if not check:
+        return [], columns
     hh = [c for i, c in enumerate(check) if (row[f"__u{i}"] or 0) <= 1]
     if declared is not None and len(hh) < len(check):
         i = next(i for i, c in enumerate(check) if c not in hh)

@@ -11,7 +11,7 @@ and ``null_values`` (their rows become null).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Unpack
 
 import polars as pl
@@ -48,6 +48,22 @@ def _counts(sdf: Any, cols: list[str]) -> tuple[int, dict[str, tuple[list[str], 
     return n, out
 
 
+def _arguments(schema: pl.Schema, columns: ColumnSpec, p: float, hierarchy: Any, ordinal: Any,
+               label_options: Mapping[str, Any]) -> tuple[list[str], float, dict, dict]:
+    """(columns, p, {column: hierarchy}, {column: order}) checked as locally, before any data is read."""
+    cols = resolve_columns(schema, columns, kind="categorical", what="columns", default="error")
+    p = check_p(p)
+    names, _ = check_label_options(label_options)
+    hierarchy = dict(hierarchy or {})
+    ordinal = dict(ordinal or {})
+    for c in [*hierarchy, *ordinal]:
+        if c not in cols:
+            raise SDCError(f"column {c!r}: has a hierarchy or order but is not among the recoded columns")
+    for c in cols:
+        check_other_constraints(names.other, c, hierarchy=c in hierarchy, ordinal=c in ordinal)
+    return cols, p, hierarchy, ordinal
+
+
 def recode_map(
     sdf: Any,
     columns: ColumnSpec,
@@ -65,17 +81,8 @@ def recode_map(
     >>> sdcs.recode_map(sdf, "occupation", p=0.01)               # doctest: +SKIP
     """
     require_pyspark()
-    schema = polars_schema(sdf)
-    cols = resolve_columns(schema, columns, kind="categorical", what="columns", default="error")
-    p = check_p(p)
+    cols, p, hierarchy, ordinal = _arguments(polars_schema(sdf), columns, p, hierarchy, ordinal, label_options)
     names, missing = check_label_options(label_options)
-    hierarchy = dict(hierarchy or {})
-    ordinal = dict(ordinal or {})
-    for c in [*hierarchy, *ordinal]:
-        if c not in cols:
-            raise SDCError(f"column {c!r}: has a hierarchy or order but is not among the recoded columns")
-    for c in cols:
-        check_other_constraints(names.other, c, hierarchy=c in hierarchy, ordinal=c in ordinal)
     opts = dict(sep=names.sep, other=names.other, max_label=names.max_label)
     n, counts = _counts(sdf, cols)
     th = threshold(n, p)
@@ -113,11 +120,6 @@ def recode_map(
     return with_recoded_count(table)
 
 
-#: options of the local ``df.sdc.recode`` without a Spark counterpart, and why
-LOCAL_ONLY = {"household": "household-level recoding runs locally (df.sdc.recode(..., household=))",
-              "household_columns": "goes with household (household-level recoding runs locally)"}
-
-
 def recode(
     sdf: Any,
     columns: ColumnSpec,
@@ -125,19 +127,42 @@ def recode(
     *,
     hierarchy: Mapping[str, Mapping[str, str]] | None = None,
     ordinal: Mapping[str, list[str]] | None = None,
+    household: str | None = None,
+    household_columns: Sequence[str] | None = None,
     **label_options: Unpack[LabelOptions],
 ) -> Any:
     """``sdf`` with each of ``columns`` (string) recoded by minimum frequency (Sano & Hattori,
     Fig. 1, th = rows * p), as local ``df.sdc.recode(columns, p, hierarchy=, ordinal=,
-    **label_options)``: the plan of :func:`recode_map` applied as a map lookup; nulls
-    stay null, the ``null_values`` become null, other columns are untouched.
+    household=, household_columns=, **label_options)``: the plan of :func:`recode_map` applied
+    as a map lookup; nulls stay null, the ``null_values`` become null, other columns are
+    untouched. ``household``: the household id; a household-level column (constant within
+    every household, or declared by ``household_columns``) is recoded on one row per household
+    (th = households * p) and every member gets its household's label; person-level columns as
+    without it (:mod:`polars_sdc.spark.household`, sdcMicro's selectHouseholdData workflow).
 
     >>> from polars_sdc import spark as sdcs                     # doctest: +SKIP
     >>> out = sdcs.recode(sdf, "occupation", p=0.01)             # doctest: +SKIP
+    >>> out = sdcs.recode(sdf, ["region", "job"], p=0.05, household="hh")   # doctest: +SKIP
     """
     from itertools import chain
 
     from pyspark.sql import functions as F
+
+    if household is not None:
+        from ..household import check_household_column, check_household_columns
+        from .household import mask_households
+
+        require_pyspark()
+        schema = polars_schema(sdf)
+        cols, p, trees, orders = _arguments(schema, columns, p, hierarchy, ordinal, label_options)
+        declared = check_household_columns(schema, household, household_columns)
+        check_household_column(schema, household, cols)
+
+        def part(frame: Any, cs: list[str], _key: Any) -> Any:   # a column's hierarchy / order goes with it
+            return recode(frame, cs, p, hierarchy={c: t for c, t in trees.items() if c in cs} or None,
+                          ordinal={c: o for c, o in orders.items() if c in cs} or None, **label_options)
+
+        return mask_households(sdf, household, cols, part, declared=declared)
 
     plan = recode_map(sdf, columns, p, hierarchy=hierarchy, ordinal=ordinal, **label_options)
     changed = plan.filter(pl.col("original") != pl.col("recoded"))
