@@ -51,7 +51,6 @@ def _local_only() -> dict[str, dict[str, str]]:
 
     out = {"microaggregate": dict(_m.LOCAL_ONLY), "risk": dict(_f.LOCAL_ONLY)}
     out.update({name: dict(_m.LOCAL_ONLY) for name in METHODS})           # sdcs.mdav etc.
-    out.update({name: dict(_f.HOUSEHOLD) for name in ("frequencies", "individual_risk", "global_risk")})
     return out
 
 

@@ -24,7 +24,9 @@ a join, and global risk / expected re-identifications are sums over the combinat
 """
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
+from functools import reduce
 from typing import Any
 
 import polars as pl
@@ -59,15 +61,25 @@ def _check(sdf: Any, on: ColumnSpec, weight: str | None, alpha: float) -> tuple[
 
 
 def _keyed(sdf: Any, cols: Sequence[str], schema: pl.Schema, weights: str | None) -> Any:
-    """``sdf`` with the keys copied as ``__sdc_key<i>`` (NaN turned into null), the missing-value
-    pattern (bit j set: key j missing) and the weight (1 without weights)."""
+    """``sdf`` with the keys copied as ``__sdc_key<i>`` (NaN turned into null; a record whose
+    keys are all ``"*"``, suppressed by a generalised release, with every key null, as the local
+    :func:`polars_sdc.risk.suppressed.suppressed_as_missing`), the missing-value pattern (bit j
+    set: key j missing) and the weight (1 without weights)."""
     from pyspark.sql import functions as F
 
+    from ..risk.suppressed import SUPPRESSED_LABEL
+
+    suppressed = None
+    if cols and all(schema[c] == pl.String for c in cols):     # Spark strings: local String / Categorical / Enum
+        tests = [F.coalesce(F.col(c) == F.lit(SUPPRESSED_LABEL), F.lit(False)) for c in cols]
+        suppressed = reduce(operator.and_, tests)
     out = []
     for i, c in enumerate(cols):
         e = F.col(c)
         if schema[c].is_float():
             e = F.when(F.isnan(e), F.lit(None)).otherwise(e)
+        if suppressed is not None:
+            e = F.when(suppressed, F.lit(None)).otherwise(e)
         out.append(e.alias(_key(i)))
     pattern = F.lit(0).cast("long")
     for j, c in enumerate(cols):
@@ -173,6 +185,101 @@ def combination_table(
     return out, cols
 
 
+HH = "__sdc_hh"
+HW = "__sdc_hw"
+
+
+def _check_household(schema: pl.Schema, household: str, cols: Sequence[str]) -> None:
+    """The local checks of a household id for counting (``df.sdc.frequencies(household=)``)."""
+    from ..household import check_household_column
+
+    check_household_column(schema, household, cols)
+
+
+def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None = None,
+                    alpha: float = 1.0) -> tuple[Any, list[str]]:
+    """The combination table counting households (the local
+    :func:`polars_sdc.risk.household_frequencies.household_frequencies`): per distinct key
+    combination and missing-value pattern, ``fk`` = the distinct households with a record
+    compatible with it (a missing key matches any value) and ``Fk`` = their household weights'
+    sum. A household's weight is its members' common ``weight`` (refused if it varies within a
+    household: Spark rows have no order, so there is no "first member" as locally; EU-SILC's
+    ``rb050`` is constant within every household). One aggregation gives the metadata; without
+    missing keys the distinct (combination, household) pairs are counted by one more; with them,
+    one join per pair of missing-value patterns on the keys both have (``alpha`` must be 1, as
+    locally), and households with a record whose keys are all missing count for everybody.
+    Internal: the faces are :func:`frequencies` and the risk functions' ``household=``."""
+    require_pyspark()
+    from pyspark.sql import functions as F
+
+    cols, schema, a = _check(sdf, on, weight, alpha)
+    _check_household(schema, household, cols)
+    ks = [_key(i) for i in range(len(cols))]
+    m = len(cols)
+    full = (1 << m) - 1
+    keyed = _keyed(sdf, cols, schema, weight).withColumn(HH, F.col(household))
+    w = F.col(WSUM)
+    per_h = [F.count(F.lit(1)).alias("__rows"), F.collect_set(PATTERN).alias("__pats"), F.min(w).alias(HW),
+             F.max(w).alias("__hi"), F.max(F.when(F.col(PATTERN) == full, 1).otherwise(0)).alias("__wild")]
+    if weight is not None:
+        bad = F.col(weight).isNull() | F.isnan(w) | w.isin(float("inf"), float("-inf"))
+        per_h += [F.sum(F.when(bad, 1).otherwise(0)).alias("__bad"),
+                  F.sum(F.when(~bad & (w <= 0), 1).otherwise(0)).alias("__low")]
+    households = keyed.groupBy(HH).agg(*per_h)
+    nan_id = F.isnan(HH) if schema[household].is_float() else F.lit(False)
+    aggs = [F.array_distinct(F.flatten(F.collect_list("__pats"))).alias("patterns"),
+            F.sum(F.when(F.col(HH).isNull(), F.col("__rows"))).alias("null_ids"),
+            F.max(F.when(nan_id, 1).otherwise(0)).alias("nan_ids"),
+            F.sum("__wild").alias("wild_c"), F.sum(F.when(F.col("__wild") == 1, F.col(HW))).alias("wild_w")]
+    if weight is not None:
+        aggs += [F.sum("__bad").alias("bad"), F.sum("__low").alias("low"),
+                 F.min(F.when(F.col(HW) != F.col("__hi"), F.col(HH))).alias("varies")]
+    meta = households.agg(*aggs).collect()[0]
+    if meta["null_ids"]:
+        raise SDCError(f"household column {household!r}: {meta['null_ids']} null id(s); every person needs a "
+                       "household id (give a one-person household its own id)")
+    if meta["nan_ids"]:
+        raise SDCError(f"household column {household!r}: NaN id(s); every person needs a household id")
+    if weight is not None and meta["bad"]:
+        raise SDCError(f"column {weight!r}: {meta['bad']} null, NaN or infinite value(s)")
+    if weight is not None and meta["low"]:
+        raise SDCError(f"column {weight!r}: {meta['low']} sampling weight(s) <= 0; weights must be > 0")
+    if weight is not None and meta["varies"] is not None:
+        raise SDCError(f"column {weight!r}: varies within household {meta['varies']!r} of {household!r}; counting "
+                       "households on Spark needs one weight per household (rows have no order, so there is no "
+                       "first member's weight as locally): give the household weight on every member")
+    hw = households.select(HH, HW)
+    found = sorted(int(p) for p in meta["patterns"])
+    if found in ([], [0]):   # no missing key: distinct households per combination
+        pairs = keyed.select(*ks, HH).distinct().join(hw, on=HH)
+        table = pairs.groupBy(*ks).agg(F.count(F.lit(1)).cast("double").alias(FK), F.sum(HW).alias(FKP))
+        return table.withColumn(PATTERN, F.lit(0).cast("long")), cols
+    if a != 1.0:
+        raise SDCError("counting households with missing key values needs alpha = 1 (a household is in a "
+                       "combination or not)")
+    pairs = keyed.select(*ks, PATTERN, HH).distinct()
+    src = pairs.join(households.where(F.col("__wild") == 1).select(HH), on=HH, how="left_anti")
+    targets = pairs.select(*ks, PATTERN).distinct()
+    # every target once with no household (so a target no household matches keeps its row), then
+    # each (target, compatible household) pair: one join per pair of patterns on their shared keys
+    parts = [targets.withColumn(HH, F.lit(None).cast(sdf.schema[household].dataType))]
+    for p in found:
+        tp = targets.where(F.col(PATTERN) == p)
+        for q in found:
+            if q == full:                       # only in wild households: counted once for everybody
+                continue
+            sq = src.where(F.col(PATTERN) == q)
+            shared = [ks[j] for j in range(m) if not (p >> j) & 1 and not (q >> j) & 1]
+            part = tp.join(sq.select(*shared, HH), on=shared) if shared else tp.crossJoin(sq.select(HH).distinct())
+            parts.append(part.select(*ks, PATTERN, HH))
+    found_pairs = reduce(lambda x, y: x.unionByName(y), parts).distinct().join(hw, on=HH, how="left")
+    wild_c, wild_w = float(meta["wild_c"] or 0), float(meta["wild_w"] or 0.0)
+    table = found_pairs.groupBy(*ks, PATTERN).agg(
+        (F.count(HH).cast("double") + F.lit(wild_c)).alias(FK),
+        (F.coalesce(F.sum(HW), F.lit(0.0)) + F.lit(wild_w)).alias(FKP))
+    return table, cols
+
+
 def _join_back(sdf: Any, cols: list[str], schema: pl.Schema, table: Any, new: dict[str, str]) -> Any:
     """Each record of ``sdf`` with the ``new`` columns (``{output name: table column}``) of its
     combination, by a null-safe join on the keys and the missing-value pattern."""
@@ -198,9 +305,7 @@ def _check_names(schema: pl.Schema, names: Sequence[str]) -> None:
 
 
 #: options of the local methods that have no Spark counterpart here, and why
-HOUSEHOLD = {"household": "household counts and household risk run locally (df.sdc.* with household=)"}
 LOCAL_ONLY = {
-    **HOUSEHOLD,
     "suda": "SUDA needs the whole table on one machine: run it locally on the key columns",
     "max_size": "a SUDA option",
     "dis_fraction": "a SUDA option",
@@ -210,21 +315,28 @@ LOCAL_ONLY = {
 
 
 def frequencies(
-    sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, *, fk: str = "fk", Fk: str = "Fk_pop",
+    sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None, *,
+    fk: str = "fk", Fk: str = "Fk_pop",
 ) -> Any:
     """``sdf`` with ``fk`` (double: the records sharing the row's key values, missing keys
     matching as wildcards weighted by ``alpha``, as local ``df.sdc.frequencies(on, weight,
-    alpha)``) and, with ``weight``, ``Fk`` (double: their summed sampling weights; named
+    alpha, household)``) and, with ``weight``, ``Fk`` (double: their summed sampling weights; named
     ``Fk_pop`` by default, since Spark column names are case-insensitive). A record with fk = 1
-    is unique on the keys.
+    is unique on the keys. ``household``: the household id; ``fk`` counts the distinct households
+    with a compatible record and ``Fk`` sums their household weights (:func:`household_table`; the
+    weight must be constant within every household).
 
     >>> from polars_sdc import spark as sdcs                              # doctest: +SKIP
     >>> sdcs.frequencies(sdf, ["age", "sex", "region"], weight="w")       # doctest: +SKIP
+    >>> sdcs.frequencies(sdf, ["hsize", "db040"], weight="rb050", household="db030")   # doctest: +SKIP
     """
     require_pyspark()
     cols, schema, _ = _check(sdf, on, weight, alpha)
     _check_names(schema, [fk, Fk] if weight is not None else [fk])
-    table, cols = combination_table(sdf, cols, weight, alpha)
+    if household is not None:
+        table, cols = household_table(sdf, cols, household, weight, alpha)
+    else:
+        table, cols = combination_table(sdf, cols, weight, alpha)
     new = {fk: FK, **({Fk: FKP} if weight is not None else {})}
     return _join_back(sdf, cols, schema, table, new)
 
@@ -275,50 +387,90 @@ def _risk_table(sdf: Any, cols: Any, weight: str | None, alpha: float,
     return _with_risk(table, at_one, alpha_rule), cols
 
 
+def _check_household_risk(sdf: Any, schema: pl.Schema, household: str, cols: Sequence[str],
+                          weight: str | None) -> None:
+    """The local checks of the household id of a household risk (``_risk_arrays``): a supported
+    column, not a key nor the weight, no null id (one count)."""
+    from pyspark.sql import functions as F
+
+    from .._columns import resolve_columns
+
+    resolve_columns(schema, [household], kind="supported", what="household")
+    if household in cols or household == weight:
+        raise SDCError(f"column {household!r}: is a key or the weight; the household id must be another column")
+    nulls = sdf.where(F.col(household).isNull()).count()
+    if nulls:
+        raise SDCError(f"column {household!r}: {nulls} null household id(s)")
+
+
+def _household_risk(household: str, risk: str) -> Any:
+    """``1 - prod(1 - r)`` over the records of each household (the local
+    :func:`polars_sdc.risk.individual.household_risk`), for every record, by a window."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    return F.lit(1.0) - F.product(F.lit(1.0) - F.col(risk)).over(Window.partitionBy(household))
+
+
 def individual_risk(
-    sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, alpha_rule: str = "safe", *,
-    fk: str = "fk", Fk: str = "Fk_pop", risk: str = "risk",
+    sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None,
+    alpha_rule: str = "safe", *, fk: str = "fk", Fk: str = "Fk_pop", risk: str = "risk",
+    household_risk: str = "household_risk",
 ) -> Any:
     """``sdf`` with ``fk``, ``Fk`` (named ``Fk_pop``; ``fk`` without weights) and ``risk``: the
     approximate individual re-identification risk (sdcMicro ``indivRisk``, method "approx";
     the local :func:`polars_sdc.risk.individual.individual_risk`, ``alpha_rule`` as locally:
     at ``alpha < 1`` the default never lowers a risk below its ``alpha = 1`` value), all double.
+    ``household``: also ``household_risk`` = ``1 - prod(1 - risk)`` over the record's household
+    (sdcMicro ``measure_risk``'s hierarchical risk; ``fk`` and ``risk`` stay per record, as locally).
 
     >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
     >>> sdcs.individual_risk(sdf, ["age", "sex", "region"], weight="w")    # doctest: +SKIP
     """
     require_pyspark()
     cols, schema, _ = _check(sdf, on, weight, alpha)
-    _check_names(schema, [fk, Fk, risk])
+    _check_names(schema, [fk, Fk, risk] + ([household_risk] if household is not None else []))
+    if household is not None:
+        _check_household_risk(sdf, schema, household, cols, weight)
     table, cols = _risk_table(sdf, cols, weight, alpha, alpha_rule)
-    return _join_back(sdf, cols, schema, table, {fk: FK, Fk: FKP, risk: RISK})
+    out = _join_back(sdf, cols, schema, table, {fk: FK, Fk: FKP, risk: RISK})
+    if household is None:
+        return out
+    return out.withColumn(household_risk, _household_risk(household, risk))
 
 
 def global_risk(sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0,
-                alpha_rule: str = "safe") -> dict[str, float]:
+                household: str | None = None, alpha_rule: str = "safe") -> dict[str, float]:
     """Global risk (the mean individual risk over records) and expected re-identifications
-    (their sum), as local ``df.sdc.global_risk`` (sdcMicro ``measure_risk``), from :func:`risk`.
+    (their sum), as local ``df.sdc.global_risk`` (sdcMicro ``measure_risk``), from :func:`risk`;
+    with ``household`` the same two of the household risk (``household_risk``,
+    ``household_expected_reidentifications``).
 
     >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
     >>> sdcs.global_risk(sdf, ["age", "sex", "region"], weight="w")        # doctest: +SKIP
     {'global_risk': ..., 'expected_reidentifications': ...}
     """
-    out = risk(sdf, on, weight, alpha=alpha, ks=(), alpha_rule=alpha_rule)
-    return {"global_risk": float(out["global_risk"]), "expected_reidentifications": float(out["expected_reidentifications"])}
+    out = risk(sdf, on, weight, alpha=alpha, household=household, ks=(), alpha_rule=alpha_rule)
+    names = ["global_risk", "expected_reidentifications"]
+    if household is not None:
+        names += ["household_risk", "household_expected_reidentifications"]
+    return {name: float(out[name]) for name in names}  # type: ignore[arg-type]
 
 
 def risk(
-    sdf: Any, on: ColumnSpec, weight: str | None = None, *, alpha: float = 1.0, ks: Sequence[int] = (2, 3, 5),
-    alpha_rule: str = "safe",
+    sdf: Any, on: ColumnSpec, weight: str | None = None, *, alpha: float = 1.0, household: str | None = None,
+    ks: Sequence[int] = (2, 3, 5), alpha_rule: str = "safe",
 ) -> dict[str, object]:
     """The frequency-based part of local ``df.sdc.risk(on, weight, alpha=, ks=, alpha_rule=).summary``:
     the local :func:`polars_sdc.risk.measure.frequency_summary` (``records``, ``k_anonymity``,
     ``records_violating_k<k>``, ``sample_uniques``, ``global_risk``,
     ``expected_reidentifications``, and whatever measure of fk and risk it gains) on one row
     per distinct fk of the combination table (its record count and summed risk), so only
-    those rows reach the driver. (SUDA, household risk and ARX's population models need the
-    whole table on one machine: :data:`LOCAL_ONLY`; run them locally on a sample or on the
-    released key columns.)
+    those rows reach the driver. ``household``: also ``household_risk`` and
+    ``household_expected_reidentifications`` (the mean and sum over records of ``1 - prod(1 -
+    risk)`` over the record's household), from one aggregation per household. (SUDA and ARX's
+    population models need the whole table on one machine: :data:`LOCAL_ONLY`; run them locally
+    on a sample or on the released key columns.)
 
     >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
     >>> sdcs.risk(sdf, ["age", "sex", "region"], weight="w")["global_risk"]   # doctest: +SKIP
@@ -329,11 +481,22 @@ def risk(
     from ..risk.measure import frequency_summary
 
     ks = [check_int(k, "ks: every k", minimum=1) for k in ks]
-    table, _ = _risk_table(sdf, on, weight, alpha, alpha_rule)
+    cols, schema, _ = _check(sdf, on, weight, alpha)
+    if household is not None:
+        _check_household_risk(sdf, schema, household, cols, weight)
+    table, _ = _risk_table(sdf, cols, weight, alpha, alpha_rule)
     per_fk = pl.from_arrow(table.groupBy(FK).agg(F.sum(COUNT).alias("n"), F.sum(F.col(COUNT) * F.col(RISK)).alias("e"))
                            .toArrow()).sort(FK)
     n = per_fk["n"].to_numpy()
-    return frequency_summary(per_fk[FK].to_numpy(), per_fk["e"].to_numpy() / n, ks, counts=n)
+    summary = frequency_summary(per_fk[FK].to_numpy(), per_fk["e"].to_numpy() / n, ks, counts=n)
+    if household is not None:
+        records = _join_back(sdf.select(household, *cols), cols, schema, table, {"__sdc_r": RISK})
+        per_h = records.groupBy(household).agg(F.count(F.lit(1)).alias("m"),
+                                               F.product(F.lit(1.0) - F.col("__sdc_r")).alias("q"))
+        row = per_h.agg(F.sum(F.col("m") * (F.lit(1.0) - F.col("q"))).alias("e"), F.sum("m").alias("n")).collect()[0]
+        summary["household_risk"] = float(row["e"]) / int(row["n"])
+        summary["household_expected_reidentifications"] = float(row["e"])
+    return summary
 
 
-__all__ = ["combination_table", "frequencies", "global_risk", "individual_risk", "risk"]
+__all__ = ["combination_table", "frequencies", "global_risk", "household_table", "individual_risk", "risk"]
