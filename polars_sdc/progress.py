@@ -41,7 +41,8 @@ COMPILE_BURST_GAP = 1.0
 COMPILE_NOTICE_REPEAT = 60.0
 #: The method named in the compile notice for the first kernel a call compiles, by
 #: "module.function" or by module (default: the module's name).
-KERNEL_NAMES = {"path_order": "mhm", "hansen_mukherjee": "mhm", "laplace_em": "reconstruct_gmm",
+KERNEL_NAMES = {**{f"path_order_{o}": "mhm" for o in ("common", "npn", "blocks", "grid", "vgrid", "kd")},
+                "hansen_mukherjee": "mhm", "laplace_em": "reconstruct_gmm",
                 "hansen_mukherjee.sort_ties_by_row": "univariate",
                 "hansen_mukherjee.hm_shortest_path_1d": "univariate",
                 "strings": "ild", "logit": "recode_utility", "sse": "loss", "wildcard": "frequencies"}
@@ -50,7 +51,7 @@ KERNEL_NAMES = {"path_order": "mhm", "hansen_mukherjee": "mhm", "laplace_em": "r
 def kernel_name(kernel: str) -> str:
     """The method a kernel ("module.function") is named by in the compile notice.
 
-    >>> kernel_name("path_order.kd_order_codes"), kernel_name("mdav.mdav_labels_codes")
+    >>> kernel_name("path_order_kd._kd_walk"), kernel_name("mdav.mdav_labels_codes")
     ('mhm', 'mdav')
     """
     return KERNEL_NAMES.get(kernel) or KERNEL_NAMES.get(kernel.split(".")[0]) or kernel.split(".")[0]

@@ -16,7 +16,8 @@ Index (reference -> what it checks):
   built before the kernels took codes, and MDAV in exact rational arithmetic -> microagg/features.py,
   the code paths of kernels/mdav.py and kernels/vmdav.py
 - ``reference_vmdav``               V-MDAV (thesis 2.3.4) -> kernels/vmdav.py
-- ``reference_npn``, ``reference_grid``   MHM orderings (MHM paper 3.2, procedure A') -> kernels/path_order.py
+- ``reference_npn``, ``reference_grid``   MHM orderings (MHM paper 3.2, procedure A')
+  -> kernels/path_order_npn.py, kernels/path_order_grid.py
 - ``reference_hm_exact``            the shortest path over an ordering in rational arithmetic -> the code path
   of kernels/hansen_mukherjee.py
 - ``compositions``, ``brute_force_ordered``  shortest path over an ordering -> kernels/hansen_mukherjee.py

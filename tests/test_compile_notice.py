@@ -69,7 +69,8 @@ def test_notice_can_be_silenced(tmp_path):
 
 
 @pytest.mark.parametrize("kernel, expected", [
-    ("path_order.npn_order_codes", "mhm"), ("hansen_mukherjee.hm_shortest_path_codes", "mhm"),
+    ("path_order_npn.npn_order_codes", "mhm"), ("path_order_kd._kd_walk", "mhm"),
+    ("hansen_mukherjee.hm_shortest_path_codes", "mhm"),
     ("hansen_mukherjee.sort_ties_by_row", "univariate"), ("sse.total_ss", "loss"), ("mdav.mdav_labels_codes", "mdav"),
 ])
 def test_kernel_names(kernel, expected):
@@ -102,7 +103,7 @@ def test_watch_names_each_method_once_per_call_and_restores_the_bar(monkeypatch)
         watch.start("mdav.mdav_labels_codes")
         watch.end(True)
         watch.ended = float("-inf")
-        watch.start("path_order.kd_order_codes")
+        watch.start("path_order_kd._kd_walk")
         watch.end(True)
     text = out.getvalue()
     assert text.count(compile_notice("mdav")) == 1, text

@@ -10,7 +10,11 @@ from microaggregation import calculate_sse_dynamic
 
 import polars_sdc  # noqa: F401
 from polars_sdc import SDCError
-from polars_sdc.kernels import path_order as po
+from polars_sdc.kernels.path_order_common import farthest_from_centroid
+from polars_sdc.kernels.path_order_grid import grid_order
+from polars_sdc.kernels.path_order_kd import kd_order
+from polars_sdc.kernels.path_order_npn import npn_order
+from polars_sdc.kernels.path_order_vgrid import _build_vgrid, _vgrid_adjacency, vgrid_order
 from polars_sdc.kernels.hansen_mukherjee import edge_costs, hm_shortest_path
 from polars_sdc.kernels.mdav import mdav_labels
 from polars_sdc.microagg.mhm import ORDERS, partition_mhm, path_order
@@ -110,33 +114,33 @@ def test_census_mdav_then_mhm_beats_mdav():
 @pytest.mark.parametrize("n, p", [(1, 2), (2, 1), (37, 2), (60, 5)])
 def test_npn_equals_plain_reference(n, p):
     X = np.random.default_rng(n * p).normal(size=(n, p)).round(1)  # ties by lowest row
-    np.testing.assert_array_equal(po.npn_order(X), reference_npn(X))
+    np.testing.assert_array_equal(npn_order(X), reference_npn(X))
 
 
 @pytest.mark.parametrize("g, n, p", [(2, 50, 2), (3, 80, 2), (4, 120, 3), (2, 40, 6)])
 def test_grid_equals_plain_reference(g, n, p):
     X = np.random.default_rng(g + n).normal(size=(n, p)).round(1)
-    np.testing.assert_array_equal(po.grid_order(X, g), reference_grid(X, g))
+    np.testing.assert_array_equal(grid_order(X, g), reference_grid(X, g))
 
 
 def test_one_block_orders_are_npn():
     X = np.random.default_rng(5).normal(size=(70, 3))
-    npn = po.npn_order(X)
-    np.testing.assert_array_equal(po.grid_order(X, 1), npn)
-    np.testing.assert_array_equal(po.vgrid_order(X, 70), npn)
-    np.testing.assert_array_equal(po.kd_order(X, 70, 2), npn)
+    npn = npn_order(X)
+    np.testing.assert_array_equal(grid_order(X, 1), npn)
+    np.testing.assert_array_equal(vgrid_order(X, 70), npn)
+    np.testing.assert_array_equal(kd_order(X, 70, 2), npn)
 
 
 def test_vgrid_blocks_are_walked_one_at_a_time():
     rng = np.random.default_rng(9)
     X = np.concatenate([rng.normal(size=(150, 4)), 6 + 0.3 * rng.normal(size=(50, 4))])
     leaf = 8
-    order = po.vgrid_order(X, leaf)
+    order = vgrid_order(X, leaf)
     assert sorted(order) == list(range(len(X)))
     # rebuild the blocks the way vgrid_order does and check the path's structure
     lo, span = X.min(axis=0), np.ptp(X, axis=0)
     U = np.ascontiguousarray((X - lo) / span * 0.999999)
-    sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, block_of, B = po._build_vgrid(U, leaf)
+    sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, block_of, B = _build_vgrid(U, leaf)
     sizes = np.bincount(block_of, minlength=B)
     assert sizes.max() <= leaf and B >= len(X) // leaf
     assert np.all((U >= leaf_lo[block_of]) & (U < leaf_hi[block_of]))
@@ -144,7 +148,7 @@ def test_vgrid_blocks_are_walked_one_at_a_time():
     starts = runs[np.r_[True, runs[1:] != runs[:-1]]]
     assert len(starts) == B  # every block entered once and left only when exhausted
     # face adjacency: symmetric, at most 2p links out of each block before symmetrising
-    deg, nbr = po._vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi)
+    deg, nbr = _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi)
     edges = {(b, int(c)) for b in range(B) for c in nbr[deg[b]:deg[b + 1]]}
     assert all((c, b) in edges for b, c in edges)
     for b, c in edges:  # linked blocks touch: boxes meet on a face
@@ -154,9 +158,9 @@ def test_vgrid_blocks_are_walked_one_at_a_time():
 
 def test_kd_order_visits_leaves_as_runs():
     X = np.random.default_rng(4).normal(size=(500, 3))
-    order = po.kd_order(X, 6, 2)
+    order = kd_order(X, 6, 2)
     assert sorted(order) == list(range(500))
-    assert order[0] == po.farthest_from_centroid(X)
+    assert order[0] == farthest_from_centroid(X)
     # a kd path is local: consecutive steps are far shorter than random pairs
     step = np.sqrt(((X[order[1:]] - X[order[:-1]]) ** 2).sum(axis=1)).mean()
     rand = np.sqrt(((X[1:] - X[:-1]) ** 2).sum(axis=1)).mean()
@@ -302,8 +306,6 @@ def test_mhm_overflow_reproducer(order):
 
 
 def test_path_kernels_never_index_minus_one():
-    from polars_sdc.kernels import path_order as po
-
     X = np.array([[np.inf, 0.0], [1.0, np.inf], [-np.inf, 2.0], [3.0, 3.0], [np.nan, 1.0]])
-    for order in (po.npn_order(X), po.kd_order(X, 2, 2, 0)):
+    for order in (npn_order(X), kd_order(X, 2, 2, 0)):
         assert sorted(order.tolist()) == list(range(5))

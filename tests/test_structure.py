@@ -241,3 +241,21 @@ def test_the_stream_table_builds_the_names_the_tests_pin():
     assert rng.stream("swap_records_donor", level=1) == "swap_records/donor1"
     assert rng.normal_streams("add_noise/x") == ("add_noise/x/n1", "add_noise/x/n2")
     assert rng.stream("laplace", column="a{b}") == "laplace/a{b}"  # a column name is not a format string
+
+
+#: the MHM path orderings, one kernel module each (issue 29.4): an ordering imports the
+#: shared pieces only, never another ordering, so a call compiles only its own kernels
+PATH_ORDERS = ("npn", "grid", "vgrid", "kd")
+
+
+def test_each_mhm_ordering_has_its_own_kernel_module():
+    graph = import_graph(top_level=False)
+    shared = {"polars_sdc.kernels._common", "polars_sdc.kernels.path_order_common",
+              "polars_sdc.kernels.path_order_blocks", "polars_sdc.kernels.mdav", "polars_sdc.kernels"}
+    for order in PATH_ORDERS:
+        module = f"polars_sdc.kernels.path_order_{order}"
+        assert module in graph["polars_sdc.microagg.mhm"], module  # mhm calls it (inside the function)
+        assert graph[module] <= shared, (module, graph[module] - shared)
+    assert "polars_sdc.kernels.mdav" in graph["polars_sdc.kernels.path_order_kd"]  # kd-mdav's leaves
+    top = import_graph(top_level=True)["polars_sdc.microagg.mhm"]
+    assert not any(m.startswith("polars_sdc.kernels") for m in top)  # no Numba at import time

@@ -1,7 +1,8 @@
 """MHM microaggregation (Suzaki et al.; Domingo-Ferrer et al. 2006): order the records along a
 path, then cut the path optimally with the Hansen–Mukherjee shortest path.
 
-The numpy face of :mod:`polars_sdc.kernels.path_order` and
+The numpy face of the path-order kernels (:mod:`polars_sdc.kernels.path_order_common`, one
+module per ordering: ``path_order_npn``, ``_grid``, ``_vgrid``, ``_kd``) and
 :mod:`polars_sdc.kernels.hansen_mukherjee`. Orderings (``order=``):
 
 - ``"npn"``: Nearest Point Next (Suzaki et al. procedure A); O(n^2 p) time, O(n p) memory.
@@ -60,8 +61,6 @@ def path_order(X: np.ndarray | Features, k: int, order: str = "npn", *, cells_pe
     >>> path_order(np.array([[0.0], [10.0], [1.0], [9.0]]), 2, "npn").tolist()
     [0, 2, 3, 1]
     """
-    from ..kernels import path_order as po
-
     F = as_features(X).unit_scaled()  # exact; no overflow in distances
     check_order(order)
     if cells_per_dim is not None and order != "grid":
@@ -75,25 +74,34 @@ def path_order(X: np.ndarray | Features, k: int, order: str = "npn", *, cells_pe
     n = F.n
     codes = F.kernel_codes()
     if order == "npn":
-        return po.npn_order_codes(F.numeric, *codes, done)
+        from ..kernels.path_order_npn import npn_order_codes
+
+        return npn_order_codes(F.numeric, *codes, done)
     if order == "grid":
+        from ..kernels.path_order_grid import grid_order
+
         if cells_per_dim is None:
             p = F.numeric.shape[1] + int(F.levels.sum())  # the dimensions of the one-hot embedding
             cells_per_dim = max(2, int(round((n / (2.0 * k)) ** (1.0 / max(p, 1)))))
-        return po.grid_order(F.numeric, int(cells_per_dim), codes=codes, done=done)
-    if order in ("kd", "kd-mdav") and F.has_codes:
+        return grid_order(F.numeric, int(cells_per_dim), codes=codes, done=done)
+    if order == "vgrid":
+        from ..kernels.path_order_vgrid import vgrid_order
+
+        X = F.dense(purpose=f"MHM order={order!r}")
+        return vgrid_order(X, int(leaf_size if leaf_size is not None else 4 * k), done)
+    from ..kernels.path_order_kd import kd_order, kd_order_codes
+
+    if F.has_codes:
         leaf = int(leaf_size if leaf_size is not None else k) if order == "kd" else \
             int(max(leaf_size if leaf_size is not None else KD_MDAV_LEAF, 2 * k))
         lk = np.array([kind == "nom" for kind, _ in F.layout], dtype=np.int64)
         li = np.array([j for _, j in F.layout], dtype=np.int64)
-        return po.kd_order_codes(F.numeric, *codes, np.ascontiguousarray(F.scale, dtype=np.float64), lk, li, leaf,
-                                 k if order == "kd-mdav" else None, done)  # None: MDAV not compiled
+        return kd_order_codes(F.numeric, *codes, np.ascontiguousarray(F.scale, dtype=np.float64), lk, li, leaf,
+                              k if order == "kd-mdav" else None, done)  # None: MDAV not compiled
     X = F.dense(purpose=f"MHM order={order!r}")
-    if order == "vgrid":
-        return po.vgrid_order(X, int(leaf_size if leaf_size is not None else 4 * k), done)
     if order == "kd":
-        return po.kd_order(X, int(leaf_size if leaf_size is not None else k), 2, 0, done)
-    return po.kd_order(X, int(max(leaf_size if leaf_size is not None else KD_MDAV_LEAF, 2 * k)), 2, k, done)
+        return kd_order(X, int(leaf_size if leaf_size is not None else k), 2, 0, done)
+    return kd_order(X, int(max(leaf_size if leaf_size is not None else KD_MDAV_LEAF, 2 * k)), 2, k, done)
 
 
 def partition_mhm(X: np.ndarray | Features, k: int, order: str = "npn", *, cells_per_dim: int | None = None,

@@ -1,0 +1,140 @@
+"""Pieces shared by the MHM path orderings (Suzaki et al. procedures A and A', section 5.3).
+
+Every ordering takes a float64 (n, p) array (plus, for nominal columns, row-major codes, see
+:mod:`._common`) and returns a permutation (int64, n): ``order[t]`` is the row visited t-th.
+All paths start at the record farthest from the centroid (ties: lowest row), and every tie
+in a nearest-neighbour step goes to the lowest row index, so the result is deterministic.
+One module per ordering:
+
+- :mod:`.path_order_npn` — Nearest Point Next (procedure A): O(n^2 p) time, O(n p) memory.
+- :mod:`.path_order_grid` — grid-block NPN (procedure A'): the next record is the nearest
+  unvisited one *in the current block*; an exhausted block passes to the nearest record in
+  the nearest ring of occupied blocks (Chebyshev distance in cell coordinates).
+- :mod:`.path_order_vgrid` — the variable-size grid of section 5.3 (FlexDice-style): blocks
+  are halved, widest side first, until each holds at most ``leaf_size`` records; empty halves
+  are not created; each block is linked to the block across the centre of each of its 2p
+  faces; an exhausted block passes to the nearest record among the blocks reached first by
+  a breadth-first search of that adjacency graph.
+- :mod:`.path_order_blocks` — the nearest-next walk through blocks shared by the two grids.
+- :mod:`.path_order_kd` — the fast ordering for large n: a median kd-tree (split on the
+  principal axis), leaves of at most ``leaf_size`` records visited depth-first, each leaf
+  walked by NPN from the record nearest the previous one; with ``mdav_k`` (order
+  "kd-mdav") the leaves are large and partitioned by MDAV (:mod:`.mdav`), whose groups
+  become consecutive runs of the path.
+
+Nominal columns as codes (``*_codes`` kernels, :mod:`._common`): the distance of the one-hot
+embedding from the codes, never the matrix — NPN, A' (a one-hot coordinate's cell is a
+function of the code) and the kd orders (sums over the levels present, in the embedding's
+order); the variable grid takes the one-hot matrix.
+
+A method compiles only its ordering's kernels: this module holds the start of every path
+(:func:`farthest_from_centroid_codes`, one cached kernel compiled once per process whichever
+ordering calls it) and the helpers of more than one ordering, compiled into each caller.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._common import helper, level_counts, mean_query, nominal_part, nominal_row_dist, sq_dist_rows
+
+
+@njit(cache=True)
+def farthest_from_centroid(X):
+    """Row farthest from the column means (ties: lowest row) — the start of every path."""
+    n = X.shape[0]
+    return farthest_from_centroid_codes(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
+                                        np.empty(0, dtype=np.int64), np.ones(1))
+
+
+@njit(cache=True)
+def farthest_from_centroid_codes(X, C, off, gid, gw):
+    """:func:`farthest_from_centroid` with nominal columns as row-major codes C (n, mc) (level
+    offsets ``off``, weight group ``gid`` and a^2 ``gw`` of each column, :mod:`._common`):
+    the distance to the centroid of their one-hot embedding from the level counts."""
+    n, p = X.shape
+    mc = C.shape[1]
+    c = np.zeros(p)
+    for i in range(n):
+        for d in range(p):
+            c[d] += X[i, d]
+    for d in range(p):
+        c[d] /= n
+    cnt, Q = level_counts(C, off)
+    K = np.empty(mc, dtype=np.int64)
+    tq, m2 = mean_query(cnt, Q, n, K)
+    CC = np.ascontiguousarray(C.T)
+    acc = np.empty((gw.shape[0], 1), dtype=np.int64)
+    best = -1.0
+    r = 0
+    for i in range(n):
+        s = 0.0
+        for d in range(p):
+            v = X[i, d] - c[d]
+            s += v * v
+        if mc > 0:
+            s += nominal_part(CC, i, off, gid, gw, cnt, K, tq, m2, acc)
+        if s > best:
+            best = s
+            r = i
+    return r
+
+
+@helper
+def _d2(X, C, gid, gw, a, b):
+    """Squared distance between rows a and b: numeric columns of X plus nominal codes C."""
+    s = sq_dist_rows(X, a, b)
+    if C.shape[1] > 0:
+        s += nominal_row_dist(C, a, C, b, gid, gw)
+    return s
+
+
+
+@helper
+def _block_csr(block_of, n_blocks):
+    """(start (B + 1,), cnt (B,), pts (n,), slot (n,)): the rows grouped by block (a counting
+    sort, increasing row inside each block; pts[start[b]:start[b + 1]] are block b's rows)
+    and each row's position in pts."""
+    n = block_of.shape[0]
+    cnt = np.zeros(n_blocks, dtype=np.int64)
+    for i in range(n):
+        cnt[block_of[i]] += 1
+    start = np.zeros(n_blocks + 1, dtype=np.int64)
+    for b in range(n_blocks):
+        start[b + 1] = start[b] + cnt[b]
+    fill = start[:-1].copy()
+    pts = np.empty(n, dtype=np.int64)
+    slot = np.empty(n, dtype=np.int64)
+    for i in range(n):  # rows in increasing order inside each block
+        b = block_of[i]
+        pts[fill[b]] = i
+        slot[i] = fill[b]
+        fill[b] += 1
+    return start, cnt, pts, slot
+
+
+
+@helper
+def _npn_walk(X, C, gid, gw, live, m, order, out, prev):
+    """Walk the rows live[:m] nearest-next from row ``prev`` (ties: lowest row), appending
+    them to order[out:]; returns the new (out, prev). live[:m] is consumed. Nominal columns:
+    codes C (distances of :func:`_d2`; C with no column: numeric only)."""
+    nominal = C.shape[1] > 0
+    for step in range(m):
+        best = np.inf
+        bt = -1
+        for t in range(m - step):
+            q = live[t]
+            if q == prev:
+                s = 0.0
+            else:
+                s = _d2(X, C, gid, gw, q, prev) if nominal else sq_dist_rows(X, prev, q)
+            if bt < 0 or s < best or (s == best and q < live[bt]):
+                best = s
+                bt = t
+        q = live[bt]
+        live[bt] = live[m - step - 1]
+        order[out] = q
+        out += 1
+        prev = q
+    return out, prev
