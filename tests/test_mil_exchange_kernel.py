@@ -17,19 +17,26 @@ def _state(X, labels):
     codes = np.asarray(labels, dtype=np.int64).copy()
     G = int(codes.max()) + 1
     counts, sums = group_stats(X, codes, G)
-    members = np.argsort(codes, kind="stable").astype(np.int64)
-    mstart = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    return X, codes, counts, sums, members, mstart
+    return X, codes, counts, sums
 
 
 def _run(X, labels, pairs, stamp, sweep, max_rounds=1000):
-    from polars_sdc.kernels.mil import change_threshold, mil_exchange_pass, no_nominal
+    """The exchange pass alone, through the sweep kernel: k = n rows (no group may give a
+    row away, so the move pass makes no move), no 3-cycles."""
+    from polars_sdc.kernels.mil import change_threshold, mil_sweep, no_nominal
 
-    X, codes, counts, sums, members, mstart = _state(X, labels)
-    nom = no_nominal(X.shape[0], counts.size)
-    n_ex = mil_exchange_pass(X, codes, counts, sums, members, mstart,
-                             np.asarray(pairs, dtype=np.int64).reshape(-1, 2),
-                             np.asarray(stamp, dtype=np.int64), sweep, max_rounds, nom, change_threshold(X, nom))
+    X, codes, counts, sums = _state(X, labels)
+    n, G = X.shape[0], counts.size
+    nom = no_nominal(n, G)
+    members = np.empty(n, dtype=np.int64)
+    mstart = np.empty(G + 1, dtype=np.int64)
+    before = codes.copy()
+    n_ex = mil_sweep(X, codes, counts, sums, np.full((G, 1), -1, dtype=np.int64), n, np.asarray(stamp, dtype=np.int64),
+                     sweep, nom, change_threshold(X, nom), members, mstart,
+                     np.asarray(pairs, dtype=np.int64).reshape(-1, 2), max_rounds, False, 0, np.zeros(1), 0.0, 0.0)
+    # the member lists the kernel built after its (empty) move pass: a stable argsort
+    assert n_ex > 0 or members.tolist() == np.argsort(before, kind="stable").tolist()
+    assert mstart.tolist() == [0, *np.cumsum(counts).tolist()]
     return int(n_ex), codes, counts, sums, members, mstart
 
 

@@ -6,32 +6,31 @@ n/(n-1) |x - c|^2. With per-group counts and sums kept, each test is O(p) (O(1) 
 A move or exchange is made only when it lowers SSE by more than a relative 1e-12 of the
 terms involved, so rounding can never make the search cycle.
 
-One module on purpose (~570 lines): the move, exchange and 3-cycle passes share the group
-statistics, the member lists and the improvement test above; Numba compiles them together.
+One module on purpose: the move, exchange and 3-cycle passes share the group statistics,
+the member lists and the improvement test above. Python calls one kernel per sweep,
+:func:`mil_sweep`, which runs the three passes (helpers: no wrapper, no cache entry of their
+own), so a first call compiles one kernel, not five (first-call compile time, issue 27).
+Every nominal step sits behind ``if nom is not None`` in the kernel that calls it: Numba
+prunes that branch for numeric-only data (``nom`` None) before it inlines or types anything.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from ._common import helper, group_sums, move_change, sq_dist_rows, swap_change, topk_insert
+from ._common import helper, move_change, sq_dist_rows, swap_change, topk_insert
 
 _RTOL = 1e-12
 _ATOL = 1e-20  # times the largest squared norm of a row: below it a change is rounding noise
 
 
-@helper
-def _atol(X):
-    """Absolute threshold for an SSE change: _ATOL times the largest |x_i|^2 (rows centred by
-    the caller). Two groups of identical rows would otherwise trade them back and forth on
-    rounding noise, which a relative threshold alone cannot stop when every term is ~0."""
-    m = 0.0
-    for i in range(X.shape[0]):
-        s = 0.0
-        for j in range(X.shape[1]):
-            s += X[i, j] * X[i, j]
-        m = max(m, s)
-    return _ATOL * m
+def _sq_norms(X):
+    """|x_i|^2 of every row of X (n, p), the columns added in order (0.0 + x_0^2 + x_1^2 + ...:
+    the floating-point operations of the kernels' loops)."""
+    s = np.zeros(X.shape[0])
+    for j in range(X.shape[1]):
+        s += X[:, j] * X[:, j]
+    return s
 
 
 @njit(cache=True)
@@ -105,25 +104,36 @@ def mil_1d_sorted(xs, sizes, k, max_sweeps):
     return sz, tests, moves, sweeps
 
 
-group_stats = group_sums  # (counts (G,), sums (G, p)) of the rows of X per label
+def group_stats(X, labels, G):
+    """(counts (G,) int64, sums (G, p) float64) of the rows of X (n, p) per label in [0, G).
+    ``np.bincount`` adds each column's values in row order: the floating-point operations of
+    a loop over the rows (``_common.group_sums``), the same sums bit for bit, and no kernel
+    to compile on a first call."""
+    counts = np.bincount(labels, minlength=G).astype(np.int64)
+    sums = np.empty((G, X.shape[1]), dtype=np.float64)
+    for j in range(X.shape[1]):
+        sums[:, j] = np.bincount(labels, weights=X[:, j], minlength=G)
+    return counts, sums
 
 
-@njit(cache=True)
-def group_members(labels, counts):
-    """The rows of each group in row order, group after group (what a stable argsort of
-    ``labels`` gives), by counting sort in O(n + G)."""
+@helper
+def _members(labels, counts, members, mstart):
+    """Fill ``members`` with the rows of each group in row order, group after group (what a
+    stable argsort of ``labels`` gives; counting sort, O(n + G)), and ``mstart`` (G + 1,) so
+    that group g's rows are members[mstart[g]:mstart[g + 1]]."""
     G = counts.shape[0]
-    nxt = np.empty(G, dtype=np.int64)
     t = 0
     for g in range(G):
-        nxt[g] = t
+        mstart[g] = t
         t += counts[g]
-    out = np.empty(labels.shape[0], dtype=np.int64)
+    mstart[G] = t
     for i in range(labels.shape[0]):
         g = labels[i]
-        out[nxt[g]] = i
-        nxt[g] += 1
-    return out
+        members[mstart[g]] = i
+        mstart[g] += 1
+    for g in range(G, 0, -1):  # mstart[g] ran to the end of group g: shift back
+        mstart[g] = mstart[g - 1]
+    mstart[0] = 0
 
 
 # -- nominal columns as codes -------------------------------------------------------------------
@@ -262,25 +272,28 @@ def _nom_rr(nom, i, j):
     return s
 
 
-@njit(cache=True)
 def change_threshold(X, nom):
     """Absolute threshold for an SSE change: _ATOL times the largest |x_i|^2 (rows centred by
     the caller; nominal columns: the one-hot row's distance to the overall centroid). Two
     groups of identical rows would otherwise trade them back and forth on rounding noise,
-    which a relative threshold alone cannot stop when every term is ~0."""
-    if nom is None:
-        return _atol(X)
-    CC = nom[0]
-    n = X.shape[0]
-    one = np.zeros(n, dtype=np.int64)
-    st = nominal_state(CC, nom[1], nom[2], nom[3], one, 1)
-    m = 0.0
+    which a relative threshold alone cannot stop when every term is ~0. Numeric part in
+    numpy (no kernel to compile); the nominal part by :func:`_nominal_parts`."""
+    s = _sq_norms(X)
+    if nom is not None:
+        CC = nom[0]
+        st = nominal_state(CC, nom[1], nom[2], nom[3], np.zeros(X.shape[0], dtype=np.int64), 1)
+        s = s + _nominal_parts(st, X.shape[0])
+    m = float(s.max()) if s.size else 0.0
+    return _ATOL * max(m, 0.0)
+
+
+@njit(cache=True)
+def _nominal_parts(nom, n):
+    """The nominal part of |x_i - c|^2 of every row i of the one group (n rows) of ``nom``."""
+    out = np.empty(n, dtype=np.float64)
     for i in range(n):
-        s = 0.0
-        for j in range(X.shape[1]):
-            s += X[i, j] * X[i, j]
-        m = max(m, s + _nom_rc(st, i, 0, n))
-    return _ATOL * m
+        out[i] = _nom_rc(nom, i, 0, n)
+    return out
 
 
 
@@ -291,16 +304,22 @@ def nearest_centroids(C, L):
     lowest row; -1 pads), by blocked brute force: O(G^2 p) time, O(G L) memory."""
     G, p = C.shape
     L = min(L, G - 1)
-    out = np.full((G, max(L, 1)), -1, dtype=np.int64)
+    out = np.empty((G, max(L, 1)), dtype=np.int64)
+    for q in range(G):
+        for t in range(out.shape[1]):
+            out[q, t] = -1
     if L <= 0:
         return out
-    T = np.ascontiguousarray(C.T)
+    T = np.empty((p, G), dtype=np.float64)  # C transposed: the inner loop runs along a row
+    for q in range(G):
+        for j in range(p):
+            T[j, q] = C[q, j]
     blk = 512
     acc = np.empty(blk, dtype=np.float64)
     bd = np.empty(L, dtype=np.float64)
     bi = np.empty(L, dtype=np.int64)
     for q in range(G):
-        cnt = 0
+        cnt = np.int64(0)
         for b in range(0, G, blk):
             w = min(b + blk, G) - b
             for t in range(w):
@@ -330,7 +349,7 @@ def improve_neighbours(C, nb):
     bi = np.empty(L, dtype=np.int64)
     seen = np.full(G, -1, dtype=np.int64)
     for q in range(G):
-        cnt = 0
+        cnt = np.int64(0)
         seen[q] = q
         for t in range(L):
             a = nb[q, t]
@@ -360,8 +379,8 @@ def _sq_to(X, i, c):
     return s
 
 
-@njit(cache=True, nogil=True)
-def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, atol):
+@helper
+def _move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, atol):
     """One pass of single-record moves; returns the number of moves made.
 
     For each row i (in row order) of a group a with more than k rows, the destinations are
@@ -374,7 +393,7 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, ato
     n, p = X.shape
     L = neighbours.shape[1]
     ca = np.empty(p, dtype=np.float64)
-    moves = 0
+    moves = np.int64(0)
     for i in range(n):
         a = labels[i]
         na = counts[a]
@@ -382,7 +401,9 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, ato
             continue
         for j in range(p):
             ca[j] = sums[a, j] / na
-        da = _sq_to(X, i, ca) + _nom_rc(nom, i, a, na)
+        da = _sq_to(X, i, ca)
+        if nom is not None:
+            da += _nom_rc(nom, i, a, na)
         best = 0.0
         bb = -1
         bscale = 0.0
@@ -395,7 +416,9 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, ato
             for j in range(p):
                 d = X[i, j] - sums[b, j] / nb
                 s += d * d
-            db = s + _nom_rc(nom, i, b, nb)
+            db = s
+            if nom is not None:
+                db += _nom_rc(nom, i, b, nb)
             change = move_change(da, na, db, nb)
             if change < best:
                 best = change
@@ -408,15 +431,16 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, ato
             for j in range(p):
                 sums[a, j] -= X[i, j]
                 sums[bb, j] += X[i, j]
-            _nom_move(nom, i, a, bb)
+            if nom is not None:
+                _nom_move(nom, i, a, bb)
             stamp[a] = sweep
             stamp[bb] = sweep
             moves += 1
     return moves
 
 
-@njit(cache=True, nogil=True)
-def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sweep, max_rounds, nom, atol):
+@helper
+def _exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sweep, max_rounds, nom, atol):
     """One pass of pairwise exchanges between the group pairs in ``pairs`` (P, 2).
 
     Swapping row i of group a (n_a rows, mean c_a) with row j of group b keeps both sizes
@@ -433,7 +457,7 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
     big = 0
     for g in range(G):
         big = max(big, counts[g])
-    total = 0
+    total = np.int64(0)
     ca = np.empty(p, dtype=np.float64)
     cb = np.empty(p, dtype=np.float64)
     ra = np.empty(big, dtype=np.float64)
@@ -453,8 +477,11 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                 cb[j] = sums[b, j] / nb
             for t in range(nb):
                 r = members[mstart[b] + t]
-                ra[t] = _sq_to(X, r, ca) + _nom_rc(nom, r, a, na)
-                rb[t] = _sq_to(X, r, cb) + _nom_rc(nom, r, b, nb)
+                ra[t] = _sq_to(X, r, ca)
+                rb[t] = _sq_to(X, r, cb)
+                if nom is not None:
+                    ra[t] += _nom_rc(nom, r, a, na)
+                    rb[t] += _nom_rc(nom, r, b, nb)
                 sra[t] = np.sqrt(ra[t])
                 srb[t] = np.sqrt(rb[t])
             best = 0.0
@@ -463,8 +490,11 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
             bscale = 0.0
             for s in range(mstart[a], mstart[a + 1]):
                 i = members[s]
-                ia = _sq_to(X, i, ca) + _nom_rc(nom, i, a, na)
-                ib = _sq_to(X, i, cb) + _nom_rc(nom, i, b, nb)
+                ia = _sq_to(X, i, ca)
+                ib = _sq_to(X, i, cb)
+                if nom is not None:
+                    ia += _nom_rc(nom, i, a, na)
+                    ib += _nom_rc(nom, i, b, nb)
                 sia = np.sqrt(ia)
                 sib = np.sqrt(ib)
                 for t in range(nb):
@@ -477,7 +507,10 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                     if swap_change(ra[t], ia, ib, rb[t], ub, na, nb) >= best:
                         continue
                     r = members[mstart[b] + t]
-                    delta = swap_change(ra[t], ia, ib, rb[t], sq_dist_rows(X, i, r) + _nom_rr(nom, i, r), na, nb)
+                    dij = sq_dist_rows(X, i, r)
+                    if nom is not None:
+                        dij += _nom_rr(nom, i, r)
+                    delta = swap_change(ra[t], ia, ib, rb[t], dij, na, nb)
                     if delta < best:
                         best = delta
                         bs = s
@@ -494,8 +527,9 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
             for j in range(p):
                 sums[a, j] += X[r, j] - X[i, j]
                 sums[b, j] += X[i, j] - X[r, j]
-            _nom_move(nom, i, a, b)
-            _nom_move(nom, r, b, a)
+            if nom is not None:
+                _nom_move(nom, i, a, b)
+                _nom_move(nom, r, b, a)
             stamp[a] = sweep
             stamp[b] = sweep
             total += 1
@@ -532,7 +566,7 @@ def _fill_centroid(X, members, mstart, x, C, g, counts, out, sq, nom):
             sq[u] = np.sqrt(out[u])
 
 
-@njit(cache=True, inline="always")
+@helper
 def _listed(neighbours, g, h):
     """True if h is in the neighbour list of g."""
     for t in range(neighbours.shape[1]):
@@ -541,8 +575,8 @@ def _listed(neighbours, g, h):
     return False
 
 
-@njit(cache=True, nogil=True)
-def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, sweep, cap, nom, atol, tick, t0, dt):
+@helper
+def _cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, sweep, cap, nom, atol, tick, t0, dt):
     """One pass of 3-cycles: for a group a and two groups b, c among its neighbours (every
     group at most ``cap`` rows; a triple is tried when one of its groups has the other two
     among its neighbours — once, from the lowest such group —, so the set of triples tried
@@ -581,7 +615,7 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
     mAb = np.empty(cap, dtype=np.float64)
     mBb = np.empty(cap, dtype=np.float64)
     old = sweep - 1
-    total = 0
+    total = np.int64(0)
     for a in range(G):
         tick[0] = t0 + a * dt
         na = counts[a]
@@ -718,7 +752,8 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                     _rotate(X, labels, sums, members, a, b, c, su, sv, sw, nom)
                 else:  # a -> c -> b -> a
                     _rotate(X, labels, sums, members, a, c, b, su, sw, sv, nom)
-                for g in (a, b, c):
+                for t in range(3):
+                    g = a if t == 0 else (b if t == 1 else c)
                     for j in range(p):
                         C[g, j] = sums[g, j] / counts[g]
                     stamp[g] = sweep
@@ -744,6 +779,30 @@ def _rotate(X, labels, sums, members, g1, g2, g3, s1, s2, s3, nom):
         sums[g1, j] += X[r3, j] - X[r1, j]
         sums[g2, j] += X[r1, j] - X[r2, j]
         sums[g3, j] += X[r2, j] - X[r3, j]
-    _nom_move(nom, r1, g1, g2)
-    _nom_move(nom, r2, g2, g3)
-    _nom_move(nom, r3, g3, g1)
+    if nom is not None:
+        _nom_move(nom, r1, g1, g2)
+        _nom_move(nom, r2, g2, g3)
+        _nom_move(nom, r3, g3, g1)
+
+
+@njit(cache=True, nogil=True)
+def mil_sweep(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, atol, members, mstart, pairs, max_rounds,
+              cycles, cap, tick, t0, dt):
+    """One sweep of MIL: the move pass (:func:`_move_pass`), then, if ``pairs`` is not None,
+    the exchange pass over those group pairs (:func:`_exchange_pass`, at most ``max_rounds``
+    exchanges per pair), then, if ``cycles``, the 3-cycle pass (:func:`_cycle_pass`, groups
+    of at most ``cap`` rows; ``tick``, ``t0``, ``dt``: its progress counter). ``members``
+    (n,) and ``mstart`` (G + 1,) are filled with the member lists after the moves and kept in
+    step by the exchanges and cycles. ``labels``, ``counts``, ``sums``, ``stamp`` and the
+    nominal state ``nom`` (None: numeric data) are updated in place. Returns the number of
+    moves, exchanges and cycles made."""
+    changed = _move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, atol)
+    if pairs is not None or cycles:
+        _members(labels, counts, members, mstart)
+    if pairs is not None:
+        changed += _exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sweep, max_rounds, nom,
+                                  atol)
+    if cycles:
+        changed += _cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, sweep, cap, nom, atol,
+                               tick, t0, dt)
+    return changed

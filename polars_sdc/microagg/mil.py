@@ -287,17 +287,7 @@ def refine_mil(
     if G < 2:
         tick[0] = unit
         return uniq[codes]
-    from ..kernels.mil import (
-        change_threshold,
-        group_members,
-        group_stats,
-        mil_1d_sorted,
-        mil_cycle_pass,
-        mil_exchange_pass,
-        mil_move_pass,
-        no_nominal,
-        nominal_state,
-    )
+    from ..kernels.mil import change_threshold, group_stats, mil_1d_sorted, mil_sweep, no_nominal, nominal_state
 
     X = X - X.mean(axis=0)  # centred: group sums stay small
     if p == 1 and F is None:
@@ -320,6 +310,8 @@ def refine_mil(
     # first sweep 3/4 of it (advanced group by group inside the cycle pass), later sweeps the rest
     planned = min(int(max_rounds), DEFAULT_MAX_ROUNDS_LARGE)
     stamp = np.zeros(G, dtype=np.int64)
+    members = np.empty(n, dtype=np.int64)  # rows by group (filled by the sweep kernel)
+    mstart = np.empty(G + 1, dtype=np.int64)
     cap = min(3 * k, max(2 * k, _CYCLE_CAP))  # 3-cycles among groups of at most cap rows
     sweep = 1
     nb = None
@@ -352,6 +344,7 @@ def refine_mil(
             if fresh.size == 0:
                 break
             stamp[fresh] = sweep
+        pairs = None  # no exchange pass
         if exchanges:
             a = np.repeat(np.arange(G, dtype=np.int64), nb.shape[1])
             b = nb.ravel()
@@ -366,16 +359,10 @@ def refine_mil(
         while sweep <= max_sweeps:
             if first_sweep:
                 tick[0] = base
-            changed = mil_move_pass(X, codes, counts, sums, nb, k, stamp, sweep, nom, atol)
-            if exchanges or cycles:
-                members = group_members(codes, counts)
-                mstart = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-            if exchanges:
-                changed += mil_exchange_pass(X, codes, counts, sums, members, mstart, pairs, stamp, sweep, 1_000,
-                                             nom, atol)
-            if cycles:
-                changed += mil_cycle_pass(X, codes, counts, sums, members, mstart, nb, stamp, sweep, cap, nom,
-                                          atol, tick, float(tick[0]), 0.75 * share / G if first_sweep else 0.0)
+            # moves, exchanges (pairs not None) and 3-cycles (cycles) in one kernel call
+            changed = mil_sweep(X, codes, counts, sums, nb, k, stamp, sweep, nom, atol, members, mstart, pairs,
+                                1_000, bool(cycles), cap, tick, float(tick[0]),
+                                0.75 * share / G if first_sweep else 0.0)
             if first_sweep:
                 tick[0] = base + 0.75 * share
             else:  # later sweeps: half of what is left of the round each
