@@ -9,25 +9,33 @@ joins). Finding x_r and e_min is then a scan over one array; the scan that measu
 e_min joins. O(n p) memory,
 O(n^2 p) time in the worst case. For one column (p = 1) the unassigned records always form
 a contiguous run of the sorted values, and :func:`vmdav_labels_1d` runs in O(n log n).
-Nominal columns come as codes (:func:`vmdav_labels_codes`, the discrete distance of
+Nominal columns come as codes (:func:`vmdav_nominal`, the discrete distance of
 :mod:`._common` from level counts), never one-hot: O(n (p + mc) + sum U) memory.
+
+First-call compile time: the kernel takes the nominal state as one argument ``nom`` that is
+None for numeric data, and every nominal step sits under ``if nom is not None`` (Numba
+prunes that branch on a None argument before typing), so a numeric call compiles none of
+the nominal code (a nominal call compiles its own specialisation). The scratch arrays are
+allocated once in the kernel, in three kinds (1-d int64, 1-d / 2-d float64), and passed to
+the helpers: Numba compiles ``np.empty`` / ``np.zeros`` once per argument types *and* per
+the calling function's flags (a helper's differ from a kernel's), each ~0.1 s.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from ._common import helper, add_nominal, group_means, level_counts, mean_query, nominal_part, point_query
+from ._common import helper, add_nominal, level_counts, mean_query, nominal_part, point_query
 
 _BLOCK = 256
 
 
 @helper
-def _sq_dists(A, m, v, out):
+def _sq_dists(A, m, v, out, acc):
     """out[i] = |A[:, i] - v|^2 for the live columns i < m of the (p, n) work array A
-    (blocked so the inner loop runs over contiguous rows)."""
+    (blocked so the inner loop runs over contiguous rows; ``acc``: float64 scratch of
+    ``_BLOCK``)."""
     p = A.shape[0]
-    acc = np.empty(_BLOCK, dtype=np.float64)
     for b in range(0, m, _BLOCK):
         w = min(b + _BLOCK, m) - b
         for t in range(w):
@@ -42,11 +50,10 @@ def _sq_dists(A, m, v, out):
 
 
 @helper
-def _k_nearest(dist, idx, m, r, k, chosen):
-    """chosen[:k] = r and the k-1 other live positions with the smallest (dist, row index)."""
+def _k_nearest(dist, idx, m, r, k, chosen, bd, bi):
+    """chosen[:k] = r and the k-1 other live positions with the smallest (dist, row index)
+    (``bd`` float64 / ``bi`` int64: scratch of k)."""
     kk = k - 1
-    bd = np.empty(kk + 1, dtype=np.float64)
-    bi = np.empty(kk + 1, dtype=np.int64)
     cnt = 0
     for i in range(m):
         if i == r or kk == 0:
@@ -70,14 +77,16 @@ def _k_nearest(dist, idx, m, r, k, chosen):
 
 
 @helper
-def _drop(A, idx, dc, dD, m, q, AC):
+def _drop(A, idx, dc, dD, m, q, nom):
     """Swap live position q with the last live one; returns the new live count."""
     m -= 1
     if q != m:
         for j in range(A.shape[0]):
             A[j, q] = A[j, m]
-        for j in range(AC.shape[0]):
-            AC[j, q] = AC[j, m]
+        if nom is not None:
+            AC = nom[1]
+            for j in range(AC.shape[0]):
+                AC[j, q] = AC[j, m]
         idx[q] = idx[m]
         dc[q] = dc[m]
         dD[q] = dD[m]
@@ -97,65 +106,87 @@ def _insertion_sort(a, m):
 
 
 @helper
-def _join_leftovers(X, labels, n_groups, rows, n_rows, codes, off, gid, gw):
+def _leftover_nominal(labels, n_groups, rows, n_rows, counts, nom):
+    """(n_rows, n_groups): the nominal part of the squared distance of each leftover row
+    rows[t] to each group's mean (groups as formed, counts ``counts``; leftovers carry the
+    label n_groups), from the level counts of each group."""
+    codes, AC, off, gid, gw = nom[0], nom[1], nom[2], nom[3], nom[4]
+    n = labels.shape[0]
+    mc = codes.shape[1]
+    nomd = np.zeros((n_rows, n_groups), dtype=np.float64)
+    # the labelled rows grouped by label, in row order within a group (a counting sort;
+    # loops, not argsort / boolean masks / fancy indexing: each of those compiles a
+    # Numba library function of its own on first use)
+    start = np.zeros(n_groups + 1, dtype=np.int64)
+    for g in range(n_groups):
+        start[g + 1] = start[g] + counts[g]
+    fill = np.empty(n_groups, dtype=np.int64)
+    for g in range(n_groups):
+        fill[g] = start[g]
+    kept = np.empty(n - n_rows, dtype=np.int64)
+    for i in range(n):
+        if labels[i] != n_groups:
+            kept[fill[labels[i]]] = i
+            fill[labels[i]] += 1
+    gcnt = np.zeros(off[mc], dtype=np.int64)
+    Q = np.zeros(mc, dtype=np.int64)
+    K = np.empty(mc, dtype=np.int64)
+    acc = np.empty((gw.shape[0], 1), dtype=np.int64)
+    CC = np.empty((mc, n_rows), dtype=codes.dtype)  # the leftover rows' codes, column-major
+    for t in range(n_rows):
+        for j in range(mc):
+            CC[j, t] = codes[rows[t], j]
+    for g in range(n_groups):
+        a = start[g]
+        b = start[g + 1]
+        for j in range(mc):
+            Q[j] = 0
+        for h in range(a, b):
+            i = kept[h]
+            for j in range(mc):
+                u = off[j] + codes[i, j]
+                Q[j] += 2 * gcnt[u] + 1
+                gcnt[u] += 1
+        tq, m2 = mean_query(gcnt, Q, counts[g], K)
+        for t in range(n_rows):
+            nomd[t, g] = nominal_part(CC, t, off, gid, gw, gcnt, K, tq, m2, acc)
+        for h in range(a, b):
+            i = kept[h]
+            for j in range(mc):
+                gcnt[off[j] + codes[i, j]] = 0
+    return nomd
+
+
+@helper
+def _join_leftovers(X, labels, n_groups, rows, n_rows, counts, means, nom):
     """Each row in rows[:n_rows] (unlabelled) joins the group whose centroid is nearest
     (centroids of the groups as formed, before any leftover joins; ties: lowest label); the
-    nominal columns (codes (n, mc)) count by the level counts of each group."""
+    nominal columns (``nom``, see :func:`vmdav_nominal`; None: none) count by the level
+    counts of each group. ``counts`` (int64, n_groups) and ``means`` (float64, (n_groups,
+    p)): scratch for the groups' sizes and means."""
     if n_rows == 0:
         return
     n, p = X.shape
-    mc = codes.shape[1]
-    is_left = np.zeros(n, dtype=np.bool_)
     for t in range(n_rows):
-        is_left[rows[t]] = True
-        labels[rows[t]] = n_groups  # an extra group, dropped: the means of the groups as formed
-    counts, sums = group_means(X, labels, n_groups + 1)
-    nom = np.zeros((n_rows, n_groups), dtype=np.float64)
-    if mc > 0:
-        # per group: its level counts (one scratch array, cleared after each group), then the
-        # nominal distance of every leftover row to the group's mean
-        # the labelled rows grouped by label, in row order within a group (a counting sort;
-        # loops, not argsort / boolean masks / fancy indexing: each of those compiles a
-        # Numba library function of its own on first use)
-        start = np.zeros(n_groups + 1, dtype=np.int64)
-        for i in range(n):
-            if not is_left[i]:
-                start[labels[i] + 1] += 1
-        for g in range(n_groups):
-            start[g + 1] += start[g]
-        fill = start[:n_groups].copy()
-        kept = np.empty(n - n_rows, dtype=np.int64)
-        for i in range(n):
-            if not is_left[i]:
-                kept[fill[labels[i]]] = i
-                fill[labels[i]] += 1
-        gcnt = np.zeros(off[mc], dtype=np.int64)
-        Q = np.zeros(mc, dtype=np.int64)
-        K = np.empty(mc, dtype=np.int64)
-        acc = np.empty((gw.shape[0], 1), dtype=np.int64)
-        CC = np.empty((mc, n_rows), dtype=codes.dtype)  # the leftover rows' codes, column-major
-        for t in range(n_rows):
-            for j in range(mc):
-                CC[j, t] = codes[rows[t], j]
-        a = 0
-        for g in range(n_groups):
-            b = a + counts[g]
-            for j in range(mc):
-                Q[j] = 0
-            for h in range(a, b):
-                i = kept[h]
-                for j in range(mc):
-                    u = off[j] + codes[i, j]
-                    Q[j] += 2 * gcnt[u] + 1
-                    gcnt[u] += 1
-            tq, m2 = mean_query(gcnt, Q, counts[g], K)
-            for t in range(n_rows):
-                nom[t, g] = nominal_part(CC, t, off, gid, gw, gcnt, K, tq, m2, acc)
-            for h in range(a, b):
-                i = kept[h]
-                for j in range(mc):
-                    gcnt[off[j] + codes[i, j]] = 0
-            a = b
+        labels[rows[t]] = n_groups  # marks the leftovers: the means of the groups as formed
+    # the means: sums in row order, each divided by its count (the order of
+    # _common.group_means, hence the same values)
+    for g in range(n_groups):
+        counts[g] = 0
+        for j in range(p):
+            means[g, j] = 0.0
+    for i in range(n):
+        g = labels[i]
+        if g != n_groups:
+            counts[g] += 1
+            for j in range(p):
+                means[g, j] += X[i, j]
+    for g in range(n_groups):
+        if counts[g] > 0:
+            for j in range(p):
+                means[g, j] /= counts[g]
+    if nom is not None:
+        nomd = _leftover_nominal(labels, n_groups, rows, n_rows, counts, nom)
     for t in range(n_rows):
         i = rows[t]
         best = np.inf
@@ -163,10 +194,10 @@ def _join_leftovers(X, labels, n_groups, rows, n_rows, codes, off, gid, gw):
         for g in range(n_groups):
             s = 0.0
             for j in range(p):
-                d = X[i, j] - sums[g, j]
+                d = X[i, j] - means[g, j]
                 s += d * d
-            if mc > 0:
-                s += nom[t, g]
+            if nom is not None:
+                s += nomd[t, g]
             if s < best:
                 best = s
                 bg = g
@@ -174,29 +205,44 @@ def _join_leftovers(X, labels, n_groups, rows, n_rows, codes, off, gid, gw):
 
 
 @njit(cache=True, nogil=True)
-def vmdav_labels(X, k, gamma, done=None):
-    """:func:`vmdav_labels_codes` without nominal columns."""
-    n = X.shape[0]
-    return vmdav_labels_codes(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
-                              np.empty(0, dtype=np.int64), np.ones(1), k, gamma, done)
+def vmdav_nominal(codes, off, gid, gw):
+    """The nominal state ``nom`` of :func:`vmdav_labels_codes` from the codes (n, mc) int32
+    with the level offsets ``off``, weight groups ``gid`` and their a^2 ``gw``
+    (:mod:`._common`): (codes, their column-major work copy (mc, n), off, gid, gw, the point
+    query's scratch (pcnt, Kp, pnt), the query of the centroid of all rows)."""
+    n, mc = codes.shape
+    AC = np.empty((mc, n), dtype=codes.dtype)  # column-major; live rows compacted at the front
+    for i in range(n):
+        for j in range(mc):
+            AC[j, i] = codes[i, j]
+    ccnt, cQ = level_counts(codes, off)  # level counts of all rows (the fixed centroid)
+    Kc = np.empty(mc, dtype=np.int64)
+    tqc, m2c = mean_query(ccnt, cQ, n, Kc)
+    acc = np.empty((gw.shape[0], n), dtype=np.int64)
+    pcnt = np.zeros(off[mc], dtype=np.int64)  # a row's indicator (point queries)
+    Kp = np.empty(mc, dtype=np.int64)
+    pnt = (off, gid, gw, pcnt, Kp, np.int64(2), 1.0, acc)  # int64, not a literal 2
+    return (codes, AC, off, gid, gw, pnt, (off, gid, gw, ccnt, Kc, tqc, m2c, acc))
 
 
 @helper
-def _row_dists(A, AC, m, x, v, out, off, pcnt, Kp, pnt):
+def _row_dists(A, m, x, v, out, acc, nom):
     """out[i] = squared distance from live position x to each live position i < m: the
     numeric columns of the (p, n) work array A (``v``: scratch for x's values), then the
-    nominal codes AC (mc, n) by a point query (``pnt``: see :func:`add_nominal`)."""
+    nominal codes (``nom``; None: none) by a point query (see :func:`add_nominal`)."""
     for j in range(A.shape[0]):
         v[j] = A[j, x]
-    _sq_dists(A, m, v, out)
-    if AC.shape[0] > 0:
+    _sq_dists(A, m, v, out, acc)
+    if nom is not None:
+        AC, pnt = nom[1], nom[5]
+        off, pcnt, Kp = pnt[0], pnt[3], pnt[4]
         point_query(AC, x, off, pcnt, Kp, np.bool_(True))  # np.* values: no literal-typed
         add_nominal(AC, np.int64(0), m, out, pnt)          # compilations of the helpers
         point_query(AC, x, off, pcnt, Kp, np.bool_(False))
 
 
 @njit(cache=True, nogil=True)
-def vmdav_labels_codes(X, codes, off, gid, gw, k, gamma, done=None):
+def vmdav_labels_codes(X, nom, k, gamma, done):
     """Group label per row of X (n, p) by V-MDAV with minimum size k and gain factor gamma.
 
     c = centroid of all rows, computed once. While >= k rows are unassigned: x_r = the
@@ -205,41 +251,40 @@ def vmdav_labels_codes(X, codes, off, gid, gw, k, gamma, done=None):
     d_in), d_out = distance from e_min to its nearest other unassigned row (infinite when
     there is none); e_min joins D if d_in < gamma * d_out, else D is closed. Rows left
     over (< k) join the group with the nearest centroid. Ties: lowest row index. Labels in
-    order of creation. Nominal columns: codes (n, mc) int32 with the level offsets ``off``,
-    weight groups ``gid`` and their a^2 ``gw`` (:mod:`._common`); same partition as on the
-    one-hot embedding. ``done`` (optional): an int64 array of one element that holds the
-    number of rows grouped so far, updated after every group with the GIL released (another
-    thread can read it to show progress). One function, no wrapper: an @njit layer on top
-    of the body would compile the body's machine code once more on first use.
+    order of creation. Nominal columns: ``nom`` = :func:`vmdav_nominal` of their codes
+    (None: numeric only, a specialisation without the nominal code); same partition as on
+    the one-hot embedding. ``done``: an int64 array of one element that holds the number of
+    rows grouped so far, updated after every group with the GIL released (another thread
+    can read it to show progress). One function, no wrapper: an @njit layer on top of the
+    body would compile the body's machine code once more on first use.
     """
-    if done is None:
-        done = np.zeros(1, dtype=np.int64)
     n, p = X.shape
-    mc = codes.shape[1]
-    A = np.ascontiguousarray(X.T)  # (p, n) work copy; live rows compacted at the front
-    AC = np.ascontiguousarray(codes.T)
-    ccnt, cQ = level_counts(codes, off)  # level counts of all rows (the fixed centroid)
-    Kc = np.empty(mc, dtype=np.int64)
-    tqc, m2c = mean_query(ccnt, cQ, n, Kc)
-    acc = np.empty((gw.shape[0], n if mc > 0 else 0), dtype=np.int64)
-    pcnt = np.zeros(off[mc], dtype=np.int64)  # a row's indicator (point queries)
-    Kp = np.empty(mc, dtype=np.int64)
-    pnt = (off, gid, gw, pcnt, Kp, np.int64(2), 1.0, acc)  # int64, not a literal 2
-    idx = np.arange(n)
+    A = np.empty((p, n), dtype=np.float64)  # (p, n) work copy; live rows compacted at the front
+    for i in range(n):
+        for j in range(p):
+            A[j, i] = X[i, j]
+    idx = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        idx[i] = i
     labels = np.empty(n, dtype=np.uint32)
     dc = np.empty(n, dtype=np.float64)  # squared distance to the centroid c (fixed)
     dD = np.empty(n, dtype=np.float64)  # squared distance to the nearest member of D
     tmp = np.empty(n, dtype=np.float64)
     chosen = np.empty(k, dtype=np.int64)
-    c = np.zeros(p, dtype=np.float64)
+    bd = np.empty(k, dtype=np.float64)  # scratch of _k_nearest
+    bi = np.empty(k, dtype=np.int64)
+    blk = np.empty(_BLOCK, dtype=np.float64)  # scratch of _sq_dists
+    c = np.empty(p, dtype=np.float64)
+    for j in range(p):
+        c[j] = 0.0
     for i in range(n):
         for j in range(p):
             c[j] += X[i, j]
     for j in range(p):
         c[j] /= n
-    _sq_dists(A, n, c, dc)
-    if mc > 0:
-        add_nominal(AC, np.int64(0), n, dc, (off, gid, gw, ccnt, Kc, tqc, m2c, acc))
+    _sq_dists(A, n, c, dc, blk)
+    if nom is not None:
+        add_nominal(nom[1], np.int64(0), n, dc, nom[6])
     g2 = gamma * gamma
     v = np.empty(p, dtype=np.float64)
     m = n
@@ -250,17 +295,17 @@ def vmdav_labels_codes(X, codes, off, gid, gw, k, gamma, done=None):
         for i in range(1, m):
             if dc[i] > dc[r] or (dc[i] == dc[r] and idx[i] < idx[r]):
                 r = i
-        _row_dists(A, AC, m, r, v, dD, off, pcnt, Kp, pnt)
-        _k_nearest(dD, idx, m, r, k, chosen)
+        _row_dists(A, m, r, v, dD, blk, nom)
+        _k_nearest(dD, idx, m, r, k, chosen, bd, bi)
         for t in range(1, k):
-            _row_dists(A, AC, m, chosen[t], v, tmp, off, pcnt, Kp, pnt)
+            _row_dists(A, m, chosen[t], v, tmp, blk, nom)
             for i in range(m):
                 if tmp[i] < dD[i]:
                     dD[i] = tmp[i]
         _insertion_sort(chosen, k)  # (np.sort compiles a quicksort of its own)
         for t in range(k - 1, -1, -1):
             labels[idx[chosen[t]]] = label
-            m = _drop(A, idx, dc, dD, m, chosen[t], AC)
+            m = _drop(A, idx, dc, dD, m, chosen[t], nom)
         size = k
         while size < 2 * k - 1 and m > 0:
             e = np.int64(0)
@@ -270,7 +315,7 @@ def vmdav_labels_codes(X, codes, off, gid, gw, k, gamma, done=None):
             if m == 1:
                 join = gamma > 0.0
             else:
-                _row_dists(A, AC, m, e, v, tmp, off, pcnt, Kp, pnt)
+                _row_dists(A, m, e, v, tmp, blk, nom)
                 d_out2 = np.inf
                 for i in range(m):
                     if i != e and tmp[i] < d_out2:
@@ -283,14 +328,22 @@ def vmdav_labels_codes(X, codes, off, gid, gw, k, gamma, done=None):
                     if tmp[i] < dD[i]:
                         dD[i] = tmp[i]
             labels[idx[e]] = label
-            m = _drop(A, idx, dc, dD, m, e, AC)
+            m = _drop(A, idx, dc, dD, m, e, nom)
             size += 1
         label += 1
         done[0] = n - m
-    rows = idx[:m].copy()
-    _join_leftovers(X, labels, label, rows, m, codes, off, gid, gw)
+    # the leftovers are the live rows idx[:m]
+    _join_leftovers(X, labels, label, idx, m, np.empty(label, dtype=np.int64),
+                    np.empty((label, p), dtype=np.float64), nom)
     done[0] = n
     return labels
+
+
+def vmdav_labels(X, k, gamma, done=None):
+    """:func:`vmdav_labels_codes` without nominal columns (X: float64 C-contiguous (n, p))."""
+    if done is None:
+        done = np.zeros(1, dtype=np.int64)
+    return vmdav_labels_codes(X, None, int(k), float(gamma), done)
 
 
 @njit(cache=True, nogil=True)
@@ -355,6 +408,6 @@ def vmdav_labels_1d(x, k, gamma):
     rows = np.empty(max(m, 0), dtype=np.int64)
     for t in range(m):
         rows[t] = order[lo + t]
-    _join_leftovers(x.reshape(n, 1), labels, label, rows, m, np.empty((n, 0), dtype=np.int32),
-                    np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64), np.ones(1))
+    _join_leftovers(x.reshape(n, 1), labels, label, rows, m, np.empty(label, dtype=np.int64),
+                    np.empty((label, 1), dtype=np.float64), None)
     return labels

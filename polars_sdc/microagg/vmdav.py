@@ -51,7 +51,8 @@ def partition_vmdav(X: np.ndarray | Features, k: int, gamma: float = 1.0, *,
         labels = vmdav_labels_1d(np.ascontiguousarray(X[:, 0]), k, gamma)
         done[0] = X.shape[0]
         return labels
-    from ..kernels.vmdav import vmdav_labels_codes
+    from ..kernels.vmdav import vmdav_labels_codes, vmdav_nominal
 
-    codes, off, gid, gw = F.kernel_codes()  # none: empty codes (one compiled kernel for both)
-    return vmdav_labels_codes(X, codes, off, gid, gw, k, gamma, done)
+    # numeric data: nom=None, a specialisation that compiles none of the nominal code
+    nom = vmdav_nominal(*F.kernel_codes()) if F.has_codes else None
+    return vmdav_labels_codes(X, nom, k, gamma, done)
