@@ -92,9 +92,15 @@ def test_eager_lazy_streaming_key_and_input_untouched():
 
 
 def test_tiny_and_constant():
-    assert pl.DataFrame({"x": [1.0]}).sdc.rank_swap("x", seed=1)["x"].to_list() == [1.0]
+    # one value could only come back unchanged: refused, as for a one-value stratum of `by`
+    with pytest.raises(SDCError, match="column 'x': has 1 value to swap; it would be released unchanged"):
+        pl.DataFrame({"x": [1.0]}).sdc.rank_swap("x", seed=1)
     assert pl.DataFrame({"x": [2, 2, 2]}).sdc.rank_swap("x", p=1.0, seed=1)["x"].to_list() == [2, 2, 2]
+    # a constant column under r0: its range is 0, so the window is empty, but every swap gives it back
+    assert pl.DataFrame({"x": [2, 2, 2]}).sdc.rank_swap("x", r0=0.5, seed=1)["x"].to_list() == [2, 2, 2]
+    # no value at all (empty, or all null): nothing is released, nothing to refuse
     assert pl.DataFrame({"x": []}, schema={"x": pl.Float64}).sdc.rank_swap("x", seed=1).height == 0
+    assert pl.DataFrame({"x": [None, None]}, schema={"x": pl.Float64}).sdc.rank_swap("x", seed=1)["x"].null_count() == 2
     big = pl.DataFrame({"x": [1e308, -1e308, 5e307, 0.0]})
     assert sorted(big.sdc.rank_swap("x", p=1.0, seed=1)["x"].to_list()) == sorted(big["x"].to_list())
 
@@ -266,11 +272,24 @@ def test_radix_sorts_give_numpys_lexsort_order():
 
 
 # -- audit (session 24)
-@pytest.mark.xfail(strict=True, reason="without `by`, a frame whose values would all come back unswapped (1 value, "
-                   "or p * n < 1) is released unchanged silently, while the same stratum of `by` is an error "
-                   "('none would be swapped'); making it an error changes tests that release tiny frames unchanged "
-                   "on purpose (test_tiny_and_constant, the household hypothesis tests)")
 def test_a_frame_where_none_would_be_swapped_is_an_error_as_a_stratum_is():
+    # without `by` the whole column is the one stratum: the same refusals, naming the column
     df = pl.DataFrame({"x": [5.0, 7.0, 9.0]})
-    with pytest.raises(SDCError, match="none would be swapped"):
+    with pytest.raises(SDCError, match=r"column 'x': has 3 values and p \* n = 0.6 < 1, so none would be swapped"):
         df.sdc.rank_swap("x", p=0.2, seed=1)
+    with pytest.raises(SDCError, match=r"column 'x': has 3 values and p \* n = 0.6 < 1, so none"):
+        df.lazy().sdc.rank_swap("x", p=0.2, seed=1).collect()
+    with pytest.raises(SDCError, match="column 'x': has 1 value to swap; it would be released unchanged"):
+        pl.DataFrame({"x": [1.0, None, None]}).sdc.rank_swap("x", p=1.0, seed=1)
+    # sdcMicro's window (k - j < floor(n p)): 8 values at p = 0.2 give 1.6 < 2
+    with pytest.raises(SDCError, match=r"p \* n = 1.6 < 2, so none would be swapped"):
+        pl.DataFrame({"x": np.arange(8.0)}).sdc.rank_swap("x", p=0.2, preset="sdcmicro", top=0.0, bottom=0.0,
+                                                           seed=1)
+    # a window from k0 = 0 (or a mean of 0) on values that differ: nothing would move either
+    with pytest.raises(SDCError, match=r"p \* n = 0 < 1 \(p from k0\), so none would be swapped \(raise k0\)"):
+        pl.DataFrame({"x": [-1.0, 0.0, 1.0]}).sdc.rank_swap("x", k0=0.5, seed=1)
+    # top / bottom coding leaving one value in the middle: that value is released as it is
+    with pytest.raises(SDCError, match="column 'x': has 1 value to swap"):
+        pl.DataFrame({"x": [1.0, 2.0, 3.0]}).sdc.rank_swap("x", p=0.5, top=0.34, bottom=0.34, seed=1)
+    # the smallest frames that do swap: two values, p * n = 1 (a neighbour swap)
+    assert pl.DataFrame({"x": [1.0, 2.0]}).sdc.rank_swap("x", p=0.5, seed=1)["x"].to_list() == [2.0, 1.0]

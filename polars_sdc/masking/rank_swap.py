@@ -45,7 +45,11 @@ window ``p * n``, ``r0``/``k0`` and ``top``/``bottom`` are the stratum's, and no
 its stratum (each released column is a permutation of the original within every stratum). A
 stratum with a single value (it could only be released unchanged), or with a window of no rank
 (``p * n < 1``; ``< 2`` with ``preset="sdcmicro"``), is an error naming the column and the
-stratum. Without ``by`` a frame that small is returned unchanged, as sdcMicro does. The draws
+stratum; without ``by`` the same holds for the whole column (sdcMicro returns such a column
+unchanged without a word; here a release that looks swapped but is not is refused). A constant
+column whose window is empty because its range is 0 (``r0`` / ``k0``) is released as it is (every
+swap would give the same values), and so is a column under ``r0 = 1`` or ``k0 = 0``, which ask
+that nothing change; a window of 0 from the data (``k0`` on values with mean 0) is refused. The draws
 stay per row (the same stream and keys), so a stratum swapped on its own with ``key=`` gives
 the same values.
 
@@ -135,14 +139,9 @@ def rank_swap_values(
             span = (float(x[order[lo - 1 if n_bot else a]]), float(x[order[hi if n_top else b - 1]]))
         pw = p if p is not None else _window_p(x[order[lo:hi]].astype(np.float64), p, r0, k0, span)
         w = int(math.floor(pw * (hi - lo) + 1e-9)) - (1 if sdcmicro else 0)
-        if sidx is not None and hi - lo == 1:
-            raise SDCError(f"column {column!r}: stratum {strata_names[si]} of `by` has 1 value to swap; "
-                           "it would be released unchanged (use coarser strata)")
-        if sidx is not None and pw > 0 and w <= 0 and hi - lo > 1:
-            need = 2 if sdcmicro else 1
-            raise SDCError(f"column {column!r}: stratum {strata_names[si]} of `by` has {hi - lo} values and "
-                           f"p * n = {pw * (hi - lo):.3g} < {need}, so none would be swapped "
-                           "(raise p or use coarser strata)")
+        if hi - lo == 1 or (hi - lo > 1 and w <= 0 and (pw > 0 or (x[order[lo]] != x[order[hi - 1]]
+                                                                  and r0 != 1.0 and k0 != 0.0))):
+            _none_swapped(column, None if sidx is None else strata_names[si], hi - lo, pw, sdcmicro, p, r0, k0)
         if w > 0 and hi - lo > 1:
             seg_lo.append(lo)
             seg_hi.append(hi)
@@ -163,6 +162,22 @@ def rank_swap_values(
         for rows, v in means:
             out[rows] = v
     return out
+
+
+def _none_swapped(column: str, stratum: str | None, m: int, pw: float, sdcmicro: bool,
+                  p: float | None, r0: float | None, k0: float | None) -> None:
+    """Refuse a column (or a ``by`` stratum) whose values would all be released unchanged: a
+    single value to swap, or a window of no rank (``p * n < 1``; ``< 2`` with sdcMicro's
+    window), with or without ``by`` alike (a release that looks rank-swapped but is not)."""
+    where = "" if stratum is None else f"stratum {stratum} of `by` "
+    if m == 1:
+        raise SDCError(f"column {column!r}: {where}has 1 value to swap; it would be released unchanged "
+                       f"({'use coarser strata' if stratum else 'rank swapping needs 2 values'})")
+    need = 2 if sdcmicro else 1
+    via, fix = ("", "raise p") if p is not None else (
+        (" (p from r0)", "lower r0") if r0 is not None else (" (p from k0)", "raise k0"))
+    raise SDCError(f"column {column!r}: {where}has {m} values and p * n = {pw * m:.3g} < {need}{via}, so none "
+                   f"would be swapped ({fix}{' or use coarser strata' if stratum else ''})")
 
 
 def _decimal_units(s: pl.Series) -> np.ndarray:
