@@ -6,6 +6,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import polars_sdc  # noqa: F401  (registers the namespaces)
+from polars_sdc import SDCError
 
 # No "compiling kernels" line on stderr in tests that check stderr (a cold cache compiles
 # inside them); tests/test_compile_notice.py turns it on in its own processes.
@@ -36,6 +37,14 @@ def nightly() -> bool:
 def size(small: int, large: int) -> int:
     """An input-size bound for a property test: ``small`` normally, ``large`` in the nightly run."""
     return large if nightly() else small
+
+
+
+def assert_one_line_sdc_error(exc: BaseException) -> None:
+    """What a fuzz test accepts instead of a result: an SDCError whose message is one line
+    (never another exception type, a traceback-like message or a crash)."""
+    assert isinstance(exc, SDCError), f"{type(exc).__name__}: {exc}"
+    assert "\n" not in str(exc).strip(), str(exc)
 
 
 # -- running on several CPUs (pytest-xdist; pyproject.toml's addopts say "-n auto") ----------------

@@ -87,7 +87,7 @@ def test_the_rule_is_one_predicate():
     assert df.sdc.k_anonymity("a") == 2
 
 
-# -- issue 26.1: suppress verifies its release with the shared function -------------------------
+# -- suppress verifies its release with the shared function -------------------------
 
 def _release_ok(df, out, keys, k, alpha=1.0, subsets=None, by=None):
     assert out.schema == df.schema and out.height == df.height
@@ -104,7 +104,7 @@ def _release_ok(df, out, keys, k, alpha=1.0, subsets=None, by=None):
             assert part.sdc.k_anonymity(list(sub), alpha=alpha) >= k, sub
 
 
-def test_26_1_two_hundred_uniques():
+def test_suppress_two_hundred_uniques():
     df = pl.DataFrame({"a": range(200), "b": range(200)})
     out = df.sdc.suppress(2, ["a", "b"])
     _release_ok(df, out, ["a", "b"], 2)
@@ -112,7 +112,7 @@ def test_26_1_two_hundred_uniques():
     assert df.lazy().sdc.suppress(2, ["a", "b"]).collect().equals(out)
 
 
-def test_26_1_all_missing_record_does_not_cover_complete_ones():
+def test_suppress_all_missing_record_does_not_cover_complete_ones():
     df = pl.DataFrame({"a": [1, NA, 2, 2], "b": [1, NA, 2, 2]})
     out = df.sdc.suppress(2, ["a", "b"])
     _release_ok(df, out, ["a", "b"], 2)
@@ -123,7 +123,7 @@ def test_26_1_all_missing_record_does_not_cover_complete_ones():
 # null-free frames where the combs=[2] release broke an earlier pair (a record whose two keys of
 # a pair were both suppressed by later pairs stops counting for the pair's complete records)
 @pytest.mark.parametrize("seed", [9, 17, 21])
-def test_26_1_combs_two_on_null_free_data(seed):
+def test_suppress_combs_two_on_null_free_data(seed):
     r = np.random.default_rng(seed)
     n, m = int(r.integers(5, 60)), int(r.integers(2, 5))
     df = pl.DataFrame({f"k{j}": r.integers(0, int(r.integers(2, 5)), n) for j in range(m)})
@@ -176,9 +176,9 @@ def test_suppress_release_property(rows, m, k, alpha, combs, strata):
     _release_ok(df, out, keys, k, alpha=alpha, subsets=subsets, by=by)
 
 
-# -- issue 26.10: suppress_risky with a threshold it cannot reach ------------------------------
+# -- suppress_risky with a threshold it cannot reach ------------------------------
 
-def test_26_10_unreachable_threshold_is_an_error_with_the_lowest_reachable_risk():
+def test_suppress_risky_unreachable_threshold_is_an_error_with_the_lowest_reachable_risk():
     from polars_sdc import SDCError
 
     df = pl.DataFrame({"a": range(10), "b": range(10)})
@@ -209,9 +209,9 @@ def test_suppress_risky_returns_only_safe_releases(rows, threshold, weighted):
     _release_ok(df, out, ["a", "b"], 1)
 
 
-# -- issue 26.9 / 28.2: importance as sdcMicro's priority, tiebreak as the fewest suppressions ---
+# -- importance as sdcMicro's priority, tiebreak as the fewest suppressions ---
 
-def test_26_9_importance_is_a_priority():
+def test_suppress_importance_is_a_priority():
     df = pl.DataFrame({"a": ["x", "x", "y", "x", "y", "z", "z"], "b": [1, 1, 2, 2, 1, 3, 3]})
     for imp in ([1, 2], {"a": 1}, {"a": 1, "b": 2}):
         out = df.sdc.suppress(2, ["a", "b"], importance=imp)
