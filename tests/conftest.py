@@ -6,6 +6,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import polars_sdc  # noqa: F401  (registers the namespaces)
+from polars_sdc import SDCError
 
 # No "compiling kernels" line on stderr in tests that check stderr (a cold cache compiles
 # inside them); tests/test_compile_notice.py turns it on in its own processes.
@@ -38,6 +39,40 @@ def size(small: int, large: int) -> int:
     return large if nightly() else small
 
 
+
+def assert_one_line_sdc_error(exc: BaseException) -> None:
+    """What a fuzz test accepts instead of a result: an SDCError whose message is one line
+    (never another exception type, a traceback-like message or a crash)."""
+    assert isinstance(exc, SDCError), f"{type(exc).__name__}: {exc}"
+    assert "\n" not in str(exc).strip(), str(exc)
+
+
+def assert_k_anonymous(out: pl.DataFrame, keys, k, alpha: float = 1.0, subsets=None, by=None) -> None:
+    """Every key combination of ``out`` (on ``keys``, or on each of ``subsets``; within each
+    stratum of ``by``) has a frequency >= ``k`` under the shared missing-value rule
+    (``k_anonymity``, i.e. sdcMicro's freqCalc with ``alpha``)."""
+    parts = out.partition_by(by) if by else [out]
+    for sub in subsets or [keys]:
+        for part in parts:
+            assert part.sdc.k_anonymity(list(sub), alpha=alpha) >= k, sub
+
+
+def assert_suppressed_release(df: pl.DataFrame, out: pl.DataFrame, keys, k, alpha: float = 1.0, subsets=None,
+                              by=None) -> None:
+    """``out`` is a local-suppression release of ``df``: the same rows, columns and dtypes; on
+    the ``keys`` only nulls introduced (no value changed, no null filled); every other column
+    untouched; and :func:`assert_k_anonymous`."""
+    assert out.height == df.height and out.columns == df.columns and out.schema == df.schema
+    for c in df.columns:
+        if c in keys:
+            kept = out[c].is_not_null()
+            assert out[c].filter(kept).equals(df[c].filter(kept))
+            assert (df[c].is_null() <= out[c].is_null()).all()
+        else:
+            assert out[c].equals(df[c])
+    assert_k_anonymous(out, keys, k, alpha, subsets, by)
+
+
 # -- running on several CPUs (pytest-xdist; pyproject.toml's addopts say "-n auto") ----------------
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config):
@@ -55,11 +90,12 @@ def pytest_xdist_auto_num_workers(config):
 
 
 def _work_unit(nodeid: str) -> str:
-    """What one worker runs as a whole: the Spark tests (one JVM, started once), each notebook
-    (its own interpreter), and otherwise a file -- its tests share kernels and module fixtures,
-    which two workers would both compile cold (Numba's disk cache only helps the later one)."""
+    """What one worker runs as a whole: the Spark tests (one JVM, started once: the files
+    test_spark*.py and, in other files, the tests named test_spark_*), each notebook (its own
+    interpreter), and otherwise a file -- its tests share kernels and module fixtures, which
+    two workers would both compile cold (Numba's disk cache only helps the later one)."""
     path = nodeid.split("::")[0]
-    if os.path.basename(path).startswith("test_spark"):
+    if os.path.basename(path).startswith("test_spark") or "::test_spark_" in nodeid:
         return "spark"
     return nodeid if os.path.basename(path) == "test_notebook_figures.py" else path
 

@@ -32,6 +32,8 @@ Index (reference -> what it checks):
 - ``joint``, ``quad_convolution``, ``plain_gmm_em``  Gaussian * Laplace density, plain EM -> reconstruct.py
 - ``reference_freqcalc``            fk / Fk with sdcMicro's missing-value (wildcard, alpha) rule,
   record by record -> risk/frequencies.py
+- ``reference_individual_risk``     sdcMicro's approximate individual risk of one record, as its R code
+  reads (no stable rewriting) -> risk/individual.py
 - ``sample_moments``                means and sample covariance (add_noise's moments method)
 - ``reference_pram_matrix``         sdcMicro's PRAM matrix (P, Bayes inverse, alpha mix) -> masking/pram.py
 - ``reference_rank_swap``           rank swapping with the same random stream, plain Python -> kernels/masking.py
@@ -609,6 +611,22 @@ def reference_freqcalc(rows, weights, alpha):
             Fk[i] += share * weights[j]
     return fk, Fk
 
+
+def reference_individual_risk(fk, Fk):
+    """sdcMicro 5.8.1 ``indivRisk(method = "approx")`` for one record, term by term as its R code
+    reads (Franconi & Polettini's approximation, pk = fk / Fk): 1 / fk where Fk == fk, else
+    pk / (fk - (1 - pk)) for fk > 2, pk / (1 - pk) - (pk / (1 - pk))^2 log(1 / pk) for fk == 2,
+    pk / (1 - pk) log(1 / pk) for fk == 1, and 0 for any other fk (a fractional one)."""
+    pk = fk / Fk
+    if fk == Fk:
+        return 1.0 / fk
+    if fk > 2:
+        return pk / (fk - (1 - pk))
+    if fk == 2:
+        return pk / (1 - pk) - (pk / (1 - pk)) ** 2 * math.log(1 / pk)
+    if fk == 1:
+        return pk / (1 - pk) * math.log(1 / pk)
+    return 0.0
 
 def reference_record_swap(df, household, hierarchy, similar, swaprate, k, risk_variables, seed):
     """sdcMicro 5.8.1 ``recordSwap`` (recordSwap.cpp) read literally, on Python tuples: risk from

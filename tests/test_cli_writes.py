@@ -1,4 +1,4 @@
-"""Issue 26.3, 26.11, 26.19: every file the CLI writes (outputs, --report JSON, the HTML report,
+"""The CLI's files: every file it writes (outputs, --report JSON, the HTML report,
 the demo's output) goes through one checked, atomic writer: an output that is an input (same
 path, a symlink or a hard link to it) is refused before any work and the input is left as it
 was; an output in a missing directory names the directory. Every subcommand reads its inputs

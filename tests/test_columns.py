@@ -125,3 +125,32 @@ def test_expression_zscore_extremes(scale):
     np.testing.assert_allclose(got, want, rtol=1e-12)
     lazy = df.lazy().select(pl.col("x").sdc.zscore()).collect(engine="streaming")["x"].to_numpy()
     np.testing.assert_allclose(lazy, want, rtol=1e-12)
+
+
+# -- an unknown column suggests the closest name, on every face that resolves columns ----------------
+@pytest.mark.parametrize("call", [
+    lambda df: df.sdc.k_anonymity(["Age"]),
+    lambda df: df.sdc.individual_risk(["Age"]),
+    lambda df: df.sdc.mdav(2, ["Age"]),
+    lambda df: df.sdc.add_noise("Age", seed=1),
+    lambda df: df.sdc.rank_swap("Age", seed=1),
+    lambda df: df.sdc.recode_intervals("Age", n=2),
+    lambda df: df.lazy().sdc.add_noise("Age", seed=1),
+])
+def test_unknown_column_suggests_the_closest(call):
+    df = pl.DataFrame({"age": [30, 40, 50, 60], "income": [1.0, 2.0, 3.0, 4.0], "id": [1, 2, 3, 4]})
+    with pytest.raises(SDCError, match=r"column 'Age': not in the frame; did you mean 'age'\?"):
+        call(df)
+    with pytest.raises(SDCError, match=r"key column 'ID': not in the frame; did you mean 'id'\?"):
+        df.sdc.add_noise("income", key="ID", seed=1)
+    with pytest.raises(SDCError, match=r"column 'zzz': not in the frame \(columns"):    # nothing close: no guess
+        df.sdc.k_anonymity(["zzz"])
+
+
+def test_unknown_masked_column_suggests_the_closest():
+    df = pl.DataFrame({"age": [1.0, 2.0, 3.0, 4.0]})
+    masked = pl.DataFrame({"Age": [1.0, 2.0, 3.0, 4.0]})
+    for call in (lambda: df.sdc.loss_report(masked, on=["age"]), lambda: df.sdc.ild(masked.lazy(), on=["age"]),
+                 lambda: df.sdc.loss_report(masked.lazy(), on=["age"])):
+        with pytest.raises(SDCError, match=r"column 'age': not in the masked frame; did you mean 'Age'\?"):
+            call()

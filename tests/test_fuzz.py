@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polars_sdc
-from polars_sdc import SDCError
+from conftest import assert_one_line_sdc_error
 
 FUZZ = settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
@@ -73,11 +73,6 @@ def frames(draw):
     return pl.DataFrame(cols)
 
 
-def _one_line_error(exc: BaseException) -> None:
-    assert isinstance(exc, SDCError), f"{type(exc).__name__}: {exc}"
-    assert "\n" not in str(exc).strip(), str(exc)
-
-
 def _check_release(df: pl.DataFrame, out: pl.DataFrame, on: list[str], by: list[str], k: int) -> None:
     assert out.height == df.height and out.columns[: df.width] == df.columns
     for c in df.columns:
@@ -118,7 +113,7 @@ def test_fuzz_microaggregation(df, method, k, data):
     try:
         out = getattr(df.sdc, name)(k, on, **kw)
     except Exception as exc:  # noqa: BLE001
-        _one_line_error(exc)
+        assert_one_line_sdc_error(exc)
         return
     finally:
         assert df.equals(before)
@@ -144,7 +139,7 @@ def test_fuzz_partition_and_mil(df, k, data):
         assert refined.drop("g").equals(df) and refined["g"].value_counts()["count"].min() >= k
         out = df.sdc.aggregate(refined["g"], on)
     except Exception as exc:  # noqa: BLE001
-        _one_line_error(exc)
+        assert_one_line_sdc_error(exc)
         return
     finally:
         assert df.equals(before)
@@ -159,7 +154,7 @@ def test_fuzz_recode(df, p, data):
         out = df.sdc.recode("c", p=p)
         table = df.sdc.recode_map("c", p=p)
     except Exception as exc:  # noqa: BLE001
-        _one_line_error(exc)
+        assert_one_line_sdc_error(exc)
         return
     finally:
         assert df.equals(before)
@@ -186,7 +181,7 @@ def test_fuzz_top_bottom_code(df, data):
     try:
         out = df.sdc.top_bottom_code(col, **kw)
     except Exception as exc:  # noqa: BLE001
-        _one_line_error(exc)
+        assert_one_line_sdc_error(exc)
         return
     finally:
         assert df.equals(before)
@@ -213,7 +208,7 @@ def test_fuzz_loss_measures(df, data):
         rounded = df.sdc.mdav(1 if df.height < 2 else 2, on)
         rounded_loss = df.sdc.ilssdm(on, masked=rounded.select(df.columns))
     except Exception as exc:  # noqa: BLE001
-        _one_line_error(exc)
+        assert_one_line_sdc_error(exc)
         return
     for v in values:
         assert (math.isnan(v) or 0.0 <= v <= 1.0 + 1e-9), values
@@ -231,7 +226,7 @@ def test_fuzz_tiny_frames_every_method(n):
             try:
                 out = getattr(df.sdc, name)(k, on)
             except Exception as exc:  # noqa: BLE001
-                _one_line_error(exc)
+                assert_one_line_sdc_error(exc)
                 assert k > n
                 continue
             _check_release(df, out, on, [], k)
@@ -248,7 +243,7 @@ def test_fuzz_laplace(df, data):
     try:
         out = df.sdc.laplace(on=col, seed=7, **kw)
     except Exception as exc:  # noqa: BLE001
-        _one_line_error(exc)
+        assert_one_line_sdc_error(exc)
         return
     finally:
         assert df.equals(before)

@@ -2,9 +2,12 @@
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import polars_sdc  # noqa: F401
 from polars_sdc import SDCError, datasets, rng
+from conftest import assert_one_line_sdc_error
 from naive import sample_moments
 
 
@@ -249,3 +252,143 @@ def test_a_lone_row_or_household_is_an_error_not_released_unchanged_and_an_empty
     empty = pl.DataFrame({"x": [1.0]}).clear()
     assert empty.sdc.add_noise(["x"], seed=1).shape == (0, 1)
     assert empty.lazy().sdc.add_noise(["x"], method="correlated", seed=1).collect(engine="streaming").shape == (0, 1)
+
+
+# -- moments on few rows: n <= p + 1 rows would give the records back ---------------------------
+def test_moments_on_two_rows_is_refused():
+    df = pl.DataFrame({"x": [10.0, 50.0], "y": [3.0, -1.0]})
+    with pytest.raises(SDCError, match=r"2 row\(s\).*moments.*2 column\(s\) needs at least 4 rows.*pin|give the records"):
+        df.sdc.add_noise(method="moments", seed=5)
+    with pytest.raises(SDCError, match="needs at least 4 rows"):
+        df.lazy().sdc.add_noise(method="moments", seed=5).collect()
+
+
+@pytest.mark.parametrize("n, p", [(1, 1), (2, 1), (3, 2), (4, 3), (4, 2)])
+def test_moments_refuses_exactly_n_le_p_plus_1(n, p):
+    r = np.random.default_rng(n * 10 + p)
+    df = pl.DataFrame({f"c{j}": r.normal(size=n) for j in range(p)})
+    if n <= p + 1:
+        with pytest.raises(SDCError, match=f"needs at least {p + 2} rows"):
+            df.sdc.add_noise(method="moments", seed=1)
+    else:
+        out = df.sdc.add_noise(method="moments", seed=1).to_numpy()
+        mx, Sx = sample_moments(df.to_numpy())
+        my, Sy = sample_moments(out)
+        np.testing.assert_allclose(my, mx, atol=1e-12)
+        np.testing.assert_allclose(Sy, Sx, atol=1e-12)
+    # the other methods still accept the frame from two rows (one row has no sd: an error, it was
+    # released unchanged before the session-24 audit)
+    if n == 1:
+        with pytest.raises(SDCError, match="1 row in the frame"):
+            df.sdc.add_noise(method="additive", seed=1)
+    else:
+        df.sdc.add_noise(method="additive", seed=1)
+
+
+def test_moments_why_three_rows_on_two_columns_are_pinned():
+    """The reason in the error message, checked: with n = p + 1 every exact-moment release keeps
+    the records' pairwise Mahalanobis distances (the release is a covariance-keeping linear map
+    of the originals), so we refuse it; with n = p + 2 it does not."""
+    r = np.random.default_rng(3)
+    X = r.normal(size=(3, 2))
+    Sinv = np.linalg.inv(np.cov(X.T))
+    for seed in range(5):                       # any other exact-moment configuration of 3 rows in 2-D
+        Q, _ = np.linalg.qr(np.random.default_rng(seed).normal(size=(2, 2)))
+        Xc = X - X.mean(0)
+        L = np.linalg.cholesky(np.cov(X.T))
+        Y = Xc @ np.linalg.inv(L.T) @ Q @ L.T + X.mean(0)     # the same mean and covariance
+        np.testing.assert_allclose(np.cov(Y.T), np.cov(X.T), atol=1e-12)
+        d = lambda A, i, j: (A[i] - A[j]) @ Sinv @ (A[i] - A[j])  # noqa: E731
+        for i, j in ((0, 1), (0, 2), (1, 2)):
+            assert d(Y, i, j) == pytest.approx(d(X, i, j))
+    with pytest.raises(SDCError):
+        pl.DataFrame({"x": X[:, 0], "y": X[:, 1]}).sdc.add_noise(method="moments", seed=1)
+
+
+def test_moments_by_strata_need_p_plus_2_rows():
+    df = pl.DataFrame({"g": ["a"] * 4 + ["b"] * 6, "x": np.arange(10.0), "y": np.arange(10.0) ** 2})
+    with pytest.raises(SDCError, match=r"stratum \{'g': 'a'\} of `by`: 3 row\(s\).*2 column\(s\) needs at least 4.*pin"):
+        df.slice(1).sdc.add_noise(method="moments", by="g", seed=1)
+    out = df.sdc.add_noise(method="moments", by="g", seed=1)         # 4 = p + 2 rows: accepted
+    assert out.height == 10
+
+
+def test_moments_constant_column_at_one_tenth():
+    """A constant column with no exact binary mean (0.1) stays exactly constant, and the other
+    columns keep their means and covariance exactly."""
+    df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 5.0, 3.0, 3.0], "c": [0.1] * 6, "y": [3.0, 1.0, 4.0, 1.0, 5.0, 9.0]})
+    out = df.sdc.add_noise(method="moments", seed=1)
+    assert out["c"].to_list() == [0.1] * 6                          # still constant, at the value itself
+    X, Y = df.select("x", "y").to_numpy(), out.select("x", "y").to_numpy()
+    mx, Sx = sample_moments(X)
+    my, Sy = sample_moments(Y)
+    np.testing.assert_allclose(my, mx, rtol=1e-13)                   # x: 2.8333.., not 2.8169
+    np.testing.assert_allclose(Sy, Sx, rtol=1e-12, atol=1e-13)
+    assert not np.allclose(Y, X)                                     # and noise was added
+    # with by=: a column constant within one stratum only
+    df2 = pl.concat([df.with_columns(g=pl.lit("a")), df.with_columns(g=pl.lit("b"), c=pl.Series([0.3, 0.7] * 3))])
+    out2 = df2.sdc.add_noise(["x", "c", "y"], method="moments", by="g", seed=2)
+    assert out2.filter(pl.col("g") == "a")["c"].to_list() == [0.1] * 6
+    for g in ("a", "b"):
+        A = df2.filter(pl.col("g") == g).select("x", "c", "y").to_numpy()
+        B = out2.filter(pl.col("g") == g).select("x", "c", "y").to_numpy()
+        np.testing.assert_allclose(sample_moments(B)[0], sample_moments(A)[0], rtol=1e-13)
+        np.testing.assert_allclose(sample_moments(B)[1], sample_moments(A)[1], rtol=1e-12, atol=1e-13)
+
+
+# -- property: tiny n, nearly constant, constant and extreme columns ------------------------------
+@st.composite
+def noise_frames(draw):
+    """1..9 rows, 1..3 columns: normal, nearly constant, constant at a value with no exact
+    binary mean (0.1, 1/3), extreme magnitudes."""
+    n = draw(st.integers(1, 9))
+    p = draw(st.integers(1, 3))
+    r = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    cols = {}
+    for j in range(p):
+        style = draw(st.sampled_from(["normal", "nearly", "const", "huge", "tiny"]))
+        if style == "normal":
+            v = r.normal(size=n)
+        elif style == "nearly":
+            v = 0.1 + r.integers(0, 2, n) * 1e-12
+        elif style == "const":
+            v = np.full(n, draw(st.sampled_from([0.1, 1 / 3, -7.3, 0.0])))
+        elif style == "huge":
+            v = r.normal(size=n) * 1e150
+        else:
+            v = r.normal(size=n) * 1e-150
+        cols[f"x{j}"] = v
+    return pl.DataFrame(cols)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(df=noise_frames(), method=st.sampled_from(["additive", "correlated", "correlated2", "moments"]))
+def test_add_noise_tiny_and_constant(df, method):
+    """"moments" refuses n <= p + 1; otherwise exact means and covariance, a constant column
+    stays exactly constant; every method releases finite values — or a one-line SDCError."""
+    n, p = df.height, df.width
+    try:
+        out = df.sdc.add_noise(method=method, seed=3)
+    except Exception as exc:  # noqa: BLE001
+        assert_one_line_sdc_error(exc)
+        # moments refuses n <= p + 1; every method refuses one row (no sd: it was released unchanged)
+        assert (method == "moments" and n <= p + 1) or n == 1, str(exc)
+        return
+    assert not (method == "moments" and n <= p + 1) and n != 1
+    Y = out.to_numpy()
+    assert np.isfinite(Y).all()
+    if method != "moments":
+        return
+    X = df.to_numpy()
+    for j, c in enumerate(df.columns):
+        if df[c].n_unique() == 1:
+            assert out[c].to_list() == df[c].to_list()
+    mx, Sx = sample_moments(X)
+    my, Sy = sample_moments(Y)
+    # exact up to rounding: relative to the spread, plus the grid of float64 at the values'
+    # magnitude (a nearly constant 0.1 + k 1e-12 is released on a grid of 1.4e-17)
+    spread = np.sqrt(np.diag(Sx))
+    u = np.spacing(np.abs(X).max(axis=0)) * 4
+    assert (np.abs(my - mx) <= 1e-9 * spread + u).all()
+    tol = 1e-8 * np.outer(spread, spread) + np.outer(u, spread) + np.outer(spread, u) + np.outer(u, u)
+    assert (np.abs(Sy - Sx) <= tol).all()

@@ -2,10 +2,13 @@
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import polars_sdc  # noqa: F401
 from polars_sdc import SDCError, rng
 from polars_sdc.masking.pram import pram_matrix
+from conftest import assert_one_line_sdc_error
 from naive import reference_pram_matrix
 
 
@@ -133,3 +136,42 @@ def test_a_one_row_stratum_is_released_unchanged():
     assert m.stratum == ("b",) and m.matrix.tolist() == [[0.0, 1.0], [0.0, 1.0]]
     for seed in range(5):
         assert df.sdc.pram("c", by="g", pd=0.5, alpha=1.0, seed=seed)["c"][6] == "y"
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"pd": {"other": 0.5}}, r"pd: column 'other' is not one of the PRAM columns \['c'\]"),
+    ({"pd": {}}, r"pd: no value for column 'c'"),
+    ({"pd": {"c": 2.0}}, r"column 'c': pd must be a number in"),
+    ({"pd": "high"}, r"column 'c': pd must be a number in"),
+    ({"matrix": "eye"}, r"column 'c': the PRAM matrix must be a square array of numbers.*got 'eye'"),
+    ({"matrix": [[1.0, "x"], [0.0, 1.0]]}, r"column 'c': the PRAM matrix must be a square array of numbers"),
+    ({"matrix": [1.0, 0.0]}, r"column 'c': the PRAM matrix must be a square array.*1 dimension"),
+    ({"matrix": {"d": [[1.0]]}}, r"matrix: column 'd' is not one of the PRAM columns"),
+    ({"matrix": [[1.0, 0.0, 0.0]] * 3}, r"column 'c': the PRAM matrix must be 2 x 2"),
+])
+@pytest.mark.parametrize("lazy", [False, True])
+def test_bad_pd_and_matrix_name_the_column(kwargs, message, lazy):
+    df = pl.DataFrame({"c": ["x", "y", "x"], "d": [1, 2, 3]})
+    frame = df.lazy() if lazy else df
+    with pytest.raises(SDCError, match=message):
+        out = frame.sdc.pram("c", seed=1, **kwargs)
+        if lazy:
+            out.collect()
+    # a per-column pd mapping covering the columns still works
+    assert df.sdc.pram("c", pd={"c": 0.9}, seed=1).height == 3
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(pd=st.one_of(st.floats(-1, 2), st.just("x"), st.dictionaries(st.sampled_from(["c", "d", "e"]), st.floats(-1, 2), max_size=3)),
+       matrix=st.sampled_from([None, "eye", [[1.0, 0.0], [0.0, 1.0]], [[0.5, 0.5], [0.2, 0.8]], [1.0], {"c": "x"}]),
+       on=st.sampled_from([["c"], ["c", "d"]]))
+def test_pram_any_pd_and_matrix(pd, matrix, on):
+    """Any pd / matrix gives a PRAM release or a one-line SDCError, never a raw KeyError /
+    ValueError."""
+    df = pl.DataFrame({"c": ["u", "v", "u", "v"], "d": [1, 2, 1, 1]})
+    try:
+        out = df.sdc.pram(on, pd=pd, matrix=matrix, seed=1)
+    except Exception as exc:  # noqa: BLE001
+        assert_one_line_sdc_error(exc)
+        return
+    assert out.height == 4 and out.schema == df.schema

@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 import polars_sdc  # noqa: F401
 from polars_sdc.masking.suppress import suppressed_count
 from polars_sdc.risk.frequencies import all_missing_is_wildcard, frequencies
+from conftest import assert_suppressed_release
 from naive import reference_freqcalc
 
 W8 = [18.0, 45.5, 39.0, 17.0, 92.0, 8.0, 123.5, 51.0]
@@ -87,35 +88,20 @@ def test_the_rule_is_one_predicate():
     assert df.sdc.k_anonymity("a") == 2
 
 
-# -- issue 26.1: suppress verifies its release with the shared function -------------------------
+# -- suppress verifies its release with the shared function -------------------------
 
-def _release_ok(df, out, keys, k, alpha=1.0, subsets=None, by=None):
-    assert out.schema == df.schema and out.height == df.height
-    for c in df.columns:
-        if c in keys:
-            kept = out[c].is_not_null()
-            assert out[c].filter(kept).equals(df[c].filter(kept))
-            assert (df[c].is_null() <= out[c].is_null()).all()
-        else:
-            assert out[c].equals(df[c])
-    for sub in subsets or [keys]:
-        parts = out.partition_by(by) if by else [out]
-        for part in parts:
-            assert part.sdc.k_anonymity(list(sub), alpha=alpha) >= k, sub
-
-
-def test_26_1_two_hundred_uniques():
+def test_suppress_two_hundred_uniques():
     df = pl.DataFrame({"a": range(200), "b": range(200)})
     out = df.sdc.suppress(2, ["a", "b"])
-    _release_ok(df, out, ["a", "b"], 2)
+    assert_suppressed_release(df, out, ["a", "b"], 2)
     assert out.sdc.risk(["a", "b"], suda=False).as_dict()["sample_uniques"] == 0
     assert df.lazy().sdc.suppress(2, ["a", "b"]).collect().equals(out)
 
 
-def test_26_1_all_missing_record_does_not_cover_complete_ones():
+def test_suppress_all_missing_record_does_not_cover_complete_ones():
     df = pl.DataFrame({"a": [1, NA, 2, 2], "b": [1, NA, 2, 2]})
     out = df.sdc.suppress(2, ["a", "b"])
-    _release_ok(df, out, ["a", "b"], 2)
+    assert_suppressed_release(df, out, ["a", "b"], 2)
     assert out.row(0) in [(NA, 1), (1, NA), (NA, NA)]
     assert out.rows()[2:] == [(2, 2), (2, 2)]
 
@@ -123,13 +109,13 @@ def test_26_1_all_missing_record_does_not_cover_complete_ones():
 # null-free frames where the combs=[2] release broke an earlier pair (a record whose two keys of
 # a pair were both suppressed by later pairs stops counting for the pair's complete records)
 @pytest.mark.parametrize("seed", [9, 17, 21])
-def test_26_1_combs_two_on_null_free_data(seed):
+def test_suppress_combs_two_on_null_free_data(seed):
     r = np.random.default_rng(seed)
     n, m = int(r.integers(5, 60)), int(r.integers(2, 5))
     df = pl.DataFrame({f"k{j}": r.integers(0, int(r.integers(2, 5)), n) for j in range(m)})
     k = int(r.integers(2, 4))
     out = df.sdc.suppress(k, df.columns, combs=[2])
-    _release_ok(df, out, df.columns, k, subsets=list(itertools.combinations(df.columns, 2)))
+    assert_suppressed_release(df, out, df.columns, k, subsets=list(itertools.combinations(df.columns, 2)))
 
 
 def test_suppress_refuses_rather_than_release_unsafe(monkeypatch):
@@ -145,7 +131,7 @@ def test_suppress_refuses_rather_than_release_unsafe(monkeypatch):
 def test_one_key_suppress_uses_the_single_key_branch():
     df = pl.DataFrame({"a": [1, 2, 3, 4, 4, 4]})
     out = df.sdc.suppress(2, "a")
-    _release_ok(df, out, ["a"], 2)
+    assert_suppressed_release(df, out, ["a"], 2)
     # every complete record gains the suppressed ones: far fewer than the 3 uniques
     assert suppressed_count(df, out, ["a"]) <= 3
 
@@ -173,12 +159,12 @@ def test_suppress_release_property(rows, m, k, alpha, combs, strata):
         return
     out = df.sdc.suppress(k, keys, alpha=alpha, combs=combs, by=by)
     subsets = [s for size in (combs or [m]) for s in itertools.combinations(keys, size)]
-    _release_ok(df, out, keys, k, alpha=alpha, subsets=subsets, by=by)
+    assert_suppressed_release(df, out, keys, k, alpha=alpha, subsets=subsets, by=by)
 
 
-# -- issue 26.10: suppress_risky with a threshold it cannot reach ------------------------------
+# -- suppress_risky with a threshold it cannot reach ------------------------------
 
-def test_26_10_unreachable_threshold_is_an_error_with_the_lowest_reachable_risk():
+def test_suppress_risky_unreachable_threshold_is_an_error_with_the_lowest_reachable_risk():
     from polars_sdc import SDCError
 
     df = pl.DataFrame({"a": range(10), "b": range(10)})
@@ -206,21 +192,21 @@ def test_suppress_risky_returns_only_safe_releases(rows, threshold, weighted):
         return
     fk, Fk = frequencies(out, ["a", "b"], "w")
     assert individual_risk(fk, Fk).max() <= threshold
-    _release_ok(df, out, ["a", "b"], 1)
+    assert_suppressed_release(df, out, ["a", "b"], 1)
 
 
-# -- issue 26.9 / 28.2: importance as sdcMicro's priority, tiebreak as the fewest suppressions ---
+# -- importance as sdcMicro's priority, tiebreak as the fewest suppressions ---
 
-def test_26_9_importance_is_a_priority():
+def test_suppress_importance_is_a_priority():
     df = pl.DataFrame({"a": ["x", "x", "y", "x", "y", "z", "z"], "b": [1, 1, 2, 2, 1, 3, 3]})
     for imp in ([1, 2], {"a": 1}, {"a": 1, "b": 2}):
         out = df.sdc.suppress(2, ["a", "b"], importance=imp)
         assert out["a"].null_count() == 0 and out["b"].null_count() <= 3     # a kept (sdcMicro's semantics)
-        _release_ok(df, out, ["a", "b"], 2)
+        assert_suppressed_release(df, out, ["a", "b"], 2)
     # the fewest suppressions per record, the ranking only breaking ties: a is suppressed once
     out = df.sdc.suppress(2, ["a", "b"], tiebreak=[1, 2])
     assert out.null_count().row(0) == (1, 1)
-    _release_ok(df, out, ["a", "b"], 2)
+    assert_suppressed_release(df, out, ["a", "b"], 2)
     from polars_sdc import SDCError
 
     with pytest.raises(SDCError, match="not both"):
@@ -236,10 +222,10 @@ def test_priority_costs_more_suppressions_than_fewest():
     # suppressions take a twice, the priority keeps a at the price of b and c four times
     df = pl.DataFrame({"a": [1, 2, 1, 2], "b": ["u", "u", "v", "v"], "c": ["p", "p", "q", "q"]})
     prio = df.sdc.suppress(2, ["a", "b", "c"], importance=[1, 2, 3])
-    _release_ok(df, prio, ["a", "b", "c"], 2)
+    assert_suppressed_release(df, prio, ["a", "b", "c"], 2)
     assert prio.null_count().row(0) == (0, 2, 2)
     fewest = df.sdc.suppress(2, ["a", "b", "c"], tiebreak=[1, 2, 3])
-    _release_ok(df, fewest, ["a", "b", "c"], 2)
+    assert_suppressed_release(df, fewest, ["a", "b", "c"], 2)
     assert fewest.null_count().row(0) == (2, 0, 0)
 
 
@@ -257,7 +243,7 @@ def test_a_rank_one_key_is_kept_when_the_others_can_reach_k(rows, k, ranks):
     if df.group_by(first).len()["len"].min() < k:
         return
     out = df.sdc.suppress(k, keys, importance=ranks)
-    _release_ok(df, out, keys, k)
+    assert_suppressed_release(df, out, keys, k)
     assert out.get_column(first).null_count() == 0
 
 

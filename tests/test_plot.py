@@ -65,3 +65,11 @@ def test_groups_2d_errors_name_the_column():
     df = pl.DataFrame({"a": [0.0, 1.0], "b": [0.0, 1.0]})
     with pytest.raises(SDCError, match="column 'c'"):
         plot.groups_2d(df, "a", "c", np.array([0, 0]))
+
+
+def test_groups_2d_with_dollar_column_names():
+    """A `$` in a column name is a label, not mathtext."""
+    df = pl.DataFrame({"$a$": [1.0, 2.0, 3.0, 4.0], "b$": [1.0, 3.0, 2.0, 4.0]})
+    ax = plot.groups_2d(df, "$a$", "b$", pl.Series([0, 0, 1, 1]))
+    ax.figure.canvas.draw()                                # mathtext would raise here
+    assert ax.get_xlabel() == r"\$a\$"

@@ -57,3 +57,13 @@ def test_frames_lazy_and_errors():
     with pytest.raises(SDCError, match="'nope'"):
         df.sdc.t_closeness("k", "nope")
     assert df.head(0).sdc.l_diversity("k", "s").height == 0
+
+
+def test_l_diversity_counts_missing_once_not_once_per_record():
+    df = pl.DataFrame({"k": [1] * 5 + [2] * 3, "s": ["a", "b", None, None, None, "c", "c", None]})
+    l = df.sdc.l_diversity("k", "s")["l_diversity"].to_list()
+    # class 1: a, b and missing (3 records): 3; sdcMicro's NaN-per-record categories would give 5
+    assert l == [3.0] * 5 + [2.0] * 3
+    ent = df.sdc.l_diversity("k", "s", kind="entropy")["l_diversity"][0]
+    p = np.array([1, 1, 3]) / 5
+    assert ent == pytest.approx(np.exp(-(p * np.log(p)).sum()))

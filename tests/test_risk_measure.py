@@ -1,4 +1,5 @@
-"""df.sdc.risk: per-record frame and summary agree with the single measures; lazy == eager."""
+"""df.sdc.risk: per-record frame and summary agree with the single measures; lazy == eager; every
+risk measure on tiny and all-missing frames."""
 
 import numpy as np
 import polars as pl
@@ -7,6 +8,7 @@ import pytest
 import polars_sdc  # noqa: F401
 from polars_sdc import datasets
 from polars_sdc import SDCError
+from conftest import assert_one_line_sdc_error
 
 KEYS = ["Key1", "Key2", "Key3", "Key4"]
 
@@ -91,3 +93,34 @@ def test_summary_keeps_the_model_name():
     # no weights and no population size: no model row, and text is all null
     plain = datasets.francdat().sdc.risk(KEYS).summary
     assert "dankar_model" not in plain["measure"].to_list() and plain["text"].null_count() == plain.height
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("missing", ["none", "all"])
+def test_every_risk_method_on_tiny_and_all_missing_frames(n, missing):
+    """Tiny n and keys all missing, on every risk measure: a result of the right length with
+    risks in [0, 1], or a one-line SDCError."""
+    a = [None] * n if missing == "all" else list(range(n))
+    df = pl.DataFrame({"a": pl.Series(a, dtype=pl.Int64), "b": ["x"] * n, "s": ["p", "q", "p"][:n],
+                       "w": [0.5, 2.0, 1.0][:n]})
+    calls = {
+        "frequencies": lambda: df.sdc.frequencies(["a", "b"], weight="w"),
+        "individual_risk": lambda: df.sdc.individual_risk(["a", "b"], weight="w", alpha=0.5),
+        "global_risk": lambda: df.sdc.global_risk(["a", "b"], weight="w"),
+        "k_anonymity": lambda: df.sdc.k_anonymity(["a", "b"]),
+        "l_diversity": lambda: df.sdc.l_diversity(["a", "b"], "s"),
+        "t_closeness": lambda: df.sdc.t_closeness(["a", "b"], "s"),
+        "suda": lambda: df.sdc.suda(["a", "b"]),
+        "risk": lambda: df.sdc.risk(["a", "b"], weight="w", population_size=10 * n),
+    }
+    for name, call in calls.items():
+        try:
+            out = call()
+        except Exception as exc:  # noqa: BLE001
+            assert_one_line_sdc_error(exc)
+            continue
+        if isinstance(out, pl.DataFrame):
+            assert out.height == n, name
+        if name == "individual_risk":
+            r = out["risk"].to_numpy()
+            assert ((r >= 0) & (r <= 1)).all()

@@ -385,3 +385,14 @@ def test_numeric_columns_with_structural_nulls(silc):
     skipped = df.height - int(ok.sum())
     assert skipped == 2720 and [n for n in rep.notes if n.startswith(f"numeric: {skipped:,} of 14,827 records")]
     assert "ru-map" in rep.plots
+
+
+def test_report_html_with_dollar_key_names():
+    """A `$` in a key column's name is a label, not mathtext: the HTML report and its SUDA plot
+    (which names the keys) render."""
+    from polars_sdc.risk.report import report
+
+    r = np.random.default_rng(0)
+    df = pl.DataFrame({"$x^$": r.integers(0, 12, 60), "b": r.integers(0, 12, 60), "v": r.normal(size=60)})
+    html = report(df, df, on=["$x^$", "b"]).to_html()
+    assert "SUDA" in html and html.count("data:image/png") >= 2  # the SUDA plot names the keys

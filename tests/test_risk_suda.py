@@ -85,3 +85,11 @@ def test_dtypes_and_bad_input():
     assert df.head(0).sdc.suda(["a", "b"]).height == 0
     one = df.head(1).sdc.suda(["a", "b", "c"])
     assert one["suda"].to_list() == [6.0]  # every single key is an MSU: 3 x 2!
+
+
+def test_two_keys_weights_are_m_minus_size_factorial_with_m_2():
+    df = pl.DataFrame({"a": [1, 1, 2, 3], "b": [1, 2, 1, 1]})
+    s = df.sdc.suda(["a", "b"])["suda"].to_list()
+    # MSUs: row 0 {a,b} (size 2: 0! = 1); row 1 {b} (1! = 1); row 2 {a}, row 3 {a} (1! = 1 each)
+    # sdcMicro pads to M = 3: {b} -> 2! = 2, {a,b} -> 1! = 1
+    assert s == [1.0, 1.0, 1.0, 1.0]

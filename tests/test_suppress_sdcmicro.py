@@ -14,6 +14,7 @@ import pytest
 import polars_sdc  # noqa: F401
 from polars_sdc import datasets
 from polars_sdc.masking.suppress import suppressed_count
+from conftest import assert_k_anonymous
 
 DATA = Path(__file__).parent / "data"
 KV = ["urbrur", "roof", "walls", "water", "electcon", "relat", "sex"]
@@ -61,12 +62,6 @@ def age_groups(df: pl.DataFrame) -> pl.DataFrame:
     return df.with_columns(ageG=pl.Series([f"AG{i}" for i in np.searchsorted(br, age, side="left")]))
 
 
-def _k_anonymous(out, keys, k, by=None, subsets=None):
-    for part in (out.partition_by(by) if by else [out]):
-        for sub in subsets or [keys]:
-            assert part.sdc.k_anonymity(list(sub)) >= k
-
-
 @pytest.mark.parametrize(
     "keys, kwargs, sdcmicro",
     [
@@ -85,7 +80,7 @@ def test_sample_data_cases(keys, kwargs, sdcmicro):
     import itertools
 
     combs = kwargs.get("combs") or [len(keys)]
-    _k_anonymous(out, keys, 2, subsets=[s for c in combs for s in itertools.combinations(keys, c)])
+    assert_k_anonymous(out, keys, 2, subsets=[s for c in combs for s in itertools.combinations(keys, c)])
     if "importance" in kwargs:       # Var5 (rank 1) is kept: the others reach k
         assert out["Var5"].null_count() == 0
 
@@ -100,7 +95,7 @@ def test_sample_data_combs_too_large_is_an_error():
 def test_testdata2_no_strata_not_worse_than_sdcmicro():
     df = pl.read_parquet(DATA / "sdcmicro_testdata2.parquet")
     out = df.sdc.suppress(2, KV)
-    _k_anonymous(out, KV, 2)
+    assert_k_anonymous(out, KV, 2)
     assert suppressed_count(df, out, KV) <= 97            # sdcMicro: ls$newSupps == 97
 
 
@@ -108,7 +103,7 @@ def test_testdata2_strata_not_worse_than_sdcmicro():
     df = age_groups(pl.read_parquet(DATA / "sdcmicro_testdata2.parquet"))
     assert df["ageG"].value_counts().sort("ageG")["count"].to_list() == [45, 23, 15, 6, 4]
     out = df.sdc.suppress(2, KV, by="ageG")
-    _k_anonymous(out, KV, 2, by="ageG")
+    assert_k_anonymous(out, KV, 2, by="ageG")
     assert suppressed_count(df, out, KV) <= 109           # sdcMicro kAnon(strataVars = ageG): 109
 
 
@@ -116,12 +111,12 @@ def test_testdata2_strata_not_worse_than_sdcmicro():
 def test_testdata_not_worse_and_priority_keeps_urbrur(k, sdcmicro):
     df = pl.read_parquet(DATA / "sdcmicro_testdata.parquet")
     out = df.sdc.suppress(k, KV)
-    _k_anonymous(out, KV, k)
+    assert_k_anonymous(out, KV, k)
     assert suppressed_count(df, out, KV) < sdcmicro
     # sdcMicro's default ranking as a priority: urbrur and sex (2 categories) stay untouched,
     # as urbrur does in sdcMicro
     prio = df.sdc.suppress(k, KV, importance="categories")
-    _k_anonymous(prio, KV, k)
+    assert_k_anonymous(prio, KV, k)
     assert prio["urbrur"].null_count() == 0 and prio["sex"].null_count() == 0
     assert suppressed_count(df, prio, KV) < sdcmicro
 
@@ -130,6 +125,6 @@ def test_eusilc_priority_keeps_region_and_sex():
     keys = ["db040", "age", "rb090", "pb220a", "hsize", "pl030"]
     df = datasets.eusilc()
     out = df.sdc.suppress(3, keys, importance={"db040": 1, "rb090": 1})
-    _k_anonymous(out, keys, 3)
+    assert_k_anonymous(out, keys, 3)
     assert out["db040"].null_count() == 0 and out["rb090"].null_count() == 0
     assert suppressed_count(df, out, keys) < 6979            # sdcMicro (issue 28): 6,979

@@ -14,7 +14,19 @@ helper = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 @helper
 def sq_dist_rows(X, a, b):
-    """Squared Euclidean distance between rows a and b of X (n, p)."""
+    """Squared Euclidean distance between rows a and b of X (n, p).
+
+    Parameters
+    ----------
+    X : float64 (n, p)
+        The rows.
+    a, b : int
+        The two row indices.
+
+    Notes
+    -----
+    A helper of the MDAV, MIL and annealing kernels; O(p).
+    """
     s = 0.0
     for d in range(X.shape[1]):
         v = X[a, d] - X[b, d]
@@ -25,7 +37,23 @@ def sq_dist_rows(X, a, b):
 @helper
 def exchange_sums(X, sums, g, out, inn):
     """sums[g] += X[inn] - X[out]: group g's coordinate sums after its member ``out`` is
-    replaced by row ``inn`` (exchanges and cycles of rows between groups)."""
+    replaced by row ``inn`` (exchanges and cycles of rows between groups).
+
+    Parameters
+    ----------
+    X : float64 (n, p)
+        The rows.
+    sums : float64 (G, p)
+        Per-group coordinate sums, updated in place.
+    g : int
+        The group.
+    out, inn : int
+        The row that leaves ``g`` and the row that takes its place.
+
+    Notes
+    -----
+    Kept sums make a move or exchange O(p) (the thesis' MIL, Akiyama 2018 (thesis) ch. 4).
+    """
     for j in range(X.shape[1]):
         sums[g, j] += X[inn, j] - X[out, j]
 
@@ -33,7 +61,28 @@ def exchange_sums(X, sums, g, out, inn):
 @helper
 def exchange_rows(X, labels, members, sums, i, si, a, r, sr, b):
     """Exchange row i (group a, at members[si]) with row r (group b, at members[sr]):
-    labels, member slots and the two groups' coordinate sums (counts are unchanged)."""
+    labels, member slots and the two groups' coordinate sums (counts are unchanged).
+
+    Parameters
+    ----------
+    X : float64 (n, p)
+        The rows.
+    labels : int array (n,)
+        Group per row, updated in place.
+    members : int array
+        Row ids by group slot, updated in place.
+    sums : float64 (G, p)
+        Per-group coordinate sums, updated in place.
+    i, r : int
+        The two rows; ``si`` and ``sr`` their slots in ``members``.
+    a, b : int
+        Their groups.
+
+    Notes
+    -----
+    The bookkeeping of one exchange of MIL (Akiyama 2018 (thesis) ch. 4); group sizes do not
+    change, so no group can fall below k.
+    """
     labels[i] = b
     labels[r] = a
     members[si] = r
@@ -44,7 +93,21 @@ def exchange_rows(X, labels, members, sums, i, si, a, r, sr, b):
 
 @helper
 def widest_dim(X, rows, a, b):
-    """The column with the widest range over the rows rows[a:b] of X (ties: lowest column)."""
+    """The column with the widest range over the rows rows[a:b] of X (ties: lowest column).
+
+    Parameters
+    ----------
+    X : float64 (n, p)
+        The rows.
+    rows : int array
+        Row ids; the range ``rows[a:b]`` is examined.
+    a, b : int
+        Bounds of that range.
+
+    Notes
+    -----
+    The split rule of the kd-trees (MDAV's tree kernel, the kd ordering); O((b - a) p).
+    """
     best = -1.0
     dim = 0
     for j in range(X.shape[1]):
@@ -64,7 +127,26 @@ def widest_dim(X, rows, a, b):
 def topk_insert(bd, bi, found, kk, d, o):
     """Insert (d, o) into the kk smallest distances bd / their ids bi, kept sorted by
     (distance, id) with ``found`` entries so far; returns the new count. When full, (d, o)
-    enters only if it beats the last entry (a tie goes to the lower id)."""
+    enters only if it beats the last entry (a tie goes to the lower id).
+
+    Parameters
+    ----------
+    bd : float64 (kk,)
+        The smallest distances so far, ascending.
+    bi : int array (kk,)
+        Their row ids.
+    found : int
+        How many entries are filled.
+    kk : int
+        Capacity (k - 1 for MDAV's nearest neighbours).
+    d : float
+        The new distance; ``o`` its row id.
+
+    Notes
+    -----
+    Insertion sort into a bounded list, O(kk); the (distance, id) order is the team's tie rule
+    (lowest row index), so a k-nearest query gives the thesis' MDAV groups exactly.
+    """
     if found == kk:
         if d > bd[kk - 1] or (d == bd[kk - 1] and o > bi[kk - 1]):
             return found
@@ -93,6 +175,10 @@ def move_change(d_a, na, d_b, nb):
         Squared distances of the row to the two centroids (nominal parts included).
     na, nb : int
         Group sizes before the move (na >= 2).
+
+    Notes
+    -----
+    The eq. 4.9 / 4.10 of Akiyama 2018 (thesis); O(1) given the two distances.
     """
     return nb / (nb + 1.0) * d_b - na / (na - 1.0) * d_a
 
@@ -113,13 +199,31 @@ def swap_change(ja, ia, ib, jb, dij, na, nb):
         Squared distance between the two rows (or an upper bound of it).
     na, nb : int
         The two group sizes (unchanged by the swap).
+
+    Notes
+    -----
+    Akiyama 2018 (thesis) ch. 4 (MIL's exchange); O(1) given the four distances.
     """
     return ja - ia + ib - jb - dij * (1.0 / na + 1.0 / nb)
 
 
 @njit(cache=True)
 def group_sums(X, labels, n_groups):
-    """(counts (G,), sums (G, p)) of the rows of X (n, p) per label in [0, n_groups)."""
+    """(counts (G,), sums (G, p)) of the rows of X (n, p) per label in [0, n_groups).
+
+    Parameters
+    ----------
+    X : float64 (n, p)
+        The rows.
+    labels : int array (n,)
+        Group per row, in ``[0, n_groups)``.
+    n_groups : int
+        Number of groups G.
+
+    Notes
+    -----
+    One pass in row order (deterministic sums); O(n p).
+    """
     n, p = X.shape
     counts = np.zeros(n_groups, dtype=np.int64)
     sums = np.zeros((n_groups, p), dtype=np.float64)
@@ -134,7 +238,21 @@ def group_sums(X, labels, n_groups):
 @helper
 def group_means(X, labels, n_groups):
     """(counts (G,), means (G, p)) of the rows of X (n, p) per label in [0, n_groups) (the
-    sums of :func:`group_sums` in row order, each divided by its count; empty groups: 0)."""
+    sums of :func:`group_sums` in row order, each divided by its count; empty groups: 0).
+
+    Parameters
+    ----------
+    X : float64 (n, p)
+        The rows.
+    labels : int array (n,)
+        Group per row, in ``[0, n_groups)``.
+    n_groups : int
+        Number of groups G.
+
+    Notes
+    -----
+    The centroids of a partition (the group means of MDAV / MIL, thesis 2.3); O(n p).
+    """
     counts, sums = group_sums(X, labels, n_groups)
     for g in range(n_groups):
         if counts[g] > 0:
@@ -153,7 +271,20 @@ def group_means(X, labels, n_groups):
 @helper
 def level_counts(C, off):
     """(cnt (sum U,), Q (mc,)) of the row-major codes C (n, mc): the count of every level and,
-    per column, the sum of the squared counts (the query of the mean of all rows)."""
+    per column, the sum of the squared counts (the query of the mean of all rows).
+
+    Parameters
+    ----------
+    C : int32 (n, mc)
+        Row-major level codes of the nominal columns (0 .. U_j - 1 in column j).
+    off : int array (mc + 1,)
+        Start of each column's levels in the flat level index.
+
+    Notes
+    -----
+    The nominal part of the product distance (thesis 3.1.3) measured against a mean without
+    one-hot columns; O(n mc + sum U).
+    """
     mc = C.shape[1]
     cnt = np.zeros(off[mc], dtype=np.int64)
     Q = np.zeros(mc, dtype=np.int64)
@@ -170,7 +301,32 @@ def nominal_part(CC, i, off, gid, gw, qcnt, K, tq, m2, acc):
     """Squared distance contributed by the nominal columns: row i of the column-major code
     array CC (mc, N) against a query point given by its level counts qcnt, K[c] = m^2 +
     sum_v qcnt[v]^2 (over column c's levels), tq = 2 m and m2 = m^2 (see the module docstring).
-    ``acc`` is int64 scratch (G, W), G weight groups (column 0 is used here)."""
+    ``acc`` is int64 scratch (G, W), G weight groups (column 0 is used here).
+
+    Parameters
+    ----------
+    CC : int32 (mc, N)
+        Column-major level codes.
+    i : int
+        The row.
+    off : int array (mc + 1,)
+        Level offsets per column.
+    gid, gw : arrays (mc,), (G,)
+        Weight group of each column and each group's weight.
+    qcnt : int array (sum U,)
+        Level counts of the query (a mean of m rows).
+    K : int array (mc,)
+        ``m^2 + sum_v qcnt[v]^2`` per column.
+    tq, m2 : int, float
+        ``2 m`` and ``m^2``.
+    acc : int64 (G, W)
+        Scratch.
+
+    Notes
+    -----
+    Equal to the squared distance of the one-hot embedding (thesis 3.1.3) to the query's mean,
+    without building it; O(mc).
+    """
     mc = CC.shape[0]
     if mc == 0:
         return 0.0
@@ -193,7 +349,27 @@ def nominal_part(CC, i, off, gid, gw, qcnt, K, tq, m2, acc):
 @helper
 def point_query(CC, i, off, qcnt, K, on):
     """Set (on=True) or clear the query of row i of the codes CC (mc, N): qcnt one at its
-    codes (zero elsewhere), K = 2 (a row is the mean of m = 1 row: tq = 2, m2 = 1)."""
+    codes (zero elsewhere), K = 2 (a row is the mean of m = 1 row: tq = 2, m2 = 1).
+
+    Parameters
+    ----------
+    CC : int32 (mc, N)
+        Column-major level codes.
+    i : int
+        The row.
+    off : int array (mc + 1,)
+        Level offsets per column.
+    qcnt : int array (sum U,)
+        The query's level counts, set or cleared in place.
+    K : int array (mc,)
+        Set to 2 per column.
+    on : bool
+        Set (True) or clear (False).
+
+    Notes
+    -----
+    O(mc); the counterpart of :func:`mean_query` for one row.
+    """
     for c in range(CC.shape[0]):
         qcnt[off[c] + CC[c, i]] = 1 if on else 0
         K[c] = 2
@@ -202,7 +378,23 @@ def point_query(CC, i, off, qcnt, K, on):
 @helper
 def mean_query(cnt, Q, m, K):
     """K[c] = m^2 + Q[c] for the mean of m rows with level counts cnt and sums of squared
-    counts Q; returns (tq, m2)."""
+    counts Q; returns (tq, m2).
+
+    Parameters
+    ----------
+    cnt : int array (sum U,)
+        Level counts of the m rows.
+    Q : int array (mc,)
+        Per column, the sum of the squared counts.
+    m : int
+        Number of rows of the mean.
+    K : int array (mc,)
+        Filled in place.
+
+    Notes
+    -----
+    O(mc); see :func:`nominal_part` for how the query is used.
+    """
     for c in range(Q.shape[0]):
         K[c] = m * m + Q[c]
     return 2 * m, float(m * m)
@@ -213,7 +405,25 @@ def add_nominal(CC, b, w, buf, nom):
     """buf[t] += the nominal part of the distance of column b + t of the codes CC (mc, N) to
     the query ``nom`` = (off, gid, gw, qcnt, K, tq, m2, acc), for t < w (acc: int64 scratch
     (G, >= w)); the same value as :func:`nominal_part`, vectorised over t. Kept out of the
-    numeric loops (a branch there slows the numeric-only kernels by ~10 %)."""
+    numeric loops (a branch there slows the numeric-only kernels by ~10 %).
+
+    Parameters
+    ----------
+    CC : int32 (mc, N)
+        Column-major level codes.
+    b : int
+        First row of the block.
+    w : int
+        Number of rows of the block.
+    buf : float64 (>= w,)
+        Distances of the block, added to in place.
+    nom : tuple
+        ``(off, gid, gw, qcnt, K, tq, m2, acc)`` as for :func:`nominal_part`.
+
+    Notes
+    -----
+    O(w mc).
+    """
     off, gid, gw, qcnt, K, tq, m2, acc = nom
     G = gw.shape[0]
     for g in range(G):
@@ -243,7 +453,21 @@ def nominal_row_dist(C, i, D, j, gid, gw):
     """Squared distance of the nominal columns between row i of the row-major codes C (N, mc)
     and row j of the codes D (M, mc): gw[g] * 2 * (number of columns of weight group g whose
     codes differ), summed over the groups; the value :func:`nominal_part` gives for a point
-    query (m = 1), so exact ties stay ties."""
+    query (m = 1), so exact ties stay ties.
+
+    Parameters
+    ----------
+    C : int32 (N, mc)
+        Row-major level codes; ``i`` the row.
+    D : int32 (M, mc)
+        Row-major level codes; ``j`` the row.
+    gid, gw : arrays (mc,), (G,)
+        Weight group of each column and each group's weight.
+
+    Notes
+    -----
+    The product distance of nominal columns (thesis 3.1.3) between two records; O(mc).
+    """
     mc = C.shape[1]
     G = gw.shape[0]
     if G == 1:

@@ -109,6 +109,22 @@ def edge_costs(X, k, codes=None):
 
     For inspection and tests (O(n k) memory); :func:`hm_shortest_path` never stores them.
 
+    Parameters
+    ----------
+    X : float64 (n, p)
+        Rows in path order.
+    k : int
+        Minimum group size.
+    codes : tuple, optional
+        Nominal columns as ``(codes, off, gid, gw)``.
+
+    Notes
+    -----
+    Hansen & Mukherjee 2003 (the shortest-path graph), as Suzaki et al. eq. 2 writes the edge
+    lengths; O(n k p) time and memory.
+
+    Examples
+    --------
     >>> edge_costs(np.array([[0.0], [2.0], [4.0]]), 1).round(3).tolist()
     [[0.0], [0.0], [0.0], [nan]]
     """
@@ -140,6 +156,26 @@ def hm_shortest_path_codes(X, C, off, gid, gw, k):
     (row-major C (n, mc) int32, ``off``, ``gid``, ``gw`` as in :mod:`._common`): the same
     path as on their one-hot embedding, in O(n (p + mc) + sum U) memory.
 
+    Parameters
+    ----------
+    X : float64 (n, p)
+        Numeric features in path order.
+    C : int32 (n, mc)
+        Row-major level codes of the nominal columns.
+    off : int array (mc + 1,)
+        Level offsets per column.
+    gid, gw : arrays (mc,), (G,)
+        Weight group of each nominal column and each group's weight.
+    k : int
+        Minimum group size, 1 <= k <= n.
+
+    Notes
+    -----
+    Hansen & Mukherjee 2003 on the product distance (thesis 3.1.3); MHM's last step
+    (Domingo-Ferrer et al. 2006, Suzaki et al.). O(k n (p + mc)) time.
+
+    Examples
+    --------
     >>> C = np.array([[0], [1], [0], [1]], dtype=np.int32)
     >>> lab, sse = hm_shortest_path_codes(np.zeros((4, 0)), C, np.array([0, 2]), np.array([0]), np.array([0.5]), 2)
     >>> lab.tolist(), sse
@@ -174,6 +210,19 @@ def hm_shortest_path(X, k):
     has k .. 2k-1 rows) and the SSE of that partition (the shortest-path length). Ties
     between equally short paths go to the earliest predecessor. O(k n p) time, O(n) memory
     besides X. Requires 1 <= k <= n.
+
+    Parameters
+    ----------
+    X : float64 (n, p)
+        Rows in path order (an MHM ordering).
+    k : int
+        Minimum group size, 1 <= k <= n.
+
+    Notes
+    -----
+    Hansen & Mukherjee 2003, the graph of Suzaki et al. eq. 2: a node per row boundary, an
+    edge (i, j) for k <= j - i <= 2k - 1 weighted by the SSE of rows i .. j-1 (shifted running
+    sums), solved as a DP.
     """
     n = X.shape[0]
     return hm_shortest_path_codes(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
@@ -184,7 +233,19 @@ def hm_shortest_path(X, k):
 def hm_shortest_path_1d(x, k):
     """:func:`hm_shortest_path` for one column x (n,), the hot loop of optimal univariate
     microaggregation on sorted data (Hansen & Mukherjee 2003): the same shifted sums with
-    scalars and a table of 1/m."""
+    scalars and a table of 1/m.
+
+    Parameters
+    ----------
+    x : float64 (n,)
+        One column, sorted ascending.
+    k : int
+        Minimum group size, 1 <= k <= n.
+
+    Notes
+    -----
+    Optimal univariate microaggregation (Hansen & Mukherjee 2003); O(k n).
+    """
     n = x.shape[0]
     D = np.full(n + 1, np.inf)
     pred = np.zeros(n + 1, dtype=np.int64)
@@ -221,7 +282,20 @@ def hm_shortest_path_1d(x, k):
 @njit(cache=True)
 def sort_ties_by_row(xs, perm):
     """Given xs = x[perm] sorted ascending, put the rows of every run of equal values in
-    increasing row order (in place), so an unstable argsort gives the stable order."""
+    increasing row order (in place), so an unstable argsort gives the stable order.
+
+    Parameters
+    ----------
+    xs : float64 (n,)
+        The sorted values.
+    perm : int array (n,)
+        The sort permutation, fixed in place.
+
+    Notes
+    -----
+    The team's tie rule (lowest row index first) for the sorted orders of univariate
+    microaggregation; O(n) plus the runs' sorts.
+    """
     n = xs.shape[0]
     i = 0
     while i < n:

@@ -23,6 +23,30 @@ def pairwise_amount(counts, num, num_block, num_p, num_w, codes, mats, mat_off, 
     ``mat_off[b]``, side ``mat_size[b]``), and each record's code per block. ``done[0]``
     (float64) holds the share of the pairs summed so far, updated with the GIL released so
     another thread can show progress.
+
+    Parameters
+    ----------
+    counts : float64 (R,)
+        Multiplicity of each distinct record.
+    num : float64 (R, P)
+        Numeric columns.
+    num_block, num_p, num_w : arrays (P,), (B,), (B,)
+        Block of each numeric column, the block's p-norm and weight.
+    codes : int array (R, C)
+        Each record's code per non-numeric block.
+    mats : float64 (sum size^2,)
+        The blocks' distance matrices, flattened; ``mat_off`` / ``mat_size`` locate them.
+    cat_w : float64 (C,)
+        Weight per non-numeric block.
+    exponent : float
+        The exponent e of ``d^e``.
+    done : float64 (1,)
+        Progress share, written while running.
+
+    Notes
+    -----
+    The information amount I(A) of ILD (Akiyama & Wada; Akiyama 2018 (thesis) 3.1);
+    O(R^2 (P + C)) over the distinct records, no R x R matrix.
     """
     R = counts.size
     P = num.shape[1]

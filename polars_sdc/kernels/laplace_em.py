@@ -39,6 +39,15 @@ def erfcx_pos(x):
 
     ``exp(x^2) * erfc(x)`` below 25 (relative error < 1e-13), the asymptotic series
     ``1/(x sqrt(pi)) (1 - 1/(2x^2) + 3/(4x^4) - ...)`` above (error < 1e-14).
+
+    Parameters
+    ----------
+    x : float
+        The argument, x >= 0.
+
+    Notes
+    -----
+    Needed by eq. 8 of Hasegawa et al. (the Gaussian * Laplace density) without overflow.
     """
     if x < 25.0:
         return math.exp(x * x) * math.erfc(x)
@@ -82,6 +91,19 @@ def dim_stats(y, mu, s, phi):
     ``u = t - a``) ``E = a^2/2 - a t`` and ``B = 2 - erfc(u/sqrt2) + exp(-u^2/2) erfcx((a + t)/sqrt2)``.
     Both forms are the paper's erfc expression with the exponentials factored out, so
     nothing overflows; four transcendental calls per coordinate.
+
+    Parameters
+    ----------
+    y : float
+        The noisy value.
+    mu, s : float
+        The component's mean and standard deviation in this coordinate.
+    phi : float
+        The Laplace scale.
+
+    Notes
+    -----
+    Hasegawa et al. eq. 8 and its posterior moments (the E-step of Algorithm 2).
     """
     t = (y - mu) / s
     a = s / phi
@@ -116,7 +138,21 @@ def dim_stats(y, mu, s, phi):
 
 @njit(cache=True)
 def log_density(y, mu, s, phi):
-    """``log f(y; mu, s^2, phi)`` of eq. 8 (Numba twin of ``reconstruct.convolved_logpdf``)."""
+    """``log f(y; mu, s^2, phi)`` of eq. 8 (Numba twin of ``reconstruct.convolved_logpdf``).
+
+    Parameters
+    ----------
+    y : float
+        The noisy value.
+    mu, s : float
+        Mean and standard deviation of the normal.
+    phi : float
+        The Laplace scale.
+
+    Notes
+    -----
+    Hasegawa et al. eq. 8.
+    """
     E, B, m1, m2 = dim_stats(y, mu, s, phi)
     return E + math.log(B) - math.log(4.0 * phi)
 
@@ -126,6 +162,21 @@ def log_components(Y, log_rho, mu, sd, phi):
     """``out[i, l] = log rho_l + sum_j log f(y_ij; mu_lj, sd_lj^2, phi_j)`` (eq. 6/19).
 
     Y (n, d), log_rho (K,), mu and sd (K, d), phi (d,) -> (n, K).
+
+    Parameters
+    ----------
+    Y : float64 (n, d)
+        Noisy records.
+    log_rho : float64 (K,)
+        Log mixture weights.
+    mu, sd : float64 (K, d)
+        Component means and standard deviations.
+    phi : float64 (d,)
+        Laplace scale per coordinate.
+
+    Notes
+    -----
+    Hasegawa et al. eq. 6 / 19; O(n K d).
     """
     n, d = Y.shape
     K = mu.shape[0]
@@ -145,6 +196,19 @@ def component_moments(Y, gamma, mu, sd, phi):
 
     Returns ``N = sum_i gamma_i``, ``A1[j] = sum_i gamma_i E[(x_j - mu_j)/sd_j | y_i]`` and
     ``A2[j] = sum_i gamma_i E[((x_j - mu_j)/sd_j)^2 | y_i]``; Y (n, d), gamma (n,), mu/sd/phi (d,).
+
+    Parameters
+    ----------
+    Y : float64 (n, d)
+        Noisy records.
+    gamma : float64 (n,)
+        The component's responsibilities.
+    mu, sd, phi : float64 (d,)
+        The component's means and standard deviations, the Laplace scales.
+
+    Notes
+    -----
+    Hasegawa et al. Algorithm 2 (M-step-0); O(n d).
     """
     n, d = Y.shape
     A1 = np.zeros(d)
@@ -175,6 +239,25 @@ def em_pass(Y, w, log_rho, mu, sd, phi, n_chunks):
     The rows are summed in ``n_chunks`` fixed chunks, then the chunks in order (pairwise-style
     summation keeps rounding small for large n). Serial: on the shared 2-core machine a
     ``parallel=True`` variant was no faster (benchmarks/README.md).
+
+    Parameters
+    ----------
+    Y : float64 (n, d)
+        Noisy records.
+    w : float64 (n,)
+        Record weights.
+    log_rho : float64 (K,)
+        Log mixture weights.
+    mu, sd : float64 (K, d)
+        Component means and standard deviations.
+    phi : float64 (d,)
+        Laplace scale per coordinate.
+    n_chunks : int
+        Number of summation chunks.
+
+    Notes
+    -----
+    Hasegawa et al. eq. 10, 12, 13 and 19 (the E-step of Algorithm 2); O(n K d).
     """
     n, d = Y.shape
     K = mu.shape[0]

@@ -10,7 +10,17 @@ from numba import njit
 @njit(cache=True)
 def dense_ids(keys):
     """Dense ids (0, 1, ... in order of first appearance) of int64 ``keys`` by open
-    addressing; returns (ids, index of each id's first key, number of ids)."""
+    addressing; returns (ids, index of each id's first key, number of ids).
+
+    Parameters
+    ----------
+    keys : int64 (n,)
+        The keys.
+
+    Notes
+    -----
+    The grouping of ARX's ``HashGroupify`` as dense ids; O(n) expected.
+    """
     m = keys.shape[0]
     cap = 1
     while cap < 2 * m + 2:
@@ -50,7 +60,21 @@ def group_keys(T: np.ndarray, gen: list[np.ndarray], radix: np.ndarray) -> tuple
     """Classes of the rows of code matrix ``T`` (m, d) under the label maps ``gen[c]``
     (hierarchy row -> label id) with ``radix[c]`` labels: (class id per row, first row of each
     class, number of classes). Keys are packed mixed-radix int64; when the product of radices
-    would overflow, the label rows are grouped by ``np.unique(axis=0)``."""
+    would overflow, the label rows are grouped by ``np.unique(axis=0)``.
+
+    Parameters
+    ----------
+    T : int array (m, d)
+        Code matrix (hierarchy rows) of the quasi-identifiers.
+    gen : list of int arrays
+        Per column, hierarchy row -> label id at the node's level.
+    radix : int64 (d,)
+        Number of labels per column.
+
+    Notes
+    -----
+    ARX's equivalence classes of a full-domain transformation; O(m d).
+    """
     m, d = T.shape
     total = 1
     for r in radix:
@@ -72,7 +96,27 @@ def group_node(T, G, levels, radix, w, max_classes):
     """The classes of one transformation in one pass: row i's key packs the labels
     ``G[c, levels[c], T[i, c]]`` in mixed radix ``radix``; returns (class id per row, first row
     of each class, class weights (sum of ``w``), number of classes). Keys must fit in int64;
-    ``max_classes`` (at most the product of the radices) sizes the hash table."""
+    ``max_classes`` (at most the product of the radices) sizes the hash table.
+
+    Parameters
+    ----------
+    T : int array (m, d)
+        Code matrix of the quasi-identifiers.
+    G : int array (d, levels, codes)
+        Label of each code at each level.
+    levels : int array (d,)
+        The transformation (a lattice node).
+    radix : int64 (d,)
+        Labels per column at those levels.
+    w : float64 (m,)
+        Row weights.
+    max_classes : int
+        Upper bound of the number of classes.
+
+    Notes
+    -----
+    ARX's ``HashGroupify`` in one pass; O(m d) expected.
+    """
     m, d = T.shape
     cap = 1
     while cap < 2 * min(m, max_classes) + 2:
@@ -100,7 +144,25 @@ def group_node(T, G, levels, radix, w, max_classes):
 @njit(cache=True)
 def tag_cone(L, lv, status, value, up):
     """Set ``status`` to ``value`` on the undecided nodes (status 0) of the cone of ``lv``:
-    its generalisations (``up``) or its specialisations; returns how many were tagged."""
+    its generalisations (``up``) or its specialisations; returns how many were tagged.
+
+    Parameters
+    ----------
+    L : int array (nodes, d)
+        The lattice's nodes (levels per column).
+    lv : int array (d,)
+        The node whose cone is tagged.
+    status : int array (nodes,)
+        Per node: 0 undecided, else decided; updated in place.
+    value : int
+        The status to set.
+    up : bool
+        Generalisations (True) or specialisations (False).
+
+    Notes
+    -----
+    ARX's predictive tagging (monotone privacy models); O(nodes d).
+    """
     N, d = L.shape
     count = 0
     for i in range(N):
@@ -123,7 +185,23 @@ def tag_cone(L, lv, status, value, up):
 
 @njit(cache=True)
 def raise_bound(L, lv, bound, value):
-    """bound[i] = max(bound[i], value) on the generalisations i of ``lv``."""
+    """bound[i] = max(bound[i], value) on the generalisations i of ``lv``.
+
+    Parameters
+    ----------
+    L : int array (nodes, d)
+        The lattice's nodes.
+    lv : int array (d,)
+        The node.
+    bound : float64 (nodes,)
+        Bounds, raised in place.
+    value : float
+        The new lower bound.
+
+    Notes
+    -----
+    ARX's lower bounds of a monotone metric along the generalisations; O(nodes d).
+    """
     N, d = L.shape
     for i in range(N):
         if bound[i] >= value:
@@ -142,7 +220,26 @@ def hierarchical_emd_kernel(counts, sizes, table_counts, leaf, parent, n_labels,
     """The hierarchical-distance EMD of each class (ARX ``HierarchicalDistanceTCloseness``):
     ``counts`` (classes, sensitive codes), ``leaf[v]`` the level-0 label of code v,
     ``parent[j - 1, a]`` the level-j label of level-(j-1) label a, ``n_labels[j]`` the labels
-    of level j. Node costs are added level by level, node by node, as ARX adds them."""
+    of level j. Node costs are added level by level, node by node, as ARX adds them.
+
+    Parameters
+    ----------
+    counts : int array (classes, codes)
+        Sensitive-code counts per class.
+    sizes : int array (classes,)
+        Class sizes.
+    table_counts : int array (codes,)
+        The whole table's counts.
+    leaf, parent, n_labels : int arrays
+        The sensitive attribute's hierarchy, as described above.
+    height : int
+        Number of hierarchy levels.
+
+    Notes
+    -----
+    t-closeness with hierarchical distance (Li, Li & Venkatasubramanian 2007) as ARX computes
+    it; O(classes * labels).
+    """
     C, S = counts.shape
     P = 0.0
     for v in range(S):

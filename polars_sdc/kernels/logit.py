@@ -17,6 +17,21 @@ def onehot_objective(theta, idx, C, l2):
     count of each class with pattern u. Returns
     ``f = sum_u [N_u logsumexp(eta_u) - sum_k C_uk eta_uk] + l2/2 |slopes|^2`` and df/dtheta;
     O(U m K) instead of the O(U d K) of a dense product.
+
+    Parameters
+    ----------
+    theta : float64 ((d + 1) (K - 1),)
+        The parameters, flat.
+    idx : int array (U, m)
+        Design column per pattern and input (-1: reference level).
+    C : float64 (U, K)
+        Class counts per pattern.
+    l2 : float
+        Ridge penalty of the slopes.
+
+    Notes
+    -----
+    The model of Sano & Hattori's utility measure (multinomial logit on the recoded inputs).
     """
     U, m = idx.shape
     K = C.shape[1]

@@ -15,7 +15,20 @@ _unit = njit(cache=True, inline="always")(rng.unit)
 
 @njit(cache=True)
 def uniform(keys, h):
-    """``rng.uniform`` for stream hash ``h``: ``mix(mix(key * G + h) ^ h)`` -> (0, 1)."""
+    """``rng.uniform`` for stream hash ``h``: ``mix(mix(key * G + h) ^ h)`` -> (0, 1).
+
+    Parameters
+    ----------
+    keys : uint64 (n,)
+        Row keys (positions or a key column's hashes).
+    h : uint64
+        The stream's hash (``rng.stream``).
+
+    Notes
+    -----
+    The same numbers as ``polars_sdc.rng.uniform`` (one row mixer, rng.py), so Spark, lazy and
+    eager runs agree.
+    """
     n = keys.shape[0]
     out = np.empty(n)
     for i in range(n):
@@ -27,7 +40,17 @@ def uniform(keys, h):
 def alias_tables(M):
     """Walker's alias tables of each row of the row-stochastic ``M`` (G, L): ``(prob, alias)``
     such that ``j = floor(u L)``, released ``j`` if ``frac(u L) < prob[r, j]`` else ``alias[r, j]``
-    draws from row ``r`` exactly (up to rounding)."""
+    draws from row ``r`` exactly (up to rounding).
+
+    Parameters
+    ----------
+    M : float64 (G, L)
+        Row-stochastic matrices stacked (one row per stratum and category).
+
+    Notes
+    -----
+    Walker's alias method (Walker 1977), for PRAM (sdcMicro ``pram``); O(G L).
+    """
     G, L = M.shape
     prob = np.ones((G, L))
     alias = np.empty((G, L), dtype=np.int64)
@@ -72,7 +95,25 @@ def rank_swap_partners(keys, h, lo, hi, w, max_tries):
     rank ``j`` uses the 64-bit stream of its row key ``keys[j]`` (``rng.bits`` of hash ``h``,
     then SplitMix steps): rejection sampling up to ``max_tries`` draws, then an exact pick
     among the free ranks. Returns ``partner`` over all ``n`` ranks (``partner[j] == j``: not
-    swapped, e.g. outside every segment)."""
+    swapped, e.g. outside every segment).
+
+    Parameters
+    ----------
+    keys : uint64 (n,)
+        Row key of each rank.
+    h : uint64
+        The stream's hash.
+    lo, hi : int arrays (S,)
+        Rank bounds of each segment.
+    w : int array (S,)
+        Window per segment (partners within ``w`` ranks).
+    max_tries : int
+        Rejection draws before the exact pick.
+
+    Notes
+    -----
+    Moore 1996; sdcMicro ``rankSwap``'s window rule is the caller's ``w``; O(n (max_tries + w)) at worst.
+    """
     n = keys.shape[0]
     partner = np.arange(n)
     taken = np.zeros(n, dtype=np.bool_)
@@ -119,7 +160,25 @@ def rank_swap_partners(keys, h, lo, hi, w, max_tries):
 def alias_draw(codes, sidx, prob, alias, L, u):
     """PRAM's per-row draw in one pass (the same arithmetic as the numpy version in
     ``masking/pram.py``): row ``r = sidx * L + code``, ``x = u L``, ``j = min(floor(x), L - 1)``,
-    released ``j`` if ``x - j < prob[r, j]`` else ``alias[r, j]``; a null (-1) stays -1."""
+    released ``j`` if ``x - j < prob[r, j]`` else ``alias[r, j]``; a null (-1) stays -1.
+
+    Parameters
+    ----------
+    codes : int array (n,)
+        Category code per row (-1: null).
+    sidx : int array (n,)
+        Stratum per row.
+    prob, alias : arrays (G L, L)
+        The alias tables of :func:`alias_tables`.
+    L : int
+        Number of categories.
+    u : float64 (n,)
+        The rows' uniforms.
+
+    Notes
+    -----
+    PRAM (sdcMicro ``pram``); O(n).
+    """
     n = codes.shape[0]
     out = np.empty(n, dtype=np.int64)
     for i in range(n):
@@ -139,7 +198,21 @@ def normal(keys, h1, h2, out):
     """``rng.normal`` in one pass, into ``out`` (any 1-d view, e.g. a column of a column-major
     matrix): Box-Muller on the uniforms of the sub-streams ``h1`` (radius) and ``h2`` (angle);
     equal to the numpy version up to the last bit of ``log``/``cos``. Releases the GIL, so
-    several columns can be drawn on Python threads (no OpenMP: fork-safe)."""
+    several columns can be drawn on Python threads (no OpenMP: fork-safe).
+
+    Parameters
+    ----------
+    keys : uint64 (n,)
+        Row keys.
+    h1, h2 : uint64
+        The sub-streams' hashes.
+    out : float64 (n,)
+        Filled in place.
+
+    Notes
+    -----
+    Box & Muller 1958 on ``polars_sdc.rng``'s uniforms (add_noise, sdcMicro ``addNoise``).
+    """
     n = keys.shape[0]
     for i in range(n):
         u1 = _unit(_mix(_mix(keys[i] * _G + h1) ^ h1))
@@ -152,7 +225,19 @@ def normal(keys, h1, h2, out):
 def radix_sort_by(u, perm):
     """``perm`` stably reordered by ``u[perm]`` (uint64 sort keys): an LSD radix sort with
     11-bit digits, digits on which every key agrees skipped. ``radix_sort_by(u, arange(n))`` is
-    a stable argsort of ``u``; sorting by the keys of lower priority first gives ``np.lexsort``."""
+    a stable argsort of ``u``; sorting by the keys of lower priority first gives ``np.lexsort``.
+
+    Parameters
+    ----------
+    u : uint64 (n,)
+        Sort keys.
+    perm : int64 (m,)
+        The permutation to reorder (not changed: a reordered copy is returned).
+
+    Notes
+    -----
+    LSD radix sort; O(m) per 11-bit digit.
+    """
     n = perm.shape[0]
     nd = 6
     hist = np.zeros((nd, 2048), dtype=np.int64)
@@ -197,7 +282,23 @@ def radix_sort_by(u, perm):
 
 @njit(cache=True)
 def apply_swap(x, order, partner, out):
-    """``out[order[j]] = x[order[partner[j]]]``: the swapped values back in row order."""
+    """``out[order[j]] = x[order[partner[j]]]``: the swapped values back in row order.
+
+    Parameters
+    ----------
+    x : array (n,)
+        Values in row order.
+    order : int array (n,)
+        Row of each rank.
+    partner : int array (n,)
+        Partner rank of each rank (:func:`rank_swap_partners`).
+    out : array (n,)
+        Filled in place.
+
+    Notes
+    -----
+    O(n).
+    """
     for j in range(order.shape[0]):
         out[order[j]] = x[order[partner[j]]]
     return out

@@ -653,6 +653,19 @@ def small_enough(n, p, mc, k):
     brute-force kernel compiles in a fraction of the tree's time, so a first call on small
     data (the census, a test, a notebook's first try) does not wait for the kd-tree kernel.
 
+    Parameters
+    ----------
+    n, p, mc : int
+        Rows, numeric columns, nominal columns.
+    k : int
+        Minimum group size.
+
+    Notes
+    -----
+    A speed rule only: both kernels give the same partition.
+
+    Examples
+    --------
     >>> small_enough(1080, 13, 0, 5), small_enough(5000, 3, 0, 3)
     (True, False)
     """
@@ -669,6 +682,22 @@ def mdav_labels(X, k, leaf=None):
     ties go to the lowest row index (thesis 2.3.4). ``leaf`` (rows per kd-tree leaf; given:
     the kd-tree kernel runs whatever n is) changes the speed only, never the result.
 
+    Parameters
+    ----------
+    X : float64 (n, p)
+        The rows (standardised by the caller).
+    k : int
+        Minimum group size, 1 <= k <= n.
+    leaf : int, optional
+        Rows per kd-tree leaf.
+
+    Notes
+    -----
+    MDAV (Domingo-Ferrer & Torra 2005) as Akiyama 2018 (thesis) 2.3.4 states it; groups have k
+    rows except one of k .. 2k-1.
+
+    Examples
+    --------
     >>> mdav_labels(np.array([[0.0], [0.1], [5.0], [5.1], [9.0], [9.2]]), 2).tolist()
     [0, 0, 2, 2, 1, 1]
     """

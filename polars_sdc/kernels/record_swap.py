@@ -114,6 +114,24 @@ def record_swap_partners(area, level, simc, dl, bstart, forced_seq, forced_off, 
 
     Returns ``partner`` (-1: not swapped), ``swap_level`` (-1), ``selected`` (the household
     that was looked for, as opposed to its donor) and ``failed`` (selected, no donor found).
+
+    Parameters
+    ----------
+    area, level, simc, dl, bstart : int arrays
+        Areas per level, first level at risk, similarity codes, donor lists and their bounds.
+    forced_seq, forced_off, last_seq, last_off, last_class : int arrays
+        The households to swap per level, and per lowest area at the last level.
+    draws : int array
+        Households to sample per lowest area.
+    elig : bool array (L, H)
+        Donor eligibility per level.
+    pair_own, pair_free, bucket_free : int arrays
+        Donor bookkeeping (updated in place).
+
+    Notes
+    -----
+    sdcMicro 5.8.1 ``recordSwap`` (targeted record swapping); its C++ loop carried over
+    step by step so the same households are swapped.
     """
     L, H = area.shape
     used = np.zeros(H, dtype=np.bool_)

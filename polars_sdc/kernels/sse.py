@@ -11,6 +11,19 @@ def group_sse(X, labels, n_groups):
     """SSE = sum_g sum_{i in g} |x_i - mean_g|^2 for X (n, p) and labels in [0, n_groups).
 
     Two passes (means first, then squared deviations), so large offsets do not cancel.
+
+    Parameters
+    ----------
+    X : float64 (n, p)
+        The rows.
+    labels : int array (n,)
+        Group per row, in ``[0, n_groups)``.
+    n_groups : int
+        Number of groups.
+
+    Notes
+    -----
+    The SSE of Akiyama 2018 (thesis) 2.3 (ILSSDM = SSE / SST); O(n p).
     """
     n, p = X.shape
     counts, sums = group_sums(X, labels, n_groups)
@@ -29,7 +42,17 @@ def group_sse(X, labels, n_groups):
 
 @njit(cache=True)
 def total_ss(X):
-    """SST = sum_i |x_i - mean|^2 (two passes)."""
+    """SST = sum_i |x_i - mean|^2 (two passes).
+
+    Parameters
+    ----------
+    X : float64 (n, p)
+        The rows.
+
+    Notes
+    -----
+    The SST of Akiyama 2018 (thesis) 2.3; O(n p).
+    """
     n, p = X.shape
     total = 0.0
     for j in range(p):

@@ -171,6 +171,25 @@ def string_amount(chars, offsets, counts, kind, exponent, n_alpha):
     over U distinct strings with multiplicities ``counts``): 2 x the sum over u < v.
 
     O(U^2) distance evaluations, O(U + n_alpha + maxlen^2) memory.
+
+    Parameters
+    ----------
+    chars : int64 (sum len,)
+        Characters as alphabet ids, strings back to back.
+    offsets : int64 (U + 1,)
+        String bounds in ``chars``.
+    counts : float64 (U,)
+        Multiplicity of each string.
+    kind : int
+        The distance (Hamming, Levenshtein, normalised Levenshtein, Damerau-Levenshtein).
+    exponent : float
+        The exponent e of ``d^e``.
+    n_alpha : int
+        Alphabet size.
+
+    Notes
+    -----
+    Akiyama & Wada (ILD of strings); Akiyama 2018 (thesis) 3.2.2.
     """
     U = offsets.size - 1
     peq, row, da, H = _scratch(offsets, n_alpha)
@@ -201,7 +220,23 @@ def string_amount(chars, offsets, counts, kind, exponent, n_alpha):
 
 @njit(cache=True)
 def string_matrix(chars, offsets, kind, n_alpha):
-    """The U x U matrix of distances between the encoded strings (symmetric, zero diagonal)."""
+    """The U x U matrix of distances between the encoded strings (symmetric, zero diagonal).
+
+    Parameters
+    ----------
+    chars : int64 (sum len,)
+        Characters as alphabet ids, strings back to back.
+    offsets : int64 (U + 1,)
+        String bounds in ``chars``.
+    kind : int
+        The distance.
+    n_alpha : int
+        Alphabet size.
+
+    Notes
+    -----
+    For small U (inspection, tests, graph distances); O(U^2) memory.
+    """
     U = offsets.size - 1
     peq, row, da, H = _scratch(offsets, n_alpha)
     use_bits = kind == LEVENSHTEIN or kind == LEVENSHTEIN_NORM

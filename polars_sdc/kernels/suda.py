@@ -89,7 +89,23 @@ def _extend(pid, pcounts, pgroups, col, width, out_ids, counts, buf, hkeys, hslo
 def unique_bits(cols, miss, cand, max_size):
     """Bit (c, S) set when candidate row cand[c] has no missing key in S and its values on
     the keys of S occur once. cols: (M, n) int64 codes + 1 (0 = missing, counted as its own
-    value); miss: per-row bit mask of missing keys. Returns (n_cand, ceil(2^M / 64)) uint64."""
+    value); miss: per-row bit mask of missing keys. Returns (n_cand, ceil(2^M / 64)) uint64.
+
+    Parameters
+    ----------
+    cols : int64 (M, n)
+        Key codes + 1 (0 = missing).
+    miss : uint64 (n,)
+        Bit mask of each row's missing keys.
+    cand : int array (n_cand,)
+        Candidate rows.
+    max_size : int
+        Largest key subset visited.
+
+    Notes
+    -----
+    SUDA2 (Manning, Haglin & Keane 2008) as sdcMicro's ``suda2``; O(2^M n) at worst.
+    """
     M, n = cols.shape
     nsub = 1 << M
     nwords = (nsub + 63) >> 6
@@ -148,7 +164,23 @@ def unique_bits(cols, miss, cand, max_size):
 @njit(cache=True)
 def msu_scores(bits, M, max_size, weight_of_size):
     """From unique_bits: per candidate the score sum over its MSUs S of weight_of_size[|S|],
-    the per-key sums of those weights (contributions), and the MSU counts by size."""
+    the per-key sums of those weights (contributions), and the MSU counts by size.
+
+    Parameters
+    ----------
+    bits : uint64 (n_cand, W)
+        Output of :func:`unique_bits`.
+    M : int
+        Number of keys.
+    max_size : int
+        Largest key subset.
+    weight_of_size : float64 (M + 1,)
+        Score weight of an MSU of each size.
+
+    Notes
+    -----
+    SUDA (Elliot, Manning & Ford 2002) scores as sdcMicro's ``suda2`` weights them.
+    """
     nc = bits.shape[0]
     nsub = 1 << M
     pop = np.zeros(nsub, dtype=np.int64)

@@ -10,7 +10,19 @@ from ._common import helper
 @njit(cache=True)
 def compatible_sums(codes, c, w):
     """For each row i of codes (m, M) int64, -1 = missing: the sums of c and w over the other
-    rows j that agree with i on every key where both have a value."""
+    rows j that agree with i on every key where both have a value.
+
+    Parameters
+    ----------
+    codes : int64 (m, M)
+        Key codes, -1 = missing.
+    c, w : float64 (m,)
+        Counts and weights of the rows.
+
+    Notes
+    -----
+    sdcMicro 5.8.1 ``freqCalc``'s rule for missing keys; O(m^2 M) pairwise.
+    """
     m, M = codes.shape
     oc = np.zeros(m)
     ow = np.zeros(m)
@@ -73,7 +85,31 @@ def suppress_round(C, g, rows, masks, pos, viol, fk, k, wild_all, order, sorted_
     missing ones first); the candidate looks at the smallest such bucket (violators change
     only when processed, and then are not read again). ``C`` (codes, -1 = missing) and ``fk``
     (the violators' frequencies) are updated in place; returns the number of values
-    suppressed."""
+    suppressed.
+
+    Parameters
+    ----------
+    C : int array (n, M)
+        Key codes, -1 = missing; updated in place.
+    g : int array (n,)
+        Stratum of each row (records of other strata never count).
+    rows, masks, pos : int arrays
+        Candidates, their suppression bit masks, their index in ``viol``.
+    viol : int array
+        The violators.
+    fk : float64 (len(viol),)
+        The violators' frequencies, updated in place.
+    k : int
+        The k to reach.
+    wild_all : bool
+        Whether an all-missing record counts for complete ones (one key).
+    order, sorted_codes, nnull : arrays
+        Per key, the violators sorted by code and the count of missing ones.
+
+    Notes
+    -----
+    sdcMicro 5.8.1 ``localSuppression`` (the missing-value rule of ``freqCalc``, alpha = 1).
+    """
     m = C.shape[1]
     nv = viol.size
     full = (1 << m) - 1

@@ -1,7 +1,7 @@
 """What the household repair after MIL / annealing costs (issue 24 (d)).
 
-    python benchmarks/household_repair_cost.py              # EU-SILC, k = 3, MIL and annealing
-    python benchmarks/household_repair_cost.py --refine mil
+    python benchmarks/bench_household_repair.py              # EU-SILC, k = 3, MIL and annealing
+    python benchmarks/bench_household_repair.py --refine mil
 
 With ``household=``, MDAV (or MHM, V-MDAV) partitions the persons, every group with fewer than k
 households is dissolved into its nearest groups (:func:`polars_sdc.microagg.blocks.household_repair`),
@@ -17,12 +17,12 @@ script checks that too.
 from __future__ import annotations
 
 import argparse
-import time
 import warnings
 
 import numpy as np
 
 import polars_sdc
+import timing  # benchmarks/timing.py: the shared best-of-n wall / CPU timer
 from polars_sdc.microagg import blocks
 
 PERSON = ["py010n", "py050n", "py090n", "py100n", "py110n", "py120n", "py130n", "py140n"]
@@ -59,10 +59,9 @@ def main() -> None:
     for label, cols in sets:
         for refine in refiners:
             calls.clear()
-            t = time.process_time()
-            out = df.sdc.microaggregate(args.k, on=cols, method=args.method, refine=refine, household="db030",
-                                        group_column="g")
-            cpu = time.process_time() - t
+            t = timing.timed(lambda: df.sdc.microaggregate(args.k, on=cols, method=args.method, refine=refine,
+                                                           household="db030", group_column="g"))
+            out, cpu = t.result, t.cpu
             hh = out.group_by("g").agg(h=__import__("polars").col("db030").n_unique())["h"].min()
             print(f"{label}, {args.method} + {refine}, k = {args.k}: {cpu:.1f} s CPU, "
                   f"{out['g'].n_unique()} groups, fewest households in a group {hh}")
