@@ -24,3 +24,15 @@ def test_the_only_group_of_a_block_never_releases_a_households_exact_vector():
         df.sdc.mdav(3, on=["x", "y"], household="hh", household_columns=[])
     # a partition releases nothing: it still returns the one group
     assert df.sdc.partition(3, on=["x", "y"], household="hh", household_columns=[]).n_unique() == 3
+
+
+# 5. microaggregation's default `on` (every numeric column) took the household id and refused it
+def test_default_on_leaves_the_household_id_out_of_microaggregation():
+    df = pl.DataFrame({"hh": [1, 1, 2, 2, 3, 3, 4, 5, 6], "y": [1.0, 2.5, 3.1, 4.7, 5.3, 6.9, 7.2, 8.8, 9.4]})
+    out = df.sdc.mdav(2, household="hh", group_column="g")
+    assert out["hh"].equals(df["hh"]) and out.group_by("g").agg(pl.col("hh").n_unique())["hh"].min() >= 2
+    assert df.lazy().sdc.mhm(2, household="hh").collect()["hh"].equals(df["hh"])
+    refined = out.sdc.mil(2, group="g", household="hh")
+    assert refined["hh"].equals(df["hh"])
+    with pytest.raises(SDCError, match="no numeric column besides the household id 'hh'"):
+        df.select("hh").sdc.mdav(2, household="hh")

@@ -255,6 +255,10 @@ class MicroaggSpec:
             raise SDCError("refine_options given without refine=")
         refine_options = check_refine_options(refine, refine_options or {}) if refine is not None else {}
         on_cols = quasi_identifiers(schema, on, by)
+        if on is None and isinstance(household, str):   # the default `on` leaves the household id out
+            on_cols = [c for c in on_cols if c != household]
+            if not on_cols:
+                raise SDCError(f"`on`: no numeric column besides the household id {household!r} and the `by` columns")
         if meth.one_numeric_column:
             on_cols = resolve_columns(schema, on_cols, kind="numeric")
             if len(on_cols) != 1:
