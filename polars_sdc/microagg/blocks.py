@@ -294,13 +294,16 @@ def unchanged_repair(
     k: int,
     blocks: Sequence[Block],
     release: Callable[[np.ndarray], pl.DataFrame],
+    strict: bool = True,
 ) -> np.ndarray:
     """No record's vector over ``on`` released unchanged unless >= ``k`` units (households)
     of its group have that very vector: a group whose representative coincides with the
     original vector of members of fewer than k households (the mean of 309.15, 309.32 and
     309.49 is 309.32; a rounded integer mean equals a member's value) is merged with the group
-    of the same block with the nearest representative (columns z-scored), until no such group is left
-    (or it is alone in its block). ``release(labels)`` gives the released frame.
+    of the same block with the nearest representative (columns z-scored), until no such group is left.
+    A group alone in its block cannot be merged: an :class:`SDCError` naming the block when
+    ``strict`` (a release), else it is left as it is (a partition, which releases nothing).
+    ``release(labels)`` gives the released frame.
 
     >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 10.0, 11.0, 13.0]})
     >>> from ..aggregate import aggregate
@@ -349,6 +352,17 @@ def unchanged_repair(
             cand = np.flatnonzero((gblock == gblock[g]) & (sizes > 0) & ~taken)
             cand = cand[cand != g]
             if cand.size == 0:
+                if strict and not ((gblock == gblock[g]) & (sizes > 0) & (np.arange(G) != g)).any():
+                    # alone in its block: no merge can help, and releasing it would give these
+                    # households' exact vector back
+                    b = blocks[int(gblock[g])]
+                    where = b.where or describe_pattern(on, np.zeros(len(on), dtype=bool))
+                    raise SDCError(
+                        f"{where}: the only group of these {unit_count(b.rows, units)} household(s) releases, as its "
+                        f"representative, the exact vector of {int(cnt[g])} of them over {list(on)} (fewer than k = "
+                        f"{k} hold it); no group is left to merge it with, so nothing was returned — pool the block "
+                        "with others (merge_small_strata=True / merge_small_patterns=True), release means as floats "
+                        "(integers='float'), or drop the column(s)")
                 continue
             h = int(cand[np.argmin(((C[cand] - C[g]) ** 2).sum(1))])
             labels[labels == g] = h

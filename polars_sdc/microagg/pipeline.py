@@ -255,6 +255,10 @@ class MicroaggSpec:
             raise SDCError("refine_options given without refine=")
         refine_options = check_refine_options(refine, refine_options or {}) if refine is not None else {}
         on_cols = quasi_identifiers(schema, on, by)
+        if on is None and isinstance(household, str):   # the default `on` leaves the household id out
+            on_cols = [c for c in on_cols if c != household]
+            if not on_cols:
+                raise SDCError(f"`on`: no numeric column besides the household id {household!r} and the `by` columns")
         if meth.one_numeric_column:
             on_cols = resolve_columns(schema, on_cols, kind="numeric")
             if len(on_cols) != 1:
@@ -468,10 +472,11 @@ class MicroaggSpec:
         check_finite(df, [c for c in self.on if is_numeric(df.schema[c])], nulls=True)
 
     def _groups(self, df: pl.DataFrame, units: np.ndarray | None, strata: list[tuple[Any, np.ndarray]] | None,
-                guard: np.ndarray | None) -> tuple[np.ndarray, pl.DataFrame]:
+                guard: np.ndarray | None, strict: bool = True) -> tuple[np.ndarray, pl.DataFrame]:
         """(group ids, the frame to aggregate: pooled null patterns suppressed). ``guard``
         (households per row, with ``household=``): no vector released unchanged unless >= k
-        households of its group share it (:func:`~.blocks.unchanged_repair`)."""
+        households of its group share it (:func:`~.blocks.unchanged_repair`; ``strict``: an
+        error where no merge can prevent it, as for a release)."""
         from ..aggregate import aggregate
         from .blocks import unchanged_repair
 
@@ -485,20 +490,21 @@ class MicroaggSpec:
                 g = pl.Series("group", lab, dtype=pl.Int64)
                 return aggregate(src.select(on), g, on, ordinal=self.ordinal, integers=self.integers, keep_nulls=True)
 
-            labels = canonical_ids(unchanged_repair(src, on, labels, guard, self.k, blocks, release))
+            labels = canonical_ids(unchanged_repair(src, on, labels, guard, self.k, blocks, release, strict))
         return labels, src
 
     def partition(self, df: pl.DataFrame, strata: list[tuple[Any, np.ndarray]] | None = None) -> pl.Series:
         """Group ids (UInt32 Series ``"group"``, row order kept), numbered across strata."""
-        labels, src, _ = self._run_all(df, strata)
+        labels, src, _ = self._run_all(df, strata, strict=False)
         if isinstance(src, tuple):  # household-level: each member gets its household's group
             labels = canonical_ids(labels[src[-1]])
         return pl.Series("group", labels, dtype=GROUP_DTYPE)
 
-    def _run_all(self, df: pl.DataFrame, strata: list[tuple[Any, np.ndarray]] | None = None
+    def _run_all(self, df: pl.DataFrame, strata: list[tuple[Any, np.ndarray]] | None = None, strict: bool = True
                  ) -> tuple[np.ndarray, pl.DataFrame | None, list[tuple[Any, np.ndarray]] | None]:
         """(group ids per row, the released frame if this was the household-level path (one
-        row per household, broadcast by :meth:`apply`) else the frame to aggregate, the strata)."""
+        row per household, broadcast by :meth:`apply`) else the frame to aggregate, the strata).
+        ``strict``: see :meth:`_groups` (False for :meth:`partition`, which releases nothing)."""
         check_k(self.k, df.height)
         self._check_values(df)
         if self.household is None:
@@ -509,10 +515,10 @@ class MicroaggSpec:
         if mode == "household":  # one row per household, k households per group
             hh, inner = self._collapsed(df, idx)
             hstrata = inner.strata(hh) if inner.by else None
-            labels, src = inner._groups(hh, None, hstrata, np.arange(n))
+            labels, src = inner._groups(hh, None, hstrata, np.arange(n), strict)
             return labels, (hh, inner, labels, src, hstrata, idx), None
         strata = self.strata(df, idx) if self.by else None
-        labels, src = self._groups(df, idx, strata, idx)
+        labels, src = self._groups(df, idx, strata, idx, strict)
         return labels, src, strata
 
     def apply(self, df: pl.DataFrame) -> pl.DataFrame:

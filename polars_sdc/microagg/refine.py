@@ -120,11 +120,12 @@ def per_stratum(n: int, parts: Iterable[tuple[Any, np.ndarray]], run: Callable[[
     return out
 
 
-def mil_columns(schema: Any, on: Any, group: Any, ordinal: Any = (), by: Any = None) -> tuple[list[str], list[str]]:
+def mil_columns(schema: Any, on: Any, group: Any, ordinal: Any = (), by: Any = None,
+                household: Any = None) -> tuple[list[str], list[str]]:
     """The quasi-identifier and strata columns of a MIL refinement of the partition in column
     ``group``, checked against ``schema`` (so a lazy plan fails when it is built): ``on=None``
-    means every numeric column but ``group``; the group column is neither a quasi-identifier
-    nor a stratum; ``ordinal`` columns are quasi-identifiers.
+    means every numeric column but ``group`` (and the ``household`` id); the group column is
+    neither a quasi-identifier nor a stratum; ``ordinal`` columns are quasi-identifiers.
 
     >>> import polars as pl
     >>> mil_columns(pl.Schema({"x": pl.Float64, "g": pl.Int64, "s": pl.String}), None, "g", by="s")
@@ -138,9 +139,10 @@ def mil_columns(schema: Any, on: Any, group: Any, ordinal: Any = (), by: Any = N
         hint = did_you_mean(group, schema.names()) if isinstance(group, str) else ""
         raise SDCError(f"column {group!r}: group column not in the frame{hint}")
     if on is None:
-        on = [c for c in resolve_columns(schema, None, kind="numeric", default="numeric") if c != group]
+        on = [c for c in resolve_columns(schema, None, kind="numeric", default="numeric") if c not in (group, household)]
         if not on:
-            raise SDCError(f"`on`: no numeric column besides the group column {group!r}")
+            raise SDCError(f"`on`: no numeric column besides the group column {group!r}"
+                           + (f" and the household id {household!r}" if isinstance(household, str) else ""))
     on = resolve_columns(schema, on, kind="supported")
     if group in on:
         raise SDCError(f"column {group!r}: the group column cannot also be a quasi-identifier")
@@ -244,7 +246,7 @@ def mil_frame(
         return F if F.has_codes else F.numeric
 
     refine, options = mil_refiner(refine, options)
-    on, by_cols = mil_columns(df.schema, on, group, ordinal, by)
+    on, by_cols = mil_columns(df.schema, on, group, ordinal, by, household)
     k = check_k(k, df.height)
     group_ids(df, group)  # length and nulls
     units = None

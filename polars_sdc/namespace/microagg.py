@@ -525,7 +525,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         from ..household import check_household_column, check_household_columns
 
         schema = self._schema()
-        on_cols, by_cols = mil_columns(schema, on, group, ordinal, by)
+        on_cols, by_cols = mil_columns(schema, on, group, ordinal, by, household)
         check_household_column(schema, household, [*on_cols, group, *by_cols])
         check_household_columns(schema, household, household_columns)
         opts = dict(neighbours=neighbours, exchanges=exchanges, cycles=cycles, max_sweeps=max_sweeps)
