@@ -140,23 +140,23 @@ def _swap_q(nom, mem, mstart, counts, g, out, inn):
 @njit(cache=True, nogil=True)
 def group_sse(X, nom, labels, counts, sums, mem, mstart):
     """Total SSE of the state, recomputed from the rows (numeric part) and from the level
-    counts (nominal part: a_c^2 (cnt - Q[g, c] / cnt) per group)."""
+    counts (nominal part: a_c^2 (cnt - Q[g, c] / cnt) per group; ``nom`` None: none)."""
     s = 0.0
-    inv = np.zeros(counts.shape[0])
+    inv = np.empty(counts.shape[0], dtype=np.float64)
     for g in range(counts.shape[0]):
-        if counts[g] > 0:
-            inv[g] = 1.0 / counts[g]
+        inv[g] = 1.0 / counts[g] if counts[g] > 0 else 0.0
     for i in range(X.shape[0]):
         g = labels[i]
         for j in range(X.shape[1]):
             d = X[i, j] - sums[g, j] * inv[g]
             s += d * d
-    CC, gid, gw, Q, acc = nom
-    for g in range(counts.shape[0]):
-        if counts[g] == 0:
-            continue
-        for c in range(CC.shape[0]):
-            s += gw[gid[c]] * (counts[g] - Q[g, c] * inv[g])
+    if nom is not None:
+        CC, gid, gw, Q, acc = nom
+        for g in range(counts.shape[0]):
+            if counts[g] == 0:
+                continue
+            for c in range(CC.shape[0]):
+                s += gw[gid[c]] * (counts[g] - Q[g, c] * inv[g])
     return s
 
 
@@ -192,7 +192,10 @@ def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free
     T = t0
     dest = np.empty(umax + 1, dtype=np.int64)
     rows = np.empty(umax + 1, dtype=np.int64)
-    cand_row = np.empty((L + 1) * max(umax, mcap.max()), dtype=np.int64)
+    cap = umax
+    for g in range(mcap.shape[0]):  # (mcap.max() compiles a reduction library of its own)
+        cap = max(cap, mcap[g])
+    cand_row = np.empty((L + 1) * cap, dtype=np.int64)
     for it in range(iters):
         T *= ratio if it > 0 else 1.0
         u = np.random.random()
@@ -214,7 +217,7 @@ def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free
                     r = rows[t]
                     _remove(X, nom, r, a, labels, counts, sums, mem, mstart, pos)
                     best = np.inf
-                    bb = -1
+                    bb = np.int64(-1)  # not a literal -1: _add / _remove compile once
                     for s in range(L):
                         b = nbg[a, s]
                         if b < 0 or b == a or counts[b] == 0 or counts[b] >= min(mcap[b], umax):
@@ -273,7 +276,7 @@ def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free
                 got = 1
                 while got < k:
                     best = np.inf
-                    br = -1
+                    br = np.int64(-1)
                     for t in range(nc):
                         r = cand_row[t]
                         h = labels[r]
@@ -334,37 +337,73 @@ def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free
     return total
 
 
+@helper
+def _centroid_nominal(nom, off, qcnt, mem, mstart, counts, g, h):
+    """Nominal part of |c_g - c_h|^2, group g's level counts in qcnt: per column
+    a_c^2 (Q_g / n_g^2 + Q_h / n_h^2 - 2 P / (n_g n_h)), P = sum over levels of n_g,v n_h,v."""
+    CC, gid, gw, Q, acc = nom
+    ng = counts[g]
+    nh = counts[h]
+    x = 0.0
+    for c in range(CC.shape[0]):
+        P = 0
+        for r in range(nh):
+            P += qcnt[off[c] + CC[c, mem[mstart[h] + r]]]
+        x += gw[gid[c]] * (Q[g, c] / (ng * ng) + Q[h, c] / (nh * nh) - 2.0 * P / (ng * nh))
+    return x
+
+
+@helper
+def _count_levels(nom, off, qcnt, mem, mstart, counts, g, v):
+    """qcnt[level] = v for every level of group g's rows (v = 1: count them; 0: clear)."""
+    CC = nom[0]
+    for c in range(CC.shape[0]):
+        for r in range(counts[g]):
+            if v == 0:
+                qcnt[off[c] + CC[c, mem[mstart[g] + r]]] = 0
+            else:
+                qcnt[off[c] + CC[c, mem[mstart[g] + r]]] += 1
+
+
 @njit(cache=True, nogil=True)
 def slot_neighbours(sums, counts, nom, off, mem, mstart, L, tol):
     """(S, L') neighbour lists over the group slots, L' = max(1, min(L, live - 1)): for each
     non-empty slot the L' non-empty slots whose centroids are nearest, by brute force
     (O(G^2 (p + m k))); rows of empty slots and pads are -1. Distances within ``tol`` count
     as tied and go to the lower slot id, so the lists do not depend on rounding (the one-hot
-    matrix and its codes give the same lists). Nominal part of |c_g - c_h|^2, per column:
-    a_c^2 (Q_g / n_g^2 + Q_h / n_h^2 - 2 P / (n_g n_h)), P = sum over levels of n_g,v n_h,v."""
+    matrix and its codes give the same lists). Nominal part (``nom``; None: numeric only, a
+    specialisation without it): :func:`_centroid_nominal`."""
     S, p = sums.shape
-    CC, gid, gw, Q, acc = nom
-    mc = CC.shape[0]
-    live = np.flatnonzero(counts > 0)
-    G = live.shape[0]
+    G = 0
+    for g in range(S):
+        if counts[g] > 0:
+            G += 1
+    live = np.empty(G, dtype=np.int64)  # loops, not flatnonzero / np.full (a library each)
+    G = 0
+    for g in range(S):
+        if counts[g] > 0:
+            live[G] = g
+            G += 1
     Lq = max(1, min(L, G - 1))
-    out = np.full((S, Lq), -1, dtype=np.int64)
+    out = np.empty((S, Lq), dtype=np.int64)
+    for g in range(S):
+        for u in range(Lq):
+            out[g, u] = -1
     if G < 2:
         return out
-    C = np.empty((G, p))
+    C = np.empty((G, p), dtype=np.float64)
     for t in range(G):
         g = live[t]
         for j in range(p):
             C[t, j] = sums[g, j] / counts[g]
-    qcnt = np.zeros(off[mc] if mc > 0 else 0, dtype=np.int64)
-    bd = np.empty(Lq)
+    if nom is not None:
+        qcnt = np.zeros(off[off.shape[0] - 1], dtype=np.int64)
+    bd = np.empty(Lq, dtype=np.float64)
     bi = np.empty(Lq, dtype=np.int64)
     for t in range(G):
         g = live[t]
-        ng = counts[g]
-        for c in range(mc):
-            for r in range(ng):
-                qcnt[off[c] + CC[c, mem[mstart[g] + r]]] += 1
+        if nom is not None:
+            _count_levels(nom, off, qcnt, mem, mstart, counts, g, np.int64(1))
         found = 0
         for s in range(G):
             if s == t:
@@ -374,15 +413,8 @@ def slot_neighbours(sums, counts, nom, off, mem, mstart, L, tol):
             for j in range(p):
                 e = C[t, j] - C[s, j]
                 d += e * e
-            if mc > 0:
-                nh = counts[h]
-                x = 0.0
-                for c in range(mc):
-                    P = 0
-                    for r in range(nh):
-                        P += qcnt[off[c] + CC[c, mem[mstart[h] + r]]]
-                    x += gw[gid[c]] * (Q[g, c] / (ng * ng) + Q[h, c] / (nh * nh) - 2.0 * P / (ng * nh))
-                d += x
+            if nom is not None:
+                d += _centroid_nominal(nom, off, qcnt, mem, mstart, counts, g, h)
             # ties within tol go to the lower id (candidates come in increasing id order)
             if found == Lq:
                 if not d < bd[Lq - 1] - tol:
@@ -398,7 +430,6 @@ def slot_neighbours(sums, counts, nom, off, mem, mstart, L, tol):
             found += 1
         for u in range(found):
             out[g, u] = bi[u]
-        for c in range(mc):
-            for r in range(ng):
-                qcnt[off[c] + CC[c, mem[mstart[g] + r]]] = 0
+        if nom is not None:
+            _count_levels(nom, off, qcnt, mem, mstart, counts, g, np.int64(0))
     return out

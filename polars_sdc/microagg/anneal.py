@@ -203,8 +203,11 @@ class _Chain:
         self.pos = np.empty(n, dtype=np.int64)
         self.pos[order] = place
         self.counts = counts0.copy()
-        Q = level_squares(CC, self.labels, self.counts, self.mem, mstart)
-        self.nom = (CC, gid, gw, Q, np.zeros(max(gw.size, 1), dtype=np.int64))
+        if CC.shape[0]:
+            Q = level_squares(CC, self.labels, self.counts, self.mem, mstart)
+            self.nom = (CC, gid, gw, Q, np.zeros(max(gw.size, 1), dtype=np.int64))
+        else:  # numeric only: the kernels' specialisations without the nominal code
+            self.nom = None
         self.sums = np.zeros((S, p))
         np.add.at(self.sums, self.labels, Xc)
         self.free = np.zeros(S, dtype=np.int64)
@@ -219,8 +222,7 @@ class _Chain:
 
         neighbours, off, tol, k, umax, per, p_swap, p_split = steps
         nbg = _slot_neighbours(self.sums, self.counts, neighbours, (self.nom, off, self.mem, self.mstart, tol), self.F, self.labels)
-        nom = self.nom if self.nom[0].shape[0] else None
-        anneal_stage(Xc, nom, self.labels, self.counts, self.sums, self.mem, self.mstart, self.mcap, self.pos, nbg,
+        anneal_stage(Xc, self.nom, self.labels, self.counts, self.sums, self.mem, self.mstart, self.mcap, self.pos, nbg,
                      self.free, self.nfree, k, umax, temps[0], temps[1], per, seed, p_swap, p_split, tol)
         self.sums[:] = 0.0
         np.add.at(self.sums, self.labels, Xc)
