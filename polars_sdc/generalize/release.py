@@ -66,6 +66,9 @@ class GeneralizationResult:
     ties: tuple[tuple[int, ...], ...]
     lattice: pl.DataFrame
     outliers: pl.Series
+    #: the label of the suppressed records' quasi-identifiers (None: null); the risk measures
+    #: read a record whose every key is this label as every key missing (``suppressed_as=``)
+    suppressed_as: str | None = SUPPRESSED
 
     def __repr__(self) -> str:
         lv = ", ".join(f"{c}={j}" for c, j in self.levels.items())
@@ -343,7 +346,8 @@ def generalize(
     return GeneralizationResult(frame=frame, levels=levels, metric=metric, loss=float(res.loss),
                                 suppressed=int(cls.n_out), max_suppressed=max_out,
                                 checked=int(res.checked.size), ties=tuple(res.ties), lattice=lattice,
-                                outliers=pl.Series("suppressed", out_rec, dtype=pl.Boolean))
+                                outliers=pl.Series("suppressed", out_rec, dtype=pl.Boolean),
+                                suppressed_as=suppressed_as)
 
 
 def release_schema(schema: pl.Schema, hierarchies: Any, sensitive: str | None = None, on: ColumnSpec = None) -> pl.Schema:
