@@ -401,6 +401,8 @@ def _generalization() -> dict[str, Operation]:
                             choices=T_DISTANCES),
         "suppressed_as": _spec("str", "value of a suppressed record's quasi-identifiers (null: a JSON recipe's "
                                "null)", nullable=True),
+        "household": _spec("column", "household id column: every released class holds at least k distinct "
+                           "households", role="household"),
     }, command="generalize", method_name="generalize_release")
     return {"generalize": op}
 
