@@ -24,14 +24,16 @@ def quasi_identifier_columns(frame, on: ColumnSpec) -> list[str]:
     return resolve_columns(frame, on)
 
 
-def equivalence_classes(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 1.0) -> pl.DataFrame:
+def equivalence_classes(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 1.0,
+                        suppressed_as: str | None = None) -> pl.DataFrame:
     """Every distinct combination of the ``on`` values with its row count (column
     ``count``), smallest classes first (ties in the order the classes first appear).
 
     With missing key values the count is the combination's ``fk`` under sdcMicro's rule (a
     missing value matches any value, weighted by ``alpha``; :mod:`polars_sdc.risk.frequencies`),
     so the classes agree with ``frequencies`` after local suppression; ``count`` is Float64
-    when ``alpha`` is strictly between 0 and 1.
+    when ``alpha`` is strictly between 0 and 1. ``suppressed_as``: the label of a generalised
+    release's suppressed records (``"*"``), read as every key missing (see :func:`k_anonymity`).
 
     >>> import polars as pl
     >>> equivalence_classes(pl.DataFrame({"a": [1, 1, 2]}), "a").rows()
@@ -45,6 +47,9 @@ def equivalence_classes(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 
 
     alpha = check_alpha(alpha)
     dtype = pl.UInt32 if alpha in (0, 1) else pl.Float64
+    from .risk.suppressed import suppressed_as_missing
+
+    df = suppressed_as_missing(df, on, suppressed_as)
     if _has_missing(df, on):
         from .risk.frequencies import frequencies
 
@@ -62,16 +67,23 @@ def equivalence_classes(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 
     )
 
 
-def k_anonymity(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 1.0, household: str | None = None) -> int:
+def k_anonymity(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 1.0, household: str | None = None,
+                suppressed_as: str | None = None) -> int:
     """Size of the smallest equivalence class on ``on``: the release is k-anonymous for
     every k up to this number (0 for an empty frame). With missing key values: the smallest
     ``fk`` under sdcMicro's wildcard rule with weight ``alpha`` (see :func:`equivalence_classes`).
     With ``household`` (the household id column): classes count distinct households, not
-    records (:mod:`polars_sdc.risk.household_frequencies`).
+    records (:mod:`polars_sdc.risk.household_frequencies`). ``suppressed_as``: in a release of
+    ``generalize``, the label its suppressed records carry in every key (``"*"``): such a record
+    is read as every key missing (sdcMicro's wildcard); by default (None) every value is read
+    as written, so a file where ``"*"`` is a genuine code is counted literally.
 
     >>> import polars as pl
     >>> k_anonymity(pl.DataFrame({"a": [1, 1, 2, 2, 2]}), "a")
     2
+    >>> star = pl.DataFrame({"a": ["x", "x", "*"], "b": ["u", "u", "*"]})
+    >>> k_anonymity(star, ["a", "b"]), k_anonymity(star, ["a", "b"], suppressed_as="*")
+    (1, 2)
     >>> k_anonymity(pl.DataFrame({"a": [1, 1, 2, 2, 2], "hh": [1, 1, 2, 3, 3]}), "a", household="hh")
     1
     """
@@ -83,9 +95,9 @@ def k_anonymity(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 1.0, hou
     alpha = check_alpha(alpha)
     if df.height == 0:
         return 0
-    from .risk.frequencies import suppressed_as_missing
+    from .risk.suppressed import suppressed_as_missing
 
-    df = suppressed_as_missing(df, on)  # all-"*" records of a generalised release: every key missing
+    df = suppressed_as_missing(df, on, suppressed_as)  # a generalised release's suppressed records: keys missing
     if household is not None:
         from .household import check_household_column
         from .risk.household_frequencies import household_frequencies

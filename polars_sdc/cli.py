@@ -681,7 +681,7 @@ def _cmd_risk(args: argparse.Namespace) -> int:
     result = _with_progress(
         "measuring risk",
         lambda: lf.sdc.risk(on, weight=args.weight, alpha=args.alpha, suda=args.suda, threshold=args.threshold,
-                            household=args.household, alpha_rule=args.alpha_rule),
+                            household=args.household, alpha_rule=args.alpha_rule, suppressed_as=args.suppressed_as),
         enabled=args.progress,
     )
     elapsed = time.perf_counter() - t0
@@ -694,7 +694,8 @@ def _cmd_risk(args: argparse.Namespace) -> int:
     print(risk_text(result, alpha=args.alpha, threshold=args.threshold, sampling_fraction=pi))
     print(f"  {'time':<38} {elapsed:.2f} s")
     parameters = {"on": on, "weight": args.weight, "household": args.household, "alpha": args.alpha,
-                  "alpha_rule": args.alpha_rule, "threshold": args.threshold, "suda": args.suda}
+                  "alpha_rule": args.alpha_rule, "threshold": args.threshold, "suda": args.suda,
+                  "suppressed_as": args.suppressed_as}
     rows = lf.select(pl.len()).collect().item() if args.report else None
     _write_report(args.report, "risk", args, parameters, {"rows": rows, "risk": result.as_dict()}, {"risk": elapsed})
     return 0
@@ -716,7 +717,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
                        steps=_scan(args.steps) if args.steps else None, k=args.k, threshold=args.threshold,
                        household=args.household, alpha=args.alpha, method=args.method,
                        ks=[int(v) for v in _columns(args.ks)], title=args.title,
-                       categorical=_columns(args.categorical) if args.categorical else None),
+                       categorical=_columns(args.categorical) if args.categorical else None,
+                       suppressed_as=args.suppressed_as),
         enabled=args.progress,
     )
     _atomic_write(args.out, rep.save)
@@ -764,6 +766,11 @@ def _finish(parser: argparse.ArgumentParser, run: Callable[[argparse.Namespace],
     parser.set_defaults(run=run)
 
 
+_SUPPRESSED_AS_HELP = ("FILE is a release of `polars-sdc generalize`: a record whose every key is LABEL (its "
+                       "--suppressed-as, '*' by default) was suppressed and is read as every key missing "
+                       "(default: every value as written)")
+
+
 def _add_risk_parser(sub: Any) -> None:
     rep = _command(
         sub, "report",
@@ -788,6 +795,7 @@ def _add_risk_parser(sub: Any) -> None:
     rep.add_argument("--categorical", metavar="COLS",
                      help="further categorical columns (PRAM'd ones, say) compared like the keys, comma-separated")
     rep.add_argument("--out", required=True, metavar="PATH", help="the HTML page to write")
+    rep.add_argument("--suppressed-as", metavar="LABEL", help=_SUPPRESSED_AS_HELP)
     _finish(rep, _cmd_report, progress=_SPINNER_HELP, report=False)
 
     risk = _command(
@@ -806,6 +814,7 @@ def _add_risk_parser(sub: Any) -> None:
                       "gives sdcMicro's numbers (default safe)")
     risk.add_argument("--threshold", type=float, default=0.1, help="ARX's acceptable record risk (default 0.1)")
     risk.add_argument("--suda", action=argparse.BooleanOptionalAction, default=True, help="SUDA2 scores (default on)")
+    risk.add_argument("--suppressed-as", metavar="LABEL", help=_SUPPRESSED_AS_HELP)
     _finish(risk, _cmd_risk, progress=_SPINNER_HELP)
 
 

@@ -167,13 +167,16 @@ def run_operation(args: argparse.Namespace) -> int:
     summarize = _SUMMARIES.get(op.name)
     extra = summarize.plan(lf, given) if summarize else None
 
+    # a generalisation's release: its suppressed records' label reads as every key missing
+    label = {**op.defaults(), **given}.get("suppressed_as") if op.name == "generalize" else None
+
     def check(result: pl.LazyFrame) -> dict[str, Any]:
         t1 = time.perf_counter()
         after = result.collect()
-        effects = step_effects(lf.collect(), after, keys or [])
+        effects = step_effects(lf.collect(), after, keys or [], label)
         out: dict[str, Any] = {"rows": after.height, **effects}
         if keys:
-            out["k_anonymity"] = after.sdc.k_anonymity(keys)
+            out["k_anonymity"] = after.sdc.k_anonymity(keys, suppressed_as=label)
         if summarize:
             out.update(summarize.measure(after, given, extra))
         out["measure_seconds"] = time.perf_counter() - t1
@@ -325,9 +328,9 @@ def run_recipe_command(args: argparse.Namespace) -> int:
 
     def check(result: pl.LazyFrame) -> dict[str, Any]:
         after = result.collect()
-        out: dict[str, Any] = {"rows": after.height, **step_effects(lf.collect(), after, keys)}
+        out: dict[str, Any] = {"rows": after.height, **step_effects(lf.collect(), after, keys, problem.suppressed_as)}
         if keys:
-            out["k_anonymity"] = after.sdc.k_anonymity(keys)
+            out["k_anonymity"] = after.sdc.k_anonymity(keys, suppressed_as=problem.suppressed_as)
         return out
 
     res, elapsed = cli._sink_checked(problem.release(), args.output, check)

@@ -358,6 +358,8 @@ def _measures() -> dict[str, Operation]:
         "ks": _spec("ints", "the k of the records-violating-k counts"),
         "alpha_rule": _spec("choice", "safe: a risk at alpha < 1 never below its alpha = 1 value; sdcmicro: "
                             "sdcMicro's numbers", choices=("safe", "sdcmicro")),
+        "suppressed_as": _spec("str", "a generalised release's label of suppressed records (e.g. *): a record "
+                               "whose every key is it reads as every key missing (default: values as written)"),
     }, step=False)
     loss = _declare("loss_report", loss_report, "information loss of a release (ILD, SSE/SST, classic measures)", {
         "masked": _spec("json", "the row-aligned release"),
@@ -399,6 +401,8 @@ def _generalization() -> dict[str, Operation]:
                             choices=T_DISTANCES),
         "suppressed_as": _spec("str", "value of a suppressed record's quasi-identifiers (null: a JSON recipe's "
                                "null)", nullable=True),
+        "household": _spec("column", "household id column: every released class holds at least k distinct "
+                           "households", role="household"),
     }, command="generalize", method_name="generalize_release")
     return {"generalize": op}
 

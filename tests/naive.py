@@ -858,7 +858,7 @@ def reference_l_diverse(counts, l, kind, c=None):
 
 def reference_generalization_lattice(records, hierarchies, k, max_outliers, metric, sensitive=None,
                                      l_div=None, t_close=None, l_kind="distinct", c=None,
-                                     sensitive_hierarchy=None):
+                                     sensitive_hierarchy=None, households=None):
     """Every transformation of a small problem, evaluated record by record with ARX 3.9.2's
     definitions (criteria/KAnonymity, DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity,
     EqualDistanceTCloseness, HierarchicalDistanceTCloseness (by a transport LP);
@@ -866,8 +866,9 @@ def reference_generalization_lattice(records, hierarchies, k, max_outliers, metr
     MetricMDNUNMEntropy, MetricMDNUEntropy, MetricMDNMPrecision, MetricMDPrecision, default
     weights and gs-factor): ``records`` is a list of tuples of level-0 values (strings),
     ``hierarchies`` a list of level lists (``levels[j][i]`` = label of value ``levels[0][i]`` at
-    level j), ``sensitive`` the sensitive value per record. Returns {levels: (passes, suppressed,
-    loss)}, loss None where the transformation fails."""
+    level j), ``sensitive`` the sensitive value per record, ``households`` the household id per
+    record (a class then also fails with fewer than k distinct households). Returns {levels:
+    (passes, suppressed, loss)}, loss None where the transformation fails."""
     import itertools
     import math
 
@@ -888,6 +889,8 @@ def reference_generalization_lattice(records, hierarchies, k, max_outliers, metr
         bad = set()
         for g, members in classes.items():
             fails = len(members) < k
+            if households is not None:
+                fails |= len({households[i] for i in members}) < k
             if l_div is not None:
                 counts = {}
                 for i in members:

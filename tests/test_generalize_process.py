@@ -1,6 +1,7 @@
 """A generalised release in the rest of polars_sdc, end to end on ARX's Adult: the risk measures
-(a record whose every key is "*" is a record with every key missing, sdcMicro's reading of a
-locally suppressed record), the ``generalize`` step of a problem and of a recipe (hierarchies
+(in a generalised release -- suppressed_as="*", passed by the problem, the report and the CLI
+-- a record whose every key is "*" is a record with every key missing, sdcMicro's reading of a
+locally suppressed record; in any other file "*" is a value), the ``generalize`` step of a problem and of a recipe (hierarchies
 as ARX CSV paths or rules), ``polars-sdc generalize`` and ``polars-sdc run``, and the release
 report (levels, records suppressed, metric)."""
 import json
@@ -40,17 +41,20 @@ def test_risk_reads_suppressed_records_as_missing_keys(adult):
     assert null.filter(r.outliers).select(pl.all_horizontal(pl.col(ON).is_null())).to_series().all()
     # "*" and null give the same risk: the suppressed records match everybody (fk = n) and do not
     # raise the frequencies of the kept records (sdcMicro's rule with two or more keys)
-    fk_star = star.sdc.frequencies(ON)["fk"]
+    assert r.suppressed_as == "*"
+    fk_star = star.sdc.frequencies(ON, suppressed_as="*")["fk"]
     assert fk_star.equals(null.sdc.frequencies(ON)["fk"])
     assert (fk_star.filter(r.outliers) == df.height).all()
     kept_fk = star.filter(~r.outliers).sdc.frequencies(ON)["fk"]
     assert fk_star.filter(~r.outliers).equals(kept_fk)
-    assert star.sdc.k_anonymity(ON) == null.sdc.k_anonymity(ON) == int(kept_fk.min()) >= 5
-    a, b = star.sdc.risk(ON).as_dict(), null.sdc.risk(ON).as_dict()
+    assert star.sdc.k_anonymity(ON, suppressed_as="*") == null.sdc.k_anonymity(ON) == int(kept_fk.min()) >= 5
+    a, b = star.sdc.risk(ON, suppressed_as="*").as_dict(), null.sdc.risk(ON).as_dict()
     assert a == b and a["sample_uniques"] == 0 and a["records_with_msu"] == 0
+    # read as written (no suppressed_as), the suppressed records are one class of their own
+    assert star.sdc.frequencies(ON)["fk"].filter(r.outliers).to_list() == [float(r.suppressed)] * r.suppressed
     # a "*" in only some keys is a value (the top label shared by every record at that level)
     top = pl.DataFrame({"a": ["*", "*", "*"], "b": ["x", "x", "y"]})
-    assert top.sdc.frequencies(["a", "b"])["fk"].to_list() == [2.0, 2.0, 1.0]
+    assert top.sdc.frequencies(["a", "b"], suppressed_as="*")["fk"].to_list() == [2.0, 2.0, 1.0]
 
 
 def test_generalize_step_of_a_problem_and_its_report(adult):
@@ -157,15 +161,19 @@ def test_all_star_records_are_missing_keys_for_every_string_dtype(dtype):
         d = pl.DataFrame({"a": [r[0] for r in rows], "b": [r[1] for r in rows]}).with_columns(pl.all().cast(dtype))
         star = [r == ("*", "*") for r in rows]
         as_null = d.with_columns(pl.when(pl.Series(star)).then(None).otherwise(pl.col(c)).alias(c) for c in "ab")
-        fk = d.sdc.frequencies(["a", "b"])["fk"]
+        fk = d.sdc.frequencies(["a", "b"], suppressed_as="*")["fk"]
         assert fk.equals(as_null.sdc.frequencies(["a", "b"])["fk"])
-        assert d.sdc.k_anonymity(["a", "b"]) == as_null.sdc.k_anonymity(["a", "b"])
+        assert d.sdc.k_anonymity(["a", "b"], suppressed_as="*") == as_null.sdc.k_anonymity(["a", "b"])
         assert (fk.filter(pl.Series(star)) == len(rows)).all()
+        # read as written (not a generalised release): "*" is a value like "x"
+        literal = d.sdc.frequencies(["a", "b"])["fk"]
+        want = [float(rows.count(r)) for r in rows]
+        assert literal.to_list() == want and d.sdc.k_anonymity(["a", "b"]) == min(want)
 
     check()
     # a numeric key: no record can be all "*", nothing changes
     mixed = pl.DataFrame({"a": ["*", "*", "x"], "n": [1, 1, 2]})
-    assert mixed.sdc.frequencies(["a", "n"])["fk"].to_list() == [2.0, 2.0, 1.0]
+    assert mixed.sdc.frequencies(["a", "n"], suppressed_as="*")["fk"].to_list() == [2.0, 2.0, 1.0]
 
 
 def test_cli_generalize_with_hierarchical_t_closeness(adult, tmp_path, capsys):
@@ -204,15 +212,57 @@ def test_generalize_step_in_a_problem_with_strata_keeps_k_within_every_stratum()
     assert out["region"].to_list() == df["region"].to_list()
 
 
-@pytest.mark.xfail(strict=True, reason="design: the risk measures read ANY record whose keys are all '*' as all "
-                   "missing (fk = n), also in a file that uses '*' as a genuine code (e.g. 'not applicable' in "
-                   "occupation and industry), so a unique record is reported as safe while suppress() treats it as "
-                   "unique; the reading should be tied to a generalised release (an option or the result), not to the text")
 def test_a_genuine_all_star_record_of_an_ungeneralised_file_is_counted_as_unique():
+    # "*" as a genuine code ("not applicable" in occupation and industry): a unique, for every measure
+    on = ["occupation", "industry"]
     df = pl.DataFrame({"occupation": ["a", "a", "a", "b", "b", "b", "*"],
                        "industry": ["u", "u", "u", "v", "v", "v", "*"]})
-    assert df.sdc.suppress(3, ["occupation", "industry"]).row(6) == (None, None)   # suppress: a unique
-    assert df.sdc.k_anonymity(["occupation", "industry"]) == 1
+    assert df.sdc.suppress(3, on).row(6) == (None, None)   # suppress: a unique
+    assert df.sdc.k_anonymity(on) == 1
+    assert df.sdc.frequencies(on)["fk"].to_list() == [3.0] * 6 + [1.0]
+    assert df.sdc.individual_risk(on)["risk"].to_list()[6] == 1.0
+    r = df.sdc.risk(on)
+    assert r["k_anonymity"] == 1 and r["sample_uniques"] == 1 and r["prosecutor_highest"] == 1.0
+    assert df.sdc.equivalence_classes(on).rows()[0] == ("*", "*", 1)
+    assert df.lazy().sdc.frequencies(on).collect()["fk"].to_list()[6] == 1.0
+    # the same file declared a generalised release: the record matches everybody
+    assert df.sdc.k_anonymity(on, suppressed_as="*") == 3
+    assert df.sdc.frequencies(on, suppressed_as="*")["fk"].to_list() == [3.0] * 6 + [7.0]
+    assert df.sdc.suda(on, suppressed_as="*")["suda"].to_list() == df.sdc.suda(on)["suda"].to_list()[:6] + [0.0]
+    # a problem reads literally until a generalize step, then with that step's label
+    p = df.sdc.problem(keys=on)
+    assert p.suppressed_as is None and p.log["k_anonymity"].to_list() == [1.0]
+    with pytest.raises(SDCError, match="suppressed_as must be None"):
+        df.sdc.k_anonymity(on, suppressed_as="")
+    with pytest.raises(SDCError, match="suppressed_as must be None"):
+        df.lazy().sdc.frequencies(on, suppressed_as=1)
+
+
+def test_a_problem_and_its_report_read_the_label_of_its_generalize_step():
+    on = ["age", "sex"]
+    df = pl.DataFrame({"age": list("aaabbbccce"), "sex": ["f"] * 10})
+    hier = {"age": {"a": ["ab", "*"], "b": ["ab", "*"], "c": ["cd", "*"], "e": ["ef", "*"]}, "sex": {"f": ["*"]}}
+    # a label other than "*": the problem, the log and the sign-off read it; "*" is then a value
+    q = df.sdc.problem(keys=on).generalize(hierarchies=hier, k=3, suppression_limit=0.1, suppressed_as="(s)")
+    g = q.generalization()
+    assert q.suppressed_as == "(s)" and g.suppressed_as == "(s)" and g.suppressed == 1 and g.levels == {"age": 0, "sex": 0}
+    rel = q.release()
+    assert rel.row(9) == ("(s)", "(s)")
+    assert q.risk()["k_anonymity"] == rel.sdc.k_anonymity(on, suppressed_as="(s)") == 3
+    assert rel.sdc.k_anonymity(on) == 1                      # read as written: the suppressed record is unique
+    assert q.log["k_anonymity"].to_list() == [1.0, 3.0]
+    assert q.log["suppressed"].to_list() == [0, 2]
+    rep = q.sign_off()
+    assert rep.verdict.startswith("After 1 step (generalize): 3-anonymous"), rep.verdict
+    # polars_sdc.report of the same pair: literal without the label, as the problem with it
+    from polars_sdc import report
+
+    plain = report(df, rel, on=on, k=3).verdict
+    assert plain.startswith("NOT 3-anonymous") and "smallest class 1" in plain and "0 values suppressed" in plain
+    for rep in (report(df, rel, on=on, k=3, suppressed_as="(s)"), report(df, rel, on=on, k=3, generalization=g)):
+        assert rep.verdict.startswith("3-anonymous on 2 keys") and "2 values suppressed" in rep.verdict, rep.verdict
+    # an undo forgets the label; a later step keeps it (the release still holds the suppressed record)
+    assert q.undo().suppressed_as is None and q.suppress(k=1).suppressed_as == "(s)"
 
 
 def test_recipe_hierarchy_paths_are_relative_to_the_recipe_file(tmp_path, monkeypatch):

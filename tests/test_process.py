@@ -175,7 +175,7 @@ def test_roles_flow_into_the_steps():
 @pytest.mark.parametrize("call, message", [
     (lambda p: p.suppress(k=2, alfa=1.0), r"suppress\(\) got an unexpected keyword argument 'alfa'; did you mean 'alpha'"),
     (lambda p: p.pram(), r"pram: give seed="),
-    (lambda p: p.rank_swap(p=0.1, seed=1).undo().pram(seed=1), r"pram: no 'pram' role declared; give on="),
+    (lambda p: p.rank_swap(p=0.5, seed=1).undo().pram(seed=1), r"pram: no 'pram' role declared; give on="),
     (lambda p: p.apply("risk"), r"risk is not a masking step"),
     (lambda p: p.apply("suppres", k=2), r"unknown operation 'suppres'; did you mean 'suppress'"),
     (lambda p: p.swap_records(seed=1), r"swap_records: household= is required"),

@@ -68,13 +68,14 @@ ax2.set_title("records suppressed by the optimum"); ax2.legend()
 fig.suptitle("Adult, k = 5: generalisation against suppression"); plt.show()"""),
     md("""## 4. Risk before and after
 
-The risk measures read the release as they read any other: a record whose every key is `*` (a
-suppressed record) counts as a record with every key missing, as sdcMicro reads a record after local
-suppression: it matches everybody and does not raise the frequency of the kept records. The kept
+Told that the frame is a generalised release (`suppressed_as=r.suppressed_as`, here `"*"`), the risk
+measures read a record whose every key is `*` (a suppressed record) as a record with every key
+missing, as sdcMicro reads a record after local suppression: it matches everybody and does not raise
+the frequency of the kept records (without it, `*` would be read as a genuine code). The kept
 classes hold at least 5 records each, so nobody is unique any more."""),
     code("""qi = list(r.levels)
 before = df.sdc.risk(qi, suda=False)
-after = r.frame.sdc.risk(qi, suda=False)
+after = r.frame.sdc.risk(qi, suda=False, suppressed_as=r.suppressed_as)
 measures = ["k_anonymity", "sample_uniques", "records_violating_k5", "expected_reidentifications",
             "global_risk", "prosecutor_highest"]
 print(pl.DataFrame({"measure": measures, "before": [float(before[m]) for m in measures],

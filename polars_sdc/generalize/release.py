@@ -66,6 +66,9 @@ class GeneralizationResult:
     ties: tuple[tuple[int, ...], ...]
     lattice: pl.DataFrame
     outliers: pl.Series
+    #: the label of the suppressed records' quasi-identifiers (None: null); the risk measures
+    #: read a record whose every key is this label as every key missing (``suppressed_as=``)
+    suppressed_as: str | None = SUPPRESSED
 
     def __repr__(self) -> str:
         lv = ", ".join(f"{c}={j}" for c, j in self.levels.items())
@@ -141,10 +144,11 @@ def _tables(hs: list[Hierarchy], codes: np.ndarray, n: int) -> ColumnTables:
     return ColumnTables(gen, n_labels, counts0, n)
 
 
-def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str | None
-            ) -> tuple[Problem, np.ndarray, np.ndarray]:
+def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str | None,
+            household: str | None = None) -> tuple[Problem, np.ndarray, np.ndarray]:
     """The problem of the search, per record its distinct tuple, and the (n, d) hierarchy-row
-    codes of the records."""
+    codes of the records. With ``household``, a tuple also holds the household (so a class's
+    households are its tuples' distinct households)."""
     n = df.height
     codes = np.stack([_codes(df, c, h) for c, h in zip(on, hs)], axis=1).astype(np.int64)
     tables = _tables(hs, codes, n)
@@ -157,6 +161,12 @@ def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str
     from ..kernels.lattice import dense_ids
 
     radix = [h.n_values for h in hs] + ([int(cols[-1].max()) + 1] if sensitive is not None else [])
+    if household is not None:
+        from ..household import household_index
+
+        hh, n_h = household_index(df, household)
+        cols.append(hh)
+        radix.append(max(n_h, 1))
     if float(np.prod(np.array(radix, dtype=np.float64))) < 2.0**62:
         key = np.zeros(n, dtype=np.int64)
         for a, r in zip(cols, radix):
@@ -171,12 +181,13 @@ def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str
         first[tup[::-1]] = np.arange(n - 1, -1, -1)
     T = np.ascontiguousarray(codes[first].astype(np.int32))
     w = np.bincount(tup, minlength=m).astype(np.float64)
+    h = cols[-1][first] if household is not None else None
     if sensitive is not None:
-        s_all = cols[-1]
+        s_all = cols[len(hs)]
         S = int(s_all.max()) + 1
         s = s_all[first]
         q = np.bincount(s_all, minlength=S) / n
-    return Problem(T=T, w=w, s=s, q=q, tables=tables, n=n), tup, codes
+    return Problem(T=T, w=w, s=s, q=q, tables=tables, n=n, h=h), tup, codes
 
 
 def _sensitive_tree(df: pl.DataFrame, sensitive: str, h: Hierarchy, problem: Problem) -> HierarchyTree:
@@ -229,6 +240,7 @@ def generalize(
     c: float | None = None,
     t_distance: str = "equal",
     suppressed_as: str | None = SUPPRESSED,
+    household: str | None = None,
 ) -> GeneralizationResult:
     """The optimal full-domain generalisation of the quasi-identifiers (the keys of
     ``hierarchies``, each a :class:`Hierarchy`, an ARX hierarchy CSV path or a mapping) that
@@ -247,7 +259,17 @@ def generalize(
     with the sensitive column's hierarchy, ``hierarchies[sensitive]``); definitions in
     :mod:`polars_sdc.generalize.criteria`. ``suppressed_as``: what suppressed records'
     quasi-identifiers become, ``"*"`` (ARX's output) or None (null, as sdcMicro's local
-    suppression); the risk measures read either as a record whose every key is missing.
+    suppression); the risk measures read either as a record whose every key is missing
+    (``"*"`` when told ``suppressed_as="*"``, as the result's ``suppressed_as`` says).
+
+    ``household``: the household id column of a survey file (persons in households). Every
+    released class then holds records of at least ``k`` distinct **households** (not k
+    members of a few households: ``df.sdc.mdav(k, household=)``'s rule, DESIGN "Households"),
+    a class with fewer is suppressed like any failing class (the suppression limit still
+    counts records), and the search finds the least-loss transformation under that rule
+    (households per class only grow when classes merge, so the problem stays monotone). A
+    suppressed person's household-level keys stay visible in the records of the other members
+    whose classes pass; the household id itself is never generalised.
 
     >>> import polars as pl
     >>> from polars_sdc.generalize import Hierarchy
@@ -259,6 +281,9 @@ def generalize(
     ({'zip': 2, 'age': 2}, 0)
     >>> r.frame.rows()[:2]
     [('130**', '20-39'), ('130**', '20-39')]
+    >>> hh = df.with_columns(hh=pl.Series([1, 1, 1, 2, 2, 2]))          # two households of three
+    >>> generalize(hh, hs, k=2, household="hh").frame.rows()[:1]         # each class: both households
+    [('1****', '*', 1)]
     """
     c_recursive = c
     hierarchies = hierarchy_mapping(hierarchies)
@@ -308,6 +333,12 @@ def generalize(
         t_closeness = check_real(t_closeness, "t_closeness", minimum=0.0, maximum=1.0)
     if suppressed_as is not None and not isinstance(suppressed_as, str):
         raise SDCError(f"suppressed_as must be a string (e.g. '*') or None (null); got {suppressed_as!r}")
+    if household is not None:
+        from ..household import check_household_column
+
+        check_household_column(df.schema, household, on, what="household")
+        if household == sensitive:
+            raise SDCError(f"household column {household!r}: is also the sensitive column")
     s_hier = None
     if t_closeness is not None and t_distance == "hierarchical":
         if sensitive not in hierarchies:
@@ -318,7 +349,7 @@ def generalize(
     if n == 0:
         raise SDCError("the frame has no rows")
     problem, tup, codes = prepare(df, on, hs, sensitive if (l_diversity is not None or t_closeness is not None)
-                                  else None)
+                                  else None, household)
     tree = _sensitive_tree(df, sensitive, s_hier, problem) if s_hier is not None else None
     models = Models(k=k, l=l_diversity, t=t_closeness, l_kind=l_kind, c=c, tree=tree)
     max_out = int(np.floor(limit * n))
@@ -343,7 +374,8 @@ def generalize(
     return GeneralizationResult(frame=frame, levels=levels, metric=metric, loss=float(res.loss),
                                 suppressed=int(cls.n_out), max_suppressed=max_out,
                                 checked=int(res.checked.size), ties=tuple(res.ties), lattice=lattice,
-                                outliers=pl.Series("suppressed", out_rec, dtype=pl.Boolean))
+                                outliers=pl.Series("suppressed", out_rec, dtype=pl.Boolean),
+                                suppressed_as=suppressed_as)
 
 
 def release_schema(schema: pl.Schema, hierarchies: Any, sensitive: str | None = None, on: ColumnSpec = None) -> pl.Schema:

@@ -29,6 +29,7 @@ class GeneralizeMethods(FrameOps[F]):
         c: float | None = None,
         t_distance: Literal["equal", "hierarchical"] = "equal",
         suppressed_as: str | None = "*",
+        household: str | None = None,
     ) -> GeneralizationResult:
         """The optimal full-domain generalisation of the quasi-identifiers (the keys of
         ``hierarchies``) under k-anonymity, l-diversity (distinct, entropy, recursive) and
@@ -71,6 +72,9 @@ class GeneralizeMethods(FrameOps[F]):
             (``HierarchicalDistanceTCloseness`` with ``hierarchies[sensitive]``).
         suppressed_as
             What suppressed records' quasi-identifiers become: ``"*"`` (ARX) or None (null).
+        household
+            The household id column: every released class holds records of at least ``k``
+            distinct households (as ``df.sdc.mdav(k, household=)``), not k records.
 
         Returns
         -------
@@ -106,6 +110,7 @@ class GeneralizeMethods(FrameOps[F]):
         c: float | None = None,
         t_distance: Literal["equal", "hierarchical"] = "equal",
         suppressed_as: str | None = "*",
+        household: str | None = None,
     ) -> F:
         """The released frame of :meth:`generalize` alone (the ``generalize`` step of a problem,
         a recipe and ``polars-sdc generalize``): a DataFrame, or a LazyFrame that stays lazy
@@ -113,7 +118,7 @@ class GeneralizeMethods(FrameOps[F]):
 
         Parameters
         ----------
-        hierarchies, k, suppression_limit, metric, sensitive, l_diversity, t_closeness, on, l_kind, c, t_distance, suppressed_as
+        hierarchies, k, suppression_limit, metric, sensitive, l_diversity, t_closeness, on, l_kind, c, t_distance, suppressed_as, household
             As in :meth:`generalize`.
 
         Returns
@@ -130,8 +135,10 @@ class GeneralizeMethods(FrameOps[F]):
         """
         options = _options(locals())
         from ..generalize.release import generalize_frame, release_schema
+        from ..household import check_household_column
 
         schema = release_schema(self._schema(), hierarchies, sensitive, on)
+        check_household_column(self._schema(), household)  # a lazy plan fails when written
         return self._frame_op(lambda df: generalize_frame(df, hierarchies, **options), schema)
 
 

@@ -20,7 +20,7 @@ class LossMethods(FrameOps[F]):
     """How much a release keeps: its k-anonymity and its information loss."""
 
     # -- checking a release -----------------------------------------------------------
-    def equivalence_classes(self, on: ColumnSpec = None, alpha: float = 1.0) -> F:
+    def equivalence_classes(self, on: ColumnSpec = None, alpha: float = 1.0, suppressed_as: str | None = None) -> F:
         """Each distinct combination of the ``on`` values with its row count, smallest first.
 
         Parameters
@@ -30,6 +30,9 @@ class LossMethods(FrameOps[F]):
         alpha
             Weight of a match through a missing value (sdcMicro's ``alpha``; 1: a null
             matches any value).
+        suppressed_as
+            The label a generalisation gave its suppressed records' keys (``"*"``): such a
+            record is read as every key missing. Default None: every value as written.
 
         Returns
         -------
@@ -45,10 +48,11 @@ class LossMethods(FrameOps[F]):
         from ..anonymity import equivalence_classes, quasi_identifier_columns
 
         cols = quasi_identifier_columns(self._schema(), on)
-        schema = equivalence_classes(pl.DataFrame(schema=self._schema()), cols, alpha).schema
-        return self._frame_op(lambda df: equivalence_classes(df, cols, alpha), schema)
+        schema = equivalence_classes(pl.DataFrame(schema=self._schema()), cols, alpha, suppressed_as).schema
+        return self._frame_op(lambda df: equivalence_classes(df, cols, alpha, suppressed_as), schema)
 
-    def k_anonymity(self, on: ColumnSpec = None, alpha: float = 1.0, household: str | None = None) -> int:
+    def k_anonymity(self, on: ColumnSpec = None, alpha: float = 1.0, household: str | None = None,
+                    suppressed_as: str | None = None) -> int:
         """The size of the smallest equivalence class on ``on`` (a LazyFrame is collected).
 
         Parameters
@@ -59,6 +63,8 @@ class LossMethods(FrameOps[F]):
             Weight of a match through a missing value.
         household
             Household id column: classes count distinct households.
+        suppressed_as
+            As in :meth:`equivalence_classes` (``"*"`` for a release of :meth:`generalize`).
 
         Returns
         -------
@@ -79,7 +85,11 @@ class LossMethods(FrameOps[F]):
             on = [c for c in schema.names() if c != household]
         cols = quasi_identifier_columns(schema, on)
         check_household_column(schema, household, cols)
-        return k_anonymity(self._collected(cols + ([household] if household else [])), cols, alpha, household)
+        from ..risk.suppressed import check_suppressed_as
+
+        check_suppressed_as(suppressed_as)
+        return k_anonymity(self._collected(cols + ([household] if household else [])), cols, alpha, household,
+                           suppressed_as)
 
     # -- information loss -------------------------------------------------------------
     def ilssdm(

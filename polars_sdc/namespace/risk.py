@@ -26,7 +26,7 @@ class RiskMethods(FrameOps[F]):
     """Disclosure-risk measures on a DataFrame or LazyFrame."""
 
     def frequencies(self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0,
-                    household: str | None = None) -> F:
+                    household: str | None = None, suppressed_as: str | None = None) -> F:
         """Sample and population frequencies of each record's key combination (sdcMicro ``freqCalc``).
 
         Parameters
@@ -39,6 +39,10 @@ class RiskMethods(FrameOps[F]):
             Weight of a match through a missing key value (a null matches any value).
         household
             Household id column: ``fk`` / ``Fk`` count distinct households.
+        suppressed_as
+            The label a generalisation gave its suppressed records' keys (``"*"``): a record
+            whose every key is that label is read as every key missing (sdcMicro's wildcard).
+            Default None: every value as written (a genuine ``"*"`` code is a value).
 
         Returns
         -------
@@ -56,16 +60,18 @@ class RiskMethods(FrameOps[F]):
         from ..risk.frequencies import check_alpha, frequencies_frame, frequencies_output_schema, key_columns
 
         from ..household import check_household_column
+        from ..risk.suppressed import check_suppressed_as
 
         cols = key_columns(self._schema(), on, weight)
         check_alpha(alpha)
         check_household_column(self._schema(), household, cols)
+        check_suppressed_as(suppressed_as)
         schema = frequencies_output_schema(self._schema())
-        return self._frame_op(lambda df: frequencies_frame(df, cols, weight, alpha, household), schema)
+        return self._frame_op(lambda df: frequencies_frame(df, cols, weight, alpha, household, suppressed_as), schema)
 
     def individual_risk(
         self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None,
-        alpha_rule: Literal["safe", "sdcmicro"] = "safe",
+        alpha_rule: Literal["safe", "sdcmicro"] = "safe", suppressed_as: str | None = None,
     ) -> F:
         """sdcMicro's approximate individual risk of each record, in [0, 1], evaluated stably.
 
@@ -79,6 +85,8 @@ class RiskMethods(FrameOps[F]):
             ``"safe"``: at ``alpha < 1`` no risk falls below its ``alpha = 1`` value and
             ``1 < fk < 2`` is not risk 0; ``"sdcmicro"``: sdcMicro's numbers
             (``polars_sdc.risk.individual``, docs/reliability.md).
+        suppressed_as
+            As in :meth:`frequencies`.
 
         Returns
         -------
@@ -93,23 +101,26 @@ class RiskMethods(FrameOps[F]):
         """
         from ..risk.frequencies import check_alpha, key_columns
         from ..risk.individual import check_alpha_rule, individual_risk_frame, individual_risk_output_schema
+        from ..risk.suppressed import check_suppressed_as
 
         cols = key_columns(self._schema(), on, weight)
         check_alpha(alpha)
         check_alpha_rule(alpha_rule)
+        check_suppressed_as(suppressed_as)
         schema = individual_risk_output_schema(self._schema(), household)
-        return self._frame_op(lambda df: individual_risk_frame(df, cols, weight, alpha, household, alpha_rule), schema)
+        return self._frame_op(lambda df: individual_risk_frame(df, cols, weight, alpha, household, alpha_rule,
+                                                               suppressed_as), schema)
 
     def global_risk(
         self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None,
-        alpha_rule: Literal["safe", "sdcmicro"] = "safe",
+        alpha_rule: Literal["safe", "sdcmicro"] = "safe", suppressed_as: str | None = None,
     ) -> dict[str, float]:
         """Global risk (mean individual risk) and expected re-identifications (sum); a
         LazyFrame is collected (needed columns only).
 
         Parameters
         ----------
-        on, weight, alpha, household, alpha_rule
+        on, weight, alpha, household, alpha_rule, suppressed_as
             As in :meth:`individual_risk` (with ``household``: the household versions too).
 
         Returns
@@ -127,9 +138,10 @@ class RiskMethods(FrameOps[F]):
 
         cols = key_columns(self._schema(), on, weight)
         need = cols + [c for c in (weight, household) if c is not None]
-        return global_risk(self._collected(need), cols, weight, alpha, household, alpha_rule)
+        return global_risk(self._collected(need), cols, weight, alpha, household, alpha_rule, suppressed_as)
 
-    def suda(self, on: ColumnSpec, max_size: int | None = None, dis_fraction: float = 0.01) -> F:
+    def suda(self, on: ColumnSpec, max_size: int | None = None, dis_fraction: float = 0.01,
+             suppressed_as: str | None = None) -> F:
         """SUDA2 scores, as sdcMicro's ``suda2``.
 
         Parameters
@@ -140,6 +152,8 @@ class RiskMethods(FrameOps[F]):
             Largest minimal sample unique looked for (default: every size).
         dis_fraction
             Sampling fraction of DIS-SUDA.
+        suppressed_as
+            As in :meth:`frequencies`.
 
         Returns
         -------
@@ -156,11 +170,13 @@ class RiskMethods(FrameOps[F]):
         """
         from ..risk.frequencies import key_columns
         from ..risk.suda import check_suda_args, suda_frame, suda_output_schema
+        from ..risk.suppressed import check_suppressed_as
 
         cols = key_columns(self._schema(), on)
         check_suda_args(len(cols), max_size, dis_fraction)
+        check_suppressed_as(suppressed_as)
         schema = suda_output_schema(self._schema())
-        return self._frame_op(lambda df: suda_frame(df, cols, max_size, dis_fraction), schema)
+        return self._frame_op(lambda df: suda_frame(df, cols, max_size, dis_fraction, suppressed_as), schema)
 
     def l_diversity(
         self, on: ColumnSpec, sensitive: str, kind: Literal["distinct", "entropy", "recursive"] = "distinct",
@@ -331,14 +347,16 @@ class RiskMethods(FrameOps[F]):
         population_size: float | None = None,
         ks: Sequence[int] = (2, 3, 5),
         alpha_rule: Literal["safe", "sdcmicro"] = "safe",
+        suppressed_as: str | None = None,
     ) -> RiskResult:
         """Every disclosure-risk measure of the release on keys ``on`` (sdcMicro, ARX); a
         LazyFrame is collected (only the needed columns).
 
         Parameters
         ----------
-        on, weight, alpha, household, alpha_rule
-            As in :meth:`individual_risk`.
+        on, weight, alpha, household, alpha_rule, suppressed_as
+            As in :meth:`individual_risk` (``suppressed_as="*"`` for a release of
+            :meth:`generalize`: its suppressed records match every record).
         suda, max_size, dis_fraction
             SUDA2 scores (False: none), as in :meth:`suda`.
         threshold
@@ -370,4 +388,5 @@ class RiskMethods(FrameOps[F]):
         need = cols + [c for c in (weight, household) if c is not None]
         return measure_risk(self._collected(need), cols, weight, alpha=alpha, household=household, suda=suda,
                             max_size=max_size, dis_fraction=dis_fraction, threshold=threshold,
-                            population_size=population_size, ks=ks, alpha_rule=alpha_rule)
+                            population_size=population_size, ks=ks, alpha_rule=alpha_rule,
+                            suppressed_as=suppressed_as)

@@ -171,6 +171,26 @@ class Problem:
         """The masked frame after every step (a LazyFrame plan when the input was lazy)."""
         return self._frame
 
+    @property
+    def suppressed_as(self) -> str | None:
+        """The label a ``generalize`` step gave the records it suppressed (``"*"`` unless its
+        ``suppressed_as=`` said otherwise; the latest such step's), None without one: the
+        measures of this problem (:meth:`risk`, :attr:`log`, :meth:`sign_off`) read a record of
+        the release whose every key is that label as every key missing, and a problem that
+        never generalised reads every value as written (a genuine ``"*"`` code is a value).
+
+        >>> import polars as pl, polars_sdc
+        >>> p = pl.DataFrame({"age": [21, 23, 25, 38]}).sdc.problem(keys="age")
+        >>> p.suppressed_as, p.generalize(hierarchies={"age": {"rule": "intervals", "widths": [10, 20]}}).suppressed_as
+        (None, '*')
+        """
+        for s in reversed(self.steps):
+            if s.operation == "generalize":
+                from ..operations import OPERATIONS
+
+                return s.arguments.get("suppressed_as", OPERATIONS["generalize"].option("suppressed_as").default)
+        return None
+
     def undo(self) -> Problem:
         """The problem before the last step (exactly that object)."""
         if self._parent is None:
@@ -235,7 +255,8 @@ class Problem:
         from ..operations import OPERATIONS
 
         op = OPERATIONS["risk"]
-        arguments = step_arguments(op, self._roles, {"suda": False, **options})
+        label = {"suppressed_as": self.suppressed_as} if self.suppressed_as is not None else {}
+        arguments = step_arguments(op, self._roles, {"suda": False, **label, **options})
         cache_key = ("risk", json.dumps(arguments, sort_keys=True, default=repr))
         if cache_key not in self._cache:
             on = arguments.pop("on")
@@ -316,7 +337,8 @@ class Problem:
             if self._parent is None:
                 self._cache["effects"] = {"variables": [], "suppressed": 0, "changed": 0, "records_reclassified": 0}
             else:
-                self._cache["effects"] = step_effects(self._parent.data(), self.data(), list(self._roles.keys))
+                self._cache["effects"] = step_effects(self._parent.data(), self.data(), list(self._roles.keys),
+                                                      self.suppressed_as)
         return self._cache["effects"]
 
     @property
@@ -396,7 +418,8 @@ class Problem:
         arguments: dict[str, Any] = {
             "on": list(r.keys), "numeric": list(r.numeric) or None, "weight": r.weight, "household": r.household,
             "sensitive": r.sensitive, "categorical": [c for c in r.pram if c not in r.keys] or None,
-            "steps": self.log, "k": 3 if k is None else k, "title": "Release sign-off"}
+            "steps": self.log, "k": 3 if k is None else k, "title": "Release sign-off",
+            "suppressed_as": self.suppressed_as}
         gen = self.generalization()
         if gen is not None:
             arguments["generalization"] = gen
@@ -531,11 +554,13 @@ def _column_effects(before: pl.Series, after: pl.Series) -> tuple[int, int]:
     return sup, chg
 
 
-def step_effects(before: pl.DataFrame, after: pl.DataFrame, keys: Sequence[str]) -> dict[str, Any]:
+def step_effects(before: pl.DataFrame, after: pl.DataFrame, keys: Sequence[str],
+                 suppressed_as: str | None = None) -> dict[str, Any]:
     """What turned ``before`` into ``after`` (same rows, same order): per column the values
     suppressed and changed (columns with neither left out), their totals, and the records whose
-    key combination changed (``keys``; a suppressed key counts as a change; a record whose keys
-    are all ``"*"``, suppressed by a generalisation, counts as its keys suppressed).
+    key combination changed (``keys``; a suppressed key counts as a change; with
+    ``suppressed_as``, the label of a generalisation's suppressed records (``"*"``), a record
+    whose keys are all that label counts as its keys suppressed).
 
     >>> b = pl.DataFrame({"a": ["x", "y", "z"], "n": [1, 2, 3]})
     >>> step_effects(b, pl.DataFrame({"a": ["x", None, "z"], "n": [1, 2, 9]}), ["a"])
@@ -543,10 +568,10 @@ def step_effects(before: pl.DataFrame, after: pl.DataFrame, keys: Sequence[str])
     """
     if before.height != after.height:
         raise SDCError(f"a step changed the row count ({before.height} -> {after.height})")
-    if keys:  # a record of a generalised release whose keys are all "*" was suppressed
-        from ..risk.frequencies import suppressed_as_missing
+    if keys:  # a record of a generalised release whose keys are all its label was suppressed
+        from ..risk.suppressed import suppressed_as_missing
 
-        after = suppressed_as_missing(after, [c for c in keys if c in after.columns])
+        after = suppressed_as_missing(after, [c for c in keys if c in after.columns], suppressed_as)
     variables = []
     for c in after.columns:
         if c not in before.columns:

@@ -21,8 +21,9 @@ Definitions (as sdcMicro 5.8.1 ``freqCalc`` computes them, Templ, Kowarik & Mein
     is missing to every complete record (``A = [2, 3, NA, 2, 1, NA, 1, 2]`` gives
     ``fk = 5 3 8 5 4 8 4 5``); there every missing record is an all-missing one.
 
-  A record whose every key is ``"*"`` (suppressed by full-domain generalisation,
-  :func:`suppressed_as_missing`) counts as a record with every key missing.
+  In a generalised release (``suppressed_as="*"``, the label its suppressed records carry in
+  every key; :func:`suppressed_as_missing`) such a record counts as a record with every key
+  missing; by default every value is read as written.
 
   :func:`all_missing_is_wildcard` states that last distinction; every user of the rule
   (``frequencies``, ``k_anonymity``, ``risk``, ``suppress``, Spark's ``frequencies``) goes
@@ -189,7 +190,6 @@ def frequency_groups(
     n = df.height
     if n == 0:
         return None, np.zeros(0), np.zeros(0)
-    df = suppressed_as_missing(df, on)
     floats = [c for c in on if df.schema[c].is_float()]
     has_missing = any(df.get_column(c).null_count() for c in on) or (
         bool(floats) and any(df.select(pl.col(c).is_nan().any().alias(f"_{i}") for i, c in enumerate(floats)).row(0))
@@ -494,7 +494,8 @@ def frequencies_output_schema(schema: pl.Schema) -> pl.Schema:
 
 
 def frequencies_frame(
-    df: pl.DataFrame, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None
+    df: pl.DataFrame, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None,
+    suppressed_as: str | None = None,
 ) -> pl.DataFrame:
     """``df`` with two Float64 columns appended: ``fk`` (sample frequency of the record's key
     combination) and ``Fk`` (sum of sampling weights over it; ``fk`` without ``weight``).
@@ -503,7 +504,8 @@ def frequencies_frame(
     docstring). Existing columns named ``fk``/``Fk`` are replaced unless they are keys or the
     weight (then :class:`SDCError`). Row order and every other column are kept. With
     ``household``, ``fk`` / ``Fk`` count distinct households, not records
-    (:mod:`polars_sdc.risk.household_frequencies`).
+    (:mod:`polars_sdc.risk.household_frequencies`). ``suppressed_as``: the label of a
+    generalised release's suppressed records (``"*"``), read as every key missing.
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"a": [1, 1, 2], "w": [10.0, 5.0, 3.0]})
@@ -518,7 +520,7 @@ def frequencies_frame(
         from .household_frequencies import household_frequencies
 
         check_alpha(alpha)
-        fk, Fk = household_frequencies(df, cols, household, weight, alpha)
+        fk, Fk = household_frequencies(df, cols, household, weight, alpha, suppressed_as)
     else:
-        fk, Fk = frequencies(df, cols, weight, alpha)
+        fk, Fk = frequencies(suppressed_as_missing(df, cols, suppressed_as), cols, weight, alpha)
     return df.with_columns(pl.Series(FK, fk, dtype=pl.Float64), pl.Series(FK_POP, Fk, dtype=pl.Float64))

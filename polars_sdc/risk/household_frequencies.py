@@ -28,18 +28,20 @@ _P, _H, _W, _T = "__sdc_p", "__sdc_h", "__sdc_w", "__sdc_t"
 
 
 def household_frequencies(df: pl.DataFrame, on: Sequence[str], household: str, weight: str | None = None,
-                          alpha: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+                          alpha: float = 1.0, suppressed_as: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``fk`` (distinct compatible households) and ``Fk`` (their weights' sum; ``fk`` without
-    ``weight``) of every record, float64 in row order. A record whose keys are all ``"*"``
-    (suppressed by generalisation) has every key missing.
+    ``weight``) of every record, float64 in row order. With ``suppressed_as`` (a generalised
+    release's label, e.g. ``"*"``) a record whose keys are all that label has every key missing.
 
     >>> df = pl.DataFrame({"hh": [1, 1, 2, 3], "size": [2, 2, 2, None], "w": [5.0, 5.0, 7.0, 1.0]})
     >>> fk, Fk = household_frequencies(df, ["size"], "hh", "w")
     >>> fk.tolist(), Fk.tolist()   # size 2: households 1, 2 and 3 (its null matches); the null: all 3
     ([3.0, 3.0, 3.0, 3.0], [13.0, 13.0, 13.0, 13.0])
     >>> star = pl.DataFrame({"hh": [1, 1, 2, 3], "a": ["x", "x", "y", "*"], "b": ["u", "u", "v", "*"]})
-    >>> household_frequencies(star, ["a", "b"], "hh")[0].tolist()   # household 3 matches every household
+    >>> household_frequencies(star, ["a", "b"], "hh", suppressed_as="*")[0].tolist()   # household 3 matches all
     [2.0, 2.0, 2.0, 3.0]
+    >>> household_frequencies(star, ["a", "b"], "hh")[0].tolist()      # not a generalised release: a value
+    [1.0, 1.0, 1.0, 1.0]
     """
     from ..household import household_index
     from .suppressed import suppressed_as_missing
@@ -48,7 +50,7 @@ def household_frequencies(df: pl.DataFrame, on: Sequence[str], household: str, w
     if household in on:
         raise SDCError(f"household column {household!r}: is also a key")
     idx, n_h = household_index(df, household)
-    df = suppressed_as_missing(df, on)
+    df = suppressed_as_missing(df, on, suppressed_as)
     hw = np.ones(n_h)
     if weight is not None:
         first = np.full(n_h, idx.size, dtype=np.int64)

@@ -162,9 +162,12 @@ def household_risk(risk: np.ndarray, household: pl.Series) -> np.ndarray:
 
 def _risk_arrays(
     df: pl.DataFrame, on: ColumnSpec, weight: str | None, alpha: float, household: str | None,
-    alpha_rule: str = "safe",
+    alpha_rule: str = "safe", suppressed_as: str | None = None,
 ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    from .suppressed import suppressed_as_missing
+
     cols = key_columns(df, on, weight)
+    df = suppressed_as_missing(df, cols, suppressed_as)
     if household is not None:
         resolve_columns(df, [household], kind="supported", what="household")
         if household in cols or household == weight:
@@ -193,9 +196,12 @@ def individual_risk_frame(
     alpha: float = 1.0,
     household: str | None = None,
     alpha_rule: str = "safe",
+    suppressed_as: str | None = None,
 ) -> pl.DataFrame:
     """``df`` with ``fk``, ``Fk``, ``risk`` (individual risk) and, with ``household=``,
     ``household_risk`` appended (Float64; module docstring for the definitions).
+    ``suppressed_as``: the label of a generalised release's suppressed records (``"*"``),
+    read as every key missing (:mod:`polars_sdc.risk.suppressed`).
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"a": [1, 1, 2], "w": [10.0, 30.0, 4.0]})
@@ -205,7 +211,7 @@ def individual_risk_frame(
     for name in ("fk", "Fk", RISK, HOUSEHOLD_RISK):
         if name in ([*key_columns(df, on, weight)] + [weight, household]):
             raise SDCError(f"column {name!r}: is a key, the weight or the household id; rename it first")
-    _, fk, Fk, r, h = _risk_arrays(df, on, weight, alpha, household, alpha_rule)
+    _, fk, Fk, r, h = _risk_arrays(df, on, weight, alpha, household, alpha_rule, suppressed_as)
     new = [pl.Series("fk", fk), pl.Series("Fk", Fk), pl.Series(RISK, r)]
     if h is not None:
         new.append(pl.Series(HOUSEHOLD_RISK, h))
@@ -219,16 +225,18 @@ def global_risk(
     alpha: float = 1.0,
     household: str | None = None,
     alpha_rule: str = "safe",
+    suppressed_as: str | None = None,
 ) -> dict[str, float]:
     """Global risk (mean individual risk), expected re-identifications (sum) and, with
-    ``household=``, the same two for household risk (sdcMicro ``measure_risk``).
+    ``household=``, the same two for household risk (sdcMicro ``measure_risk``);
+    ``suppressed_as`` as in :func:`individual_risk_frame`.
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"a": [1, 1, 2, 3]})
     >>> global_risk(df, "a")
     {'global_risk': 0.75, 'expected_reidentifications': 3.0}
     """
-    _, _, _, r, h = _risk_arrays(df, on, weight, alpha, household, alpha_rule)
+    _, _, _, r, h = _risk_arrays(df, on, weight, alpha, household, alpha_rule, suppressed_as)
     n = r.size
     out = {
         "global_risk": float(r.mean()) if n else 0.0,

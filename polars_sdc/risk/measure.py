@@ -87,8 +87,11 @@ def measure_risk(
     population_size: float | None = None,
     ks: Sequence[int] = (2, 3, 5),
     alpha_rule: str = "safe",
+    suppressed_as: str | None = None,
 ) -> RiskResult:
-    """Every risk measure of a release at once (module docstring).
+    """Every risk measure of a release at once (module docstring). ``suppressed_as``: the
+    label a generalisation gave its suppressed records' keys (``"*"``): such records are read
+    as every key missing (:mod:`polars_sdc.risk.suppressed`); None (default): values as written.
 
     >>> import polars as pl
     >>> r = measure_risk(pl.DataFrame({"a": [1, 1, 2, 3], "b": [0, 0, 0, 1]}), ["a", "b"])
@@ -101,10 +104,13 @@ def measure_risk(
     from .individual import frequencies_and_risk
     from .suda import suda as suda_scores
 
+    from .suppressed import suppressed_as_missing
+
     cols = key_columns(df, on, weight)
     a = check_alpha(alpha)
     if df.height == 0:
         raise SDCError("the frame is empty; there is no release to measure")
+    df = suppressed_as_missing(df, cols, suppressed_as)
     for k in ks:
         check_int(k, "ks: every k", minimum=1)
     fk, Fk, r = frequencies_and_risk(df, cols, weight, a, alpha_rule)
@@ -125,8 +131,19 @@ def measure_risk(
         summary["dis_suda_max"] = float(s.dis.max())
         summary["dis_suda_mean"] = float(s.dis.mean())
     summary.update(arx_risk(df, cols, weight, threshold=threshold, population_size=population_size))
+    if _has_missing(df, cols):   # ARX's sample models as fk reads a missing key: a wildcard, not a class
+        from .arx import record_models
+
+        summary.update(record_models(fk, Fk, threshold))
     per_record = pl.DataFrame({k: pl.Series(k, v, dtype=pl.Float64) for k, v in columns.items()})
     return RiskResult(per_record, summary, cols, s if suda else None)
+
+
+def _has_missing(df: pl.DataFrame, cols: Sequence[str]) -> bool:
+    """Whether a key of ``df`` holds a missing value (null, or NaN in a float key)."""
+    checks = [pl.col(c).is_null().any() | (pl.col(c).is_nan().any() if df.schema[c].is_float() else pl.lit(False))
+              for c in cols]
+    return bool(df.select(pl.any_horizontal(checks)).item())
 
 
 def frequency_summary(fk: Any, risk: Any, ks: Sequence[int] = (2, 3, 5), counts: Any = None) -> dict[str, object]:

@@ -931,6 +931,7 @@ def report(
     household: str | None = None,
     categorical: ColumnSpec = None,
     generalization=None,
+    suppressed_as: str | None = None,
 ) -> RiskReport:
     """The release report (module docstring): ``orig`` and ``masked`` hold the same records in
     the same order; ``on`` the keys, ``numeric`` the numeric variables, ``sensitive`` the
@@ -941,8 +942,10 @@ def report(
     the microaggregation drawn on the risk–utility map; ``categorical`` further categorical
     columns (PRAM'd ones, say) whose values and frequency tables are compared like the keys';
     ``generalization`` the :class:`~polars_sdc.generalize.GeneralizationResult` of an ARX-style
-    full-domain generalisation (its levels, records suppressed and metric get a section). Records
-    whose every key is ``"*"`` (suppressed by the generalisation) count as missing keys.
+    full-domain generalisation (its levels, records suppressed and metric get a section).
+    ``suppressed_as``: the label of the records a generalisation suppressed (``"*"``; by
+    default ``generalization``'s own, else None): a record of ``masked`` whose every key is that
+    label counts as every key missing; without one every value is read as written.
     A problem's :meth:`~polars_sdc.process.Problem.sign_off` is this report built from its roles
     and log.
 
@@ -960,7 +963,8 @@ def report(
 
     from .._validation import check_int
     from .diversity import l_diversity_values, t_closeness_values
-    from .frequencies import check_alpha, key_columns, suppressed_as_missing
+    from .frequencies import check_alpha, key_columns
+    from .suppressed import check_suppressed_as, suppressed_as_missing
     from .linkage import interval_disclosure, linkage_risk
     from .measure import measure_risk
 
@@ -988,6 +992,9 @@ def report(
         raise SDCError(f"threshold must be in (0, 1], got {threshold!r}")
     a = check_alpha(alpha)
     raw_log, step_log = _steps_frame(steps) if steps is not None else (None, None)
+    if suppressed_as is None and generalization is not None:
+        suppressed_as = getattr(generalization, "suppressed_as", None)
+    check_suppressed_as(suppressed_as)
 
     notes: list[str] = []
     tables: dict[str, pl.DataFrame] = {}
@@ -999,7 +1006,8 @@ def report(
     w_after = weight if weight is not None and weight in m.columns else None
     h_after = household if household is not None and household in m.columns else None
     before = measure_risk(o, keys, weight, alpha=a, ks=rks, threshold=threshold, household=household)
-    after = measure_risk(m, keys, w_after, alpha=a, ks=rks, threshold=threshold, household=h_after)
+    after = measure_risk(m, keys, w_after, alpha=a, ks=rks, threshold=threshold, household=h_after,
+                         suppressed_as=suppressed_as)
     b, af = before.as_dict(), after.as_dict()
 
     roles = {c: "categorical" for c in extra}
@@ -1008,7 +1016,7 @@ def report(
     for c, r in ((sensitive, "sensitive"), (weight, "weight"), (household, "household")):
         if c is not None:
             roles[c] = r
-    m_keys = suppressed_as_missing(m, keys)  # a generalised release's all-'*' records: suppressed keys
+    m_keys = suppressed_as_missing(m, keys, suppressed_as)  # a generalised release's suppressed records
     variables = _variables_table(o, m_keys, roles)
     num_set = set(nums)
     changed_num = int(variables.filter(pl.col("variable").is_in(list(num_set)))["changed"].sum())

@@ -73,7 +73,8 @@ class SudaResult:
         return pl.DataFrame({"variable": self.keys, "contribution": pct})
 
 
-def suda(df: pl.DataFrame, on: ColumnSpec, max_size: int | None = None, dis_fraction: float = 0.01) -> SudaResult:
+def suda(df: pl.DataFrame, on: ColumnSpec, max_size: int | None = None, dis_fraction: float = 0.01,
+         suppressed_as: str | None = None) -> SudaResult:
     """SUDA2 scores and DIS-SUDA scores of every record (module docstring for definitions).
 
     >>> import polars as pl
@@ -82,7 +83,7 @@ def suda(df: pl.DataFrame, on: ColumnSpec, max_size: int | None = None, dis_frac
     [1.0, 2.0, 1.0, 2.0]
     """
     cols = key_columns(df, on)
-    df = suppressed_as_missing(df, cols)  # a generalised release's suppressed records: every key missing
+    df = suppressed_as_missing(df, cols, suppressed_as)  # a generalised release's suppressed records: keys missing
     M = len(cols)
     max_size = check_suda_args(M, max_size, dis_fraction)
     n = df.height
@@ -152,8 +153,10 @@ def suda_output_schema(schema: pl.Schema) -> pl.Schema:
     return pl.Schema(out)
 
 
-def suda_frame(df: pl.DataFrame, on: ColumnSpec, max_size: int | None = None, dis_fraction: float = 0.01) -> pl.DataFrame:
-    """``df`` with Float64 columns ``suda`` (SUDA2 score) and ``dis_suda`` (DIS-SUDA score).
+def suda_frame(df: pl.DataFrame, on: ColumnSpec, max_size: int | None = None, dis_fraction: float = 0.01,
+               suppressed_as: str | None = None) -> pl.DataFrame:
+    """``df`` with Float64 columns ``suda`` (SUDA2 score) and ``dis_suda`` (DIS-SUDA score);
+    ``suppressed_as``: a generalised release's label of suppressed records (:mod:`.suppressed`).
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"a": [1, 1, 2, 2], "b": [1, 2, 1, 1], "c": [0, 0, 0, 1]})
@@ -164,5 +167,5 @@ def suda_frame(df: pl.DataFrame, on: ColumnSpec, max_size: int | None = None, di
     for name in (SUDA, DIS):
         if name in cols:
             raise SDCError(f"column {name!r}: is a key; rename it before computing SUDA scores")
-    res = suda(df, cols, max_size, dis_fraction)
+    res = suda(df, cols, max_size, dis_fraction, suppressed_as)
     return df.with_columns(pl.Series(SUDA, res.score), pl.Series(DIS, res.dis))

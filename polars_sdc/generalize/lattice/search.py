@@ -51,6 +51,7 @@ class Problem:
     tables: ColumnTables
     n: int
     G: np.ndarray | None = None  # (d, max levels, max rows) int64 padded label maps for the kernel
+    h: np.ndarray | None = None  # (m,) int64 household of each tuple (tuples include it), or None
 
     def __post_init__(self) -> None:
         gen = self.tables.gen
@@ -93,12 +94,15 @@ def lattice_nodes(heights: np.ndarray) -> np.ndarray:
 def group(problem: Problem, levels: np.ndarray, models: Models, base: Classes | None = None) -> Classes:
     """The classes of node ``levels`` and which of them fail the models. With ``base`` (the
     classes of a specialisation of the node, which refine the node's), the base's classes are
-    grouped instead of the distinct tuples (k-anonymity only: l and t need the tuples)."""
+    grouped instead of the distinct tuples (k-anonymity only: l and t need the tuples). With
+    households (``problem.h``) a class also fails when its records come from fewer than k
+    distinct households (the tuples hold one household each; no roll-up: a household count is
+    not a sum)."""
     t = problem.tables
     from ...kernels.lattice import dense_ids, group_keys, group_node
 
     radix = np.array([t.n_labels[c][levels[c]] for c in range(problem.d)], dtype=np.int64)
-    if base is not None and not models.needs_sensitive:
+    if base is not None and not models.needs_sensitive and problem.h is None:
         T, w, rows = problem.T[base.first], base.sizes, base.first
     else:
         T, w, rows = problem.T, problem.w, None
@@ -122,6 +126,10 @@ def group(problem: Problem, levels: np.ndarray, models: Models, base: Classes | 
         out = models.outlier_classes(sizes, upk // S, upk % S, pc, problem.q)
     else:
         out = models.outlier_classes(sizes, None, None, None)
+    if problem.h is not None:   # k distinct households per class: the distinct (class, household) pairs
+        hk = inv.astype(np.int64) * (int(problem.h.max()) + 1) + problem.h
+        _, hfirst, _ = dense_ids(hk)
+        out = out | (np.bincount(inv[hfirst], minlength=n_classes) < models.k)
     if rows is not None:
         first, inv = rows[first], None
     return Classes(inv, first, sizes, out, int(round(sizes[out].sum())))
@@ -160,7 +168,7 @@ class _State:
 
     def _base(self, lv: np.ndarray) -> Classes | None:
         """The cached specialisation of ``lv`` with the fewest classes."""
-        if self.models.needs_sensitive or not self.cache:
+        if self.models.needs_sensitive or self.problem.h is not None or not self.cache:
             return None
         keys = np.fromiter(self.cache, dtype=np.int64, count=len(self.cache))
         below = np.all(self.L[keys] <= lv, axis=1)
