@@ -18,7 +18,6 @@ added, k = 1), l3 = ``DistinctLDiversity("occupation", 3)``, t0.2 =
 """
 import math
 
-import numpy as np
 import polars as pl
 import pytest
 from hypothesis import example, given, settings, strategies as st
