@@ -141,5 +141,22 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture
+def sunk_frames(monkeypatch):
+    """The type of every frame the CLI writes (``cli._sink`` spied on, then called): a command
+    that keeps the pipeline lazy sinks one LazyFrame."""
+    from polars_sdc import cli
+
+    seen = []
+    real = cli._sink
+
+    def spy(frame, path, fmt=None):
+        seen.append(type(frame))
+        return real(frame, path, fmt)
+
+    monkeypatch.setattr(cli, "_sink", spy)
+    return seen
+
+
+@pytest.fixture
 def rng():
     return np.random.default_rng(12345)
