@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
 import numpy as np
 import polars as pl
 
 import polars_sdc  # noqa: F401
 from polars_sdc import datasets
+
+import timing  # benchmarks/timing.py: the shared best-of-n wall / CPU timer
 
 ARX_NAME = {"loss": "loss", "entropy_monotone": "nuem", "discernibility": "dm", "entropy": "nue",
             "precision": "prec", "precision_monotone": "precm", "discernibility_star": "dmstar"}
@@ -62,11 +63,11 @@ def main() -> None:
             for limit in (float(x) for x in a.limits.split(",")):
                 df.sdc.generalize(hs, k=k, suppression_limit=limit, metric=metric)  # warm-up
                 walls, cpus = [], []
-                for _ in range(a.reps):
-                    w0, c0 = time.perf_counter(), time.process_time()
-                    r = df.sdc.generalize(hs, k=k, suppression_limit=limit, metric=metric)
-                    walls.append(time.perf_counter() - w0)
-                    cpus.append(time.process_time() - c0)
+                for _ in range(a.reps):                 # the median of single runs (timing.timed once each)
+                    t = timing.timed(lambda: df.sdc.generalize(hs, k=k, suppression_limit=limit, metric=metric))
+                    r = t.result
+                    walls.append(t.wall)
+                    cpus.append(t.cpu)
                 ref = arx.get((f"k{k}", ARX_NAME[metric], limit), (float("nan"), float("nan")))
                 print(f"{k:>3} {limit:>6.2f} {metric:>18} {str(r.transformation):>28} {r.suppressed:>6} "
                       f"{r.checked:>7} {statistics.median(walls) * 1e3:>9.1f} {statistics.median(cpus) * 1e3:>9.1f} "

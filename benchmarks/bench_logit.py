@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import statistics
-import time
 
 import numpy as np
 import polars as pl
@@ -167,15 +166,13 @@ def interleaved(problems, repeat):
     th, ts, ratios = [], [], []
     out_h = out_s = None
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        out_h = [hand(*p) for p in problems]
-        t1 = time.perf_counter()
+        h = timing.timed(lambda: [hand(*p) for p in problems])
         with threadpool_limits(limits=1):
-            out_s = [scipy_lbfgsb(*p) for p in problems]
-        t2 = time.perf_counter()
-        th.append(t1 - t0)
-        ts.append(t2 - t1)
-        ratios.append((t2 - t1) / (t1 - t0))
+            s = timing.timed(lambda: [scipy_lbfgsb(*p) for p in problems])
+        out_h, out_s = h.result, s.result
+        th.append(h.wall)
+        ts.append(s.wall)
+        ratios.append(s.wall / h.wall)
     return statistics.median(th), statistics.median(ts), statistics.median(ratios), min(ratios), max(ratios), out_h, out_s
 
 

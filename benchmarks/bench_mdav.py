@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import argparse
 import resource
-import time
 
 import numpy as np
+
+import timing  # benchmarks/timing.py: the shared best-of-n wall / CPU timer
 
 
 def numpy_mdav(X: np.ndarray, k: int) -> np.ndarray:
@@ -83,18 +84,13 @@ def main() -> None:
     for n in sorted(args.n):
         X = np.random.default_rng(1).normal(size=(n, args.p))
         before = _rss_mb()
-        times = []
-        for _ in range(max(args.repeat, 1)):
-            t = time.process_time()
-            g = partition_mdav(X, args.k)
-            times.append(time.process_time() - t)
-        ours = min(times)
+        t = timing.timed(lambda: partition_mdav(X, args.k), max(args.repeat, 1))
+        g, ours = t.result, t.cpu
         peak = _peak_mb()
         peer, same = float("nan"), "-"
         if not args.no_peer and n <= args.peer_max:
-            t = time.process_time()
-            h = numpy_mdav(X, args.k)
-            peer = time.process_time() - t
+            t = timing.timed(lambda: numpy_mdav(X, args.k))
+            h, peer = t.result, t.cpu
             same = "yes" if np.array_equal(canonical_ids(g), canonical_ids(h)) else "NO"
         peer_s, ratio = (f"{peer:.2f}", f"{peer / ours:.1f}") if peer == peer else ("-", "-")
         print(

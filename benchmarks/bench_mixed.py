@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import argparse
 import resource
-import time
 
 import numpy as np
 import polars as pl
+
+import timing  # benchmarks/timing.py: the shared best-of-n wall / CPU timer
 
 
 def frame(n: int, levels: int, seed: int = 0) -> pl.DataFrame:
@@ -54,13 +55,13 @@ def speed(ns: list[int], levels: list[int], repeat: int, vmdav_onehot_max: int =
                 hot = name == "mdav" or n * U <= vmdav_onehot_max
                 tc, th = [], []
                 for _ in range(repeat):  # interleaved
-                    t = time.process_time()
-                    a = fn(F, 5)
-                    tc.append(time.process_time() - t)
+                    t = timing.timed(lambda: fn(F, 5))
+                    a = t.result
+                    tc.append(t.cpu)
                     if hot:
-                        t = time.process_time()
-                        b = fn(D, 5)
-                        th.append(time.process_time() - t)
+                        t = timing.timed(lambda: fn(D, 5))
+                        b = t.result
+                        th.append(t.cpu)
                 if not hot:
                     print(f"{name:>7} {n:>8,} {U:>6} {min(tc):>8.2f} {'-':>8} {'-':>6} {'-':>5}", flush=True)
                     continue
@@ -76,9 +77,8 @@ def memory(n: int, levels: int) -> None:
     small.sdc.mdav(5, ["x", "y", "z", "c"])  # compile outside the measurement
     df = frame(n, levels)
     before = _peak_mb()
-    t = time.process_time()
-    out = df.sdc.mdav(5, ["x", "y", "z", "c"])
-    cpu = time.process_time() - t
+    t = timing.timed(lambda: df.sdc.mdav(5, ["x", "y", "z", "c"]))
+    out, cpu = t.result, t.cpu
     peak = _peak_mb()
     dense = 8 * n * (3 + levels) / 2**20
     print(f"df.sdc.mdav(5), n = {n:,}, 3 numeric + one {levels}-level String column: CPU {cpu:.1f} s, "

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 from itertools import combinations
 from math import factorial
 
@@ -163,9 +162,9 @@ def compare_old(args, miss: pl.DataFrame, keys: list[str]) -> None:
         out = {}
         for name in ("old", "new", "new", "old")[: 2 * max(args.repeat // 2, 1)]:
             fn = old.frequencies if name == "old" else frequencies
-            t0, c0 = time.perf_counter(), time.process_time()
-            out[name] = fn(miss, keys, "w", alpha)
-            times[name].append((time.perf_counter() - t0, time.process_time() - c0))
+            t = timing.timed(lambda: fn(miss, keys, "w", alpha))
+            out[name] = t.result
+            times[name].append((t.wall, t.cpu))
         (fk0, Fk0), (fk1, Fk1) = out["old"], out["new"]
         rel = float(np.max(np.abs(Fk1 - Fk0) / Fk0))
         (wo, co), (wn, cn) = (min(times["old"]), min(t[1] for t in times["old"])), (min(times["new"]), min(t[1] for t in times["new"]))

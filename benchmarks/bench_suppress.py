@@ -16,11 +16,12 @@ from the measurements quoted in issue 28 (Adult 3,115 / 4,528; testdata 293 / 50
 """
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
 import polars as pl
+
+import timing  # benchmarks/timing.py: the shared best-of-n wall / CPU timer
 
 import polars_sdc  # noqa: F401
 from polars_sdc import datasets
@@ -44,9 +45,8 @@ def age_groups(df: pl.DataFrame) -> pl.DataFrame:
 
 def run(name, df, keys, k, sdcmicro, **kw):
     suppress_frame(df.head(20), 1, keys, **kw)              # compile outside the timing
-    t = time.process_time()
-    out = suppress_frame(df, k, keys, **kw)
-    cpu = time.process_time() - t
+    t = timing.timed(lambda: suppress_frame(df, k, keys, **kw))
+    out, cpu = t.result, t.cpu
     n = suppressed_count(df, out, keys)
     per = ", ".join(f"{c} {int(out[c].null_count() - df[c].null_count())}" for c in keys)
     mode = ", ".join(f"{a}={v!r}" for a, v in kw.items() if a != "by") or "tiebreak (default)"

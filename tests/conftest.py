@@ -140,6 +140,41 @@ def pytest_collection_modifyitems(config, items):
                 target._hypothesis_internal_use_settings = scaled
 
 
+def small_hierarchy(draw, name: str, n_values: int) -> list[list[str]]:
+    """A random generalisation hierarchy (hypothesis ``draw``) of ``n_values`` values
+    ``name0, name1, ...``: 1-3 levels of merged labels, then ``*`` -- for the brute-force checks
+    of the lattice search (tests/test_generalize*.py)."""
+    from hypothesis import strategies as st
+
+    vals = [f"{name}{i}" for i in range(n_values)]
+    levels = [vals]
+    cur = list(range(n_values))
+    for j in range(draw(st.integers(1, 3)) - 1):
+        n_cur = max(cur) + 1          # merge labels: each label id maps to a coarser id
+        to = draw(st.lists(st.integers(0, max(0, n_cur - 2)), min_size=n_cur, max_size=n_cur))
+        cur = [to[x] for x in cur]
+        levels.append([f"{name}L{j + 1}_{x}" for x in cur])
+    levels.append(["*"] * n_values)
+    return levels
+
+
+@pytest.fixture
+def sunk_frames(monkeypatch):
+    """The type of every frame the CLI writes (``cli._sink`` spied on, then called): a command
+    that keeps the pipeline lazy sinks one LazyFrame."""
+    from polars_sdc import cli
+
+    seen = []
+    real = cli._sink
+
+    def spy(frame, path, fmt=None):
+        seen.append(type(frame))
+        return real(frame, path, fmt)
+
+    monkeypatch.setattr(cli, "_sink", spy)
+    return seen
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)

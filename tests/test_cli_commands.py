@@ -303,18 +303,10 @@ def test_reports_are_strict_json(tmp_path, capsys):
     ("noise", ["--on", "age", "--k", "2", "--seed", "3"]),
     ("anonymize", ["--k", "3", "--on", "age"]),
 ])
-def test_release_is_sunk_from_a_lazy_scan(tmp_path, capsys, monkeypatch, adult_pq, command, argv):
-    seen = []
-    real = cli._sink
-
-    def spy(frame, path, fmt=None):
-        seen.append(type(frame))
-        return real(frame, path, fmt)
-
-    monkeypatch.setattr(cli, "_sink", spy)
+def test_release_is_sunk_from_a_lazy_scan(tmp_path, capsys, sunk_frames, adult_pq, command, argv):
     code, _, err = run(capsys, command, adult_pq, tmp_path / "o.parquet", *argv)
     assert code == 0, err
-    assert seen == [pl.LazyFrame]
+    assert sunk_frames == [pl.LazyFrame]
 
 
 @pytest.mark.parametrize("argv", [

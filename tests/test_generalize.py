@@ -18,7 +18,6 @@ added, k = 1), l3 = ``DistinctLDiversity("occupation", 3)``, t0.2 =
 """
 import math
 
-import numpy as np
 import polars as pl
 import pytest
 from hypothesis import example, given, settings, strategies as st
@@ -27,6 +26,7 @@ import polars_sdc  # noqa: F401
 from polars_sdc import SDCError, datasets
 from polars_sdc.generalize import Hierarchy, generalize
 
+from conftest import small_hierarchy
 from naive import reference_generalization_lattice
 
 METRIC = {"loss": "loss", "dm": "discernibility", "dmstar": "discernibility_star", "nue": "entropy",
@@ -223,25 +223,10 @@ def test_arx_readme_numbers(adult):
 
 # -- exactness: brute force over the whole lattice ---------------------------------------------
 
-def _small_hierarchy(draw, name, n_values):
-    vals = [f"{name}{i}" for i in range(n_values)]
-    levels = [vals]
-    cur = list(range(n_values))
-    height = draw(st.integers(1, 3))
-    for j in range(height - 1):
-        # merge labels: each label id maps to a coarser id
-        n_cur = max(cur) + 1
-        to = draw(st.lists(st.integers(0, max(0, n_cur - 2)), min_size=n_cur, max_size=n_cur))
-        cur = [to[x] for x in cur]
-        levels.append([f"{name}L{j + 1}_{x}" for x in cur])
-    levels.append(["*"] * n_values)
-    return levels
-
-
 @st.composite
 def problems(draw):
     d = draw(st.integers(1, 3))
-    hier = [_small_hierarchy(draw, f"c{c}", draw(st.integers(1, 5))) for c in range(d)]
+    hier = [small_hierarchy(draw, f"c{c}", draw(st.integers(1, 5))) for c in range(d)]
     n = draw(st.integers(1, 40))
     rows = [tuple(draw(st.sampled_from(h[0])) for h in hier) for _ in range(n)]
     sens = [draw(st.sampled_from(["a", "b", "c"])) for _ in range(n)]

@@ -21,6 +21,7 @@ import polars_sdc  # noqa: F401
 from polars_sdc import SDCError, datasets
 from polars_sdc.generalize import Hierarchy, generalize
 
+from conftest import small_hierarchy
 from naive import reference_generalization_lattice, reference_hierarchical_emd, reference_l_diverse
 
 METRIC = {"nue": "entropy", "nuem": "entropy_monotone"}
@@ -115,19 +116,6 @@ def test_grassberger_is_the_definition_not_arx_s_early_exit(adult):
 
 # -- exactness: brute force over the whole lattice ---------------------------------------------
 
-def _small_hierarchy(draw, name, n_values):
-    vals = [f"{name}{i}" for i in range(n_values)]
-    levels = [vals]
-    cur = list(range(n_values))
-    for j in range(draw(st.integers(1, 3)) - 1):
-        n_cur = max(cur) + 1
-        to = draw(st.lists(st.integers(0, max(0, n_cur - 2)), min_size=n_cur, max_size=n_cur))
-        cur = [to[x] for x in cur]
-        levels.append([f"{name}L{j + 1}_{x}" for x in cur])
-    levels.append(["*"] * n_values)
-    return levels
-
-
 MODELS = {
     "entropy": {"l_diversity": 1.7, "l_kind": "entropy"},
     "grassberger": {"l_diversity": 1.3, "l_kind": "entropy_grassberger"},
@@ -139,8 +127,8 @@ MODELS = {
 @st.composite
 def problems(draw):
     d = draw(st.integers(1, 3))
-    hier = [_small_hierarchy(draw, f"c{c}", draw(st.integers(1, 5))) for c in range(d)]
-    s_hier = _small_hierarchy(draw, "s", draw(st.integers(2, 4)))
+    hier = [small_hierarchy(draw, f"c{c}", draw(st.integers(1, 5))) for c in range(d)]
+    s_hier = small_hierarchy(draw, "s", draw(st.integers(2, 4)))
     n = draw(st.integers(1, 30))
     rows = [tuple(draw(st.sampled_from(h[0])) for h in hier) for _ in range(n)]
     sens = [draw(st.sampled_from(s_hier[0])) for _ in range(n)]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import polars_sdc as sdc
 from polars_sdc import SDCError, dist
 from polars_sdc.loss.classic import entropy_loss
-from polars_sdc.loss.ild import ild, ild_report, information_amount
+from polars_sdc.loss.ild import information_amount
 from polars_sdc.loss.sse import ilssdm
 from naive import lev_ref, naive_amount, pnorm_ref
 import polars_sdc

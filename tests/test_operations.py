@@ -112,3 +112,14 @@ def test_unknown_keyword_on_the_expression_namespace(call, method, hint):
     with pytest.raises(polars_sdc.SDCError, match=rf"^{method}\(\) got an unexpected keyword argument .*did you mean '{hint}'\?"):
         call()
     assert pl.DataFrame({"c": ["a", "b", "b"]}).select(pl.col("c").sdc.recode(0.5, sep="+"))["c"].to_list() == ["a+b"] * 3
+
+
+@pytest.mark.parametrize("refine, option, hint", [("mil", "max_sweep", "max_sweeps"), ("anneal", "chain", "chains"),
+                                                  ("anneal", "p_swp", "p_swap")])
+def test_unknown_refine_option_names_the_refiner_and_the_closest_name(refine, option, hint):
+    df = pl.DataFrame({"x": [1.0, 9.0, 2.0, 8.0]})
+    with pytest.raises(polars_sdc.SDCError, match=rf"unknown refine option '{option}' for refine='{refine}'; "
+                                                  rf"did you mean '{hint}'\? It takes: "):
+        df.sdc.mdav(2, "x", refine=refine, refine_options={option: 1})
+    with pytest.raises(polars_sdc.SDCError, match=rf"for refine='{refine}'; it takes: "):    # nothing close: no guess
+        df.lazy().sdc.mdav(2, "x", refine=refine, refine_options={"zzz": 1})

@@ -1,6 +1,4 @@
 """l-diversity and t-closeness against their direct definitions, class by class."""
-import math
-from collections import Counter
 
 import numpy as np
 import polars as pl

@@ -1,6 +1,4 @@
 """SUDA2 / DIS-SUDA: sdcMicro reference numbers, brute force over all key subsets."""
-from itertools import combinations
-from math import factorial
 
 import numpy as np
 import polars as pl

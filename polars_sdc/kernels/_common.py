@@ -242,12 +242,8 @@ def group_means(X, labels, n_groups):
 
     Parameters
     ----------
-    X : float64 (n, p)
-        The rows.
-    labels : int array (n,)
-        Group per row, in ``[0, n_groups)``.
-    n_groups : int
-        Number of groups G.
+    X, labels, n_groups
+        As for :func:`group_sums`.
 
     Notes
     -----
@@ -353,12 +349,8 @@ def point_query(CC, i, off, qcnt, K, on):
 
     Parameters
     ----------
-    CC : int32 (mc, N)
-        Column-major level codes.
-    i : int
-        The row.
-    off : int array (mc + 1,)
-        Level offsets per column.
+    CC, i, off
+        Codes, row and level offsets, as for :func:`nominal_part`.
     qcnt : int array (sum U,)
         The query's level counts, set or cleared in place.
     K : int array (mc,)

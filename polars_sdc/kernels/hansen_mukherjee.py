@@ -121,7 +121,7 @@ def edge_costs(X, k, codes=None):
     Notes
     -----
     Hansen & Mukherjee 2003 (the shortest-path graph), as Suzaki et al. eq. 2 writes the edge
-    lengths; O(n k p) time and memory.
+    lengths; O(n k p) time, O(n k) memory.
 
     Examples
     --------

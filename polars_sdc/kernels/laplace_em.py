@@ -242,16 +242,10 @@ def em_pass(Y, w, log_rho, mu, sd, phi, n_chunks):
 
     Parameters
     ----------
-    Y : float64 (n, d)
-        Noisy records.
+    Y, log_rho, mu, sd, phi
+        As for :func:`log_components`.
     w : float64 (n,)
         Record weights.
-    log_rho : float64 (K,)
-        Log mixture weights.
-    mu, sd : float64 (K, d)
-        Component means and standard deviations.
-    phi : float64 (d,)
-        Laplace scale per coordinate.
     n_chunks : int
         Number of summation chunks.
 

@@ -14,12 +14,9 @@ def group_sse(X, labels, n_groups):
 
     Parameters
     ----------
-    X : float64 (n, p)
-        The rows.
-    labels : int array (n,)
-        Group per row, in ``[0, n_groups)``.
-    n_groups : int
-        Number of groups.
+    X, labels, n_groups
+        The rows (float64 (n, p)), group per row and number of groups, as for
+        :func:`polars_sdc.kernels._common.group_sums`.
 
     Notes
     -----

@@ -224,14 +224,8 @@ def string_matrix(chars, offsets, kind, n_alpha):
 
     Parameters
     ----------
-    chars : int64 (sum len,)
-        Characters as alphabet ids, strings back to back.
-    offsets : int64 (U + 1,)
-        String bounds in ``chars``.
-    kind : int
-        The distance.
-    n_alpha : int
-        Alphabet size.
+    chars, offsets, kind, n_alpha
+        As for :func:`string_amount`.
 
     Notes
     -----

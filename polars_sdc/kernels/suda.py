@@ -95,7 +95,7 @@ def unique_bits(cols, miss, cand, max_size):
     ----------
     cols : int64 (M, n)
         Key codes + 1 (0 = missing).
-    miss : uint64 (n,)
+    miss : int64 (n,)
         Bit mask of each row's missing keys.
     cand : int array (n_cand,)
         Candidate rows.

@@ -53,12 +53,16 @@ def check_refine_options(refine: str, options: Mapping[str, Any]) -> dict[str, A
     >>> check_refine_options("mil", {"max_sweep": 3})
     Traceback (most recent call last):
     ...
-    polars_sdc._errors.SDCError: unknown refine option 'max_sweep' for refine='mil'; it takes: neighbours, exchanges, cycles, max_sweeps, max_rounds
+    polars_sdc._errors.SDCError: unknown refine option 'max_sweep' for refine='mil'; did you mean 'max_sweeps'? It takes: neighbours, exchanges, cycles, max_sweeps, max_rounds
     """
     takes = [name for name in list(inspect.signature(REFINERS[refine]).parameters)[3:] if name not in PROGRESS_HOOKS]
     for name in options:
         if name not in takes:
-            raise SDCError(f"unknown refine option {name!r} for refine={refine!r}; it takes: {', '.join(takes)}")
+            from .._columns import closest_name
+
+            guess = closest_name(name, takes)
+            hint = f"; did you mean {guess!r}? It" if guess else "; it"
+            raise SDCError(f"unknown refine option {name!r} for refine={refine!r}{hint} takes: {', '.join(takes)}")
     return REFINER_OPTION_CHECKS[refine](options)
 
 

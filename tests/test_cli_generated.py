@@ -181,15 +181,7 @@ def test_risk_takes_household(tmp_path, capsys):
     ["rank-swap", "--on", "income", "--p", "0.1", "--seed", "1"],
     ["run", "RECIPE"],
 ])
-def test_the_release_is_sunk_from_a_lazy_scan(tmp_path, capsys, monkeypatch, frame, argv):
-    seen = []
-    real = cli._sink
-
-    def spy(lf, path, fmt=None):
-        seen.append(type(lf))
-        return real(lf, path, fmt)
-
-    monkeypatch.setattr(cli, "_sink", spy)
+def test_the_release_is_sunk_from_a_lazy_scan(tmp_path, capsys, sunk_frames, frame, argv):
     src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
     frame.write_parquet(src)
     if argv[0] == "run":
@@ -199,4 +191,4 @@ def test_the_release_is_sunk_from_a_lazy_scan(tmp_path, capsys, monkeypatch, fra
     else:
         argv = [argv[0], str(src), str(out), *argv[1:]]
     assert cli.main(argv) == 0, capsys.readouterr().err
-    assert seen == [pl.LazyFrame]
+    assert sunk_frames == [pl.LazyFrame]
