@@ -36,3 +36,29 @@ def test_default_on_leaves_the_household_id_out_of_microaggregation():
     assert refined["hh"].equals(df["hh"])
     with pytest.raises(SDCError, match="no numeric column besides the household id 'hh'"):
         df.select("hh").sdc.mdav(2, household="hh")
+
+
+# 2. suppress / suppress_risky with household=: a household-level key that varies within a few
+#    households is suppressed per person without the HouseholdWarning the other methods give
+#    (and suppress_risky's warning without household= said "suppress")
+def _nearly():
+    hh = [h for h in range(30) for _ in (0, 1)]
+    return pl.DataFrame({"hh": hh, "size": [2 + h % 3 for h in hh][:-1] + [9],
+                         "sex": [i % 2 for i in range(60)], "w": [10.0] * 60})
+
+
+@pytest.mark.parametrize("call", [lambda f: f.sdc.suppress(2, ["size", "sex"], household="hh"),
+                                  lambda f: f.sdc.suppress_risky(["size", "sex"], risk_above=0.2, household="hh")],
+                         ids=["suppress", "suppress_risky"])
+def test_suppression_warns_for_a_nearly_household_level_key(call):
+    with pytest.warns(HouseholdWarning, match=r"column 'size' varies within 1 of 30 households of 'hh' \(e.g. household 29\)"):
+        call(_nearly())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        call(_nearly().with_columns(size=pl.col("size").first().over("hh")))   # consistent: no warning
+
+
+def test_suppress_risky_warning_names_suppress_risky():
+    df = _nearly().with_columns(size=pl.col("size").first().over("hh"))
+    with pytest.warns(HouseholdWarning, match=r"^suppress_risky: column\(s\) 'size'"):
+        df.sdc.suppress_risky(["size", "sex"], risk_above=0.2)
