@@ -62,3 +62,28 @@ def test_suppress_risky_warning_names_suppress_risky():
     df = _nearly().with_columns(size=pl.col("size").first().over("hh"))
     with pytest.warns(HouseholdWarning, match=r"^suppress_risky: column\(s\) 'size'"):
         df.sdc.suppress_risky(["size", "sex"], risk_above=0.2)
+
+
+# 3. key= with a float / date / decimal / boolean household id: "key column 'hh': dtype Float64
+#    cannot be a key" although the key was another column (the household rows are keyed by the id)
+@pytest.mark.parametrize("dtype", [pl.Float64, pl.Float32, pl.Date, pl.Decimal(10, 2), pl.Boolean])
+def test_key_with_a_household_id_of_any_dtype(dtype):
+    rs = np.random.default_rng(4)
+    sizes = rs.integers(1, 5, 12)
+    hid = np.repeat(np.arange(12), sizes)
+    df = pl.DataFrame({"hh": hid % 2 == 0 if dtype == pl.Boolean else hid, "pid": np.arange(hid.size) * 7 + 1,
+                       "hinc": np.repeat(rs.normal(100, 10, 12), sizes), "reg": np.repeat(rs.choice(["a", "b"], 12), sizes),
+                       "pay": rs.normal(10, 2, hid.size)})
+    if dtype == pl.Boolean:   # two households: 'reg' and 'hinc' vary within them, use a constant one
+        df = df.with_columns(hinc=pl.when(pl.col("hh")).then(1.0).otherwise(2.0), reg=pl.col("hh").cast(pl.String))
+    else:
+        df = df.with_columns(pl.col("hh").cast(dtype))
+    perm = np.random.default_rng(1).permutation(df.height)
+    for call in (lambda f: f.sdc.add_noise(["hinc", "pay"], seed=3, key="pid", household="hh"),
+                 lambda f: f.sdc.pram(["reg"], pd=0.5, seed=3, key="pid", household="hh"),
+                 lambda f: f.sdc.laplace(5.0, ["hinc"], seed=3, key="pid", household="hh")):
+        out = call(df)
+        assert out.group_by("hh").agg(pl.col("hinc", "reg").n_unique()).select(pl.col("hinc", "reg").max()).row(0) == (1, 1)
+        # keyed: the release of the shuffled frame is the same release, shuffled
+        from polars.testing import assert_frame_equal
+        assert_frame_equal(call(df[perm]).sort("pid"), out.sort("pid"), rel_tol=1e-9, abs_tol=1e-9)
