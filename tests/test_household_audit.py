@@ -87,3 +87,12 @@ def test_key_with_a_household_id_of_any_dtype(dtype):
         # keyed: the release of the shuffled frame is the same release, shuffled
         from polars.testing import assert_frame_equal
         assert_frame_equal(call(df[perm]).sort("pid"), out.sort("pid"), rel_tol=1e-9, abs_tol=1e-9)
+
+
+# 4. swap_records took NaN household ids (all NaN persons silently became one household)
+def test_swap_records_refuses_nan_household_ids():
+    df = pl.DataFrame({"hid": [1.0, float("nan"), float("nan"), 4.0], "r": ["a", "a", "a", "b"]})
+    with pytest.raises(SDCError, match=r"column 'hid': 2 NaN id\(s\)"):
+        df.sdc.swap_records(household="hid", hierarchy="r", seed=1)
+    with pytest.raises(SDCError, match=r"column 'hid': 2 NaN id\(s\)"):
+        df.lazy().sdc.swap_records_plan(household="hid", hierarchy="r", seed=1).collect()
