@@ -137,3 +137,17 @@ def test_aggregate_keeps_structural_nulls_of_pattern_pure_groups():
     assert df.lazy().sdc.aggregate("g", ["x", "n"]).collect().equals(out)
     with pytest.raises(SDCError, match=r"column 'x': group 'b' holds both nulls and values"):
         df.with_columns(x=pl.Series([1.0, 3.0, None, 4.0, 5.0, 9.0])).sdc.aggregate("g", ["x"])
+
+
+# 7. the partition workflow (partition / mil with household= -> aggregate) has no guard against a
+#    group mean that is a household's exact vector; only the methods' release (mdav(..., household=),
+#    refine="mil") has it
+@pytest.mark.xfail(strict=True, reason="df.sdc.mil(household=) + df.sdc.aggregate release a household's exact "
+                   "vector when a refined group's mean coincides with it (the unchanged-vector guard of "
+                   "microagg.blocks.unchanged_repair runs only in MicroaggSpec.apply); needs aggregate(household=) "
+                   "or the guard in mil_frame under a stated release")
+def test_mil_then_aggregate_never_releases_a_households_exact_vector():
+    df = pl.DataFrame({"hh": [1, 2, 3, 4, 5, 6], "x": [1.0, 2.0, 3.0, 10.0, 20.0, 30.0]})
+    start = df.with_columns(g=pl.Series([0, 0, 0, 1, 1, 1]))     # a k = 3 partition, >= 3 households per group
+    released = start.sdc.mil(3, "x", household="hh", standardize=False).sdc.aggregate("g", "x")
+    assert not (released["x"] == df["x"]).any()                    # (1 + 2 + 3) / 3 = 2 is household 2's income
