@@ -341,9 +341,11 @@ def warn_household_level(
     max_size: int = 30,
     sample: int = 50_000,
     min_groups: int = 10,
+    leak: str | None = None,
 ) -> None:
     """Warn (:class:`HouseholdWarning`) when a column of ``columns``, masked per person by
-    ``method`` without ``household=``, is household-level in an evident household structure.
+    ``method`` without ``household=``, is household-level in an evident household structure
+    (``leak``: what goes wrong, when it is not a value left visible on a housemate's record).
 
     A column ``h`` of the frame (integer, String or Categorical, not masked, not in
     ``exclude``, no nulls) looks like a household id when its groups are small (mean size in
@@ -391,9 +393,10 @@ def warn_household_level(
             warnings.warn(
                 f"{method}: column(s) {names} are constant within every group of {h!r} ({sizes.len()} groups of "
                 f"{sizes.min()}..{sizes.max()} rows{' in a sample' if step > 1 else ''}), which looks like a "
-                f"household id; masked per person, a "
-                f"household's original value stays visible on every member whose row is left unchanged, next "
-                f"to the shared {h!r}. Pass household={h!r} to mask it once per household for all members.",
+                f"household id; masked per person, "
+                + (leak or f"a household's original value stays visible on every member whose row is left "
+                           f"unchanged, next to the shared {h!r}")
+                + f". Pass household={h!r} to mask it once per household for all members.",
                 HouseholdWarning, stacklevel=3)
             return
 

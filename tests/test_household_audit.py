@@ -151,3 +151,15 @@ def test_mil_then_aggregate_never_releases_a_households_exact_vector():
     start = df.with_columns(g=pl.Series([0, 0, 0, 1, 1, 1]))     # a k = 3 partition, >= 3 households per group
     released = start.sdc.mil(3, "x", household="hh", standardize=False).sdc.aggregate("g", "x")
     assert not (released["x"] == df["x"]).any()                    # (1 + 2 + 3) / 3 = 2 is household 2's income
+
+
+# 8. recode (minimum-frequency recoding) of a household-level column without household= gave no
+#    HouseholdWarning: its frequencies count persons, so one large household's rare category is kept
+def test_recode_warns_for_a_household_level_column_without_household():
+    df = pl.DataFrame({"hh": [h for h in range(24) for _ in range(1 + h % 3)]}).with_columns(
+        region=pl.when(pl.col("hh") == 23).then(pl.lit("rare")).otherwise(pl.lit("common") + (pl.col("hh") % 2).cast(pl.String)),
+        sex=(pl.int_range(pl.len()) % 2).cast(pl.String))
+    with pytest.warns(HouseholdWarning, match=r"recode: column\(s\) 'region' .* its frequencies count persons"):
+        plain = df.sdc.recode(["region", "sex"], 0.06)
+    assert "rare" in plain["region"].to_list()               # 3 persons of 48: kept, though one household
+    assert "rare" not in df.sdc.recode(["region", "sex"], 0.06, household="hh")["region"].to_list()  # 1 of 24
