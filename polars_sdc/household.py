@@ -45,6 +45,7 @@ __all__ = [
     "check_household_level",
     "collapse",
     "household_index",
+    "household_keys",
     "household_level_columns",
     "mask_by_household",
     "mask_households",
@@ -138,6 +139,28 @@ def household_index(df: pl.DataFrame, household: str) -> tuple[np.ndarray, int]:
     order = np.empty(n, dtype=np.int64)
     order[np.argsort(first, kind="stable")] = np.arange(n, dtype=np.int64)
     return order[idx], n
+
+
+def household_keys(ids: pl.Series) -> np.ndarray:
+    """The random-number key (uint64) of each of the distinct household ``ids``:
+    :func:`polars_sdc.rng.row_keys` of integer / string / categorical ids; the bits of a float
+    id (``-0.0`` as ``0.0``), the physical value of a date, time, decimal or boolean id. Used
+    where draws are keyed by household (``key=`` on the household rows, record swapping).
+
+    >>> household_keys(pl.Series("hh", [3, 1])).tolist(), household_keys(pl.Series("hh", [0.5])).tolist()
+    ([3, 1], [4602678819172646912])
+    """
+    from . import rng
+
+    t = ids.dtype
+    if t.is_integer() or t == pl.String or isinstance(t, (pl.Categorical, pl.Enum)):
+        return rng.row_keys(ids)
+    if t.is_float():
+        return (ids.cast(pl.Float64).to_numpy() + 0.0).view(np.uint64)
+    if t.is_temporal() or t.is_decimal() or t == pl.Boolean:
+        return rng.row_keys(ids.to_physical().cast(pl.Int64))
+    raise SDCError(f"household column {ids.name!r}: dtype {t} cannot key the draws of the household rows; "
+                   "use an integer, string, float or date household id")
 
 
 def _first_member(df: pl.DataFrame, household: str, index: np.ndarray | None = None) -> pl.Series:
@@ -318,9 +341,11 @@ def warn_household_level(
     max_size: int = 30,
     sample: int = 50_000,
     min_groups: int = 10,
+    leak: str | None = None,
 ) -> None:
     """Warn (:class:`HouseholdWarning`) when a column of ``columns``, masked per person by
-    ``method`` without ``household=``, is household-level in an evident household structure.
+    ``method`` without ``household=``, is household-level in an evident household structure
+    (``leak``: what goes wrong, when it is not a value left visible on a housemate's record).
 
     A column ``h`` of the frame (integer, String or Categorical, not masked, not in
     ``exclude``, no nulls) looks like a household id when its groups are small (mean size in
@@ -368,9 +393,10 @@ def warn_household_level(
             warnings.warn(
                 f"{method}: column(s) {names} are constant within every group of {h!r} ({sizes.len()} groups of "
                 f"{sizes.min()}..{sizes.max()} rows{' in a sample' if step > 1 else ''}), which looks like a "
-                f"household id; masked per person, a "
-                f"household's original value stays visible on every member whose row is left unchanged, next "
-                f"to the shared {h!r}. Pass household={h!r} to mask it once per household for all members.",
+                f"household id; masked per person, "
+                + (leak or f"a household's original value stays visible on every member whose row is left "
+                           f"unchanged, next to the shared {h!r}")
+                + f". Pass household={h!r} to mask it once per household for all members.",
                 HouseholdWarning, stacklevel=3)
             return
 
@@ -485,6 +511,16 @@ def mask_households(
         need = [c for c in dict.fromkeys(list(by) + list(extra)) if c not in hh and c != household]
         check_by_household_level(df, household, need)
         small = collapse(df, household, hh + need, check=False, index=idx)
-        masked = mask(small, hh, household if key is not None else None)
+        hkey = None
+        if key is not None:     # keyed by the household id (any id dtype: its household_keys)
+            hkey = household
+            if not (small.schema[household].is_integer() or small.schema[household] == pl.String
+                    or isinstance(small.schema[household], (pl.Categorical, pl.Enum))):
+                hkey = "__sdc_household_key__"
+                while hkey in small.columns:
+                    hkey += "_"
+                small = small.with_columns(pl.Series(hkey, household_keys(small.get_column(household)),
+                                                     dtype=pl.UInt64))
+        masked = mask(small, hh, hkey)
         out = broadcast(out, household, masked, hh, index=idx)
     return out

@@ -63,6 +63,7 @@ from .. import rng
 from .._columns import ColumnSpec, resolve_columns
 from .._errors import SDCError
 from .._validation import check_int, check_real
+from ..household import household_keys
 from ._common import check_fraction, check_seed, seed_or_fresh, uniform
 
 PLAN_COLUMNS = ("partner", "level", "role", "risk_level")
@@ -245,6 +246,11 @@ def _check_data(df: pl.DataFrame, spec: RecordSwapSpec) -> None:
         n = df.get_column(c).null_count()
         if n:
             raise SDCError(f"column {c!r}: {n} null value(s); every person needs a household and an area")
+    for c in (spec.household, *([spec.key] if spec.key else [])):
+        s = df.get_column(c)
+        if s.dtype.is_float() and s.is_nan().any():
+            raise SDCError(f"column {c!r}: {int(s.is_nan().sum())} NaN id(s); every person needs a household id "
+                           "(NaN would make one household of all of them)")
     for c in spec.risk:
         s = df.get_column(c)
         if s.null_count():
@@ -267,18 +273,6 @@ def _check_household_level(df: pl.DataFrame, spec: RecordSwapSpec, hh: _Househol
             raise SDCError(
                 f"column {c!r}: not constant within household {spec.household} = {df[spec.household][i]!r} "
                 f"({s[j]!r} and {s[i]!r}); `{role}` columns must be household-level")
-
-
-def _household_keys(ids: pl.Series) -> np.ndarray:
-    """The random-number key of each household (uint64): :func:`polars_sdc.rng.row_keys` of
-    integer / string ids; the bits of a float id (``-0.0`` as ``0.0``), the physical value of
-    a date, time or boolean."""
-    t = ids.dtype
-    if t.is_integer() or t == pl.String or isinstance(t, (pl.Categorical, pl.Enum)):
-        return rng.row_keys(ids)
-    if t.is_float():
-        return (ids.cast(pl.Float64).to_numpy() + 0.0).view(np.uint64)
-    return rng.row_keys(ids.to_physical().cast(pl.Int64))
 
 
 @dataclass
@@ -342,7 +336,7 @@ def prepare(df: pl.DataFrame, spec: RecordSwapSpec, hh: _Households, seed: int) 
     if dup.len():
         raise SDCError(f"key column {spec.key!r}: value {dup[0]!r} is shared by two households; a key must "
                        "identify one household")
-    hk = _household_keys(keycol)
+    hk = household_keys(keycol)
     idx = np.arange(H, dtype=np.int64)
     ncode = int(simc.max()) + 1 if H else 0
     dl = np.zeros((L, P, H), dtype=np.int64)

@@ -370,19 +370,29 @@ def _verify(out: pl.DataFrame, subsets: list[list[str]], by_cols: list[str], k: 
 
 
 def _household_args(df: pl.DataFrame, household: str | None, keys: list[str], by_cols: list[str],
-                    household_columns: Sequence[str] | None = None) -> tuple[str, ...] | None:
+                    household_columns: Sequence[str] | None = None, method: str = "suppress"
+                    ) -> tuple[str, ...] | None:
     """Check ``household`` and ``household_columns`` (returned, checked) and warn without
-    ``household`` when a key is evidently household-level."""
-    from ..household import check_household_column, check_household_columns, warn_household_level
+    ``household`` when a key is evidently household-level, or with it when a key varies within
+    only a few households (detected person-level, so it leaks in the others)."""
+    from ..household import (
+        check_household_column,
+        check_household_columns,
+        split_columns,
+        warn_household_level,
+        warn_nearly_household_level,
+    )
 
     check_household_column(df.schema, household, keys)
     declared = check_household_columns(df.schema, household, household_columns)
     if household is not None and household in by_cols:
         raise SDCError(f"column {household!r}: both the household id and a `by` column")
     if household is None:
-        warn_household_level(df, keys, method="suppress", exclude=by_cols)
+        warn_household_level(df, keys, method=method, exclude=by_cols)
     elif declared is not None:  # a declared key that varies within a household: an error now
         split_columns_checked(df, household, keys, declared)
+    elif df.height:             # detected: a key varying within a few households is suppressed per person
+        warn_nearly_household_level(df, household, split_columns(df, household, keys)[1])
     return declared
 
 
@@ -469,7 +479,7 @@ def suppress_risky_frame(
     check_real(risk_above, "risk_above", minimum=0.0, maximum=1.0)
     if key_var is not None and key_var not in keys:
         raise SDCError(f"key_var {key_var!r}: not one of the keys in `on`")
-    declared = _household_args(df, household, keys, [], household_columns)
+    declared = _household_args(df, household, keys, [], household_columns, method="suppress_risky")
     if df.height == 0:
         return df.clone()
     carry = _carry_households(df, household, keys, declared)

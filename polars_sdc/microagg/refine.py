@@ -221,7 +221,9 @@ def mil_frame(
     ``refine="anneal"``: :func:`.anneal.refine_anneal` instead (lower SSE,
     seconds to minutes; ``options`` are its ``max_iter``, ``seed``, ...); it dissolves and
     creates groups, so the column becomes UInt32 ids by first appearance
-    (:func:`mil_output_schema`).
+    (:func:`mil_output_schema`). Structural nulls in ``on`` (a child's income): rows move only
+    among the groups of their null pattern (each group must hold one, as the microaggregation
+    methods make them) and are refined on their non-null columns; nulls stay null.
 
     ``household=`` (a household id column): household-level ``on`` columns (constant within
     every household; the ``group`` column must be too) are refined on one row per household
@@ -245,8 +247,12 @@ def mil_frame(
     from ..partition import GROUP_DTYPE, canonical_ids, group_ids
     from .features import features
 
-    def qi(frame: Any) -> Any:  # MIL and the annealing take nominal columns as codes
-        F = features(frame, on, standardize=standardize, ordinal=ordinal, weights=weights)
+    def qi(frame: Any, cols: Any = None) -> Any:  # MIL and the annealing take nominal columns as codes
+        if cols is None:
+            F = features(frame, on, standardize=standardize, ordinal=ordinal, weights=weights)
+        else:            # a null pattern's block: its non-null columns
+            F = features(frame, cols, standardize=standardize, ordinal=[c for c in ordinal if c in cols],
+                         weights=None if weights is None else {c: w for c, w in weights.items() if c in cols})
         return F if F.has_codes else F.numeric
 
     refine, options = mil_refiner(refine, options)
@@ -276,34 +282,60 @@ def mil_frame(
         check_by_household_level(df, household, by_cols)  # a household lies in one stratum
         units = index
 
-    def run(frame: Any, labels: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+    def run(frame: Any, labels: np.ndarray, rows: np.ndarray | None, cols: Any = None) -> np.ndarray:
         hh = None if units is None else (units if rows is None else units[rows])
         if hh is not None:
             from .blocks import check_households
 
             check_households(labels, hh, k)
-        return refine_labels(refine, qi(frame), labels, k, hh, **options)
+        if cols is not None and not cols:     # every `on` value null: nothing to refine
+            return labels if refine == "mil" else canonical_ids(labels)
+        return refine_labels(refine, qi(frame, cols), labels, k, hh, **options)
 
     s = df.get_column(group)
     values = s.unique(maintain_order=True)
     table = pl.DataFrame({"v": values, "c": np.arange(values.len(), dtype=np.int64)})
     codes = s.to_frame("v").join(table, on="v", how="left", maintain_order="left").get_column("c").to_numpy()
-    if by is None:
+    from .blocks import describe_pattern, null_mask
+
+    nulls = null_mask(df, on)   # structural nulls: rows move only among groups of their null pattern
+    if by is None and not nulls.any():
         new = np.asarray(run(df, codes, None), dtype=np.int64)
     else:
-        seen = np.full(values.len(), -1, dtype=np.int64)
+        parts = strata_rows(df, by_cols) if by is not None else [(None, np.arange(df.height))]
+        if nulls.any():
+            split = []
+            for key, rows in parts:
+                _, first, inv = np.unique(nulls[rows], axis=0, return_index=True, return_inverse=True)
+                inv = inv.ravel()
+                for p in np.argsort(first, kind="stable"):
+                    split.append(((key, describe_pattern(on, nulls[rows[first[p]]])), rows[inv == p]))
+            parts = split
+        # every group inside one part (checked before any refinement)
+        part_of = np.zeros(df.height, dtype=np.int64)
+        for i, (_, rows) in enumerate(parts):
+            part_of[rows] = i
+        lo = np.full(values.len(), len(parts), dtype=np.int64)
+        hi = np.full(values.len(), -1, dtype=np.int64)
+        np.minimum.at(lo, codes, part_of)
+        np.maximum.at(hi, codes, part_of)
+        split_groups = np.flatnonzero(lo != hi)
+        if split_groups.size:
+            j = int(split_groups[0])
+            g, a, b = values[j], parts[int(lo[j])][0], parts[int(hi[j])][0]
+            if not nulls.any() or a[0] != b[0]:
+                raise SDCError(f"column {group!r}: group {g!r} spans several strata of `by`; refine per stratum "
+                               "needs groups inside one stratum")
+            raise SDCError(f"column {group!r}: group {g!r} mixes null patterns over `on` ({a[1]} and {b[1]}); with "
+                           "structural nulls each group holds one null pattern (as the microaggregation methods "
+                           "make them), so its rows are refined on their non-null columns")
 
         def stratum(i: int, key: Any, rows: np.ndarray) -> np.ndarray:
-            mine = np.unique(codes[rows])
-            other = seen[mine]
-            if (other >= 0).any():
-                g = values[int(mine[np.flatnonzero(other >= 0)[0]])]
-                raise SDCError(f"column {group!r}: group {g!r} spans several strata of `by`; refine per stratum needs groups inside one stratum")
-            seen[mine] = i
-            return run(df[rows], codes[rows], rows)
+            cols = [c for c, isnull in zip(on, nulls[rows[0]]) if not isnull] if nulls.any() else None
+            return run(df[rows], codes[rows], rows, cols)
 
         # anneal's ids are its own (0..G'-1 per stratum): offset past the ids used so far
-        new = per_stratum(df.height, strata_rows(df, by_cols), stratum, renumber=refine != "mil", start=codes)
+        new = per_stratum(df.height, parts, stratum, renumber=refine != "mil", start=codes)
     if refine != "mil":
         return df.with_columns(pl.Series(group, canonical_ids(new), dtype=GROUP_DTYPE))
     return df.with_columns(values.gather(new).alias(group))

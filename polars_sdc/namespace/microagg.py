@@ -586,4 +586,28 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
 
         cols = resolve_columns(self._schema(), on, kind="supported")
         schema = aggregate_output_schema(self._schema(), cols, ordinal, integers)
-        return self._frame_op(lambda df: aggregate(df, groups, cols, ordinal=ordinal, integers=integers), schema)
+        return self._frame_op(lambda df: aggregate(df, groups, cols, ordinal=ordinal, integers=integers,
+                                                   keep_nulls=_structural_nulls(df, groups, cols)), schema)
+
+
+def _structural_nulls(df: pl.DataFrame, groups: Any, cols: list[str]) -> bool:
+    """Whether ``cols`` hold nulls, each group being all null or all non-null in every column
+    (structural nulls, as the microaggregation methods group them: they stay null); a group
+    mixing both is an error naming the column and the group (its mean would be taken over the
+    non-null values of a few of its rows)."""
+    from .._errors import SDCError
+    from ..partition import group_ids
+
+    holding = [c for c in cols if df.get_column(c).null_count()]
+    if not holding:
+        return False
+    g = group_ids(df, groups)   # checked; the message names the ids as given
+    g = df.get_column(groups) if isinstance(groups, str) else groups if isinstance(groups, pl.Series) else g
+    for c in holding:
+        mixed = df.select(g.alias("__g"), pl.col(c).is_null().alias("__n")).group_by("__g").agg(
+            pl.col("__n").n_unique().alias("__k")).filter(pl.col("__k") > 1).sort("__g")
+        if mixed.height:
+            raise SDCError(f"column {c!r}: group {mixed.item(0, '__g')!r} holds both nulls and values; a group is "
+                           "released over its non-null values only when it is all null or all non-null in each "
+                           "column (group by null pattern, as the microaggregation methods do)")
+    return True

@@ -108,12 +108,18 @@ class RecodeMethods(FrameOps[F]):
                     declared=declared),
                 schema,
             )
-        return self._frame_op(
-            lambda df: recode_frame(
-                df, columns, p, hierarchy=hierarchy, ordinal=ordinal, enum_as=enum_as, **label_options
-            ),
-            schema,
-        )
+        def plain(df: pl.DataFrame) -> pl.DataFrame:
+            from .._columns import resolve_columns
+            from ..household import warn_household_level
+
+            # frequencies count persons: a category held by one large household looks frequent
+            warn_household_level(df, resolve_columns(df.schema, columns, kind="categorical", what="columns",
+                                                     default="error"), method="recode",
+                                 leak="its frequencies count persons, so a rare category held by one large "
+                                      "household counts as frequent and is kept")
+            return recode_frame(df, columns, p, hierarchy=hierarchy, ordinal=ordinal, enum_as=enum_as, **label_options)
+
+        return self._frame_op(plain, schema)
 
     def recode_map(
         self,
