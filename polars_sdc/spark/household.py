@@ -36,7 +36,7 @@ def split_columns(sdf: Any, household: str, columns: Sequence[str],
 
     columns = list(columns)
     check = columns if declared is None else [c for c in columns if c in set(declared)]
-    floats = dict(sdf.dtypes)[household] in ("float", "double")
+    floats = dict(sdf.dtypes).get(household) in ("float", "double")
     # the same pass counts the rows without a household id (null, or NaN), refused as locally
     per = sdf.groupBy(household).agg(F.count(F.lit(1)).alias("__rows"), *[
         (F.countDistinct(c) + F.max(F.when(F.col(c).isNull(), 1).otherwise(0))).alias(f"__u{i}")
