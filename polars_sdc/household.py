@@ -52,6 +52,7 @@ __all__ = [
     "split_columns",
     "warn_household_level",
     "warn_nearly_household_level",
+    "warn_varies_within_few",
 ]
 
 WEIGHT_AGGREGATIONS = ("first", "mean", "sum")
@@ -401,8 +402,12 @@ def warn_household_level(
             return
 
 
+#: :func:`warn_nearly_household_level` warns for a column varying within at most this share of households
+NEARLY_SHARE = 0.05
+
+
 def warn_nearly_household_level(df: pl.DataFrame, household: str, columns: Sequence[str], *,
-                                index: np.ndarray | None = None, share: float = 0.05) -> None:
+                                index: np.ndarray | None = None, share: float = NEARLY_SHARE) -> None:
     """Warn (:class:`HouseholdWarning`) for each of ``columns`` that varies within some but at
     most ``share`` of the households: most likely a household-level column with a few
     inconsistent households, which ``household=`` masks per person (it is not constant) and
@@ -429,12 +434,20 @@ def warn_nearly_household_level(df: pl.DataFrame, household: str, columns: Seque
         bad = np.flatnonzero(np.bincount(idx[diff], minlength=n))
         if 0 < bad.size <= share * n:
             hid = df.get_column(household)[int(np.flatnonzero(diff)[0])]
-            warnings.warn(
-                f"column {c!r} varies within {bad.size} of {n} households of {household!r} (e.g. household {hid!r}) "
-                "and is constant in the others: it is masked per person, so in the other households a member's "
-                "original value stays visible next to a housemate's masked one. If it is household-level, fix "
-                "those households (or declare it in household_columns= to get an error naming them).",
-                HouseholdWarning, stacklevel=3)
+            warn_varies_within_few(c, bad.size, n, household, hid, stacklevel=4)
+
+
+def warn_varies_within_few(column: str, varying: int, households: int, household: str, example: Any, *,
+                           stacklevel: int = 3) -> None:
+    """The :class:`HouseholdWarning` of :func:`warn_nearly_household_level` for ``column``, which
+    varies within ``varying`` of ``households`` households (``example``: one of them); the Spark
+    port (:mod:`polars_sdc.spark.household`) warns with it too."""
+    warnings.warn(
+        f"column {column!r} varies within {varying} of {households} households of {household!r} (e.g. household "
+        f"{example!r}) and is constant in the others: it is masked per person, so in the other households a "
+        "member's original value stays visible next to a housemate's masked one. If it is household-level, fix "
+        "those households (or declare it in household_columns= to get an error naming them).",
+        HouseholdWarning, stacklevel=stacklevel)
 
 
 def check_by_household_level(df: pl.DataFrame, household: str, by: Sequence[str]) -> None:

@@ -16,11 +16,13 @@ method of :data:`polars_sdc.microagg.METHODS`) are :func:`microaggregate` with t
 - :func:`pram`, :func:`add_noise`, :func:`rank_swap`: the masking toolkit, equal to local
   ``df.sdc.pram`` / ``add_noise`` / ``rank_swap`` for the same seed and ``key`` column (counts
   and moments by aggregations; rank swapping one task per stratum);
-- :func:`recode` / :func:`recode_map`: minimum-frequency recoding from one count aggregation;
+- :func:`recode` / :func:`recode_map`: minimum-frequency recoding from one count aggregation
+  (``household=``: household-level columns recoded on one row per household);
 - :func:`run_recipe`: a recipe's steps that have a Spark counterpart (:mod:`.recipe`);
 - :func:`ilssdm`: SSE / SST by aggregations; :func:`frequencies`: fk / Fk per record (missing
-  keys as wildcards, as locally); :func:`individual_risk`, :func:`global_risk`, :func:`risk`:
-  sdcMicro's approximate individual risk and its sums, over the table of key combinations.
+  keys as wildcards, as locally; ``household=``: distinct households); :func:`individual_risk`,
+  :func:`global_risk`, :func:`risk`: sdcMicro's approximate individual risk and its sums, over
+  the table of key combinations (``household=``: and the household risk ``1 - prod(1 - r)``).
 
 Input and output are Spark DataFrames; only small metadata (split points, counts, sums)
 reaches the driver. Importing this module does not import pyspark.

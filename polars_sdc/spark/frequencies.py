@@ -258,11 +258,14 @@ def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None
         raise SDCError("counting households with missing key values needs alpha = 1 (a household is in a "
                        "combination or not)")
     pairs = keyed.select(*ks, PATTERN, HH).distinct()
-    src = pairs.join(households.where(F.col("__wild") == 1).select(HH), on=HH, how="left_anti")
     targets = pairs.select(*ks, PATTERN).distinct()
+    wild_c, wild_w = float(meta["wild_c"] or 0), float(meta["wild_w"] or 0.0)
+    src = pairs.join(households.where(F.col("__wild") == 0).select(HH, HW), on=HH) if wild_c \
+        else pairs.join(hw, on=HH)              # the households with a record whose keys are all missing: apart
     # every target once with no household (so a target no household matches keeps its row), then
     # each (target, compatible household) pair: one join per pair of patterns on their shared keys
-    parts = [targets.withColumn(HH, F.lit(None).cast(sdf.schema[household].dataType))]
+    parts = [targets.select(*ks, PATTERN, F.lit(None).cast(sdf.schema[household].dataType).alias(HH),
+                            F.lit(None).cast("double").alias(HW))]
     for p in found:
         tp = targets.where(F.col(PATTERN) == p)
         for q in found:
@@ -270,10 +273,10 @@ def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None
                 continue
             sq = src.where(F.col(PATTERN) == q)
             shared = [ks[j] for j in range(m) if not (p >> j) & 1 and not (q >> j) & 1]
-            part = tp.join(sq.select(*shared, HH), on=shared) if shared else tp.crossJoin(sq.select(HH).distinct())
-            parts.append(part.select(*ks, PATTERN, HH))
-    found_pairs = reduce(lambda x, y: x.unionByName(y), parts).distinct().join(hw, on=HH, how="left")
-    wild_c, wild_w = float(meta["wild_c"] or 0), float(meta["wild_w"] or 0.0)
+            part = tp.join(sq.select(*shared, HH, HW), on=shared) if shared \
+                else tp.crossJoin(sq.select(HH, HW).distinct())
+            parts.append(part.select(*ks, PATTERN, HH, HW))
+    found_pairs = reduce(lambda x, y: x.unionByName(y), parts).distinct()
     table = found_pairs.groupBy(*ks, PATTERN).agg(
         (F.count(HH).cast("double") + F.lit(wild_c)).alias(FK),
         (F.coalesce(F.sum(HW), F.lit(0.0)) + F.lit(wild_w)).alias(FKP))

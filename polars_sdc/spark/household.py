@@ -17,7 +17,7 @@ from .._errors import SDCError
 
 
 def split_columns(sdf: Any, household: str, columns: Sequence[str],
-                  declared: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
+                  declared: Sequence[str] | None = None, *, share: float | None = None) -> tuple[list[str], list[str]]:
     """(household-level, person-level) ``columns`` of a Spark DataFrame, in the given order,
     as local :func:`polars_sdc.household.split_columns`: ``declared=None``: a column is
     household-level when no household holds two values (a null counting as one);
@@ -25,7 +25,9 @@ def split_columns(sdf: Any, household: str, columns: Sequence[str],
     every household (else :class:`SDCError` naming the column, the household where it varies
     with the smallest id -- Spark rows have no order -- and two of its values), every other
     column person-level. One aggregation either way, which also refuses a null (or NaN) household
-    id as locally (:func:`polars_sdc.household.household_index`).
+    id as locally (:func:`polars_sdc.household.household_index`). ``share`` (detected columns):
+    warn, as local :func:`polars_sdc.household.warn_nearly_household_level`, for a column that
+    varies within some but at most this share of the households (naming the smallest such id).
 
     >>> split_columns(sdf, "hh", ["size", "age"])   # doctest: +SKIP
     (['size'], ['age'])
@@ -36,17 +38,20 @@ def split_columns(sdf: Any, household: str, columns: Sequence[str],
 
     columns = list(columns)
     check = columns if declared is None else [c for c in columns if c in set(declared)]
-    floats = dict(sdf.dtypes)[household] in ("float", "double")
+    floats = dict(sdf.dtypes).get(household) in ("float", "double")
     # the same pass counts the rows without a household id (null, or NaN), refused as locally
     per = sdf.groupBy(household).agg(F.count(F.lit(1)).alias("__rows"), *[
         (F.countDistinct(c) + F.max(F.when(F.col(c).isNull(), 1).otherwise(0))).alias(f"__u{i}")
         for i, c in enumerate(check)])
     no_id = F.col(household).isNull() | (F.isnan(household) if floats else F.lit(False))
+    few = declared is None and share is not None
     row = per.agg(*[F.max(f"__u{i}").alias(f"__u{i}") for i in range(len(check))]
                   + [F.sum(F.when(F.col(household).isNull(), F.col("__rows"))).alias("__null_ids"),
-                     F.max(F.when(no_id, 1).otherwise(0)).alias("__bad_ids")]
-                  + ([] if declared is None else
+                     F.max(F.when(no_id, 1).otherwise(0)).alias("__bad_ids"), F.count(F.lit(1)).alias("__households")]
+                  + ([] if declared is None and not few else
                      [F.min(F.when(F.col(f"__u{i}") > 1, F.col(household))).alias(f"__h{i}") for i in range(len(check))])
+                  + ([] if not few else
+                     [F.sum(F.when(F.col(f"__u{i}") > 1, 1).otherwise(0)).alias(f"__v{i}") for i in range(len(check))])
                   ).collect()[0]
     if row["__null_ids"]:
         raise SDCError(f"household column {household!r}: {row['__null_ids']} null id(s); every person needs a "
@@ -56,6 +61,13 @@ def split_columns(sdf: Any, household: str, columns: Sequence[str],
     if not check:
         return [], columns
     hh = [c for i, c in enumerate(check) if (row[f"__u{i}"] or 0) <= 1]
+    if few:
+        from ..household import warn_varies_within_few
+
+        n = int(row["__households"])
+        for i, c in enumerate(check):
+            if 0 < row[f"__v{i}"] <= share * n:
+                warn_varies_within_few(c, int(row[f"__v{i}"]), n, household, row[f"__h{i}"], stacklevel=5)
     if declared is not None and len(hh) < len(check):
         i = next(i for i, c in enumerate(check) if c not in hh)
         c, hid = check[i], row[f"__h{i}"]
@@ -71,7 +83,8 @@ def mask_households(sdf: Any, household: str, columns: Sequence[str], mask: Call
     """``mask(frame, cols, key)`` on the person-level ``columns`` of ``sdf`` (with ``key``) and on
     one row per household for the household-level ones (detected, or ``declared``:
     ``household_columns=``, see :func:`split_columns`; key: the household id), joined back on
-    the id; the column order of ``sdf`` is kept.
+    the id; the column order of ``sdf`` is kept. A detected person-level column that varies within
+    only a few households gets the local :class:`polars_sdc.household.HouseholdWarning`.
 
     >>> out = mask_households(sdf, "hh", ["hinc", "pay"], run, key="pid")   # doctest: +SKIP
     """
@@ -82,7 +95,9 @@ def mask_households(sdf: Any, household: str, columns: Sequence[str], mask: Call
     if household in columns:
         raise SDCError(f"household column {household!r}: is also masked (`on`); the household id links the members "
                        "and is never masked")
-    hh, person = split_columns(sdf, household, columns, declared)
+    from ..household import NEARLY_SHARE
+
+    hh, person = split_columns(sdf, household, columns, declared, share=NEARLY_SHARE)
     out = mask(sdf, person, key) if person else sdf
     if not hh:
         return out
