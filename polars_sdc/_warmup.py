@@ -63,6 +63,8 @@ WARMUPS: dict[str, Callable[[pl.DataFrame], Any]] = {
     **{f"mhm-{o}": (lambda o: lambda df: df.sdc.mhm(3, _NUM, order=o))(o)
        for o in ("npn", "grid", "vgrid", "kd", "kd-mdav")},
     "mhm-kd-mdav-large": lambda df: tiny_frame(LARGE_ROWS).sdc.mhm(3, _NUM, order="kd-mdav"),
+    # with a nominal column the orderings run their code paths, compiled apart from the numeric ones
+    "mhm-nominal": lambda df: [df.sdc.mhm(3, _NUM + ["sex"], order=o) for o in ("npn", "grid", "kd", "kd-mdav")],
     "univariate": lambda df: df.sdc.univariate(3, "income"),
     "mil-1d": lambda df: df.sdc.univariate(3, "income", refine="mil"),
     "ilssdm": lambda df: df.sdc.ilssdm(_NUM, groups=df.sdc.partition(3, _NUM)),

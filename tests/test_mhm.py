@@ -309,3 +309,33 @@ def test_path_kernels_never_index_minus_one():
     X = np.array([[np.inf, 0.0], [1.0, np.inf], [-np.inf, 2.0], [3.0, 3.0], [np.nan, 1.0]])
     for order in (npn_order(X), kd_order(X, 2, 2, 0)):
         assert sorted(order.tolist()) == list(range(5))
+
+
+COMPILED = """
+import numpy as np, polars as pl, polars_sdc
+from numba.core import event
+rng = np.random.default_rng(0)
+df = pl.DataFrame({"a": rng.normal(size=60), "b": rng.normal(size=60), "c": rng.exponential(size=60)})
+with event.install_recorder("numba:compile") as rec:
+    df.sdc.mhm(3, ["a", "b", "c"], order="grid")
+    df.sdc.mhm(3, ["a", "b", "c"], order="kd-mdav")
+print("COMPILED", " ".join(sorted({ev.data["dispatcher"].py_func.__name__ for _, ev in rec.buffer if ev.is_start})))
+"""
+
+
+def test_numeric_orderings_compile_only_the_code_they_run(tmp_path):
+    # a fresh process on an empty cache (session 25, benchmarks/README.md): numeric columns
+    # compile no nominal-code helper, the grid no BFS of the variable grid, and kd-mdav on
+    # small leaves only the brute-force MDAV kernel (each pruned by a None argument)
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run([sys.executable, "-c", COMPILED], env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    names = set(proc.stdout.split("COMPILED")[1].split())
+    assert {"_block_walk", "_ring_next", "_kd_walk", "_walk_leaf_mdav", "mdav_labels_small"} <= names, names
+    for never in ("_bfs_next", "mdav_labels_tree", "nominal_part", "nominal_row_dist", "level_counts", "_d2",
+                  "_chebyshev_codes", "_split_direction_codes", "_live_dims", "_key_codes"):
+        assert never not in names, never

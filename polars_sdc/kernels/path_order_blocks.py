@@ -10,16 +10,19 @@ import numpy as np
 from numba import njit
 
 from ._common import helper, sq_dist_rows
-from .path_order_common import _block_csr, _d2, farthest_from_centroid_codes
+from .path_order_common import _block_csr, _d2
 
 
 @helper
 def _nearest_in_block(X, C, gid, gw, cur, b, start, cnt, pts, best, bp):
-    """Nearest unvisited record of block b to row cur, improving on (best, bp)."""
-    nominal = C.shape[1] > 0
+    """Nearest unvisited record of block b to row cur, improving on (best, bp). C None:
+    numeric columns only."""
     for t in range(start[b], start[b] + cnt[b]):
         q = pts[t]
-        s = _d2(X, C, gid, gw, q, cur) if nominal else sq_dist_rows(X, q, cur)
+        if C is None:
+            s = sq_dist_rows(X, q, cur)
+        else:
+            s = _d2(X, C, gid, gw, q, cur)
         if bp < 0 or s < best or (s == best and q < bp):
             best = s
             bp = q
@@ -50,7 +53,6 @@ def _visit(q, block_of, start, cnt, pts, slot, active, active_pos, n_active):
     return n_active
 
 
-
 @helper
 def _ring_next(X, C, gid, gw, cur, b, coords, pn, gm1, start, cnt, pts, active, n_active):
     """Procedure A' when block b is exhausted: the nearest record to row cur in the nearest
@@ -59,15 +61,20 @@ def _ring_next(X, C, gid, gw, cur, b, coords, pn, gm1, start, cnt, pts, active, 
     best = np.inf
     bp = np.int64(-1)  # not a literal: _nearest_in_block compiles once
     rmin = np.iinfo(np.int64).max
-    plain = pn == coords.shape[1]  # no nominal coordinate: the plain loop (5x faster)
     for a in range(n_active):
-        r = _chebyshev(coords, active[a], b) if plain else _chebyshev_codes(coords, active[a], b, pn, gm1)
+        if C is None:  # no nominal coordinate: the plain loop (5x faster)
+            r = _chebyshev(coords, active[a], b)
+        else:
+            r = _chebyshev_codes(coords, active[a], b, pn, gm1)
         rmin = min(rmin, r)
         if rmin <= 1:
             break
     for a in range(n_active):
         c = active[a]
-        r = _chebyshev(coords, c, b) if plain else _chebyshev_codes(coords, c, b, pn, gm1)
+        if C is None:
+            r = _chebyshev(coords, c, b)
+        else:
+            r = _chebyshev_codes(coords, c, b, pn, gm1)
         if r == rmin:
             best, bp = _nearest_in_block(X, C, gid, gw, cur, c, start, cnt, pts, best, bp)
     return bp
@@ -133,22 +140,24 @@ def _bfs_next(X, C, gid, gw, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, 
 
 
 @njit(cache=True, nogil=True)
-def _block_walk(X, C, off, gid, gw, block_of, n_blocks, coords, pn, gm1, deg, nbr, done):
-    """The nearest-next walk shared by procedure A' and the variable grid: start at the row
-    farthest from the centroid; next is the nearest unvisited row of the current block; an
-    exhausted block passes on by :func:`_ring_next` (grid: ``coords`` (B, .) cell
-    coordinates, ``deg`` empty) or :func:`_bfs_next` (variable grid: block graph deg / nbr).
-    Nominal columns: codes C (see :func:`~.path_order_npn.npn_order_codes`). ``done[0]``: rows visited."""
+def _block_walk(X, C, gid, gw, first, block_of, n_blocks, coords, pn, gm1, deg, nbr, done):
+    """The nearest-next walk shared by procedure A' and the variable grid: start at row
+    ``first`` (the row farthest from the centroid); next is the nearest unvisited row of the
+    current block; an exhausted block passes on by :func:`_ring_next` (grid: ``coords``
+    (B, .) cell coordinates, ``deg`` and ``nbr`` None) or :func:`_bfs_next` (variable grid:
+    block graph deg / nbr, ``coords`` None). Nominal columns: codes C (see
+    :func:`~.path_order_npn.npn_order_codes`; None: numeric only). The None arguments keep
+    the code a call does not take from compiling. ``done[0]``: rows visited."""
     n = X.shape[0]
     start, cnt, pts, slot = _block_csr(block_of, n_blocks)
     active = np.arange(n_blocks)
     active_pos = np.arange(n_blocks)
     n_active = n_blocks
-    graph = deg.shape[0] > 0
-    seen = np.full(n_blocks if graph else 0, -1, dtype=np.int64)
-    queue = np.empty(n_blocks if graph else 0, dtype=np.int64)
+    if deg is not None:
+        seen = np.full(n_blocks, -1, dtype=np.int64)
+        queue = np.empty(n_blocks, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
-    cur = farthest_from_centroid_codes(X, C, off, gid, gw)
+    cur = first
     for t in range(n):
         done[0] = t
         order[t] = cur
@@ -158,9 +167,11 @@ def _block_walk(X, C, off, gid, gw, block_of, n_blocks, coords, pn, gm1, deg, nb
         b = block_of[cur]
         if cnt[b] > 0:
             best, bp = _nearest_in_block(X, C, gid, gw, cur, b, start, cnt, pts, np.inf, np.int64(-1))
-        elif graph:
-            bp = _bfs_next(X, C, gid, gw, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, active, n_active)
-        else:
-            bp = _ring_next(X, C, gid, gw, cur, b, coords, pn, gm1, start, cnt, pts, active, n_active)
+        else:  # Numba prunes a branch on an argument only when that argument is None
+            bp = np.int64(-1)
+            if deg is not None:  # the variable grid (not compiled for the grid: deg None)
+                bp = _bfs_next(X, C, gid, gw, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, active, n_active)
+            if coords is not None:  # the grid (not compiled for the variable grid: coords None)
+                bp = _ring_next(X, C, gid, gw, cur, b, coords, pn, gm1, start, cnt, pts, active, n_active)
         cur = bp
     return order

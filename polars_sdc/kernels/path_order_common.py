@@ -39,32 +39,32 @@ from numba import njit
 from ._common import helper, level_counts, mean_query, nominal_part, nominal_row_dist, sq_dist_rows
 
 
-@njit(cache=True)
 def farthest_from_centroid(X):
     """Row farthest from the column means (ties: lowest row) — the start of every path."""
-    n = X.shape[0]
-    return farthest_from_centroid_codes(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
-                                        np.empty(0, dtype=np.int64), np.ones(1))
+    return farthest_from_centroid_codes(np.ascontiguousarray(X, dtype=np.float64), None, None, None, None)
 
 
 @njit(cache=True)
 def farthest_from_centroid_codes(X, C, off, gid, gw):
     """:func:`farthest_from_centroid` with nominal columns as row-major codes C (n, mc) (level
     offsets ``off``, weight group ``gid`` and a^2 ``gw`` of each column, :mod:`._common`):
-    the distance to the centroid of their one-hot embedding from the level counts."""
+    the distance to the centroid of their one-hot embedding from the level counts. C (and
+    ``off``, ``gid``, ``gw``) None: numeric columns only (the nominal code is not compiled:
+    Numba prunes a branch on an argument that is None before typing)."""
     n, p = X.shape
-    mc = C.shape[1]
     c = np.zeros(p)
     for i in range(n):
         for d in range(p):
             c[d] += X[i, d]
     for d in range(p):
         c[d] /= n
-    cnt, Q = level_counts(C, off)
-    K = np.empty(mc, dtype=np.int64)
-    tq, m2 = mean_query(cnt, Q, n, K)
-    CC = np.ascontiguousarray(C.T)
-    acc = np.empty((gw.shape[0], 1), dtype=np.int64)
+    if C is not None:
+        mc = C.shape[1]
+        cnt, Q = level_counts(C, off)
+        K = np.empty(mc, dtype=np.int64)
+        tq, m2 = mean_query(cnt, Q, n, K)
+        CC = np.ascontiguousarray(C.T)
+        acc = np.empty((gw.shape[0], 1), dtype=np.int64)
     best = -1.0
     r = 0
     for i in range(n):
@@ -72,8 +72,9 @@ def farthest_from_centroid_codes(X, C, off, gid, gw):
         for d in range(p):
             v = X[i, d] - c[d]
             s += v * v
-        if mc > 0:
-            s += nominal_part(CC, i, off, gid, gw, cnt, K, tq, m2, acc)
+        if C is not None:
+            if mc > 0:
+                s += nominal_part(CC, i, off, gid, gw, cnt, K, tq, m2, acc)
         if s > best:
             best = s
             r = i
@@ -87,7 +88,6 @@ def _d2(X, C, gid, gw, a, b):
     if C.shape[1] > 0:
         s += nominal_row_dist(C, a, C, b, gid, gw)
     return s
-
 
 
 @helper
@@ -113,13 +113,11 @@ def _block_csr(block_of, n_blocks):
     return start, cnt, pts, slot
 
 
-
 @helper
 def _npn_walk(X, C, gid, gw, live, m, order, out, prev):
     """Walk the rows live[:m] nearest-next from row ``prev`` (ties: lowest row), appending
     them to order[out:]; returns the new (out, prev). live[:m] is consumed. Nominal columns:
-    codes C (distances of :func:`_d2`; C with no column: numeric only)."""
-    nominal = C.shape[1] > 0
+    codes C (distances of :func:`_d2`; C None: numeric only, the nominal code not compiled)."""
     for step in range(m):
         best = np.inf
         bt = -1
@@ -127,8 +125,10 @@ def _npn_walk(X, C, gid, gw, live, m, order, out, prev):
             q = live[t]
             if q == prev:
                 s = 0.0
+            elif C is None:
+                s = sq_dist_rows(X, prev, q)
             else:
-                s = _d2(X, C, gid, gw, q, prev) if nominal else sq_dist_rows(X, prev, q)
+                s = _d2(X, C, gid, gw, q, prev)
             if bt < 0 or s < best or (s == best and q < live[bt]):
                 best = s
                 bt = t

@@ -8,26 +8,15 @@ Chebyshev distance in cell coordinates). See :mod:`.path_order_common`.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
-
 from .path_order_blocks import _block_walk
-
-
-@njit(cache=True, nogil=True)
-def grid_path(X, block_of, coords):
-    """Procedure A' on a uniform grid: ``block_of[i]`` is row i's block (0..B-1) and
-    ``coords`` (B, p) the integer cell coordinates of each block."""
-    n = X.shape[0]
-    return _block_walk(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64),
-                       np.ones(1), block_of, coords.shape[0], coords, coords.shape[1], 0,
-                       np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64))
+from .path_order_common import farthest_from_centroid_codes
 
 
 def grid_order(X: np.ndarray, cells_per_dim: int, codes: tuple | None = None,
                done: np.ndarray | None = None) -> np.ndarray:
     """Grid-block NPN (procedure A'): every dimension's range cut into ``cells_per_dim``
     equal slices; only occupied cells become blocks (a hash of the cell coordinates, so the
-    number of dimensions does not matter); then the walk of :func:`grid_path`.
+    number of dimensions does not matter); then the walk of :func:`~.path_order_blocks._block_walk`.
 
     ``codes`` = (C, off, gid, gw): nominal columns as codes (:func:`~.path_order_npn.npn_order_codes`), the
     same path as on their one-hot embedding without building it: a one-hot coordinate holds
@@ -42,18 +31,18 @@ def grid_order(X: np.ndarray, cells_per_dim: int, codes: tuple | None = None,
     n, p = X.shape
     if n == 0:
         return np.empty(0, dtype=np.int64)
-    C, off, gid, gw = codes if codes is not None else (np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
-                                                       np.empty(0, dtype=np.int64), np.ones(1))
+    C, off, gid, gw = codes if codes is not None and codes[0].shape[1] > 0 else (None, None, None, None)
     g = max(int(cells_per_dim), 1)
     lo = X.min(axis=0)
     span = X.max(axis=0) - lo
     scale = np.where(span > 0, g / np.where(span > 0, span, 1.0), 0.0)
     cells = np.minimum(((X - lo) * scale).astype(np.int64), g - 1)
-    if C.shape[1]:
+    if C is not None:
+        C = np.ascontiguousarray(C, dtype=np.int32)
         live = (C.min(axis=0) < C.max(axis=0)) & (gw[gid] > 0) & (g >= 2)
         cells = np.hstack([cells, np.where(live, C, 0).astype(np.int64)])
     coords, block_of = np.unique(cells, axis=0, return_inverse=True)
-    return _block_walk(X, np.ascontiguousarray(C, dtype=np.int32), off, gid, gw,
-                       np.ascontiguousarray(block_of.ravel(), dtype=np.int64), coords.shape[0],
-                       np.ascontiguousarray(coords), p, g - 1, np.empty(0, dtype=np.int64),
-                       np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64) if done is None else done)
+    first = farthest_from_centroid_codes(X, C, off, gid, gw)
+    return _block_walk(X, C, gid, gw, np.int64(first), np.ascontiguousarray(block_of.ravel(), dtype=np.int64),
+                       coords.shape[0], np.ascontiguousarray(coords), p, g - 1, None, None,
+                       np.zeros(1, dtype=np.int64) if done is None else done)

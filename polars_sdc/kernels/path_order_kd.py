@@ -158,22 +158,33 @@ def kd_order(X: np.ndarray, leaf_size: int, rule: int = 2, mdav_k: int = 0,
 
 
 def _kd_order(X, leaf_size, rule, mdav_k, done):
-    n = X.shape[0]
-    return _kd_walk(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64),
-                    np.ones(1), np.empty(0), np.zeros(X.shape[1], dtype=np.int64), np.arange(X.shape[1]), leaf_size,
-                    rule, mdav_k if mdav_k > 0 else None, _mdav_leaf(X, 0, leaf_size, mdav_k), done)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    return _kd_call(X, None, None, None, None, None, None, None, leaf_size, rule, mdav_k if mdav_k > 0 else None, done)
+
+
+def _kd_call(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, done):
+    """Start row and walk, two kernels called one after the other (a kernel calling another
+    re-optimises the callee's machine code inside its own)."""
+    small, leaf = _mdav_leaf(X, 0 if C is None else C.shape[1], leaf_size, mdav_k)
+    first = farthest_from_centroid_codes(X, C, off, gid, gw) if X.shape[0] else 0
+    return _kd_walk(X, C, off, gid, gw, A_c, lk, li, np.int64(leaf_size), np.int64(rule),
+                    None if mdav_k is None else np.int64(mdav_k), small, leaf, np.int64(first), done)
 
 
 def _mdav_leaf(X, mc, leaf_size, mdav_k):
-    """The leaf-MDAV kernel of a kd walk, as the argument ``mdav_leaf`` of :func:`_kd_walk`:
-    None when no leaf (at most min(leaf_size, n) rows) is too large for the brute-force
-    :func:`~.mdav.mdav_labels_small` (the rule of :func:`~.mdav.mdav_labels_codes`), else the
-    kd-tree leaf size of :func:`~.mdav.mdav_labels_tree`. Decided before the call, so that a
-    walk compiles one of the two (a None argument prunes the other branch)."""
+    """The leaf-MDAV kernel of a kd walk, as the arguments ``mdav_small``, ``mdav_leaf`` of
+    :func:`_kd_walk`: (True, None) when no leaf (at most min(leaf_size, n) rows) is too large
+    for the brute-force :func:`~.mdav.mdav_labels_small` (the rule of
+    :func:`~.mdav.mdav_labels_codes`), else (None, the kd-tree leaf size of
+    :func:`~.mdav.mdav_labels_tree`); (None, None) without MDAV. Decided before the call, so
+    that a walk compiles one of the two: Numba prunes a branch on an argument only when that
+    argument is None."""
+    if not mdav_k:
+        return None, None
     rows = min(int(leaf_size), X.shape[0])
-    if not mdav_k or small_enough(rows, X.shape[1], mc, mdav_k):
-        return None
-    return np.int64(_MDAV_LEAF)
+    if small_enough(rows, X.shape[1], mc, mdav_k):
+        return np.bool_(True), None
+    return None, np.int64(_MDAV_LEAF)
 
 
 # ---------------------------------------------------------------------------------------
@@ -342,49 +353,59 @@ def _key_codes(X, C, off, A_c, lk, li, r, vnum, vnom):
 
 
 @helper
-def _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, k, mdav_leaf, order, out, prev, lcnt):
+def _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, k, mdav_small, mdav_leaf, order, out, prev, lcnt):
     """Append the rows perm[a:b] to the path group by group: MDAV groups of the leaf,
     nearest centroid (to the last visited row) next, each group walked by NPN. Nominal
-    columns (codes C, possibly none): MDAV from the codes (:func:`~.mdav.mdav_labels_codes`;
-    ``mdav_leaf`` picks its kernel, see :func:`_mdav_leaf`),
-    the distance from the last visited row to a group's centroid from its level counts."""
+    columns (codes C; None: numeric only, C, off, gid, gw None, lcnt unused): MDAV from the codes
+    (:func:`~.mdav.mdav_labels_codes`; ``mdav_small`` / ``mdav_leaf`` pick its kernel, see
+    :func:`_mdav_leaf`), the distance from the last visited row to a group's centroid from
+    its level counts."""
     n, p = X.shape
-    mc = C.shape[1]
     m = b - a
     sub = np.empty((m, p))
-    subc = np.empty((m, mc), dtype=np.int32)
     for t in range(m):
         for d in range(p):
             sub[t, d] = X[perm[a + t], d]
-        for c in range(mc):
-            subc[t, c] = C[perm[a + t], c]
-    if mdav_leaf is None:  # small leaves (see _mdav_leaf): the brute-force kernel, the tree is not compiled
-        lab = mdav_labels_small(sub, subc, off, gid, gw, min(k, m), np.zeros(1, dtype=np.int64))
+    if C is None:  # MDAV's own numeric arguments (no nominal column): the same kernel signature
+        subc = np.empty((m, 0), dtype=np.int32)
+        moff = np.zeros(1, dtype=np.int64)
+        mgid = np.empty(0, dtype=np.int64)
+        mgw = np.empty(0)
     else:
-        lab = mdav_labels_tree(sub, subc, off, gid, gw, min(k, m), mdav_leaf, np.zeros(1, dtype=np.int64))
+        mc = C.shape[1]
+        subc = np.empty((m, mc), dtype=np.int32)
+        for t in range(m):
+            for c in range(mc):
+                subc[t, c] = C[perm[a + t], c]
+        moff, mgid, mgw = off, gid, gw
+    if mdav_small is not None:  # small leaves (see _mdav_leaf): the brute-force kernel, the tree is not compiled
+        lab = mdav_labels_small(sub, subc, moff, mgid, mgw, min(k, m), np.zeros(1, dtype=np.int64))
+    if mdav_leaf is not None:  # large leaves: the tree kernel, the brute-force one is not compiled
+        lab = mdav_labels_tree(sub, subc, moff, mgid, mgw, min(k, m), mdav_leaf, np.zeros(1, dtype=np.int64))
     G = np.int64(0)  # not a literal: group_means and _block_csr compile once
     for t in range(m):
         if lab[t] + 1 > G:
             G = lab[t] + 1
     cnt, cen = group_means(sub, lab, G)
     gstart, _, by_group, _ = _block_csr(lab, G)  # leaf positions grouped by label (counting sort)
-    # K[g, c] = m_g^2 + sum_v cnt_v^2: the query of group g's mean for column c
-    K = np.empty((G, mc), dtype=np.int64)
-    for g in range(G):
-        for c in range(mc):
-            K[g, c] = cnt[g] * cnt[g]
-        for h in range(gstart[g], gstart[g + 1]):
-            t = by_group[h]
+    if C is not None:
+        # K[g, c] = m_g^2 + sum_v cnt_v^2: the query of group g's mean for column c
+        K = np.empty((G, mc), dtype=np.int64)
+        for g in range(G):
             for c in range(mc):
-                u = off[c] + subc[t, c]
-                K[g, c] += 2 * lcnt[u] + 1
-                lcnt[u] += 1
-        for h in range(gstart[g], gstart[g + 1]):
-            t = by_group[h]
-            for c in range(mc):
-                lcnt[off[c] + subc[t, c]] = 0
-    NG = gw.shape[0]
-    acc = np.zeros(NG, dtype=np.int64)
+                K[g, c] = cnt[g] * cnt[g]
+            for h in range(gstart[g], gstart[g + 1]):
+                t = by_group[h]
+                for c in range(mc):
+                    u = off[c] + subc[t, c]
+                    K[g, c] += 2 * lcnt[u] + 1
+                    lcnt[u] += 1
+            for h in range(gstart[g], gstart[g + 1]):
+                t = by_group[h]
+                for c in range(mc):
+                    lcnt[off[c] + subc[t, c]] = 0
+        NG = gw.shape[0]
+        acc = np.zeros(NG, dtype=np.int64)
     done = np.zeros(G, dtype=np.bool_)
     live = np.empty(m, dtype=np.int64)
     for gs in range(G):
@@ -397,7 +418,7 @@ def _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, k, mdav_leaf, order, out, pr
             for d in range(p):
                 v = cen[g, d] - X[prev, d]
                 s += v * v
-            if mc > 0:
+            if C is not None:
                 mg = cnt[g]
                 for q in range(NG):
                     acc[q] = 0
@@ -428,41 +449,45 @@ def kd_order_codes(X, C, off, gid, gw, A_c, lk, li, leaf_size, mdav_k, done):
     one-hot value of each column; ``lk``/``li`` the order of the columns, see above): the
     path on their one-hot embedding in O(n (p + mc) + sum U) memory. ``mdav_k``: None for
     plain leaves (then the leaf-MDAV code is not compiled), else MDAV's k. ``done[0]``: rows
-    visited so far. (A Python function: an @njit layer over the walk compiled its machine
-    code once more.)"""
-    return _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, 2, mdav_k,
-                    _mdav_leaf(X, C.shape[1], leaf_size, mdav_k), done)
+    visited so far. C with no column: numeric only (the nominal code is not compiled). (A
+    Python function: an @njit layer over the walk compiled its machine code once more.)"""
+    if C.shape[1] == 0:
+        C = off = gid = gw = A_c = lk = li = None
+    return _kd_call(X, C, off, gid, gw, A_c, lk, li, leaf_size, 2, mdav_k, done)
 
 
 @njit(cache=True, nogil=True)
-def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, mdav_leaf, done):
-    """The kd orders: :func:`kd_order` without nominal columns (C with no column, any
-    ``rule``), :func:`kd_order_codes` with them (rule 2). ``mdav_leaf``: see :func:`_mdav_leaf`."""
+def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, mdav_small, mdav_leaf, first, done):
+    """The kd orders from row ``first`` (the row farthest from the centroid): :func:`kd_order`
+    without nominal columns (C, off, gid, gw, A_c, lk, li None; any ``rule``),
+    :func:`kd_order_codes` with them (rule 2). ``mdav_small`` / ``mdav_leaf``: see
+    :func:`_mdav_leaf`. Each None argument keeps the code that needs it from compiling."""
     n, p = X.shape
-    mc = C.shape[1]
     order = np.empty(n, dtype=np.int64)
     if n == 0:
         return order
-    U = off[mc]
     perm = np.arange(n)
     key = np.empty(n)
-    cap_l = p + U
-    mean = np.empty(cap_l)
-    w = np.empty(cap_l)
-    dk = np.empty(cap_l, dtype=np.int64)
-    dc = np.empty(cap_l, dtype=np.int64)
-    du = np.empty(cap_l, dtype=np.int64)
-    vnum = np.zeros(p)
-    vnom = np.zeros(U)
-    lcnt = np.zeros(U, dtype=np.int64)
-    lev2e = np.zeros(U, dtype=np.int64)
-    z0 = np.empty(cap_l)
-    z1 = np.empty(cap_l)
+    if C is not None:
+        mc = C.shape[1]
+        U = off[mc]
+        cap_l = p + U
+        mean = np.empty(cap_l)
+        w = np.empty(cap_l)
+        dk = np.empty(cap_l, dtype=np.int64)
+        dc = np.empty(cap_l, dtype=np.int64)
+        du = np.empty(cap_l, dtype=np.int64)
+        vnum = np.zeros(p)
+        vnom = np.zeros(U)
+        lcnt = np.zeros(U, dtype=np.int64)
+        lev2e = np.zeros(U, dtype=np.int64)
+        z0 = np.empty(cap_l)
+        z1 = np.empty(cap_l)
+    else:
+        lcnt = np.zeros(0, dtype=np.int64)  # (unused without nominal columns)
     vd = np.empty(p)
     md = np.empty(p)
     wd = np.empty(p)
-    nominal = mc > 0
-    first = farthest_from_centroid_codes(X, C, off, gid, gw)
     cap = 2 * 64 + 16
     sa = np.empty(cap, dtype=np.int64)
     sb = np.empty(cap, dtype=np.int64)
@@ -471,15 +496,15 @@ def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, mdav_leaf
     top = 1
     out = np.int64(0)  # not a literal 0: _walk_leaf_mdav and _npn_walk compile once
     prev = first
-    live = np.empty(max(leaf_size, 1), dtype=np.int64)
+    live = np.empty(leaf_size if leaf_size > 1 else 1, dtype=np.int64)
     while top > 0:
         top -= 1
         a = sa[top]
         b = sb[top]
         if b - a <= leaf_size:
             if mdav_k is not None:  # None (order "kd"): this branch and MDAV are not compiled
-                out, prev = _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, mdav_k, mdav_leaf, order, out, prev,
-                                            lcnt)
+                out, prev = _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, mdav_k, mdav_small, mdav_leaf, order,
+                                            out, prev, lcnt)
             else:
                 m = b - a
                 for t in range(m):
@@ -487,7 +512,7 @@ def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, mdav_leaf
                 out, prev = _npn_walk(X, C, gid, gw, live, m, order, out, prev)
             done[0] = out
             continue
-        if nominal:
+        if C is not None:
             L = _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du, mean, w, vnum, vnom,
                                        lev2e, z0, z1)
             for t in range(a, b):

@@ -13,6 +13,7 @@ from numba import njit
 
 from ._common import helper
 from .path_order_blocks import _block_walk
+from .path_order_common import farthest_from_centroid_codes
 
 
 @helper
@@ -226,29 +227,21 @@ def vgrid_order(X: np.ndarray, leaf_size: int, done: np.ndarray | None = None) -
     return _vgrid_order(X, leaf_size, np.zeros(1, dtype=np.int64) if done is None else done)
 
 
-@njit(cache=True, nogil=True)
 def _vgrid_order(X, leaf_size, done):
+    """:func:`vgrid_order`: three kernels called one after the other from here (scaling in
+    numpy; a kernel calling another re-optimises the callee's machine code inside its own)."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
     n, p = X.shape
-    order = np.empty(n, dtype=np.int64)
     if n == 0:
-        return order
-    lo = np.empty(p)
-    span = np.empty(p)
-    for d in range(p):
-        lo[d] = X[0, d]
-        hi_d = X[0, d]
-        for i in range(n):
-            if X[i, d] < lo[d]:
-                lo[d] = X[i, d]
-            if X[i, d] > hi_d:
-                hi_d = X[i, d]
-        span[d] = hi_d - lo[d]
-    U = np.empty((n, p))
-    for i in range(n):
-        for d in range(p):
-            # scaled into [0, 1): the top face of the unit cube holds no record
-            U[i, d] = (X[i, d] - lo[d]) / span[d] * 0.999999 if span[d] > 0 else 0.0
-    sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, block_of, B = _build_vgrid(U, leaf_size)
+        return np.empty(0, dtype=np.int64)
+    lo = X.min(axis=0)
+    span = X.max(axis=0) - lo
+    # scaled into [0, 1): the top face of the unit cube holds no record (the same operations,
+    # in the same order, as an element loop: (x - lo) / span * 0.999999)
+    with np.errstate(invalid="ignore"):  # as the loop: inf - inf is nan, silently
+        U = np.where(span > 0, (X - lo) / np.where(span > 0, span, 1.0) * 0.999999, 0.0)
+    sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, block_of, B = _build_vgrid(np.ascontiguousarray(U),
+                                                                                   np.int64(leaf_size))
     deg, nbr = _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi)
-    return _block_walk(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64),
-                       np.ones(1), block_of, B, np.empty((0, 0), dtype=np.int64), 0, 0, deg, nbr, done)
+    first = farthest_from_centroid_codes(X, None, None, None, None)
+    return _block_walk(X, None, None, None, np.int64(first), block_of, B, None, None, None, deg, nbr, done)
