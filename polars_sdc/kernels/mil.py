@@ -7,11 +7,13 @@ A move or exchange is made only when it lowers SSE by more than a relative 1e-12
 terms involved, so rounding can never make the search cycle.
 
 One module on purpose: the move, exchange and 3-cycle passes share the group statistics,
-the member lists and the improvement test above. Python calls one kernel per sweep,
-:func:`mil_sweep`, which runs the three passes (helpers: no wrapper, no cache entry of their
-own), so a first call compiles one kernel, not five (first-call compile time, issue 27).
-Every nominal step sits behind ``if nom is not None`` in the kernel that calls it: Numba
-prunes that branch for numeric-only data (``nom`` None) before it inlines or types anything.
+the member lists and the improvement test above; :func:`mil_sweep` runs one sweep of them.
+First-call compile time (issue 27): each pass is a kernel of its own (a large body as a
+``helper`` of one sweep kernel is optimised twice, once alone and once where it is linked),
+small shared steps are helpers, and every nominal step sits behind ``if nom is not None``
+in the kernel that calls it, which Numba prunes for numeric-only data (``nom`` None) before
+it inlines or types anything. Group sums and the change threshold are numpy (no kernel of
+their own); the member lists are filled at the end of the move pass.
 """
 from __future__ import annotations
 
@@ -379,8 +381,8 @@ def _sq_to(X, i, c):
     return s
 
 
-@helper
-def _move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, atol):
+@njit(cache=True, nogil=True)
+def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, atol, members, mstart):
     """One pass of single-record moves; returns the number of moves made.
 
     For each row i (in row order) of a group a with more than k rows, the destinations are
@@ -436,11 +438,12 @@ def _move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, atol):
             stamp[a] = sweep
             stamp[bb] = sweep
             moves += 1
+    _members(labels, counts, members, mstart)
     return moves
 
 
-@helper
-def _exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sweep, max_rounds, nom, atol):
+@njit(cache=True, nogil=True)
+def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sweep, max_rounds, nom, atol):
     """One pass of pairwise exchanges between the group pairs in ``pairs`` (P, 2).
 
     Swapping row i of group a (n_a rows, mean c_a) with row j of group b keeps both sizes
@@ -458,12 +461,15 @@ def _exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sweep
     for g in range(G):
         big = max(big, counts[g])
     total = np.int64(0)
-    ca = np.empty(p, dtype=np.float64)
-    cb = np.empty(p, dtype=np.float64)
-    ra = np.empty(big, dtype=np.float64)
-    rb = np.empty(big, dtype=np.float64)
+    C = np.empty((G, p), dtype=np.float64)  # rows a and b: the centroids of the pair
+    ra = np.empty(big, dtype=np.float64)  # |x_j - c_a|^2, j in b (and square roots)
+    rb = np.empty(big, dtype=np.float64)  # |x_j - c_b|^2, j in b
     sra = np.empty(big, dtype=np.float64)
     srb = np.empty(big, dtype=np.float64)
+    Ia = np.empty(big, dtype=np.float64)  # |x_i - c_a|^2, i in a
+    Ib = np.empty(big, dtype=np.float64)  # |x_i - c_b|^2, i in a
+    sIa = np.empty(big, dtype=np.float64)
+    sIb = np.empty(big, dtype=np.float64)
     for q in range(pairs.shape[0]):
         a = pairs[q, 0]
         b = pairs[q, 1]
@@ -473,30 +479,22 @@ def _exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sweep
         nb = counts[b]
         for _ in range(max_rounds):
             for j in range(p):
-                ca[j] = sums[a, j] / na
-                cb[j] = sums[b, j] / nb
-            for t in range(nb):
-                r = members[mstart[b] + t]
-                ra[t] = _sq_to(X, r, ca)
-                rb[t] = _sq_to(X, r, cb)
-                if nom is not None:
-                    ra[t] += _nom_rc(nom, r, a, na)
-                    rb[t] += _nom_rc(nom, r, b, nb)
-                sra[t] = np.sqrt(ra[t])
-                srb[t] = np.sqrt(rb[t])
+                C[a, j] = sums[a, j] / na
+                C[b, j] = sums[b, j] / nb
+            _fill_centroid(X, members, mstart, b, C, a, counts, ra, sra, nom)
+            _fill_centroid(X, members, mstart, b, C, b, counts, rb, srb, nom)
+            _fill_centroid(X, members, mstart, a, C, a, counts, Ia, sIa, nom)
+            _fill_centroid(X, members, mstart, a, C, b, counts, Ib, sIb, nom)
             best = 0.0
             bs = -1
             bt = -1
             bscale = 0.0
             for s in range(mstart[a], mstart[a + 1]):
                 i = members[s]
-                ia = _sq_to(X, i, ca)
-                ib = _sq_to(X, i, cb)
-                if nom is not None:
-                    ia += _nom_rc(nom, i, a, na)
-                    ib += _nom_rc(nom, i, b, nb)
-                sia = np.sqrt(ia)
-                sib = np.sqrt(ib)
+                ia = Ia[s - mstart[a]]
+                ib = Ib[s - mstart[a]]
+                sia = sIa[s - mstart[a]]
+                sib = sIb[s - mstart[a]]
                 for t in range(nb):
                     # exact pruning: |x_i - x_j|^2 is at most the triangle bound through c_a or
                     # c_b (1e-9 relative slack covers rounding); rounding is monotone, so when
@@ -567,6 +565,27 @@ def _fill_centroid(X, members, mstart, x, C, g, counts, out, sq, nom):
 
 
 @helper
+def _row_mins(P, W1, R1, s1, R2, W2, s2, nr, nw, out1, out2):
+    """out1[r] = min over w < nw of W1[w] - R1[r] - P[r, w] s1 and out2[r] = min over w of
+    R2[r] - W2[w] - P[r, w] s2, for r < nr: the least value over the third group's row of
+    each w-dependent term of a 3-cycle (:func:`mil_cycle_pass`), with P the row distances or
+    their upper bounds."""
+    for r in range(nr):
+        m1 = np.inf
+        m2 = np.inf
+        for w in range(nw):
+            pw = P[r, w]
+            x = W1[w] - R1[r] - pw * s1
+            if x < m1:
+                m1 = x
+            x = R2[r] - W2[w] - pw * s2
+            if x < m2:
+                m2 = x
+        out1[r] = m1
+        out2[r] = m2
+
+
+@helper
 def _listed(neighbours, g, h):
     """True if h is in the neighbour list of g."""
     for t in range(neighbours.shape[1]):
@@ -575,8 +594,8 @@ def _listed(neighbours, g, h):
     return False
 
 
-@helper
-def _cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, sweep, cap, nom, atol, tick, t0, dt):
+@njit(cache=True, nogil=True)
+def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, sweep, cap, nom, atol, tick, t0, dt):
     """One pass of 3-cycles: for a group a and two groups b, c among its neighbours (every
     group at most ``cap`` rows; a triple is tried when one of its groups has the other two
     among its neighbours — once, from the lowest such group —, so the set of triples tried
@@ -663,37 +682,16 @@ def _cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, swe
                 # (backward) with B, A, A', B' at least their least value over w; rounding is
                 # monotone, so when fb + min B + min A >= best no w can beat best (and best only
                 # falls): the cycles made are exactly those of the full search
-                for u in range(na):
-                    mf = np.inf
-                    mb = np.inf
-                    for w in range(nc):
-                        pca = Pa[t2, u, w]
-                        x = Tto_a[t2, w] - Aself[u] - pca * ia
-                        if x < mf:
-                            mf = x
-                        x = Ato[t2, u] - Tself[t2, w] - pca * ic
-                        if x < mb:
-                            mb = x
-                    mAf[u] = mf
-                    mAb[u] = mb
+                _row_mins(Pa[t2], Tto_a[t2], Aself, ia, Ato[t2], Tself[t2], ic, na, nc, mAf, mAb)
                 # first with |x_v - x_w|^2 bounded above by the triangle inequality through c_c
                 # and c_b (1e-9 relative slack covers rounding), which needs no row distance:
                 # when no (u, v) can then reach a change < 0, the triple is skipped
                 for v in range(nb_):
-                    mf = np.inf
-                    mb = np.inf
                     for w in range(nc):
                         r1 = sBtoc[v] + sTself[t2, w]
                         r2 = sCtob[w] + sTself[t1, v]
-                        ub = min(r1 * r1, r2 * r2) * (1.0 + 1e-9)
-                        x = Btoc[v] - Tself[t2, w] - ub * ic
-                        if x < mf:
-                            mf = x
-                        x = Ctob[w] - Tself[t1, v] - ub * ib
-                        if x < mb:
-                            mb = x
-                    mBf[v] = mf
-                    mBb[v] = mb
+                        Pbc[v, w] = min(r1 * r1, r2 * r2) * (1.0 + 1e-9)
+                _row_mins(Pbc, Ctob, Tself[t1], ib, Btoc, Tself[t2], ic, nb_, nc, mBb, mBf)
                 hope = False
                 for u in range(na):
                     for v in range(nb_):
@@ -707,19 +705,8 @@ def _cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, swe
                         break
                 if not hope:
                     continue
-                _fill_pair(X, members, mstart, b, c, Pbc, nom)
-                for v in range(nb_):
-                    mf = np.inf
-                    mb = np.inf
-                    for w in range(nc):
-                        x = Btoc[v] - Tself[t2, w] - Pbc[v, w] * ic
-                        if x < mf:
-                            mf = x
-                        x = Ctob[w] - Tself[t1, v] - Pbc[v, w] * ib
-                        if x < mb:
-                            mb = x
-                    mBf[v] = mf
-                    mBb[v] = mb
+                _fill_pair(X, members, mstart, b, c, Pbc, nom)  # the exact distances replace the bounds
+                _row_mins(Pbc, Ctob, Tself[t1], ib, Btoc, Tself[t2], ic, nb_, nc, mBb, mBf)
                 for u in range(na):
                     for v in range(nb_):
                         pab = Pa[t1, u, v]
@@ -785,24 +772,21 @@ def _rotate(X, labels, sums, members, g1, g2, g3, s1, s2, s3, nom):
         _nom_move(nom, r3, g3, g1)
 
 
-@njit(cache=True, nogil=True)
 def mil_sweep(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, atol, members, mstart, pairs, max_rounds,
               cycles, cap, tick, t0, dt):
-    """One sweep of MIL: the move pass (:func:`_move_pass`), then, if ``pairs`` is not None,
-    the exchange pass over those group pairs (:func:`_exchange_pass`, at most ``max_rounds``
-    exchanges per pair), then, if ``cycles``, the 3-cycle pass (:func:`_cycle_pass`, groups
+    """One sweep of MIL: the move pass (:func:`mil_move_pass`), then, if ``pairs`` is not None,
+    the exchange pass over those group pairs (:func:`mil_exchange_pass`, at most ``max_rounds``
+    exchanges per pair), then, if ``cycles``, the 3-cycle pass (:func:`mil_cycle_pass`, groups
     of at most ``cap`` rows; ``tick``, ``t0``, ``dt``: its progress counter). ``members``
     (n,) and ``mstart`` (G + 1,) are filled with the member lists after the moves and kept in
     step by the exchanges and cycles. ``labels``, ``counts``, ``sums``, ``stamp`` and the
     nominal state ``nom`` (None: numeric data) are updated in place. Returns the number of
     moves, exchanges and cycles made."""
-    changed = _move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, atol)
-    if pairs is not None or cycles:
-        _members(labels, counts, members, mstart)
+    changed = int(mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, atol, members, mstart))
     if pairs is not None:
-        changed += _exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sweep, max_rounds, nom,
-                                  atol)
+        changed += int(mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sweep, max_rounds,
+                                         nom, atol))
     if cycles:
-        changed += _cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, sweep, cap, nom, atol,
-                               tick, t0, dt)
+        changed += int(mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, sweep, cap, nom,
+                                      atol, tick, t0, dt))
     return changed
