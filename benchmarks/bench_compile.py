@@ -103,7 +103,7 @@ import json, sys, time
 from numba.core import event
 setup, call, tiny, rows = json.loads(sys.argv[1])
 df = frame(tiny)
-out = {}
+out = {"src": polars_sdc.__file__}
 t = (time.perf_counter(), time.process_time())
 if setup:
     exec(setup)
@@ -148,11 +148,18 @@ print("RESULT " + json.dumps(out))
 """
 
 
+#: The children's working directory: an empty one, since ``python -c`` puts the working
+#: directory first on sys.path, and run from a checkout it would import that checkout's
+#: polars_sdc whatever ``--src`` / ``--warm-vs`` say (session 25: the sessions 23-24 warm
+#: comparisons had compared the checkout with itself).
+NEUTRAL_CWD = tempfile.mkdtemp(prefix="sdc-bench-cwd-")
+
+
 def _child(args: list[str], env: dict[str, str]) -> tuple[dict, float, float]:
     """Run a child; (its RESULT dict or {}, CPU seconds by getrusage, wall seconds)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    proc = subprocess.run(args, env=env, capture_output=True, text=True, cwd=env.get("_CWD", None))
+    proc = subprocess.run(args, env=env, capture_output=True, text=True, cwd=env.get("_CWD", NEUTRAL_CWD))
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -179,6 +186,8 @@ def run_method(name: str, tiny: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="sdc-numba-cache-") as cache:
         arg = json.dumps([setup, call, tiny, rows])
         cold, proc_cpu, proc_wall = _child([sys.executable, "-c", CHILD, arg], _env(cache))
+        if not Path(cold["src"]).resolve().is_relative_to(SRC.resolve()):
+            raise RuntimeError(f"imported {cold['src']}, not the polars_sdc under {SRC}")
         n_files = sum(1 for _ in Path(cache).rglob("*.nbi"))
         cached, _, _ = _child([sys.executable, "-c", CHILD, json.dumps([setup, call, tiny, 0])], _env(cache))
     by_kernel: dict[str, float] = {}
@@ -224,6 +233,8 @@ def warm_vs(names: list[str], other: Path, repeats: int, tiny: int) -> None:
                     env = _env(str(Path(tmp) / f"{label}-cache"))
                     env["PYTHONPATH"] = str(src) + os.pathsep + os.environ.get("PYTHONPATH", "")
                     res, _, _ = _child([sys.executable, "-c", CHILD, arg], env)
+                    if not Path(res["src"]).resolve().is_relative_to(Path(src).resolve()):
+                        raise RuntimeError(f"{label}: imported {res['src']}, not the polars_sdc under {src}")
                     got[label] = res["warm_cpu"]
                 this_ms.append(1000 * got["this"])
                 other_ms.append(1000 * got["other"])

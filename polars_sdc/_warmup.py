@@ -77,6 +77,10 @@ WARMUPS: dict[str, Callable[[pl.DataFrame], Any]] = {
     "laplace": lambda df: df.sdc.laplace(1.0, _NUM, seed=1),
     "reconstruct_gmm": lambda df: df.sdc.laplace(1.0, "a", seed=1).sdc.reconstruct_gmm(2, "a", phi=1.0),
     "recode_utility": lambda df: df.sdc.recode_utility("sex", ["region"], p=0.3),
+    # numeric and nominal data compile separate specialisations of V-MDAV and annealing
+    # (numeric data compiles none of the nominal code)
+    "vmdav-nominal": lambda df: df.sdc.vmdav(3, _NUM + ["sex"]),
+    "anneal-numeric": lambda df: df.sdc.mdav(3, _NUM, refine="anneal", refine_options={"max_iter": 2000, "seed": 1}),
 }
 
 

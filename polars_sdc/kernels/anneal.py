@@ -72,11 +72,9 @@ def _d2c(X, nom, mem, mstart, i, sums, g, cnt):
 
 
 @helper
-def _d2r(X, nom, i, j):
-    """|x_i - x_j|^2: numeric part plus 2 a_c^2 per nominal column where the codes differ."""
-    s = sq_dist_rows(X, i, j)
-    if nom is None:
-        return s
+def _nominal_d2r(nom, i, j, s):
+    """|x_i - x_j|^2 from its numeric part s: plus 2 a_c^2 per nominal column where the codes
+    differ."""
     CC, gid, gw, Q, acc = nom
     for w in range(gw.shape[0]):
         acc[w] = 0
@@ -125,8 +123,6 @@ def _add(X, nom, i, b, labels, counts, sums, mem, mstart, pos):
 @helper
 def _swap_q(nom, mem, mstart, counts, g, out, inn):
     """Q[g] after row ``out`` (a member of g) is replaced by row ``inn`` (not a member)."""
-    if nom is None:
-        return
     CC, gid, gw, Q, acc = nom
     base = mstart[g]
     cnt = counts[g]
@@ -311,15 +307,19 @@ def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free
         nb = counts[b]
         if u < p_split + p_swap:
             j = mem[mstart[b] + np.random.randint(0, nb)]
+            dij = sq_dist_rows(X, i, j)
+            if nom is not None:  # (pruned on numeric data)
+                dij = _nominal_d2r(nom, i, j, dij)
             delta = swap_change(
                 _d2c(X, nom, mem, mstart, j, sums, a, na), _d2c(X, nom, mem, mstart, i, sums, a, na),
                 _d2c(X, nom, mem, mstart, i, sums, b, nb), _d2c(X, nom, mem, mstart, j, sums, b, nb),
-                _d2r(X, nom, i, j), na, nb,
+                dij, na, nb,
             )
             if delta < -tol or np.random.random() < np.exp(-delta / T):
                 total += delta
-                _swap_q(nom, mem, mstart, counts, a, i, j)
-                _swap_q(nom, mem, mstart, counts, b, j, i)
+                if nom is not None:  # (pruned on numeric data: no call to compile)
+                    _swap_q(nom, mem, mstart, counts, a, i, j)
+                    _swap_q(nom, mem, mstart, counts, b, j, i)
                 pi = pos[i]
                 pj = pos[j]
                 exchange_rows(X, labels, mem, sums, i, pi, a, j, pj, b)

@@ -1,0 +1,62 @@
+"""Numeric data compile none of the nominal code of V-MDAV and annealing (issue 27: compile
+what is used). Their kernels take the nominal state as one argument that is None for numeric
+data, and Numba prunes every ``if nom is not None`` branch on a None argument before typing;
+a nominal helper compiled on numeric data would mean the split broke (first call: V-MDAV
+45 -> 13 compilations, benchmarks/README.md, session 25). Runs in a fresh process with an
+empty NUMBA_CACHE_DIR (a cached kernel compiles nothing, so would show nothing); the
+annealing kernels run from a fixed partition (no MDAV / MIL compile)."""
+import json
+import os
+import subprocess
+import sys
+
+#: helpers and kernels that only nominal columns need (kernels/_common.py, vmdav.py, anneal.py)
+NOMINAL = {"add_nominal", "point_query", "nominal_part", "level_counts", "mean_query", "vmdav_nominal",
+           "_leftover_nominal", "_nominal_d2c", "_nominal_d2r", "_level_count", "_swap_q", "level_squares",
+           "_centroid_nominal", "_count_levels"}
+
+CHILD = """
+import json
+import numpy as np
+from numba.core import event
+from polars_sdc.microagg.vmdav import partition_vmdav
+from polars_sdc.microagg import anneal as A
+
+rng = np.random.default_rng(5)
+X = rng.normal(size=(60, 3))
+with event.install_recorder("numba:compile") as rec:
+    labels = partition_vmdav(X, 3, 1.0)
+    Xc = X - X.mean(axis=0)
+    base = np.arange(60) // 3  # 20 groups of 3
+    k, umax, S, G = 3, 5, 20, 20
+    counts0 = np.bincount(base, minlength=S).astype(np.int64)
+    mcap = np.maximum(counts0, umax).astype(np.int64)
+    mstart = np.concatenate(([0], np.cumsum(mcap)[:-1])).astype(np.int64)
+    nominal = (np.empty((0, 60), np.int32), np.empty(0, np.int64), np.empty(0))
+    chain = A._Chain(Xc, base, nominal, counts0, mcap, mstart, S, G, None)
+    chain.stage(Xc, (5, np.zeros(1, np.int64), 1e-12, k, umax, 3000, 0.5, 0.05), (1.0, 0.01), 7)
+names = sorted({ev.data["dispatcher"].py_func.__qualname__ for _, ev in rec.buffer
+                if ev.is_start and ev.data["dispatcher"].py_func.__module__.startswith("polars_sdc.")})
+sse = float(sum(((Xc[chain.labels == g] - Xc[chain.labels == g].mean(axis=0)) ** 2).sum()
+                for g in np.unique(chain.labels)))
+print("RESULT " + json.dumps({"names": names, "vmdav": labels.tolist(), "anneal": chain.labels.tolist(),
+                              "sse": chain.sse, "naive_sse": sse}))
+"""
+
+
+def test_numeric_data_compile_no_nominal_code(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    proc = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.split("RESULT ", 1)[1])
+    names = set(out["names"])
+    # the numeric kernels did compile here (an empty cache) ...
+    assert {"vmdav_labels_codes", "_join_leftovers", "anneal_stage", "slot_neighbours", "group_sse"} <= names
+    # ... and none of the nominal ones
+    assert not names & NOMINAL, sorted(names & NOMINAL)
+    # and they did their work: V-MDAV groups of k..2k-1 rows (the < k leftover rows may make up
+    # to k - 1 groups larger); the annealed state's SSE is the SSE of its labels, its groups keep >= k rows
+    sizes = sorted(out["vmdav"].count(g) for g in set(out["vmdav"]))
+    assert sizes[0] >= 3 and sum(s > 5 for s in sizes) <= 2 and sum(sizes) == 60
+    assert abs(out["sse"] - out["naive_sse"]) <= 1e-9 * out["naive_sse"]
+    assert min(out["anneal"].count(g) for g in set(out["anneal"])) >= 3
