@@ -50,7 +50,7 @@ KERNEL_NAMES = {"path_order": "mhm", "hansen_mukherjee": "mhm", "laplace_em": "r
 def kernel_name(kernel: str) -> str:
     """The method a kernel ("module.function") is named by in the compile notice.
 
-    >>> kernel_name("path_order.kd_order_codes"), kernel_name("mdav.mdav_labels_codes")
+    >>> kernel_name("path_order.kd_order_codes"), kernel_name("mdav.mdav_labels_tree")
     ('mhm', 'mdav')
     """
     return KERNEL_NAMES.get(kernel) or KERNEL_NAMES.get(kernel.split(".")[0]) or kernel.split(".")[0]
