@@ -65,7 +65,7 @@ def check_keywords(cls: C) -> C:
     >>> pl.DataFrame({"a": [1, 1]}).sdc.risk("a", weights="w")
     Traceback (most recent call last):
     ...
-    polars_sdc._errors.SDCError: risk() got an unexpected keyword argument 'weights'; did you mean 'weight'? (it takes: on, weight, alpha, household, suda, max_size, dis_fraction, threshold, population_size, ks, alpha_rule)
+    polars_sdc._errors.SDCError: risk() got an unexpected keyword argument 'weights'; did you mean 'weight'? (it takes: on, weight, alpha, household, suda, max_size, dis_fraction, threshold, population_size, ks, alpha_rule, suppressed_as)
     """
     for name in dir(cls):
         if name.startswith("_") or not inspect.isfunction(inspect.getattr_static(cls, name)):

@@ -69,7 +69,7 @@ def _add_operation(sub: Any, op: Operation) -> None:
         else:
             kwargs["metavar"] = _METAVARS[o.kind]
             kwargs["type"] = {"int": cli._int, "float": float}.get(o.kind, str)
-            if o.kind == "columns":
+            if o.kind == "columns" or o.name == "hierarchies":   # repeatable (a path may hold a comma)
                 kwargs["action"] = "append"
         kwargs["required"] = o.required
         parser.add_argument(*flags, **kwargs)
@@ -119,10 +119,46 @@ def _convert(o: Option, value: Any) -> Any:
             return [int(v) for v in cli._columns(value)]
         except ValueError:
             raise cli._UsageError(f"{flag}: expected integers separated by commas, got {value!r}") from None
+    if o.name == "hierarchies":   # --hierarchies, repeatable: JSON objects and COLUMN=PATH pairs
+        return _hierarchies(flag, value)
     if o.kind == "json":
         text = value.lstrip()
         return _json(flag, value) if text[:1] in "[{\"" or text in ("true", "false", "null") else _split(value)
     return value
+
+
+def _hierarchies(flag: str, texts: list[str]) -> Any:
+    """The hierarchies of every ``--hierarchies``: ``COLUMN=PATH`` pairs split at a comma that
+    starts a new ``COLUMN=`` (so ``age=dir,x/age.csv`` is one path; checked by
+    :func:`~polars_sdc.generalize.hierarchy.hierarchy_mapping`), or JSON objects (merged with
+    them); a column named twice is an error.
+
+    >>> _hierarchies("--hierarchies", ["age=h,x/age.csv,sex=sex.csv"])
+    ['age=h,x/age.csv', 'sex=sex.csv']
+    >>> _hierarchies("--hierarchies", ["age=h,x/age.csv", '{"race": "r.csv"}'])
+    {'age': 'h,x/age.csv', 'race': 'r.csv'}
+    """
+    from .generalize.hierarchy import hierarchy_mapping, split_pairs
+
+    pairs: list[str] = []
+    objects: list[dict[str, Any]] = []
+    for text in texts:
+        if text.lstrip()[:1] == "{":
+            obj = _json(flag, text)
+            if not isinstance(obj, dict):
+                raise cli._UsageError(f"{flag}: expected a JSON object {{column: hierarchy}}, got {text!r}")
+            objects.append(obj)
+        else:
+            pairs += split_pairs(text)
+    if not objects:
+        return pairs
+    out: dict[str, Any] = dict(hierarchy_mapping(pairs)) if pairs else {}
+    for obj in objects:
+        for c, h in obj.items():
+            if c in out:
+                raise cli._UsageError(f"{flag}: column {c!r} is given twice")
+            out[c] = h
+    return out
 
 
 def _json(flag: str, text: str) -> Any:

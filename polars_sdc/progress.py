@@ -51,7 +51,7 @@ KERNEL_NAMES = {**{f"path_order_{o}": "mhm" for o in ("common", "npn", "blocks",
 def kernel_name(kernel: str) -> str:
     """The method a kernel ("module.function") is named by in the compile notice.
 
-    >>> kernel_name("path_order_kd._kd_walk"), kernel_name("mdav.mdav_labels_codes")
+    >>> kernel_name("path_order_kd._kd_walk"), kernel_name("mdav.mdav_labels_tree")
     ('mhm', 'mdav')
     """
     return KERNEL_NAMES.get(kernel) or KERNEL_NAMES.get(kernel.split(".")[0]) or kernel.split(".")[0]

@@ -1309,3 +1309,17 @@ def naive_linkage_nulls(X, Y):
         else:
             out.append(1.0 / sum(1 for v in d if v <= own + tol))
     return out
+
+
+# -- the prosecutor's attack on a release with suppressed (missing) keys ---------------------------
+def reference_prosecutor_attack(targets, released):
+    """Per target (its true key values, as the release would show them unsuppressed), the share
+    1 / c with c the released records an attacker who knows the target is in the file cannot
+    rule out: those whose every released key equals the target's or is missing (None). A
+    record suppressed by a generalisation had its whole class suppressed, so no kept record
+    shows its combination and c counts the suppressed records only."""
+    out = []
+    for t in targets:
+        c = sum(all(v is None or v == x for v, x in zip(r, t)) for r in released)
+        out.append(1.0 / c)
+    return out

@@ -71,12 +71,36 @@ def test_notice_can_be_silenced(tmp_path):
 @pytest.mark.parametrize("kernel, expected", [
     ("path_order_npn.npn_order_codes", "mhm"), ("path_order_kd._kd_walk", "mhm"),
     ("hansen_mukherjee.hm_shortest_path_codes", "mhm"),
-    ("hansen_mukherjee.sort_ties_by_row", "univariate"), ("sse.total_ss", "loss"), ("mdav.mdav_labels_codes", "mdav"),
+    ("hansen_mukherjee.sort_ties_by_row", "univariate"), ("sse.total_ss", "loss"), ("mdav.mdav_labels_tree", "mdav"),
+    ("mdav.mdav_labels_small", "mdav"),
 ])
 def test_kernel_names(kernel, expected):
     from polars_sdc.progress import kernel_name
 
+    # a compile event names a compiled kernel: every example here is a Numba dispatcher
+    import importlib
+
+    mod, fn = kernel.split(".")
+    assert hasattr(getattr(importlib.import_module(f"polars_sdc.kernels.{mod}"), fn), "py_func"), kernel
     assert kernel_name(kernel) == expected
+
+
+def test_kernel_names_table_names_real_kernels():
+    """KERNEL_NAMES' keys: a kernel module, or "module.function" of a compiled (Numba) kernel --
+    never a Python dispatcher (mdav.mdav_labels_codes picks mdav_labels_small / _tree and is not
+    compiled itself, so a compile event never carries its name)."""
+    import importlib
+
+    from polars_sdc.progress import KERNEL_NAMES
+
+    for key in KERNEL_NAMES:
+        mod, _, fn = key.partition(".")
+        module = importlib.import_module(f"polars_sdc.kernels.{mod}")
+        if fn:
+            assert hasattr(getattr(module, fn), "py_func"), f"{key}: not a compiled kernel"
+    from polars_sdc.kernels import mdav
+
+    assert not hasattr(mdav.mdav_labels_codes, "py_func")   # the dispatcher the notice test named before
 
 
 def test_watch_names_each_method_once_per_call_and_restores_the_bar(monkeypatch):
@@ -92,7 +116,7 @@ def test_watch_names_each_method_once_per_call_and_restores_the_bar(monkeypatch)
     watch = _CompileWatch()
     with Progress("mdav k=3", 10, plain=True, file=out) as b:
         b.set_postfix("partition")
-        watch.start("mdav.mdav_labels_codes")
+        watch.start("mdav.mdav_labels_tree")
         watch.start("")  # a nested compile (a callee)
         assert b.postfix == "compiling kernels (first use): 0 compiled"
         watch.end(True)
@@ -100,7 +124,7 @@ def test_watch_names_each_method_once_per_call_and_restores_the_bar(monkeypatch)
         watch.end(True)
         assert b.postfix == "partition" and watch.depth == 0
         watch.ended = float("-inf")  # a new burst
-        watch.start("mdav.mdav_labels_codes")
+        watch.start("mdav.mdav_labels_tree")
         watch.end(True)
         watch.ended = float("-inf")
         watch.start("path_order_kd._kd_walk")

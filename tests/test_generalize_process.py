@@ -294,3 +294,37 @@ def test_cli_generalize_names_the_column_of_a_missing_hierarchy_file_and_the_clo
                      '{"age": {"rule": "intervals", "widths": [10]}}', "--suppresion-limit", "0.1"]) == 2
     assert ("generalize: unrecognized arguments: --suppresion-limit 0.1; did you mean '--suppression-limit'?"
             in capsys.readouterr().err)
+
+
+def test_cli_hierarchy_paths_with_commas_and_repeated_flags(tmp_path, capsys):
+    ages = [21, 23, 25, 38, 39, 52, 53, 54]
+    (tmp_path / "h,x").mkdir()
+    age = tmp_path / "h,x" / "age, v2.csv"
+    age.write_text("\n".join(f"{a};{a // 10 * 10}-{a // 10 * 10 + 9};*" for a in ages) + "\n", encoding="utf-8")
+    sex = tmp_path / "sex.csv"
+    sex.write_text("f;*\nm;*\n", encoding="utf-8")
+    data, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    pl.DataFrame({"age": ages, "sex": ["f", "m"] * 4}).write_csv(data)
+    want = ["20-29"] * 3 + ["30-39"] * 2 + ["50-59"] * 3
+    # one flag: a comma starts a new pair only before NAME=, so the path keeps its commas
+    assert cli.main(["generalize", str(data), str(out), "--hierarchies", f"age={age},sex={sex}", "--k", "2",
+                     "--on", "age"]) == 0
+    assert pl.read_csv(out)["age"].to_list() == want
+    # repeated flags, and a JSON object among them
+    assert cli.main(["generalize", str(data), str(out), "--hierarchies", f"age={age}", "--hierarchies",
+                     json.dumps({"sex": str(sex)}), "--k", "2", "--on", "age"]) == 0
+    assert pl.read_csv(out)["age"].to_list() == want
+    capsys.readouterr()
+    assert cli.main(["generalize", str(data), str(out), "--hierarchies", f"age={age}", "--hierarchies",
+                     f"age={age}", "--k", "2"]) == 2
+    assert "hierarchies: column 'age' is given twice" in capsys.readouterr().err
+    # ",sex" without "=": part of the path, named in full
+    assert cli.main(["generalize", str(data), str(out), "--hierarchies", f"age={age},sex", "--k", "2"]) == 2
+    err = capsys.readouterr().err
+    assert f"hierarchy file '{age},sex' not found (a comma in COLUMN=PATH pairs" in err
+    assert cli.main(["generalize", str(data), str(out), "--hierarchies", f"sex={sex},age", "--hierarchies",
+                     "{}", "--k", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "expected COLUMN=PATH" not in err and "hierarchy file" in err
+    assert cli.main(["generalize", str(data), str(out), "--hierarchies", "age", "--k", "2"]) == 2
+    assert "expected COLUMN=PATH (an ARX hierarchy CSV), got 'age'" in capsys.readouterr().err

@@ -1,16 +1,14 @@
 """The reading of a generalised release's suppressed records (``suppressed_as``) at the shell, and
-the ARX sample models of ``risk()`` on releases with missing keys (audit, session 24): a record
-whose keys were suppressed matches every record (sdcMicro's wildcard), so its prosecutor risk is
-1 / fk, not 1 (a class of its own) -- prosecutor_highest agrees with k_anonymity."""
+risk() on a release with suppressed records (audit, session 24: k_anonymity 3 but
+prosecutor_highest 100 %): both right by their definitions, the prosecutor's shown by the attack."""
 import json
 
-import numpy as np
 import polars as pl
 import pytest
 
 import polars_sdc  # noqa: F401
 from polars_sdc import cli
-from polars_sdc.risk.arx import class_sizes, sample_models
+from naive import reference_prosecutor_attack
 
 ON = ["age", "sex"]
 HIER = {"age": {"a": ["ab", "*"], "b": ["ab", "*"], "c": ["cd", "*"], "e": ["ef", "*"]}, "sex": {"f": ["*"]}}
@@ -21,43 +19,40 @@ def df():
     return pl.DataFrame({"age": list("aaabbbccce"), "sex": ["f"] * 10})
 
 
-def test_risk_of_a_release_with_one_suppressed_record_states_the_values(df):
+def test_one_suppressed_record_k_3_and_prosecutor_100_are_both_right(df):
+    """The audit's case: k_anonymity 3 and prosecutor_highest 100 % on one release. Both are
+    right, by their definitions: k is sdcMicro's smallest fk, where the suppressed record's
+    missing keys are wildcards that match all 10 records; the prosecutor (ARX) knows the target
+    is in the file and its keys: a generalisation suppresses whole classes, so no kept record
+    shows the target's combination and the attacker knows the target is the one suppressed
+    record. The attack, run record by record, re-identifies it with certainty."""
     g = df.sdc.generalize(HIER, k=3, suppression_limit=0.1)
     assert g.suppressed == 1 and g.frame.row(9) == ("*", "*")
     r = g.frame.sdc.risk(ON, suppressed_as=g.suppressed_as, suda=False)
-    # fk: three classes of 3, the suppressed record matches all 10 (sdcMicro's wildcard)
     assert r.per_record["fk"].to_list() == [3.0] * 9 + [10.0]
     assert r["k_anonymity"] == 3 and r["sample_uniques"] == 0
-    # the ARX sample models on the same reading: a record's prosecutor risk is 1 / fk
-    assert r["prosecutor_highest"] == pytest.approx(1 / 3)
-    assert r["prosecutor_average"] == pytest.approx((9 / 3 + 1 / 10) / 10)       # 0.31
-    assert r["prosecutor_records_at_risk"] == pytest.approx(0.9)                  # 1/3 > 0.1; 1/10 is not
-    assert r["marketer_risk"] == pytest.approx(0.31) and r["journalist_highest"] == pytest.approx(1 / 3)
-    # the same numbers as for the null release (sdcMicro's local suppression)
+    assert r["prosecutor_highest"] == 1.0                 # the suppressed record: a class of its own
+    assert r["prosecutor_average"] == pytest.approx(4 / 10)   # 4 classes (3 kept + the suppressed) / 10
+    # the attack: the targets' own keys at the chosen levels (0, 0) against the release
+    released = [tuple(None if v == "*" else v for v in row) for row in g.frame.select(ON).rows()]
+    attack = reference_prosecutor_attack(df.select(ON).rows(), released)
+    assert attack == [1 / 4] * 9 + [1.0] and max(attack) == r["prosecutor_highest"]
+    # the same numbers for the null release (sdcMicro's local suppression) and read as written
     null = df.sdc.generalize(HIER, k=3, suppression_limit=0.1, suppressed_as=None).frame
     assert null.sdc.risk(ON, suda=False).as_dict() == r.as_dict()
-    # read as written, the suppressed record is a class of its own: k 1 and prosecutor 100 %, consistently
     lit = g.frame.sdc.risk(ON, suda=False)
     assert lit["k_anonymity"] == 1 and lit["prosecutor_highest"] == 1.0 and lit["sample_uniques"] == 1
 
 
-def test_prosecutor_highest_is_one_over_k_anonymity_with_missing_keys():
-    # local suppression: (None, "v") matches ("x", "v") and ("y", "v") records
-    d = pl.DataFrame({"a": ["x", "x", "y", "y", None, "x", "y"], "b": ["v", "v", "v", "v", "v", "u", "u"]})
-    r = d.sdc.risk(["a", "b"], suda=False)
-    fk = r.per_record["fk"].to_numpy()
-    assert fk.tolist() == [3.0, 3.0, 3.0, 3.0, 5.0, 1.0, 1.0]
-    assert r["prosecutor_highest"] == 1.0 == 1 / r["k_anonymity"]
-    assert r["prosecutor_average"] == pytest.approx(np.mean(1 / fk))
-    d2 = d.head(5)
-    r2 = d2.sdc.risk(["a", "b"], suda=False)
-    assert r2["k_anonymity"] == 3 and r2["prosecutor_highest"] == pytest.approx(1 / 3)
-    # a release without missing keys: ARX's class-based values exactly
-    full = d.drop_nulls()
-    rf = full.sdc.risk(["a", "b"], suda=False)
-    sizes = class_sizes(full, ["a", "b"])
-    want = sample_models(sizes["f"].to_numpy(), sizes["F"].to_numpy(), 0.1)
-    assert {m: rf[m] for m in want} == want
+def test_two_suppressed_records_prosecutor_one_half():
+    df = pl.DataFrame({"age": list("aaabbbccceg"), "sex": ["f"] * 11})
+    hier = {"age": {v: ["*"] for v in "abceg"}, "sex": {"f": ["*"]}}
+    g = df.sdc.generalize(hier, k=3, suppression_limit=0.2)
+    assert g.suppressed == 2 and g.levels == {"age": 0, "sex": 0}
+    r = g.frame.sdc.risk(ON, suppressed_as="*", suda=False)
+    assert r["k_anonymity"] == 3 and r["prosecutor_highest"] == 0.5
+    released = [tuple(None if v == "*" else v for v in row) for row in g.frame.select(ON).rows()]
+    assert max(reference_prosecutor_attack(df.select(ON).rows(), released)) == 0.5
 
 
 def test_cli_risk_and_report_take_suppressed_as(df, tmp_path, capsys):
@@ -72,7 +67,7 @@ def test_cli_risk_and_report_take_suppressed_as(df, tmp_path, capsys):
                      "--report", str(rep)]) == 0
     got = json.loads(rep.read_text())
     assert got["risk"]["k_anonymity"] == 3 and got["parameters"]["suppressed_as"] == "*"
-    assert got["risk"]["prosecutor_highest"] == pytest.approx(1 / 3)
+    assert got["risk"]["prosecutor_highest"] == 1.0        # the suppressed record (see above)
     capsys.readouterr()
     page = tmp_path / "r.html"
     assert cli.main(["report", str(orig), str(rel), "--on", "age,sex", "--out", str(page), "--suppressed-as", "*"]) == 0

@@ -284,7 +284,9 @@ def as_hierarchy(h: object, column: str, values: Iterable[object] | None = None)
         return h
     if isinstance(h, (str, Path)):
         if not Path(h).is_file():
-            raise SDCError(f"column {column!r}: hierarchy file {str(h)!r} not found")
+            hint = (" (a comma in COLUMN=PATH pairs starts a new pair only before NAME=; check the pairs)"
+                    if "," in str(h) else "")
+            raise SDCError(f"column {column!r}: hierarchy file {str(h)!r} not found{hint}")
         return Hierarchy.read_csv(h, name=column)
     if isinstance(h, Mapping) and isinstance(h.get("rule"), str):
         options = {k: v for k, v in h.items() if k != "rule"}
@@ -316,17 +318,39 @@ def as_hierarchy(h: object, column: str, values: Iterable[object] | None = None)
                    f"{{'rule': ...}} or a DataFrame of levels; got {type(h).__name__}")
 
 
+def split_pairs(text: str) -> list[str]:
+    """``COLUMN=PATH`` pairs of one text, split at each comma that starts a new ``NAME=`` (a
+    comma inside a path stays).
+
+    >>> split_pairs("age=h,x/age h.csv,sex=s.csv")
+    ['age=h,x/age h.csv', 'sex=s.csv']
+    """
+    import re
+
+    return [p for p in re.split(r",(?=[^,=]*=)", text) if p.strip()]
+
+
 def hierarchy_mapping(hierarchies: object) -> Mapping[str, object]:
     """``hierarchies`` as a mapping {column: hierarchy}; also from the CLI's ``COLUMN=PATH``
-    texts (a list of them, or one comma-separated text)."""
+    texts (a list of them, or one text of pairs separated by commas: a comma followed by
+    ``COLUMN=`` starts a new pair, so a path may hold a comma; a path holding ``,NAME=`` is
+    given as a mapping / JSON object).
+
+    >>> hierarchy_mapping("age=h,x/age h.csv,sex=s.csv")
+    {'age': 'h,x/age h.csv', 'sex': 's.csv'}
+    """
     if isinstance(hierarchies, str):
-        hierarchies = [p for p in hierarchies.split(",") if p.strip()]
+        hierarchies = split_pairs(hierarchies)
     if isinstance(hierarchies, (list, tuple)) and all(isinstance(x, str) for x in hierarchies):
         out: dict[str, object] = {}
+        hint = (" (a path holding ',NAME=' goes in a JSON object: {\"age\": \"dir,x=1/age.csv\"})"
+                if len(hierarchies) > 1 else "")
         for item in hierarchies:
             col, sep, path = item.partition("=")
             if not sep or not col.strip() or not path.strip():
-                raise SDCError(f"hierarchies: expected COLUMN=PATH (an ARX hierarchy CSV), got {item!r}")
+                raise SDCError(f"hierarchies: expected COLUMN=PATH (an ARX hierarchy CSV), got {item!r}{hint}")
+            if col.strip() in out:
+                raise SDCError(f"hierarchies: column {col.strip()!r} is given twice")
             out[col.strip()] = path.strip()
         hierarchies = out
     if not isinstance(hierarchies, Mapping) or not hierarchies:

@@ -94,44 +94,6 @@ def sample_models(f: np.ndarray, F: np.ndarray, threshold: float = 0.1) -> dict[
     }
 
 
-def record_models(fk: np.ndarray, Fk: np.ndarray, threshold: float = 0.1) -> dict[str, float]:
-    """:func:`sample_models` from each record's ``fk`` / ``Fk`` (sdcMicro's frequencies, where
-    a missing key is a wildcard that matches every value) instead of classes of equal values:
-    a record's prosecutor risk is ``1 / fk``, its journalist risk ``1 / Fk``; *highest* is the
-    largest, *average* the mean (``u / n`` for a partition: each class of f records adds
-    ``f * 1/f = 1``), *records at risk* the share above ``threshold``, marketer the mean of
-    ``1 / Fk`` and the journalist average ``max(sum(1/fk) / sum(Fk/fk), marketer)``. Without
-    missing keys the classes are a partition and every value is :func:`sample_models`'; with
-    them, a record whose keys were suppressed is not a class of its own (a unique) but matches
-    the records its remaining keys agree with, as ``k_anonymity`` and the individual risk read it.
-
-    >>> import numpy as np
-    >>> fk = np.array([2.0, 2.0, 3.0, 3.0, 3.0])
-    >>> a, b = record_models(fk, fk), sample_models(np.array([2, 3]), np.array([2, 3]))
-    >>> all(np.isclose(a[m], b[m], rtol=1e-12) for m in b)
-    True
-    >>> record_models(np.array([3.0, 3.0, 3.0, 7.0]), np.array([3.0, 3.0, 3.0, 7.0]))["prosecutor_highest"]  # wildcard
-    0.3333333333333333
-    """
-    fk = np.asarray(fk, dtype=np.float64)
-    Fk = np.asarray(Fk, dtype=np.float64)
-    n = fk.size
-    if n == 0:
-        return sample_models(fk, Fk, threshold)
-    p, j = 1.0 / fk, 1.0 / Fk
-    u = p.sum()
-    marketer = float(j.mean())
-    return {
-        "prosecutor_highest": float(p.max()),
-        "prosecutor_average": float(u / n),
-        "prosecutor_records_at_risk": float((p > threshold).sum() / n),
-        "journalist_highest": float(j.max()),
-        "journalist_average": float(max(u / (Fk * p).sum(), marketer)),
-        "journalist_records_at_risk": float((j > threshold).sum() / n),
-        "marketer_risk": marketer,
-    }
-
-
 class _Classes(NamedTuple):
     """The sample's class-size histogram: ``counts[i]`` classes of size ``sizes[i]``; ``n``
     records in ``u`` classes, ``c1`` / ``c2`` classes of size 1 / 2 (the uniques' estimators' inputs)."""

@@ -131,19 +131,8 @@ def measure_risk(
         summary["dis_suda_max"] = float(s.dis.max())
         summary["dis_suda_mean"] = float(s.dis.mean())
     summary.update(arx_risk(df, cols, weight, threshold=threshold, population_size=population_size))
-    if _has_missing(df, cols):   # ARX's sample models as fk reads a missing key: a wildcard, not a class
-        from .arx import record_models
-
-        summary.update(record_models(fk, Fk, threshold))
     per_record = pl.DataFrame({k: pl.Series(k, v, dtype=pl.Float64) for k, v in columns.items()})
     return RiskResult(per_record, summary, cols, s if suda else None)
-
-
-def _has_missing(df: pl.DataFrame, cols: Sequence[str]) -> bool:
-    """Whether a key of ``df`` holds a missing value (null, or NaN in a float key)."""
-    checks = [pl.col(c).is_null().any() | (pl.col(c).is_nan().any() if df.schema[c].is_float() else pl.lit(False))
-              for c in cols]
-    return bool(df.select(pl.any_horizontal(checks)).item())
 
 
 def frequency_summary(fk: Any, risk: Any, ks: Sequence[int] = (2, 3, 5), counts: Any = None) -> dict[str, object]:
