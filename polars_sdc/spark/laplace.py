@@ -14,11 +14,13 @@ from typing import Any
 
 from .. import rng
 from .._columns import ColumnSpec, unknown_column
+from .._signature import check_keywords
 from ..household import check_household_columns
 from ._common import (bad_value_counts, key_nulls, need_key, polars_schema, raise_bad, require_pyspark, run_frames,
                       verify_key)
 
 
+@check_keywords
 def laplace(
     sdf: Any,
     phi: Any = None,

@@ -31,6 +31,7 @@ import polars as pl
 from .. import rng
 from .._columns import ColumnSpec
 from .._errors import SDCError
+from .._signature import check_keywords
 from ..household import check_household_columns
 from ._common import (bad_value_counts, key_nulls, need_key, polars_schema, raise_bad, require_pyspark, run_frames,
                       verify_key)
@@ -63,6 +64,7 @@ def row_strata(df: pl.DataFrame, by: list[str], table: pl.DataFrame | None) -> n
 
 # ----------------------------------------------------------------------------------------- PRAM
 
+@check_keywords
 def pram(
     sdf: Any,
     on: ColumnSpec,
@@ -185,6 +187,7 @@ def _pram_plan(c: str, t: pl.DataFrame, by: list[str], table: pl.DataFrame | Non
 
 # ------------------------------------------------------------------------------------ add_noise
 
+@check_keywords
 def add_noise(
     sdf: Any,
     on: ColumnSpec = None,
@@ -480,6 +483,7 @@ def _moments_params(G: np.ndarray, mu: np.ndarray, js: list[int], p: int, a: flo
 
 # ------------------------------------------------------------------------------------ rank_swap
 
+@check_keywords
 def rank_swap(
     sdf: Any,
     on: ColumnSpec = None,
