@@ -47,12 +47,15 @@ def unknown_keyword(owner: str, name: str, valid: list[str]) -> str:
 
     >>> unknown_keyword("risk", "weights", ["on", "weight", "alpha"])
     "risk() got an unexpected keyword argument 'weights'; did you mean 'weight'? (it takes: on, weight, alpha)"
+    >>> unknown_keyword("census", "seed", [])
+    "census() got an unexpected keyword argument 'seed' (it takes no keyword arguments)"
     """
     import difflib
 
     close = difflib.get_close_matches(name, list(valid), n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"{owner}() got an unexpected keyword argument {name!r}{hint} (it takes: {', '.join(valid)})"
+    takes = f"it takes: {', '.join(valid)}" if valid else "it takes no keyword arguments"
+    return f"{owner}() got an unexpected keyword argument {name!r}{hint} ({takes})"
 
 
 def check_keywords(obj: T) -> T:

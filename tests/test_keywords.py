@@ -1,8 +1,9 @@
 """A misspelt keyword names the function and suggests the closest valid name (issue 29 item 1),
-for every public function of ``polars_sdc`` and of ``polars_sdc.spark`` as for the ``df.sdc``
-methods (tests/test_operations.py): one guard, :func:`polars_sdc._signature.check_keywords`,
-that keeps the real signatures. The guard raises before the function runs, so no data (and no
-Spark session) is needed."""
+for every public function of ``polars_sdc`` (with ``polars_sdc.datasets`` and
+``polars_sdc.dist``) and of ``polars_sdc.spark``, as for the ``df.sdc`` methods
+(tests/test_operations.py): one guard, :func:`polars_sdc._signature.check_keywords`, that keeps
+the real signatures. The guard raises before the function runs, so no data (and no Spark
+session) is needed."""
 from __future__ import annotations
 
 import inspect
@@ -28,15 +29,19 @@ def _functions(module, names) -> list[tuple[str, str]]:
             if inspect.isfunction(getattr(module, n)) or n in METHODS]
 
 
-LOCAL = _functions(polars_sdc, polars_sdc.__all__)
+LOCAL = [*_functions(polars_sdc, polars_sdc.__all__), *_functions(polars_sdc.datasets, polars_sdc.datasets.__all__),
+         *_functions(polars_sdc.dist, polars_sdc.dist.__all__)]
 SPARK = _functions(sdcs, [*sdcs.__all__, *METHODS])
+
+
+def _named(fn) -> list[str]:
+    return [p.name for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
 
 
 def _misspelt(fn) -> tuple[str, str]:
     """(a misspelling, the parameter it misspells): the longest parameter name less its last
     letter (a one-letter name doubled)."""
-    names = [p.name for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    name = max(names, key=len)
+    name = max(_named(fn), key=len)
     return (name[:-1] if len(name) > 2 else name * 2), name
 
 
@@ -45,7 +50,7 @@ def _cases():
         marks = []
         if module == sdcs.__name__ and name in SPARK_PENDING:
             marks = [pytest.mark.xfail(strict=True, reason="spark/recode.py, spark/frequencies.py: not guarded yet")]
-        if name not in FORWARDING:
+        if name not in FORWARDING and _named(_function(module, name)):
             yield pytest.param(module, name, marks=marks, id=f"{module}.{name}")
 
 
@@ -55,12 +60,29 @@ def test_every_public_function_is_checked():
     assert {("polars_sdc", n) for n in ("refine_anneal", "refine_mil", "sse", "sst", "zscore", "partition_mdav",
                                         "mil_1d", "pk_phi", "aggregate", "k_anonymity", "report")} <= checked
     assert {("polars_sdc.spark", n) for n in ("laplace", "pram", "add_noise", "rank_swap", "ilssdm")} <= checked
-    assert len(LOCAL) >= 20
+    assert {("polars_sdc.datasets", "synthetic"), ("polars_sdc.loss.dist", "levenshtein")} <= checked
+    assert len(LOCAL) >= 40
+
+
+def _function(module: str, name: str):
+    return getattr(__import__(module, fromlist=[name]), name)
+
+
+NO_PARAMETERS = [(m, n) for m, n in LOCAL + SPARK if n not in FORWARDING and not _named(_function(m, n))]
+
+
+@pytest.mark.parametrize("module, name", NO_PARAMETERS)
+def test_a_function_without_parameters_says_so(module, name):
+    fn = _function(module, name)
+    assert {("polars_sdc.datasets", "census"), ("polars_sdc.loss.dist", "hamming")} <= set(NO_PARAMETERS)
+    with pytest.raises(polars_sdc.SDCError, match=rf"^{fn.__name__}\(\) got an unexpected keyword argument 'seed' "
+                                                  r"\(it takes no keyword arguments\)$"):
+        fn(seed=1)
 
 
 @pytest.mark.parametrize("module, name", list(_cases()))
 def test_misspelt_keyword_names_the_function_and_the_closest_name(module, name):
-    fn = getattr(__import__(module, fromlist=[name]), name)
+    fn = _function(module, name)
     wrong, right = _misspelt(fn)
     with pytest.raises(polars_sdc.SDCError, match=rf"^{name}\(\) got an unexpected keyword argument '{wrong}'; "
                                                   rf"did you mean '{right}'\? \(it takes: .*\b{right}\b"):
