@@ -4,10 +4,12 @@
 (``ild`` beside ``ild_report``); type checkers and IDEs see them through the ``ParamSpec``,
 ``help()`` and ``inspect.signature`` through ``__signature__``.
 
-``check_keywords(cls)``: the ``df.sdc`` / ``lf.sdc`` / ``pl.col().sdc`` namespace classes
+``check_keywords(obj)``: the ``df.sdc`` / ``lf.sdc`` / ``pl.col().sdc`` namespace classes
 (whose methods have explicit signatures, checked against :mod:`polars_sdc.operations` by
-tests/test_typing.py) refuse an unknown keyword with an :class:`~polars_sdc.SDCError` naming
-the method and the closest valid name (:func:`unknown_keyword`).
+tests/test_typing.py), the public top-level functions (``polars_sdc.sse``,
+``polars_sdc.refine_anneal``, ...) and the Spark functions refuse an unknown keyword with an
+:class:`~polars_sdc.SDCError` naming the method and the closest valid name
+(:func:`unknown_keyword`); tests/test_keywords.py checks every public function.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from typing import Any, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
-C = TypeVar("C", bound=type)
+T = TypeVar("T", bound=Callable[..., Any])
 
 
 def same_parameters(target: Callable[P, Any]) -> Callable[[Callable[..., R]], Callable[P, R]]:
@@ -45,49 +47,63 @@ def unknown_keyword(owner: str, name: str, valid: list[str]) -> str:
 
     >>> unknown_keyword("risk", "weights", ["on", "weight", "alpha"])
     "risk() got an unexpected keyword argument 'weights'; did you mean 'weight'? (it takes: on, weight, alpha)"
+    >>> unknown_keyword("census", "seed", [])
+    "census() got an unexpected keyword argument 'seed' (it takes no keyword arguments)"
     """
     import difflib
 
     close = difflib.get_close_matches(name, list(valid), n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"{owner}() got an unexpected keyword argument {name!r}{hint} (it takes: {', '.join(valid)})"
+    takes = f"it takes: {', '.join(valid)}" if valid else "it takes no keyword arguments"
+    return f"{owner}() got an unexpected keyword argument {name!r}{hint} ({takes})"
 
 
-def check_keywords(cls: C) -> C:
-    """Guard every public method of the namespace class ``cls``: an unknown keyword raises
-    :class:`~polars_sdc.SDCError` (also a ``TypeError``) naming the method and the closest
-    valid name, where Python's own ``TypeError`` would name neither the namespace nor a
-    suggestion. A method taking ``**options`` (``microaggregate`` and ``partition``: the
-    options of partition methods added outside the package) checks those itself. Signatures
-    (``inspect.signature``, ``help()``, type checkers) are unchanged.
+def check_keywords(obj: T) -> T:
+    """Guard a function, or every public method of the namespace class ``obj``: an unknown
+    keyword raises :class:`~polars_sdc.SDCError` (also a ``TypeError``) naming the function or
+    method and the closest valid name, where Python's own ``TypeError`` would name neither the
+    namespace nor a suggestion. A callable taking ``**options`` (``microaggregate`` and
+    ``partition``: the options of partition methods added outside the package) checks those
+    itself. Signatures (``inspect.signature``, ``help()``, type checkers) are unchanged.
 
     >>> import polars as pl, polars_sdc
     >>> pl.DataFrame({"a": [1, 1]}).sdc.risk("a", weights="w")
     Traceback (most recent call last):
     ...
     polars_sdc._errors.SDCError: risk() got an unexpected keyword argument 'weights'; did you mean 'weight'? (it takes: on, weight, alpha, household, suda, max_size, dis_fraction, threshold, population_size, ks, alpha_rule, suppressed_as)
+    >>> @check_keywords
+    ... def spread(x, *, ddof=0): return x
+    >>> str(inspect.signature(spread)), spread(1, ddof=1)
+    ('(x, *, ddof=0)', 1)
+    >>> spread(1, dof=1)
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: spread() got an unexpected keyword argument 'dof'; did you mean 'ddof'? (it takes: x, ddof)
     """
-    for name in dir(cls):
-        if name.startswith("_") or not inspect.isfunction(inspect.getattr_static(cls, name)):
+    if not isinstance(obj, type):
+        return _guarded(obj.__name__, obj, skip=0)  # type: ignore[return-value]
+    for name in dir(obj):
+        if name.startswith("_") or not inspect.isfunction(inspect.getattr_static(obj, name)):
             continue
-        setattr(cls, name, _guarded(name, getattr(cls, name)))
-    return cls
+        setattr(obj, name, _guarded(name, getattr(obj, name), skip=1))
+    return obj
 
 
-def _guarded(name: str, method: Callable[..., R]) -> Callable[..., R]:
-    params = list(inspect.signature(method).parameters.values())[1:]
+def _guarded(name: str, fn: Callable[..., R], skip: int) -> Callable[..., R]:
+    """``fn`` refusing a keyword none of its parameters after the first ``skip`` (``self``) takes."""
+    params = list(inspect.signature(fn).parameters.values())[skip:]
     named = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    if any(p.kind == p.VAR_KEYWORD for p in params):  # the method checks the keywords it passes on
-        return method
+    if any(p.kind == p.VAR_KEYWORD for p in params):  # the function checks the keywords it passes on
+        return fn
     known = frozenset(named)
 
-    @functools.wraps(method)
-    def run(self: Any, *args: Any, **kwargs: Any) -> R:
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> R:
         for key in kwargs:
             if key not in known:
                 from ._errors import SDCError
 
                 raise SDCError(unknown_keyword(name, key, named))
-        return method(self, *args, **kwargs)
+        return fn(*args, **kwargs)
 
     return run

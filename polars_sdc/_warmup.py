@@ -21,6 +21,7 @@ import numpy as np
 import polars as pl
 
 from ._errors import SDCError
+from ._signature import check_keywords
 
 _NUM = ["a", "b", "c"]
 _KEYS = ["sex", "region", "age"]
@@ -84,6 +85,7 @@ WARMUPS: dict[str, Callable[[pl.DataFrame], Any]] = {
 }
 
 
+@check_keywords
 def warmup(methods: Sequence[str] | None = None, *, progress: Any = True) -> dict[str, float]:
     """Compile the kernels of ``methods`` (names of :data:`WARMUPS`; default all) into
     Numba's cache, each by one call on :func:`tiny_frame`, with a progress bar (``progress``);

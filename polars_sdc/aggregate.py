@@ -19,6 +19,7 @@ import polars as pl
 
 from ._columns import is_categorical, is_numeric
 from ._errors import SDCError
+from ._signature import check_keywords
 
 
 INTEGER_MODES = ("round", "float")
@@ -93,6 +94,7 @@ def aggregate_output_schema(
     return pl.Schema(out)
 
 
+@check_keywords
 def aggregate(
     df: pl.DataFrame,
     groups: pl.Series | str,

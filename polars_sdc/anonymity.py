@@ -5,6 +5,7 @@ import polars as pl
 
 from ._columns import ColumnSpec, resolve_columns
 from ._errors import SDCError
+from ._signature import check_keywords
 
 
 def quasi_identifier_columns(frame, on: ColumnSpec) -> list[str]:
@@ -24,6 +25,7 @@ def quasi_identifier_columns(frame, on: ColumnSpec) -> list[str]:
     return resolve_columns(frame, on)
 
 
+@check_keywords
 def equivalence_classes(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 1.0,
                         suppressed_as: str | None = None) -> pl.DataFrame:
     """Every distinct combination of the ``on`` values with its row count (column
@@ -67,6 +69,7 @@ def equivalence_classes(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 
     )
 
 
+@check_keywords
 def k_anonymity(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 1.0, household: str | None = None,
                 suppressed_as: str | None = None) -> int:
     """Size of the smallest equivalence class on ``on``: the release is k-anonymous for

@@ -24,9 +24,11 @@ import polars as pl
 from ._columns import ColumnSpec, check_finite, resolve_columns
 from . import rng
 from ._errors import SDCError
+from ._signature import check_keywords
 from ._validation import check_int, check_seed
 
 
+@check_keywords
 def pk_phi(a: float, b: float, n: int, k: int, m: int = 1) -> float:
     """The Laplace scale giving Pk-anonymity ``k`` to an attribute with range ``[a, b]`` in a
     table of ``n`` records: ``2 m (b - a) / ln((n - 1)/(k - 1))`` (Hasegawa et al., section 5).

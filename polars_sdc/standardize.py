@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._errors import SDCError
+from ._signature import check_keywords
 
 # a matrix whose largest |value| lies in [2^-SAFE_EXP, 2^SAFE_EXP] is left as it is: its
 # squared distances and sums over 1e12 rows stay far from overflow and underflow
@@ -53,6 +54,7 @@ def unit_scale(X: np.ndarray, *, what: str = "the features") -> np.ndarray:
     return np.ascontiguousarray(np.ldexp(X, -e))
 
 
+@check_keywords
 def zscore(X: np.ndarray, *, ddof: int = 0) -> np.ndarray:
     """Column-wise ``(x - mean) / std`` of a float (n, p) array, as a new C-contiguous array.
 

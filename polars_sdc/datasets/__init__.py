@@ -26,6 +26,8 @@ from importlib import resources
 
 import polars as pl
 
+from .._signature import check_keywords
+
 __all__ = ["census", "adult", "arx_adult", "eusilc", "francdat", "synthetic", "ds", "SyntheticSpec", "SYNTHETIC"]
 
 
@@ -34,6 +36,7 @@ def _read(name: str) -> pl.DataFrame:
         return pl.read_parquet(path)
 
 
+@check_keywords
 def census() -> pl.DataFrame:
     """The "Census" benchmark of the CASC project: 1080 records x 13 numeric variables
     (Int64) from the US Current Population Survey: AFNLWGT, AGI, EMCONTRB, FEDTAX, PTOTVAL,
@@ -55,6 +58,7 @@ def census() -> pl.DataFrame:
     return _read("census")
 
 
+@check_keywords
 def adult(missing: str | None = None) -> pl.DataFrame:
     """UCI Adult ("Census Income"), the training file ``adult.data`` (Becker & Kohavi 1996,
     UCI Machine Learning Repository, CC BY 4.0; extracted from the 1994 US census):
@@ -87,6 +91,7 @@ def adult(missing: str | None = None) -> pl.DataFrame:
     return df.with_columns(pl.col(c).cast(pl.String).fill_null(missing) for c in text)
 
 
+@check_keywords
 def arx_adult() -> tuple[pl.DataFrame, dict]:
     """ARX's Adult set and its generalisation hierarchies, as ARX's own tests use them (the
     ARX repository, ``data/adult.csv`` and ``data/adult_hierarchy_*.csv``, commit aacd487f =
@@ -116,6 +121,7 @@ def arx_adult() -> tuple[pl.DataFrame, dict]:
     return df, hs
 
 
+@check_keywords
 def eusilc() -> pl.DataFrame:
     """EU-SILC, the household survey of sdcMicro's practice guide: 14,827 persons in 6,000
     households, 28 columns, simulated by Statistics Austria from the Austrian EU-SILC 2006
@@ -156,6 +162,7 @@ _FRANCDAT = {
 }
 
 
+@check_keywords
 def francdat(missing: bool = False) -> pl.DataFrame:
     """``francdat``, the small worked example of disclosure-risk measures distributed with the
     R package sdcMicro (Templ, Kowarik & Meindl, J. Stat. Softw. 67(4), 2015): 8 records,
@@ -243,6 +250,7 @@ def _spec(name: str | int) -> SyntheticSpec:
         raise SDCError(f"unknown synthetic data set {name!r}; choose one of DS0..DS12") from None
 
 
+@check_keywords
 def synthetic(
     name: str | int,
     seed: int | None = None,
@@ -298,6 +306,7 @@ def synthetic(
     return pl.DataFrame({"x": pl.Series("x", x, dtype=pl.Float64)})
 
 
+@check_keywords
 def ds(i: int, seed: int | None = None) -> pl.DataFrame:
     """Shorthand for ``synthetic(i, seed)``: thesis data set DS``i``.
 

@@ -42,6 +42,7 @@ import polars as pl
 
 from .._columns import is_categorical, is_numeric
 from .._errors import SDCError
+from .._signature import check_keywords
 
 if TYPE_CHECKING:
     import numpy as np
@@ -143,6 +144,7 @@ class PNorm(Distance):
         return {1.0: "dist.pnorm(1)", 2.0: "dist.euclidean()"}.get(self.p, f"dist.pnorm({self.p})")
 
 
+@check_keywords
 def pnorm(p: float = 2) -> PNorm:
     """The p-norm distance over one or more numeric columns: p = 1 Manhattan, 2 Euclidean,
     ``float("inf")`` Chebyshev (thesis 3.2.3).
@@ -154,6 +156,7 @@ def pnorm(p: float = 2) -> PNorm:
     return PNorm(p)
 
 
+@check_keywords
 def euclidean() -> PNorm:
     """The Euclidean distance (p = 2); with exponent 2 and group means ILD == SSE/SST.
 
@@ -182,6 +185,7 @@ class Discrete(Distance):
         return float(c.sum() ** 2 - (c * c).sum())
 
 
+@check_keywords
 def discrete() -> Discrete:
     """The discrete distance: ``I = N^2 - sum_u c_u^2`` in O(U); any dtype, also whole records.
 
@@ -233,6 +237,7 @@ class Ordinal(Distance):
         return "dist.ordinal()" if self.categories is None else f"dist.ordinal({self.categories!r})"
 
 
+@check_keywords
 def ordinal(categories: Sequence[Any] | None = None) -> Ordinal:
     """The ordinal distance of Sano & Hattori eq. 2 on one column. The order is ``categories``,
     else an Enum's categories, else the sorted distinct values of the original and masked.
@@ -351,6 +356,7 @@ class Tree(Distance):
         return f"dist.tree(<{self.parent.size} nodes>)"
 
 
+@check_keywords
 def tree(hierarchy: Mapping[Any, Any] | pl.DataFrame) -> Tree:
     """The tree distance of a generalisation hierarchy: the number of edges between two
     nodes (thesis 3.1.3). ``hierarchy`` is a child -> parent mapping, or a frame of levels
@@ -448,6 +454,7 @@ class Graph(Distance):
         return f"dist.graph(<{len(self.index)} nodes, {len(self.weight)} edges>, shortest_paths={self.shortest_paths})"
 
 
+@check_keywords
 def graph(edges: Any, *, shortest_paths: bool = True) -> Graph:
     """Weighted-graph distance from an edge list of ``(node, node, weight)`` (or a 3-column
     frame), undirected, weights > 0. With ``shortest_paths=True`` the distance is the
@@ -518,6 +525,7 @@ class StringDistance(Distance):
         return f"dist.{self.kind}()" if self.kind != "levenshtein_norm" else "dist.levenshtein(normalized=True)"
 
 
+@check_keywords
 def hamming() -> StringDistance:
     """Hamming distance: the number of differing positions of two strings of equal length.
 
@@ -528,6 +536,7 @@ def hamming() -> StringDistance:
     return StringDistance("hamming")
 
 
+@check_keywords
 def levenshtein(*, normalized: bool = False) -> StringDistance:
     """Levenshtein (edit) distance; ``normalized=True`` divides it by the longer length.
 
@@ -538,6 +547,7 @@ def levenshtein(*, normalized: bool = False) -> StringDistance:
     return StringDistance("levenshtein_norm" if normalized else "levenshtein")
 
 
+@check_keywords
 def damerau_levenshtein() -> StringDistance:
     """Damerau-Levenshtein distance: edits plus transpositions of adjacent characters
     (unrestricted form).
@@ -581,6 +591,7 @@ class Function(Distance):
         return f"dist.function({getattr(self.fn, '__name__', 'f')})"
 
 
+@check_keywords
 def function(fn: Callable[[Any, Any], float]) -> Function:
     """A user-supplied pairwise distance, called once per pair of distinct values
     (U (U - 1) / 2 calls); on several columns it receives row tuples.
@@ -624,6 +635,7 @@ class Matrix(Distance):
         return f"dist.matrix({self.labels!r}, ...)"
 
 
+@check_keywords
 def matrix(labels: Sequence[Any], values: Any) -> Matrix:
     """A distance given as a symmetric matrix over ``labels`` (zero diagonal, positive
     elsewhere), e.g. thesis example 3.1.3: d(a, b) = 1, d(b, c) = 1, d(a, c) = 3.
@@ -650,6 +662,7 @@ _NAMES: dict[str, Callable[[], Distance]] = {
 }
 
 
+@check_keywords
 def get(spec: Any) -> Distance:
     """A :class:`Distance` from a name, a Distance, or a callable ``f(x, y)``.
 
@@ -705,6 +718,7 @@ class Product:
         return f"dist.product({{{inner}}}, weights={self.weights!r})"
 
 
+@check_keywords
 def product(parts: Mapping[Any, Any], weights: Any = None) -> Product:
     """The product distance ``d = sqrt(sum_b w_b d_b^2)`` over blocks (a column name or a
     tuple of names) -> distance. ``weights``: None (all 1), ``"amount"`` (``w_b = 1 / I_b``

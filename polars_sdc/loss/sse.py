@@ -5,7 +5,10 @@ import math
 
 import numpy as np
 
+from .._signature import check_keywords
 
+
+@check_keywords
 def sse(X: np.ndarray, groups: np.ndarray) -> float:
     """Within-group sum of squares of the rows of X (n, p) under the partition ``groups``.
 
@@ -20,6 +23,7 @@ def sse(X: np.ndarray, groups: np.ndarray) -> float:
     return float(group_sse(X, g, n_groups))
 
 
+@check_keywords
 def sst(X: np.ndarray) -> float:
     """Total sum of squares about the column means.
 

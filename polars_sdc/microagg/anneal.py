@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import SDCError
+from .._signature import check_keywords
 from .._validation import check_int, check_named, check_real
 from .features import Features
 from .mil import EXACT_MAX_GROUPS, _check, _codes, _neighbour_lists, _nominal_centroids, refine_mil
@@ -60,6 +61,7 @@ def _slot_neighbours(sums: np.ndarray, counts: np.ndarray, L: int, state: tuple,
     return out
 
 
+@check_keywords
 def refine_anneal(
     X: np.ndarray | Features,
     labels: Any,

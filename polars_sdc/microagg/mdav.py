@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._signature import check_keywords
 from .features import Features, as_features
 
 
+@check_keywords
 def partition_mdav(X: np.ndarray | Features, k: int, *, done: np.ndarray | None = None) -> np.ndarray:
     """UInt32 group ids for the rows of the float array X (n, p) (or of :class:`Features`
     with nominal columns as codes) by classic MDAV.

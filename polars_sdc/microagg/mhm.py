@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._errors import SDCError
+from .._signature import check_keywords
 from .._validation import check_int
 from .features import Features, as_features
 
@@ -104,6 +105,7 @@ def path_order(X: np.ndarray | Features, k: int, order: str = "npn", *, cells_pe
     return kd_order(X, int(max(leaf_size if leaf_size is not None else KD_MDAV_LEAF, 2 * k)), 2, k, done)
 
 
+@check_keywords
 def partition_mhm(X: np.ndarray | Features, k: int, order: str = "npn", *, cells_per_dim: int | None = None,
                   leaf_size: int | None = None, done: np.ndarray | None = None) -> np.ndarray:
     """UInt32 group ids for the rows of X (n, p) by MHM: :func:`path_order`, then the

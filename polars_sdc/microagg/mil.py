@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import SDCError
+from .._signature import check_keywords
 from .._validation import check_bool, check_int, check_named
 
 DEFAULT_NEIGHBOURS = 8
@@ -88,6 +89,7 @@ def _sorted_runs(x: np.ndarray, codes: np.ndarray, n_groups: int) -> tuple[np.nd
     return order, seq
 
 
+@check_keywords
 def mil_1d(x: Any, labels: Any, k: int, *, max_sweeps: int = 1_000_000) -> Mil1DResult:
     """Algorithm 1 of thesis 4.2.3 on one column: boundary records move between adjacent
     groups of the sorted values while eq. 4.11 / 4.12 says SSE drops and both groups keep
@@ -221,6 +223,7 @@ def _nominal_centroids(F: Any, codes: np.ndarray, counts: np.ndarray) -> np.ndar
     return np.hstack(blocks) if blocks else np.zeros((G, 0))
 
 
+@check_keywords
 def refine_mil(
     X: Any,
     labels: Any,

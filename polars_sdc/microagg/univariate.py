@@ -8,8 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._errors import SDCError
+from .._signature import check_keywords
 
 
+@check_keywords
 def partition_univariate(X: np.ndarray, k: int) -> np.ndarray:
     """UInt32 group ids of the k-partition of one column with the least SSE (exact).
 

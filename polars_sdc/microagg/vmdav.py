@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._errors import SDCError
+from .._signature import check_keywords
 from .._validation import check_real
 from .features import Features, as_features
 
@@ -18,6 +19,7 @@ def check_gamma(gamma: float) -> float:
     return check_real(gamma, "gamma", minimum=0.0)
 
 
+@check_keywords
 def partition_vmdav(X: np.ndarray | Features, k: int, gamma: float = 1.0, *,
                     done: np.ndarray | None = None) -> np.ndarray:
     """UInt32 group ids for the rows of the float array X (n, p) (or of :class:`Features`

@@ -39,7 +39,7 @@ from typing import Any
 import polars as pl
 
 from .._errors import SDCError
-from .._signature import unknown_keyword
+from .._signature import check_keywords, unknown_keyword
 from .problem import LIST_ROLES, ONE_ROLES, Problem
 
 VERSION = 1
@@ -127,6 +127,7 @@ def _lines(text: str, fmt: str) -> dict[tuple[Any, str], int]:
     return out
 
 
+@check_keywords
 def read_recipe(recipe: Any) -> Recipe:
     """Parse and check a recipe (a path to a .toml / .json file, or its text) without any
     data: the roles, the operations and their options (see the module docstring)."""
@@ -304,6 +305,7 @@ def recipe_text(roles: Mapping[str, Any], steps: Sequence[tuple[str, Mapping[str
     return "\n".join(out) + "\n"
 
 
+@check_keywords
 def run_recipe(recipe: Any, frame: pl.DataFrame | pl.LazyFrame) -> Problem:
     """Run a recipe (a path, its text or a :class:`Recipe`) on ``frame``: the problem with the
     recipe's roles and steps applied (``.release()`` is the masked frame, lazy when ``frame``

@@ -8,6 +8,7 @@ import numpy as np
 import polars as pl
 
 from .._errors import SDCError
+from .._signature import check_keywords
 
 def _probabilities(p: Any, name: str) -> np.ndarray:
     if isinstance(p, (pl.Series, pl.DataFrame)):
@@ -25,6 +26,7 @@ def _probabilities(p: Any, name: str) -> np.ndarray:
     return arr / total
 
 
+@check_keywords
 def l1_accuracy(p: Any, q: Any) -> float:
     """The paper's L1 accuracy of two histograms on the same bins (Hasegawa et al., section 5):
     ``100 * (1 - 0.5 * sum_b |p_b - q_b|)``: 100 when equal, 0 when they share no mass.

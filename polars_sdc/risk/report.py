@@ -44,6 +44,7 @@ import polars as pl
 
 from .._columns import ColumnSpec, is_categorical, resolve_columns
 from .._errors import SDCError
+from .._signature import check_keywords
 
 SECTIONS = ("summary", "steps", "variables", "risk", "numeric", "utility", "categorical", "frequencies",
             "association", "sensitive", "distribution", "suda", "steps-map", "losses", "ru-map")
@@ -913,6 +914,7 @@ def _verdict(f: dict[str, Any]) -> str:
     return text[0].upper() + text[1:]
 
 
+@check_keywords
 def report(
     orig,
     masked,

@@ -46,6 +46,7 @@ import polars as pl
 
 from .._columns import ColumnSpec, is_numeric, resolve_columns
 from .._errors import SDCError
+from .._signature import check_keywords
 from .._validation import check_int
 from ._common import bad_value_counts, check_present, column_list, polars_schema, raise_bad, require_pyspark
 
@@ -282,6 +283,7 @@ def _leaf_counts(sdf: Any, plan: BlockPlan) -> np.ndarray:
     return counts
 
 
+@check_keywords
 def plan_blocks(
     sdf: Any,
     k: int,

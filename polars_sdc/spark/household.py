@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._errors import SDCError
+from ..household import check_household_column
+from ._common import polars_schema
 
 
 def split_columns(sdf: Any, household: str, columns: Sequence[str],
@@ -90,11 +92,7 @@ def mask_households(sdf: Any, household: str, columns: Sequence[str], mask: Call
     """
     from pyspark.sql import functions as F
 
-    if household not in sdf.columns:
-        raise SDCError(f"household column {household!r}: not in the Spark DataFrame")
-    if household in columns:
-        raise SDCError(f"household column {household!r}: is also masked (`on`); the household id links the members "
-                       "and is never masked")
+    check_household_column(polars_schema(sdf), household, columns)    # the local check, on the driver
     from ..household import NEARLY_SHARE
 
     hh, person = split_columns(sdf, household, columns, declared, share=NEARLY_SHARE)

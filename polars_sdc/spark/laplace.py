@@ -14,11 +14,14 @@ from typing import Any
 
 from .. import rng
 from .._columns import ColumnSpec, unknown_column
+from .._signature import check_keywords
 from ..household import check_household_columns
 from ._common import (bad_value_counts, key_nulls, need_key, polars_schema, raise_bad, require_pyspark, run_frames,
                       verify_key)
+from .household import mask_households
 
 
+@check_keywords
 def laplace(
     sdf: Any,
     phi: Any = None,
@@ -67,8 +70,6 @@ def laplace(
         seed = rng.fresh_seed()
     rng.stream_hash(seed, "")  # validates the seed on the driver
     if household is not None:            # household-level columns: one draw per household, joined back
-        from .household import mask_households
-
         phis = dict(zip(cols, phi_vector(phi, cols).tolist())) if phi is not None else None
         return mask_households(sdf, household, cols, lambda f, cs, kk: laplace(
             f, phis, cs, k=k, seed=seed, clamp=clamp, m=m, key=kk, check_key=check_key), key=key,

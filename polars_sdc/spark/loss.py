@@ -6,10 +6,12 @@ from typing import Any
 
 from .._columns import ColumnSpec, resolve_columns
 from .._errors import SDCError
+from .._signature import check_keywords
 from ..loss.nulls import Measured, null_pattern_error
 from ._common import polars_schema, require_pyspark
 
 
+@check_keywords
 def ilssdm(
     original: Any,
     on: ColumnSpec = None,

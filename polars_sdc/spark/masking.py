@@ -31,9 +31,11 @@ import polars as pl
 from .. import rng
 from .._columns import ColumnSpec
 from .._errors import SDCError
+from .._signature import check_keywords
 from ..household import check_household_columns
 from ._common import (bad_value_counts, key_nulls, need_key, polars_schema, raise_bad, require_pyspark, run_frames,
                       verify_key)
+from .household import mask_households
 
 STRATUM = "__sdc_stratum"
 
@@ -63,6 +65,7 @@ def row_strata(df: pl.DataFrame, by: list[str], table: pl.DataFrame | None) -> n
 
 # ----------------------------------------------------------------------------------------- PRAM
 
+@check_keywords
 def pram(
     sdf: Any,
     on: ColumnSpec,
@@ -103,8 +106,6 @@ def pram(
     cols, by_cols, a = pram_arguments(schema, on, by, key, alpha, seed, pd, matrix, household)
     declared = check_household_columns(schema, household, household_columns)
     if household is not None:
-        from .household import mask_households
-
         s = seed_or_fresh(seed)
         if matrix is not None and not isinstance(matrix, Mapping) and len(cols) == 1:
             matrix = {cols[0]: matrix}
@@ -185,6 +186,22 @@ def _pram_plan(c: str, t: pl.DataFrame, by: list[str], table: pl.DataFrame | Non
 
 # ------------------------------------------------------------------------------------ add_noise
 
+def _driver_start(sdf: Any, columns_of: Any, on: ColumnSpec, by: ColumnSpec, key: str | None, seed: int | None,
+                  household: str | None, household_columns: Sequence[str] | None) -> tuple[Any, ...]:
+    """The driver-side start of :func:`add_noise` and :func:`rank_swap`: (local schema, ``on``
+    columns, ``by`` columns, declared household-level columns, seed). ``columns_of`` is the local
+    method's resolver of ``on`` / ``by`` (``household`` id checked); the seed is checked, and one is
+    drawn when None, so every task and the household rows share it."""
+    from .._validation import check_seed
+    from ..masking._common import seed_or_fresh
+
+    check_seed(seed)
+    schema = polars_schema(sdf)
+    cols, by_cols = columns_of(schema, on, by, key, household)
+    return schema, cols, by_cols, check_household_columns(schema, household, household_columns), seed_or_fresh(seed)
+
+
+@check_keywords
 def add_noise(
     sdf: Any,
     on: ColumnSpec = None,
@@ -220,20 +237,14 @@ def add_noise(
     require_pyspark()
     from pyspark.sql import functions as F
 
-    from .._validation import check_seed
-    from ..masking._common import on_by_household, seed_or_fresh
+    from ..masking._common import on_by_household
     from ..masking.add_noise import add_noise_output_schema, check_args, latent_normals, scale_exponents
 
     need_key(key, "add_noise")
     method, noise, delta = check_args(method, noise, delta)
-    check_seed(seed)
-    schema = polars_schema(sdf)
-    cols, by_cols = on_by_household(schema, on, by, key, household)
-    declared = check_household_columns(schema, household, household_columns)
-    s = seed_or_fresh(seed)
+    schema, cols, by_cols, declared, s = _driver_start(sdf, on_by_household, on, by, key, seed, household,
+                                                       household_columns)
     if household is not None:            # household-level columns once per household, joined back
-        from .household import mask_households
-
         return mask_households(sdf, household, cols, lambda f, cs, k: add_noise(
             f, cs, method=method, noise=noise, delta=delta, by=by_cols or None, seed=s, key=k, check_key=check_key),
             by=by_cols, key=key, declared=declared)
@@ -521,6 +532,7 @@ def _moments_params(G: np.ndarray, mu: np.ndarray, js: list[int], p: int, a: flo
 
 # ------------------------------------------------------------------------------------ rank_swap
 
+@check_keywords
 def rank_swap(
     sdf: Any,
     on: ColumnSpec = None,
@@ -555,21 +567,13 @@ def rank_swap(
     >>> out = sdcs.rank_swap(sdf, ["income"], p=0.05, by="region", seed=7, key="person_id")  # doctest: +SKIP
     """
     require_pyspark()
-    from ..masking._common import seed_or_fresh
     from ..masking.rank_swap import check_rank_swap_args, rank_swap_columns, rank_swap_frame, rank_swap_output_schema
 
     need_key(key, "rank_swap")
     p, r0, k0, top, bottom = check_rank_swap_args(p, r0, k0, top, bottom, preset)
-    from .._validation import check_seed
-
-    check_seed(seed)
-    schema = polars_schema(sdf)
-    cols, by_cols = rank_swap_columns(schema, on, by, key, household)
-    declared = check_household_columns(schema, household, household_columns)
-    s = seed_or_fresh(seed)
+    schema, cols, by_cols, declared, s = _driver_start(sdf, rank_swap_columns, on, by, key, seed, household,
+                                                       household_columns)
     if household is not None:            # household-level columns swapped between households, joined back
-        from .household import mask_households
-
         return mask_households(sdf, household, cols, lambda f, cs, k: rank_swap(
             f, cs, p=p, r0=r0, k0=k0, top=top, bottom=bottom, by=by_cols or None, seed=s, key=k,
             check_key=check_key, preset=preset), by=by_cols, key=key, declared=declared)

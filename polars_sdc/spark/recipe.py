@@ -12,6 +12,7 @@ import inspect
 from typing import Any
 
 from .._errors import SDCError
+from .._signature import check_keywords
 
 
 
@@ -29,6 +30,7 @@ def spark_steps() -> list[str]:
     return [op.name for op in steps() if op.name in sdcs.__all__]
 
 
+@check_keywords
 def run_recipe(recipe: Any, sdf: Any) -> Any:
     """The Spark DataFrame ``sdf`` with the recipe's steps applied (see the module docstring);
     the recipe, its columns and every step's Spark counterpart are checked first.

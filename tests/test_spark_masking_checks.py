@@ -1,6 +1,8 @@
-"""Issue 26 on Spark (local mode): "moments" refuses what pins the records (26.2) and keeps a
-constant column exact (26.5), equal to local; a Float64 ``key=`` is refused on the driver with
-the local message (26.18). Needs pyspark and Java (skips without, as tests/test_spark.py)."""
+"""The Spark masking functions (local mode) check what the local methods check, with the local
+messages, and agree with local at the edges: ``add_noise(method="moments")`` refuses a stratum
+too small to hide its records and keeps a constant column exact; ``rank_swap(preset="sdcmicro")``
+equals local; a Float64 ``key=`` is refused on the driver; the household id is checked by the
+local check. Needs pyspark and Java (skips without, as tests/test_spark.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -16,7 +18,7 @@ def _sdf(spark, df):  # noqa: F811
     return spark.createDataFrame(df.to_arrow()).repartition(2)
 
 
-def test_26_2_moments_two_rows_refused_on_spark(spark):  # noqa: F811
+def test_moments_refuses_fewer_than_four_rows_per_stratum(spark):  # noqa: F811
     from polars_sdc import spark as sdcs
 
     df = pl.DataFrame({"id": [1, 2], "x": [10.0, 50.0], "y": [3.0, -1.0]})
@@ -27,7 +29,7 @@ def test_26_2_moments_two_rows_refused_on_spark(spark):  # noqa: F811
         sdcs.add_noise(_sdf(spark, big), ["x", "y"], method="moments", by="g", seed=5, key="id")
 
 
-def test_26_5_moments_constant_column_on_spark_equals_local(spark):  # noqa: F811
+def test_moments_keeps_a_constant_column_and_equals_local(spark):  # noqa: F811
     from polars_sdc import spark as sdcs
 
     df = pl.DataFrame({"id": range(12), "g": ["a", "b"] * 6, "x": [1.0, 2, 3, 5, 3, 3, 7, 1, 2, 2, 9, 4],
@@ -41,7 +43,7 @@ def test_26_5_moments_constant_column_on_spark_equals_local(spark):  # noqa: F81
 
 
 @pytest.mark.parametrize("method", ["laplace", "pram", "add_noise", "rank_swap"])
-def test_26_18_float_key_refused_on_the_driver(spark, method):  # noqa: F811
+def test_float_key_refused_on_the_driver_with_the_local_message(spark, method):  # noqa: F811
     from polars_sdc import spark as sdcs
 
     df = pl.DataFrame({"k": [0.5, 1.5, 2.5, 3.5], "x": [1.0, 2.0, 3.0, 4.0], "c": ["a", "b", "a", "b"]})
@@ -61,23 +63,7 @@ def test_26_18_float_key_refused_on_the_driver(spark, method):  # noqa: F811
          "rank_swap": lambda: df.sdc.rank_swap("x", key="k", seed=1)}[method]()
 
 
-def test_26_8_spark_alpha_below_one_equals_local(spark):  # noqa: F811
-    from polars_sdc import spark as sdcs
-
-    df = pl.DataFrame({"id": range(5), "a": [1, None, 2, 2, 2], "b": [1, 1, 5, 5, 5], "w": [2.0] * 5})
-    sdf = _sdf(spark, df)
-    local = df.sdc.individual_risk(["a", "b"], weight="w", alpha=0.5)
-    got = pl.from_arrow(sdcs.individual_risk(sdf, ["a", "b"], weight="w", alpha=0.5).toArrow()).sort("id")
-    np.testing.assert_allclose(got["risk"].to_numpy(), local["risk"].to_numpy(), rtol=1e-12)
-    assert got["risk"][0] == pytest.approx(np.log(2))            # not sdcMicro's 0
-    r = sdcs.risk(sdf, ["a", "b"], weight="w", alpha=0.5)
-    assert r["global_risk"] == pytest.approx(local["risk"].mean())
-    low = pl.DataFrame({"id": [1, 2, 3], "a": [1, 1, 2], "w": [0.3, 0.4, 0.5]})     # weights below 1 (28.6)
-    got = pl.from_arrow(sdcs.individual_risk(_sdf(spark, low), ["a"], weight="w").toArrow()).sort("id")
-    assert got["risk"].to_list() == [0.5, 0.5, 1.0]
-
-
-def test_28_4_spark_rank_swap_preset_equals_local(spark):  # noqa: F811
+def test_rank_swap_sdcmicro_preset_equals_local(spark):  # noqa: F811
     from polars_sdc import spark as sdcs
 
     r = np.random.default_rng(1)
@@ -89,14 +75,17 @@ def test_28_4_spark_rank_swap_preset_equals_local(spark):  # noqa: F811
         assert got.equals(local)
 
 
-def test_26_8_spark_sdcmicro_rule_on_request(spark):  # noqa: F811
+def test_household_id_checked_as_locally(spark):  # noqa: F811
     from polars_sdc import spark as sdcs
+    from polars_sdc.spark.household import mask_households
 
-    df = pl.DataFrame({"id": range(5), "a": [1, None, 2, 2, 2], "b": [1, 1, 5, 5, 5], "w": [2.0] * 5})
-    got = pl.from_arrow(sdcs.individual_risk(_sdf(spark, df), ["a", "b"], weight="w", alpha=0.5,
-                                             alpha_rule="sdcmicro").toArrow()).sort("id")
-    local = df.sdc.individual_risk(["a", "b"], weight="w", alpha=0.5, alpha_rule="sdcmicro")
-    np.testing.assert_allclose(got["risk"].to_numpy(), local["risk"].to_numpy(), rtol=1e-12)
-    assert got["risk"][0] == 0.0
-    with pytest.raises(SDCError, match="alpha_rule must be one of"):
-        sdcs.risk(_sdf(spark, df), ["a", "b"], alpha_rule="r")
+    df = pl.DataFrame({"id": range(4), "hh": [1, 1, 2, 2], "x": [1.0, 2.0, 3.0, 4.0]})
+    sdf = _sdf(spark, df)
+    with pytest.raises(SDCError, match=r"^household column 'hx': not in the frame \(columns: id, hh, x\)$"):
+        mask_households(sdf, "hx", ["x"], lambda f, cs, k: f, key="id")
+    with pytest.raises(SDCError, match="household column 'hh': is also masked"):
+        mask_households(sdf, "hh", ["hh", "x"], lambda f, cs, k: f, key="id")
+    for call in (lambda d: d.sdc.add_noise(["hh", "x"], seed=1, key="id", household="hh"),
+                 lambda d: sdcs.add_noise(sdf, ["hh", "x"], seed=1, key="id", household="hh")):
+        with pytest.raises(SDCError, match="household column 'hh': is also masked"):
+            call(df)
