@@ -163,3 +163,15 @@ def test_recode_warns_for_a_household_level_column_without_household():
         plain = df.sdc.recode(["region", "sex"], 0.06)
     assert "rare" in plain["region"].to_list()               # 3 persons of 48: kept, though one household
     assert "rare" not in df.sdc.recode(["region", "sex"], 0.06, household="hh")["region"].to_list()  # 1 of 24
+
+
+# 9. microaggregation with household=: a household-level column that varies within a few
+#    households took the person-level path silently (the masking methods warn)
+def test_microaggregation_warns_for_a_nearly_household_level_column():
+    df = _nearly().with_columns(inc=pl.col("size") * 1000.0 + pl.col("hh"))
+    with pytest.warns(HouseholdWarning, match=r"column 'inc' varies within 1 of 30 households of 'hh'"):
+        out = df.sdc.mdav(3, on="inc", household="hh", group_column="g")
+    assert out.group_by("g").agg(pl.col("hh").n_unique())["hh"].min() >= 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df.sdc.mdav(3, on="inc", household="hh", household_columns=[])    # declared person-level: no warning
