@@ -175,3 +175,12 @@ def test_microaggregation_warns_for_a_nearly_household_level_column():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         df.sdc.mdav(3, on="inc", household="hh", household_columns=[])    # declared person-level: no warning
+
+
+# 10. a household id read as floats (1.0, 2.0, ...: SPSS / SAS exports) hid the household structure
+#     from the HouseholdWarning, so a household-level column was masked per person silently
+def test_warning_sees_a_household_id_stored_as_floats():
+    df = pl.DataFrame({"hh": [float(h // 2) for h in range(40)], "size": [2.0 + (h // 2) % 3 for h in range(40)],
+                       "age": list(range(40))})
+    with pytest.warns(HouseholdWarning, match=r"add_noise: column\(s\) 'size' are constant within every group of 'hh'"):
+        df.sdc.add_noise(["size", "age"], seed=1)
