@@ -226,3 +226,12 @@ def test_no_vector_released_unchanged_over_random_households(seed, k, on, method
     assert _unchanged_unshared(df, out, on, k) == 0
     for c in on:
         assert out[c].is_null().equals(df[c].is_null())
+
+
+# 11. household-level microaggregation with fewer than k households: a misleading message (the
+#     one-group leak error, before that an "internal error ... please report")
+def test_fewer_households_than_k_is_named():
+    df = pl.DataFrame({"hh": [1, 1, 1, 2, 2], "h": [5.0, 5.0, 5.0, 7.0, 7.0], "p": [1.0, 2.0, 3.0, 4.0, 5.0]})
+    for on, declared in (("h", None), ("p", [])):
+        with pytest.raises(SDCError, match=r"household column 'hh': 2 household\(s\), fewer than k = 3"):
+            df.sdc.mdav(3, on=on, household="hh", household_columns=declared)

@@ -516,6 +516,9 @@ class MicroaggSpec:
             labels, src = self._groups(df, None, strata, None)
             return labels, src, strata
         mode, idx, n = self._households(df)
+        if self.k > n:
+            raise SDCError(f"household column {self.household!r}: {n} household(s), fewer than k = {self.k}; with "
+                           "household= every group holds records of >= k households")
         if mode == "household":  # one row per household, k households per group
             hh, inner = self._collapsed(df, idx)
             hstrata = inner.strata(hh) if inner.by else None
