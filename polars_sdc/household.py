@@ -355,8 +355,8 @@ def warn_household_level(
 
     A column ``h`` of the frame (integer, String or Categorical, or float holding whole
     numbers; not masked, not in ``exclude``, no nulls) looks like a household id when its groups
-    are small (mean size in [1.2, ``max_size``], no group above ``max_size`` rows) and many (at least ``min_groups``,
-    half of them with two rows or more; a tiny frame shows no structure); a masked,
+    are small (mean size in [1.2, ``max_size``], no group above ``max_size`` rows) and many (at
+    least ``min_groups``, half of them with two rows or more; a tiny frame shows no structure); a masked,
     non-constant column that is constant within every ``h`` group is then household-level, and
     masking it per person leaves the original value visible on an untouched housemate's record
     next to ``h``. The message names the columns, the id and what would leak. On a frame of more
