@@ -333,6 +333,12 @@ def broadcast(df: pl.DataFrame, household: str, masked: pl.DataFrame, columns: S
     return df.with_columns(taken.get_columns())
 
 
+def _integral(s: pl.Series) -> bool:
+    """A float column holding whole numbers only (nulls aside): an id read as floats."""
+    x = s.drop_nulls()
+    return x.len() > 0 and bool(x.is_finite().all()) and bool((x == x.floor()).all())
+
+
 def warn_household_level(
     df: pl.DataFrame,
     columns: Sequence[str],
@@ -348,10 +354,10 @@ def warn_household_level(
     ``method`` without ``household=``, is household-level in an evident household structure
     (``leak``: what goes wrong, when it is not a value left visible on a housemate's record).
 
-    A column ``h`` of the frame (integer, String or Categorical, not masked, not in
-    ``exclude``, no nulls) looks like a household id when its groups are small (mean size in
-    [1.2, ``max_size``], no group above ``max_size`` rows) and many (at least ``min_groups``,
-    half of them with two rows or more; a tiny frame shows no structure); a masked,
+    A column ``h`` of the frame (integer, String or Categorical, or float holding whole
+    numbers; not masked, not in ``exclude``, no nulls) looks like a household id when its groups
+    are small (mean size in [1.2, ``max_size``], no group above ``max_size`` rows) and many (at
+    least ``min_groups``, half of them with two rows or more; a tiny frame shows no structure); a masked,
     non-constant column that is constant within every ``h`` group is then household-level, and
     masking it per person leaves the original value visible on an untouched housemate's record
     next to ``h``. The message names the columns, the id and what would leak. On a frame of more
@@ -372,7 +378,8 @@ def warn_household_level(
         return
     skip = set(columns) | set(exclude)
     cands = [c for c, t in df.schema.items() if c not in skip
-             and (t.is_integer() or t == pl.String or isinstance(t, (pl.Categorical, pl.Enum)))]
+             and (t.is_integer() or t == pl.String or isinstance(t, (pl.Categorical, pl.Enum))
+                  or (t.is_float() and _integral(df.get_column(c))))]   # ids read as floats (1.0, 2.0, ...)
     if not cands:
         return
     # on a large frame, look at the whole groups of a sample of ids (about `sample` rows):

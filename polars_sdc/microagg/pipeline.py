@@ -414,6 +414,10 @@ class MicroaggSpec:
                    "the household-level ones (household_columns=[...], or [] for none)")
             )
         check_by_household_level(df, self.household, list(self.by))  # a household lies in one stratum
+        if person and self.household_columns is None:   # detected: nearly household-level is likely a data error
+            from ..household import warn_nearly_household_level
+
+            warn_nearly_household_level(df, self.household, person, index=idx)
         return ("household" if not person else "person"), idx, n
 
     def _collapsed(self, df: pl.DataFrame, idx: np.ndarray) -> tuple[pl.DataFrame, MicroaggSpec]:
@@ -512,6 +516,9 @@ class MicroaggSpec:
             labels, src = self._groups(df, None, strata, None)
             return labels, src, strata
         mode, idx, n = self._households(df)
+        if self.k > n:
+            raise SDCError(f"household column {self.household!r}: {n} household(s), fewer than k = {self.k}; with "
+                           "household= every group holds records of >= k households")
         if mode == "household":  # one row per household, k households per group
             hh, inner = self._collapsed(df, idx)
             hstrata = inner.strata(hh) if inner.by else None

@@ -552,7 +552,9 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         ordinal: Sequence[str] = (),
         integers: Literal["round", "float"] = "round",
     ) -> F:
-        """Replace the ``on`` columns by their group representative.
+        """Replace the ``on`` columns by their group representative. Structural nulls (a
+        partition grouped by null pattern, as the microaggregation methods and :meth:`mil` make
+        it) stay null; a group holding both nulls and values in a column is an error naming it.
 
         Parameters
         ----------
