@@ -116,22 +116,37 @@ def test_spark_household_frequencies_equal_local(spark, survey):  # noqa: F811
     from polars_sdc import spark as sdcs
 
     starred = _with_suppressed(survey)
-    cases = [   # (frame, keys, weight): complete keys; missing keys (a household's tenure, persons' jobs);
-        (survey, ["size", "sex"], "w"),                                # suppressed records, no weight
-        (survey, ["tenure", "size", "job"], "w"),
-        (starred, ["tenure", "job", "sex"], None),
+    cases = [   # (frame, keys, weight, suppressed_as): complete keys; missing keys (a household's tenure,
+        (survey, ["size", "sex"], "w", None),                   # persons' jobs); suppressed records read
+        (survey, ["tenure", "size", "job"], "w", None),         # as every key missing (a generalised
+        (starred, ["tenure", "job", "sex"], None, "*"),         # release) and as written (the default)
+        (starred, ["tenure", "job", "sex"], None, None),
     ]
-    for df, keys, weight in cases:
+    for df, keys, weight, label in cases:
         sdf = spark.createDataFrame(df.to_arrow()).repartition(3)
-        got = _spark(sdcs.frequencies(sdf, keys, weight, household="hh"))
-        want = df.sdc.frequencies(keys, weight, household="hh").sort("pid")
+        got = _spark(sdcs.frequencies(sdf, keys, weight, household="hh", suppressed_as=label))
+        want = df.sdc.frequencies(keys, weight, household="hh", suppressed_as=label).sort("pid")
         assert got["fk"].equals(want["fk"]), keys
         if weight is not None:
             assert got["Fk_pop"].equals(want["Fk"].rename("Fk_pop")), keys
-        records = df.sdc.frequencies(keys, weight).sort("pid")
+        records = df.sdc.frequencies(keys, weight, suppressed_as=label).sort("pid")
         assert (want["fk"] < records["fk"]).any()          # households, not persons, are counted
-        if df is starred:                                   # a suppressed record matches every household
-            assert got.filter(pl.col("pid").is_in([6, 111]))["fk"].to_list() == [80.0, 80.0]
+        if df is starred:
+            stars = got.filter(pl.col("pid").is_in([6, 111]))["fk"].to_list()
+            # a suppressed record matches every household; read as written, "*" is a rare value
+            assert stars == ([80.0, 80.0] if label else [2.0, 2.0]), label
+            plain = _spark(sdcs.frequencies(sdf, keys, suppressed_as=label))      # the record-level path too
+            assert plain["fk"].equals(records["fk"]), label
+            assert records.filter(pl.col("pid").is_in([6, 111]))["fk"].to_list() == (
+                [float(df.height)] * 2 if label else [2.0, 2.0])
+    g = sdcs.global_risk(sdf, keys, None, 1.0, "hh", "safe", "*")        # the risk path: positionally, as locally
+    assert g == pytest.approx(starred.sdc.global_risk(keys, None, 1.0, "hh", "safe", "*"), rel=1e-12)
+    assert g != pytest.approx(starred.sdc.global_risk(keys, None, 1.0, "hh"), rel=1e-6)
+    with pytest.raises(SDCError) as want:
+        starred.sdc.frequencies(keys, suppressed_as="")
+    with pytest.raises(SDCError) as have:
+        sdcs.frequencies(sdf, keys, suppressed_as="")
+    assert str(have.value) == str(want.value)
     # local errors, and what Spark cannot honour: alpha < 1 with missing keys; a person weight that
     # varies within a household (no first member on Spark)
     sdf = spark.createDataFrame(survey.to_arrow())

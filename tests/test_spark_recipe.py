@@ -61,6 +61,10 @@ def test_spark_run_recipe_equals_local(spark):  # noqa: F811
 @pytest.mark.parametrize("text, message", [
     (RECIPE + '\n[[steps]]\noperation = "suppress"\nk = 2\n',
      r"recipe line 28: step 'suppress' has no Spark counterpart \(on Spark: pram, rank_swap"),
+    # generalisation is local only: refused, so no Spark risk measure ever reads a generalised
+    # release without its suppressed_as (run it locally; then pass suppressed_as="*" to the Spark risk)
+    (RECIPE + '\n[[steps]]\noperation = "generalize"\nk = 2\n',
+     r"recipe line 28: step 'generalize' has no Spark counterpart \(on Spark: pram, rank_swap.*run it locally"),
     (RECIPE + '\n[[steps]]\noperation = "microaggregate"\nk = 3\nmerge_small_strata = true\n',
      r"recipe line 30: microaggregate option 'merge_small_strata' has no Spark counterpart: the blocks are planned"),
 ])

@@ -48,9 +48,12 @@ def _key(i: int) -> str:
     return f"__sdc_key{i}"
 
 
-def _check(sdf: Any, on: ColumnSpec, weight: str | None, alpha: float) -> tuple[list[str], pl.Schema, float]:
+def _check(sdf: Any, on: ColumnSpec, weight: str | None, alpha: float,
+           suppressed_as: str | None = None) -> tuple[list[str], pl.Schema, float]:
     from ..risk.frequencies import check_alpha, key_columns
+    from ..risk.suppressed import check_suppressed_as
 
+    check_suppressed_as(suppressed_as)
     schema = polars_schema(sdf)
     cols = key_columns(schema, on, weight)
     if not cols:
@@ -60,18 +63,20 @@ def _check(sdf: Any, on: ColumnSpec, weight: str | None, alpha: float) -> tuple[
     return cols, schema, check_alpha(alpha)
 
 
-def _keyed(sdf: Any, cols: Sequence[str], schema: pl.Schema, weights: str | None) -> Any:
-    """``sdf`` with the keys copied as ``__sdc_key<i>`` (NaN turned into null; a record whose
-    keys are all ``"*"``, suppressed by a generalised release, with every key null, as the local
-    :func:`polars_sdc.risk.suppressed.suppressed_as_missing`), the missing-value pattern (bit j
-    set: key j missing) and the weight (1 without weights)."""
+def _keyed(sdf: Any, cols: Sequence[str], schema: pl.Schema, weights: str | None,
+           suppressed_as: str | None = None) -> Any:
+    """``sdf`` with the keys copied as ``__sdc_key<i>`` (NaN turned into null; with
+    ``suppressed_as``, a generalised release's label, a record whose keys are all that label
+    with every key null, as the local :func:`polars_sdc.risk.suppressed.suppressed_as_missing`;
+    without it every value as written), the missing-value pattern (bit j set: key j missing)
+    and the weight (1 without weights)."""
     from pyspark.sql import functions as F
 
-    from ..risk.suppressed import SUPPRESSED_LABEL
-
     suppressed = None
-    if cols and all(schema[c] == pl.String for c in cols):     # Spark strings: local String / Categorical / Enum
-        tests = [F.coalesce(F.col(c) == F.lit(SUPPRESSED_LABEL), F.lit(False)) for c in cols]
+    # Spark strings: local String / Categorical / Enum (an Enum without the label has no such
+    # record either); any other key type never holds the label, as locally
+    if suppressed_as is not None and cols and all(schema[c] == pl.String for c in cols):
+        tests = [F.coalesce(F.col(c) == F.lit(suppressed_as), F.lit(False)) for c in cols]
         suppressed = reduce(operator.and_, tests)
     out = []
     for i, c in enumerate(cols):
@@ -104,11 +109,11 @@ def _matched(target: Any, source: Any, by: list[str], tag: str) -> Any:
 
 
 def combination_table(
-    sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0
+    sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, suppressed_as: str | None = None
 ) -> tuple[Any, list[str]]:
     """The combination table (a Spark DataFrame: ``__sdc_key<i>``, ``__sdc_pattern``, the
     combination's record count and weight, and its ``fk`` / ``Fk`` under the missing-value
-    rule) and the key columns. Internal: the public faces are :func:`frequencies`,
+    rule; ``suppressed_as`` as in :func:`frequencies`) and the key columns. Internal: the public faces are :func:`frequencies`,
     :func:`individual_risk`, :func:`global_risk` and :func:`risk`."""
     require_pyspark()
     from pyspark.sql import functions as F
@@ -116,11 +121,11 @@ def combination_table(
     from ..risk.frequencies import all_missing_is_wildcard
 
     weights = weight
-    cols, schema, a = _check(sdf, on, weights, alpha)
+    cols, schema, a = _check(sdf, on, weights, alpha, suppressed_as)
     ks = [_key(i) for i in range(len(cols))]
     m = len(cols)
     full = (1 << m) - 1
-    keyed = _keyed(sdf, cols, schema, weights)
+    keyed = _keyed(sdf, cols, schema, weights, suppressed_as)
     # one pass over the records for the small metadata: the missing-value patterns present,
     # the totals, the all-missing records and the weight checks
     is_full, w = F.col(PATTERN) == full, F.col(WSUM)
@@ -197,7 +202,7 @@ def _check_household(schema: pl.Schema, household: str, cols: Sequence[str]) -> 
 
 
 def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None = None,
-                    alpha: float = 1.0) -> tuple[Any, list[str]]:
+                    alpha: float = 1.0, suppressed_as: str | None = None) -> tuple[Any, list[str]]:
     """The combination table counting households (the local
     :func:`polars_sdc.risk.household_frequencies.household_frequencies`): per distinct key
     combination and missing-value pattern, ``fk`` = the distinct households with a record
@@ -212,12 +217,12 @@ def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None
     require_pyspark()
     from pyspark.sql import functions as F
 
-    cols, schema, a = _check(sdf, on, weight, alpha)
+    cols, schema, a = _check(sdf, on, weight, alpha, suppressed_as)
     _check_household(schema, household, cols)
     ks = [_key(i) for i in range(len(cols))]
     m = len(cols)
     full = (1 << m) - 1
-    keyed = _keyed(sdf, cols, schema, weight).withColumn(HH, F.col(household))
+    keyed = _keyed(sdf, cols, schema, weight, suppressed_as).withColumn(HH, F.col(household))
     w = F.col(WSUM)
     per_h = [F.count(F.lit(1)).alias("__rows"), F.collect_set(PATTERN).alias("__pats"), F.min(w).alias(HW),
              F.max(w).alias("__hi"), F.max(F.when(F.col(PATTERN) == full, 1).otherwise(0)).alias("__wild")]
@@ -283,15 +288,17 @@ def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None
     return table, cols
 
 
-def _join_back(sdf: Any, cols: list[str], schema: pl.Schema, table: Any, new: dict[str, str]) -> Any:
+def _join_back(sdf: Any, cols: list[str], schema: pl.Schema, table: Any, new: dict[str, str],
+               suppressed_as: str | None = None) -> Any:
     """Each record of ``sdf`` with the ``new`` columns (``{output name: table column}``) of its
-    combination, by a null-safe join on the keys and the missing-value pattern."""
+    combination, by a null-safe join on the keys (read with the table's ``suppressed_as``) and
+    the missing-value pattern."""
     from pyspark.sql import functions as F
 
     ks = [_key(i) for i in range(len(cols))]
     right = table.select(*[F.col(k).alias(f"{k}_r") for k in ks], F.col(PATTERN).alias(f"{PATTERN}_r"),
                          *[F.col(src).alias(dst) for dst, src in new.items()])
-    left = _keyed(sdf, cols, schema, None).drop(WSUM)
+    left = _keyed(sdf, cols, schema, None, suppressed_as).drop(WSUM)
     cond = [F.col(k).eqNullSafe(F.col(f"{k}_r")) for k in ks] + [F.col(PATTERN) == F.col(f"{PATTERN}_r")]
     joined = left.join(right, on=cond, how="left")
     return joined.select(*[F.col(c) for c in sdf.columns], *[F.col(dst) for dst in new])
@@ -318,8 +325,8 @@ LOCAL_ONLY = {
 
 
 def frequencies(
-    sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None, *,
-    fk: str = "fk", Fk: str = "Fk_pop",
+    sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None,
+    suppressed_as: str | None = None, *, fk: str = "fk", Fk: str = "Fk_pop",
 ) -> Any:
     """``sdf`` with ``fk`` (double: the records sharing the row's key values, missing keys
     matching as wildcards weighted by ``alpha``, as local ``df.sdc.frequencies(on, weight,
@@ -327,21 +334,24 @@ def frequencies(
     ``Fk_pop`` by default, since Spark column names are case-insensitive). A record with fk = 1
     is unique on the keys. ``household``: the household id; ``fk`` counts the distinct households
     with a compatible record and ``Fk`` sums their household weights (:func:`household_table`; the
-    weight must be constant within every household).
+    weight must be constant within every household). ``suppressed_as``: the label a
+    generalisation gave its suppressed records' keys (``"*"``): a record whose every key is
+    that label is read as every key missing; default None: every value as written
+    (:mod:`polars_sdc.risk.suppressed`, as locally).
 
     >>> from polars_sdc import spark as sdcs                              # doctest: +SKIP
     >>> sdcs.frequencies(sdf, ["age", "sex", "region"], weight="w")       # doctest: +SKIP
     >>> sdcs.frequencies(sdf, ["hsize", "db040"], weight="rb050", household="db030")   # doctest: +SKIP
     """
     require_pyspark()
-    cols, schema, _ = _check(sdf, on, weight, alpha)
+    cols, schema, _ = _check(sdf, on, weight, alpha, suppressed_as)
     _check_names(schema, [fk, Fk] if weight is not None else [fk])
     if household is not None:
-        table, cols = household_table(sdf, cols, household, weight, alpha)
+        table, cols = household_table(sdf, cols, household, weight, alpha, suppressed_as)
     else:
-        table, cols = combination_table(sdf, cols, weight, alpha)
+        table, cols = combination_table(sdf, cols, weight, alpha, suppressed_as)
     new = {fk: FK, **({Fk: FKP} if weight is not None else {})}
-    return _join_back(sdf, cols, schema, table, new)
+    return _join_back(sdf, cols, schema, table, new, suppressed_as)
 
 
 def _with_risk(table: Any, at_one: Any = None, alpha_rule: str = "safe") -> Any:
@@ -379,14 +389,14 @@ def _with_risk(table: Any, at_one: Any = None, alpha_rule: str = "safe") -> Any:
 
 
 def _risk_table(sdf: Any, cols: Any, weight: str | None, alpha: float,
-                alpha_rule: str = "safe") -> tuple[Any, list[str]]:
+                alpha_rule: str = "safe", suppressed_as: str | None = None) -> tuple[Any, list[str]]:
     """The combination table with ``risk`` (:func:`_with_risk`; at ``alpha < 1`` never below
     the risk at ``alpha = 1``)."""
     from ..risk.individual import check_alpha_rule
 
     safe = check_alpha_rule(alpha_rule) == "safe"
-    table, cols = combination_table(sdf, cols, weight, alpha)
-    at_one = combination_table(sdf, cols, weight, 1.0)[0] if float(alpha) < 1 and safe else None
+    table, cols = combination_table(sdf, cols, weight, alpha, suppressed_as)
+    at_one = combination_table(sdf, cols, weight, 1.0, suppressed_as)[0] if float(alpha) < 1 and safe else None
     return _with_risk(table, at_one, alpha_rule), cols
 
 
@@ -417,7 +427,8 @@ def _household_risk(household: str, risk: str) -> Any:
 
 def individual_risk(
     sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None,
-    alpha_rule: str = "safe", *, fk: str = "fk", Fk: str = "Fk_pop", risk: str = "risk",
+    alpha_rule: str = "safe", suppressed_as: str | None = None, *, fk: str = "fk", Fk: str = "Fk_pop",
+    risk: str = "risk",
     household_risk: str = "household_risk",
 ) -> Any:
     """``sdf`` with ``fk``, ``Fk`` (named ``Fk_pop``; ``fk`` without weights) and ``risk``: the
@@ -426,34 +437,37 @@ def individual_risk(
     at ``alpha < 1`` the default never lowers a risk below its ``alpha = 1`` value), all double.
     ``household``: also ``household_risk`` = ``1 - prod(1 - risk)`` over the record's household
     (sdcMicro ``measure_risk``'s hierarchical risk; ``fk`` and ``risk`` stay per record, as locally).
+    ``suppressed_as`` as in :func:`frequencies`.
 
     >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
     >>> sdcs.individual_risk(sdf, ["age", "sex", "region"], weight="w")    # doctest: +SKIP
     """
     require_pyspark()
-    cols, schema, _ = _check(sdf, on, weight, alpha)
+    cols, schema, _ = _check(sdf, on, weight, alpha, suppressed_as)
     _check_names(schema, [fk, Fk, risk] + ([household_risk] if household is not None else []))
     if household is not None:
         _check_household_risk(sdf, schema, household, cols, weight)
-    table, cols = _risk_table(sdf, cols, weight, alpha, alpha_rule)
-    out = _join_back(sdf, cols, schema, table, {fk: FK, Fk: FKP, risk: RISK})
+    table, cols = _risk_table(sdf, cols, weight, alpha, alpha_rule, suppressed_as)
+    out = _join_back(sdf, cols, schema, table, {fk: FK, Fk: FKP, risk: RISK}, suppressed_as)
     if household is None:
         return out
     return out.withColumn(household_risk, _household_risk(household, risk))
 
 
 def global_risk(sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0,
-                household: str | None = None, alpha_rule: str = "safe") -> dict[str, float]:
+                household: str | None = None, alpha_rule: str = "safe",
+                suppressed_as: str | None = None) -> dict[str, float]:
     """Global risk (the mean individual risk over records) and expected re-identifications
     (their sum), as local ``df.sdc.global_risk`` (sdcMicro ``measure_risk``), from :func:`risk`;
     with ``household`` the same two of the household risk (``household_risk``,
-    ``household_expected_reidentifications``).
+    ``household_expected_reidentifications``); ``suppressed_as`` as in :func:`frequencies`.
 
     >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
     >>> sdcs.global_risk(sdf, ["age", "sex", "region"], weight="w")        # doctest: +SKIP
     {'global_risk': ..., 'expected_reidentifications': ...}
     """
-    out = risk(sdf, on, weight, alpha=alpha, household=household, ks=(), alpha_rule=alpha_rule)
+    out = risk(sdf, on, weight, alpha=alpha, household=household, ks=(), alpha_rule=alpha_rule,
+               suppressed_as=suppressed_as)
     names = ["global_risk", "expected_reidentifications"]
     if household is not None:
         names += ["household_risk", "household_expected_reidentifications"]
@@ -462,7 +476,7 @@ def global_risk(sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: floa
 
 def risk(
     sdf: Any, on: ColumnSpec, weight: str | None = None, *, alpha: float = 1.0, household: str | None = None,
-    ks: Sequence[int] = (2, 3, 5), alpha_rule: str = "safe",
+    ks: Sequence[int] = (2, 3, 5), alpha_rule: str = "safe", suppressed_as: str | None = None,
 ) -> dict[str, object]:
     """The frequency-based part of local ``df.sdc.risk(on, weight, alpha=, ks=, alpha_rule=).summary``:
     the local :func:`polars_sdc.risk.measure.frequency_summary` (``records``, ``k_anonymity``,
@@ -473,7 +487,8 @@ def risk(
     ``household_expected_reidentifications`` (the mean and sum over records of ``1 - prod(1 -
     risk)`` over the record's household), from one aggregation per household. (SUDA and ARX's
     population models need the whole table on one machine: :data:`LOCAL_ONLY`; run them locally
-    on a sample or on the released key columns.)
+    on a sample or on the released key columns.) ``suppressed_as`` as in :func:`frequencies`
+    (pass ``"*"`` for a release of local ``df.sdc.generalize``).
 
     >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
     >>> sdcs.risk(sdf, ["age", "sex", "region"], weight="w")["global_risk"]   # doctest: +SKIP
@@ -484,16 +499,16 @@ def risk(
     from ..risk.measure import frequency_summary
 
     ks = [check_int(k, "ks: every k", minimum=1) for k in ks]
-    cols, schema, _ = _check(sdf, on, weight, alpha)
+    cols, schema, _ = _check(sdf, on, weight, alpha, suppressed_as)
     if household is not None:
         _check_household_risk(sdf, schema, household, cols, weight)
-    table, _ = _risk_table(sdf, cols, weight, alpha, alpha_rule)
+    table, _ = _risk_table(sdf, cols, weight, alpha, alpha_rule, suppressed_as)
     per_fk = pl.from_arrow(table.groupBy(FK).agg(F.sum(COUNT).alias("n"), F.sum(F.col(COUNT) * F.col(RISK)).alias("e"))
                            .toArrow()).sort(FK)
     n = per_fk["n"].to_numpy()
     summary = frequency_summary(per_fk[FK].to_numpy(), per_fk["e"].to_numpy() / n, ks, counts=n)
     if household is not None:
-        records = _join_back(sdf.select(household, *cols), cols, schema, table, {"__sdc_r": RISK})
+        records = _join_back(sdf.select(household, *cols), cols, schema, table, {"__sdc_r": RISK}, suppressed_as)
         per_h = records.groupBy(household).agg(F.count(F.lit(1)).alias("m"),
                                                F.product(F.lit(1.0) - F.col("__sdc_r")).alias("q"))
         row = per_h.agg(F.sum(F.col("m") * (F.lit(1.0) - F.col("q"))).alias("e"), F.sum("m").alias("n")).collect()[0]
