@@ -342,3 +342,36 @@ def test_cli_noise_household(tmp_path, eusilc):
     got = pl.read_parquet(out)
     assert got.equals(eusilc.sdc.laplace(100.0, ["hy090n", "hy040n"], seed=3, household="db030"))
     assert constant_within(got, "db030", ["hy090n", "hy040n"])
+
+
+def test_recode_household_with_hierarchy_and_ordinal_per_half():
+    # the household-level and person-level halves each get their own columns' hierarchy / order
+    # (the whole dict given to both halves was refused: "has a hierarchy but is not among the
+    # recoded columns"); equal to recoding one row per household and the persons separately
+    g = np.random.default_rng(5)
+    sizes = g.integers(1, 6, 60)
+    hh = np.repeat(np.arange(60) * 3 + 7, sizes)
+    tenure = np.repeat(g.choice(["t1", "t2", "t3", "t4", "t5"], 60, p=[0.05, 0.4, 0.1, 0.4, 0.05]), sizes)
+    job = g.choice(["a", "b", "c", "d", "e"], hh.size, p=[0.45, 0.04, 0.45, 0.03, 0.03])
+    perm = g.permutation(hh.size)
+    df = pl.DataFrame({"hh": hh[perm], "tenure": tenure[perm], "job": job[perm]})
+    tree = {"a": "ab", "b": "ab", "c": "cde", "d": "cde", "e": "cde"}
+    order = ["t1", "t2", "t3", "t4", "t5"]
+    p = 0.08
+    one = df.unique("hh", keep="first", maintain_order=True)
+    for opts in ({"hierarchy": {"job": tree}}, {"ordinal": {"tenure": order}},
+                 {"hierarchy": {"job": tree}, "ordinal": {"tenure": order}}):
+        out = df.sdc.recode(["tenure", "job"], p, household="hh", **opts)
+        h_opts = {k: v for k, v in opts.items() if "tenure" in v}
+        p_opts = {k: v for k, v in opts.items() if "job" in v}
+        want_t = one.sdc.recode("tenure", p, **h_opts).select("hh", "tenure")
+        assert out["tenure"].equals(df.select("hh").join(want_t, on="hh", how="left", maintain_order="left")["tenure"])
+        assert out["job"].equals(df.sdc.recode("job", p, **p_opts)["job"])
+        assert constant_within(out, "hh", ["tenure"])
+        # the constraint is honoured, not dropped: without it the merges differ
+        plain = df.sdc.recode(["tenure", "job"], p, household="hh")
+        assert not out.equals(plain), opts
+        lazy = df.lazy().sdc.recode(["tenure", "job"], p, household="hh", **opts).collect()
+        assert lazy.equals(out)
+    with pytest.raises(SDCError, match="column 'sex': has a hierarchy but is not among the recoded columns"):
+        df.with_columns(sex=pl.lit("f")).sdc.recode(["tenure", "job"], p, household="hh", hierarchy={"sex": {}})

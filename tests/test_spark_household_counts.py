@@ -64,11 +64,7 @@ def test_spark_recode_household_equals_local(survey_sdf, survey):
     for opts in ({}, {"household_columns": []}, {"household_columns": ["tenure"], "other": "Other"},
                  {"hierarchy": {"job": tree}}):
         got = _spark(sdcs.recode(survey_sdf, cols, 0.06, household="hh", **opts))
-        if "hierarchy" in opts:   # local household= refuses a hierarchy of a person-level column (see the report)
-            want = local_in.sdc.recode("job", 0.06, hierarchy=opts["hierarchy"]).sdc.recode("tenure", 0.06,
-                                                                                              household="hh")
-        else:
-            want = local_in.sdc.recode(cols, 0.06, household="hh", **opts)
+        want = local_in.sdc.recode(cols, 0.06, household="hh", **opts)   # a hierarchy goes with its column
         want = want.with_columns(pl.col(cols).cast(pl.String)).sort("pid")
         assert_frame_equal(got, want)
         per_household = opts.get("household_columns") != []

@@ -100,14 +100,19 @@ class RecodeMethods(FrameOps[F]):
             from .._columns import resolve_columns
             from ..household import check_household_column, mask_households
 
+            from ..recode.frame import _constraints
+
             cols = resolve_columns(self._schema(), columns, kind="categorical", what="columns", default="error")
             check_household_column(self._schema(), household, cols)
-            return self._frame_op(
-                lambda df: mask_households(df, household, cols, lambda f, cs, _: recode_frame(
-                    f, cs, p, hierarchy=hierarchy, ordinal=ordinal, enum_as=enum_as, **label_options),
-                    declared=declared),
-                schema,
-            )
+            trees, orders = _constraints(cols, hierarchy, ordinal, label_options)
+
+            def part(f: pl.DataFrame, cs: list[str], _key: Any) -> pl.DataFrame:
+                # the household-level and person-level halves: a column's hierarchy / order goes with it
+                return recode_frame(f, cs, p, hierarchy={c: t for c, t in trees.items() if c in cs} or None,
+                                    ordinal={c: o for c, o in orders.items() if c in cs} or None,
+                                    enum_as=enum_as, **label_options)
+
+            return self._frame_op(lambda df: mask_households(df, household, cols, part, declared=declared), schema)
         def plain(df: pl.DataFrame) -> pl.DataFrame:
             from .._columns import resolve_columns
             from ..household import warn_household_level
