@@ -146,6 +146,32 @@ def test_household_frequencies_refuse_fractional_alpha_with_missing_keys():
         household_frequencies(df, ["x"], "hh", alpha=0.5)
 
 
+@pytest.mark.parametrize("bad, message", [
+    (None, "column 'w': 1 null, NaN or infinite value(s)"),
+    (float("nan"), "column 'w': 1 null, NaN or infinite value(s)"),
+    (float("-inf"), "column 'w': 1 null, NaN or infinite value(s)"),
+    (-2.0, "column 'w': 1 sampling weight(s) <= 0; weights must be > 0"),
+    (0.0, "column 'w': 1 sampling weight(s) <= 0; weights must be > 0"),
+])
+@pytest.mark.parametrize("row", [0, 1])      # the first member's weight, or another member's
+def test_household_frequencies_check_the_weights_as_records_do(bad, message, row):
+    # a null or negative weight gave Fk = 1.0 silently with household=; now the record path's
+    # (and Spark's) refusal, same message, wherever in the household it sits
+    w = [3.0, 3.0, 5.0]
+    w[row] = bad
+    df = pl.DataFrame({"hh": [1, 1, 2], "x": ["a", "a", "b"], "w": w}, schema_overrides={"w": pl.Float64})
+    for call in (lambda: df.sdc.frequencies("x", "w", household="hh"),
+                 lambda: df.sdc.frequencies("x", "w"),
+                 lambda: df.lazy().sdc.frequencies("x", "w", household="hh").collect(),
+                 lambda: df.sdc.individual_risk("x", "w", household="hh")):
+        with pytest.raises(SDCError) as err:
+            call()
+        assert str(err.value) == message
+    ints = pl.DataFrame({"hh": [1, 1, 2], "x": [1, 1, 2], "w": [4, 0, 4]})
+    with pytest.raises(SDCError, match=r"^column 'w': 1 sampling weight\(s\) <= 0; weights must be > 0$"):
+        ints.sdc.frequencies("x", "w", household="hh")
+
+
 # -- EU-SILC (the done-when) -----------------------------------------------------------
 
 def _partly(out, orig, col, household="db030"):

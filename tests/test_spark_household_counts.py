@@ -153,6 +153,16 @@ def test_spark_household_frequencies_equal_local(spark, survey):  # noqa: F811
     assert str(have.value) == str(want.value)
     with pytest.raises(SDCError, match="column 'pid': varies within household 2 of 'hh'"):
         sdcs.frequencies(sdf, ["size"], "pid", household="hh")
+    # a null or a negative weight: refused with one message locally (records or households) and on Spark
+    for bad in (None, -50.0):
+        broken = survey.with_columns(pl.when(pl.col("pid") == 6).then(bad).otherwise(pl.col("w")).alias("w"))
+        with pytest.raises(SDCError) as want:
+            broken.sdc.frequencies(["size"], "w", household="hh")
+        with pytest.raises(SDCError) as have:
+            sdcs.frequencies(spark.createDataFrame(broken.to_arrow()), ["size"], "w", household="hh")
+        assert str(have.value) == str(want.value) == (
+            "column 'w': 1 null, NaN or infinite value(s)" if bad is None
+            else "column 'w': 1 sampling weight(s) <= 0; weights must be > 0")
     with pytest.raises(SDCError, match="household column 'hh': is also masked"):
         sdcs.frequencies(sdf, ["size", "hh"], household="hh")
 

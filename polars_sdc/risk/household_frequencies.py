@@ -53,6 +53,9 @@ def household_frequencies(df: pl.DataFrame, on: Sequence[str], household: str, w
     df = suppressed_as_missing(df, on, suppressed_as)
     hw = np.ones(n_h)
     if weight is not None:
+        from .frequencies import check_weights
+
+        check_weights(df, weight)     # as for records (and Spark): finite, > 0, every member's
         first = np.full(n_h, idx.size, dtype=np.int64)
         np.minimum.at(first, idx, np.arange(idx.size, dtype=np.int64))
         hw = df.get_column(weight).cast(pl.Float64).to_numpy()[first]

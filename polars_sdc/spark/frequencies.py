@@ -108,6 +108,17 @@ def _matched(target: Any, source: Any, by: list[str], tag: str) -> Any:
     return out.fillna(0.0, subset=[mc, mw])
 
 
+def _check_weight_counts(weight: str | None, meta: Any) -> None:
+    """The local weight check (:func:`polars_sdc.risk.frequencies.check_weights`, one message)
+    on the counts ``bad`` (null, NaN, infinite) and ``low`` (<= 0) of a metadata row."""
+    from ..risk.frequencies import weight_error
+
+    if weight is not None:
+        error = weight_error(weight, int(meta["bad"] or 0), int(meta["low"] or 0))
+        if error is not None:
+            raise error
+
+
 def combination_table(
     sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, suppressed_as: str | None = None
 ) -> tuple[Any, list[str]]:
@@ -135,10 +146,7 @@ def combination_table(
         bad = F.col(weights).isNull() | F.isnan(w) | w.isin(float("inf"), float("-inf"))
         aggs += [F.sum(F.when(bad, 1).otherwise(0)).alias("bad"), F.sum(F.when(~bad & (w <= 0), 1).otherwise(0)).alias("low")]
     meta = keyed.agg(*aggs).collect()[0]
-    if weights is not None and meta["bad"]:
-        raise SDCError(f"column {weights!r}: {meta['bad']} null, NaN or infinite value(s)")
-    if weights is not None and meta["low"]:
-        raise SDCError(f"column {weights!r}: {meta['low']} sampling weight(s) <= 0; weights must be > 0")
+    _check_weight_counts(weights, meta)
     combos = (keyed.groupBy(*ks, PATTERN)
               .agg(F.count(F.lit(1)).cast("double").alias(COUNT), F.sum(WSUM).alias(WSUM)))
     found = sorted(int(p) for p in meta["patterns"])
@@ -245,10 +253,7 @@ def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None
                        "household id (give a one-person household its own id)")
     if meta["nan_ids"]:
         raise SDCError(f"household column {household!r}: NaN id(s); every person needs a household id")
-    if weight is not None and meta["bad"]:
-        raise SDCError(f"column {weight!r}: {meta['bad']} null, NaN or infinite value(s)")
-    if weight is not None and meta["low"]:
-        raise SDCError(f"column {weight!r}: {meta['low']} sampling weight(s) <= 0; weights must be > 0")
+    _check_weight_counts(weight, meta)
     if weight is not None and meta["varies"] is not None:
         raise SDCError(f"column {weight!r}: varies within household {meta['varies']!r} of {household!r}; counting "
                        "households on Spark needs one weight per household (rows have no order, so there is no "
