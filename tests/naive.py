@@ -1323,3 +1323,12 @@ def reference_prosecutor_attack(targets, released):
         c = sum(all(v is None or v == x for v, x in zip(r, t)) for r in released)
         out.append(1.0 / c)
     return out
+
+
+def reference_household_risk(risk, households):
+    """``1 - prod(1 - r_i)`` over each record's household, exactly (``Fraction`` of the float
+    risks), rounded once to float: the reference of the household risk at any precision."""
+    exact = {}
+    for r, h in zip(risk, households):
+        exact[h] = exact.get(h, Fraction(1)) * (1 - Fraction(float(r)))
+    return [float(1 - exact[h]) for h in households]

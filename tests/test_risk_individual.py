@@ -1,5 +1,7 @@
 """Individual / global / household risk: sdcMicro reference numbers and direct formulas."""
 
+import math
+
 import numpy as np
 import polars as pl
 import pytest
@@ -178,3 +180,37 @@ def test_individual_risk_is_a_probability_and_alpha_never_lowers_it(df, alpha):
                 assert x == pytest.approx(y, rel=1e-9, abs=1e-12)
     g = df.sdc.global_risk(["a", "b"], weight="w", alpha=alpha)
     assert g["global_risk"] == pytest.approx(r.mean())
+
+
+def test_household_risk_keeps_full_precision_at_small_risks():
+    # 1 - prod(1 - r) cancels at r ~ 1e-5 (about 1e-12 relative error); -expm1(sum(log1p(-r)))
+    # does not: within a few ulps of the exact value (Fractions), households of 1..9 records
+    from naive import reference_household_risk
+
+    from polars_sdc.risk.individual import household_risk
+
+    g = np.random.default_rng(3)
+    sizes = g.integers(1, 10, 300)
+    hh = np.repeat(np.arange(300) * 11 + 4, sizes)
+    perm = g.permutation(hh.size)
+    hh = hh[perm]
+    for scale in (1e-5, 1e-9, 0.3):
+        r = g.uniform(0.2, 2.0, hh.size) * scale
+        got = household_risk(r, pl.Series(hh))
+        want = np.array(reference_household_risk(r, hh))
+        assert np.max(np.abs(got - want) / want) < 8e-16, scale
+    # risk 1 in a household, 0, and sdcMicro's numbers above 1 (alpha_rule="sdcmicro"): the product as written
+    r = np.array([1.0, 0.3, 0.0, 0.0, 1.25, 0.5, 2e-6])
+    h = pl.Series([1, 1, 2, 2, 3, 3, 4])
+    assert household_risk(r, h).tolist() == [1.0, 1.0, 0.0, 0.0, 1.125, 1.125, 2e-6]
+    # end to end: large weights give risks ~ 1e-6 .. 1e-5
+    n = hh.size
+    df = pl.DataFrame({"h": hh, "a": g.integers(0, 40, n), "b": g.integers(0, 25, n),
+                       "w": g.uniform(1e6, 1e7, n)})
+    out = df.sdc.individual_risk(["a", "b"], "w", household="h")
+    risk = out["risk"].to_numpy()
+    assert risk.max() < 1e-4
+    want = np.array(reference_household_risk(risk, hh))
+    assert np.max(np.abs(out["household_risk"].to_numpy() - want) / want) < 8e-16
+    g_risk = df.sdc.global_risk(["a", "b"], "w", household="h")
+    assert g_risk["household_expected_reidentifications"] == pytest.approx(math.fsum(want), rel=1e-14)

@@ -190,3 +190,30 @@ def test_spark_household_risk_equals_local(spark, survey):  # noqa: F811
     with pytest.raises(SDCError) as have_err:
         sdcs.global_risk(sdf, keys, "w", household="w")
     assert str(have_err.value) == str(want_err.value)
+
+
+def test_spark_household_risk_keeps_full_precision_at_small_risks(spark):  # noqa: F811
+    # risks ~ 1e-6 .. 1e-5 (large weights): the household risk within a few ulps of the exact value
+    # (Fractions), where 1 - prod(1 - r) loses ~1e-11 relative; one record of risk 1 keeps 1 exactly
+    import math
+
+    from naive import reference_household_risk
+
+    from polars_sdc import spark as sdcs
+
+    g = np.random.default_rng(8)
+    sizes = g.integers(1, 8, 40)
+    hh = np.repeat(np.arange(40) * 3 + 1, sizes)
+    n = hh.size
+    df = pl.DataFrame({"pid": np.arange(n), "hh": hh, "a": g.integers(0, 12, n), "b": g.integers(0, 6, n),
+                       "w": np.repeat(g.uniform(1e6, 1e7, 40), sizes)})
+    df = df.vstack(pl.DataFrame({"pid": [n], "hh": [999], "a": [99], "b": [99], "w": [1.0]}))   # risk 1
+    sdf = spark.createDataFrame(df.to_arrow()).repartition(3)
+    got = _spark(sdcs.individual_risk(sdf, ["a", "b"], "w", household="hh"))
+    want = np.array(reference_household_risk(got["risk"].to_numpy(), got["hh"].to_numpy()))
+    assert got["risk"].head(n).max() < 1e-4 and got["household_risk"][-1] == 1.0
+    assert np.max(np.abs(got["household_risk"].to_numpy() - want) / want) < 8e-16
+    local = df.sdc.individual_risk(["a", "b"], "w", household="hh").sort("pid")
+    np.testing.assert_allclose(got["household_risk"].to_numpy(), local["household_risk"].to_numpy(), rtol=8e-16)
+    summary = sdcs.risk(sdf, ["a", "b"], "w", household="hh", ks=())
+    assert summary["household_expected_reidentifications"] == pytest.approx(math.fsum(want), rel=1e-14)

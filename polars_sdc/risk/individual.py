@@ -30,7 +30,8 @@ Two cases sdcMicro leaves unsafe, and ``alpha_rule`` (default ``"safe"``):
   sum, as sdcMicro's.
 
 Global risk = mean of ``r`` over records; expected re-identifications = sum of ``r``.
-Household risk (``household=`` column): ``1 - prod(1 - r_i)`` over the household's records,
+Household risk (``household=`` column): ``1 - prod(1 - r_i)`` over the household's records
+(evaluated as ``-expm1(sum(log1p(-r_i)))``, without cancellation: :func:`household_risk`),
 given to each of them; its mean and sum are the hierarchical global risk and expected
 re-identifications.
 """
@@ -149,15 +150,32 @@ def _risk_at(df: pl.DataFrame, cols: list[str], weight: str | None, a: float,
 
 
 def household_risk(risk: np.ndarray, household: pl.Series) -> np.ndarray:
-    """``1 - prod(1 - r_i)`` over each record's household, per record (module docstring).
+    """``1 - prod(1 - r_i)`` over each record's household, per record (module docstring),
+    evaluated as ``-expm1(sum(log1p(-r_i)))``: the product form cancels (at ``r ~ 1e-5`` it
+    keeps only ~11 significant digits), this one keeps full precision. A household with a risk
+    of 1 (risk 1 exactly) or outside [0, 1] (sdcMicro's own numbers, ``alpha_rule="sdcmicro"``)
+    takes the product as written. Spark: the same rule (``polars_sdc.spark.frequencies``).
 
     >>> import numpy as np, polars as pl
     >>> household_risk(np.array([0.5, 0.5, 0.1]), pl.Series([1, 1, 2])).round(6).tolist()
     [0.75, 0.75, 0.1]
+    >>> float(household_risk(np.array([1e-5, 2e-5]), pl.Series([1, 1]))[0])   # the exact value, rounded
+    2.9999800000000004e-05
+    >>> 1 - (1 - 1e-5) * (1 - 2e-5)                                              # the product form
+    2.9999799999957943e-05
     """
-    frame = pl.DataFrame({"h": household, "r": risk})
-    out = frame.select(1.0 - (1.0 - pl.col("r")).product().over("h"))
-    return out.to_series().to_numpy()
+    r = pl.col("r")
+    frame = pl.DataFrame({"h": household, "r": np.asarray(risk, dtype=np.float64)})
+    plain = ((r >= 1) | (r < 0)).any().over("h")
+    out = frame.select(
+        plain.alias("plain"),
+        pl.when(plain).then(1.0 - (1.0 - r).product().over("h"))
+        .otherwise(r.neg().log1p().sum().over("h")).alias("v"),
+    )
+    v = out.get_column("v").to_numpy().copy()
+    exact = ~out.get_column("plain").to_numpy()
+    v[exact] = -np.expm1(v[exact])
+    return v
 
 
 def _risk_arrays(

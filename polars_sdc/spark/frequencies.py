@@ -421,13 +421,28 @@ def _check_household_risk(sdf: Any, schema: pl.Schema, household: str, cols: Seq
         raise SDCError(f"column {household!r}: {nulls} null household id(s)")
 
 
+def _household_risk_of(r: Any, over: Any = None) -> Any:
+    """``1 - prod(1 - r)`` over a household's records evaluated as the local
+    :func:`polars_sdc.risk.individual.household_risk` does: ``-expm1(sum(log1p(-r)))`` (no
+    cancellation at small ``r``), the product as written for a household with a risk >= 1 or
+    < 0 (Spark's ``log1p`` is null at -1). ``over``: applied to each aggregate (a window),
+    else the expression is an aggregation (``groupBy(household).agg``)."""
+    from pyspark.sql import functions as F
+
+    def agg(e: Any) -> Any:
+        return e if over is None else e.over(over)
+
+    plain = agg(F.max(((r >= F.lit(1.0)) | (r < F.lit(0.0))).cast("int"))) == 1
+    return F.when(plain, F.lit(1.0) - agg(F.product(F.lit(1.0) - r))) \
+            .otherwise(-F.expm1(agg(F.sum(F.log1p(-r)))))
+
+
 def _household_risk(household: str, risk: str) -> Any:
-    """``1 - prod(1 - r)`` over the records of each household (the local
-    :func:`polars_sdc.risk.individual.household_risk`), for every record, by a window."""
+    """The household risk (:func:`_household_risk_of`) of every record, by a window."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    return F.lit(1.0) - F.product(F.lit(1.0) - F.col(risk)).over(Window.partitionBy(household))
+    return _household_risk_of(F.col(risk), Window.partitionBy(household))
 
 
 def individual_risk(
@@ -441,7 +456,8 @@ def individual_risk(
     the local :func:`polars_sdc.risk.individual.individual_risk`, ``alpha_rule`` as locally:
     at ``alpha < 1`` the default never lowers a risk below its ``alpha = 1`` value), all double.
     ``household``: also ``household_risk`` = ``1 - prod(1 - risk)`` over the record's household
-    (sdcMicro ``measure_risk``'s hierarchical risk; ``fk`` and ``risk`` stay per record, as locally).
+    (sdcMicro ``measure_risk``'s hierarchical risk, evaluated without cancellation as locally;
+    ``fk`` and ``risk`` stay per record, as locally).
     ``suppressed_as`` as in :func:`frequencies`.
 
     >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
@@ -515,8 +531,8 @@ def risk(
     if household is not None:
         records = _join_back(sdf.select(household, *cols), cols, schema, table, {"__sdc_r": RISK}, suppressed_as)
         per_h = records.groupBy(household).agg(F.count(F.lit(1)).alias("m"),
-                                               F.product(F.lit(1.0) - F.col("__sdc_r")).alias("q"))
-        row = per_h.agg(F.sum(F.col("m") * (F.lit(1.0) - F.col("q"))).alias("e"), F.sum("m").alias("n")).collect()[0]
+                                               _household_risk_of(F.col("__sdc_r")).alias("h"))
+        row = per_h.agg(F.sum(F.col("m") * F.col("h")).alias("e"), F.sum("m").alias("n")).collect()[0]
         summary["household_risk"] = float(row["e"]) / int(row["n"])
         summary["household_expected_reidentifications"] = float(row["e"])
     return summary
