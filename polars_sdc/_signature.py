@@ -93,8 +93,12 @@ def _guarded(name: str, fn: Callable[..., R], skip: int) -> Callable[..., R]:
     """``fn`` refusing a keyword none of its parameters after the first ``skip`` (``self``) takes."""
     params = list(inspect.signature(fn).parameters.values())[skip:]
     named = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    if any(p.kind == p.VAR_KEYWORD for p in params):  # the function checks the keywords it passes on
-        return fn
+    var = [p for p in params if p.kind == p.VAR_KEYWORD]
+    if var:
+        typed = _unpacked_keys(fn, var[0].name)
+        if typed is None:  # the function checks the keywords it passes on
+            return fn
+        named += [k for k in typed if k not in named]   # **options: Unpack[TypedDict] names them all
     known = frozenset(named)
 
     @functools.wraps(fn)
@@ -107,3 +111,18 @@ def _guarded(name: str, fn: Callable[..., R], skip: int) -> Callable[..., R]:
         return fn(*args, **kwargs)
 
     return run
+
+
+def _unpacked_keys(fn: Callable[..., Any], name: str) -> list[str] | None:
+    """The keys of the ``TypedDict`` of ``**name: Unpack[TypedDict]`` (the Spark ``recode``'s
+    label options), in declaration order; None for any other ``**options`` (or an annotation
+    that cannot be resolved)."""
+    import typing
+
+    try:
+        hint = typing.get_type_hints(fn, include_extras=True).get(name)
+    except Exception:  # noqa: BLE001 - an unresolvable annotation: leave the function unguarded
+        return None
+    if typing.get_origin(hint) is not typing.Unpack:
+        return None
+    return list(typing.get_type_hints(typing.get_args(hint)[0]))

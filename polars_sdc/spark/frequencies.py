@@ -33,6 +33,7 @@ import polars as pl
 
 from .._columns import ColumnSpec
 from .._errors import SDCError
+from .._signature import check_keywords
 from .._validation import check_int
 from ._common import polars_schema, require_pyspark, run_frames
 
@@ -329,6 +330,7 @@ LOCAL_ONLY = {
 }
 
 
+@check_keywords
 def frequencies(
     sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None,
     suppressed_as: str | None = None, *, fk: str = "fk", Fk: str = "Fk_pop",
@@ -445,6 +447,7 @@ def _household_risk(household: str, risk: str) -> Any:
     return _household_risk_of(F.col(risk), Window.partitionBy(household))
 
 
+@check_keywords
 def individual_risk(
     sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None,
     alpha_rule: str = "safe", suppressed_as: str | None = None, *, fk: str = "fk", Fk: str = "Fk_pop",
@@ -475,6 +478,7 @@ def individual_risk(
     return out.withColumn(household_risk, _household_risk(household, risk))
 
 
+@check_keywords
 def global_risk(sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0,
                 household: str | None = None, alpha_rule: str = "safe",
                 suppressed_as: str | None = None) -> dict[str, float]:
@@ -495,6 +499,7 @@ def global_risk(sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: floa
     return {name: float(out[name]) for name in names}  # type: ignore[arg-type]
 
 
+@check_keywords
 def risk(
     sdf: Any, on: ColumnSpec, weight: str | None = None, *, alpha: float = 1.0, household: str | None = None,
     ks: Sequence[int] = (2, 3, 5), alpha_rule: str = "safe", suppressed_as: str | None = None,

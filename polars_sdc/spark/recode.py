@@ -18,6 +18,7 @@ import polars as pl
 
 from .._columns import ColumnSpec, resolve_columns
 from .._errors import SDCError
+from .._signature import check_keywords
 from .._typing import LabelOptions
 from ..recode import (
     check_label_options,
@@ -64,6 +65,7 @@ def _arguments(schema: pl.Schema, columns: ColumnSpec, p: float, hierarchy: Any,
     return cols, p, hierarchy, ordinal
 
 
+@check_keywords
 def recode_map(
     sdf: Any,
     columns: ColumnSpec,
@@ -120,6 +122,7 @@ def recode_map(
     return with_recoded_count(table)
 
 
+@check_keywords
 def recode(
     sdf: Any,
     columns: ColumnSpec,
