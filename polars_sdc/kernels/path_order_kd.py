@@ -163,12 +163,57 @@ def _kd_order(X, leaf_size, rule, mdav_k, done):
 
 
 def _kd_call(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, done):
-    """Start row and walk, two kernels called one after the other (a kernel calling another
-    re-optimises the callee's machine code inside its own)."""
-    small, leaf = _mdav_leaf(X, 0 if C is None else C.shape[1], leaf_size, mdav_k)
-    first = farthest_from_centroid_codes(X, C, off, gid, gw) if X.shape[0] else 0
-    return _kd_walk(X, C, off, gid, gw, A_c, lk, li, np.int64(leaf_size), np.int64(rule),
-                    None if mdav_k is None else np.int64(mdav_k), small, leaf, np.int64(first), done)
+    """Start row, then the walk: kernels called one after the other from here (a kernel
+    calling another re-optimises the callee's machine code inside its own, so the leaf MDAV
+    kernel is called from Python, as by the MDAV method, not from inside the walk)."""
+    n, p = X.shape
+    if n == 0:
+        return np.empty(0, dtype=np.int64)
+    first = np.int64(farthest_from_centroid_codes(X, C, off, gid, gw))
+    num = (np.empty(p), np.empty(p), np.empty(p))
+    scr = None
+    if C is not None:
+        U = int(off[C.shape[1]])
+        cap = p + U
+        scr = (np.empty(cap), np.empty(cap), np.zeros(p), np.zeros(U), np.empty(cap), np.empty(cap),
+               np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
+               np.zeros(U, dtype=np.int64), np.zeros(U, dtype=np.int64))
+    leaf_size, rule = np.int64(leaf_size), np.int64(rule)
+    if mdav_k is None:
+        return _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, first, num, scr, done)
+    # kd-mdav: the leaves are large (few), so Python takes them one at a time
+    small, tree_leaf = _mdav_leaf(X, 0 if C is None else C.shape[1], leaf_size, mdav_k)
+    if C is None:  # MDAV's own numeric arguments (no nominal column): the same kernel signature
+        moff, mgid, mgw = np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0)
+        lcnt = np.empty(0, dtype=np.int64)
+    else:
+        moff, mgid, mgw, lcnt = off, gid, gw, scr[9]
+    order = np.empty(n, dtype=np.int64)
+    perm = np.arange(n)
+    key = np.empty(n)
+    sa = np.zeros(_STACK, dtype=np.int64)
+    sb = np.zeros(_STACK, dtype=np.int64)
+    sb[0] = n
+    top, out, prev = np.int64(1), np.int64(0), first
+    while True:
+        a, b, top = _kd_next_leaf(X, C, off, A_c, lk, li, perm, leaf_size, rule, prev, key, num, scr, sa, sb, top)
+        if a < 0:
+            return order
+        rows = perm[a:b]
+        sub = np.ascontiguousarray(X[rows])
+        subc = np.ascontiguousarray(C[rows]) if C is not None else np.empty((b - a, 0), dtype=np.int32)
+        k = np.int64(min(int(mdav_k), b - a))
+        if small is not None:  # small leaves (see _mdav_leaf): the brute-force kernel
+            lab = mdav_labels_small(sub, subc, moff, mgid, mgw, k, np.zeros(1, dtype=np.int64))
+        else:
+            lab = mdav_labels_tree(sub, subc, moff, mgid, mgw, k, tree_leaf, np.zeros(1, dtype=np.int64))
+        out, prev = _leaf_groups(X, C, off, gid, gw, perm, np.int64(a), sub, subc, lab, order, np.int64(out),
+                                 np.int64(prev), lcnt)
+        done[0] = out
+
+
+#: the kd walks' segment stack: two entries per level of median splits (at most 64 levels)
+_STACK = 2 * 64 + 16
 
 
 def _mdav_leaf(X, mc, leaf_size, mdav_k):
@@ -352,36 +397,17 @@ def _key_codes(X, C, off, A_c, lk, li, r, vnum, vnom):
     return s
 
 
-@helper
-def _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, k, mdav_small, mdav_leaf, order, out, prev, lcnt):
-    """Append the rows perm[a:b] to the path group by group: MDAV groups of the leaf,
-    nearest centroid (to the last visited row) next, each group walked by NPN. Nominal
-    columns (codes C; None: numeric only, C, off, gid, gw None, lcnt unused): MDAV from the codes
-    (:func:`~.mdav.mdav_labels_codes`; ``mdav_small`` / ``mdav_leaf`` pick its kernel, see
-    :func:`_mdav_leaf`), the distance from the last visited row to a group's centroid from
-    its level counts."""
+@njit(cache=True, nogil=True)
+def _leaf_groups(X, C, off, gid, gw, perm, a, sub, subc, lab, order, out, prev, lcnt):
+    """Append the rows perm[a:a + m] of a leaf (``sub`` (m, p) and ``subc`` their rows of X
+    and C) to the path group by group: the leaf's MDAV groups ``lab``, nearest centroid (to
+    the last visited row ``prev``) next, each group walked by NPN. Nominal columns (codes C;
+    None: numeric only, ``lcnt`` unused): the distance from the last visited row to a
+    group's centroid from its level counts. Returns the new (out, prev)."""
     n, p = X.shape
-    m = b - a
-    sub = np.empty((m, p))
-    for t in range(m):
-        for d in range(p):
-            sub[t, d] = X[perm[a + t], d]
-    if C is None:  # MDAV's own numeric arguments (no nominal column): the same kernel signature
-        subc = np.empty((m, 0), dtype=np.int32)
-        moff = np.zeros(1, dtype=np.int64)
-        mgid = np.empty(0, dtype=np.int64)
-        mgw = np.empty(0)
-    else:
+    m = sub.shape[0]
+    if C is not None:
         mc = C.shape[1]
-        subc = np.empty((m, mc), dtype=np.int32)
-        for t in range(m):
-            for c in range(mc):
-                subc[t, c] = C[perm[a + t], c]
-        moff, mgid, mgw = off, gid, gw
-    if mdav_small is not None:  # small leaves (see _mdav_leaf): the brute-force kernel, the tree is not compiled
-        lab = mdav_labels_small(sub, subc, moff, mgid, mgw, min(k, m), np.zeros(1, dtype=np.int64))
-    if mdav_leaf is not None:  # large leaves: the tree kernel, the brute-force one is not compiled
-        lab = mdav_labels_tree(sub, subc, moff, mgid, mgw, min(k, m), mdav_leaf, np.zeros(1, dtype=np.int64))
     G = np.int64(0)  # not a literal: group_means and _block_csr compile once
     for t in range(m):
         if lab[t] + 1 > G:
@@ -456,45 +482,70 @@ def kd_order_codes(X, C, off, gid, gw, A_c, lk, li, leaf_size, mdav_k, done):
     return _kd_call(X, C, off, gid, gw, A_c, lk, li, leaf_size, 2, mdav_k, done)
 
 
+#: inlined into its two callers (typed in each, not compiled as a function of its own: one
+#: compilation fewer on a first call; the None arguments still prune the unused branch)
+@njit(inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _split_push(X, C, off, A_c, lk, li, perm, a, b, rule, prev, key, num, scr, sa, sb, top):
+    """Split the segment perm[a:b] at its median along the split direction (numeric
+    :func:`_split_direction` with scratch ``num``; with nominal codes C
+    :func:`_split_direction_codes` with scratch ``scr``, see :func:`_kd_call`) and push both
+    halves, the one on the side of row ``prev`` to be popped first. Returns the new top."""
+    md, vd, wd = num
+    if C is not None:
+        mean, w, vnum, vnom, z0, z1, dk, dc, du, lcnt, lev2e = scr
+        L = _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du, mean, w, vnum, vnom,
+                                   lev2e, z0, z1)
+        for t in range(a, b):
+            key[perm[t]] = _key_codes(X, C, off, A_c, lk, li, perm[t], vnum, vnom)
+        pk = _key_codes(X, C, off, A_c, lk, li, prev, vnum, vnom)
+        for e in range(L):
+            _set_v(dk, dc, du, off, e, 0.0, vnum, vnom)
+        if lk[0] == 0:
+            vnum[li[0]] = 0.0
+        else:
+            vnom[off[li[0]]] = 0.0
+    else:
+        _split_direction(X, perm, a, b, rule, md, vd, wd)
+        for t in range(a, b):
+            key[perm[t]] = _dot_row(X, perm[t], vd)
+        pk = _dot_row(X, prev, vd)
+    mid = (a + b) // 2
+    _select(perm, a, b, mid, key)
+    # the half on prev's side of the split is visited first (pushed last)
+    sv = key[perm[mid]]
+    return _push_halves(sa, sb, top, a, mid, b, pk < sv or (pk == sv and prev < perm[mid]))
+
+
 @njit(cache=True, nogil=True)
-def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, mdav_small, mdav_leaf, first, done):
-    """The kd orders from row ``first`` (the row farthest from the centroid): :func:`kd_order`
-    without nominal columns (C, off, gid, gw, A_c, lk, li None; any ``rule``),
-    :func:`kd_order_codes` with them (rule 2). ``mdav_small`` / ``mdav_leaf``: see
-    :func:`_mdav_leaf`. Each None argument keeps the code that needs it from compiling."""
-    n, p = X.shape
+def _kd_next_leaf(X, C, off, A_c, lk, li, perm, leaf_size, rule, prev, key, num, scr, sa, sb, top):
+    """kd-mdav: pop and split segments of the stack (sa, sb, top) until a leaf, the next one
+    in the walk's order; returns (a, b, top) of the leaf perm[a:b], or (-1, -1, 0) when the
+    stack is empty."""
+    while top > 0:
+        top -= 1
+        a = sa[top]
+        b = sb[top]
+        if b - a <= leaf_size:
+            return a, b, top
+        top = _split_push(X, C, off, A_c, lk, li, perm, a, b, rule, prev, key, num, scr, sa, sb, top)
+    return np.int64(-1), np.int64(-1), top
+
+
+@njit(cache=True, nogil=True)
+def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, first, num, scr, done):
+    """The kd order from row ``first`` (the row farthest from the centroid), each leaf walked
+    by NPN: :func:`kd_order` without nominal columns (C, off, gid, gw, A_c, lk, li and
+    ``scr`` None; any ``rule``), :func:`kd_order_codes` with them (rule 2). Scratch arrays
+    ``num`` / ``scr``: see :func:`_kd_call`."""
+    n = X.shape[0]
     order = np.empty(n, dtype=np.int64)
-    if n == 0:
-        return order
     perm = np.arange(n)
     key = np.empty(n)
-    if C is not None:
-        mc = C.shape[1]
-        U = off[mc]
-        cap_l = p + U
-        mean = np.empty(cap_l)
-        w = np.empty(cap_l)
-        dk = np.empty(cap_l, dtype=np.int64)
-        dc = np.empty(cap_l, dtype=np.int64)
-        du = np.empty(cap_l, dtype=np.int64)
-        vnum = np.zeros(p)
-        vnom = np.zeros(U)
-        lcnt = np.zeros(U, dtype=np.int64)
-        lev2e = np.zeros(U, dtype=np.int64)
-        z0 = np.empty(cap_l)
-        z1 = np.empty(cap_l)
-    else:
-        lcnt = np.zeros(0, dtype=np.int64)  # (unused without nominal columns)
-    vd = np.empty(p)
-    md = np.empty(p)
-    wd = np.empty(p)
-    cap = 2 * 64 + 16
-    sa = np.empty(cap, dtype=np.int64)
-    sb = np.empty(cap, dtype=np.int64)
-    sa[0] = 0
+    sa = np.zeros(_STACK, dtype=np.int64)
+    sb = np.zeros(_STACK, dtype=np.int64)
     sb[0] = n
     top = 1
-    out = np.int64(0)  # not a literal 0: _walk_leaf_mdav and _npn_walk compile once
+    out = np.int64(0)  # not a literal 0: _npn_walk compiles once
     prev = first
     live = np.empty(leaf_size if leaf_size > 1 else 1, dtype=np.int64)
     while top > 0:
@@ -502,36 +553,11 @@ def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, mdav_smal
         a = sa[top]
         b = sb[top]
         if b - a <= leaf_size:
-            if mdav_k is not None:  # None (order "kd"): this branch and MDAV are not compiled
-                out, prev = _walk_leaf_mdav(X, C, off, gid, gw, perm, a, b, mdav_k, mdav_small, mdav_leaf, order,
-                                            out, prev, lcnt)
-            else:
-                m = b - a
-                for t in range(m):
-                    live[t] = perm[a + t]
-                out, prev = _npn_walk(X, C, gid, gw, live, m, order, out, prev)
+            m = b - a
+            for t in range(m):
+                live[t] = perm[a + t]
+            out, prev = _npn_walk(X, C, gid, gw, live, m, order, out, prev)
             done[0] = out
             continue
-        if C is not None:
-            L = _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du, mean, w, vnum, vnom,
-                                       lev2e, z0, z1)
-            for t in range(a, b):
-                key[perm[t]] = _key_codes(X, C, off, A_c, lk, li, perm[t], vnum, vnom)
-            pk = _key_codes(X, C, off, A_c, lk, li, prev, vnum, vnom)
-            for e in range(L):
-                _set_v(dk, dc, du, off, e, 0.0, vnum, vnom)
-            if lk[0] == 0:
-                vnum[li[0]] = 0.0
-            else:
-                vnom[off[li[0]]] = 0.0
-        else:
-            _split_direction(X, perm, a, b, rule, md, vd, wd)
-            for t in range(a, b):
-                key[perm[t]] = _dot_row(X, perm[t], vd)
-            pk = _dot_row(X, prev, vd)
-        mid = (a + b) // 2
-        _select(perm, a, b, mid, key)
-        # the half on prev's side of the split is visited first (pushed last)
-        sv = key[perm[mid]]
-        top = _push_halves(sa, sb, top, a, mid, b, pk < sv or (pk == sv and prev < perm[mid]))
+        top = _split_push(X, C, off, A_c, lk, li, perm, a, b, rule, prev, key, num, scr, sa, sb, top)
     return order
