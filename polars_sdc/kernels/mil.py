@@ -391,6 +391,8 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, ato
     general form of eq. 4.10); the best destination is taken when the change is < 0.
     ``labels``, ``counts``, ``sums`` and the nominal state ``nom`` are updated in place, and
     ``stamp[g] = sweep`` for every group that changed; ``atol``: :func:`change_threshold`.
+    Then ``members`` / ``mstart`` are filled with the member lists (:func:`_members`) that
+    the exchange and 3-cycle passes take.
     """
     n, p = X.shape
     L = neighbours.shape[1]
@@ -461,15 +463,12 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
     for g in range(G):
         big = max(big, counts[g])
     total = np.int64(0)
-    C = np.empty((G, p), dtype=np.float64)  # rows a and b: the centroids of the pair
-    ra = np.empty(big, dtype=np.float64)  # |x_j - c_a|^2, j in b (and square roots)
-    rb = np.empty(big, dtype=np.float64)  # |x_j - c_b|^2, j in b
+    ca = np.empty(p, dtype=np.float64)
+    cb = np.empty(p, dtype=np.float64)
+    ra = np.empty(big, dtype=np.float64)
+    rb = np.empty(big, dtype=np.float64)
     sra = np.empty(big, dtype=np.float64)
     srb = np.empty(big, dtype=np.float64)
-    Ia = np.empty(big, dtype=np.float64)  # |x_i - c_a|^2, i in a
-    Ib = np.empty(big, dtype=np.float64)  # |x_i - c_b|^2, i in a
-    sIa = np.empty(big, dtype=np.float64)
-    sIb = np.empty(big, dtype=np.float64)
     for q in range(pairs.shape[0]):
         a = pairs[q, 0]
         b = pairs[q, 1]
@@ -479,22 +478,30 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
         nb = counts[b]
         for _ in range(max_rounds):
             for j in range(p):
-                C[a, j] = sums[a, j] / na
-                C[b, j] = sums[b, j] / nb
-            _fill_centroid(X, members, mstart, b, C, a, counts, ra, sra, nom)
-            _fill_centroid(X, members, mstart, b, C, b, counts, rb, srb, nom)
-            _fill_centroid(X, members, mstart, a, C, a, counts, Ia, sIa, nom)
-            _fill_centroid(X, members, mstart, a, C, b, counts, Ib, sIb, nom)
+                ca[j] = sums[a, j] / na
+                cb[j] = sums[b, j] / nb
+            for t in range(nb):
+                r = members[mstart[b] + t]
+                ra[t] = _sq_to(X, r, ca)
+                rb[t] = _sq_to(X, r, cb)
+                if nom is not None:
+                    ra[t] += _nom_rc(nom, r, a, na)
+                    rb[t] += _nom_rc(nom, r, b, nb)
+                sra[t] = np.sqrt(ra[t])
+                srb[t] = np.sqrt(rb[t])
             best = 0.0
             bs = -1
             bt = -1
             bscale = 0.0
             for s in range(mstart[a], mstart[a + 1]):
                 i = members[s]
-                ia = Ia[s - mstart[a]]
-                ib = Ib[s - mstart[a]]
-                sia = sIa[s - mstart[a]]
-                sib = sIb[s - mstart[a]]
+                ia = _sq_to(X, i, ca)
+                ib = _sq_to(X, i, cb)
+                if nom is not None:
+                    ia += _nom_rc(nom, i, a, na)
+                    ib += _nom_rc(nom, i, b, nb)
+                sia = np.sqrt(ia)
+                sib = np.sqrt(ib)
                 for t in range(nb):
                     # exact pruning: |x_i - x_j|^2 is at most the triangle bound through c_a or
                     # c_b (1e-9 relative slack covers rounding); rounding is monotone, so when
@@ -562,27 +569,6 @@ def _fill_centroid(X, members, mstart, x, C, g, counts, out, sq, nom):
     if sq.shape[0] > 0:
         for u in range(w):
             sq[u] = np.sqrt(out[u])
-
-
-@helper
-def _row_mins(P, W1, R1, s1, R2, W2, s2, nr, nw, out1, out2):
-    """out1[r] = min over w < nw of W1[w] - R1[r] - P[r, w] s1 and out2[r] = min over w of
-    R2[r] - W2[w] - P[r, w] s2, for r < nr: the least value over the third group's row of
-    each w-dependent term of a 3-cycle (:func:`mil_cycle_pass`), with P the row distances or
-    their upper bounds."""
-    for r in range(nr):
-        m1 = np.inf
-        m2 = np.inf
-        for w in range(nw):
-            pw = P[r, w]
-            x = W1[w] - R1[r] - pw * s1
-            if x < m1:
-                m1 = x
-            x = R2[r] - W2[w] - pw * s2
-            if x < m2:
-                m2 = x
-        out1[r] = m1
-        out2[r] = m2
 
 
 @helper
@@ -682,16 +668,37 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                 # (backward) with B, A, A', B' at least their least value over w; rounding is
                 # monotone, so when fb + min B + min A >= best no w can beat best (and best only
                 # falls): the cycles made are exactly those of the full search
-                _row_mins(Pa[t2], Tto_a[t2], Aself, ia, Ato[t2], Tself[t2], ic, na, nc, mAf, mAb)
+                for u in range(na):
+                    mf = np.inf
+                    mb = np.inf
+                    for w in range(nc):
+                        pca = Pa[t2, u, w]
+                        x = Tto_a[t2, w] - Aself[u] - pca * ia
+                        if x < mf:
+                            mf = x
+                        x = Ato[t2, u] - Tself[t2, w] - pca * ic
+                        if x < mb:
+                            mb = x
+                    mAf[u] = mf
+                    mAb[u] = mb
                 # first with |x_v - x_w|^2 bounded above by the triangle inequality through c_c
                 # and c_b (1e-9 relative slack covers rounding), which needs no row distance:
                 # when no (u, v) can then reach a change < 0, the triple is skipped
                 for v in range(nb_):
+                    mf = np.inf
+                    mb = np.inf
                     for w in range(nc):
                         r1 = sBtoc[v] + sTself[t2, w]
                         r2 = sCtob[w] + sTself[t1, v]
-                        Pbc[v, w] = min(r1 * r1, r2 * r2) * (1.0 + 1e-9)
-                _row_mins(Pbc, Ctob, Tself[t1], ib, Btoc, Tself[t2], ic, nb_, nc, mBb, mBf)
+                        ub = min(r1 * r1, r2 * r2) * (1.0 + 1e-9)
+                        x = Btoc[v] - Tself[t2, w] - ub * ic
+                        if x < mf:
+                            mf = x
+                        x = Ctob[w] - Tself[t1, v] - ub * ib
+                        if x < mb:
+                            mb = x
+                    mBf[v] = mf
+                    mBb[v] = mb
                 hope = False
                 for u in range(na):
                     for v in range(nb_):
@@ -705,8 +712,19 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                         break
                 if not hope:
                     continue
-                _fill_pair(X, members, mstart, b, c, Pbc, nom)  # the exact distances replace the bounds
-                _row_mins(Pbc, Ctob, Tself[t1], ib, Btoc, Tself[t2], ic, nb_, nc, mBb, mBf)
+                _fill_pair(X, members, mstart, b, c, Pbc, nom)
+                for v in range(nb_):
+                    mf = np.inf
+                    mb = np.inf
+                    for w in range(nc):
+                        x = Btoc[v] - Tself[t2, w] - Pbc[v, w] * ic
+                        if x < mf:
+                            mf = x
+                        x = Ctob[w] - Tself[t1, v] - Pbc[v, w] * ib
+                        if x < mb:
+                            mb = x
+                    mBf[v] = mf
+                    mBb[v] = mb
                 for u in range(na):
                     for v in range(nb_):
                         pab = Pa[t1, u, v]
