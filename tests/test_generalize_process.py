@@ -263,6 +263,11 @@ def test_a_problem_and_its_report_read_the_label_of_its_generalize_step():
         assert rep.verdict.startswith("3-anonymous on 2 keys") and "2 values suppressed" in rep.verdict, rep.verdict
     # an undo forgets the label; a later step keeps it (the release still holds the suppressed record)
     assert q.undo().suppressed_as is None and q.suppress(k=1).suppressed_as == "(s)"
+    # a later suppress reads "(s)" as written: it nulls the suppressed record's labels, which the log
+    # does not count again (the generalisation suppressed them)
+    s3 = q.suppress(k=3)
+    assert s3.release().row(9) == (None, None)
+    assert s3.log["suppressed"].to_list() == [0, 2, 0] and s3.log["k_anonymity"].to_list() == [1.0, 3.0, 3.0]
 
 
 def test_recipe_hierarchy_paths_are_relative_to_the_recipe_file(tmp_path, monkeypatch):

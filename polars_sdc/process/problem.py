@@ -338,7 +338,7 @@ class Problem:
                 self._cache["effects"] = {"variables": [], "suppressed": 0, "changed": 0, "records_reclassified": 0}
             else:
                 self._cache["effects"] = step_effects(self._parent.data(), self.data(), list(self._roles.keys),
-                                                      self.suppressed_as)
+                                                      self.suppressed_as, self._parent.suppressed_as)
         return self._cache["effects"]
 
     @property
@@ -555,12 +555,14 @@ def _column_effects(before: pl.Series, after: pl.Series) -> tuple[int, int]:
 
 
 def step_effects(before: pl.DataFrame, after: pl.DataFrame, keys: Sequence[str],
-                 suppressed_as: str | None = None) -> dict[str, Any]:
+                 suppressed_as: str | None = None, before_suppressed_as: str | None = None) -> dict[str, Any]:
     """What turned ``before`` into ``after`` (same rows, same order): per column the values
     suppressed and changed (columns with neither left out), their totals, and the records whose
     key combination changed (``keys``; a suppressed key counts as a change; with
     ``suppressed_as``, the label of a generalisation's suppressed records (``"*"``), a record
-    whose keys are all that label counts as its keys suppressed).
+    whose keys are all that label counts as its keys suppressed; ``before_suppressed_as``: the
+    same for ``before``, a release of an earlier generalisation, so a record it suppressed is not
+    counted again when a later step turns its labels into nulls).
 
     >>> b = pl.DataFrame({"a": ["x", "y", "z"], "n": [1, 2, 3]})
     >>> step_effects(b, pl.DataFrame({"a": ["x", None, "z"], "n": [1, 2, 9]}), ["a"])
@@ -572,6 +574,7 @@ def step_effects(before: pl.DataFrame, after: pl.DataFrame, keys: Sequence[str],
         from ..risk.suppressed import suppressed_as_missing
 
         after = suppressed_as_missing(after, [c for c in keys if c in after.columns], suppressed_as)
+        before = suppressed_as_missing(before, [c for c in keys if c in before.columns], before_suppressed_as)
     variables = []
     for c in after.columns:
         if c not in before.columns:
