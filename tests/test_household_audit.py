@@ -237,15 +237,23 @@ def test_fewer_households_than_k_is_named():
             df.sdc.mdav(3, on=on, household="hh", household_columns=declared)
 
 
-# 12. frequencies / k-anonymity counting households: Fk takes the household's *first* member's
-#     weight, so with person weights that vary within a household it depends on the row order
-#     (risk code, reported: not fixed here)
-@pytest.mark.xfail(strict=True, reason="polars_sdc/risk/household_frequencies.py: Fk sums the first member's weight "
-                   "per household; a person weight that varies within a household makes Fk (and the household "
-                   "risk) depend on the row order; it should be refused (naming the column and a household) or "
-                   "aggregated by a stated rule")
+# 12. frequencies / k-anonymity counting households: Fk took the household's *first* member's
+#     weight, so with person weights that vary within a household it depended on the row order
+#     (15 vs 35 below); such a weight is refused as on Spark, naming the column and a household
 def test_household_frequencies_do_not_depend_on_the_row_order():
     df = pl.DataFrame({"hh": [1, 1, 2, 3], "k": ["a", "a", "a", "b"], "w": [10.0, 30.0, 5.0, 7.0], "i": [0, 1, 2, 3]})
-    a = df.sdc.frequencies(["k"], weight="w", household="hh").sort("i")
-    b = df.reverse().sdc.frequencies(["k"], weight="w", household="hh").sort("i")
-    assert a["Fk"].to_list() == b["Fk"].to_list()
+    for frame in (df, df.reverse(), df.lazy()):
+        with pytest.raises(SDCError, match=r"column 'w': varies within household 1 of 'hh'; counting households "
+                                           r"needs one weight per household"):
+            out = frame.sdc.frequencies(["k"], weight="w", household="hh")
+            if isinstance(out, pl.LazyFrame):
+                out.collect()
+    # the household risk (sdcMicro's hierarchical risk) is built on the person-level Fk: person
+    # weights are right there, and it does not depend on the row order
+    r = df.sdc.individual_risk(["k"], weight="w", household="hh").sort("i")
+    assert r.equals(df.reverse().sdc.individual_risk(["k"], weight="w", household="hh").sort("i"))
+    # a household weight (constant within every household): Fk the same in any row order
+    ok = df.with_columns(w=pl.col("w").first().over("hh"))
+    a = ok.sdc.frequencies(["k"], weight="w", household="hh").sort("i")
+    b = ok.reverse().sdc.frequencies(["k"], weight="w", household="hh").sort("i")
+    assert a["Fk"].to_list() == b["Fk"].to_list() == [15.0, 15.0, 15.0, 7.0]
