@@ -103,9 +103,16 @@ def aggregate(
     ordinal: Sequence[str] = (),
     integers: Literal["round", "float"] = "round",
     keep_nulls: bool = False,
+    household: str | None = None,
+    household_columns: Sequence[str] | None = None,
+    k: int | None = None,
 ) -> pl.DataFrame:
     """Replace the columns ``on`` of ``df`` by their group representatives (integer means
     rounded half to even in the column's dtype unless ``integers="float"``).
+
+    ``household=`` (a household id column, with the partition's ``k``): the release of a
+    partition made with ``household=`` (``df.sdc.partition`` / ``df.sdc.mil``), guarded as the
+    microaggregation methods guard their own release (:func:`aggregate_households`).
 
     ``groups`` is a column name or a Series of group ids aligned with ``df``. Row order
     and all other columns are kept; ``df`` is not modified. Nulls, NaN or infinity in a
@@ -129,6 +136,9 @@ def aggregate(
     if unknown:
         raise SDCError(f"column {unknown[0]!r}: marked ordinal but not among the aggregated columns")
     check_finite(df, on, nulls=keep_nulls)
+    if household is not None or household_columns is not None or k is not None:
+        return aggregate_households(df, groups, on, household, k, household_columns=household_columns,
+                                    ordinal=ordinal, integers=integers, keep_nulls=keep_nulls)
     g = group_ids(df, groups)
     tmp = "__sdc_group__"
     while tmp in df.columns:
@@ -137,3 +147,110 @@ def aggregate(
     if keep_nulls:
         exprs = [pl.when(pl.col(c).is_null()).then(None).otherwise(e).alias(c) for c, e in zip(on, exprs)]
     return df.with_columns(g.alias(tmp)).with_columns(exprs).drop(tmp)
+
+
+def aggregate_households(
+    df: pl.DataFrame,
+    groups: pl.Series | str,
+    on: Sequence[str],
+    household: str | None,
+    k: int | None,
+    *,
+    household_columns: Sequence[str] | None = None,
+    ordinal: Sequence[str] = (),
+    integers: Literal["round", "float"] = "round",
+    keep_nulls: bool = False,
+) -> pl.DataFrame:
+    """:func:`aggregate` of a partition made with ``household=``, with the guard of the
+    microaggregation methods' own release (issue 24; the household, not the record, is the unit
+    an intruder attacks):
+
+    * every group must hold records of >= ``k`` distinct households (else :class:`SDCError`
+      naming the group);
+    * no vector over ``on`` is released unchanged unless >= ``k`` households of its group hold
+      it: a group whose representative equals the exact vector of fewer than ``k`` households
+      (the mean of 1, 2 and 3 is household 2's 2) is merged with the group of its null pattern
+      with the nearest representative, or, alone in its null pattern, refused naming it
+      (:func:`polars_sdc.microagg.blocks.unchanged_repair`, the methods' guard). A merge
+      changes the partition: with ``groups`` a column name, the merged rows take the id of
+      the group they join (dtype kept), so the column stays the released partition;
+    * household-level ``on`` columns (constant within every household, or declared by
+      ``household_columns``) are released once per household, as the methods release them:
+      the representative over one row per household, broadcast to its members (the groups
+      must then not split a household); person-level ones per person. A mix is an error.
+
+    >>> df = pl.DataFrame({"hh": [1, 2, 3, 4, 5, 6], "x": [1.0, 2.0, 3.0, 10.0, 20.0, 30.0],
+    ...                    "g": [0, 0, 0, 1, 1, 1]})
+    >>> aggregate(df, "g", ["x"])["x"].to_list()                # 2 and 20: households 2 and 5
+    [2.0, 2.0, 2.0, 20.0, 20.0, 20.0]
+    >>> out = aggregate_households(df, "g", ["x"], "hh", 3)
+    >>> out["x"].to_list(), out["g"].to_list()                 # merged: one group of 6 households
+    ([11.0, 11.0, 11.0, 11.0, 11.0, 11.0], [1, 1, 1, 1, 1, 1])
+    """
+    import numpy as np
+
+    from ._columns import check_k
+    from .household import (broadcast, check_household_column, check_household_columns, collapse,
+                            household_index, split_columns)
+    from .microagg.blocks import households_per_group, pattern_blocks, unchanged_repair
+    from .partition import canonical_ids, group_ids
+
+    on = list(on)
+    if household is None:
+        raise SDCError("household_columns= / k= guard the release of a household partition: give the household "
+                       "id column (household=) with them")
+    if k is None:
+        raise SDCError(f"household={household!r}: give the partition's k (k=...): no vector is released unchanged "
+                       "unless >= k households of its group hold it")
+    k = check_k(k, df.height)
+    check_household_column(df.schema, household, [*on, *([groups] if isinstance(groups, str) else [])])
+    declared = check_household_columns(df.schema, household, household_columns)
+    idx, n = household_index(df, household)
+    hh, person = split_columns(df, household, on, declared, index=idx)
+    if hh and person:
+        raise SDCError(
+            f"household={household!r}: column(s) {', '.join(map(repr, hh))} are household-level "
+            f"({'declared' if declared is not None else 'constant within every household'}) and "
+            f"{', '.join(map(repr, person))} person-level; aggregate them in two calls (household-level columns are "
+            "released once per household, person-level ones per person)"
+            + ("" if declared is not None else "; declare the household-level ones (household_columns=[...], or [] "
+               "for none) if a column is constant within every household only by accident"))
+    codes = canonical_ids(group_ids(df, groups).to_numpy()).astype(np.int64)
+    ids = df.get_column(groups) if isinstance(groups, str) else \
+        groups if isinstance(groups, pl.Series) else pl.Series(np.asarray(groups))
+    first = np.full(int(codes.max()) + 1 if codes.size else 0, codes.size, dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(codes.size, dtype=np.int64))   # each group's first row
+    counts = households_per_group(codes, idx)
+    if (counts < k).any():
+        g = int(np.flatnonzero(counts < k)[0])
+        raise SDCError(f"group {ids[int(first[g])]!r}: records of {int(counts[g])} household(s) of {household!r}, "
+                       f"fewer than k = {k}; with household= every released group holds records of >= k households "
+                       "(partition with household=)")
+    if hh:   # one row per household: the groups must not split a household
+        lead = np.full(n, codes.size, dtype=np.int64)
+        np.minimum.at(lead, idx, np.arange(codes.size, dtype=np.int64))
+        split = np.flatnonzero(codes != codes[lead[idx]])
+        if split.size:
+            hid = df.get_column(household)[int(split[0])]
+            raise SDCError(f"household {hid!r} of {household!r} lies in two groups, but column(s) "
+                           f"{', '.join(map(repr, hh))} are household-level and released once per household; "
+                           "partition them with household= (one row per household), or declare them person-level "
+                           "(household_columns=[])")
+        src, units, labels = collapse(df, household, on, check=False, index=idx), np.arange(n), codes[lead]
+    else:
+        src, units, labels = df, idx, codes
+
+    def release(lab: np.ndarray) -> pl.DataFrame:
+        return aggregate(src.select(on), pl.Series("group", lab, dtype=pl.Int64), on, ordinal=ordinal,
+                         integers=integers, keep_nulls=keep_nulls)
+
+    blocks = pattern_blocks(src, on, np.arange(src.height), k, units=units)
+    labels = unchanged_repair(src, on, labels, units, k, blocks, release,
+                              remedy="partition with a larger k, release means as floats (integers='float'), or "
+                                     "drop the column(s)")
+    released = release(labels)
+    out = df.with_columns(released.get_columns()) if not hh else broadcast(df, household, released, on, index=idx)
+    rows = labels[idx] if hh else labels
+    if isinstance(groups, str) and not np.array_equal(rows, codes):   # merged: the released partition
+        out = out.with_columns(ids.gather(pl.Series(first[rows])))
+    return out

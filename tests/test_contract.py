@@ -152,10 +152,13 @@ def check_contract(call, frame):
 HOUSEHOLD_FRAME = FRAME.with_columns(
     hx=(pl.col("g") * 1.5).sin(), hc=pl.col("g").mod(3).cast(pl.String),
     xn=pl.when(pl.col("y") < 10).then(None).otherwise(pl.col("x")),
+    hw=pl.col("w").max().over("g"),   # a household weight: counting households refuses a varying one
+    hp=pl.min_horizontal(pl.col("g") // 3, 2),   # a partition of the households, >= 3 per group
 )
 HOUSEHOLD_CALLS = {
+    "aggregate": lambda ns: ns.aggregate("hp", ["hx"], household="g", k=3),
     "add_noise": lambda ns: ns.add_noise(["hx", "xn", "z"], method="moments", seed=1, household="g"),
-    "frequencies": lambda ns: ns.frequencies(["hc", "s"], weight="w", household="g"),
+    "frequencies": lambda ns: ns.frequencies(["hc", "s"], weight="hw", household="g"),
     "k_anonymity": lambda ns: ns.k_anonymity(["hc", "s"], household="g"),
     "laplace": lambda ns: ns.laplace(0.5, ["hx", "xn"], seed=3, household="g"),
     "pram": lambda ns: ns.pram(["hc", "t"], seed=1, household="g"),

@@ -139,18 +139,85 @@ def test_aggregate_keeps_structural_nulls_of_pattern_pure_groups():
         df.with_columns(x=pl.Series([1.0, 3.0, None, 4.0, 5.0, 9.0])).sdc.aggregate("g", ["x"])
 
 
-# 7. the partition workflow (partition / mil with household= -> aggregate) has no guard against a
+# 7. the partition workflow (partition / mil with household= -> aggregate) had no guard against a
 #    group mean that is a household's exact vector; only the methods' release (mdav(..., household=),
-#    refine="mil") has it
-@pytest.mark.xfail(strict=True, reason="df.sdc.mil(household=) + df.sdc.aggregate release a household's exact "
-                   "vector when a refined group's mean coincides with it (the unchanged-vector guard of "
-                   "microagg.blocks.unchanged_repair runs only in MicroaggSpec.apply); needs aggregate(household=) "
-                   "or the guard in mil_frame under a stated release")
+#    refine="mil") had it. aggregate(household=, k=) applies the same guard (blocks.unchanged_repair)
 def test_mil_then_aggregate_never_releases_a_households_exact_vector():
     df = pl.DataFrame({"hh": [1, 2, 3, 4, 5, 6], "x": [1.0, 2.0, 3.0, 10.0, 20.0, 30.0]})
     start = df.with_columns(g=pl.Series([0, 0, 0, 1, 1, 1]))     # a k = 3 partition, >= 3 households per group
-    released = start.sdc.mil(3, "x", household="hh", standardize=False).sdc.aggregate("g", "x")
+    refined = start.sdc.mil(3, "x", household="hh", standardize=False)
+    assert refined.sdc.aggregate("g", "x")["x"].to_list() == [2.0] * 3 + [20.0] * 3   # households 2 and 5
+    released = refined.sdc.aggregate("g", "x", household="hh", k=3)
     assert not (released["x"] == df["x"]).any()                    # (1 + 2 + 3) / 3 = 2 is household 2's income
+    assert released["x"].to_list() == [11.0] * 6 and released["g"].to_list() == [1] * 6   # merged, id kept
+    assert refined.lazy().sdc.aggregate("g", "x", household="hh", k=3).collect().equals(released)
+    # a Series of ids: the values guarded the same way
+    assert refined.sdc.aggregate(refined["g"], "x", household="hh", k=3)["x"].equals(released["x"])
+    # a group alone in its null pattern cannot be merged: refused, naming the pattern
+    alone = pl.DataFrame({"hh": [1, 2, 3, 4, 5, 6], "x": [1.0, 2.0, 3.0, None, None, None],
+                          "y": [4.0, 5.0, 6.0, 7.0, 8.0, 9.0], "g": [0, 0, 0, 1, 1, 1]})
+    with pytest.raises(SDCError, match=r"no nulls: the only group of these 3 household\(s\) releases.*exact vector "
+                                       r"of 1 of them over \['x', 'y'\].*partition with a larger k"):
+        alone.sdc.aggregate("g", ["x", "y"], household="hh", k=3)
+    # the checks: k with household=, >= k households per group, a household-level column's group per household
+    with pytest.raises(SDCError, match=r"household='hh': give the partition's k"):
+        refined.sdc.aggregate("g", "x", household="hh")
+    with pytest.raises(SDCError, match=r"give the household id column \(household=\)"):
+        refined.sdc.aggregate("g", "x", k=3)
+    with pytest.raises(SDCError, match=r"group 1: records of 2 household\(s\) of 'hh', fewer than k = 3"):
+        refined.with_columns(hh=pl.Series([1, 2, 3, 4, 4, 5])).sdc.aggregate("g", "x", household="hh", k=3)
+    persons = pl.DataFrame({"hh": [1, 1, 2, 2, 3, 3, 4, 4], "h": [5.0, 5.0, 6.0, 6.0, 7.0, 7.0, 9.0, 9.0],
+                            "g": ["a", "b", "a", "a", "b", "b", "a", "b"]})
+    with pytest.raises(SDCError, match=r"household 1 of 'hh' lies in two groups, but column\(s\) 'h' are "
+                                       r"household-level"):
+        persons.sdc.aggregate("g", "h", household="hh", k=2)
+
+
+def test_aggregate_household_level_columns_once_per_household():
+    # household-level: the representative over one row per household (as mdav(household=) releases it),
+    # not over persons (a large household would weigh more)
+    df = pl.DataFrame({"hh": [1, 1, 1, 1, 2, 3, 4, 5, 6], "h": [1.0] * 4 + [3.0, 8.0, 10.0, 12.0, 17.0],
+                       "g": [0] * 6 + [1] * 3})
+    out = df.sdc.aggregate("g", "h", household="hh", k=3)
+    assert out["h"].to_list() == [4.0] * 6 + [13.0] * 3          # (1 + 3 + 8) / 3, not (4 + 3 + 8) / 6
+    assert not (out["h"] == df["h"]).any()
+    # the same release as the method's own on that partition (which takes it over household rows too)
+    assert df.sdc.mdav(3, on="h", household="hh")["h"].to_list() == out["h"].to_list()
+    # declared person-level: the mean over persons, >= k households per group still checked
+    per = df.sdc.aggregate("g", "h", household="hh", household_columns=[], k=3)
+    assert per["h"].to_list() == [2.5] * 6 + [13.0] * 3        # (4 * 1 + 3 + 8) / 6
+
+
+LEAKED_BY_PLAIN_AGGREGATE = 6   # persons whose household-income vector the unguarded release returns
+
+
+def test_partition_then_aggregate_on_eusilc_household_incomes():
+    from polars_sdc import datasets
+
+    on = ["hy040n", "hy050n", "hy070n", "hy080n", "hy090n", "hy110n", "hy130n", "hy145n"]
+    df = datasets.eusilc().select("db030", *on)
+    g = df.sdc.partition(3, on=on, household="db030", refine="mil")
+    start = df.with_columns(g=g)
+    refined = start.sdc.mil(3, on, household="db030")
+    with pytest.warns(HouseholdWarning, match=r"aggregate: column\(s\) 'hy040n'.*Pass household='db030'"):
+        plain = refined.sdc.aggregate("g", on)
+    guarded = refined.sdc.aggregate("g", on, household="db030", k=3)
+    assert guarded.group_by("g").agg(pl.col("db030").n_unique())["db030"].min() >= 3
+    assert _unchanged_unshared(df, guarded, on, 3, household="db030") == 0
+    method = df.sdc.mdav(3, on=on, household="db030", refine="mil")
+    assert _unchanged_unshared(df, method, on, 3, household="db030") == 0
+    assert _unchanged_unshared(df, plain, on, 3, household="db030") == LEAKED_BY_PLAIN_AGGREGATE
+
+
+def test_aggregate_warns_for_household_level_columns_without_household():
+    df = pl.DataFrame({"hh": [h // 2 for h in range(40)], "inc": [float(h // 2 % 7) for h in range(40)],
+                       "g": [h // 6 for h in range(40)]})
+    with pytest.warns(HouseholdWarning, match=r"aggregate: column\(s\) 'inc' are constant within every group of "
+                                              r"'hh'.*releases that household's exact vector"):
+        df.sdc.aggregate("g", "inc")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df.sdc.aggregate("g", "inc", household="hh", k=2)       # guarded: no warning
 
 
 # 8. recode (minimum-frequency recoding) of a household-level column without household= gave no
@@ -237,15 +304,23 @@ def test_fewer_households_than_k_is_named():
             df.sdc.mdav(3, on=on, household="hh", household_columns=declared)
 
 
-# 12. frequencies / k-anonymity counting households: Fk takes the household's *first* member's
-#     weight, so with person weights that vary within a household it depends on the row order
-#     (risk code, reported: not fixed here)
-@pytest.mark.xfail(strict=True, reason="polars_sdc/risk/household_frequencies.py: Fk sums the first member's weight "
-                   "per household; a person weight that varies within a household makes Fk (and the household "
-                   "risk) depend on the row order; it should be refused (naming the column and a household) or "
-                   "aggregated by a stated rule")
+# 12. frequencies / k-anonymity counting households: Fk took the household's *first* member's
+#     weight, so with person weights that vary within a household it depended on the row order
+#     (15 vs 35 below); such a weight is refused as on Spark, naming the column and a household
 def test_household_frequencies_do_not_depend_on_the_row_order():
     df = pl.DataFrame({"hh": [1, 1, 2, 3], "k": ["a", "a", "a", "b"], "w": [10.0, 30.0, 5.0, 7.0], "i": [0, 1, 2, 3]})
-    a = df.sdc.frequencies(["k"], weight="w", household="hh").sort("i")
-    b = df.reverse().sdc.frequencies(["k"], weight="w", household="hh").sort("i")
-    assert a["Fk"].to_list() == b["Fk"].to_list()
+    for frame in (df, df.reverse(), df.lazy()):
+        with pytest.raises(SDCError, match=r"column 'w': varies within household 1 of 'hh'; counting households "
+                                           r"needs one weight per household"):
+            out = frame.sdc.frequencies(["k"], weight="w", household="hh")
+            if isinstance(out, pl.LazyFrame):
+                out.collect()
+    # the household risk (sdcMicro's hierarchical risk) is built on the person-level Fk: person
+    # weights are right there, and it does not depend on the row order
+    r = df.sdc.individual_risk(["k"], weight="w", household="hh").sort("i")
+    assert r.equals(df.reverse().sdc.individual_risk(["k"], weight="w", household="hh").sort("i"))
+    # a household weight (constant within every household): Fk the same in any row order
+    ok = df.with_columns(w=pl.col("w").first().over("hh"))
+    a = ok.sdc.frequencies(["k"], weight="w", household="hh").sort("i")
+    b = ok.reverse().sdc.frequencies(["k"], weight="w", household="hh").sort("i")
+    assert a["Fk"].to_list() == b["Fk"].to_list() == [15.0, 15.0, 15.0, 7.0]

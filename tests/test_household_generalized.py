@@ -19,9 +19,10 @@ ON = ["age", "sex"]
 def release():
     g = np.random.default_rng(0)
     n = 30
-    df = pl.DataFrame({"hh": np.repeat(np.arange(12), [3, 3, 2, 2, 3, 2, 3, 2, 3, 2, 3, 2]),
+    sizes = [3, 3, 2, 2, 3, 2, 3, 2, 3, 2, 3, 2]
+    df = pl.DataFrame({"hh": np.repeat(np.arange(12), sizes),
                        "age": g.choice(list("abcdef"), n, p=[.3, .3, .15, .15, .05, .05]),
-                       "sex": g.choice(["f", "m"], n), "w": g.uniform(1, 9, n)})
+                       "sex": g.choice(["f", "m"], n), "w": np.repeat(g.uniform(1, 9, 12), sizes)})  # household weights
     r = df.sdc.generalize(HIER, k=3, suppression_limit=0.2)
     null = df.sdc.generalize(HIER, k=3, suppression_limit=0.2, suppressed_as=None).frame
     return r, null

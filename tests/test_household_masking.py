@@ -124,9 +124,10 @@ def test_household_structure_properties(name, df):
        st.lists(st.floats(1, 9), min_size=25, max_size=25))
 def test_household_frequencies_against_brute_force(recs, w):
     df = pl.DataFrame({"hh": [r[0] for r in recs], "x": [r[1] for r in recs], "c": [r[2] for r in recs],
-                       "w": w[:len(recs)]}, schema={"hh": pl.Int64, "x": pl.Int64, "c": pl.String, "w": pl.Float64})
+                       "w": [w[r[0]] for r in recs]},   # a household weight (constant within the household)
+                      schema={"hh": pl.Int64, "x": pl.Int64, "c": pl.String, "w": pl.Float64})
     fk, Fk = household_frequencies(df, ["x", "c"], "hh", "w")
-    rfk, rFk = reference_household_fk([(r[1], r[2]) for r in recs], [r[0] for r in recs], w[:len(recs)])
+    rfk, rFk = reference_household_fk([(r[1], r[2]) for r in recs], [r[0] for r in recs], df["w"].to_list())
     assert fk.tolist() == rfk
     assert Fk == pytest.approx(rFk)
     out = df.sdc.frequencies(["x", "c"], weight="w", household="hh")

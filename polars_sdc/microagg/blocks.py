@@ -295,6 +295,8 @@ def unchanged_repair(
     blocks: Sequence[Block],
     release: Callable[[np.ndarray], pl.DataFrame],
     strict: bool = True,
+    remedy: str = "pool the block with others (merge_small_strata=True / merge_small_patterns=True), release means "
+                  "as floats (integers='float'), or drop the column(s)",
 ) -> np.ndarray:
     """No record's vector over ``on`` released unchanged unless >= ``k`` units (households)
     of its group have that very vector: a group whose representative coincides with the
@@ -303,7 +305,8 @@ def unchanged_repair(
     of the same block with the nearest representative (columns z-scored), until no such group is left.
     A group alone in its block cannot be merged: an :class:`SDCError` naming the block when
     ``strict`` (a release), else it is left as it is (a partition, which releases nothing).
-    ``release(labels)`` gives the released frame.
+    ``release(labels)`` gives the released frame; ``remedy``: what the error suggests
+    (:func:`polars_sdc.aggregate.aggregate_households` has no pooling options).
 
     >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 10.0, 11.0, 13.0]})
     >>> from ..aggregate import aggregate
@@ -360,9 +363,7 @@ def unchanged_repair(
                     raise SDCError(
                         f"{where}: the only group of these {unit_count(b.rows, units)} household(s) releases, as its "
                         f"representative, the exact vector of {int(cnt[g])} of them over {list(on)} (fewer than k = "
-                        f"{k} hold it); no group is left to merge it with, so nothing was returned — pool the block "
-                        "with others (merge_small_strata=True / merge_small_patterns=True), release means as floats "
-                        "(integers='float'), or drop the column(s)")
+                        f"{k} hold it); no group is left to merge it with, so nothing was returned — {remedy}")
                 continue
             h = int(cand[np.argmin(((C[cand] - C[g]) ** 2).sum(1))])
             labels[labels == g] = h

@@ -232,7 +232,9 @@ def mil_frame(
     (:func:`~.blocks.household_repair`) and the result kept only if its SSE is not above the
     input partition's. The input groups must hold >= k households each. A mix of both kinds
     of columns is an error. ``household_columns``: the household-level columns declared
-    instead of detected (:func:`polars_sdc.household.check_household_columns`).
+    instead of detected (:func:`polars_sdc.household.check_household_columns`). The refined
+    partition is released by :func:`polars_sdc.aggregate.aggregate` with the same ``household``
+    and ``k`` (its guard: no group mean equal to the exact vector of fewer than k households).
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 10.0, 11.0], "g": ["a", "a", "b", "b", "b"]})

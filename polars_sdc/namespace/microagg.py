@@ -118,7 +118,9 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
             A bar on stderr (rows of finished ``by`` strata with an ETA, or the elapsed time of
             an unstratified run; :mod:`polars_sdc.progress`).
         household, household_columns, merge_small_patterns
-            As in :meth:`microaggregate`.
+            As in :meth:`microaggregate`. The ids alone release nothing: release them with
+            :meth:`aggregate` and the same ``household=`` and ``k=``, whose guard keeps a group
+            mean from being one household's exact vector (as :meth:`microaggregate` does).
         gamma
             V-MDAV's growth factor (``method="vmdav"`` only).
         order, cells_per_dim, leaf_size
@@ -498,7 +500,11 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
             creates groups, so ``group`` becomes UInt32 ids by first appearance.
         household
             Household id column: every group keeps >= k households
-            (:func:`polars_sdc.microagg.refine.mil_frame`).
+            (:func:`polars_sdc.microagg.refine.mil_frame`). The refined ids release nothing; release
+            them with :meth:`aggregate` and the same ``household=`` and ``k=``: a group mean can
+            equal one household's exact vector (the mean of 1, 2, 3 is household 2's 2), and
+            only that guarded release (the one of ``mdav(..., household=, refine="mil")``) merges or
+            refuses such a group.
         household_columns
             The household-level columns, declared instead of detected (each checked constant
             within every household; an error names the column and a household where it
@@ -551,10 +557,20 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         *,
         ordinal: Sequence[str] = (),
         integers: Literal["round", "float"] = "round",
+        household: str | None = None,
+        household_columns: Sequence[str] | None = None,
+        k: int | None = None,
     ) -> F:
         """Replace the ``on`` columns by their group representative. Structural nulls (a
         partition grouped by null pattern, as the microaggregation methods and :meth:`mil` make
         it) stay null; a group holding both nulls and values in a column is an error naming it.
+
+        The release of a partition made with ``household=`` (:meth:`partition`, :meth:`mil`)
+        must go through ``household=`` and ``k=`` here: a group mean can be one household's
+        exact vector (the mean of 1, 2, 3 is household 2's 2), which the microaggregation
+        methods' own release prevents and a plain aggregate does not. Without ``household=``,
+        ``on`` columns constant within the groups of an evident household id are warned about
+        (:class:`~polars_sdc.household.HouseholdWarning`), as the masking methods do.
 
         Parameters
         ----------
@@ -569,6 +585,17 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
             ``on`` columns released as the lower median.
         integers
             ``"round"`` or ``"float"`` (above).
+        household
+            Household id column (with ``k``): every group must hold >= ``k`` households, and a
+            group whose representative equals the exact vector of fewer than ``k`` households is
+            merged with the nearest group of its null pattern (the ``groups`` column then shows
+            the merged partition), or refused when it is alone there
+            (:func:`polars_sdc.aggregate.aggregate_households`). Household-level ``on`` columns are
+            released once per household, as the methods do.
+        household_columns
+            The household-level columns, declared instead of detected (as in :meth:`mil`).
+        k
+            The partition's k (with ``household``).
 
         Returns
         -------
@@ -582,14 +609,33 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         >>> df = pl.DataFrame({"g": [0, 0, 1, 1], "c": ["a", "b", "b", "b"]})
         >>> df.sdc.aggregate("g", "c")["c"].to_list()
         ['a', 'a', 'b', 'b']
+        >>> hh = pl.DataFrame({"hh": [1, 2, 3, 4, 5, 6], "x": [1.0, 2.0, 3.0, 10.0, 20.0, 30.0],
+        ...                    "g": [0, 0, 0, 1, 1, 1]})
+        >>> hh.sdc.aggregate("g", "x", household="hh", k=3)["x"].to_list()   # not 2 and 20
+        [11.0, 11.0, 11.0, 11.0, 11.0, 11.0]
         """
         from .._columns import resolve_columns
         from ..aggregate import aggregate, aggregate_output_schema
+        from ..household import check_household_column, check_household_columns
 
-        cols = resolve_columns(self._schema(), on, kind="supported")
-        schema = aggregate_output_schema(self._schema(), cols, ordinal, integers)
-        return self._frame_op(lambda df: aggregate(df, groups, cols, ordinal=ordinal, integers=integers,
-                                                   keep_nulls=_structural_nulls(df, groups, cols)), schema)
+        schema = self._schema()
+        cols = resolve_columns(schema, on, kind="supported")
+        check_household_column(schema, household, [*cols, *([groups] if isinstance(groups, str) else [])])
+        check_household_columns(schema, household, household_columns)
+        out_schema = aggregate_output_schema(schema, cols, ordinal, integers)
+
+        def run(df: pl.DataFrame) -> pl.DataFrame:
+            if household is None:   # loud when the columns are evidently household-level
+                from ..household import warn_household_level
+
+                warn_household_level(df, cols, method="aggregate", exclude=[groups] if isinstance(groups, str) else [],
+                                     leak="a group of one household's members, or a group mean equal to one "
+                                          "household's values, releases that household's exact vector")
+            return aggregate(df, groups, cols, ordinal=ordinal, integers=integers,
+                             keep_nulls=_structural_nulls(df, groups, cols), household=household,
+                             household_columns=household_columns, k=k)
+
+        return self._frame_op(run, out_schema)
 
 
 def _structural_nulls(df: pl.DataFrame, groups: Any, cols: list[str]) -> bool:

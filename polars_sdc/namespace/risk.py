@@ -38,7 +38,8 @@ class RiskMethods(FrameOps[F]):
         alpha
             Weight of a match through a missing key value (a null matches any value).
         household
-            Household id column: ``fk`` / ``Fk`` count distinct households.
+            Household id column: ``fk`` / ``Fk`` count distinct households (``weight`` must then be
+            constant within every household: a household's weight; else an error naming one).
         suppressed_as
             The label a generalisation gave its suppressed records' keys (``"*"``): a record
             whose every key is that label is read as every key missing (sdcMicro's wildcard).

@@ -6,7 +6,9 @@ key. So a key combination held by three members of one household is, for the hou
 ``fk`` counted over households is the number of *distinct households* with at least one record
 compatible with the record's key combination (a missing key value matches any value: sdcMicro
 ``freqCalc``'s wildcard rule with ``alpha = 1``); ``Fk`` is the sum of their household weights
-(the first member's ``weight``, as sdcMicro's ``selectHouseholdData`` keeps the first record).
+(the members' common ``weight``: a weight that varies within a household is refused, as on Spark,
+:func:`check_weight_per_household`, since "the first member's" would make ``Fk`` depend on the row
+order).
 
 Exact, by joins over the distinct (key combination, household) pairs: one join per pair of
 missing-value patterns on the keys the two patterns share; records with every key missing are
@@ -25,6 +27,32 @@ import polars as pl
 from .._errors import SDCError
 
 _P, _H, _W, _T = "__sdc_p", "__sdc_h", "__sdc_w", "__sdc_t"
+
+
+def check_weight_per_household(df: pl.DataFrame, weight: str, household: str, index: np.ndarray) -> None:
+    """:class:`SDCError` if ``weight`` varies within a household of ``household`` (``index``: its
+    :func:`~polars_sdc.household.household_index`), naming the column and the smallest such
+    household id; the wording of the Spark port (:mod:`polars_sdc.spark.frequencies`), which
+    refuses it too. Counting households needs one weight per household: a "first member's"
+    weight would make ``Fk`` depend on the row order.
+
+    >>> df = pl.DataFrame({"hh": [1, 1, 2], "w": [10.0, 30.0, 5.0]})
+    >>> check_weight_per_household(df, "w", "hh", np.array([0, 0, 1]))
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: column 'w': varies within household 1 of 'hh'; counting households needs one weight per household (with person weights that differ, the household's weight, and so Fk, would depend on the row order): give the household weight on every member
+    """
+    from ..household import _first_member
+
+    if df.height == 0:
+        return
+    w = df.get_column(weight)
+    differs = ~w.eq_missing(w.gather(_first_member(df, household, index)))
+    if differs.any():
+        hid = df.get_column(household).filter(differs).min()
+        raise SDCError(f"column {weight!r}: varies within household {hid!r} of {household!r}; counting households "
+                       "needs one weight per household (with person weights that differ, the household's weight, "
+                       "and so Fk, would depend on the row order): give the household weight on every member")
 
 
 def household_frequencies(df: pl.DataFrame, on: Sequence[str], household: str, weight: str | None = None,
@@ -55,7 +83,8 @@ def household_frequencies(df: pl.DataFrame, on: Sequence[str], household: str, w
     if weight is not None:
         from .frequencies import check_weights
 
-        check_weights(df, weight)     # as for records (and Spark): finite, > 0, every member's
+        check_weights(df, weight)     # as for records (and Spark): finite and > 0 on every member
+        check_weight_per_household(df, weight, household, idx)
         first = np.full(n_h, idx.size, dtype=np.int64)
         np.minimum.at(first, idx, np.arange(idx.size, dtype=np.int64))
         hw = df.get_column(weight).cast(pl.Float64).to_numpy()[first]
