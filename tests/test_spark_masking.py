@@ -135,6 +135,31 @@ def test_rank_swap_stratum_errors_equal_local(sdf, data):
         assert str(got.value) == str(local.value)
 
 
+def test_rank_swap_without_by_refuses_on_the_driver_as_locally(spark):  # noqa: F811
+    """Without ``by`` a column none of whose values would move is refused as a stratum is, on the
+    driver (before any task runs; sdcs.rank_swap is lazy), with the local message."""
+    from polars_sdc import spark as sdcs
+
+    x = np.random.default_rng(4).normal(size=40)
+    cases = [(pl.DataFrame({"id": [1, 2, 3], "x": [5.0, 7.0, 9.0]}), {"p": 0.2}),      # p * n < 1
+             (pl.DataFrame({"id": [1, 2], "x": [1.0, None]}), {"p": 0.5}),             # one value
+             (pl.DataFrame({"id": np.arange(40), "x": np.r_[-np.arange(1.0, 21.0), np.arange(1.0, 21.0)]}),
+              {"k0": 0.5}),                                  # mean exactly 0 in any order: a window of 0 from k0
+             (pl.DataFrame({"id": np.arange(40), "x": x}), {"p": 0.02, "top": 0.1}),  # 36 left, p * n < 1
+             (pl.DataFrame({"id": np.arange(5), "x": x[:5]}), {"preset": "sdcmicro"})]
+    for frame, options in cases:
+        with pytest.raises(SDCError) as local:
+            frame.sdc.rank_swap("x", seed=1, key="id", **options)
+        with pytest.raises(SDCError) as got:
+            sdcs.rank_swap(spark.createDataFrame(frame.to_arrow()), "x", seed=1, key="id", **options)
+        assert str(got.value) == str(local.value), options
+    # what may pass unchanged passes: a constant column, r0 = 1
+    for frame, options in ((pl.DataFrame({"id": [1, 2, 3], "x": [2.0, 2.0, 2.0]}), {"p": 0.5}),
+                           (pl.DataFrame({"id": np.arange(40), "x": x}), {"r0": 1.0})):
+        got = _spark(sdcs.rank_swap(spark.createDataFrame(frame.to_arrow()), "x", seed=1, key="id", **options))
+        assert got.equals(frame.sdc.rank_swap("x", seed=1, key="id", **options).sort("id"))
+
+
 def test_retried_tasks_give_identical_masks(sdf, data, tmp_path):
     from pyspark.sql import functions as F
     from pyspark.sql.types import LongType

@@ -139,9 +139,8 @@ def rank_swap_values(
             span = (float(x[order[lo - 1 if n_bot else a]]), float(x[order[hi if n_top else b - 1]]))
         pw = p if p is not None else _window_p(x[order[lo:hi]].astype(np.float64), p, r0, k0, span)
         w = int(math.floor(pw * (hi - lo) + 1e-9)) - (1 if sdcmicro else 0)
-        if hi - lo == 1 or (hi - lo > 1 and w <= 0 and (pw > 0 or (x[order[lo]] != x[order[hi - 1]]
-                                                                  and r0 != 1.0 and k0 != 0.0))):
-            _none_swapped(column, None if sidx is None else strata_names[si], hi - lo, pw, sdcmicro, p, r0, k0)
+        check_some_swapped(column, None if sidx is None else strata_names[si], hi - lo, pw,
+                           hi > lo and bool(x[order[lo]] != x[order[hi - 1]]), sdcmicro, p, r0, k0)
         if w > 0 and hi - lo > 1:
             seg_lo.append(lo)
             seg_hi.append(hi)
@@ -164,11 +163,17 @@ def rank_swap_values(
     return out
 
 
-def _none_swapped(column: str, stratum: str | None, m: int, pw: float, sdcmicro: bool,
-                  p: float | None, r0: float | None, k0: float | None) -> None:
-    """Refuse a column (or a ``by`` stratum) whose values would all be released unchanged: a
-    single value to swap, or a window of no rank (``p * n < 1``; ``< 2`` with sdcMicro's
-    window), with or without ``by`` alike (a release that looks rank-swapped but is not)."""
+def check_some_swapped(column: str, stratum: str | None, m: int, pw: float, varies: bool, sdcmicro: bool,
+                       p: float | None, r0: float | None, k0: float | None) -> None:
+    """Refuse a column (or a ``by`` stratum) whose ``m`` values to swap (those left between the
+    top / bottom codings; ``varies``: not all equal) would all be released unchanged: a single
+    value, or a window ``pw`` of no rank (``p * n < 1``; ``< 2`` with sdcMicro's window), with or
+    without ``by`` alike (a release that looks rank-swapped but is not). A constant column, or an
+    explicit ``r0 = 1`` / ``k0 = 0`` (asking for no change), passes. The Spark back end runs the
+    same check on the driver."""
+    w = int(math.floor(pw * m + 1e-9)) - (1 if sdcmicro else 0)
+    if not (m == 1 or (m > 1 and w <= 0 and (pw > 0 or (varies and r0 != 1.0 and k0 != 0.0)))):
+        return
     where = "" if stratum is None else f"stratum {stratum} of `by` "
     if m == 1:
         raise SDCError(f"column {column!r}: {where}has 1 value to swap; it would be released unchanged "

@@ -590,8 +590,11 @@ def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str
                       r0: float | None, k0: float | None, top: float, bottom: float, check_key: bool,
                       sdcmicro: bool = False) -> None:
     """The driver-side checks of local ``rank_swap_frame``: NaN / infinity, and per stratum
-    the count of values to swap (one value; ``p * n < 1``), from one aggregation."""
+    the count of values to swap (one value; ``p * n < 1``; local ``check_some_swapped``), from one
+    aggregation (and with top / bottom coding one pass over the values between the codings)."""
     from pyspark.sql import functions as F
+
+    from ..masking.rank_swap import check_some_swapped
 
     floats = [c for c in cols if schema[c].is_float()]
     aggs = [F.count(F.lit(1)).alias("__n")]
@@ -613,53 +616,61 @@ def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str
                                "a finite number is needed in every row")
     if check_key:
         verify_key(sdf, key, int(t["__key_nulls"].sum()))
-    if not by:
-        return
-    t = t.join(strata_table(t, by), on=by, how="left", nulls_equal=True).sort(STRATUM)
-    if p is None and (top > 0 or bottom > 0):
-        t = t.join(_middle_windows(sdf, cols, by, r0, k0, top, bottom), on=by, how="left", nulls_equal=True)
+    coded = top > 0 or bottom > 0
+    if by:
+        t = t.join(strata_table(t, by), on=by, how="left", nulls_equal=True).sort(STRATUM)
+    if coded:         # the window and the spread of the values left between the codings, per stratum
+        middle = _middle_windows(sdf, cols, by, p, r0, k0, top, bottom, sdcmicro)
+        t = t.join(middle, on=by, how="left", nulls_equal=True) if by else pl.concat([t, middle], how="horizontal")
     for c in cols:
         for r in t.iter_rows(named=True):
             m = r[f"__m_{c}"]
             if not m:
                 continue
-            name = repr(dict(zip(by, (r[b] for b in by))))
-            mid = m - int(math.floor(m * top + 1e-12)) - int(math.floor(m * bottom + 1e-12))
-            if mid == 1:
-                raise SDCError(f"column {c!r}: stratum {name} of `by` has 1 value to swap; "
-                               "it would be released unchanged (use coarser strata)")
-            pw = p if p is not None else r.get(f"__pw_{c}")
-            if pw is None:
-                delta = (r[f"__hi_{c}"] or 0.0) - (r[f"__lo_{c}"] or 0.0)
-                if not delta > 0 or not math.isfinite(delta):
+            name = repr(dict(zip(by, (r[b] for b in by)))) if by else None
+            if coded:
+                mid = m - int(math.floor(m * top + 1e-12)) - int(math.floor(m * bottom + 1e-12))
+                pw, varies = r[f"__pw_{c}"], r[f"__mv_{c}"]
+            else:
+                mid, lo, hi = m, r[f"__lo_{c}"], r[f"__hi_{c}"]
+                varies = lo != hi
+                delta = hi - lo
+                if p is not None:
+                    pw = p
+                elif not delta > 0 or not math.isfinite(delta):
                     pw = 0.0
                 elif r0 is not None:
                     pw = math.sqrt(2.0 * r[f"__v_{c}"] * (1.0 - r0)) / delta
                 else:
                     pw = math.sqrt(8.0 / 3.0) * k0 * abs(r[f"__a_{c}"]) / delta
-            need = 2 if sdcmicro else 1                  # sdcMicro's window is < floor(n P) ranks
-            if pw is not None and pw > 0 and mid > 1 and int(math.floor(pw * mid + 1e-9)) < need:
-                raise SDCError(f"column {c!r}: stratum {name} of `by` has {mid} values and p * n = {pw * mid:.3g} "
-                               f"< {need}, so none would be swapped (raise p or use coarser strata)")
+            check_some_swapped(c, name, mid, pw, varies, sdcmicro, p, r0, k0)
 
 
-def _middle_windows(sdf: Any, cols: list[str], by: list[str], r0: float | None, k0: float | None, top: float,
-                    bottom: float) -> pl.DataFrame:
-    """Per stratum the window fraction ``p`` that ``r0`` / ``k0`` give on the values left
-    between the ``top`` and ``bottom`` codings (local ``rank_swap._window_p`` on the same sorted
-    values): one pass by ``groupBy(by).applyInArrow``, one small row per stratum."""
+def _middle_windows(sdf: Any, cols: list[str], by: list[str], p: float | None, r0: float | None,
+                    k0: float | None, top: float, bottom: float, sdcmicro: bool) -> pl.DataFrame:
+    """Per stratum (no ``by``: the whole column) the window fraction ``p`` (given, or from ``r0``
+    / ``k0`` as local ``rank_swap.window_p`` on the same sorted values left between the ``top``
+    and ``bottom`` codings, sdcMicro's range with ``sdcmicro``) and whether those values vary:
+    one pass by ``groupBy(by).applyInArrow``, one small row per stratum."""
     from ..masking.rank_swap import window_p
 
     schema = polars_schema(sdf)
-    out = pl.Schema({**{b: schema[b] for b in by}, **{f"__pw_{c}": pl.Float64 for c in cols}})
+    out = pl.Schema({**{b: schema[b] for b in by}, **{f"__pw_{c}": pl.Float64 for c in cols},
+                     **{f"__mv_{c}": pl.Boolean for c in cols}})
 
     def task(df: pl.DataFrame) -> pl.DataFrame:
         row: dict[str, Any] = {b: df.get_column(b)[:1] for b in by}
         for c in cols:
             x = np.sort(df.get_column(c).drop_nulls().to_numpy())
             m = x.shape[0]
-            lo, hi = int(math.floor(m * bottom + 1e-12)), m - int(math.floor(m * top + 1e-12))
-            row[f"__pw_{c}"] = pl.Series([window_p(x[lo:hi].astype(np.float64), None, r0, k0)], dtype=pl.Float64)
+            n_bot, n_top = int(math.floor(m * bottom + 1e-12)), int(math.floor(m * top + 1e-12))
+            lo, hi = n_bot, m - n_top
+            span = None
+            if sdcmicro and p is None and hi > lo:
+                span = (float(x[lo - 1 if n_bot else 0]), float(x[hi if n_top else m - 1]))
+            pw = window_p(x[lo:hi].astype(np.float64), p, r0, k0, span) if hi > lo else 0.0
+            row[f"__pw_{c}"] = pl.Series([pw], dtype=pl.Float64)
+            row[f"__mv_{c}"] = pl.Series([hi > lo and bool(x[lo] != x[hi - 1])], dtype=pl.Boolean)
         return pl.DataFrame(row)
 
     return pl.from_arrow(run_frames(sdf.select(*by, *cols), task, out, per="stratum", by=by).toArrow())
