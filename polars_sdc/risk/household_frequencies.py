@@ -6,7 +6,8 @@ key. So a key combination held by three members of one household is, for the hou
 ``fk`` counted over households is the number of *distinct households* with at least one record
 compatible with the record's key combination (a missing key value matches any value: sdcMicro
 ``freqCalc``'s wildcard rule with ``alpha = 1``); ``Fk`` is the sum of their household weights
-(the first member's ``weight``, as sdcMicro's ``selectHouseholdData`` keeps the first record).
+(the first member's ``weight``, as sdcMicro's ``selectHouseholdData`` keeps the first record;
+every member's weight must be finite and > 0, as for records: ``check_weights``).
 
 Exact, by joins over the distinct (key combination, household) pairs: one join per pair of
 missing-value patterns on the keys the two patterns share; records with every key missing are
