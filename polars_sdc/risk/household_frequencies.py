@@ -6,7 +6,8 @@ key. So a key combination held by three members of one household is, for the hou
 ``fk`` counted over households is the number of *distinct households* with at least one record
 compatible with the record's key combination (a missing key value matches any value: sdcMicro
 ``freqCalc``'s wildcard rule with ``alpha = 1``); ``Fk`` is the sum of their household weights
-(the members' common ``weight``: a weight that varies within a household is refused, as on Spark,
+(the members' common ``weight``: every member's weight must be finite and > 0, as for records,
+``check_weights``; a weight that varies within a household is refused, as on Spark,
 :func:`check_weight_per_household`, since "the first member's" would make ``Fk`` depend on the row
 order).
 
