@@ -27,6 +27,7 @@ one-person household its own id.
 """
 from __future__ import annotations
 
+import contextvars
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -50,12 +51,28 @@ __all__ = [
     "mask_by_household",
     "mask_households",
     "split_columns",
+    "row_unit",
     "warn_household_level",
     "warn_nearly_household_level",
     "warn_varies_within_few",
 ]
 
 WEIGHT_AGGREGATIONS = ("first", "mean", "sum")
+
+
+_ROW_UNIT: contextvars.ContextVar[str] = contextvars.ContextVar("polars_sdc_row_unit", default="row")
+
+
+def row_unit(plural: bool = False) -> str:
+    """What a row is in the masking step at hand, for its messages: ``"row"``, or
+    ``"household"`` while :func:`mask_households` masks the household-level columns on one row
+    per household (a stratum "of 2 rows" there holds 2 households).
+
+    >>> row_unit(), row_unit(plural=True)
+    ('row', 'rows')
+    """
+    unit = _ROW_UNIT.get()
+    return unit + "s" if plural else unit
 
 
 class HouseholdWarning(UserWarning):
@@ -541,6 +558,10 @@ def mask_households(
                     hkey += "_"
                 small = small.with_columns(pl.Series(hkey, household_keys(small.get_column(household)),
                                                      dtype=pl.UInt64))
-        masked = mask(small, hh, hkey)
+        token = _ROW_UNIT.set("household")   # the errors of `mask` count households here
+        try:
+            masked = mask(small, hh, hkey)
+        finally:
+            _ROW_UNIT.reset(token)
         out = broadcast(out, household, masked, hh, index=idx)
     return out

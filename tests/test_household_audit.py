@@ -324,3 +324,49 @@ def test_household_frequencies_do_not_depend_on_the_row_order():
     a = ok.sdc.frequencies(["k"], weight="w", household="hh").sort("i")
     b = ok.reverse().sdc.frequencies(["k"], weight="w", household="hh").sort("i")
     assert a["Fk"].to_list() == b["Fk"].to_list() == [15.0, 15.0, 15.0, 7.0]
+
+
+# 13. household-level masking runs on one row per household, but its errors said "row(s)"; the
+#     CLI's `anonymize --household` printed "smallest 3" counting records, not households
+def test_household_row_errors_count_households():
+    df = pl.DataFrame({"hh": [1, 1, 2, 2, 3, 3, 4], "r": ["a", "a", "a", "a", "b", "b", "b"],
+                       "h": [1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 4.0], "p": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]})
+    with pytest.raises(SDCError, match=r"stratum \{'r': 'a'\} of `by`: 2 household\(s\); add_noise method='moments' "
+                                       r"on 1 column\(s\) needs at least 3 households per stratum"):
+        df.sdc.add_noise(["h"], by="r", seed=1, household="hh", method="moments")
+    with pytest.raises(SDCError, match=r"the frame: 2 household\(s\); .* needs at least 3 households"):
+        df.head(4).sdc.add_noise(["h"], seed=1, household="hh", method="moments")
+    with pytest.raises(SDCError, match=r"^1 household in the frame; add_noise"):
+        df.head(2).sdc.add_noise(["h"], seed=1, household="hh")
+    with pytest.raises(SDCError, match=r"k = 6 must be smaller than the number of households \(4\)"):
+        df.sdc.laplace(k=6, on=["h"], seed=1, household="hh")
+    # the person-level path counts rows, as before
+    with pytest.raises(SDCError, match=r"stratum \{'r': 'b'\} of `by`: 3 row\(s\); .* needs at least 4 rows"):
+        df.sdc.add_noise(["p", "h"], by="r", seed=1, household="hh", household_columns=[], method="moments")
+    with pytest.raises(SDCError, match=r"k = 9 must be smaller than the number of records \(7\)"):
+        df.sdc.laplace(k=9, on=["p"], seed=1, household="hh")
+
+
+def test_cli_anonymize_household_counts_households(tmp_path, capsys):
+    from polars_sdc import datasets
+    from polars_sdc.cli import main
+
+    on = ["hy040n", "hy050n", "hy090n"]
+    silc = datasets.eusilc().head(2000).filter(pl.col("hsize") > 1).select("db030", *on)   # >= 2 persons each
+    src, dst = tmp_path / "silc.parquet", tmp_path / "out.parquet"
+    silc.write_parquet(src)
+    assert main(["anonymize", str(src), str(dst), "--k", "3", "--on", ",".join(on), "--household", "db030"]) == 0
+    out = pl.read_parquet(dst)
+    classes = out.group_by(on).agg(pl.col("db030").n_unique().alias("h"), pl.len())
+    assert classes["len"].min() > classes["h"].min() >= 3        # counted in records it would read larger
+    assert f"smallest {classes['h'].min()} households" in capsys.readouterr().out
+    with pytest.warns(HouseholdWarning, match="Pass household='db030'"):   # without --household: loud
+        assert main(["anonymize", str(src), str(dst), "--k", "3", "--on", "hy090n"]) == 0
+    with_records = pl.read_parquet(dst).group_by("hy090n").len()["len"].min()
+    assert f"smallest {with_records}, " in capsys.readouterr().out      # records, as the README shows
+    # recode --household: the categories and classes count households too
+    cat = datasets.eusilc().head(1500).select("db030", "db040", "hsize")
+    cat.write_parquet(src)
+    assert main(["recode", str(src), str(dst), "--column", "db040", "--p", "0.05", "--household", "db030"]) == 0
+    got = pl.read_parquet(dst).group_by("db040").agg(pl.col("db030").n_unique())["db030"].min()
+    assert f"classes on db040, smallest {got} households" in capsys.readouterr().out
