@@ -340,11 +340,18 @@ def test_household_row_errors_count_households():
         df.head(2).sdc.add_noise(["h"], seed=1, household="hh")
     with pytest.raises(SDCError, match=r"k = 6 must be smaller than the number of households \(4\)"):
         df.sdc.laplace(k=6, on=["h"], seed=1, household="hh")
+    # household-level microaggregation and MIL run on one row per household too
+    with pytest.raises(SDCError, match=r"k = 5 is larger than the number of households \(4\)"):
+        df.with_columns(g=pl.lit(0)).sdc.mil(5, ["h"], household="hh")
+    with pytest.raises(SDCError, match=r"stratum 'a' of `by`: 2 household\(s\), fewer than k = 3"):
+        df.sdc.mdav(3, ["h"], household="hh", by="r")
     # the person-level path counts rows, as before
     with pytest.raises(SDCError, match=r"stratum \{'r': 'b'\} of `by`: 3 row\(s\); .* needs at least 4 rows"):
         df.sdc.add_noise(["p", "h"], by="r", seed=1, household="hh", household_columns=[], method="moments")
     with pytest.raises(SDCError, match=r"k = 9 must be smaller than the number of records \(7\)"):
         df.sdc.laplace(k=9, on=["p"], seed=1, household="hh")
+    with pytest.raises(SDCError, match=r"k = 9 is larger than the number of rows \(7\)"):
+        df.sdc.mdav(9, ["p"])
 
 
 def test_cli_anonymize_household_counts_households(tmp_path, capsys):
