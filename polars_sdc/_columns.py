@@ -178,5 +178,7 @@ def check_k(k: Any, n: int, *, where: str = "") -> int:
     """Validate the group size ``k`` against ``n`` rows; returns it as int."""
     k = check_int(k, "k", minimum=1)
     if k > n:
-        raise SDCError(f"k = {k} is larger than the number of rows ({n}){where}")
+        from .household import row_unit   # "households" on one row per household
+
+        raise SDCError(f"k = {k} is larger than the number of {row_unit(True)} ({n}){where}")
     return k

@@ -422,9 +422,12 @@ def _parse_phi(text: str) -> float | dict[str, float]:
         raise _UsageError(f"--phi: expected a number or COL=PHI pairs, got {text!r}") from None
 
 
-def _group_stats(frame: pl.DataFrame | pl.LazyFrame, keys: Sequence[str]) -> tuple[int, int]:
-    """(number of groups, smallest group size) of the rows sharing all ``keys`` values."""
-    sizes = frame.lazy().group_by(list(keys)).len()
+def _group_stats(frame: pl.DataFrame | pl.LazyFrame, keys: Sequence[str], household: str | None = None
+                 ) -> tuple[int, int]:
+    """(number of groups, smallest group size) of the rows sharing all ``keys`` values; the
+    size counts distinct ``household`` ids when given (the unit a household release protects)."""
+    count = pl.len() if household is None else pl.col(household).n_unique()
+    sizes = frame.lazy().group_by(list(keys)).agg(count.alias("len"))
     row = sizes.select(pl.len().alias("groups"), pl.col("len").min().alias("smallest")).collect().row(0)
     return int(row[0]), int(row[1] or 0)
 
@@ -497,19 +500,22 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
         **options,
     )
 
+    unit = ("record", "records") if args.household is None else ("household", "households")
+
     def check(result: pl.LazyFrame) -> dict[str, Any]:
         # the release read back: its equivalence classes on the masked and strata columns,
-        # i.e. the k-anonymity a recipient can check (and the group sizes if written)
+        # i.e. the k-anonymity a recipient can check (and the group sizes if written), counting
+        # households with --household
         t0 = time.perf_counter()
-        n_classes, smallest = _group_stats(result, keys)
+        n_classes, smallest = _group_stats(result, keys, args.household)
         if smallest < args.k:
             raise SDCError(
-                f"the release has an equivalence class of {smallest} row(s) on {','.join(keys)}, "
+                f"the release has an equivalence class of {smallest} {unit[0]}(s) on {','.join(keys)}, "
                 f"fewer than k = {args.k}; nothing written"
             )
         out: dict[str, Any] = {"classes": n_classes, "smallest_class": smallest}
         if args.group_column:
-            out["groups"], out["smallest_group"] = _group_stats(result, [args.group_column])
+            out["groups"], out["smallest_group"] = _group_stats(result, [args.group_column], args.household)
         out["rows"] = result.select(pl.len()).collect().item()
         numeric = [c for c in on if lf.collect_schema()[c].is_numeric()]
         # structural nulls: SSE/SST over the non-null values (its .skipped counts the rest)
@@ -526,7 +532,7 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
     print(
         f"wrote {args.output}: {res['rows']} rows, {len(on)} column(s) microaggregated by {args.method} "
         f"(k = {args.k}{', by ' + ','.join(by) if by else ''}), {n_groups} {what}, "
-        f"smallest {smallest}, {elapsed:.2f} s"
+        f"smallest {smallest}{'' if args.household is None else ' households'}, {elapsed:.2f} s"
     )
     loss = res["sse_sst"]
     skipped = f", {loss.skipped} null values skipped" if getattr(loss, "skipped", 0) else ""
@@ -546,6 +552,7 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
     results = {
         "rows": res["rows"], "class_columns": keys, "classes": res["classes"], "smallest_class": res["smallest_class"],
         "groups": res.get("groups", res["classes"]), "smallest_group": res.get("smallest_group", res["smallest_class"]),
+        "smallest_counts": unit[1],
         "sse_sst": loss, "global_risk": res["global_risk"],
     }
     _write_report(args.report, "anonymize", args, parameters, results, {

@@ -240,17 +240,28 @@ class _RecodeSummary:
 
     @staticmethod
     def plan(lf: pl.LazyFrame, given: dict[str, Any]) -> pl.DataFrame:
+        if given.get("household") is not None:
+            # recode_map counts persons; with --household the household-level columns are recoded
+            # on one row per household: the merges are read off the release (measure)
+            return lf.select(given["columns"]).collect()
         opts = {k: v for k, v in given.items() if k not in ("columns", "p")}
         return lf.sdc.recode_map(given["columns"], given["p"], **opts)
 
     @staticmethod
     def measure(after: pl.DataFrame, given: dict[str, Any], plan: pl.DataFrame) -> dict[str, Any]:
         cols = given["columns"]
+        hh = given.get("household")   # --household: categories and classes count households
         per_column = {}
         for c in cols:
-            part = plan.filter(pl.col("column") == c)
+            if hh is None:
+                part = plan.filter(pl.col("column") == c)
+            else:   # (original, recoded) pairs of the release
+                part = pl.DataFrame({"original": plan.get_column(c).cast(pl.String),
+                                     "recoded": after.get_column(c).cast(pl.String)}
+                                    ).filter(pl.col("original").is_not_null()).unique()
             merged = part.filter(pl.col("original") != pl.col("recoded"))
-            counts = after.get_column(c).drop_nulls().value_counts()
+            counts = (after.get_column(c).drop_nulls().value_counts() if hh is None else
+                      after.filter(pl.col(c).is_not_null()).group_by(c).agg(pl.col(hh).n_unique().alias("count")))
             per_column[c] = {
                 "categories_before": part.height,
                 "categories_after": counts.height,
@@ -258,19 +269,22 @@ class _RecodeSummary:
                 "merge_groups": merged.get_column("recoded").n_unique(),
                 "smallest_category": int(counts.get_column("count").min() or 0) if counts.height else 0,
             }
-        classes, smallest = cli._group_stats(after, cols)  # a null is a value of its own here
+        classes, smallest = cli._group_stats(after, cols, hh)  # a null is a value of its own here
         return {"columns": per_column, "class_columns": cols, "classes": classes,
+                "counts": "rows" if hh is None else "households",
                 "smallest_class": smallest, "global_risk": after.sdc.global_risk(cols)["global_risk"]}
 
     @staticmethod
     def lines(res: dict[str, Any], given: dict[str, Any], output: str, elapsed: float) -> list[str]:
         rows, p = res["rows"], given["p"]
+        more = f"{rows * p:g} rows" if res.get("counts", "rows") == "rows" else f"a share {p:g} of the households"
         out = [f"wrote {output}: {rows} rows, {len(given['columns'])} column(s) recoded (p = {p:g}: every category "
-               f"gets more than {rows * p:g} rows where merging allows), {elapsed:.2f} s"]
+               f"gets more than {more} where merging allows), {elapsed:.2f} s"]
         out += [f"  {c}: {d['categories_before']} -> {d['categories_after']} categories "
-               f"({d['categories_merged']} merged in {d['merge_groups']} group(s)), smallest {d['smallest_category']} rows"
-               for c, d in res["columns"].items()]
-        out.append(f"  {res['classes']} classes on {','.join(res['class_columns'])}, smallest {res['smallest_class']}; "
+               f"({d['categories_merged']} merged in {d['merge_groups']} group(s)), smallest {d['smallest_category']} "
+               f"{res['counts']}" for c, d in res["columns"].items()]
+        out.append(f"  {res['classes']} classes on {','.join(res['class_columns'])}, smallest {res['smallest_class']}"
+                   f"{'' if res['counts'] == 'rows' else ' households'}; "
                    f"global risk {res['global_risk']:.6g}")
         return out
 

@@ -27,8 +27,10 @@ one-person household its own id.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -50,12 +52,46 @@ __all__ = [
     "mask_by_household",
     "mask_households",
     "split_columns",
+    "household_rows",
+    "row_unit",
     "warn_household_level",
     "warn_nearly_household_level",
     "warn_varies_within_few",
 ]
 
 WEIGHT_AGGREGATIONS = ("first", "mean", "sum")
+
+
+_ROW_UNIT: contextvars.ContextVar[str] = contextvars.ContextVar("polars_sdc_row_unit", default="row")
+
+
+def row_unit(plural: bool = False) -> str:
+    """What a row is in the masking step at hand, for its messages: ``"row"``, or
+    ``"household"`` within :func:`household_rows` (:func:`mask_households` masking the
+    household-level columns on one row per household: a stratum "of 2 rows" there holds 2
+    households; household-level microaggregation and MIL likewise).
+
+    >>> row_unit(), row_unit(plural=True)
+    ('row', 'rows')
+    """
+    unit = _ROW_UNIT.get()
+    return unit + "s" if plural else unit
+
+
+@contextlib.contextmanager
+def household_rows() -> Iterator[None]:
+    """Within it, :func:`row_unit` says ``"household"``: a step runs on one row per household
+    (:func:`collapse`'s frame), so its messages count households.
+
+    >>> with household_rows():
+    ...     row_unit(plural=True)
+    'households'
+    """
+    token = _ROW_UNIT.set("household")
+    try:
+        yield
+    finally:
+        _ROW_UNIT.reset(token)
 
 
 class HouseholdWarning(UserWarning):
@@ -541,6 +577,7 @@ def mask_households(
                     hkey += "_"
                 small = small.with_columns(pl.Series(hkey, household_keys(small.get_column(household)),
                                                      dtype=pl.UInt64))
-        masked = mask(small, hh, hkey)
+        with household_rows():   # the errors of `mask` count households here
+            masked = mask(small, hh, hkey)
         out = broadcast(out, household, masked, hh, index=idx)
     return out

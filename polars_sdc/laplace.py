@@ -47,7 +47,10 @@ def pk_phi(a: float, b: float, n: int, k: int, m: int = 1) -> float:
     if k < 2:
         raise SDCError(f"k must be >= 2 for Pk-anonymity calibration, got {k}")
     if k >= n:
-        raise SDCError(f"k = {k} must be smaller than the number of records ({n})")
+        from .household import row_unit
+
+        unit = "records" if row_unit() == "row" else row_unit(True)   # the household rows: households
+        raise SDCError(f"k = {k} must be smaller than the number of {unit} ({n})")
     if not (math.isfinite(a) and math.isfinite(b)) or b < a:
         raise SDCError(f"range [{a}, {b}] must be finite with a <= b")
     return 2.0 * m * (float(b) - float(a)) / math.log((n - 1) / (k - 1))

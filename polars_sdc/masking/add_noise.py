@@ -145,11 +145,14 @@ def moments_rows_error(n: int, p: int, where: str = "the frame") -> SDCError | N
     >>> print(moments_rows_error(2, 2))
     the frame: 2 row(s); add_noise method='moments' on 2 column(s) needs at least 4 rows (with n <= columns + 1 the exact means and covariance give the records back up to a covariance-keeping linear map: 2 rows come back unchanged up to their order)
     """
+    from ..household import row_unit
+
     if n < 1 or n >= p + 2:
         return None
-    return SDCError(f"{where}: {n} row(s); add_noise method='moments' on {p} column(s) needs at least {p + 2} "
-                    "rows (with n <= columns + 1 the exact means and covariance give the records back up to a "
-                    "covariance-keeping linear map: 2 rows come back unchanged up to their order)")
+    return SDCError(f"{where}: {n} {row_unit()}(s); add_noise method='moments' on {p} column(s) needs at least "
+                    f"{p + 2} {row_unit(True)} (with n <= columns + 1 the exact means and covariance give the records "
+                    f"back up to a covariance-keeping linear map: 2 {row_unit(True)} come back unchanged up to their "
+                    "order)")
 
 
 def _recolour(X: np.ndarray, Z: np.ndarray, a: float, block: int = 1 << 16) -> np.ndarray:
@@ -394,10 +397,13 @@ def min_stratum_rows(method: str, p: int = 1) -> int:
 
 def small_stratum_error(stratum: dict, n: int, method: str, p: int) -> SDCError:
     """The error for a ``by`` stratum of ``n`` rows, too small for ``method`` on ``p`` columns."""
+    from ..household import row_unit
+
     why = (" (with n <= columns + 1 the exact means and covariance pin the records)" if method == "moments"
            else " (a standard deviation)")
-    return SDCError(f"stratum {stratum!r} of `by`: {n} row(s); add_noise method={method!r} on {p} column(s) "
-                    f"needs at least {min_stratum_rows(method, p)} rows per stratum{why} (use coarser strata)")
+    return SDCError(f"stratum {stratum!r} of `by`: {n} {row_unit()}(s); add_noise method={method!r} on {p} column(s) "
+                    f"needs at least {min_stratum_rows(method, p)} {row_unit(True)} per stratum{why} (use coarser "
+                    "strata)")
 
 
 def _apply(X: np.ndarray, Z: np.ndarray, sidx: np.ndarray | None, names: list[tuple] | None, by: list[str],
@@ -405,14 +411,16 @@ def _apply(X: np.ndarray, Z: np.ndarray, sidx: np.ndarray | None, names: list[tu
     """:func:`add_noise_values` on the rows given, within each ``by`` stratum present among
     them (``sidx``: stratum per row; None: one stratum). A stratum (or, with ``pattern``, a
     null pattern without strata) with too few rows is an error naming it and ``where``."""
+    from ..household import row_unit
+
     need = min_stratum_rows(method, X.shape[1])
     if sidx is None:
         if pattern and X.shape[0] < need:
-            raise SDCError(f"{X.shape[0]} row(s){where}; add_noise method={method!r} needs at least {need} rows "
-                           "per null pattern (fill the nulls or mask these columns apart)")
+            raise SDCError(f"{X.shape[0]} {row_unit()}(s){where}; add_noise method={method!r} needs at least {need} "
+                           f"{row_unit(True)} per null pattern (fill the nulls or mask these columns apart)")
         if X.shape[0] == 1:   # no standard deviation: the row would be released unchanged
-            raise SDCError(f"1 row{where or ' in the frame'}; add_noise method={method!r} needs at least {need} "
-                           "(a standard deviation), else the value is released unchanged (with household=, a "
+            raise SDCError(f"1 {row_unit()}{where or ' in the frame'}; add_noise method={method!r} needs at least "
+                           f"{need} (a standard deviation), else the value is released unchanged (with household=, a "
                            "household-level column counts households)")
         return add_noise_values(X, Z, method, noise, delta)
     counts = np.bincount(sidx, minlength=len(names))

@@ -104,7 +104,9 @@ def pattern_blocks(
     for p in order:
         r = rows[inverse == p]
         patterns.append((describe_pattern(on, sub[first[p]]), r))
-    unit = "household(s)" if units is not None else "row(s)"
+    from ..household import row_unit
+
+    unit = "household(s)" if units is not None else f"{row_unit()}(s)"   # household rows: households
     small = [(key, r) for key, r in patterns if unit_count(r, units) < k]
     if small and not merge:
         key, r = small[0]

@@ -380,7 +380,9 @@ class MicroaggSpec:
         strata = strata_rows(df, list(self.by))
         if self.merge_small_strata:
             strata = merge_small_strata_rows(strata, self.k, size=size)
-        what = "row(s)" if units is None else "household(s)"
+        from ..household import row_unit
+
+        what = f"{row_unit()}(s)" if units is None else "household(s)"   # household rows: households
         for key, rows in strata:
             n = rows.size if size is None else size(rows)
             if n < self.k:
@@ -520,9 +522,12 @@ class MicroaggSpec:
             raise SDCError(f"household column {self.household!r}: {n} household(s), fewer than k = {self.k}; with "
                            "household= every group holds records of >= k households")
         if mode == "household":  # one row per household, k households per group
+            from ..household import household_rows
+
             hh, inner = self._collapsed(df, idx)
-            hstrata = inner.strata(hh) if inner.by else None
-            labels, src = inner._groups(hh, None, hstrata, np.arange(n), strict)
+            with household_rows():   # the messages of the household rows count households
+                hstrata = inner.strata(hh) if inner.by else None
+                labels, src = inner._groups(hh, None, hstrata, np.arange(n), strict)
             return labels, (hh, inner, labels, src, hstrata, idx), None
         strata = self.strata(df, idx) if self.by else None
         labels, src = self._groups(df, idx, strata, idx, strict)

@@ -278,8 +278,11 @@ def mil_frame(
         if not person:  # household-level: one row per household, the groups broadcast back
             check_household_level(df, household, [group, *by_cols])
             rows = collapse(df, household, list(dict.fromkeys([*on, group, *by_cols])), check=False, index=index)
-            done = mil_frame(rows, k, on, group=group, by=by, standardize=standardize, ordinal=ordinal,
-                             weights=weights, refine=refine, **options)
+            from ..household import household_rows
+
+            with household_rows():   # its messages count households
+                done = mil_frame(rows, k, on, group=group, by=by, standardize=standardize, ordinal=ordinal,
+                                 weights=weights, refine=refine, **options)
             return broadcast(df, household, done, [group], index=index)
         check_by_household_level(df, household, by_cols)  # a household lies in one stratum
         units = index
