@@ -340,3 +340,21 @@ def test_numeric_orderings_compile_only_the_code_they_run(tmp_path):
     for never in ("_bfs_next", "mdav_labels_tree", "_kd_walk", "nominal_part", "nominal_row_dist", "level_counts", "_d2",
                   "_chebyshev_codes", "_split_direction_codes", "_live_dims", "_key_codes"):
         assert never not in names, never
+
+
+@pytest.mark.parametrize("nominal", [False, True])
+def test_kd_mdav_leaves_from_python_equal_leaves_inside_the_walk(monkeypatch, nominal):
+    # kd-mdav takes leaves of >= _PY_LEAF rows one at a time from Python, smaller ones inside
+    # the kernel: the same splits, MDAV calls and group walks, so the same path bit for bit
+    from polars_sdc.kernels import path_order_kd
+    from polars_sdc.microagg.features import features
+
+    rng = np.random.default_rng(12)
+    df = pl.DataFrame({"x": rng.normal(size=700), "y": rng.normal(size=700).round(1),
+                       "c": pl.Series(rng.integers(0, 4, 700)).cast(pl.String)})
+    F = features(df, ["x", "c", "y"] if nominal else ["x", "y"])
+    inside = path_order(F, 3, "kd-mdav", leaf_size=60)
+    monkeypatch.setattr(path_order_kd, "_PY_LEAF", 1)
+    from_python = path_order(F, 3, "kd-mdav", leaf_size=60)
+    assert sorted(inside.tolist()) == list(range(700))
+    np.testing.assert_array_equal(inside, from_python)

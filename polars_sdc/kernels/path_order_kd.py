@@ -164,8 +164,9 @@ def _kd_order(X, leaf_size, rule, mdav_k, done):
 
 def _kd_call(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, done):
     """Start row, then the walk: kernels called one after the other from here (a kernel
-    calling another re-optimises the callee's machine code inside its own, so the leaf MDAV
-    kernel is called from Python, as by the MDAV method, not from inside the walk)."""
+    calling another re-optimises the callee's machine code inside its own, so on leaves of
+    at least :data:`_PY_LEAF` rows, and on a single leaf, the leaf MDAV kernel is called from
+    Python, as by the MDAV method, not from inside the walk)."""
     n, p = X.shape
     if n == 0:
         return np.empty(0, dtype=np.int64)
@@ -179,15 +180,17 @@ def _kd_call(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, done):
                np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
                np.zeros(U, dtype=np.int64), np.zeros(U, dtype=np.int64))
     leaf_size, rule = np.int64(leaf_size), np.int64(rule)
-    if mdav_k is None:
-        return _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, first, num, scr, done)
-    # kd-mdav: the leaves are large (few), so Python takes them one at a time
     small, tree_leaf = _mdav_leaf(X, 0 if C is None else C.shape[1], leaf_size, mdav_k)
+    lcnt = np.empty(0, dtype=np.int64) if C is None else scr[9]
+    if mdav_k is None or (leaf_size < _PY_LEAF and n > leaf_size):
+        # order "kd" (mdav_k None: no MDAV compiled), or kd-mdav on many small leaves: one kernel
+        return _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, None if mdav_k is None else np.int64(mdav_k),
+                        small, tree_leaf, lcnt, first, num, scr, done)
+    # kd-mdav on large leaves (few): Python takes them one at a time
     if C is None:  # MDAV's own numeric arguments (no nominal column): the same kernel signature
         moff, mgid, mgw = np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0)
-        lcnt = np.empty(0, dtype=np.int64)
     else:
-        moff, mgid, mgw, lcnt = off, gid, gw, scr[9]
+        moff, mgid, mgw = off, gid, gw
     order = np.empty(n, dtype=np.int64)
     perm = np.arange(n)
     key = np.empty(n)
@@ -214,6 +217,9 @@ def _kd_call(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, done):
 
 #: the kd walks' segment stack: two entries per level of median splits (at most 64 levels)
 _STACK = 2 * 64 + 16
+#: kd-mdav leaves of at least this many rows are taken one at a time from Python (~15 us
+#: per leaf; smaller ones inside the walk, whose first call then compiles MDAV into it)
+_PY_LEAF = 1024
 
 
 def _mdav_leaf(X, mc, leaf_size, mdav_k):
@@ -397,6 +403,36 @@ def _key_codes(X, C, off, A_c, lk, li, r, vnum, vnom):
     return s
 
 
+@helper
+def _leaf_mdav(X, C, off, gid, gw, perm, a, b, k, mdav_small, mdav_leaf):
+    """(sub, subc, lab): the rows perm[a:b] of X and C (numeric only: C None, subc with no
+    column) and their MDAV labels with k (``mdav_small`` / ``mdav_leaf``: see
+    :func:`_mdav_leaf`); kd-mdav on small leaves, inside the walk."""
+    p = X.shape[1]
+    m = b - a
+    sub = np.empty((m, p))
+    for t in range(m):
+        for d in range(p):
+            sub[t, d] = X[perm[a + t], d]
+    if C is None:  # MDAV's own numeric arguments (no nominal column): the same kernel signature
+        subc = np.empty((m, 0), dtype=np.int32)
+        moff = np.zeros(1, dtype=np.int64)
+        mgid = np.empty(0, dtype=np.int64)
+        mgw = np.empty(0)
+    else:
+        mc = C.shape[1]
+        subc = np.empty((m, mc), dtype=np.int32)
+        for t in range(m):
+            for c in range(mc):
+                subc[t, c] = C[perm[a + t], c]
+        moff, mgid, mgw = off, gid, gw
+    if mdav_small is not None:  # the brute-force kernel, the tree is not compiled
+        lab = mdav_labels_small(sub, subc, moff, mgid, mgw, min(k, m), np.zeros(1, dtype=np.int64))
+    if mdav_leaf is not None:  # the tree kernel, the brute-force one is not compiled
+        lab = mdav_labels_tree(sub, subc, moff, mgid, mgw, min(k, m), mdav_leaf, np.zeros(1, dtype=np.int64))
+    return sub, subc, lab
+
+
 @njit(cache=True, nogil=True)
 def _leaf_groups(X, C, off, gid, gw, perm, a, sub, subc, lab, order, out, prev, lcnt):
     """Append the rows perm[a:a + m] of a leaf (``sub`` (m, p) and ``subc`` their rows of X
@@ -532,11 +568,14 @@ def _kd_next_leaf(X, C, off, A_c, lk, li, perm, leaf_size, rule, prev, key, num,
 
 
 @njit(cache=True, nogil=True)
-def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, first, num, scr, done):
+def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, mdav_small, mdav_leaf, lcnt, first, num, scr,
+             done):
     """The kd order from row ``first`` (the row farthest from the centroid), each leaf walked
-    by NPN: :func:`kd_order` without nominal columns (C, off, gid, gw, A_c, lk, li and
-    ``scr`` None; any ``rule``), :func:`kd_order_codes` with them (rule 2). Scratch arrays
-    ``num`` / ``scr``: see :func:`_kd_call`."""
+    by NPN, or with ``mdav_k`` (kd-mdav on small leaves) partitioned by MDAV first
+    (:func:`_leaf_mdav`, :func:`_leaf_groups`; None: not compiled): :func:`kd_order` without
+    nominal columns (C, off, gid, gw, A_c, lk, li and ``scr`` None; any ``rule``),
+    :func:`kd_order_codes` with them (rule 2). Scratch arrays ``num`` / ``scr``: see
+    :func:`_kd_call`."""
     n = X.shape[0]
     order = np.empty(n, dtype=np.int64)
     perm = np.arange(n)
@@ -553,10 +592,14 @@ def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, first, num, scr, 
         a = sa[top]
         b = sb[top]
         if b - a <= leaf_size:
-            m = b - a
-            for t in range(m):
-                live[t] = perm[a + t]
-            out, prev = _npn_walk(X, C, gid, gw, live, m, order, out, prev)
+            if mdav_k is not None:  # None (order "kd"): this branch and MDAV are not compiled
+                sub, subc, lab = _leaf_mdav(X, C, off, gid, gw, perm, a, b, mdav_k, mdav_small, mdav_leaf)
+                out, prev = _leaf_groups(X, C, off, gid, gw, perm, a, sub, subc, lab, order, out, prev, lcnt)
+            else:
+                m = b - a
+                for t in range(m):
+                    live[t] = perm[a + t]
+                out, prev = _npn_walk(X, C, gid, gw, live, m, order, out, prev)
             done[0] = out
             continue
         top = _split_push(X, C, off, A_c, lk, li, perm, a, b, rule, prev, key, num, scr, sa, sb, top)

@@ -227,21 +227,37 @@ def vgrid_order(X: np.ndarray, leaf_size: int, done: np.ndarray | None = None) -
     return _vgrid_order(X, leaf_size, np.zeros(1, dtype=np.int64) if done is None else done)
 
 
-def _vgrid_order(X, leaf_size, done):
-    """:func:`vgrid_order`: three kernels called one after the other from here (scaling in
-    numpy; a kernel calling another re-optimises the callee's machine code inside its own)."""
-    X = np.ascontiguousarray(X, dtype=np.float64)
+@njit(cache=True)
+def _unit_cube(X):
+    """X (n >= 1 rows) scaled column by column into [0, 1): the top face of the unit cube
+    holds no record; a constant column is 0."""
     n, p = X.shape
-    if n == 0:
+    lo = np.empty(p)
+    span = np.empty(p)
+    for d in range(p):
+        lo[d] = X[0, d]
+        hi_d = X[0, d]
+        for i in range(n):
+            if X[i, d] < lo[d]:
+                lo[d] = X[i, d]
+            if X[i, d] > hi_d:
+                hi_d = X[i, d]
+        span[d] = hi_d - lo[d]
+    U = np.empty((n, p))
+    for i in range(n):
+        for d in range(p):
+            U[i, d] = (X[i, d] - lo[d]) / span[d] * 0.999999 if span[d] > 0 else 0.0
+    return U
+
+
+def _vgrid_order(X, leaf_size, done):
+    """:func:`vgrid_order`: four kernels called one after the other from here (a kernel
+    calling another re-optimises the callee's machine code inside its own)."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if X.shape[0] == 0:
         return np.empty(0, dtype=np.int64)
-    lo = X.min(axis=0)
-    span = X.max(axis=0) - lo
-    # scaled into [0, 1): the top face of the unit cube holds no record (the same operations,
-    # in the same order, as an element loop: (x - lo) / span * 0.999999)
-    with np.errstate(invalid="ignore"):  # as the loop: inf - inf is nan, silently
-        U = np.where(span > 0, (X - lo) / np.where(span > 0, span, 1.0) * 0.999999, 0.0)
-    sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, block_of, B = _build_vgrid(np.ascontiguousarray(U),
-                                                                                   np.int64(leaf_size))
+    U = _unit_cube(X)
+    sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, block_of, B = _build_vgrid(U, np.int64(leaf_size))
     deg, nbr = _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi)
     first = farthest_from_centroid_codes(X, None, None, None, None)
     return _block_walk(X, None, None, None, np.int64(first), block_of, B, None, None, None, deg, nbr, done)
