@@ -51,9 +51,14 @@ def check_weight_per_household(df: pl.DataFrame, weight: str, household: str, in
     differs = ~w.eq_missing(w.gather(_first_member(df, household, index)))
     if differs.any():
         hid = df.get_column(household).filter(differs).min()
-        raise SDCError(f"column {weight!r}: varies within household {hid!r} of {household!r}; counting households "
-                       "needs one weight per household (with person weights that differ, the household's weight, "
-                       "and so Fk, would depend on the row order): give the household weight on every member")
+        raise weight_varies_error(weight, hid, household)
+
+
+def weight_varies_error(weight: str, hid: object, household: str) -> SDCError:
+    """The one message (local and Spark) for a ``weight`` that varies within household ``hid``."""
+    return SDCError(f"column {weight!r}: varies within household {hid!r} of {household!r}; counting households "
+                    "needs one weight per household (with person weights that differ, the household's weight, "
+                    "and so Fk, would depend on the row order): give the household weight on every member")
 
 
 def household_frequencies(df: pl.DataFrame, on: Sequence[str], household: str, weight: str | None = None,

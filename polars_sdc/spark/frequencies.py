@@ -216,9 +216,8 @@ def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None
     :func:`polars_sdc.risk.household_frequencies.household_frequencies`): per distinct key
     combination and missing-value pattern, ``fk`` = the distinct households with a record
     compatible with it (a missing key matches any value) and ``Fk`` = their household weights'
-    sum. A household's weight is its members' common ``weight`` (refused if it varies within a
-    household: Spark rows have no order, so there is no "first member" as locally; EU-SILC's
-    ``rb050`` is constant within every household). One aggregation gives the metadata; without
+    sum. A household's weight is its members' common ``weight`` (refused, as locally, if it varies
+    within a household; EU-SILC's ``rb050`` is constant within every household). One aggregation gives the metadata; without
     missing keys the distinct (combination, household) pairs are counted by one more; with them,
     one join per pair of missing-value patterns on the keys both have (``alpha`` must be 1, as
     locally), and households with a record whose keys are all missing count for everybody.
@@ -256,9 +255,9 @@ def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None
         raise SDCError(f"household column {household!r}: NaN id(s); every person needs a household id")
     _check_weight_counts(weight, meta)
     if weight is not None and meta["varies"] is not None:
-        raise SDCError(f"column {weight!r}: varies within household {meta['varies']!r} of {household!r}; counting "
-                       "households on Spark needs one weight per household (rows have no order, so there is no "
-                       "first member's weight as locally): give the household weight on every member")
+        from ..risk.household_frequencies import weight_varies_error
+
+        raise weight_varies_error(weight, meta["varies"], household)
     hw = households.select(HH, HW)
     found = sorted(int(p) for p in meta["patterns"])
     if found in ([], [0]):   # no missing key: distinct households per combination
