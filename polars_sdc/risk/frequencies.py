@@ -57,6 +57,7 @@ import polars as pl
 from .._columns import ColumnSpec, is_categorical, is_numeric, resolve_columns
 from .._errors import SDCError
 from .suppressed import SUPPRESSED_LABEL, suppressed_as_missing  # noqa: F401 - re-exported
+from .weights import check_weights, weight_error  # noqa: F401 - re-exported
 
 FK = "fk"
 FK_POP = "Fk"
@@ -106,38 +107,6 @@ def key_columns(frame: pl.DataFrame | pl.LazyFrame | pl.Schema, on: ColumnSpec, 
         if weight in cols:
             raise SDCError(f"column {weight!r}: is both a key (`on`) and the sampling weight")
     return cols
-
-
-def weight_error(weight: str, bad: int, low: int) -> SDCError | None:
-    """The error for ``bad`` null, NaN or infinite and ``low`` (finite) <= 0 sampling weights
-    in column ``weight`` (None when both are 0): one message for every frequency count, local
-    (:func:`check_weights`) and Spark.
-
-    >>> str(weight_error("w", 0, 2))
-    "column 'w': 2 sampling weight(s) <= 0; weights must be > 0"
-    """
-    if bad:
-        return SDCError(f"column {weight!r}: {bad} null, NaN or infinite value(s)")
-    if low:
-        return SDCError(f"column {weight!r}: {low} sampling weight(s) <= 0; weights must be > 0")
-    return None
-
-
-def check_weights(df: pl.DataFrame, weight: str) -> None:
-    """Raise :class:`SDCError` unless every sampling weight is finite and > 0 (sdcMicro
-    accepts any positive weight: calibrated weights can be below 1).
-
-    >>> check_weights(pl.DataFrame({"w": [1.0, None, float("nan"), -1.0]}), "w")
-    Traceback (most recent call last):
-    ...
-    polars_sdc._errors.SDCError: column 'w': 2 null, NaN or infinite value(s)
-    """
-    w = pl.col(weight).cast(pl.Float64)
-    bad = w.is_null() | w.is_nan() | w.is_infinite()
-    row = df.select(bad.sum().alias("bad"), (~bad & (w <= 0)).sum().alias("low")).row(0)
-    error = weight_error(weight, *row)
-    if error is not None:
-        raise error
 
 
 def key_codes(df: pl.DataFrame, on: Sequence[str]) -> pl.DataFrame:

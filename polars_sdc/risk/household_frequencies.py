@@ -87,7 +87,7 @@ def household_frequencies(df: pl.DataFrame, on: Sequence[str], household: str, w
     df = suppressed_as_missing(df, on, suppressed_as)
     hw = np.ones(n_h)
     if weight is not None:
-        from .frequencies import check_weights
+        from .weights import check_weights
 
         check_weights(df, weight)     # as for records (and Spark): finite and > 0 on every member
         check_weight_per_household(df, weight, household, idx)

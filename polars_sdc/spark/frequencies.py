@@ -112,7 +112,7 @@ def _matched(target: Any, source: Any, by: list[str], tag: str) -> Any:
 def _check_weight_counts(weight: str | None, meta: Any) -> None:
     """The local weight check (:func:`polars_sdc.risk.frequencies.check_weights`, one message)
     on the counts ``bad`` (null, NaN, infinite) and ``low`` (<= 0) of a metadata row."""
-    from ..risk.frequencies import weight_error
+    from ..risk.weights import weight_error
 
     if weight is not None:
         error = weight_error(weight, int(meta["bad"] or 0), int(meta["low"] or 0))

@@ -1,0 +1,39 @@
+"""Sampling-weight checks shared by every frequency count (records and households, local and
+Spark): one message for a null, NaN, infinite or non-positive weight."""
+from __future__ import annotations
+
+import polars as pl
+
+from .._errors import SDCError
+
+
+def weight_error(weight: str, bad: int, low: int) -> SDCError | None:
+    """The error for ``bad`` null, NaN or infinite and ``low`` (finite) <= 0 sampling weights
+    in column ``weight`` (None when both are 0): one message for every frequency count, local
+    (:func:`check_weights`) and Spark.
+
+    >>> str(weight_error("w", 0, 2))
+    "column 'w': 2 sampling weight(s) <= 0; weights must be > 0"
+    """
+    if bad:
+        return SDCError(f"column {weight!r}: {bad} null, NaN or infinite value(s)")
+    if low:
+        return SDCError(f"column {weight!r}: {low} sampling weight(s) <= 0; weights must be > 0")
+    return None
+
+
+def check_weights(df: pl.DataFrame, weight: str) -> None:
+    """Raise :class:`SDCError` unless every sampling weight is finite and > 0 (sdcMicro
+    accepts any positive weight: calibrated weights can be below 1).
+
+    >>> check_weights(pl.DataFrame({"w": [1.0, None, float("nan"), -1.0]}), "w")
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: column 'w': 2 null, NaN or infinite value(s)
+    """
+    w = pl.col(weight).cast(pl.Float64)
+    bad = w.is_null() | w.is_nan() | w.is_infinite()
+    row = df.select(bad.sum().alias("bad"), (~bad & (w <= 0)).sum().alias("low")).row(0)
+    error = weight_error(weight, *row)
+    if error is not None:
+        raise error
