@@ -140,7 +140,7 @@ def test_vgrid_blocks_are_walked_one_at_a_time():
     # rebuild the blocks the way vgrid_order does and check the path's structure
     lo, span = X.min(axis=0), np.ptp(X, axis=0)
     U = np.ascontiguousarray((X - lo) / span * 0.999999)
-    node, box, leaf_lo, leaf_hi, block_of, B = _build_vgrid(U, np.int64(leaf))
+    sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, block_of, B = _build_vgrid(U, leaf)
     sizes = np.bincount(block_of, minlength=B)
     assert sizes.max() <= leaf and B >= len(X) // leaf
     assert np.all((U >= leaf_lo[block_of]) & (U < leaf_hi[block_of]))
@@ -148,7 +148,7 @@ def test_vgrid_blocks_are_walked_one_at_a_time():
     starts = runs[np.r_[True, runs[1:] != runs[:-1]]]
     assert len(starts) == B  # every block entered once and left only when exhausted
     # face adjacency: symmetric, at most 2p links out of each block before symmetrising
-    deg, nbr = _vgrid_adjacency(node, box, leaf_lo, leaf_hi)
+    deg, nbr = _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi)
     edges = {(b, int(c)) for b in range(B) for c in nbr[deg[b]:deg[b + 1]]}
     assert all((c, b) in edges for b, c in edges)
     for b, c in edges:  # linked blocks touch: boxes meet on a face

@@ -16,52 +16,54 @@ from .path_order_blocks import _block_walk
 from .path_order_common import farthest_from_centroid_codes
 
 
-#: Columns of the builder's integer node table: split dimension (-1 at a leaf), left and right
-#: child (-1: none), the node's rows perm[seg0:seg1], its leaf number (-1: inner node), and
-#: the depth-first stack of nodes to split.
-_SDIM, _LEFT, _RIGHT, _SEG0, _SEG1, _LEAF, _STACK = 0, 1, 2, 3, 4, 5, 6
-
-
 @helper
-def _init_nodes(node, box, start, p):
-    """Rows ``start ..`` of the node tables set to a fresh node: no split, no child, an empty
-    segment, not a leaf, the box [0, 1]^p (``box`` row: lo (p), hi (p), split value)."""
-    for v in range(start, node.shape[0]):
-        node[v, _SDIM] = -1
-        node[v, _LEFT] = -1
-        node[v, _RIGHT] = -1
-        node[v, _SEG0] = 0
-        node[v, _SEG1] = 0
-        node[v, _LEAF] = -1
-        node[v, _STACK] = 0
-        for d in range(p):
-            box[v, d] = 0.0
-            box[v, p + d] = 1.0
-        box[v, 2 * p] = 0.0
+def _grown(a, cap, fill):
+    """``a`` (int64, 1-D) copied into a new array of length ``cap``, the new tail set to
+    ``fill`` (element loops, not a slice assignment: that compiles Numba's shape-mismatch
+    message, i.e. its string formatting, on first use). Only for int64: every dtype and
+    shape of ``np.empty`` is compiled apart, so the float tables grow in the builder."""
+    out = np.empty(cap, dtype=np.int64)
+    for i in range(a.shape[0]):
+        out[i] = a[i]
+    for i in range(a.shape[0], cap):
+        out[i] = fill
+    return out
 
 
 @njit(cache=True)
 def _build_vgrid(U, leaf_size):
     """Halve blocks of the unit cube (widest side among the dimensions where the block's
     records differ, ties lowest dimension) until each holds <= leaf_size records or
-    identical records. Returns the tree as two tables, ``node`` (int64, one row per node:
-    split dimension, left and right child, ..., leaf number; see ``_SDIM`` ...) and ``box``
-    (float64: the node's box lo (p), hi (p) and split value), the leaves' boxes, the leaf of
-    every row and the number of leaves. Every array is allocated in one of four
-    dtype/shape combinations (each ``np.empty`` combination is compiled apart)."""
+    identical records. Returns the tree (split dim/value, children), the leaves' boxes and
+    the leaf of every row. Allocates in three dtype/shape combinations only (int64 (n,),
+    float64 (n,) and (n, p)), filled by loops (``np.zeros`` / ``np.full`` / ``np.arange`` /
+    ``copy`` and each ``np.empty`` combination are compiled apart)."""
     n, p = U.shape
     cap = 2 * n + 2  # grown when single-child splits need more
-    node = np.empty((cap, 7), dtype=np.int64)
-    box = np.empty((cap, 2 * p + 1))
-    _init_nodes(node, box, np.int64(0), p)
+    lo = np.empty((cap, p))
+    hi = np.empty((cap, p))
+    sval = np.empty(cap)
+    for v in range(cap):
+        for d in range(p):
+            lo[v, d] = 0.0
+            hi[v, d] = 1.0
+        sval[v] = 0.0
+    none = np.empty(0, dtype=np.int64)
+    sdim = _grown(none, cap, np.int64(-1))
+    left = _grown(none, cap, np.int64(-1))
+    right = _grown(none, cap, np.int64(-1))
+    leaf_id = _grown(none, cap, np.int64(-1))
+    seg0 = _grown(none, cap, np.int64(0))
+    seg1 = _grown(none, cap, np.int64(0))
+    stack = np.empty(cap, dtype=np.int64)
     perm = np.empty(n, dtype=np.int64)
     tmp = np.empty(n, dtype=np.int64)
     for i in range(n):
         perm[i] = i
     n_nodes = 1
-    node[0, _SEG1] = n
+    seg1[0] = n
     top = 0
-    node[top, _STACK] = 0
+    stack[top] = 0
     top += 1
     n_leaves = 0
     block_of = np.empty(n, dtype=np.int64)
@@ -69,9 +71,9 @@ def _build_vgrid(U, leaf_size):
     pmax = np.empty(p)
     while top > 0:
         top -= 1
-        v = node[top, _STACK]
-        a = node[v, _SEG0]
-        b = node[v, _SEG1]
+        v = stack[top]
+        a = seg0[v]
+        b = seg1[v]
         dim = -1
         if b - a > leaf_size:
             for d in range(p):
@@ -87,47 +89,56 @@ def _build_vgrid(U, leaf_size):
                         pmax[d] = x
             w = -1.0
             for d in range(p):
-                if pmax[d] > pmin[d] and box[v, p + d] - box[v, d] > w:
-                    w = box[v, p + d] - box[v, d]
+                if pmax[d] > pmin[d] and hi[v, d] - lo[v, d] > w:
+                    w = hi[v, d] - lo[v, d]
                     dim = d
         if dim < 0:
-            node[v, _LEAF] = n_leaves
+            leaf_id[v] = n_leaves
             for t in range(a, b):
                 block_of[perm[t]] = n_leaves
             n_leaves += 1
             continue
-        s = 0.5 * (box[v, dim] + box[v, p + dim])
+        s = 0.5 * (lo[v, dim] + hi[v, dim])
         # partition perm[a:b] into (< s) and (>= s), stable in row order
-        for t in range(a, b):
-            tmp[t] = perm[t]
+        nt = b - a
+        for t in range(nt):
+            tmp[t] = perm[a + t]
         m = a
-        for t in range(a, b):
+        for t in range(nt):
             if U[tmp[t], dim] < s:
                 perm[m] = tmp[t]
                 m += 1
-        for t in range(a, b):
+        for t in range(nt):
             if U[tmp[t], dim] >= s:
                 perm[m] = tmp[t]
                 m += 1
         mid = a
-        for t in range(a, b):
+        for t in range(nt):
             if U[tmp[t], dim] < s:
                 mid += 1
-        node[v, _SDIM] = dim
-        box[v, 2 * p] = s
+        sdim[v] = dim
+        sval[v] = s
         if n_nodes + 2 > cap:  # a split that leaves one side empty adds a node but no leaf
             old = cap
             cap *= 2
-            node2 = np.empty((cap, 7), dtype=np.int64)
-            box2 = np.empty((cap, 2 * p + 1))
-            for i in range(old):  # element loops, not a slice assignment (that compiles
-                for j in range(7):  # Numba's shape-mismatch message, i.e. string formatting)
-                    node2[i, j] = node[i, j]
-                for j in range(2 * p + 1):
-                    box2[i, j] = box[i, j]
-            _init_nodes(node2, box2, np.int64(old), p)
-            node = node2
-            box = box2
+            lo2 = np.empty((cap, p))
+            hi2 = np.empty((cap, p))
+            sval2 = np.empty(cap)
+            for u in range(cap):
+                for d in range(p):
+                    lo2[u, d] = lo[u, d] if u < old else 0.0
+                    hi2[u, d] = hi[u, d] if u < old else 1.0
+                sval2[u] = sval[u] if u < old else 0.0
+            lo = lo2
+            hi = hi2
+            sval = sval2
+            sdim = _grown(sdim, cap, np.int64(-1))
+            left = _grown(left, cap, np.int64(-1))
+            right = _grown(right, cap, np.int64(-1))
+            seg0 = _grown(seg0, cap, np.int64(0))
+            seg1 = _grown(seg1, cap, np.int64(0))
+            leaf_id = _grown(leaf_id, cap, np.int64(-1))
+            stack = _grown(stack, cap, np.int64(0))
         # right child pushed first so the left one is processed first
         for side in range(2):
             ca, cb = (mid, b) if side == 0 else (a, mid)
@@ -135,50 +146,50 @@ def _build_vgrid(U, leaf_size):
                 continue
             c = n_nodes
             n_nodes += 1
-            for d in range(2 * p):
-                box[c, d] = box[v, d]
+            for d in range(p):
+                lo[c, d] = lo[v, d]
+                hi[c, d] = hi[v, d]
             if side == 0:
-                box[c, dim] = s
-                node[v, _RIGHT] = c
+                lo[c, dim] = s
+                right[v] = c
             else:
-                box[c, p + dim] = s
-                node[v, _LEFT] = c
-            node[c, _SEG0] = ca
-            node[c, _SEG1] = cb
-            node[top, _STACK] = c
+                hi[c, dim] = s
+                left[v] = c
+            seg0[c] = ca
+            seg1[c] = cb
+            stack[top] = c
             top += 1
     leaf_lo = np.empty((n_leaves, p))
     leaf_hi = np.empty((n_leaves, p))
     for v in range(n_nodes):
-        lf = node[v, _LEAF]
-        if lf >= 0:
+        if leaf_id[v] >= 0:
             for d in range(p):
-                leaf_lo[lf, d] = box[v, d]
-                leaf_hi[lf, d] = box[v, p + d]
-    return node, box, leaf_lo, leaf_hi, block_of, n_leaves
+                leaf_lo[leaf_id[v], d] = lo[v, d]
+                leaf_hi[leaf_id[v], d] = hi[v, d]
+    return (sdim[:n_nodes], sval[:n_nodes], left[:n_nodes], right[:n_nodes],
+            leaf_id[:n_nodes], leaf_lo, leaf_hi, block_of, n_leaves)
 
 
 @helper
-def _locate(node, box, probe, fd, up):
+def _locate(sdim, sval, left, right, leaf_id, probe, fd, up):
     """Leaf containing the point ``probe`` moved an infinitesimal step out of its face in
     dimension fd (up: towards +), or -1 in empty space."""
-    p = probe.shape[0]
     v = 0
-    while node[v, _LEAF] < 0:
-        e = node[v, _SDIM]
-        s = box[v, 2 * p]
+    while leaf_id[v] < 0:
+        e = sdim[v]
+        s = sval[v]
         if e == fd:
             go_right = s <= probe[e] if up else s < probe[e]
         else:
             go_right = probe[e] >= s
-        v = node[v, _RIGHT] if go_right else node[v, _LEFT]
+        v = right[v] if go_right else left[v]
         if v < 0:
             return -1
-    return node[v, _LEAF]
+    return leaf_id[v]
 
 
 @njit(cache=True)
-def _vgrid_adjacency(node, box, leaf_lo, leaf_hi):
+def _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi):
     """Symmetric block graph (CSR): each leaf linked to the leaf across the centre of each of
     its 2p faces (at most 2p links out, as in FlexDice), plus the reverse links."""
     B, p = leaf_lo.shape
@@ -194,7 +205,7 @@ def _vgrid_adjacency(node, box, leaf_lo, leaf_hi):
                 for d in range(p):
                     probe[d] = 0.5 * (leaf_lo[b, d] + leaf_hi[b, d])
                 probe[fd] = leaf_hi[b, fd] if up else leaf_lo[b, fd]
-                c = _locate(node, box, probe, fd, up)
+                c = _locate(sdim, sval, left, right, leaf_id, probe, fd, up)
                 if c >= 0 and c != b:
                     src[m] = b
                     dst[m] = c
@@ -263,7 +274,7 @@ def _vgrid_order(X, leaf_size, done):
     if X.shape[0] == 0:
         return np.empty(0, dtype=np.int64)
     U = _unit_cube(X)
-    node, box, leaf_lo, leaf_hi, block_of, B = _build_vgrid(U, np.int64(leaf_size))
-    deg, nbr = _vgrid_adjacency(node, box, leaf_lo, leaf_hi)
+    sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, block_of, B = _build_vgrid(U, np.int64(leaf_size))
+    deg, nbr = _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi)
     first = farthest_from_centroid_codes(X, None, None, None, None)
     return _block_walk(X, None, None, None, np.int64(first), block_of, B, None, None, None, deg, nbr, done)
