@@ -38,9 +38,11 @@ def _node_edge_costs(X, nom, i, k, out, s1):
     last = min(i + 2 * k - 1, n)  # exclusive end of the longest group
     for d in range(p):
         s1[d] = 0.0
-    if nom is not None:
+    if nom is not None:  # unpacked once: each unpacking counts references to six arrays
         C, off, gid, gw, lcnt, Qg = nom
-        for g in range(gw.shape[0]):
+        mc = C.shape[1]
+        G = gw.shape[0]
+        for g in range(G):
             Qg[g] = 0
     s2 = 0.0
     cnt = 0
@@ -50,8 +52,7 @@ def _node_edge_costs(X, nom, i, k, out, s1):
             s1[d] += v
             s2 += v * v
         if nom is not None:
-            C, off, gid, gw, lcnt, Qg = nom
-            for c in range(C.shape[1]):
+            for c in range(mc):
                 u = off[c] + C[h, c]
                 Qg[gid[c]] += 2 * lcnt[u] + 1
                 lcnt[u] += 1
@@ -62,9 +63,7 @@ def _node_edge_costs(X, nom, i, k, out, s1):
                 q += s1[d] * s1[d]
             c = s2 - q / m
             if nom is not None:
-                C, off, gid, gw, lcnt, Qg = nom
-                if C.shape[1] > 0:
-                    G = gw.shape[0]
+                if mc > 0:
                     s = 0.0
                     for g in range(G):
                         s += gw[g] * (Qg[G + g] * m * m - Qg[g])
@@ -72,9 +71,8 @@ def _node_edge_costs(X, nom, i, k, out, s1):
             out[cnt] = c if c > 0.0 else 0.0
             cnt += 1
     if nom is not None:
-        C, off, gid, gw, lcnt, Qg = nom
         for h in range(i, last):
-            for c in range(C.shape[1]):
+            for c in range(mc):
                 lcnt[off[c] + C[h, c]] = 0
     return cnt
 
