@@ -320,12 +320,14 @@ with event.install_recorder("numba:compile") as rec:
     df.sdc.mhm(3, ["a", "b", "c"], order="grid")
     df.sdc.mhm(3, ["a", "b", "c"], order="kd-mdav")
 print("COMPILED", " ".join(sorted({ev.data["dispatcher"].py_func.__name__ for _, ev in rec.buffer if ev.is_start})))
+from polars_sdc.kernels.hansen_mukherjee import hm_path
+print("HM_NOM", " ".join(str(sig[1]) for sig in hm_path.signatures))
 """
 
 
 def test_numeric_orderings_compile_only_the_code_they_run(tmp_path):
     # a fresh process on an empty cache (session 25, benchmarks/README.md): numeric columns
-    # compile no nominal-code helper, the grid no BFS of the variable grid, and kd-mdav on
+    # compile no nominal-code helper (nor the shortest path its nominal part), the grid no BFS of the variable grid, and kd-mdav on
     # small leaves only the brute-force MDAV kernel (each pruned by a None argument), not the
     # walk of order "kd" (its leaves are taken one at a time from Python)
     import os
@@ -335,7 +337,8 @@ def test_numeric_orderings_compile_only_the_code_they_run(tmp_path):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
     proc = subprocess.run([sys.executable, "-c", COMPILED], env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr
-    names = set(proc.stdout.split("COMPILED")[1].split())
+    names = set(proc.stdout.split("COMPILED")[1].split("HM_NOM")[0].split())
+    assert proc.stdout.split("HM_NOM")[1].split() == ["none"], proc.stdout  # the shortest path: no nominal part
     assert {"_block_walk", "_ring_next", "_kd_next_leaf", "_leaf_groups", "mdav_labels_small"} <= names, names
     for never in ("_bfs_next", "mdav_labels_tree", "_kd_walk", "nominal_part", "nominal_row_dist", "level_counts", "_d2",
                   "_chebyshev_codes", "_split_direction_codes", "_live_dims", "_key_codes"):

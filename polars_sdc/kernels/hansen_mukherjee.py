@@ -23,23 +23,27 @@ from ._common import helper
 
 
 @helper
-def _node_edge_costs(X, C, off, gid, gw, i, k, out, s1, lcnt, Qg):
+def _node_edge_costs(X, nom, i, k, out, s1):
     """Lengths of the edges leaving node i: out[t] = SSE of rows i .. i+k+t-1 (0-based) for
     t = 0 .. cnt-1; returns cnt (fewer than k edges near the end of the sequence).
 
-    Nominal columns (row-major codes C (n, mc), level offsets ``off``, weight group ``gid``
-    and a^2 ``gw`` of each column, see :mod:`._common`) add the SSE of their one-hot
-    embedding, a^2 (m^2 - sum_v cnt_v^2) / m per column, from the level counts ``lcnt``
-    (int64, zero on entry and on return) with exact integer numerators per weight group
-    (``Qg``: sums of squared counts)."""
+    ``nom``: None for numeric rows (Numba then drops every nominal step before typing), or the
+    nominal columns and their scratch as (C, off, gid, gw, lcnt, Qg) (:func:`nominal_state`):
+    row-major codes C (n, mc), level offsets ``off``, weight group ``gid`` and a^2 ``gw`` of
+    each column (see :mod:`._common`). They add the SSE of their one-hot embedding,
+    a^2 (m^2 - sum_v cnt_v^2) / m per column, from the level counts ``lcnt`` (int64, zero on
+    entry and on return) with exact integer numerators per weight group (``Qg``: sums of
+    squared counts, then the number of columns of each group)."""
     n, p = X.shape
-    mc = C.shape[1]
-    G = gw.shape[0]
     last = min(i + 2 * k - 1, n)  # exclusive end of the longest group
     for d in range(p):
         s1[d] = 0.0
-    for g in range(G):
-        Qg[g] = 0
+    if nom is not None:  # unpacked once: each unpacking counts references to six arrays
+        C, off, gid, gw, lcnt, Qg = nom
+        mc = C.shape[1]
+        G = gw.shape[0]
+        for g in range(G):
+            Qg[g] = 0
     s2 = 0.0
     cnt = 0
     for h in range(i, last):
@@ -47,55 +51,66 @@ def _node_edge_costs(X, C, off, gid, gw, i, k, out, s1, lcnt, Qg):
             v = X[h, d] - X[i, d]
             s1[d] += v
             s2 += v * v
-        for c in range(mc):
-            u = off[c] + C[h, c]
-            Qg[gid[c]] += 2 * lcnt[u] + 1
-            lcnt[u] += 1
+        if nom is not None:
+            for c in range(mc):
+                u = off[c] + C[h, c]
+                Qg[gid[c]] += 2 * lcnt[u] + 1
+                lcnt[u] += 1
         m = h - i + 1
         if m >= k:
             q = 0.0
             for d in range(p):
                 q += s1[d] * s1[d]
             c = s2 - q / m
-            if mc > 0:
-                s = 0.0
-                for g in range(G):
-                    s += gw[g] * (Qg[G + g] * m * m - Qg[g])
-                c += s / m
+            if nom is not None:
+                if mc > 0:
+                    s = 0.0
+                    for g in range(G):
+                        s += gw[g] * (Qg[G + g] * m * m - Qg[g])
+                    c += s / m
             out[cnt] = c if c > 0.0 else 0.0
             cnt += 1
-    for h in range(i, last):
-        for c in range(mc):
-            lcnt[off[c] + C[h, c]] = 0
+    if nom is not None:
+        for h in range(i, last):
+            for c in range(mc):
+                lcnt[off[c] + C[h, c]] = 0
     return cnt
 
 
-def _no_codes(n):
-    """Empty nominal arguments (codes, off, gid, gw) for rows without nominal columns."""
-    return (np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64),
-            np.ones(1))
+def nominal_state(C, off, gid, gw):
+    """The ``nom`` argument of the kernels for nominal columns (codes C (n, mc) int32, level
+    offsets ``off``, weight group ``gid`` of each column, a^2 ``gw`` of each group, as
+    :meth:`~polars_sdc.microagg.features.Features.kernel_codes` returns them) with their
+    scratch: the level counts (sum U,) and the per-group integer sums (2 G,), sums of squared
+    counts, then the number of columns of each group. None without a nominal column.
 
-
-@helper
-def _scratch(off, gid, gw):
-    """Level counts (sum U,) and the per-group integer sums (2 G,): sums of squared counts,
-    then the number of columns of each group."""
+    >>> nominal_state(np.zeros((3, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
+    ...               np.empty(0, dtype=np.int64), np.empty(0)) is None
+    True
+    """
+    C = np.ascontiguousarray(C, dtype=np.int32)
+    if C.shape[1] == 0:
+        return None
+    off = np.ascontiguousarray(off, dtype=np.int64)
+    gid = np.ascontiguousarray(gid, dtype=np.int64)
+    gw = np.ascontiguousarray(gw, dtype=np.float64)
     G = gw.shape[0]
     Qg = np.zeros(2 * G, dtype=np.int64)
-    for c in range(gid.shape[0]):
-        Qg[G + gid[c]] += 1
-    return np.zeros(off[off.shape[0] - 1], dtype=np.int64), Qg
+    Qg[G:] = np.bincount(gid, minlength=G)
+    return C, off, gid, gw, np.zeros(int(off[-1]), dtype=np.int64), Qg
 
 
 @njit(cache=True)
-def _edge_costs(X, C, off, gid, gw, k):
+def _edge_costs(X, nom, k):
     n, p = X.shape
-    L = np.full((n + 1, k), np.nan)
+    L = np.empty((n + 1, k))
+    for i in range(n + 1):
+        for t in range(k):
+            L[i, t] = np.nan
     out = np.empty(k)
     s1 = np.empty(p)
-    lcnt, Qg = _scratch(off, gid, gw)
     for i in range(n + 1):
-        cnt = _node_edge_costs(X, C, off, gid, gw, i, k, out, s1, lcnt, Qg)
+        cnt = _node_edge_costs(X, nom, i, k, out, s1)
         for t in range(cnt):
             L[i, t] = out[t]
     return L
@@ -128,7 +143,8 @@ def edge_costs(X, k, codes=None):
     >>> edge_costs(np.array([[0.0], [2.0], [4.0]]), 1).round(3).tolist()
     [[0.0], [0.0], [0.0], [nan]]
     """
-    return _edge_costs(X, *(codes if codes is not None else _no_codes(X.shape[0])), k)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    return _edge_costs(X, nominal_state(*codes) if codes is not None else None, int(k))
 
 
 @helper
@@ -151,6 +167,53 @@ def _labels_from_pred(pred, n):
 
 
 @njit(cache=True, nogil=True)
+def hm_path(X, nom, k):
+    """The kernel of :func:`hm_shortest_path` / :func:`hm_shortest_path_codes`: numeric
+    features X (n, p) in path order and ``nom``, None for numeric data (the nominal steps
+    are then not compiled) or :func:`nominal_state`'s tuple. Returns (labels, sse).
+
+    Parameters
+    ----------
+    X : float64 (n, p)
+        Numeric features in path order.
+    nom : None or tuple
+        Nominal columns with their scratch, from :func:`nominal_state`.
+    k : int
+        Minimum group size, 1 <= k <= n.
+
+    Notes
+    -----
+    Hansen & Mukherjee 2003 on the product distance (thesis 3.1.3); MHM's last step
+    (Domingo-Ferrer et al. 2006, Suzaki et al.). O(k n (p + mc)) time.
+
+    Examples
+    --------
+    >>> hm_path(np.array([[0.0], [0.1], [5.0], [5.2]]), None, 2)[0].tolist()
+    [0, 0, 1, 1]
+    """
+    n, p = X.shape
+    D = np.empty(n + 1)
+    pred = np.empty(n + 1, dtype=np.int64)
+    for j in range(n + 1):
+        D[j] = np.inf
+        pred[j] = 0
+    D[0] = 0.0
+    out = np.empty(k)
+    s1 = np.empty(p)
+    for i in range(n - k + 1):
+        di = D[i]
+        if di == np.inf:
+            continue
+        cnt = _node_edge_costs(X, nom, i, k, out, s1)
+        for t in range(cnt):
+            j = i + k + t
+            v = di + out[t]
+            if v < D[j]:
+                D[j] = v
+                pred[j] = i
+    return _labels_from_pred(pred, n), D[n]
+
+
 def hm_shortest_path_codes(X, C, off, gid, gw, k):
     """:func:`hm_shortest_path` on numeric features X (n, p) plus nominal columns as codes
     (row-major C (n, mc) int32, ``off``, ``gid``, ``gw`` as in :mod:`._common`): the same
@@ -181,28 +244,9 @@ def hm_shortest_path_codes(X, C, off, gid, gw, k):
     >>> lab.tolist(), sse
     ([0, 0, 1, 1], 1.0)
     """
-    n, p = X.shape
-    D = np.full(n + 1, np.inf)
-    pred = np.zeros(n + 1, dtype=np.int64)
-    D[0] = 0.0
-    out = np.empty(k)
-    s1 = np.empty(p)
-    lcnt, Qg = _scratch(off, gid, gw)
-    for i in range(n - k + 1):
-        di = D[i]
-        if di == np.inf:
-            continue
-        cnt = _node_edge_costs(X, C, off, gid, gw, i, k, out, s1, lcnt, Qg)
-        for t in range(cnt):
-            j = i + k + t
-            v = di + out[t]
-            if v < D[j]:
-                D[j] = v
-                pred[j] = i
-    return _labels_from_pred(pred, n), D[n]
+    return hm_path(np.ascontiguousarray(X, dtype=np.float64), nominal_state(C, off, gid, gw), int(k))
 
 
-@njit(cache=True, nogil=True)
 def hm_shortest_path(X, k):
     """Optimal k-partition of the rows of X (n, p) into contiguous groups, in the given order.
 
@@ -223,10 +267,14 @@ def hm_shortest_path(X, k):
     Hansen & Mukherjee 2003, the graph of Suzaki et al. eq. 2: a node per row boundary, an
     edge (i, j) for k <= j - i <= 2k - 1 weighted by the SSE of rows i .. j-1 (shifted running
     sums), solved as a DP.
+
+    Examples
+    --------
+    >>> lab, sse = hm_shortest_path(np.array([[0.0], [0.1], [5.0], [5.2]]), 2)
+    >>> lab.tolist(), round(sse, 3)
+    ([0, 0, 1, 1], 0.025)
     """
-    n = X.shape[0]
-    return hm_shortest_path_codes(X, np.empty((n, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
-                                  np.empty(0, dtype=np.int64), np.ones(1), k)
+    return hm_path(np.ascontiguousarray(X, dtype=np.float64), None, int(k))
 
 
 @njit(cache=True)
@@ -247,8 +295,11 @@ def hm_shortest_path_1d(x, k):
     Optimal univariate microaggregation (Hansen & Mukherjee 2003); O(k n).
     """
     n = x.shape[0]
-    D = np.full(n + 1, np.inf)
-    pred = np.zeros(n + 1, dtype=np.int64)
+    D = np.empty(n + 1)
+    pred = np.empty(n + 1, dtype=np.int64)
+    for j in range(n + 1):
+        D[j] = np.inf
+        pred[j] = 0
     D[0] = 0.0
     inv = np.empty(2 * k)
     for m in range(1, 2 * k):

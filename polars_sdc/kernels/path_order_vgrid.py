@@ -18,24 +18,15 @@ from .path_order_common import farthest_from_centroid_codes
 
 @helper
 def _grown(a, cap, fill):
-    """``a`` (1-D) copied into a new array of length ``cap``, the new tail set to ``fill``
-    (element loops, not a slice assignment: that compiles Numba's shape-mismatch message,
-    i.e. its string formatting, on first use)."""
-    out = np.empty(cap, dtype=a.dtype)
+    """``a`` (int64, 1-D) copied into a new array of length ``cap``, the new tail set to
+    ``fill`` (element loops, not a slice assignment: that compiles Numba's shape-mismatch
+    message, i.e. its string formatting, on first use). Only for int64: every dtype and
+    shape of ``np.empty`` is compiled apart, so the float tables grow in the builder."""
+    out = np.empty(cap, dtype=np.int64)
     for i in range(a.shape[0]):
         out[i] = a[i]
     for i in range(a.shape[0], cap):
         out[i] = fill
-    return out
-
-
-@helper
-def _grown2(a, cap, fill):
-    """``a`` (2-D) copied into a new array of ``cap`` rows, the new rows set to ``fill``."""
-    out = np.empty((cap, a.shape[1]), dtype=a.dtype)
-    for i in range(cap):
-        for j in range(a.shape[1]):
-            out[i, j] = a[i, j] if i < a.shape[0] else fill
     return out
 
 
@@ -44,22 +35,33 @@ def _build_vgrid(U, leaf_size):
     """Halve blocks of the unit cube (widest side among the dimensions where the block's
     records differ, ties lowest dimension) until each holds <= leaf_size records or
     identical records. Returns the tree (split dim/value, children), the leaves' boxes and
-    the leaf of every row."""
+    the leaf of every row. Allocates in three dtype/shape combinations only (int64 (n,),
+    float64 (n,) and (n, p)), filled by loops (``np.zeros`` / ``np.full`` / ``np.arange`` /
+    ``copy`` and each ``np.empty`` combination are compiled apart)."""
     n, p = U.shape
     cap = 2 * n + 2  # grown when single-child splits need more
-    lo = np.zeros((cap, p))
-    hi = np.ones((cap, p))
-    sdim = np.full(cap, -1, dtype=np.int64)
-    sval = np.zeros(cap)
-    left = np.full(cap, -1, dtype=np.int64)
-    right = np.full(cap, -1, dtype=np.int64)
-    seg0 = np.zeros(cap, dtype=np.int64)
-    seg1 = np.zeros(cap, dtype=np.int64)
-    leaf_id = np.full(cap, -1, dtype=np.int64)
-    perm = np.arange(n)
+    lo = np.empty((cap, p))
+    hi = np.empty((cap, p))
+    sval = np.empty(cap)
+    for v in range(cap):
+        for d in range(p):
+            lo[v, d] = 0.0
+            hi[v, d] = 1.0
+        sval[v] = 0.0
+    none = np.empty(0, dtype=np.int64)
+    sdim = _grown(none, cap, np.int64(-1))
+    left = _grown(none, cap, np.int64(-1))
+    right = _grown(none, cap, np.int64(-1))
+    leaf_id = _grown(none, cap, np.int64(-1))
+    seg0 = _grown(none, cap, np.int64(0))
+    seg1 = _grown(none, cap, np.int64(0))
+    stack = np.empty(cap, dtype=np.int64)
+    perm = np.empty(n, dtype=np.int64)
+    tmp = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        perm[i] = i
     n_nodes = 1
     seg1[0] = n
-    stack = np.empty(cap, dtype=np.int64)
     top = 0
     stack[top] = 0
     top += 1
@@ -98,28 +100,39 @@ def _build_vgrid(U, leaf_size):
             continue
         s = 0.5 * (lo[v, dim] + hi[v, dim])
         # partition perm[a:b] into (< s) and (>= s), stable in row order
-        tmp = perm[a:b].copy()
+        nt = b - a
+        for t in range(nt):
+            tmp[t] = perm[a + t]
         m = a
-        for t in range(tmp.shape[0]):
+        for t in range(nt):
             if U[tmp[t], dim] < s:
                 perm[m] = tmp[t]
                 m += 1
-        for t in range(tmp.shape[0]):
+        for t in range(nt):
             if U[tmp[t], dim] >= s:
                 perm[m] = tmp[t]
                 m += 1
         mid = a
-        for t in range(tmp.shape[0]):
+        for t in range(nt):
             if U[tmp[t], dim] < s:
                 mid += 1
         sdim[v] = dim
         sval[v] = s
         if n_nodes + 2 > cap:  # a split that leaves one side empty adds a node but no leaf
+            old = cap
             cap *= 2
-            lo = _grown2(lo, cap, 0.0)
-            hi = _grown2(hi, cap, 1.0)
+            lo2 = np.empty((cap, p))
+            hi2 = np.empty((cap, p))
+            sval2 = np.empty(cap)
+            for u in range(cap):
+                for d in range(p):
+                    lo2[u, d] = lo[u, d] if u < old else 0.0
+                    hi2[u, d] = hi[u, d] if u < old else 1.0
+                sval2[u] = sval[u] if u < old else 0.0
+            lo = lo2
+            hi = hi2
+            sval = sval2
             sdim = _grown(sdim, cap, np.int64(-1))
-            sval = _grown(sval, cap, 0.0)
             left = _grown(left, cap, np.int64(-1))
             right = _grown(right, cap, np.int64(-1))
             seg0 = _grown(seg0, cap, np.int64(0))
@@ -197,13 +210,17 @@ def _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi):
                     src[m] = b
                     dst[m] = c
                     m += 1
-    deg = np.zeros(B + 1, dtype=np.int64)
+    deg = np.empty(B + 1, dtype=np.int64)
+    for b in range(B + 1):
+        deg[b] = 0
     for t in range(m):
         deg[src[t] + 1] += 1
         deg[dst[t] + 1] += 1
     for b in range(B):
         deg[b + 1] += deg[b]
-    fill = deg[:-1].copy()
+    fill = np.empty(B, dtype=np.int64)
+    for b in range(B):
+        fill[b] = deg[b]
     nbr = np.empty(2 * m, dtype=np.int64)
     for t in range(m):
         nbr[fill[src[t]]] = dst[t]

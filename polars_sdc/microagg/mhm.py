@@ -120,7 +120,7 @@ def partition_mhm(X: np.ndarray | Features, k: int, order: str = "npn", *, cells
     >>> partition_mhm(X, 2).tolist()
     [2, 2, 1, 1, 0, 0, 2]
     """
-    from ..kernels.hansen_mukherjee import hm_shortest_path_codes
+    from ..kernels.hansen_mukherjee import hm_path, nominal_state
 
     F = as_features(X).unit_scaled()  # exact; no overflow in distances
     n = F.n
@@ -130,8 +130,8 @@ def partition_mhm(X: np.ndarray | Features, k: int, order: str = "npn", *, cells
         return np.empty(0, dtype=np.uint32)
     perm = path_order(F, k, order, cells_per_dim=cells_per_dim, leaf_size=leaf_size, done=done)
     C, off, gid, gw = F.kernel_codes()
-    seq, _ = hm_shortest_path_codes(np.ascontiguousarray(F.numeric[perm]), np.ascontiguousarray(C[perm]),
-                                    off, gid, gw, k)
+    nom = nominal_state(C[perm], off, gid, gw)  # None without nominal columns: not compiled
+    seq, _ = hm_path(np.ascontiguousarray(F.numeric[perm]), nom, k)
     labels = np.empty(n, dtype=np.uint32)
     labels[perm] = seq
     done[0] = n
