@@ -84,6 +84,23 @@ def nominal_state(C, off, gid, gw):
     scratch: the level counts (sum U,) and the per-group integer sums (2 G,), sums of squared
     counts, then the number of columns of each group. None without a nominal column.
 
+    Parameters
+    ----------
+    C : int (n, mc)
+        Level codes of the nominal columns (mc = 0: no nominal column).
+    off : int64 (mc + 1,)
+        Offset of each column's levels in the level-count scratch.
+    gid : int64 (mc,)
+        Weight group of each column.
+    gw : float64 (G,)
+        Squared weight a^2 of each group.
+
+    Notes
+    -----
+    Built in numpy, outside the kernels, so that numeric data pass ``nom=None`` and Numba prunes
+    every nominal step before typing (the nominal part of the distance is the one of
+    :func:`polars_sdc.kernels._common.nominal_part`); O(n mc) to copy the codes.
+
     >>> nominal_state(np.zeros((3, 0), dtype=np.int32), np.zeros(1, dtype=np.int64),
     ...               np.empty(0, dtype=np.int64), np.empty(0)) is None
     True
