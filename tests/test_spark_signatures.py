@@ -103,3 +103,24 @@ def test_one_schema_converter_from_the_local_output_schema():
         ("id", ByteType(), True), ("x", DoubleType(), True), ("g", LongType(), True), ("c", StringType(), True)]
     with pytest.raises(SDCError, match="column 'u': UInt64 has no Spark type"):
         spark_schema(pl.Schema({"u": pl.UInt64}))
+
+
+@pytest.mark.parametrize("call", ["microaggregate", "mdav", "mhm"])
+def test_a_misspelt_spark_blocking_parameter_is_suggested(call):
+    """``block_row=`` is no option of the method; the error names the Spark parameter it is close
+    to (the method's own check would only list the method's options). Raised before any Spark
+    work, so no session is needed."""
+    from polars_sdc import SDCError
+    from polars_sdc import spark as sdcs
+
+    fn = getattr(sdcs, call)
+    args = (None, 3, ["a"])
+    with pytest.raises(SDCError, match="unexpected keyword argument 'block_row'; did you mean 'block_rows'"):
+        fn(*args, block_row=10)
+    with pytest.raises(SDCError, match="did you mean 'sample_per_block'"):
+        fn(*args, samples_per_block=10)
+    # a real option of the method is never taken for a misspelling; the rest is left to the method's check
+    from polars_sdc.spark.microaggregate import _refuse_misspelt_spark_parameters
+
+    assert _refuse_misspelt_spark_parameters({"gamma": 1.0, "gama": 1.0}, "vmdav") is None
+    assert _refuse_misspelt_spark_parameters({"leaf_size": 8}, "mhm") is None

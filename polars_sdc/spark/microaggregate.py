@@ -119,6 +119,7 @@ def microaggregate(
     for name in LOCAL_ONLY:
         if name in options:
             raise SDCError(f"microaggregate option {name!r} has no Spark counterpart: {LOCAL_ONLY[name]}")
+    _refuse_misspelt_spark_parameters(options, method)
     schema = polars_schema(sdf)
     arguments = dict(method=method, by=by, ordinal=ordinal, group_column=group_column, refine=refine,
                      refine_options=refine_options, integers=integers, merge_small_patterns=merge_small_patterns,
@@ -284,3 +285,25 @@ def pool_small_patterns(frame: Any, by: list[str], k: int, on: Sequence[str]) ->
 def _present(pattern: str) -> list[str]:
     """The non-null columns of a :func:`null_pattern_column` label."""
     return pattern.split(SEP) if pattern else []
+
+
+#: The parameters only Spark's :func:`microaggregate` takes (the blocking and the task wrapper)
+SPARK_PARAMETERS = ("block_rows", "block_column", "seed", "sample_per_block", "plan", "task_wrapper")
+
+
+def _refuse_misspelt_spark_parameters(options: Mapping[str, Any], method: str) -> None:
+    """An option that is no option of the method but close to one of :data:`SPARK_PARAMETERS`
+    (``block_row=``) is an error suggesting it; the method's own check (local, with its own
+    suggestions) sees the rest."""
+    import difflib
+
+    from ..microagg import METHODS
+
+    takes = METHODS[method].options() if method in METHODS else []
+    for name in options:
+        if name in takes:
+            continue
+        close = difflib.get_close_matches(name, SPARK_PARAMETERS, n=1, cutoff=0.75)
+        if close:
+            raise SDCError(f"microaggregate() got an unexpected keyword argument {name!r}; did you mean {close[0]!r}? "
+                           f"(the Spark blocking parameters: {', '.join(SPARK_PARAMETERS)})")
