@@ -194,7 +194,7 @@ def test_vmdav_and_mhm_kernels_count_rows_without_the_gil(method):
     from polars_sdc.microagg.mhm import partition_mhm
     from polars_sdc.microagg.vmdav import partition_vmdav
 
-    n = {"vmdav": 8_000, "npn": 8_000, "grid": 8_000, "vgrid": 12_000}.get(method, 200_000)
+    n = {"vmdav": 8_000, "npn": 8_000, "grid": 8_000, "vgrid": 150_000}.get(method, 200_000)
     X = np.random.default_rng(6).normal(size=(n, 3))
 
     def run(done=None):
