@@ -16,9 +16,6 @@ import polars_sdc
 from polars_sdc import spark as sdcs
 from polars_sdc.microagg import METHODS
 
-#: Spark functions not guarded yet (strict xfail, so an entry must go once its function is
-#: guarded); spark/recode.py and spark/frequencies.py are guarded now
-SPARK_PENDING: set[str] = set()
 #: functions taking **options, which they check themselves (MicroaggSpec.build) or pass on to a
 #: guarded function (assign_blocks -> plan_blocks)
 FORWARDING = {"microaggregate", "assign_blocks", *METHODS}
@@ -47,11 +44,8 @@ def _misspelt(fn) -> tuple[str, str]:
 
 def _cases():
     for module, name in LOCAL + SPARK:
-        marks = []
-        if module == sdcs.__name__ and name in SPARK_PENDING:
-            marks = [pytest.mark.xfail(strict=True, reason="spark/recode.py, spark/frequencies.py: not guarded yet")]
         if name not in FORWARDING and _named(_function(module, name)):
-            yield pytest.param(module, name, marks=marks, id=f"{module}.{name}")
+            yield pytest.param(module, name, id=f"{module}.{name}")
 
 
 def test_every_public_function_is_checked():
