@@ -89,9 +89,19 @@ def _window_p(x: np.ndarray, p: float | None, r0: float | None, k0: float | None
         delta = float(x.max() - x.min()) if x.size else 0.0
     if not delta > 0 or not math.isfinite(delta):
         return 0.0
+    return window_from_moments(delta, float(x.var()) if r0 is not None else 0.0,
+                               float(x.mean()) if r0 is None else 0.0, r0, k0)
+
+
+def window_from_moments(delta: float, var: float, mean: float, r0: float | None, k0: float | None) -> float:
+    """The window fraction from ``r0`` (population variance ``var``) or ``k0`` (``mean``) over
+    the range ``delta`` of the values (sdcMicro ``rankSwap``'s R0 / K0 rules; 0 for a range of
+    0 or an infinite one); used on the values locally and on Spark's aggregates."""
+    if not delta > 0 or not math.isfinite(delta):
+        return 0.0
     if r0 is not None:
-        return math.sqrt(2.0 * float(x.var()) * (1.0 - r0)) / delta
-    return math.sqrt(8.0 / 3.0) * k0 * abs(float(x.mean())) / delta
+        return math.sqrt(2.0 * var * (1.0 - r0)) / delta
+    return math.sqrt(8.0 / 3.0) * k0 * abs(mean) / delta
 
 
 def rank_swap_values(

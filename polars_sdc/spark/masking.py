@@ -594,7 +594,7 @@ def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str
     aggregation (and with top / bottom coding one pass over the values between the codings)."""
     from pyspark.sql import functions as F
 
-    from ..masking.rank_swap import check_some_swapped
+    from ..masking.rank_swap import check_some_swapped, window_from_moments
 
     floats = [c for c in cols if schema[c].is_float()]
     aggs = [F.count(F.lit(1)).alias("__n")]
@@ -634,15 +634,7 @@ def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str
             else:
                 mid, lo, hi = m, r[f"__lo_{c}"], r[f"__hi_{c}"]
                 varies = lo != hi
-                delta = hi - lo
-                if p is not None:
-                    pw = p
-                elif not delta > 0 or not math.isfinite(delta):
-                    pw = 0.0
-                elif r0 is not None:
-                    pw = math.sqrt(2.0 * r[f"__v_{c}"] * (1.0 - r0)) / delta
-                else:
-                    pw = math.sqrt(8.0 / 3.0) * k0 * abs(r[f"__a_{c}"]) / delta
+                pw = p if p is not None else window_from_moments(hi - lo, r[f"__v_{c}"], r[f"__a_{c}"], r0, k0)
             check_some_swapped(c, name, mid, pw, varies, sdcmicro, p, r0, k0)
 
 
