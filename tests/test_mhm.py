@@ -326,10 +326,12 @@ print("HM_NOM", " ".join(str(sig[1]) for sig in hm_path.signatures))
 
 
 def test_numeric_orderings_compile_only_the_code_they_run(tmp_path):
-    # a fresh process on an empty cache (session 25, benchmarks/README.md): numeric columns
-    # compile no nominal-code helper (nor the shortest path its nominal part), the grid no BFS of the variable grid, and kd-mdav on
-    # small leaves only the brute-force MDAV kernel (each pruned by a None argument), not the
-    # walk of order "kd" (its leaves are taken one at a time from Python)
+    # a fresh process on an empty cache (sessions 25-26, benchmarks/README.md): numeric columns
+    # compile no nominal-code helper (nor the shortest path its nominal part, nor the start
+    # row's kernel: numpy), the grid no BFS of the variable grid, and kd-mdav on one leaf (60
+    # rows) only the brute-force MDAV kernel (each pruned by a None argument) and the group
+    # walk: not the walk of order "kd", not the split (one leaf needs none), not the group
+    # means (numpy)
     import os
     import subprocess
     import sys
@@ -339,9 +341,10 @@ def test_numeric_orderings_compile_only_the_code_they_run(tmp_path):
     assert proc.returncode == 0, proc.stderr
     names = set(proc.stdout.split("COMPILED")[1].split("HM_NOM")[0].split())
     assert proc.stdout.split("HM_NOM")[1].split() == ["none"], proc.stdout  # the shortest path: no nominal part
-    assert {"_block_walk", "_ring_next", "_kd_next_leaf", "_leaf_groups", "mdav_labels_small"} <= names, names
+    assert {"_block_walk", "_ring_next", "_leaf_groups", "mdav_labels_small"} <= names, names
     for never in ("_bfs_next", "mdav_labels_tree", "_kd_walk", "nominal_part", "nominal_row_dist", "level_counts", "_d2",
-                  "_chebyshev_codes", "_split_direction_codes", "_live_dims", "_key_codes"):
+                  "_chebyshev_codes", "_split_direction_codes", "_live_dims", "_key_codes", "_kd_next_leaf",
+                  "_split_direction", "_farthest_nominal", "group_means", "group_sums"):
         assert never not in names, never
 
 

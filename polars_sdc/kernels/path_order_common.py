@@ -28,8 +28,9 @@ function of the code) and the kd orders (sums over the levels present, in the em
 order); the variable grid takes the one-hot matrix.
 
 A method compiles only its ordering's kernels: this module holds the start of every path
-(:func:`farthest_from_centroid_codes`, one cached kernel compiled once per process whichever
-ordering calls it) and the helpers of more than one ordering, compiled into each caller.
+(:func:`farthest_from_centroid_codes`: numpy for numeric data, with nominal columns one
+cached kernel compiled once per process whichever ordering calls it) and the helpers of more
+than one ordering, compiled into each caller.
 """
 from __future__ import annotations
 
@@ -40,17 +41,39 @@ from ._common import helper, level_counts, mean_query, nominal_part, nominal_row
 
 
 def farthest_from_centroid(X):
-    """Row farthest from the column means (ties: lowest row) — the start of every path."""
-    return farthest_from_centroid_codes(np.ascontiguousarray(X, dtype=np.float64), None, None, None, None)
+    """Row farthest from the column means (ties: lowest row) — the start of every path. In
+    numpy (no kernel to compile for numeric data): each mean is the sum in row order
+    (``np.cumsum`` adds one row after the other, as a loop does) divided by n, each squared
+    distance summed over the columns in order, so the row is the one of
+    :func:`_farthest_nominal` bit for bit (a NaN distance never wins; all NaN: row 0)."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n, p = X.shape
+    if n == 0:
+        return 0
+    s = np.zeros(n)
+    with np.errstate(all="ignore"):  # inf - inf is NaN, as in a kernel, silently
+        for d in range(p):
+            v = X[:, d] - np.cumsum(X[:, d])[-1] / n
+            s += v * v
+    s[~(s > -1.0)] = -np.inf
+    return int(np.argmax(s))
 
 
-@njit(cache=True)
 def farthest_from_centroid_codes(X, C, off, gid, gw):
     """:func:`farthest_from_centroid` with nominal columns as row-major codes C (n, mc) (level
     offsets ``off``, weight group ``gid`` and a^2 ``gw`` of each column, :mod:`._common`):
-    the distance to the centroid of their one-hot embedding from the level counts. C (and
-    ``off``, ``gid``, ``gw``) None: numeric columns only (the nominal code is not compiled:
-    Numba prunes a branch on an argument that is None before typing)."""
+    the distance to the centroid of their one-hot embedding from the level counts
+    (:func:`_farthest_nominal`). C None or with no column: numeric columns only, in numpy."""
+    if C is None or C.shape[1] == 0:
+        return farthest_from_centroid(X)
+    return _farthest_nominal(X, C, off, gid, gw)
+
+
+@njit(cache=True)
+def _farthest_nominal(X, C, off, gid, gw):
+    """The kernel of :func:`farthest_from_centroid_codes` with nominal columns. (C None would
+    compile the numeric part only: Numba prunes a branch on an argument that is None before
+    typing; numeric data take :func:`farthest_from_centroid`, the same row.)"""
     n, p = X.shape
     c = np.zeros(p)
     for i in range(n):

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from ._common import group_means, helper, widest_dim
-from .mdav import _LEAF as _MDAV_LEAF, mdav_labels_small, mdav_labels_tree, small_enough
+from .mdav import _LEAF as _MDAV_LEAF, mdav_labels_codes, mdav_labels_small, mdav_labels_tree, small_enough
 from .path_order_common import _block_csr, _npn_walk, farthest_from_centroid_codes
 
 
@@ -165,8 +165,11 @@ def _kd_order(X, leaf_size, rule, mdav_k, done):
 def _kd_call(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, done):
     """Start row, then the walk: kernels called one after the other from here (a kernel
     calling another re-optimises the callee's machine code inside its own, so on leaves of
-    at least :data:`_PY_LEAF` rows, and on a single leaf, the leaf MDAV kernel is called from
-    Python, as by the MDAV method, not from inside the walk)."""
+    at least :data:`_PY_LEAF` rows, and on a single leaf, the leaf MDAV is called from
+    Python through the MDAV method's own dispatcher, not from inside the walk). A single
+    leaf (n <= leaf_size) needs no split: the split kernel is then not compiled, and the
+    leaf's group sizes, means and grouping are numpy (:func:`_group_csr`), so only the
+    group walk :func:`_leaf_groups` is a kernel of this module."""
     n, p = X.shape
     if n == 0:
         return np.empty(0, dtype=np.int64)
@@ -193,26 +196,48 @@ def _kd_call(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, done):
         moff, mgid, mgw = off, gid, gw
     order = np.empty(n, dtype=np.int64)
     perm = np.arange(n)
-    key = np.empty(n)
-    sa = np.zeros(_STACK, dtype=np.int64)
-    sb = np.zeros(_STACK, dtype=np.int64)
-    sb[0] = n
+    if n > leaf_size:
+        key = np.empty(n)
+        sa = np.zeros(_STACK, dtype=np.int64)
+        sb = np.zeros(_STACK, dtype=np.int64)
+        sb[0] = n
     top, out, prev = np.int64(1), np.int64(0), first
     while True:
-        a, b, top = _kd_next_leaf(X, C, off, A_c, lk, li, perm, leaf_size, rule, prev, key, num, scr, sa, sb, top)
+        if n <= leaf_size:  # one leaf, the whole data: no split, the split kernel is not compiled
+            a, b, top = (0, n, 0) if top else (-1, -1, 0)
+        else:
+            a, b, top = _kd_next_leaf(X, C, off, A_c, lk, li, perm, leaf_size, rule, prev, key, num, scr, sa, sb, top)
         if a < 0:
             return order
         rows = perm[a:b]
         sub = np.ascontiguousarray(X[rows])
         subc = np.ascontiguousarray(C[rows]) if C is not None else np.empty((b - a, 0), dtype=np.int32)
-        k = np.int64(min(int(mdav_k), b - a))
-        if small is not None:  # small leaves (see _mdav_leaf): the brute-force kernel
-            lab = mdav_labels_small(sub, subc, moff, mgid, mgw, k, np.zeros(1, dtype=np.int64))
-        else:
-            lab = mdav_labels_tree(sub, subc, moff, mgid, mgw, k, tree_leaf, np.zeros(1, dtype=np.int64))
-        out, prev = _leaf_groups(X, C, off, gid, gw, perm, np.int64(a), sub, subc, lab, order, np.int64(out),
-                                 np.int64(prev), lcnt)
+        k = min(int(mdav_k), b - a)
+        # the dispatcher of the MDAV method (its kernels and signatures): brute force on
+        # small leaves, else (``leaf``) the kd-tree kernel, as _mdav_leaf decided for all
+        lab = mdav_labels_codes(sub, subc, moff, mgid, mgw, k, None if small is not None else int(tree_leaf))
+        cnt, cen, gstart, by_group = _group_csr(sub, lab)
+        out, prev = _leaf_groups(X, C, off, gid, gw, perm, np.int64(a), subc, cnt, cen, gstart, by_group, order,
+                                 np.int64(out), np.int64(prev), lcnt, np.zeros(cnt.shape[0], dtype=np.bool_),
+                                 np.empty(b - a, dtype=np.int64))
         done[0] = out
+
+
+def _group_csr(sub, lab):
+    """(cnt (G,), cen (G, p), gstart (G + 1,), by_group (m,)) of a leaf's MDAV labels ``lab``
+    (every label in [0, G) used): group sizes and means, and the leaf positions grouped by
+    label in increasing position (a stable sort; gstart the start of each group). In numpy:
+    ``np.bincount`` adds the weights in row order, so the means are those of
+    :func:`~._common.group_means` bit for bit."""
+    m, p = sub.shape
+    G = int(lab.max()) + 1 if m else 0
+    cnt = np.bincount(lab, minlength=G).astype(np.int64)
+    cen = np.empty((G, p))
+    for d in range(p):
+        cen[:, d] = np.bincount(lab, weights=sub[:, d], minlength=G) / cnt
+    gstart = np.zeros(G + 1, dtype=np.int64)
+    np.cumsum(cnt, out=gstart[1:])
+    return cnt, cen, gstart, np.argsort(lab, kind="stable").astype(np.int64)
 
 
 #: the kd walks' segment stack: two entries per level of median splits (at most 64 levels)
@@ -433,24 +458,35 @@ def _leaf_mdav(X, C, off, gid, gw, perm, a, b, k, mdav_small, mdav_leaf):
     return sub, subc, lab
 
 
-@njit(cache=True, nogil=True)
-def _leaf_groups(X, C, off, gid, gw, perm, a, sub, subc, lab, order, out, prev, lcnt):
-    """Append the rows perm[a:a + m] of a leaf (``sub`` (m, p) and ``subc`` their rows of X
-    and C) to the path group by group: the leaf's MDAV groups ``lab``, nearest centroid (to
-    the last visited row ``prev``) next, each group walked by NPN. Nominal columns (codes C;
-    None: numeric only, ``lcnt`` unused): the distance from the last visited row to a
-    group's centroid from its level counts. Returns the new (out, prev)."""
-    n, p = X.shape
+@helper
+def _walk_leaf_groups(X, C, off, gid, gw, perm, a, sub, subc, lab, order, out, prev, lcnt):
+    """:func:`_leaf_groups` inside the walk (kd-mdav on small leaves): the group sizes,
+    means and grouped positions of the leaf's MDAV labels ``lab`` (as :func:`_group_csr`)
+    and the scratch, then the group walk."""
     m = sub.shape[0]
-    if C is not None:
-        mc = C.shape[1]
     G = np.int64(0)  # not a literal: group_means and _block_csr compile once
     for t in range(m):
         if lab[t] + 1 > G:
             G = lab[t] + 1
     cnt, cen = group_means(sub, lab, G)
     gstart, _, by_group, _ = _block_csr(lab, G)  # leaf positions grouped by label (counting sort)
+    return _leaf_groups(X, C, off, gid, gw, perm, a, subc, cnt, cen, gstart, by_group, order, out, prev, lcnt,
+                        np.zeros(G, dtype=np.bool_), np.empty(m, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _leaf_groups(X, C, off, gid, gw, perm, a, subc, cnt, cen, gstart, by_group, order, out, prev, lcnt, seen, live):
+    """Append the rows perm[a:a + m] of a leaf to the path group by group: the leaf's MDAV
+    groups (sizes ``cnt``, means ``cen``, leaf positions by_group[gstart[g]:gstart[g + 1]]
+    of group g, see :func:`_group_csr`), nearest centroid (to the last visited row ``prev``)
+    next, each group walked by NPN. Nominal columns (codes C, ``subc`` the leaf's rows of C;
+    None: numeric only, ``lcnt`` unused): the distance from the last visited row to a
+    group's centroid from its level counts. Scratch: ``seen`` (G,) False, ``live`` (m,).
+    Returns the new (out, prev)."""
+    n, p = X.shape
+    G = cnt.shape[0]
     if C is not None:
+        mc = C.shape[1]
         # K[g, c] = m_g^2 + sum_v cnt_v^2: the query of group g's mean for column c
         K = np.empty((G, mc), dtype=np.int64)
         for g in range(G):
@@ -468,13 +504,11 @@ def _leaf_groups(X, C, off, gid, gw, perm, a, sub, subc, lab, order, out, prev, 
                     lcnt[off[c] + subc[t, c]] = 0
         NG = gw.shape[0]
         acc = np.zeros(NG, dtype=np.int64)
-    done = np.zeros(G, dtype=np.bool_)
-    live = np.empty(m, dtype=np.int64)
     for gs in range(G):
         best = np.inf
         bg = -1
         for g in range(G):
-            if done[g]:
+            if seen[g]:
                 continue
             s = 0.0
             for d in range(p):
@@ -497,7 +531,7 @@ def _leaf_groups(X, C, off, gid, gw, perm, a, sub, subc, lab, order, out, prev, 
             if bg < 0 or s < best:
                 best = s
                 bg = g
-        done[bg] = True
+        seen[bg] = True
         c = cnt[bg]
         for t in range(c):
             live[t] = perm[a + by_group[gstart[bg] + t]]
@@ -594,7 +628,7 @@ def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, mdav_smal
         if b - a <= leaf_size:
             if mdav_k is not None:  # None (order "kd"): this branch and MDAV are not compiled
                 sub, subc, lab = _leaf_mdav(X, C, off, gid, gw, perm, a, b, mdav_k, mdav_small, mdav_leaf)
-                out, prev = _leaf_groups(X, C, off, gid, gw, perm, a, sub, subc, lab, order, out, prev, lcnt)
+                out, prev = _walk_leaf_groups(X, C, off, gid, gw, perm, a, sub, subc, lab, order, out, prev, lcnt)
             else:
                 m = b - a
                 for t in range(m):
