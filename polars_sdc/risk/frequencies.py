@@ -165,7 +165,7 @@ def _packed_ids(df: pl.DataFrame, on: Sequence[str]) -> tuple[np.ndarray, int] |
 
 
 def frequency_groups(
-    df: pl.DataFrame, on: Sequence[str], weight: str | None, alpha: float
+    df: pl.DataFrame, on: Sequence[str], weight: str | None, alpha: float, count: str | None = None
 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
     """``(index, fk, Fk)`` for checked arguments (:func:`frequencies` checks them): with
     ``index`` an int64 array, ``fk[index]`` / ``Fk[index]`` are the records' frequencies and
@@ -173,11 +173,16 @@ def frequency_groups(
     also missing; 0 where none occurs); with
     ``index`` None they are already per record. Lets callers compute per-combination values
     (individual risk, class sizes) once per combination instead of once per record.
+    ``count``: a column of record multiplicities (each row stands for that many records with
+    its key values, and its ``weight`` is their summed weight): a combination table, as the
+    Spark back end passes it (:mod:`polars_sdc.spark.frequencies`), counted by the same rule.
 
     >>> import polars as pl
     >>> idx, fk, Fk = frequency_groups(pl.DataFrame({"a": [3, 3, 5]}), ["a"], None, 1.0)
     >>> idx.tolist(), fk.tolist()
     ([0, 0, 2], [2.0, 0.0, 1.0])
+    >>> frequency_groups(pl.DataFrame({"a": [3, 5], "n": [2, 1]}), ["a"], None, 1.0, count="n")[1].tolist()
+    [2.0, 0.0, 1.0]
     """
     n = df.height
     if n == 0:
@@ -190,16 +195,21 @@ def frequency_groups(
         packed = _packed_ids(df, on)
         if packed is not None:  # small integer-like key space: counting by bincount
             g, span = packed
-            fk = np.bincount(g, minlength=span).astype(np.float64)
+            fk = np.bincount(g, weights=_counts(df, count), minlength=span).astype(np.float64)
             if weight is None:
                 return g, fk, fk
             wv = df.get_column(weight).cast(pl.Float64).to_numpy()
             return g, fk, np.bincount(g, weights=wv, minlength=span)
     if has_missing:
-        dense = _wildcard_dense(df, on, weight, alpha, floats)
+        dense = _wildcard_dense(df, on, weight, alpha, floats, count)
         if dense is not None:  # key space small enough for a counting array with a missing slot
             return dense
-    return None, *_frequencies_rows(df, on, weight, alpha, has_missing, floats)
+    return None, *_frequencies_rows(df, on, weight, alpha, has_missing, floats, count)
+
+
+def _counts(df: pl.DataFrame, count: str | None) -> np.ndarray | None:
+    """The record multiplicity of every row (float64), or None: one record per row."""
+    return None if count is None else df.get_column(count).cast(pl.Float64).to_numpy()
 
 
 def _cell_codes(df: pl.DataFrame, on: Sequence[str], floats: list[str]) -> tuple[list[pl.Expr], list[int], int] | None:
@@ -279,7 +289,8 @@ def _wildcard_transform(a: np.ndarray) -> np.ndarray:
 
 
 def _wildcard_dense(
-    df: pl.DataFrame, on: Sequence[str], weight: str | None, alpha: float, floats: list[str]
+    df: pl.DataFrame, on: Sequence[str], weight: str | None, alpha: float, floats: list[str],
+    count: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The freqCalc wildcard rule on a counting array over every key combination with a
     missing slot per key (``frequency_groups``'s ``(index, fk, Fk)``), or None when that
@@ -332,8 +343,9 @@ def _wildcard_dense(
         out[own == 0] = 0.0
         return out
 
-    own_c = np.bincount(index, minlength=cells).astype(np.float64)
-    fk = rule(own_c, float(n))
+    counts = _counts(df, count)
+    own_c = np.bincount(index, weights=counts, minlength=cells).astype(np.float64)
+    fk = rule(own_c, float(n) if counts is None else float(counts.sum()))
     if weight is None:
         return index, fk, fk
     own_w = np.bincount(index, weights=df.get_column(weight).cast(pl.Float64).to_numpy(), minlength=cells)
@@ -384,7 +396,8 @@ def frequencies(
 
 
 def _frequencies_rows(
-    df: pl.DataFrame, on: list[str], weight: str | None, a: float, has_missing: bool, floats: list[str]
+    df: pl.DataFrame, on: list[str], weight: str | None, a: float, has_missing: bool, floats: list[str],
+    count: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """fk / Fk per record by Polars: one ``over()`` pass without missing keys, else the
     wildcard rule by combinations and joins (module docstring)."""
@@ -394,9 +407,11 @@ def _frequencies_rows(
         if weight is not None
         else pl.Series("_w", np.ones(n))
     )
+    c = pl.Series("_n", np.ones(n)) if count is None else df.get_column(count).cast(pl.Float64).alias("_n")
     if not has_missing:
-        out = df.select(on).with_columns(w.alias("_w")).select(
-            pl.len().over(on).cast(pl.Float64).alias("fk"), pl.col("_w").sum().over(on).alias("Fk")
+        own = pl.len().cast(pl.Float64) if count is None else pl.col("_n").sum()
+        out = df.select(on).with_columns(w.alias("_w"), c).select(
+            own.over(on).alias("fk"), pl.col("_w").sum().over(on).alias("Fk")
         )
         return out.get_column("fk").to_numpy(), out.get_column("Fk").to_numpy()
     # keys as they are (equality is all that matters); NaN in a float key is missing too
@@ -405,10 +420,11 @@ def _frequencies_rows(
     pattern = pl.sum_horizontal(
         [pl.col(c).is_null().cast(pl.UInt32) * (1 << j) for j, c in enumerate(on)]
     ).cast(pl.UInt32 if m < 32 else pl.UInt64)
-    frame = codes.with_columns(_w=w.alias("_w").cast(pl.Float64), _p=pattern)
+    frame = codes.with_columns(_w=w.alias("_w").cast(pl.Float64), _n=c, _p=pattern)
 
     full = (1 << m) - 1
-    combos = frame.group_by([*on, "_p"]).agg(_c=pl.len().cast(pl.Float64), _w=pl.col("_w").sum())
+    own = pl.len().cast(pl.Float64) if count is None else pl.col("_n").sum()
+    combos = frame.group_by([*on, "_p"]).agg(_c=own, _w=pl.col("_w").sum())
     complete = combos.filter(pl.col("_p") == 0)
     partial = combos.filter((pl.col("_p") != 0) & (pl.col("_p") != full))
     all_na = combos.filter(pl.col("_p") == full)
@@ -469,7 +485,8 @@ def _frequencies_rows(
         start += target.height
         parts.append(target.with_columns(_c=pl.col("_c") + c + a * oc, _w=pl.col("_w") + w_ + a * ow))
     total_w = float(frame.get_column("_w").sum())
-    all_na = all_na.with_columns(_c=pl.lit(float(n)), _w=pl.lit(total_w))
+    total_c = float(n) if count is None else float(frame.get_column("_n").sum())
+    all_na = all_na.with_columns(_c=pl.lit(total_c), _w=pl.lit(total_w))
     result = pl.concat([complete, *parts, all_na], how="vertical")
     j = frame.select([*on, "_p"]).join(
         result, on=[*on, "_p"], how="left", nulls_equal=True, maintain_order="left"

@@ -114,13 +114,15 @@ def individual_risk(fk: np.ndarray, Fk: np.ndarray, alpha_rule: str = "safe") ->
 
 
 def frequencies_and_risk(
-    df: pl.DataFrame, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, alpha_rule: str = "safe"
+    df: pl.DataFrame, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, alpha_rule: str = "safe",
+    count: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``fk``, ``Fk`` (:func:`~polars_sdc.risk.frequencies.frequencies`) and the individual
     risk of every record (float64 arrays in row order). The risk is computed once per key
     combination (not once per record) when the keys allow a counting array, then gathered.
     With ``alpha < 1`` and ``alpha_rule="safe"`` a record's risk is at least its risk at
-    ``alpha = 1`` (module docstring).
+    ``alpha = 1`` (module docstring). ``count``: each row stands for that many records (a
+    combination table: :func:`~polars_sdc.risk.frequencies.frequency_groups`; Spark's).
 
     >>> import polars as pl
     >>> fk, Fk, r = frequencies_and_risk(pl.DataFrame({"a": [1, 1, 2], "w": [10.0, 30.0, 4.0]}), "a", "w")
@@ -132,15 +134,15 @@ def frequencies_and_risk(
     alpha_rule = check_alpha_rule(alpha_rule)
     if weight is not None:
         check_weights(df, weight)
-    fk, Fk, r = _risk_at(df, cols, weight, a, alpha_rule)
+    fk, Fk, r = _risk_at(df, cols, weight, a, alpha_rule, count)
     if a < 1.0 and alpha_rule == "safe":        # (the same frequencies when no key is missing)
-        r = np.maximum(r, _risk_at(df, cols, weight, 1.0, alpha_rule)[2])
+        r = np.maximum(r, _risk_at(df, cols, weight, 1.0, alpha_rule, count)[2])
     return fk, Fk, r
 
 
 def _risk_at(df: pl.DataFrame, cols: list[str], weight: str | None, a: float,
-             alpha_rule: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    index, fk, Fk = frequency_groups(df, cols, weight, a)
+             alpha_rule: str, count: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    index, fk, Fk = frequency_groups(df, cols, weight, a, count)
     if index is None:
         return fk, Fk, individual_risk(fk, Fk, alpha_rule)
     present = np.flatnonzero(fk)

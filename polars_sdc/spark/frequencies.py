@@ -1,6 +1,6 @@
 """Sample and population frequencies of key combinations on Spark, and the re-identification
-risk built on them, by Spark aggregations and joins (only the list of missing-value patterns
-and a few totals reach the driver).
+risk built on them, by Spark aggregations and joins, and, with missing key values, the local
+functions run on the combination table in one task.
 
 Definitions: those of the local :mod:`polars_sdc.risk.frequencies` (sdcMicro 5.8.1
 ``freqCalc``) and :mod:`polars_sdc.risk.individual` (``indivRisk``, method "approx";
@@ -13,14 +13,18 @@ docstring of :mod:`polars_sdc.risk.frequencies`).
 
 Steps: one aggregation gives the *combination table* (one row per distinct key combination
 and missing-value pattern, with its record count and weight). Without missing keys that is
-``fk`` and ``Fk``. With them, each missing-value pattern ``p`` adds its matches by one join
-per pattern on the keys it has (complete combinations gain ``alpha`` x the compatible
-records with missing keys; a combination with missing keys gains the compatible complete
-records and ``alpha`` x the compatible records of the other patterns, pooled by the key
-columns they share), exactly the local algorithm. The individual risk of a combination is
-computed by the local function :func:`polars_sdc.risk.individual.individual_risk` in a
-Python task over the combination table (not over the records); records get their values by
-a join, and global risk / expected re-identifications are sums over the combination table.
+``fk`` and ``Fk``, and the individual risk of each combination is computed by the local
+:func:`polars_sdc.risk.individual.individual_risk` in Python tasks over the table's batches.
+With missing keys every combination must be compared with every other: the combination table
+goes to one task that runs the local rule on it (:func:`polars_sdc.risk.frequencies.frequency_groups`
+with the combinations' record counts as ``count=``, and the risk by
+:func:`polars_sdc.risk.individual.frequencies_and_risk`): one function for both back ends, so
+Spark equals local by construction, in four Spark stages instead of one join per pattern (or per
+pair of patterns with ``household=``: 18-27 s against 0.1-0.3 s locally on EU-SILC before;
+benchmarks/README.md). That task holds one row per distinct combination (with ``household=``,
+per distinct combination and household), not per record: it must fit in one Python worker.
+Records get their values by one join; global risk / expected re-identifications are sums over
+the combination table.
 """
 from __future__ import annotations
 
@@ -94,21 +98,6 @@ def _keyed(sdf: Any, cols: Sequence[str], schema: pl.Schema, weights: str | None
     return sdf.select("*", *out, w.alias(WSUM)).withColumn(PATTERN, pattern)
 
 
-def _matched(target: Any, source: Any, by: list[str], tag: str) -> Any:
-    """``target`` with ``__sdc_mc<tag>`` / ``__sdc_mw<tag>``: the total count and weight of the
-    ``source`` combinations equal to each target row on ``by`` (0 when none)."""
-    from pyspark.sql import functions as F
-
-    mc, mw = f"__sdc_mc{tag}", f"__sdc_mw{tag}"
-    if not by:
-        agg = source.agg(F.sum(COUNT).alias(mc), F.sum(WSUM).alias(mw))
-        out = target.crossJoin(agg)
-    else:
-        agg = source.groupBy(*by).agg(F.sum(COUNT).alias(mc), F.sum(WSUM).alias(mw))
-        out = target.join(agg, on=by, how="left")
-    return out.fillna(0.0, subset=[mc, mw])
-
-
 def _check_weight_counts(weight: str | None, meta: Any) -> None:
     """The local weight check (:func:`polars_sdc.risk.frequencies.check_weights`, one message)
     on the counts ``bad`` (null, NaN, infinite) and ``low`` (<= 0) of a metadata row."""
@@ -121,28 +110,30 @@ def _check_weight_counts(weight: str | None, meta: Any) -> None:
 
 
 def combination_table(
-    sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, suppressed_as: str | None = None
+    sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, suppressed_as: str | None = None,
+    alpha_rule: str | None = None,
 ) -> tuple[Any, list[str]]:
     """The combination table (a Spark DataFrame: ``__sdc_key<i>``, ``__sdc_pattern``, the
     combination's record count and weight, and its ``fk`` / ``Fk`` under the missing-value
-    rule; ``suppressed_as`` as in :func:`frequencies`) and the key columns. Internal: the public faces are :func:`frequencies`,
-    :func:`individual_risk`, :func:`global_risk` and :func:`risk`."""
+    rule; with ``alpha_rule``, also the individual risk ``__sdc_risk``; ``suppressed_as`` as in
+    :func:`frequencies`) and the key columns. Without missing keys ``fk`` / ``Fk`` are the
+    combination's own count and weight (distributed; the risk per Arrow batch). With them, the
+    local rule (:func:`polars_sdc.risk.frequencies.frequency_groups` with the combination counts
+    as ``count=``; the risk by :func:`polars_sdc.risk.individual.frequencies_and_risk`, both
+    alphas at once) runs on the whole combination table in one task (module docstring).
+    Internal: the public faces are :func:`frequencies`, :func:`individual_risk`,
+    :func:`global_risk` and :func:`risk`."""
     require_pyspark()
     from pyspark.sql import functions as F
-
-    from ..risk.frequencies import all_missing_is_wildcard
 
     weights = weight
     cols, schema, a = _check(sdf, on, weights, alpha, suppressed_as)
     ks = [_key(i) for i in range(len(cols))]
-    m = len(cols)
-    full = (1 << m) - 1
     keyed = _keyed(sdf, cols, schema, weights, suppressed_as)
-    # one pass over the records for the small metadata: the missing-value patterns present,
-    # the totals, the all-missing records and the weight checks
-    is_full, w = F.col(PATTERN) == full, F.col(WSUM)
-    aggs = [F.collect_set(PATTERN).alias("patterns"), F.count(F.lit(1)).alias("n"), F.sum(w).alias("w"),
-            F.sum(F.when(is_full, 1.0).otherwise(0.0)).alias("na_c"), F.sum(F.when(is_full, w).otherwise(0.0)).alias("na_w")]
+    # one pass over the records for the small metadata: whether a key is missing anywhere and
+    # the weight checks
+    w = F.col(WSUM)
+    aggs = [F.max(F.col(PATTERN)).alias("missing")]
     if weights is not None:
         bad = F.col(weights).isNull() | F.isnan(w) | w.isin(float("inf"), float("-inf"))
         aggs += [F.sum(F.when(bad, 1).otherwise(0)).alias("bad"), F.sum(F.when(~bad & (w <= 0), 1).otherwise(0)).alias("low")]
@@ -150,53 +141,37 @@ def combination_table(
     _check_weight_counts(weights, meta)
     combos = (keyed.groupBy(*ks, PATTERN)
               .agg(F.count(F.lit(1)).cast("double").alias(COUNT), F.sum(WSUM).alias(WSUM)))
-    found = sorted(int(p) for p in meta["patterns"])
-    if found in ([], [0]):   # no missing key anywhere: fk and Fk are the combination's own
-        return combos.select(*ks, PATTERN, COUNT, WSUM, F.col(COUNT).alias(FK), F.col(WSUM).alias(FKP)), cols
-    patterns = [p for p in found if p not in (0, full)]
-    present = {p: [ks[j] for j in range(m) if not (p >> j) & 1] for p in patterns}
-    by_pattern = {p: combos.where(F.col(PATTERN) == p) for p in patterns}
-    n, total_w, na_c, na_w = (float(meta[x] or 0.0) for x in ("n", "w", "na_c", "na_w"))
-    cols_out = [*ks, PATTERN, COUNT, WSUM, FK, FKP]
+    if not meta["missing"]:   # no missing key anywhere: fk and Fk are the combination's own
+        table = combos.select(*ks, PATTERN, COUNT, WSUM, F.col(COUNT).alias(FK), F.col(WSUM).alias(FKP))
+        return (table if alpha_rule is None else _with_risk(table, alpha_rule)), cols
+    return _wildcard_table(combos, ks, a, alpha_rule), cols
 
-    # complete combinations: + alpha x the compatible records with some (not all) keys missing,
-    # and with one key the all-missing records (the shared rule: all_missing_is_wildcard)
-    wild = all_missing_is_wildcard(m)
-    complete_raw = combos.where(F.col(PATTERN) == 0)
-    complete = complete_raw.withColumn("__sdc_ac", F.lit(na_c if wild else 0.0)) \
-                           .withColumn("__sdc_aw", F.lit(na_w if wild else 0.0))
-    for i, p in enumerate(patterns):
-        complete = _matched(complete, by_pattern[p], present[p], f"c{i}")
-        complete = complete.withColumn("__sdc_ac", F.col("__sdc_ac") + F.col(f"__sdc_mcc{i}")) \
-                           .withColumn("__sdc_aw", F.col("__sdc_aw") + F.col(f"__sdc_mwc{i}"))
-    parts = [complete.withColumn(FK, F.col(COUNT) + a * F.col("__sdc_ac"))
-             .withColumn(FKP, F.col(WSUM) + a * F.col("__sdc_aw")).select(cols_out)]
 
-    # a pattern's combinations: + the compatible complete records + alpha x the compatible
-    # records of the other patterns (pooled by the key columns they share) and the all-missing ones
-    for i, p in enumerate(patterns):
-        target = _matched(by_pattern[p], complete_raw, present[p], "0")
-        oc, ow = F.lit(na_c), F.lit(na_w)
-        pools: dict[tuple[str, ...], list[Any]] = {}
-        for q in patterns:
-            if q != p:
-                shared = tuple(c for c in present[p] if c in present[q])
-                pools.setdefault(shared, []).append(by_pattern[q].select(*shared, COUNT, WSUM))
-        for t, (shared, frames) in enumerate(pools.items()):
-            pool = frames[0]
-            for f in frames[1:]:
-                pool = pool.unionByName(f)
-            target = _matched(target, pool, list(shared), f"q{t}")
-            oc, ow = oc + F.col(f"__sdc_mcq{t}"), ow + F.col(f"__sdc_mwq{t}")
-        parts.append(target.withColumn(FK, F.col(COUNT) + F.col("__sdc_mc0") + a * oc)
-                     .withColumn(FKP, F.col(WSUM) + F.col("__sdc_mw0") + a * ow).select(cols_out))
-    if full in found:   # every key missing: the record matches everybody
-        parts.append(combos.where(F.col(PATTERN) == full)
-                     .withColumn(FK, F.lit(n)).withColumn(FKP, F.lit(total_w)).select(cols_out))
-    out = parts[0]
-    for part in parts[1:]:
-        out = out.unionByName(part)
-    return out, cols
+def _wildcard_table(combos: Any, ks: list[str], alpha: float, alpha_rule: str | None) -> Any:
+    """``combos`` (one row per key combination and missing-value pattern, with its record count
+    and weight) with ``fk``, ``Fk`` (and, with ``alpha_rule``, the risk) by the local functions,
+    run on the whole table in one task: the missing-value rule compares every combination with
+    every other, and the table is one row per distinct combination, not per record (EU-SILC:
+    14,827 records, 9,0xx combinations). The one local rule, so Spark equals local by
+    construction (:func:`polars_sdc.risk.frequencies.frequency_groups`, ``count=``)."""
+    names = [*ks, PATTERN, COUNT, WSUM]
+    new = [FK, FKP] + ([RISK] if alpha_rule is not None else [])
+    out = pl.Schema({**polars_schema(combos.select(*names)), **{c: pl.Float64 for c in new}})
+
+    def task(df: pl.DataFrame) -> pl.DataFrame:
+        from ..risk.frequencies import frequency_groups
+        from ..risk.individual import frequencies_and_risk
+
+        df = df.select(names)
+        if alpha_rule is not None:
+            fk, Fk, r = frequencies_and_risk(df, ks, WSUM, alpha, alpha_rule, count=COUNT)
+            return df.with_columns(pl.Series(FK, fk), pl.Series(FKP, Fk), pl.Series(RISK, r))
+        index, fk, Fk = frequency_groups(df, ks, WSUM, alpha, COUNT)
+        if index is not None:
+            fk, Fk = fk[index], Fk[index]
+        return df.with_columns(pl.Series(FK, fk), pl.Series(FKP, Fk))
+
+    return run_frames(combos, task, out, per="stratum")
 
 
 HH = "__sdc_hh"
@@ -217,10 +192,11 @@ def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None
     combination and missing-value pattern, ``fk`` = the distinct households with a record
     compatible with it (a missing key matches any value) and ``Fk`` = their household weights'
     sum. A household's weight is its members' common ``weight`` (refused, as locally, if it varies
-    within a household; EU-SILC's ``rb050`` is constant within every household). One aggregation gives the metadata; without
-    missing keys the distinct (combination, household) pairs are counted by one more; with them,
-    one join per pair of missing-value patterns on the keys both have (``alpha`` must be 1, as
-    locally), and households with a record whose keys are all missing count for everybody.
+    within a household; EU-SILC's ``rb050`` is constant within every household). One aggregation
+    gives the metadata; without missing keys the distinct (combination, household) pairs are
+    counted by one more; with them (``alpha`` must be 1, as locally), the local function runs on
+    the distinct (combination, household) pairs in one task (households with a record whose keys
+    are all missing count for everybody).
     Internal: the faces are :func:`frequencies` and the risk functions' ``household=``."""
     require_pyspark()
     from pyspark.sql import functions as F
@@ -228,22 +204,19 @@ def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None
     cols, schema, a = _check(sdf, on, weight, alpha, suppressed_as)
     _check_household(schema, household, cols)
     ks = [_key(i) for i in range(len(cols))]
-    m = len(cols)
-    full = (1 << m) - 1
     keyed = _keyed(sdf, cols, schema, weight, suppressed_as).withColumn(HH, F.col(household))
     w = F.col(WSUM)
-    per_h = [F.count(F.lit(1)).alias("__rows"), F.collect_set(PATTERN).alias("__pats"), F.min(w).alias(HW),
-             F.max(w).alias("__hi"), F.max(F.when(F.col(PATTERN) == full, 1).otherwise(0)).alias("__wild")]
+    per_h = [F.count(F.lit(1)).alias("__rows"), F.max(PATTERN).alias("__pmax"), F.min(w).alias(HW),
+             F.max(w).alias("__hi")]
     if weight is not None:
         bad = F.col(weight).isNull() | F.isnan(w) | w.isin(float("inf"), float("-inf"))
         per_h += [F.sum(F.when(bad, 1).otherwise(0)).alias("__bad"),
                   F.sum(F.when(~bad & (w <= 0), 1).otherwise(0)).alias("__low")]
     households = keyed.groupBy(HH).agg(*per_h)
     nan_id = F.isnan(HH) if schema[household].is_float() else F.lit(False)
-    aggs = [F.array_distinct(F.flatten(F.collect_list("__pats"))).alias("patterns"),
+    aggs = [F.max("__pmax").alias("missing"),
             F.sum(F.when(F.col(HH).isNull(), F.col("__rows"))).alias("null_ids"),
-            F.max(F.when(nan_id, 1).otherwise(0)).alias("nan_ids"),
-            F.sum("__wild").alias("wild_c"), F.sum(F.when(F.col("__wild") == 1, F.col(HW))).alias("wild_w")]
+            F.max(F.when(nan_id, 1).otherwise(0)).alias("nan_ids")]
     if weight is not None:
         aggs += [F.sum("__bad").alias("bad"), F.sum("__low").alias("low"),
                  F.min(F.when(F.col(HW) != F.col("__hi"), F.col(HH))).alias("varies")]
@@ -258,39 +231,26 @@ def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None
         from ..risk.household_frequencies import weight_varies_error
 
         raise weight_varies_error(weight, meta["varies"], household)
-    hw = households.select(HH, HW)
-    found = sorted(int(p) for p in meta["patterns"])
-    if found in ([], [0]):   # no missing key: distinct households per combination
-        pairs = keyed.select(*ks, HH).distinct().join(hw, on=HH)
+    if not meta["missing"]:   # no missing key: distinct households per combination
+        pairs = keyed.select(*ks, HH).distinct().join(households.select(HH, HW), on=HH)
         table = pairs.groupBy(*ks).agg(F.count(F.lit(1)).cast("double").alias(FK), F.sum(HW).alias(FKP))
         return table.withColumn(PATTERN, F.lit(0).cast("long")), cols
     if a != 1.0:
         raise SDCError("counting households with missing key values needs alpha = 1 (a household is in a "
                        "combination or not)")
-    pairs = keyed.select(*ks, PATTERN, HH).distinct()
-    targets = pairs.select(*ks, PATTERN).distinct()
-    wild_c, wild_w = float(meta["wild_c"] or 0), float(meta["wild_w"] or 0.0)
-    src = pairs.join(households.where(F.col("__wild") == 0).select(HH, HW), on=HH) if wild_c \
-        else pairs.join(hw, on=HH)              # the households with a record whose keys are all missing: apart
-    # every target once with no household (so a target no household matches keeps its row), then
-    # each (target, compatible household) pair: one join per pair of patterns on their shared keys
-    parts = [targets.select(*ks, PATTERN, F.lit(None).cast(sdf.schema[household].dataType).alias(HH),
-                            F.lit(None).cast("double").alias(HW))]
-    for p in found:
-        tp = targets.where(F.col(PATTERN) == p)
-        for q in found:
-            if q == full:                       # only in wild households: counted once for everybody
-                continue
-            sq = src.where(F.col(PATTERN) == q)
-            shared = [ks[j] for j in range(m) if not (p >> j) & 1 and not (q >> j) & 1]
-            part = tp.join(sq.select(*shared, HH, HW), on=shared) if shared \
-                else tp.crossJoin(sq.select(HH, HW).distinct())
-            parts.append(part.select(*ks, PATTERN, HH, HW))
-    found_pairs = reduce(lambda x, y: x.unionByName(y), parts).distinct()
-    table = found_pairs.groupBy(*ks, PATTERN).agg(
-        (F.count(HH).cast("double") + F.lit(wild_c)).alias(FK),
-        (F.coalesce(F.sum(HW), F.lit(0.0)) + F.lit(wild_w)).alias(FKP))
-    return table, cols
+    # missing keys: the local rule (household_frequencies) on the distinct (combination,
+    # household) pairs, in one task; each pair carries its household's weight (checked constant)
+    pairs = keyed.select(*ks, PATTERN, HH, F.col(WSUM).alias(HW)).distinct()
+    out = pl.Schema({**polars_schema(pairs.select(*ks, PATTERN)), FK: pl.Float64, FKP: pl.Float64})
+
+    def task(df: pl.DataFrame) -> pl.DataFrame:
+        from ..risk.household_frequencies import household_frequencies
+
+        fk, Fk = household_frequencies(df, ks, HH, HW, 1.0)
+        return (df.select(*ks, PATTERN).with_columns(pl.Series(FK, fk), pl.Series(FKP, Fk))
+                .unique([*ks, PATTERN], keep="first"))
+
+    return run_frames(pairs, task, out, per="stratum"), cols
 
 
 def _join_back(sdf: Any, cols: list[str], schema: pl.Schema, table: Any, new: dict[str, str],
@@ -360,35 +320,17 @@ def frequencies(
     return _join_back(sdf, cols, schema, table, new, suppressed_as)
 
 
-def _with_risk(table: Any, at_one: Any = None, alpha_rule: str = "safe") -> Any:
-    """The combination table with the individual risk of each combination, computed by the
-    local :func:`polars_sdc.risk.individual.individual_risk` in a Python task; with ``at_one``
-    (the same table at ``alpha = 1``, for ``alpha < 1``) the larger of the two risks, as the
-    local default ``alpha_rule="safe"``."""
-    import numpy as np
-    from pyspark.sql import functions as F
-
+def _with_risk(table: Any, alpha_rule: str = "safe") -> Any:
+    """The combination table without missing keys with the individual risk of each
+    combination, computed by the local :func:`polars_sdc.risk.individual.individual_risk` in
+    Python tasks (per Arrow batch; without missing keys ``alpha`` changes nothing)."""
     from ..risk.individual import individual_risk
 
-    fields = list(table.schema.fields)
-    if at_one is not None:
-        ks = [c for c in table.columns if c.startswith("__sdc_key")]
-        # both tables come from one plan: aliases keep the self-join's columns apart
-        left = table.alias("__sdc_l")
-        right = at_one.select(*[F.col(k).alias(f"{k}_1") for k in ks], F.col(PATTERN).alias(f"{PATTERN}_1"),
-                              F.col(FK).alias("__sdc_fk1"), F.col(FKP).alias("__sdc_fpop1")).alias("__sdc_r")
-        cond = [F.col(f"__sdc_l.{k}").eqNullSafe(F.col(f"__sdc_r.{k}_1")) for k in ks]
-        cond.append(F.col(f"__sdc_l.{PATTERN}") == F.col(f"__sdc_r.{PATTERN}_1"))
-        table = left.join(right, on=cond, how="left").select(
-            *[F.col(f"__sdc_l.{c}") for c in table.columns], F.col("__sdc_r.__sdc_fk1"), F.col("__sdc_r.__sdc_fpop1"))
-    names = [f.name for f in fields]
-    floor_at_one = at_one is not None            # (the task must not capture a DataFrame)
-    out = pl.Schema({**polars_schema(table.select(*names)), RISK: pl.Float64})
+    names = list(table.columns)
+    out = pl.Schema({**polars_schema(table), RISK: pl.Float64})
 
     def task(df: pl.DataFrame) -> pl.DataFrame:
         r = individual_risk(df[FK].to_numpy(), df[FKP].to_numpy(), alpha_rule)
-        if floor_at_one:
-            r = np.maximum(r, individual_risk(df["__sdc_fk1"].to_numpy(), df["__sdc_fpop1"].to_numpy()))
         return df.select(names).with_columns(pl.Series(RISK, r, dtype=pl.Float64))
 
     return run_frames(table, task, out)
@@ -396,14 +338,11 @@ def _with_risk(table: Any, at_one: Any = None, alpha_rule: str = "safe") -> Any:
 
 def _risk_table(sdf: Any, cols: Any, weight: str | None, alpha: float,
                 alpha_rule: str = "safe", suppressed_as: str | None = None) -> tuple[Any, list[str]]:
-    """The combination table with ``risk`` (:func:`_with_risk`; at ``alpha < 1`` never below
-    the risk at ``alpha = 1``)."""
+    """The combination table with ``risk`` (at ``alpha < 1`` never below the risk at ``alpha =
+    1`` by default, as locally)."""
     from ..risk.individual import check_alpha_rule
 
-    safe = check_alpha_rule(alpha_rule) == "safe"
-    table, cols = combination_table(sdf, cols, weight, alpha, suppressed_as)
-    at_one = combination_table(sdf, cols, weight, 1.0, suppressed_as)[0] if float(alpha) < 1 and safe else None
-    return _with_risk(table, at_one, alpha_rule), cols
+    return combination_table(sdf, cols, weight, alpha, suppressed_as, alpha_rule=check_alpha_rule(alpha_rule))
 
 
 def _check_household_risk(sdf: Any, schema: pl.Schema, household: str, cols: Sequence[str],
