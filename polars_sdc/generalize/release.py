@@ -148,7 +148,9 @@ def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str
             household: str | None = None) -> tuple[Problem, np.ndarray, np.ndarray]:
     """The problem of the search, per record its distinct tuple, and the (n, d) hierarchy-row
     codes of the records. With ``household``, a tuple also holds the household (so a class's
-    households are its tuples' distinct households)."""
+    households are its tuples' distinct households), and when a quasi-identifier is
+    household-level (:func:`polars_sdc.household.household_level_columns`) households are
+    suppressed whole."""
     n = df.height
     codes = np.stack([_codes(df, c, h) for c, h in zip(on, hs)], axis=1).astype(np.int64)
     tables = _tables(hs, codes, n)
@@ -182,12 +184,17 @@ def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str
     T = np.ascontiguousarray(codes[first].astype(np.int32))
     w = np.bincount(tup, minlength=m).astype(np.float64)
     h = cols[-1][first] if household is not None else None
+    whole = False
+    if household is not None:
+        from ..household import household_level_columns
+
+        whole = bool(household_level_columns(df, household, on))
     if sensitive is not None:
         s_all = cols[len(hs)]
         S = int(s_all.max()) + 1
         s = s_all[first]
         q = np.bincount(s_all, minlength=S) / n
-    return Problem(T=T, w=w, s=s, q=q, tables=tables, n=n, h=h), tup, codes
+    return Problem(T=T, w=w, s=s, q=q, tables=tables, n=n, h=h, whole_households=whole), tup, codes
 
 
 def _sensitive_tree(df: pl.DataFrame, sensitive: str, h: Hierarchy, problem: Problem) -> HierarchyTree:
