@@ -274,9 +274,12 @@ def generalize(
     members of a few households: ``df.sdc.mdav(k, household=)``'s rule, DESIGN "Households"),
     a class with fewer is suppressed like any failing class (the suppression limit still
     counts records), and the search finds the least-loss transformation under that rule
-    (households per class only grow when classes merge, so the problem stays monotone). A
-    suppressed person's household-level keys stay visible in the records of the other members
-    whose classes pass; the household id itself is never generalised.
+    (households per class only grow when classes merge, so the problem stays monotone). When a
+    quasi-identifier is household-level (constant within every household: the region, the
+    household size), a household with a suppressed member is suppressed **whole** (else the
+    housemates' records would show the suppressed person's value next to the shared household
+    id), and what is left of each class must pass again, until nothing changes; the limit counts
+    these records too and the search stays exact. The household id itself is never generalised.
 
     >>> import polars as pl
     >>> from polars_sdc.generalize import Hierarchy
