@@ -205,6 +205,9 @@ def run_operation(args: argparse.Namespace) -> int:
 
     # a generalisation's release: its suppressed records' label reads as every key missing
     label = {**op.defaults(), **given}.get("suppressed_as") if op.name == "generalize" else None
+    # --household: classes count households (the unit a household release protects, as
+    # `anonymize --household` reports); the records count is kept as k_anonymity_records
+    hh = given.get("household")
 
     def check(result: pl.LazyFrame) -> dict[str, Any]:
         t1 = time.perf_counter()
@@ -212,7 +215,10 @@ def run_operation(args: argparse.Namespace) -> int:
         effects = step_effects(lf.collect(), after, keys or [], label)
         out: dict[str, Any] = {"rows": after.height, **effects}
         if keys:
-            out["k_anonymity"] = after.sdc.k_anonymity(keys, suppressed_as=label)
+            out["k_anonymity"] = after.sdc.k_anonymity(keys, suppressed_as=label, household=hh)
+            if hh is not None:
+                out["k_anonymity_unit"] = "households"
+                out["k_anonymity_records"] = after.sdc.k_anonymity(keys, suppressed_as=label)
         if summarize:
             out.update(summarize.measure(after, given, extra))
         out["measure_seconds"] = time.perf_counter() - t1
@@ -225,7 +231,7 @@ def run_operation(args: argparse.Namespace) -> int:
         shown = ", ".join(f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}" for k, v in given.items())
         lines = [f"wrote {args.output}: {res['rows']} rows, {op.name} ({shown}), {elapsed:.2f} s", *_effects_lines(res)]
         if keys:
-            lines.append(f"  k-anonymity {res['k_anonymity']} on {','.join(keys)} (a null matches any value)")
+            lines.append(f"  k-anonymity {_k_text(res)} on {','.join(keys)} (a null matches any value)")
     for line in lines:
         print(line)
     parameters = {**op.defaults(), **given}
@@ -233,6 +239,15 @@ def run_operation(args: argparse.Namespace) -> int:
     cli._write_report(args.report, op.command, args, parameters, res,
                       {f"{op.name}_and_write": elapsed, "measure": measure_seconds}, started=t_start)
     return 0
+
+
+def _k_text(res: dict[str, Any]) -> str:
+    """The k-anonymity of a step's report: ``3``, or with ``--household`` ``2 households (5
+    records)``."""
+    if "k_anonymity_records" not in res:
+        return f"{res['k_anonymity']}"
+    k, r = res["k_anonymity"], res["k_anonymity_records"]
+    return f"{k} household{'' if k == 1 else 's'} ({r} record{'' if r == 1 else 's'})"
 
 
 class _RecodeSummary:
@@ -311,7 +326,7 @@ class _GeneralizeSummary:
                f"{res['metric']} {res['metric_value']:.10g}; {res['transformations_checked']} of "
                f"{res['transformations']} transformations checked"]
         if "k_anonymity" in res:
-            out.append(f"  k-anonymity {res['k_anonymity']} (a suppressed record's keys match any value)")
+            out.append(f"  k-anonymity {_k_text(res)} (a suppressed record's keys match any value)")
         return out
 
 

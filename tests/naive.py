@@ -867,14 +867,19 @@ def reference_generalization_lattice(records, hierarchies, k, max_outliers, metr
     weights and gs-factor): ``records`` is a list of tuples of level-0 values (strings),
     ``hierarchies`` a list of level lists (``levels[j][i]`` = label of value ``levels[0][i]`` at
     level j), ``sensitive`` the sensitive value per record, ``households`` the household id per
-    record (a class then also fails with fewer than k distinct households). Returns {levels:
-    (passes, suppressed, loss)}, loss None where the transformation fails."""
+    record (a class then also fails with fewer than k distinct households; and when a
+    quasi-identifier is household-level, the same value on every member of every household, a
+    household with a suppressed member is suppressed whole, after which the rest of every class
+    must pass again, until nothing changes). Returns {levels: (passes, suppressed, loss)}, loss
+    None where the transformation fails."""
     import itertools
     import math
 
     c_recursive = c  # `c` is a column index below
     n = len(records)
     d = len(hierarchies)
+    whole_households = households is not None and any(
+        len({(households[i], records[i][col]) for i in range(n)}) == len(set(households)) for col in range(d))
     index = [{v: i for i, v in enumerate(h[0])} for h in hierarchies]
     q = {}
     if sensitive is not None:
@@ -886,16 +891,15 @@ def reference_generalization_lattice(records, hierarchies, k, max_outliers, metr
         classes = {}
         for i, g in enumerate(gen):
             classes.setdefault(g, []).append(i)
-        bad = set()
-        for g, members in classes.items():
-            fails = len(members) < k
+        def fails(members):
+            bad = len(members) < k
             if households is not None:
-                fails |= len({households[i] for i in members}) < k
+                bad |= len({households[i] for i in members}) < k
             if l_div is not None:
                 counts = {}
                 for i in members:
                     counts[sensitive[i]] = counts.get(sensitive[i], 0) + 1
-                fails |= not reference_l_diverse(counts, l_div, l_kind, c_recursive)
+                bad |= not reference_l_diverse(counts, l_div, l_kind, c_recursive)
             if t_close is not None:
                 p = {}
                 for i in members:
@@ -904,18 +908,30 @@ def reference_generalization_lattice(records, hierarchies, k, max_outliers, metr
                     emd = reference_hierarchical_emd(p, q, sensitive_hierarchy)
                 else:
                     emd = 0.5 * sum(abs(q[v] - p.get(v, 0.0)) for v in q)
-                fails |= emd > t_close + 1e-12
-            if fails:
-                bad.add(g)
-        n_out = sum(len(classes[g]) for g in bad)
+                bad |= emd > t_close + 1e-12
+            return bad
+
+        suppressed = {i for members in classes.values() if fails(members) for i in members}
+        while whole_households and suppressed:   # a household with a suppressed member goes whole
+            grow = {i for i in range(n) if households[i] in {households[j] for j in suppressed}} - suppressed
+            if not grow:
+                break
+            suppressed |= grow
+            for members in classes.values():   # the rest of a class must pass on its own
+                rest = [i for i in members if i not in suppressed]
+                if rest and fails(rest):
+                    suppressed.update(rest)
+        bad = {g for g, members in classes.items() if any(i in suppressed for i in members)}
+        kept_of = {g: [i for i in members if i not in suppressed] for g, members in classes.items()}
+        out_of = {g: [i for i in members if i in suppressed] for g, members in classes.items()}
+        n_out = len(suppressed)
         if n_out > max_outliers:
             out[lv] = (False, n_out, None)
             continue
-        kept = [g for g in classes if g not in bad]
         heights = [len(h) - 1 for h in hierarchies]
         if metric in ("discernibility", "discernibility_star"):
             if metric == "discernibility":
-                loss = sum(len(classes[g]) ** 2 for g in kept) + n * n_out
+                loss = sum(len(kept_of[g]) ** 2 for g in classes) + n * n_out
             else:
                 loss = sum(len(m) ** 2 for m in classes.values())
         elif metric in ("precision", "precision_monotone"):
@@ -937,7 +953,7 @@ def reference_generalization_lattice(records, hierarchies, k, max_outliers, metr
                 if metric == "entropy" and n_out:
                     cg = {}
                     for g in bad:
-                        cg[g[c]] = cg.get(g[c], 0) + len(classes[g])
+                        cg[g[c]] = cg.get(g[c], 0) + len(out_of[g])
                     e -= sum(x * math.log2(x / n_out) for x in cg.values())
                 total += math.floor(e * 1e10) / 1e10
             loss = total
@@ -947,11 +963,8 @@ def reference_generalization_lattice(records, hierarchies, k, max_outliers, metr
                 R = len(hierarchies[c][0])
                 labels = hierarchies[c][lv[c]]
                 x = 0  # R * (sum of kept records' shares + suppressed records): an integer
-                for g, members in classes.items():
-                    if g in bad:
-                        x += len(members) * R
-                    else:
-                        x += len(members) * labels.count(g[c])
+                for g in classes:
+                    x += len(out_of[g]) * R + len(kept_of[g]) * labels.count(g[c])
                 # floor10 of the exact rational (R x - n) / (n R - n) (no float summation order)
                 cols.append(max(0, (x - n) * 10**10 // (n * R - n)) / 1e10 if R > 1 else 0.0)
             loss = math.prod((v + 1) ** (1 / d) for v in cols) - 1

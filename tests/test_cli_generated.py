@@ -192,3 +192,38 @@ def test_the_release_is_sunk_from_a_lazy_scan(tmp_path, capsys, sunk_frames, fra
         argv = [argv[0], str(src), str(out), *argv[1:]]
     assert cli.main(argv) == 0, capsys.readouterr().err
     assert sunk_frames == [pl.LazyFrame]
+
+
+def test_a_step_with_household_reports_k_in_households(tmp_path, capsys):
+    """With --household a generic step's k-anonymity counts households (the unit a household
+    release protects, as `anonymize --household` reports; it counted records), the records'
+    count kept beside it. suppress keeps every combination in >= 2 records, but (x, 1) and
+    (z, 3) are each one household's; generalize --household holds >= 2 households per class."""
+    df = pl.DataFrame({"hh": [1, 1, 1, 2, 2, 3, 3, 3], "a": ["x", "x", "x", "y", "y", "y", "z", "z"],
+                       "b": [1, 1, 1, 2, 2, 2, 3, 3]})
+    src, out, rep = tmp_path / "in.parquet", tmp_path / "out.parquet", tmp_path / "r.json"
+    df.write_parquet(src)
+    assert cli.main(["suppress", str(src), str(out), "--k", "2", "--on", "a,b", "--household", "hh",
+                     "--report", str(rep)]) == 0
+    got = json.loads(rep.read_text())
+    rel = pl.read_parquet(out)
+    assert got["k_anonymity"] == rel.sdc.k_anonymity(["a", "b"], household="hh") == 1
+    assert got["k_anonymity_records"] == rel.sdc.k_anonymity(["a", "b"]) == 2
+    assert got["k_anonymity_unit"] == "households"
+    assert "k-anonymity 1 household (2 records) on a,b" in capsys.readouterr().out
+    # without --household: records, as before
+    assert cli.main(["suppress", str(src), str(out), "--k", "2", "--on", "a,b", "--report", str(rep)]) == 0
+    got = json.loads(rep.read_text())
+    assert got["k_anonymity"] == 2 and "k_anonymity_records" not in got
+    assert "k-anonymity 2 on a,b" in capsys.readouterr().out
+    # generalize --household: the release's classes hold >= 2 households; reported so
+    ha, hb = tmp_path / "a.csv", tmp_path / "b.csv"
+    ha.write_text("x;xy;*\ny;xy;*\nz;z;*\n", encoding="utf-8")
+    hb.write_text("1;*\n2;*\n3;*\n", encoding="utf-8")
+    assert cli.main(["generalize", str(src), str(out), "--hierarchies", f"a={ha},b={hb}", "--k", "2",
+                     "--on", "a,b", "--household", "hh", "--report", str(rep)]) == 0
+    got = json.loads(rep.read_text())
+    rel = pl.read_parquet(out)
+    want = rel.sdc.k_anonymity(["a", "b"], household="hh", suppressed_as="*")
+    assert got["k_anonymity"] == want >= 2 and got["k_anonymity_records"] > want
+    assert f"k-anonymity {want} households ({got['k_anonymity_records']} records)" in capsys.readouterr().out

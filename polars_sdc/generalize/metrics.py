@@ -187,15 +187,19 @@ class Metric:
             cells *= t.n_labels[c][L[:, c]]
         return np.maximum(n, n * n / np.minimum(cells, n))
 
-    def value(self, levels: np.ndarray, sizes: np.ndarray, out: np.ndarray, labels) -> float:
+    def value(self, levels: np.ndarray, sizes: np.ndarray, out: np.ndarray, labels,
+              parent: np.ndarray | None = None) -> float:
         """The metric for a node with class ``sizes``, outlier flags ``out`` and
-        ``labels(c)`` = the label id of each class in column c."""
+        ``labels(c)`` = the label id of each class in column c. ``parent``: when classes are
+        split in kept and suppressed records (whole households suppressed), the class of the
+        transformation of each part (DM* sums the transformation's classes)."""
         t, name = self.t, self.name
         n = float(t.n)
         d = len(levels)
         n_out = float(sizes[out].sum())
         if name == "discernibility_star":
-            return float(np.sum(sizes * sizes))
+            whole = sizes if parent is None else np.bincount(parent, weights=sizes)
+            return float(np.sum(whole * whole))
         if name == "discernibility":
             kept = sizes[~out]
             return float(np.sum(kept * kept)) + n * n_out

@@ -148,7 +148,9 @@ def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str
             household: str | None = None) -> tuple[Problem, np.ndarray, np.ndarray]:
     """The problem of the search, per record its distinct tuple, and the (n, d) hierarchy-row
     codes of the records. With ``household``, a tuple also holds the household (so a class's
-    households are its tuples' distinct households)."""
+    households are its tuples' distinct households), and when a quasi-identifier is
+    household-level (:func:`polars_sdc.household.household_level_columns`) households are
+    suppressed whole."""
     n = df.height
     codes = np.stack([_codes(df, c, h) for c, h in zip(on, hs)], axis=1).astype(np.int64)
     tables = _tables(hs, codes, n)
@@ -182,12 +184,17 @@ def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str
     T = np.ascontiguousarray(codes[first].astype(np.int32))
     w = np.bincount(tup, minlength=m).astype(np.float64)
     h = cols[-1][first] if household is not None else None
+    whole = False
+    if household is not None:
+        from ..household import household_level_columns
+
+        whole = bool(household_level_columns(df, household, on))
     if sensitive is not None:
         s_all = cols[len(hs)]
         S = int(s_all.max()) + 1
         s = s_all[first]
         q = np.bincount(s_all, minlength=S) / n
-    return Problem(T=T, w=w, s=s, q=q, tables=tables, n=n, h=h), tup, codes
+    return Problem(T=T, w=w, s=s, q=q, tables=tables, n=n, h=h, whole_households=whole), tup, codes
 
 
 def _sensitive_tree(df: pl.DataFrame, sensitive: str, h: Hierarchy, problem: Problem) -> HierarchyTree:
@@ -267,9 +274,12 @@ def generalize(
     members of a few households: ``df.sdc.mdav(k, household=)``'s rule, DESIGN "Households"),
     a class with fewer is suppressed like any failing class (the suppression limit still
     counts records), and the search finds the least-loss transformation under that rule
-    (households per class only grow when classes merge, so the problem stays monotone). A
-    suppressed person's household-level keys stay visible in the records of the other members
-    whose classes pass; the household id itself is never generalised.
+    (households per class only grow when classes merge, so the problem stays monotone). When a
+    quasi-identifier is household-level (constant within every household: the region, the
+    household size), a household with a suppressed member is suppressed **whole** (else the
+    housemates' records would show the suppressed person's value next to the shared household
+    id), and what is left of each class must pass again, until nothing changes; the limit counts
+    these records too and the search stays exact. The household id itself is never generalised.
 
     >>> import polars as pl
     >>> from polars_sdc.generalize import Hierarchy

@@ -52,6 +52,9 @@ class Problem:
     n: int
     G: np.ndarray | None = None  # (d, max levels, max rows) int64 padded label maps for the kernel
     h: np.ndarray | None = None  # (m,) int64 household of each tuple (tuples include it), or None
+    #: a household with a suppressed member is suppressed whole (a quasi-identifier is
+    #: household-level: its value would stay visible on the housemates' records)
+    whole_households: bool = False
 
     def __post_init__(self) -> None:
         gen = self.tables.gen
@@ -77,6 +80,23 @@ class Classes:
     sizes: np.ndarray          # (classes,) float64
     out: np.ndarray            # (classes,) bool: fails the models
     n_out: int
+    #: with whole households suppressed, a class of the transformation can be released in part:
+    #: it is then split in its kept and its suppressed records, and ``parent`` is the class of the
+    #: transformation of each part (None when no class is split)
+    parent: np.ndarray | None = None
+
+    def dm_floor(self, star: bool) -> float:
+        """A lower bound of DM (``star``: DM*) of this node's every generalisation: the sum of
+        squared class sizes; with split classes, for DM, a record of a class with a kept records
+        counts a if kept (it stays kept, with them) and a + 1 if suppressed (n when it stays
+        suppressed, at least its class with the a kept ones when it is released)."""
+        if self.parent is None:
+            return float(np.sum(self.sizes * self.sizes))
+        whole = np.bincount(self.parent, weights=self.sizes)
+        if star:
+            return float(np.sum(whole * whole))
+        kept = np.bincount(self.parent, weights=np.where(self.out, 0.0, self.sizes), minlength=whole.size)
+        return float(np.sum(kept * kept + (whole - kept) * (kept + 1.0)))
 
 
 def lattice_nodes(heights: np.ndarray) -> np.ndarray:
@@ -97,9 +117,10 @@ def group(problem: Problem, levels: np.ndarray, models: Models, base: Classes | 
     grouped instead of the distinct tuples (k-anonymity only: l and t need the tuples). With
     households (``problem.h``) a class also fails when its records come from fewer than k
     distinct households (the tuples hold one household each; no roll-up: a household count is
-    not a sum)."""
+    not a sum), and with ``problem.whole_households`` a household with a suppressed member is
+    suppressed whole (:func:`_whole_households`)."""
     t = problem.tables
-    from ...kernels.lattice import dense_ids, group_keys, group_node
+    from ...kernels.lattice import group_keys, group_node
 
     radix = np.array([t.n_labels[c][levels[c]] for c in range(problem.d)], dtype=np.int64)
     if base is not None and not models.needs_sensitive and problem.h is None:
@@ -113,26 +134,71 @@ def group(problem: Problem, levels: np.ndarray, models: Models, base: Classes | 
         gen = [t.gen[c][levels[c]] for c in range(problem.d)]
         inv, first, n_classes = group_keys(T, gen, radix)
         sizes = np.bincount(inv, weights=w, minlength=n_classes)
-    if models.needs_sensitive and n_classes * problem.q.size <= 4_000_000:
-        out = models.outlier_classes_dense(sizes, np.bincount(inv * problem.q.size + problem.s, weights=problem.w,
-                                                              minlength=n_classes * problem.q.size
-                                                              ).reshape(n_classes, problem.q.size), problem.q)
-    elif models.needs_sensitive:
-        S = problem.q.size
-        pk = inv * S + problem.s
-        pid, pfirst, n_pairs = dense_ids(pk)
-        pc = np.bincount(pid, weights=problem.w, minlength=n_pairs)
-        upk = pk[pfirst]
-        out = models.outlier_classes(sizes, upk // S, upk % S, pc, problem.q)
-    else:
-        out = models.outlier_classes(sizes, None, None, None)
-    if problem.h is not None:   # k distinct households per class: the distinct (class, household) pairs
-        hk = inv.astype(np.int64) * (int(problem.h.max()) + 1) + problem.h
-        _, hfirst, _ = dense_ids(hk)
-        out = out | (np.bincount(inv[hfirst], minlength=n_classes) < models.k)
+    s = problem.s if models.needs_sensitive else None
+    out = _failing(models, inv, n_classes, sizes, w, s, problem.q, problem.h)
+    if problem.whole_households and problem.h is not None and out.any():
+        return _whole_households(problem, models, inv, out)
     if rows is not None:
         first, inv = rows[first], None
     return Classes(inv, first, sizes, out, int(round(sizes[out].sum())))
+
+
+def _failing(models: Models, inv: np.ndarray, n_classes: int, sizes: np.ndarray, w: np.ndarray,
+             s: np.ndarray | None, q: np.ndarray | None, h: np.ndarray | None) -> np.ndarray:
+    """Per class (``inv``: the class of each tuple, ``w`` its records, ``s`` its sensitive code,
+    ``h`` its household): it fails the models (with households, fewer than k distinct ones)."""
+    from ...kernels.lattice import dense_ids
+
+    if s is not None and n_classes * q.size <= 4_000_000:
+        out = models.outlier_classes_dense(sizes, np.bincount(inv * q.size + s, weights=w,
+                                                              minlength=n_classes * q.size
+                                                              ).reshape(n_classes, q.size), q)
+    elif s is not None:
+        S = q.size
+        pk = inv * S + s
+        pid, pfirst, n_pairs = dense_ids(pk)
+        pc = np.bincount(pid, weights=w, minlength=n_pairs)
+        upk = pk[pfirst]
+        out = models.outlier_classes(sizes, upk // S, upk % S, pc, q)
+    else:
+        out = models.outlier_classes(sizes, None, None, None)
+    if h is not None:   # k distinct households per class: the distinct (class, household) pairs
+        hk = inv.astype(np.int64) * (int(h.max()) + 1) + h
+        _, hfirst, _ = dense_ids(hk)
+        out = out | (np.bincount(inv[hfirst], minlength=n_classes) < models.k)
+    return out
+
+
+def _whole_households(problem: Problem, models: Models, inv: np.ndarray, out: np.ndarray) -> Classes:
+    """The least fixed point of: a household with a suppressed member is suppressed whole, and
+    the records left of a class are suppressed when they fail the models on their own (fewer
+    than k households, l, t). Both steps only add records, so it ends; for k-anonymity and
+    distinct l-diversity a generalisation suppresses a subset of the records this node
+    suppresses (a class's rest fails whenever a subset of it does), so the problem stays
+    monotone. Classes released in part are split in their kept and suppressed records."""
+    from ...kernels.lattice import dense_ids
+
+    h, w = problem.h, problem.w
+    s = problem.s if models.needs_sensitive else None
+    out_t = out[inv]
+    hit = np.zeros(int(h.max()) + 1, dtype=bool)
+    while True:
+        hit[h[out_t]] = True
+        grow = hit[h] & ~out_t
+        if not grow.any():
+            break
+        out_t |= grow
+        keep = np.flatnonzero(~out_t)
+        if keep.size == 0:
+            break
+        ids, _, n_rest = dense_ids(inv[keep].astype(np.int64))
+        rest = np.bincount(ids, weights=w[keep], minlength=n_rest)
+        fail = _failing(models, ids, n_rest, rest, w[keep], None if s is None else s[keep], problem.q, h[keep])
+        out_t[keep[fail[ids]]] = True
+    part, first, n_parts = dense_ids(inv.astype(np.int64) * 2 + out_t)
+    sizes = np.bincount(part, weights=w, minlength=n_parts)
+    split = out_t[first]
+    return Classes(part, first, sizes, split, int(round(sizes[split].sum())), parent=inv[first].astype(np.int64))
 
 
 @dataclass
@@ -205,7 +271,7 @@ class _State:
         cls = self.classes(idx)
         passes = cls.n_out <= self.max_out
         if self.dm_bound is not None:  # sum size^2 here bounds DM of every generalisation from below
-            raise_bound(L, lv, self.dm_bound, float(np.sum(cls.sizes * cls.sizes)))
+            raise_bound(L, lv, self.dm_bound, cls.dm_floor(self.metric.name == "discernibility_star"))
         if self.status[idx] == 0:
             if self.monotone:
                 tag_cone(L, lv, self.status, 1 if passes else -1, passes)
@@ -292,7 +358,7 @@ def search(problem: Problem, models: Models, metric: Metric, max_outliers: int) 
             cls = st.classes(int(idx))
             lv = L[idx]
             value = metric.value(lv, cls.sizes, cls.out, lambda c, _cls=cls, _lv=lv:
-                                 t.gen[c][_lv[c]][problem.T[_cls.first, c]])
+                                 t.gen[c][_lv[c]][problem.T[_cls.first, c]], parent=cls.parent)
         st.losses[idx] = value
         if metric.monotone:
             from ...kernels.lattice import tag_cone
