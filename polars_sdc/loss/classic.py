@@ -143,17 +143,26 @@ def ncp(
     unknown = [c for c in [*hierarchies, *weights] if c not in cols]
     if unknown:
         raise SDCError(f"column {unknown[0]!r}: given a hierarchy or weight but not among the measured columns")
-    t = original.select(cols).with_columns(pl.Series("__g", g))
+    from .exact import centered, int_offsets
+
+    # ranges are differences: Int64 / UInt64 beyond 2^53 as exact offsets from their minimum
+    num = [c for c in cols if is_numeric(original.schema[c]) and c not in hierarchies]
+    t = centered(original.select(cols), int_offsets(original, num)).with_columns(pl.Series("__g", g))
     total = 0.0
     for c in cols:
         w = float(weights.get(c, 1.0))
-        if is_numeric(original.schema[c]) and c not in hierarchies:
-            x = numeric_matrix(original.select(pl.col(c).drop_nulls()), [c])[:, 0]
-            rng = x.max() - x.min() if x.size else 0.0
+        if c in num:
+            x = numeric_matrix(t.select(pl.col(c).drop_nulls()), [c])[:, 0]
+            half = 1.0
+            rng = float(x.max()) - float(x.min()) if x.size else 0.0
+            if math.isinf(rng):  # a range beyond 1.8e308 (values near -+1e308): halves, exactly
+                half = 0.5
+                rng = x.max() * half - x.min() * half
             if rng == 0:
                 continue
+            v = pl.col(c).cast(pl.Float64) * half if half != 1.0 else pl.col(c)
             spans = t.group_by("__g").agg(
-                (pl.col(c).max() - pl.col(c).min()).cast(pl.Float64).alias("s"), pl.col(c).count().alias("n")
+                (v.max() - v.min()).cast(pl.Float64).alias("s"), pl.col(c).count().alias("n")
             ).drop_nulls("s")
             total += w * float((spans["s"] * spans["n"]).sum()) / rng
             continue
