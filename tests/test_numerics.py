@@ -145,3 +145,91 @@ def test_ncp_of_a_range_beyond_float64():
     small = pl.DataFrame({"x": [-1.7, -1.6, 1.6, 1.7], "g": [0, 0, 1, 1]})
     assert ncp(df, "g", on="x") == pytest.approx(ncp(small, "g", on="x"), rel=1e-12)
     assert ncp(small, "g", on="x") == pytest.approx(4 * 0.1 / 3.4, rel=1e-12)
+
+
+# -- 2. recode_intervals: sdcMicro's equidistant rule at tiny magnitudes; exact integer quantiles ----
+from polars_sdc.masking.intervals import column_equal_breaks  # noqa: E402
+from tests.naive import equidistant_ref, quantile7_exact  # noqa: E402
+
+
+@FAST
+@given(vals=st.lists(st.integers(0, 9), min_size=2, max_size=12).filter(lambda v: len(set(v)) > 1),
+       n=st.integers(2, 5), k=st.sampled_from([-1, -10, -150, -300, -307]))
+def test_equal_intervals_of_tiny_values_are_sdcmicros_in_their_decimal_unit(vals, n, k):
+    """Before: values ~1e-10 (or 1e-300) all fell into one interval around 0 (sdcMicro's pad of 1
+    swamps them). Now: the points of the same values at scale 1 (sdcMicro's, which assume a unit of
+    about 1: ranges 1..9 here), times the decimal unit 10^k; each value in the same interval."""
+    lo, hi = min(vals), max(vals)
+    ref = [float(b) for b in equidistant_ref(lo, hi, n)]
+    assert column_equal_breaks("x", lo, hi, n) == pytest.approx(ref, rel=1e-15)  # integers: sdcMicro's points
+    tiny = [float(f"{v}e{k}") for v in vals]
+    got = column_equal_breaks("x", min(tiny), max(tiny), n)
+    assert got == pytest.approx([float(f"{b!r}e{k}") for b in ref], rel=1e-12)
+    df = pl.DataFrame({"x": tiny, "i": vals}).with_columns(pl.col("i").cast(pl.Float64))
+    out = df.sdc.recode_intervals(["x", "i"], n=n)
+    codes_tiny = out["x"].to_physical().to_list()
+    codes_one = out["i"].to_physical().to_list()
+    assert codes_tiny == codes_one and len(set(codes_tiny)) > 1
+
+
+@pytest.mark.parametrize("vals", [[1e-10, 2e-10, 3.5e-10, 6e-10], [0.1, 0.25, 0.5, 0.9], [-3e-300, 1e-300, 2e-300]])
+def test_equal_intervals_hold_every_value_and_use_more_than_one(vals):
+    out = pl.DataFrame({"x": vals}).sdc.recode_intervals("x", n=3)["x"]
+    pts = column_equal_breaks("x", min(vals), max(vals), 3)
+    assert pts[0] <= min(vals) and pts[-1] >= max(vals) and pts == sorted(set(pts))
+    idx = np.searchsorted(pts[1:-1], vals, side="left")
+    assert out.to_physical().to_list() == idx.tolist() and out.n_unique() > 1
+
+
+def test_equal_intervals_keep_sdcmicro_for_ranges_of_one_or_more_and_integers():
+    assert column_equal_breaks("x", 0.0, 1.0, 2) == [-1.0, 0.0, 2.0]   # R: round(seq(-1, 2, length.out = 3))
+    assert column_equal_breaks("x", 17, 90, 4) == [16.0, 35.0, 54.0, 72.0, 91.0]
+    # a constant column: sdcMicro's points (seq(1, 3, length.out = 4), not rounded: duplicates)
+    assert column_equal_breaks("x", 2.0, 2.0, 3) == pytest.approx([float(v) for v in equidistant_ref(2, 2, 3)])
+    assert column_equal_breaks("x", 1e-300, 1e-300, 3) == pytest.approx([float(v) for v in equidistant_ref(0, 0, 3)])
+
+
+def test_equal_intervals_at_float64_resolution_fail_naming_the_column_or_hold_the_values():
+    for vals in ([5e-324, 1e-323], [5e-324, 1e-323, 1.5e-323, 2e-323, 2.5e-323]):
+        df = pl.DataFrame({"sub": vals})
+        try:
+            out = df.sdc.recode_intervals("sub", n=3)["sub"]
+        except SDCError as e:
+            assert "'sub'" in str(e) and "resolution" in str(e)
+        else:
+            assert out.n_unique() > 1 and out.null_count() == 0
+
+
+@pytest.mark.parametrize("dtype, base", [(pl.Int64, 2**63 - 40), (pl.Int64, -2**63), (pl.UInt64, 2**64 - 40),
+                                         (pl.Int64, 2**60 + 1)])
+@pytest.mark.parametrize("right_closed", [True, False])
+@pytest.mark.parametrize("n", [3, 4, 7])
+def test_quantile_intervals_of_integers_beyond_2_53_are_exact(dtype, base, right_closed, n):
+    """Before: the quantiles were taken in float64, so values near 2^63 (spaced 1 apart, float64
+    spacing 2^11) all became one interval '[9.2233720e+18, 9.2233720e+18]'. Now: R's type-7
+    quantiles in fractions; each value's interval is the number of inner quantiles below it."""
+    offs = [0, 1, 2, 3, 5, 8, 13, 21, 22, 30, 31]
+    vals = [base + o for o in offs]
+    df = pl.DataFrame({"x": pl.Series(vals, dtype=dtype)})
+    out = df.sdc.recode_intervals("x", n=n, method="quantile", right_closed=right_closed)["x"]
+    qs = sorted(set(quantile7_exact(vals, Fraction(i, n)) for i in range(n + 1)))
+    inner = qs[1:-1]
+    want = [sum((v > q) if right_closed else (v >= q) for q in inner) for v in vals]
+    # tied (merged) intervals aside, the intervals are the quantiles' (equal integer cuts merge)
+    got = out.to_physical().to_list()
+    assert got == want or _merged(want) == got
+    assert out.n_unique() == len(set(want))
+    labels = out.dtype.categories.to_list()
+    assert str(min(vals)) in labels[0] and str(max(vals)) in labels[-1]
+
+
+def _merged(codes):
+    order = {c: i for i, c in enumerate(sorted(set(codes)))}
+    return [order[c] for c in codes]
+
+
+def test_lazy_quantile_intervals_of_wide_integers_match_eager():
+    df = pl.DataFrame({"x": pl.Series([2**63 - 1 - i for i in range(9)] + [None], dtype=pl.Int64)})
+    eager = df.sdc.recode_intervals("x", n=4, method="quantile")
+    lazy = df.lazy().sdc.recode_intervals("x", n=4, method="quantile").collect()
+    assert eager.equals(lazy) and eager["x"].null_count() == 1 and eager["x"].n_unique() == 5
