@@ -233,3 +233,45 @@ def test_lazy_quantile_intervals_of_wide_integers_match_eager():
     eager = df.sdc.recode_intervals("x", n=4, method="quantile")
     lazy = df.lazy().sdc.recode_intervals("x", n=4, method="quantile").collect()
     assert eager.equals(lazy) and eager["x"].null_count() == 1 and eager["x"].n_unique() == 5
+
+
+# -- 3. Laplace noise with phi near 1e308 --------------------------------------------------------
+from polars_sdc import rng as _rng  # noqa: E402
+from polars_sdc.laplace import laplace_values  # noqa: E402
+
+MAXF = Fraction(np.finfo(np.float64).max)
+
+
+def _exact_laplace(x, phi, seed, name, keys):
+    """x + e exactly (Fractions), e = 2^6 * rng.laplace(.., phi / 2^6): the same noise, scaled by a
+    power of two (exact), so that it is finite even where e itself is beyond 1.8e308."""
+    e = _rng.laplace(seed, _rng.stream("laplace", column=name), keys, np.ldexp(phi, -6))
+    return [Fraction(float(a)) + 64 * Fraction(float(b)) for a, b in zip(x, e)]
+
+
+def test_laplace_noise_beyond_float64_with_a_finite_sum_is_released_exactly():
+    """Before: a noise beyond 1.8e308 was inf although x + noise (x near -1.7e308) is finite: an
+    SDCError for a release that exists. Now the value, correctly rounded; a sum really beyond
+    float64 still an SDCError naming the column."""
+    keys = _rng.row_positions(4000)
+    x = np.full(4000, -1.7e308)
+    exact = _exact_laplace(x, 1e308, 9, "x", keys)
+    noise = [v - Fraction(-1.7e308) for v in exact]
+    fine = np.array([abs(v) <= MAXF and n > MAXF for v, n in zip(exact, noise)])
+    assert fine.sum() > 0                         # rows whose noise alone overflows, the sum not
+    got = laplace_values(x[fine], 1e308, 9, "x", keys=keys[fine])
+    assert got.tolist() == [float(v) for v, f in zip(exact, fine) if f]
+    over = np.array([abs(v) > MAXF for v in exact])
+    with pytest.raises(SDCError, match="column 'x'.*overflows"):
+        laplace_values(x[over][:3], 1e308, 9, "x", keys=keys[over][:3])
+
+
+def test_laplace_clamp_with_phi_near_float64_max_clips_instead_of_failing():
+    """Before: clamp=True with phi=1e308 raised (the unclipped sum was inf); the clipped release
+    is well defined: min(max(x + e, min x), max x)."""
+    df = pl.DataFrame({"x": [1.0, 2.0, 3.0] * 20})
+    out = df.sdc.laplace(1e308, seed=3, clamp=True)["x"]
+    exact = _exact_laplace(df["x"].to_numpy(), 1e308, 3, "x", _rng.row_positions(60))
+    assert out.to_list() == [float(min(max(v, Fraction(1)), Fraction(3))) for v in exact]
+    with pytest.raises(SDCError, match="column 'x'"):
+        df.sdc.laplace(1e308, seed=3)
