@@ -275,3 +275,43 @@ def test_laplace_clamp_with_phi_near_float64_max_clips_instead_of_failing():
     assert out.to_list() == [float(min(max(v, Fraction(1)), Fraction(3))) for v in exact]
     with pytest.raises(SDCError, match="column 'x'"):
         df.sdc.laplace(1e308, seed=3)
+
+
+# -- 4. entropy loss of a noise release ------------------------------------------------------------
+from polars_sdc.loss.classic import entropy_loss  # noqa: E402
+
+
+def _h(counts):
+    n = sum(counts)
+    return -sum(c / n * math.log(c / n) for c in counts)
+
+
+def test_entropy_loss_of_a_noise_release_is_zero_not_negative():
+    """Before: -0.6309 = (log 3 - log 6) / log 3 for three tied pairs released as six distinct
+    noised values (H grew); the thesis's share of entropy lost is defined for replacements
+    (H can only fall), and a spread-out release gains no information: 0."""
+    df = pl.DataFrame({"x": [1.0, 1.0, 2.0, 2.0, 3.0, 3.0]})
+    rel = df.sdc.add_noise("x", seed=1)
+    assert rel["x"].n_unique() == 6
+    assert (_h([2, 2, 2]) - _h([1] * 6)) / _h([2, 2, 2]) == pytest.approx(-0.6309297535714574)
+    assert entropy_loss(df, rel) == 0.0
+    assert df.sdc.loss_report(rel).normalized()["entropy_loss"] == 0.0
+
+
+@FAST
+@given(vals=st.lists(st.integers(0, 5), min_size=2, max_size=20), seed=st.integers(0, 2**16))
+def test_entropy_loss_is_the_thesis_share_for_replacements_and_never_negative(vals, seed):
+    r = np.random.default_rng(seed)
+    g = r.integers(0, max(1, len(vals) // 2), len(vals))
+    df = pl.DataFrame({"x": vals, "g": g})
+    # a replacement: each group by its first value (a function of the record's group)
+    first = {}
+    rel_vals = [first.setdefault(int(k), v) for k, v in zip(g, vals)]
+    from collections import Counter
+    h0, h1 = _h(list(Counter(vals).values())), _h(list(Counter(zip(rel_vals)).values()))
+    want = 0.0 if h0 == 0 else (h0 - h1) / h0
+    got = entropy_loss(df, pl.DataFrame({"x": rel_vals}), on="x")
+    assert got == pytest.approx(max(want, 0.0), abs=1e-12)
+    base = df.select(pl.col("x").cast(pl.Float64))
+    noisy = base.sdc.add_noise("x", seed=seed)
+    assert entropy_loss(base, noisy) >= 0.0

@@ -233,9 +233,19 @@ def entropy_loss(
     (thesis 3.3.3): N distinct values in n groups of k give ``log k / log N``. The release is
     ``masked`` or the representatives of ``groups``. 0 when H(A) = 0.
 
+    Never negative: the thesis defines the share of entropy lost when each record is replaced
+    by a value determined by it (a representative, a recoding), and then ``H(A_hat) <= H(A)``.
+    A release that is not such a function (noise, PRAM) can hold more distinct values than the
+    original -- six values in three tied pairs, noised, are six distinct values -- so that
+    ``H(A_hat) > H(A)``; that is no information gained about the original, and it is reported
+    as no loss, 0, as ILD reports a release more spread than the original (what a noise
+    release lost is measured by ILD / ILSSDM; EBIL measures what it says about each value).
+
     >>> df = pl.DataFrame({"x": [1, 2, 3, 4], "g": [0, 0, 1, 1]})
     >>> entropy_loss(df, groups="g", on="x")
     0.5
+    >>> entropy_loss(pl.DataFrame({"x": [1.0, 1.0]}), pl.DataFrame({"x": [0.9, 1.2]}))
+    0.0
     """
     from ..aggregate import aggregate
 
@@ -249,7 +259,9 @@ def entropy_loss(
         return _entropy(n, math.e)
 
     before = h(original.select(cols))
-    return (before - h(masked.select(cols))) / before if before > 0 else 0.0
+    if before <= 0:
+        return 0.0
+    return max(0.0, (before - h(masked.select(cols))) / before)
 
 
 def ctbil(original: pl.DataFrame, masked: Any, on: Any = None, *, max_dim: int = 2, normalize: bool = False) -> float:
