@@ -105,12 +105,15 @@ def _as_phi(v: Any, where: str) -> float:
 
 
 def laplace_values(
-    x: np.ndarray, phi: float, seed: int, name: str, *, clamp: bool = False, keys: np.ndarray | None = None
+    x: np.ndarray, phi: float, seed: int, name: str, *, clamp: bool = False, keys: np.ndarray | None = None,
+    bounds: tuple[float, float] | None = None,
 ) -> np.ndarray:
     """``x + Laplace(0, phi)`` for one column (float64): the noise of row ``i`` is
     ``rng.laplace(seed, f"laplace/{name}", keys, phi)[i]``, ``keys`` the row positions by
     default; ``clamp`` clips the result to the observed ``[min(x), max(x)]``. A release that
-    would overflow float64 (``phi`` near 1e308) is refused, never returned as inf.
+    would overflow float64 (``phi`` near 1e308) is refused, never returned as inf (with
+    ``clamp`` such a value is clipped to the bound it passed: the exact clipped release).
+    ``bounds``: clip to these ``(min, max)`` instead (the whole frame's, when ``x`` is a part).
 
     >>> from polars_sdc import rng
     >>> x = np.array([1.0, 2.0, 3.0])
@@ -120,15 +123,24 @@ def laplace_values(
     """
     if keys is None:
         keys = rng.row_positions(x.shape[0])
+    stream = rng.stream("laplace", column=name)
     with np.errstate(over="ignore", invalid="ignore"):
-        y = x + rng.laplace(seed, rng.stream("laplace", column=name), keys, phi)
+        if phi > 2.0**1000:
+            # |noise| reaches ~37 phi: add at 2^-6 scale (exact, the same bits) so that a noise
+            # beyond 1.8e308 whose sum with x is finite (x near -1e308) is not an inf
+            y = np.ldexp(np.ldexp(x, -6) + rng.laplace(seed, stream, keys, np.ldexp(phi, -6)), 6)
+        else:
+            y = x + rng.laplace(seed, stream, keys, phi)
+    if bounds is None and clamp and x.size:
+        bounds = (x.min(), x.max())
+    if bounds is not None and y.size:
+        # a release clipped to [min, max]: a sum beyond float64 is clipped to the bound it passed
+        np.clip(y, float(bounds[0]), float(bounds[1]), out=y)
     if not np.isfinite(y).all():
         raise SDCError(
             f"column {name!r}: Laplace noise of scale phi={phi:g} overflows float64 (the release would hold inf); "
             "use a smaller phi or rescale the column"
         )
-    if clamp and x.size:
-        np.clip(y, x.min(), x.max(), out=y)
     return y
 
 
@@ -299,9 +311,8 @@ def laplace_apply(df: pl.DataFrame, phis: Mapping[str, float], seed: int, *, key
         x = col.cast(pl.Float64).to_numpy()
         ok = col.is_not_null().to_numpy() if col.null_count() else None
         y = np.zeros(df.height) if ok is not None else None
-        got = laplace_values(x if ok is None else x[ok], phi, seed, c, keys=keys if ok is None else keys[ok])
-        if bounds is not None and c in bounds and got.size:
-            np.clip(got, float(bounds[c][0]), float(bounds[c][1]), out=got)
+        got = laplace_values(x if ok is None else x[ok], phi, seed, c, keys=keys if ok is None else keys[ok],
+                             bounds=bounds.get(c) if bounds is not None else None)
         if ok is None:
             new.append(pl.Series(c, got, dtype=pl.Float64))
         else:

@@ -44,6 +44,8 @@ Index (reference -> what it checks):
   column over the non-null values (pairwise records complete in every column) -> loss/sse.py, loss/ild.py
 - ``reference_record_swap``         targeted record swapping (sdcMicro recordSwap), household by
   household with Python sets and a full donor scan -> masking/record_swap.py, kernels/record_swap.py
+- ``quantile7_exact``, ``equidistant_ref``  R's type-7 quantile in fractions and sdcMicro's
+  equidistant points, ``seq(min - 1, max + 1)`` rounded unless that duplicates -> masking/intervals.py
 """
 from __future__ import annotations
 
@@ -1345,3 +1347,20 @@ def reference_household_risk(risk, households):
     for r, h in zip(risk, households):
         exact[h] = exact.get(h, Fraction(1)) * (1 - Fraction(float(r)))
     return [float(1 - exact[h]) for h in households]
+
+
+def quantile7_exact(values, p):
+    """R's ``quantile(type = 7)`` of integers (or Fractions) at the rational ``p``, exactly:
+    ``x[j] + (h - j) (x[j+1] - x[j])`` with ``h = (N - 1) p`` over the sorted values."""
+    xs = sorted(values)
+    h = (len(xs) - 1) * Fraction(p)
+    j = math.floor(h)
+    return Fraction(xs[j]) + (h - j) * (xs[min(j + 1, len(xs) - 1)] - xs[j])
+
+
+def equidistant_ref(lo, hi, n):
+    """sdcMicro's ``equidistant`` points in fractions: ``seq(lo - 1, hi + 1, length.out = n + 1)``,
+    rounded half to even (R's ``round``) unless rounding makes two points equal."""
+    pts = [Fraction(lo) - 1 + (Fraction(hi) - Fraction(lo) + 2) * i / n for i in range(n + 1)]
+    r = [round(v) for v in pts]
+    return r if len(set(r)) == len(r) else pts

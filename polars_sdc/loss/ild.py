@@ -181,14 +181,17 @@ def _pairwise(
     )
 
 
-def _records_amount(frame: pl.DataFrame, blocks: Sequence[Block], weights: Sequence[float], exponent: float) -> float:
-    """I over distinct records of all blocks' columns for the product distance (pairwise)."""
+def _records_amount(frame: pl.DataFrame, blocks: Sequence[Block], weights: Sequence[float], exponent: float,
+                    shifts: Sequence[int] | None = None) -> float:
+    """I over distinct records of all blocks' columns for the product distance (pairwise); a
+    Euclidean block with a shift E (``shifts``) is measured on its values times 2^-E."""
     cols = [c for b in blocks for c in b.columns]
     values, counts = _distinct(frame, cols)
-    num_cols, num_blocks, cat_blocks = [], [], []
-    for b, w in zip(blocks, weights):
+    num_cols, num_blocks, cat_blocks, num_shift = [], [], [], []
+    for b, w, sh in zip(blocks, weights, shifts or [0] * len(blocks)):
         if isinstance(b.distance, _dist.PNorm):
             num_cols += b.columns
+            num_shift += [sh] * len(b.columns)
             num_blocks.append((len(b.columns), b.distance.p, w))
         else:
             bvals, _ = _distinct(values, b.columns)
@@ -200,6 +203,8 @@ def _records_amount(frame: pl.DataFrame, blocks: Sequence[Block], weights: Seque
             )
             cat_blocks.append((codes, b.distance.pairwise(bvals), w))
     num = numeric_matrix(values, num_cols) if num_cols else np.zeros((values.height, 0))
+    if any(num_shift):
+        num = np.ldexp(num, -np.array(num_shift, dtype=np.int64))
     return _pairwise(counts, num, num_blocks, cat_blocks, exponent)
 
 
@@ -247,6 +252,18 @@ def _p2(x: float, lg: float) -> float:
         return x * 2.0**half * 2.0 ** (lg - half)
     except OverflowError:
         return math.copysign(math.inf, x)
+
+
+def _scaled_weights(w: Sequence[float], wexp: Sequence[int], shifts: Sequence[int]) -> tuple[list[float], int]:
+    """The block weights of the pairwise product distance on values scaled by 2^-E_b: block b's
+    squared distance is 2^(2 E_b) times the scaled one, and its weight is w_b 2^wexp_b, so it
+    enters as w_b 2^(wexp_b + 2 E_b - top), with ``top`` the largest such power (weights <= 1:
+    d^2 = 2^top d_scaled^2, nothing overflows). Without shifts: (w, 0) unchanged."""
+    if not any(shifts) and not any(wexp):
+        return list(w), 0
+    lg = [math.frexp(wi)[1] + we + 2 * sh for wi, we, sh in zip(w, wexp, shifts) if wi > 0]
+    top = max(lg, default=0)
+    return [_p2(wi, we + 2 * sh - top) for wi, we, sh in zip(w, wexp, shifts)], top
 
 
 def _block_shift(orig: pl.DataFrame, rel: pl.DataFrame | None, block: Block) -> int:
@@ -453,7 +470,14 @@ def ild_report(
     # blocks measured through SSE need no released values (with e = 2 nothing else does)
     by_sse = {b.columns for b in blocks if _by_sse(b, e, grouped)}
     grouped_cols = [c for b in blocks if b.columns not in by_sse for c in b.columns] if e == 2 else cols
+    # Int64 / UInt64 beyond 2^53 under a p-norm: measured as exact differences from an offset
+    from .exact import centered, int_offsets
+
+    offsets = int_offsets(original, [c for b in blocks if isinstance(b.distance, _dist.PNorm) for c in b.columns])
+    original = centered(original, offsets)
     rel, gids = _released(original, masked, groups, cols, list(dict.fromkeys(grouped_cols)))
+    if groups is None:
+        rel = centered(rel, offsets)
     orig = original.select(cols)
     # structural nulls: a block is measured on the rows without a null in its columns (the
     # release keeps the original's nulls where they are); a pairwise product distance
@@ -473,11 +497,12 @@ def ild_report(
     # a Euclidean block of huge or tiny values (|x| ~ 1e200, 1e-170) is measured on its columns
     # rescaled by a power of two 2^-E (exact): its amounts are a_s * 2^(e E), and the ratios
     # are formed from the scaled numbers, so squares neither overflow nor underflow
-    scalable = e == 2 or len(blocks) == 1
-    shifts = [_block_shift(o, r, b) if scalable else 0 for b, (o, r, _) in zip(blocks, frames)]
+    # (with e != 2 over several blocks the pairwise sum of the product distance takes the scaled
+    # values and the scale factors folded into the block weights: _scaled_weights)
+    shifts = [_block_shift(o, r, b) for b, (o, r, _) in zip(blocks, frames)]
     from ..progress import bar
 
-    pairwise_total = not any(shifts) and e != 2 and len(blocks) > 1
+    pairwise_total = e != 2 and len(blocks) > 1
     skipped_overall = sum(skipped)
     if any(skipped) and e != 2 and len(blocks) > 1:  # not additive: the complete records
         complete = pl.all_horizontal(pl.col(c).is_not_null() for c in cols)
@@ -490,13 +515,23 @@ def ild_report(
     with bar(progress, "ILD", total=2 * len(blocks) + 2 * pairwise_total, unit="amount") as pb:
         amounts, masked_amounts, amounts2 = _amounts(frames, blocks, shifts, by_sse, e, wspec, pb)
         w = _weights(blocks, wspec, amounts2)  # with "amount": times 2^(-2 E) each
+        wexp = [-2 * sh if wspec == "amount" else 0 for sh in shifts]
         if pairwise_total:
+            kw, top = _scaled_weights(w, wexp, shifts)
             with pb.waiting("pairwise, original", counter="share"):
-                total = _total(orig, blocks, w, amounts, e)
+                total = _records_amount(orig, blocks, kw, e, shifts)
             with pb.waiting("pairwise, release", counter="share"):
-                total_m = _total(rel, blocks, w, masked_amounts, e)
-    wexp = [-2 * sh if wspec == "amount" else 0 for sh in shifts]
-    if any(shifts):
+                total_m = _records_amount(rel, blocks, kw, e, shifts)
+    if pairwise_total and (any(shifts) or top):
+        # the sums are I / 2^(e top / 2): the loss is their ratio, the amounts are scaled back
+        ratios = (_ratio(total, total_m), tuple(_ratio(a, m) for a, m in zip(amounts, masked_amounts)))
+        total, total_m = _p2(total, e * top / 2), _p2(total_m, e * top / 2)
+        amounts = [_p2(a, e * sh) for a, sh in zip(amounts, shifts)]
+        masked_amounts = [_p2(m, e * sh) for m, sh in zip(masked_amounts, shifts)]
+        w = [_p2(wi, we) for wi, we in zip(w, wexp)]
+    elif pairwise_total:
+        ratios = None
+    elif any(shifts):
         if len(blocks) == 1:
             terms = [(w[0] ** (e / 2) * amounts[0], wexp[0] * e / 2 + e * shifts[0])]
             terms_m = [(w[0] ** (e / 2) * masked_amounts[0], terms[0][1])]
@@ -512,9 +547,8 @@ def ild_report(
         masked_amounts = [_p2(m, e * sh) for m, sh in zip(masked_amounts, shifts)]
         w = [_p2(wi, we) for wi, we in zip(w, wexp)]
     else:
-        if not pairwise_total:
-            total = _total(orig, blocks, w, amounts, e)
-            total_m = _total(rel, blocks, w, masked_amounts, e)
+        total = _total(orig, blocks, w, amounts, e)
+        total_m = _total(rel, blocks, w, masked_amounts, e)
         ratios = None
     return ILDReport(
         columns=tuple(b.label for b in blocks),
@@ -587,7 +621,10 @@ def information_amount(
     _check_rows(df)
     blocks, wspec = resolve_blocks(df.schema, dist, on, weights)
     cols = list(dict.fromkeys(c for b in blocks for c in b.columns))
-    frame = df.select(cols)
+    from .exact import centered, int_offsets
+
+    pcols = [c for b in blocks if isinstance(b.distance, _dist.PNorm) for c in b.columns]
+    frame = centered(df.select(cols), int_offsets(df, pcols))  # I reads differences only
     from .nulls import Measured, null_counts
 
     # structural nulls: each block over its rows without a null; a pairwise product distance

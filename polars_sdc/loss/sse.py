@@ -113,6 +113,13 @@ def ilssdm_frame(
         nulls = check_null_pattern(df, masked, cols)
     else:
         nulls = null_counts(df, cols)
+    from .exact import centered, int_offsets
+
+    # SSE and SST read differences: Int64 / UInt64 beyond 2^53 as exact offsets from their minimum
+    offsets = int_offsets(df, cols)
+    if offsets:
+        df = centered(df, offsets)
+        masked = None if masked is None else centered(masked, offsets)
     skipped = sum(nulls.values())
     if skipped:
         check_finite(df, cols, nulls=True)

@@ -6,7 +6,13 @@ R's ``cut``; ``right_closed=False`` gives ``"[a, b)"``), an Enum in interval ord
 - ``breaks=[b0, .., bk]``: the given cut points; values outside ``[b0, bk]`` fall in the open
   end intervals ``"(-inf, b0]"`` / ``"(bk, inf)"`` (R gives NA there: we never lose a value);
 - ``n=`` with ``method="equal"`` (sdcMicro ``equidistant``): ``n + 1`` equally spaced points
-  from ``min - 1`` to ``max + 1``, rounded to integers when that creates no duplicate;
+  from ``min - 1`` to ``max + 1``, rounded to integers when that creates no duplicate. The pad
+  of 1 and the rounding to integers assume data in units of about 1: on a float column whose
+  range is below 1 (values ~1e-10 .. 1e-300) they would put every value into one or two
+  intervals, so there the same rule is applied in the data's own decimal unit ``u = 10^k <=
+  range`` (pad ``u``, points rounded to multiples of ``u``; for a range in [0.1, 1) ``u = 0.1``).
+  Integer columns and ranges >= 1 get sdcMicro's points exactly; a range too close to float64's
+  resolution to hold distinct points is an SDCError naming the column;
 - ``n=`` with ``method="quantile"`` (sdcMicro ``equalAmount``): the ``i/n`` quantiles
   (linear interpolation, R's type 7); repeated quantiles (ties) are merged instead of
   jittered, so there may be fewer than ``n`` intervals.
@@ -15,7 +21,9 @@ Built on Polars' ``bin_intervals`` (the successor of ``cut``) for float columns:
 and streaming. Integer columns are compared as integers (``x > floor(b)`` for ``x > b``), so
 values beyond 2^53 land in the right interval (``2^53 + 1`` is above the break ``2^53``).
 (``n=`` with ``"equal"`` computes such columns' points exactly as integers; ``"quantile"``
-takes the quantiles in float64.) Nulls stay null; NaN and +-inf are errors (an interval cannot hold them), raised when the data
+interpolates Int64 / UInt64 order statistics beyond 2^53 exactly, in fractions, and cuts at
+the largest integer not above each quantile -- ``smallest not below`` with ``right_closed=False``
+-- which holds the same integers as the fractional point would.) Nulls stay null; NaN and +-inf are errors (an interval cannot hold them), raised when the data
 are read (on a LazyFrame at ``collect``). Labels print the break points with R's 8 significant
 digits, more where 8 would make two labels equal (breaks ``1.0000000001`` and ``1.0000000002``),
 and an integer break beyond 8 digits exactly.
@@ -81,6 +89,35 @@ def equal_breaks(lo: float, hi: float, n: int) -> list[float]:
     return out.tolist()
 
 
+def _pow10(v: float, k: int) -> float:
+    """``v * 10^k`` rounded once (decimal arithmetic is exact here), so that a point ``3 * 10^-300``
+    is the float a user types as ``3e-300``."""
+    from decimal import Decimal
+
+    return float(Decimal(v).scaleb(k))
+
+
+def column_equal_breaks(c: str, lo: Any, hi: Any, n: int) -> list[Any]:
+    """:func:`equal_breaks` of column ``c``: sdcMicro's points for integer data and ranges >= 1;
+    a float range below 1 in its decimal unit ``10^k`` (module docstring).
+
+    >>> column_equal_breaks("x", 1e-10, 6e-10, 3)
+    [0.0, 2e-10, 5e-10, 7e-10]
+    >>> column_equal_breaks("x", 17, 90, 4)
+    [16.0, 35.0, 54.0, 72.0, 91.0]
+    """
+    if isinstance(lo, int) or not (0.0 < hi - lo < 1.0):
+        return equal_breaks(lo, hi, n)
+    k = math.floor(math.log10(hi - lo))
+    scaled = equal_breaks(_pow10(lo, -k), _pow10(hi, -k), n)
+    pts = sorted({_pow10(b, k) for b in scaled})
+    # points that merge when scaled back (subnormal spacing) would merge distinct values silently
+    if len(pts) < len(scaled) or pts[0] > lo or pts[-1] < hi or not all(math.isfinite(v) for v in pts):
+        raise SDCError(f"column {c!r}: its values ({lo!r} .. {hi!r}) are too close to float64's resolution to "
+                       f"cut into {n} intervals; rescale the column or give breaks=")
+    return pts
+
+
 def interval_labels(breaks: Sequence[float], right_closed: bool = True, *, open_ends: bool = True) -> list[str]:
     """Labels of the intervals cut by ``breaks`` (with the open end intervals when
     ``open_ends``).
@@ -133,23 +170,61 @@ def check_args(schema: pl.Schema, on: ColumnSpec, breaks: Any, n: Any, method: A
     return cols
 
 
-def breaks_stats(cols: list[str], n: int | None, method: str, scale: float = 1.0) -> list[pl.Expr]:
+def breaks_stats(cols: list[str], n: int | None, method: str, scale: float = 1.0,
+                 wide: Sequence[str] = ()) -> list[pl.Expr]:
     """The one-row aggregate the data-derived breaks need (min/max or the i/n quantiles, and
     the count of NaN / infinite values). ``scale``: quantiles of ``scale * x`` (0.5 when the
-    interpolation of values near +-1.7e308 overflows; exact: a power of two)."""
+    interpolation of values near +-1.7e308 overflows; exact: a power of two). ``wide``: the
+    Int64 / UInt64 columns, whose quantiles also get their two order statistics (exact)."""
     if n is None:
         return []
     bad = [(~pl.col(c).cast(pl.Float64).is_finite()).sum().alias(f"{c}\x00bad") for c in cols]
     if method == "equal":
         return bad + [e for c in cols for e in (pl.col(c).min().alias(f"{c}\x00lo"), pl.col(c).max().alias(f"{c}\x00hi"))]
-    return bad + [(pl.col(c).cast(pl.Float64) * scale).quantile(i / n, interpolation="linear").alias(f"{c}\x00q{i}")
-                  for c in cols for i in range(n + 1)]
+    exact = []
+    for c in cols:
+        if c in wide:   # type 7: x[floor h], x[ceil h] of the sorted non-null values, h = (N - 1) i / n
+            m = (pl.col(c).count().cast(pl.Int64) - 1).clip(0)
+            srt = pl.col(c).drop_nulls().sort()
+            exact.append(pl.col(c).count().cast(pl.Int64).alias(f"{c}\x00xn"))
+            for i in range(n + 1):
+                exact.append(srt.get((m * i) // n, null_on_oob=True).alias(f"{c}\x00xlo{i}"))
+                exact.append(srt.get((m * i + n - 1) // n, null_on_oob=True).alias(f"{c}\x00xhi{i}"))
+    return bad + exact + [(pl.col(c).cast(pl.Float64) * scale).quantile(i / n, interpolation="linear")
+                          .alias(f"{c}\x00q{i}") for c in cols for i in range(n + 1)]
+
+
+def wide_integer_columns(schema: Any, cols: Sequence[str]) -> list[str]:
+    """The Int64 / UInt64 columns among ``cols`` (float64 quantiles are inexact beyond 2^53)."""
+    return [c for c in cols if schema[c] in (pl.Int64, pl.UInt64)]
+
+
+def _exact_quantile_points(row: Mapping[str, Any], c: str, n: int, right_closed: bool) -> list[int] | None:
+    """The quantile points of a wide integer column from its order statistics, exactly, when
+    one lies beyond 2^53 (else None: the float64 quantiles are exact enough and keep the labels
+    R prints); each point as the integer cut holding the same values."""
+    from fractions import Fraction
+
+    key = f"{c}\x00xn"
+    if key not in row or not row[key]:
+        return None
+    lo = [row[f"{c}\x00xlo{i}"] for i in range(n + 1)]
+    hi = [row[f"{c}\x00xhi{i}"] for i in range(n + 1)]
+    if max(abs(v) for v in lo + hi) <= 2**53:
+        return None
+    m = row[key] - 1
+    pts = set()
+    for i in range(n + 1):
+        q = Fraction(lo[i]) + Fraction((m * i) % n, n) * (hi[i] - lo[i])
+        pts.add(math.floor(q) if right_closed else math.ceil(q))
+    return sorted(pts)
 
 
 def data_breaks_stats(frame: Any, cols: list[str], n: int | None, method: str) -> pl.DataFrame | None:
     """The row of :func:`breaks_stats` for a DataFrame or LazyFrame (collected: one row);
     quantiles that overflow on finite data are recomputed on the halved values, then doubled."""
-    aggs = breaks_stats(cols, n, method)
+    schema = frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema
+    aggs = breaks_stats(cols, n, method, wide=wide_integer_columns(schema, cols))
     if not aggs:
         return None
     collect = (lambda f: f.collect()) if isinstance(frame, pl.LazyFrame) else (lambda f: f)
@@ -229,7 +304,7 @@ def recode_intervals_exprs(
                 if lo is None:
                     exprs.append(pl.lit(None, dtype=pl.Enum(["(all null)"])).alias(c))
                     continue
-                pts = equal_breaks(lo, hi, n)
+                pts = column_equal_breaks(c, lo, hi, n)
                 if len(pts) == 1:
                     pts = [pts[0], pts[0]]
             else:
@@ -237,7 +312,7 @@ def recode_intervals_exprs(
                 if qs[0] is None:
                     exprs.append(pl.lit(None, dtype=pl.Enum(["(all null)"])).alias(c))
                     continue
-                pts = sorted(set(float(q) for q in qs))
+                pts = _exact_quantile_points(row, c, n, right_closed) or sorted(set(float(q) for q in qs))
                 if len(pts) == 1:
                     pts = [pts[0], pts[0]]
             inner = pts[1:-1]
@@ -271,7 +346,6 @@ def recode_intervals_frame(
     ['(-inf, 4]', '(4, inf)', '(4, inf)']
     """
     cols = check_args(df.schema, on, breaks, n, method)
-    aggs = breaks_stats(cols, n, method)
-    stats = df.select(aggs) if aggs else None
+    stats = data_breaks_stats(df, cols, n, method)
     return df.with_columns(recode_intervals_exprs(cols, stats, breaks=breaks, n=n, method=method,
                                                   right_closed=right_closed))
