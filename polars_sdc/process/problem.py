@@ -256,12 +256,24 @@ class Problem:
 
         op = OPERATIONS["risk"]
         label = {"suppressed_as": self.suppressed_as} if self.suppressed_as is not None else {}
-        arguments = step_arguments(op, self._roles, {"suda": False, **label, **options})
+        arguments = step_arguments(op, self._roles, {"suda": False, "on": self.class_columns(), **label, **options})
         cache_key = ("risk", json.dumps(arguments, sort_keys=True, default=repr))
         if cache_key not in self._cache:
             on = arguments.pop("on")
             self._cache[cache_key] = self.data().sdc.risk(on, **arguments)
         return self._cache[cache_key]
+
+    def class_columns(self) -> list[str]:
+        """The columns a released class is read on: the keys, then the strata that are not keys
+        (a stratum is released with the data, so a class within a stratum is what an intruder
+        sees; the risk, the log and the sign-off count it).
+
+        >>> import polars as pl, polars_sdc
+        >>> pl.DataFrame({"a": ["x"], "s": ["N"]}).sdc.problem(keys="a", strata="s").class_columns()
+        ['a', 's']
+        """
+        r = self._roles
+        return [*r.keys, *(c for c in r.strata if c not in r.keys)]
 
     def utility(self) -> pl.DataFrame:
         """Per variable with a role (keys, numeric, pram, sensitive): values suppressed and
@@ -298,7 +310,7 @@ class Problem:
         """The release's distinct l-diversity of the sensitive variable on the keys (the
         smallest class's number of distinct sensitive values; ``df.sdc.l_diversity``)."""
         if "l_diversity" not in self._cache:
-            keys, s = list(self._roles.keys), self._roles.sensitive
+            keys, s = self.class_columns(), self._roles.sensitive
             out = self.data().select([*keys, s]).sdc.l_diversity(keys, s)
             self._cache["l_diversity"] = float(out.get_column("l_diversity").min())
         return self._cache["l_diversity"]
@@ -416,7 +428,7 @@ class Problem:
         k = next((s.arguments.get("k", 2) for s in reversed(self.steps) if s.operation in ("suppress", "generalize")),
                  None)
         arguments: dict[str, Any] = {
-            "on": list(r.keys), "numeric": list(r.numeric) or None, "weight": r.weight, "household": r.household,
+            "on": self.class_columns(), "numeric": list(r.numeric) or None, "weight": r.weight, "household": r.household,
             "sensitive": r.sensitive, "categorical": [c for c in r.pram if c not in r.keys] or None,
             "steps": self.log, "k": 3 if k is None else k, "title": "Release sign-off",
             "suppressed_as": self.suppressed_as}
