@@ -559,8 +559,10 @@ def _install_steps() -> None:
 # -- effects and loss ---------------------------------------------------------------------------
 def _column_effects(before: pl.Series, after: pl.Series) -> tuple[int, int]:
     """(values suppressed: null after, not before; values changed: non-null both, different)."""
-    if before.dtype != after.dtype:
-        before, after = before.cast(pl.String), after.cast(pl.String)
+    if before.dtype != after.dtype:  # as text (a generalised key's level-0 label equals its value)
+        from ..generalize.release import label_text
+
+        before, after = label_text(before), label_text(after)
     sup = int((after.is_null() & before.is_not_null()).sum())
     chg = int((after.is_not_null() & before.is_not_null() & (after != before)).sum())
     return sup, chg
@@ -598,7 +600,9 @@ def step_effects(before: pl.DataFrame, after: pl.DataFrame, keys: Sequence[str],
     for c in keys:
         b, a = before.get_column(c), after.get_column(c)
         if b.dtype != a.dtype:
-            b, a = b.cast(pl.String), a.cast(pl.String)
+            from ..generalize.release import label_text
+
+            b, a = label_text(b), label_text(a)
         moved |= b.ne_missing(a).to_numpy()
     return {"variables": variables, "suppressed": sum(v["suppressed"] for v in variables),
             "changed": sum(v["changed"] for v in variables), "records_reclassified": int(moved.sum())}
