@@ -390,12 +390,13 @@ def run_recipe_command(args: argparse.Namespace) -> int:
     lf = cli._scan(args.input, cli._null_values(args))
     problem = run_recipe(recipe, lf)
     keys = list(problem.roles.keys)
+    classes = problem.class_columns() if keys else []   # the keys and the released strata
 
     def check(result: pl.LazyFrame) -> dict[str, Any]:
         after = result.collect()
         out: dict[str, Any] = {"rows": after.height, **step_effects(lf.collect(), after, keys, problem.suppressed_as)}
         if keys:
-            out["k_anonymity"] = after.sdc.k_anonymity(keys, suppressed_as=problem.suppressed_as)
+            out["k_anonymity"] = after.sdc.k_anonymity(classes, suppressed_as=problem.suppressed_as)
         return out
 
     res, elapsed = cli._sink_checked(problem.release(), args.output, check)
@@ -405,7 +406,7 @@ def run_recipe_command(args: argparse.Namespace) -> int:
     for line in _effects_lines(res):
         print(line)
     if keys:
-        print(f"  k-anonymity {res['k_anonymity']} on {','.join(keys)} (a null matches any value)")
+        print(f"  k-anonymity {res['k_anonymity']} on {','.join(classes)} (a null matches any value)")
     if args.sign_off:
         summary = problem.sign_off()
         _write_text(args.sign_off, summary.to_html() if args.sign_off.lower().endswith((".html", ".htm"))

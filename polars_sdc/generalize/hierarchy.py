@@ -212,6 +212,8 @@ def _label(v: object) -> str:
         return str(int(v))
     if isinstance(v, _decimal.Decimal) and v.is_finite() and v == v.to_integral_value():
         return str(int(v))                # a whole Decimal as an integer, as a whole float
+    if isinstance(v, _dt.datetime) and v.time() == _dt.time(0) and v.tzinfo is None:
+        return v.date().isoformat()       # a datetime at midnight as its date, as a Datetime column reads
     if isinstance(v, _dt.date):
         return v.isoformat()
     return str(v)

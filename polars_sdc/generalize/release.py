@@ -128,6 +128,23 @@ def _as_labels(s: pl.Series, col: str) -> pl.Series:
     return s.cast(pl.String)
 
 
+def label_text(s: pl.Series) -> pl.Series:
+    """A column's values as text, as a hierarchy labels them where it can (whole floats as
+    integers, Boolean lower case, datetimes at midnight as their date; see :func:`_as_labels`),
+    else as written: what a value compares as against a generalised (String) release, so a key
+    kept at level 0 counts as unchanged.
+
+    >>> label_text(pl.Series([21.0, 1.5])).to_list(), label_text(pl.Series([21.0, 38.0])).to_list()
+    (['21.0', '1.5'], ['21', '38'])
+    """
+    if s.dtype == pl.String:
+        return s
+    try:
+        return _as_labels(s, s.name)
+    except (SDCError, pl.exceptions.PolarsError):
+        return s.cast(pl.String)
+
+
 def _tables(hs: list[Hierarchy], codes: np.ndarray, n: int) -> ColumnTables:
     gen, n_labels, counts0 = [], [], []
     for c, h in enumerate(hs):

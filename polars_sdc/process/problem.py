@@ -256,12 +256,24 @@ class Problem:
 
         op = OPERATIONS["risk"]
         label = {"suppressed_as": self.suppressed_as} if self.suppressed_as is not None else {}
-        arguments = step_arguments(op, self._roles, {"suda": False, **label, **options})
+        arguments = step_arguments(op, self._roles, {"suda": False, "on": self.class_columns(), **label, **options})
         cache_key = ("risk", json.dumps(arguments, sort_keys=True, default=repr))
         if cache_key not in self._cache:
             on = arguments.pop("on")
             self._cache[cache_key] = self.data().sdc.risk(on, **arguments)
         return self._cache[cache_key]
+
+    def class_columns(self) -> list[str]:
+        """The columns a released class is read on: the keys, then the strata that are not keys
+        (a stratum is released with the data, so a class within a stratum is what an intruder
+        sees; the risk, the log and the sign-off count it).
+
+        >>> import polars as pl, polars_sdc
+        >>> pl.DataFrame({"a": ["x"], "s": ["N"]}).sdc.problem(keys="a", strata="s").class_columns()
+        ['a', 's']
+        """
+        r = self._roles
+        return [*r.keys, *(c for c in r.strata if c not in r.keys)]
 
     def utility(self) -> pl.DataFrame:
         """Per variable with a role (keys, numeric, pram, sensitive): values suppressed and
@@ -298,7 +310,7 @@ class Problem:
         """The release's distinct l-diversity of the sensitive variable on the keys (the
         smallest class's number of distinct sensitive values; ``df.sdc.l_diversity``)."""
         if "l_diversity" not in self._cache:
-            keys, s = list(self._roles.keys), self._roles.sensitive
+            keys, s = self.class_columns(), self._roles.sensitive
             out = self.data().select([*keys, s]).sdc.l_diversity(keys, s)
             self._cache["l_diversity"] = float(out.get_column("l_diversity").min())
         return self._cache["l_diversity"]
@@ -416,7 +428,7 @@ class Problem:
         k = next((s.arguments.get("k", 2) for s in reversed(self.steps) if s.operation in ("suppress", "generalize")),
                  None)
         arguments: dict[str, Any] = {
-            "on": list(r.keys), "numeric": list(r.numeric) or None, "weight": r.weight, "household": r.household,
+            "on": self.class_columns(), "numeric": list(r.numeric) or None, "weight": r.weight, "household": r.household,
             "sensitive": r.sensitive, "categorical": [c for c in r.pram if c not in r.keys] or None,
             "steps": self.log, "k": 3 if k is None else k, "title": "Release sign-off",
             "suppressed_as": self.suppressed_as}
@@ -547,8 +559,10 @@ def _install_steps() -> None:
 # -- effects and loss ---------------------------------------------------------------------------
 def _column_effects(before: pl.Series, after: pl.Series) -> tuple[int, int]:
     """(values suppressed: null after, not before; values changed: non-null both, different)."""
-    if before.dtype != after.dtype:
-        before, after = before.cast(pl.String), after.cast(pl.String)
+    if before.dtype != after.dtype:  # as text (a generalised key's level-0 label equals its value)
+        from ..generalize.release import label_text
+
+        before, after = label_text(before), label_text(after)
     sup = int((after.is_null() & before.is_not_null()).sum())
     chg = int((after.is_not_null() & before.is_not_null() & (after != before)).sum())
     return sup, chg
@@ -586,7 +600,9 @@ def step_effects(before: pl.DataFrame, after: pl.DataFrame, keys: Sequence[str],
     for c in keys:
         b, a = before.get_column(c), after.get_column(c)
         if b.dtype != a.dtype:
-            b, a = b.cast(pl.String), a.cast(pl.String)
+            from ..generalize.release import label_text
+
+            b, a = label_text(b), label_text(a)
         moved |= b.ne_missing(a).to_numpy()
     return {"variables": variables, "suppressed": sum(v["suppressed"] for v in variables),
             "changed": sum(v["changed"] for v in variables), "records_reclassified": int(moved.sum())}

@@ -360,7 +360,11 @@ def _png(fig) -> tuple[bytes, list[str]]:
 
 
 def _comparable(s: pl.Series, other: pl.Series) -> pl.Series:
-    if is_categorical(s.dtype) or s.dtype != other.dtype:
+    if s.dtype != other.dtype:  # as text; a generalised key's level-0 label equals its value ("21" = 21.0)
+        from ..generalize.release import label_text
+
+        return label_text(s)
+    if is_categorical(s.dtype):
         return s.cast(pl.String)
     return s
 
