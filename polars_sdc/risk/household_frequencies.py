@@ -133,11 +133,12 @@ def household_frequencies(df: pl.DataFrame, on: Sequence[str], household: str, w
     cnt = np.zeros(targets.height)
     wsum = np.zeros(targets.height)
     ti = t.get_column(_T).to_numpy().astype(np.int64)
-    hi = t.get_column(_H).to_numpy().astype(np.int64)
-    np.add.at(cnt, ti, 1.0)
-    np.add.at(wsum, ti, hw[hi])
+    hwi = hw[t.get_column(_H).to_numpy().astype(np.int64)]
+    order = np.lexsort((hwi, ti))   # each target's weights summed in increasing order: a sum that does not
+    np.add.at(cnt, ti, 1.0)         # depend on the row order (Spark passes the distinct pairs, in any order)
+    np.add.at(wsum, ti[order], hwi[order])
     cnt += wild.size
-    wsum += hw[wild].sum()
+    wsum += np.sort(hw[wild]).sum()
     j = rows.select(*on, _P).join(targets, on=[*on, _P], how="left", nulls_equal=True, maintain_order="left")
     tix = j.get_column(_T).to_numpy().astype(np.int64)
     fk = cnt[tix]

@@ -1,6 +1,6 @@
 """Sample and population frequencies of key combinations on Spark, and the re-identification
 risk built on them, by Spark aggregations and joins, and, with missing key values, the local
-functions run on the combination table in one task.
+functions run on the combination table on the driver.
 
 Definitions: those of the local :mod:`polars_sdc.risk.frequencies` (sdcMicro 5.8.1
 ``freqCalc``) and :mod:`polars_sdc.risk.individual` (``indivRisk``, method "approx";
@@ -16,15 +16,16 @@ and missing-value pattern, with its record count and weight). Without missing ke
 ``fk`` and ``Fk``, and the individual risk of each combination is computed by the local
 :func:`polars_sdc.risk.individual.individual_risk` in Python tasks over the table's batches.
 With missing keys every combination must be compared with every other: the combination table
-goes to one task that runs the local rule on it (:func:`polars_sdc.risk.frequencies.frequency_groups`
+comes to the driver, which runs the local rule on it (:func:`polars_sdc.risk.frequencies.frequency_groups`
 with the combinations' record counts as ``count=``, and the risk by
 :func:`polars_sdc.risk.individual.frequencies_and_risk`): one function for both back ends, so
-Spark equals local by construction, in four Spark stages instead of one join per pattern (or per
-pair of patterns with ``household=``: 18-27 s against 0.1-0.3 s locally on EU-SILC before;
-benchmarks/README.md). That task holds one row per distinct combination (with ``household=``,
-per distinct combination and household), not per record: it must fit in one Python worker.
-Records get their values by one join; global risk / expected re-identifications are sums over
-the combination table.
+Spark equals local by construction, and two Spark jobs (the metadata, the table) instead of one
+join per pattern (or per pair of patterns with ``household=``; benchmarks/README.md, "Spark
+frequencies with missing keys"). The table holds one row per distinct combination (with
+``household=``, per distinct combination and household), not per record, but it must fit in the
+driver's memory. Records get their values by a join (without missing keys a Spark join; with them
+a Polars join in each Arrow batch against the driver's table, no shuffle); global risk / expected
+re-identifications are sums over the combination table.
 """
 from __future__ import annotations
 
@@ -120,7 +121,8 @@ def combination_table(
     combination's own count and weight (distributed; the risk per Arrow batch). With them, the
     local rule (:func:`polars_sdc.risk.frequencies.frequency_groups` with the combination counts
     as ``count=``; the risk by :func:`polars_sdc.risk.individual.frequencies_and_risk`, both
-    alphas at once) runs on the whole combination table in one task (module docstring).
+    alphas at once) runs on the whole combination table on the driver, and the table returned is
+    a Polars DataFrame (module docstring).
     Internal: the public faces are :func:`frequencies`, :func:`individual_risk`,
     :func:`global_risk` and :func:`risk`."""
     require_pyspark()
@@ -147,31 +149,25 @@ def combination_table(
     return _wildcard_table(combos, ks, a, alpha_rule), cols
 
 
-def _wildcard_table(combos: Any, ks: list[str], alpha: float, alpha_rule: str | None) -> Any:
+def _wildcard_table(combos: Any, ks: list[str], alpha: float, alpha_rule: str | None) -> pl.DataFrame:
     """``combos`` (one row per key combination and missing-value pattern, with its record count
-    and weight) with ``fk``, ``Fk`` (and, with ``alpha_rule``, the risk) by the local functions,
-    run on the whole table in one task: the missing-value rule compares every combination with
-    every other, and the table is one row per distinct combination, not per record (EU-SILC:
-    14,827 records, 9,0xx combinations). The one local rule, so Spark equals local by
-    construction (:func:`polars_sdc.risk.frequencies.frequency_groups`, ``count=``)."""
-    names = [*ks, PATTERN, COUNT, WSUM]
-    new = [FK, FKP] + ([RISK] if alpha_rule is not None else [])
-    out = pl.Schema({**polars_schema(combos.select(*names)), **{c: pl.Float64 for c in new}})
+    and weight), brought to the driver, with ``fk``, ``Fk`` (and, with ``alpha_rule``, the risk)
+    by the local functions: the missing-value rule compares every combination with every other,
+    and the table holds one row per distinct combination, not per record (EU-SILC: 14,827
+    records, 9,461 combinations). The one local rule, so Spark equals local by construction
+    (:func:`polars_sdc.risk.frequencies.frequency_groups`, ``count=``)."""
+    from ..risk.frequencies import frequency_groups
+    from ..risk.individual import frequencies_and_risk
 
-    def task(df: pl.DataFrame) -> pl.DataFrame:
-        from ..risk.frequencies import frequency_groups
-        from ..risk.individual import frequencies_and_risk
-
-        df = df.select(names)
-        if alpha_rule is not None:
-            fk, Fk, r = frequencies_and_risk(df, ks, WSUM, alpha, alpha_rule, count=COUNT)
-            return df.with_columns(pl.Series(FK, fk), pl.Series(FKP, Fk), pl.Series(RISK, r))
-        index, fk, Fk = frequency_groups(df, ks, WSUM, alpha, COUNT)
-        if index is not None:
-            fk, Fk = fk[index], Fk[index]
-        return df.with_columns(pl.Series(FK, fk), pl.Series(FKP, Fk))
-
-    return run_frames(combos, task, out, per="stratum")
+    df = pl.from_arrow(combos.select(*ks, PATTERN, COUNT, WSUM).toArrow())
+    df = df.sort([*ks, PATTERN], nulls_last=True)          # one order: the same sums every run
+    if alpha_rule is not None:
+        fk, Fk, r = frequencies_and_risk(df, ks, WSUM, alpha, alpha_rule, count=COUNT)
+        return df.with_columns(pl.Series(FK, fk), pl.Series(FKP, Fk), pl.Series(RISK, r))
+    index, fk, Fk = frequency_groups(df, ks, WSUM, alpha, COUNT)
+    if index is not None:
+        fk, Fk = fk[index], Fk[index]
+    return df.with_columns(pl.Series(FK, fk), pl.Series(FKP, Fk))
 
 
 HH = "__sdc_hh"
@@ -195,8 +191,8 @@ def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None
     within a household; EU-SILC's ``rb050`` is constant within every household). One aggregation
     gives the metadata; without missing keys the distinct (combination, household) pairs are
     counted by one more; with them (``alpha`` must be 1, as locally), the local function runs on
-    the distinct (combination, household) pairs in one task (households with a record whose keys
-    are all missing count for everybody).
+    the distinct (combination, household) pairs on the driver (households with a record whose
+    keys are all missing count for everybody) and the table is a Polars DataFrame.
     Internal: the faces are :func:`frequencies` and the risk functions' ``household=``."""
     require_pyspark()
     from pyspark.sql import functions as F
@@ -239,34 +235,63 @@ def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None
         raise SDCError("counting households with missing key values needs alpha = 1 (a household is in a "
                        "combination or not)")
     # missing keys: the local rule (household_frequencies) on the distinct (combination,
-    # household) pairs, in one task; each pair carries its household's weight (checked constant)
-    pairs = keyed.select(*ks, PATTERN, HH, F.col(WSUM).alias(HW)).distinct()
-    out = pl.Schema({**polars_schema(pairs.select(*ks, PATTERN)), FK: pl.Float64, FKP: pl.Float64})
+    # household) pairs, on the driver; each pair carries its household's weight (checked constant)
+    from ..risk.household_frequencies import household_frequencies
 
-    def task(df: pl.DataFrame) -> pl.DataFrame:
-        from ..risk.household_frequencies import household_frequencies
-
-        fk, Fk = household_frequencies(df, ks, HH, HW, 1.0)
-        return (df.select(*ks, PATTERN).with_columns(pl.Series(FK, fk), pl.Series(FKP, Fk))
-                .unique([*ks, PATTERN], keep="first"))
-
-    return run_frames(pairs, task, out, per="stratum"), cols
+    pairs = pl.from_arrow(keyed.select(*ks, PATTERN, HH, F.col(WSUM).alias(HW)).distinct().toArrow())
+    fk, Fk = household_frequencies(pairs, ks, HH, HW, 1.0)
+    table = (pairs.select(*ks, PATTERN).with_columns(pl.Series(FK, fk), pl.Series(FKP, Fk))
+             .unique([*ks, PATTERN], keep="first"))
+    return table, cols
 
 
 def _join_back(sdf: Any, cols: list[str], schema: pl.Schema, table: Any, new: dict[str, str],
                suppressed_as: str | None = None) -> Any:
     """Each record of ``sdf`` with the ``new`` columns (``{output name: table column}``) of its
     combination, by a null-safe join on the keys (read with the table's ``suppressed_as``) and
-    the missing-value pattern."""
+    the missing-value pattern: a Spark join, or, for a table on the driver (a Polars frame:
+    missing keys), a Polars join in each Arrow batch of the records (no shuffle; Spark ships
+    the table to the workers once, as a broadcast, when it is large)."""
     from pyspark.sql import functions as F
 
     ks = [_key(i) for i in range(len(cols))]
+    if isinstance(table, pl.DataFrame):
+        return _join_driver_table(sdf, _keyed(sdf, cols, schema, None, suppressed_as).drop(WSUM), ks, table, new)
     right = table.select(*[F.col(k).alias(f"{k}_r") for k in ks], F.col(PATTERN).alias(f"{PATTERN}_r"),
                          *[F.col(src).alias(dst) for dst, src in new.items()])
     left = _keyed(sdf, cols, schema, None, suppressed_as).drop(WSUM)
     cond = [F.col(k).eqNullSafe(F.col(f"{k}_r")) for k in ks] + [F.col(PATTERN) == F.col(f"{PATTERN}_r")]
     joined = left.join(right, on=cond, how="left")
     return joined.select(*[F.col(c) for c in sdf.columns], *[F.col(dst) for dst in new])
+
+
+def _join_driver_table(sdf: Any, keyed: Any, ks: list[str], table: pl.DataFrame, new: dict[str, str]) -> Any:
+    """``sdf`` with the ``new`` columns of ``table`` (a Polars frame, unique on the keys and the
+    pattern), by a left join on ``ks`` + pattern in every Arrow batch of ``keyed`` (``sdf``'s
+    columns, then the keys and the pattern). The other columns pass through as Arrow arrays,
+    untouched."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import DoubleType, StructField, StructType
+
+    right = table.select(*ks, PATTERN, *[pl.col(src).cast(pl.Float64).alias(dst) for dst, src in new.items()])
+    out_schema = StructType([*sdf.schema.fields, *[StructField(dst, DoubleType(), True) for dst in new]])
+    target = to_arrow_schema(out_schema)
+    n_in = len(sdf.columns)
+    on = [*ks, PATTERN]
+
+    def batches(it: Any) -> Any:
+        import pyarrow as pa
+
+        for b in it:
+            if not b.num_rows:
+                continue
+            t = pa.Table.from_batches([b])
+            keys = pl.from_arrow(t.select(on))
+            j = keys.join(right, on=on, how="left", nulls_equal=True, maintain_order="left")
+            arrays = [t.column(i) for i in range(n_in)] + [j.get_column(dst).to_arrow() for dst in new]
+            yield from pa.Table.from_arrays(arrays, names=target.names).cast(target).to_batches()
+
+    return keyed.mapInArrow(batches, out_schema)
 
 
 def _check_names(schema: pl.Schema, names: Sequence[str]) -> None:
@@ -467,8 +492,12 @@ def risk(
     if household is not None:
         _check_household_risk(sdf, schema, household, cols, weight)
     table, _ = _risk_table(sdf, cols, weight, alpha, alpha_rule, suppressed_as)
-    per_fk = pl.from_arrow(table.groupBy(FK).agg(F.sum(COUNT).alias("n"), F.sum(F.col(COUNT) * F.col(RISK)).alias("e"))
-                           .toArrow()).sort(FK)
+    if isinstance(table, pl.DataFrame):    # missing keys: the table is on the driver
+        per_fk = table.group_by(FK).agg(pl.col(COUNT).sum().alias("n"),
+                                        (pl.col(COUNT) * pl.col(RISK)).sum().alias("e")).sort(FK)
+    else:
+        per_fk = pl.from_arrow(table.groupBy(FK).agg(F.sum(COUNT).alias("n"),
+                                                     F.sum(F.col(COUNT) * F.col(RISK)).alias("e")).toArrow()).sort(FK)
     n = per_fk["n"].to_numpy()
     summary = frequency_summary(per_fk[FK].to_numpy(), per_fk["e"].to_numpy() / n, ks, counts=n)
     if household is not None:
