@@ -204,7 +204,7 @@ def run_operation(args: argparse.Namespace) -> int:
     extra = summarize.plan(lf, given) if summarize else None
 
     # a generalisation's release: its suppressed records' label reads as every key missing
-    label = {**op.defaults(), **given}.get("suppressed_as") if op.name == "generalize" else None
+    label = ({**op.defaults(), **given} if op.name == "generalize" else given).get("suppressed_as")
     # --household: classes count households (the unit a household release protects, as
     # `anonymize --household` reports); the records count is kept as k_anonymity_records
     hh = given.get("household")
