@@ -204,7 +204,7 @@ def run_operation(args: argparse.Namespace) -> int:
     extra = summarize.plan(lf, given) if summarize else None
 
     # a generalisation's release: its suppressed records' label reads as every key missing
-    label = {**op.defaults(), **given}.get("suppressed_as") if op.name == "generalize" else None
+    label = ({**op.defaults(), **given} if op.name == "generalize" else given).get("suppressed_as")
     # --household: classes count households (the unit a household release protects, as
     # `anonymize --household` reports); the records count is kept as k_anonymity_records
     hh = given.get("household")
@@ -395,8 +395,12 @@ def run_recipe_command(args: argparse.Namespace) -> int:
     def check(result: pl.LazyFrame) -> dict[str, Any]:
         after = result.collect()
         out: dict[str, Any] = {"rows": after.height, **step_effects(lf.collect(), after, keys, problem.suppressed_as)}
+        hh = problem.roles.household   # a household role: classes count households (as a step's --household)
         if keys:
-            out["k_anonymity"] = after.sdc.k_anonymity(classes, suppressed_as=problem.suppressed_as)
+            out["k_anonymity"] = after.sdc.k_anonymity(classes, suppressed_as=problem.suppressed_as, household=hh)
+            if hh is not None:
+                out["k_anonymity_unit"] = "households"
+                out["k_anonymity_records"] = after.sdc.k_anonymity(classes, suppressed_as=problem.suppressed_as)
         return out
 
     res, elapsed = cli._sink_checked(problem.release(), args.output, check)
@@ -406,7 +410,7 @@ def run_recipe_command(args: argparse.Namespace) -> int:
     for line in _effects_lines(res):
         print(line)
     if keys:
-        print(f"  k-anonymity {res['k_anonymity']} on {','.join(classes)} (a null matches any value)")
+        print(f"  k-anonymity {_k_text(res)} on {','.join(classes)} (a null matches any value)")
     if args.sign_off:
         summary = problem.sign_off()
         _write_text(args.sign_off, summary.to_html() if args.sign_off.lower().endswith((".html", ".htm"))

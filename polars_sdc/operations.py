@@ -195,6 +195,8 @@ def _masking() -> dict[str, Operation]:
             "tiebreak": _spec("json", "fewest suppressions first; this ranking (one integer per key or {column: rank}) "
                               "only decides ties (default: keys with more categories first)"),
             **_HOUSEHOLDS,
+            "suppressed_as": _spec("str", "a generalised release's label of suppressed records (e.g. *): a record "
+                                   "whose keys are all that label is read as every key missing and keeps its label"),
         }, command="suppress"),
         _declare("suppress_risky", suppress_risky_frame, "suppress key values of records above an individual-risk threshold (sdcMicro localSupp)", {
             "on": _spec("columns", "key (quasi-identifier) columns", role="keys"),

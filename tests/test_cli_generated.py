@@ -227,3 +227,11 @@ def test_a_step_with_household_reports_k_in_households(tmp_path, capsys):
     want = rel.sdc.k_anonymity(["a", "b"], household="hh", suppressed_as="*")
     assert got["k_anonymity"] == want >= 2 and got["k_anonymity_records"] > want
     assert f"k-anonymity {want} households ({got['k_anonymity_records']} records)" in capsys.readouterr().out
+    # polars-sdc run with a household role: the same unit
+    recipe = tmp_path / "r.toml"
+    recipe.write_text('[roles]\nkeys = ["a", "b"]\nhousehold = "hh"\n\n[[steps]]\noperation = "suppress"\nk = 2\n',
+                      encoding="utf-8")
+    assert cli.main(["run", str(recipe), str(src), str(out), "--report", str(rep)]) == 0
+    got = json.loads(rep.read_text())
+    assert (got["k_anonymity"], got["k_anonymity_records"], got["k_anonymity_unit"]) == (1, 2, "households")
+    assert "k-anonymity 1 household (2 records) on a,b" in capsys.readouterr().out

@@ -263,10 +263,10 @@ def test_a_problem_and_its_report_read_the_label_of_its_generalize_step():
         assert rep.verdict.startswith("3-anonymous on 2 keys") and "2 values suppressed" in rep.verdict, rep.verdict
     # an undo forgets the label; a later step keeps it (the release still holds the suppressed record)
     assert q.undo().suppressed_as is None and q.suppress(k=1).suppressed_as == "(s)"
-    # a later suppress reads "(s)" as written: it nulls the suppressed record's labels, which the log
-    # does not count again (the generalisation suppressed them)
+    # a later suppress reads the problem's label: the suppressed record stays "(s)" (it nulled
+    # the labels, uncounted, before)
     s3 = q.suppress(k=3)
-    assert s3.release().row(9) == (None, None)
+    assert s3.release().row(9) == ("(s)", "(s)") and s3.release().equals(rel)
     assert s3.log["suppressed"].to_list() == [0, 2, 0] and s3.log["k_anonymity"].to_list() == [1.0, 3.0, 3.0]
 
 
@@ -333,3 +333,40 @@ def test_cli_hierarchy_paths_with_commas_and_repeated_flags(tmp_path, capsys):
     assert "expected COLUMN=PATH" not in err and "hierarchy file" in err
     assert cli.main(["generalize", str(data), str(out), "--hierarchies", "age", "--k", "2"]) == 2
     assert "expected COLUMN=PATH (an ARX hierarchy CSV), got 'age'" in capsys.readouterr().err
+
+
+# -- a later suppress step keeps the generalisation's "*" -----------------------------------------
+SMALL = pl.DataFrame({"a": list("xxxxxyyyyyz"), "b": list("uuuuuvvvvvw"), "s": list("pqrstpqrstp")})
+SMALL_H = {"a": {"x": ["*"], "y": ["*"], "z": ["*"]}, "b": {"u": ["*"], "v": ["*"], "w": ["*"]}}
+
+
+def test_a_suppress_step_after_generalize_keeps_the_star_label():
+    """The generalisation suppresses the one z record ("*", "*"). A later suppress step nulled
+    its "*" labels (silently: the log counted nothing); now it reads the record as every key
+    missing (the problem passes its suppressed_as), keeps "*", and the log says what changed."""
+    p = SMALL.sdc.problem(keys=["a", "b"]).generalize(hierarchies=SMALL_H, k=3, suppression_limit=0.2)
+    assert p.release().row(10) == ("*", "*", "p")
+    q = p.suppress(k=3)                         # already 3-anonymous with the wildcard
+    assert q.release().equals(p.release())
+    assert q.log["suppressed"].to_list() == [0, 2, 0] and q.steps[-1].arguments["suppressed_as"] == "*"
+    r = p.suppress(k=7)                         # (x, u) and (y, v) hold 5 records + the wildcard: 6 < 7
+    rel = r.release()
+    assert rel.row(10) == ("*", "*", "p")
+    assert rel.select(pl.col("a", "b").null_count()).row(0) == (6, 5)
+    assert r.log["suppressed"].to_list() == [0, 2, 11] and r.log["k_anonymity"].to_list()[-1] == 11.0
+    assert rel.sdc.k_anonymity(["a", "b"], suppressed_as="*") == 11
+    # the same step by hand, with the label; read as written (no label) "*" is a value and is nulled
+    assert p.release().sdc.suppress(7, ["a", "b"], suppressed_as="*").equals(rel)
+    assert p.release().sdc.suppress(7, ["a", "b"]).row(10) == ("*", None, "p")
+    # lazily the same, and a recipe round trip gives the same release
+    lazy = SMALL.lazy().sdc.problem(keys=["a", "b"]).generalize(hierarchies=SMALL_H, k=3, suppression_limit=0.2)
+    assert lazy.suppress(k=7).release().collect().equals(rel)
+    assert polars_sdc.run_recipe(r.to_recipe(), SMALL).release().equals(rel)
+
+
+def test_cli_suppress_takes_suppressed_as(tmp_path, capsys):
+    src, out = tmp_path / "g.parquet", tmp_path / "o.parquet"
+    SMALL.sdc.generalize(SMALL_H, k=3, suppression_limit=0.2).frame.write_parquet(src)
+    assert cli.main(["suppress", str(src), str(out), "--k", "7", "--on", "a,b", "--suppressed-as", "*"]) == 0
+    assert pl.read_parquet(out).row(10) == ("*", "*", "p")
+    assert "k-anonymity 11 on a,b" in capsys.readouterr().out

@@ -61,9 +61,11 @@ def test_cli_run_of_the_session_recipe_gives_the_session_release(tmp_path, capsy
     else:
         got = pl.read_csv(out, schema_overrides={c: pl.String for c in ("age",)})
         assert_frame_equal(as_text(got), as_text(want), check_dtypes=False)
-    assert "3 step(s)" in stdout and "k-anonymity 3 on db040,age,rb090,pb220a,hsize,pl030" in stdout
+    # a household role: k counts households, the records' count beside it
+    assert "3 step(s)" in stdout and "k-anonymity 3 households (3 records) on db040,age,rb090,pb220a,hsize,pl030" in stdout
     doc = json.loads(rep.read_text())
     assert doc["command"] == "run" and doc["rows"] == eusilc.height and doc["k_anonymity"] == 3
+    assert doc["k_anonymity_records"] == 3 and doc["k_anonymity_unit"] == "households"
     assert [s["operation"] for s in doc["parameters"]["steps"]] == ["recode_intervals", "suppress", "rank_swap"]
     assert doc["suppressed"] == problem.log["suppressed"].sum()  # the same effects as the session's log
     assert doc["log"] == problem.log.to_dicts()                  # and the same log, step by step

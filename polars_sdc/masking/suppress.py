@@ -271,10 +271,16 @@ def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.n
 def suppress_frame(
     df: pl.DataFrame, k: int, on: ColumnSpec, *, importance: Any = None, by: ColumnSpec = None,
     alpha: float = 1.0, combs: Any = None, tiebreak: Any = None, household: str | None = None,
-    household_columns: Sequence[str] | None = None,
+    household_columns: Sequence[str] | None = None, suppressed_as: str | None = None,
 ) -> pl.DataFrame:
     """Local suppression of the key columns ``on`` to k-anonymity (see the module docstring):
     suppressed values become null; dtypes, row order and other columns kept.
+
+    ``suppressed_as``: on a generalised release (``df.sdc.generalize``, ARX), the label of the
+    records the generalisation suppressed (``"*"``): a record whose every key is that label is
+    read as every key missing (a wildcard, as the risk measures read it with the same
+    ``suppressed_as``) and keeps its label in the output. None (default): every value is read
+    as written, ``"*"`` too (a problem passes its generalisation's label by itself).
 
     ``household``: the household id column. A household-level key (constant within every
     household, :mod:`polars_sdc.household`) is then suppressed for every member of a household
@@ -290,8 +296,17 @@ def suppress_frame(
     ['x', 'x', 'x', None]
     """
     from ..risk.frequencies import check_alpha, key_codes
+    from ..risk.suppressed import check_suppressed_as, suppressed_as_missing, suppressed_rows
 
     keys = resolve_columns(df, on, kind="supported", default="error")
+    if check_suppressed_as(suppressed_as) is not None:
+        starred = suppressed_rows(df, keys, suppressed_as)
+        if starred is not None:   # the generalisation's suppressed records: wildcards here, their label kept
+            out = suppress_frame(suppressed_as_missing(df, keys, suppressed_as), k, keys, importance=importance,
+                                 by=by, alpha=alpha, combs=combs, tiebreak=tiebreak, household=household,
+                                 household_columns=household_columns)
+            return out.with_columns(pl.when(starred).then(df.get_column(c)).otherwise(pl.col(c)).alias(c)
+                                    for c in keys)
     by_cols = [] if by is None else resolve_columns(df, by, what="by")
     for b in by_cols:
         if b in keys:

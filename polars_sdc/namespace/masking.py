@@ -385,6 +385,7 @@ class MaskingMethods(FrameOps[F]):
         tiebreak: Any = None,
         household: str | None = None,
         household_columns: Sequence[str] | None = None,
+        suppressed_as: str | None = None,
     ) -> F:
         """Local suppression to k-anonymity (after sdcMicro ``localSuppression``): set few key
         values to null so that every record's key combination is shared by >= k records, a
@@ -425,6 +426,10 @@ class MaskingMethods(FrameOps[F]):
             The household-level columns, declared instead of detected (each checked constant
             within every household; an error names the column and a household where it
             varies); the other columns are person-level. None: detected.
+        suppressed_as
+            On a generalised release, the label of its suppressed records (``"*"``): a record
+            whose keys are all that label is read as every key missing and keeps its label
+            (None: every value read as written).
 
         Returns
         -------
@@ -452,9 +457,13 @@ class MaskingMethods(FrameOps[F]):
         check_household_column(self._schema(), household, resolve_columns(self._schema(), on, kind="supported",
                                                                           default="error"))
         check_household_columns(self._schema(), household, household_columns)
+        from ..risk.suppressed import check_suppressed_as
+
+        check_suppressed_as(suppressed_as)
         return self._frame_op(
             lambda df: suppress_frame(df, k, on, importance=importance, by=by, alpha=alpha, combs=combs,
-                                      tiebreak=tiebreak, household=household, household_columns=household_columns),
+                                      tiebreak=tiebreak, household=household, household_columns=household_columns,
+                                      suppressed_as=suppressed_as),
             self._schema(),
         )
 

@@ -220,6 +220,9 @@ class Problem:
         if not op.step:
             raise SDCError(f"{operation} is not a masking step (steps: {', '.join(_step_names())})")
         arguments = step_arguments(op, self._roles, options)
+        if (operation != "generalize" and "suppressed_as" in op.names() and "suppressed_as" not in options
+                and self.suppressed_as is not None):   # a step on a generalised release reads its label
+            arguments["suppressed_as"] = self.suppressed_as
         _check_strata_covered(op, self._roles, arguments, self._frame.collect_schema())
         frame = getattr(self._frame.sdc, op.method)(**arguments)
         child = object.__new__(Problem)

@@ -51,9 +51,23 @@ def suppressed_as_missing(df: pl.DataFrame, on: Sequence[str], suppressed_as: st
     >>> suppressed_as_missing(d, ["a", "b"]).rows()[2]        # not a generalised release: a value
     ('*', '*')
     """
+    mask = suppressed_rows(df, on, suppressed_as)
+    if mask is None:
+        return df
+    return df.with_columns(pl.when(mask).then(None).otherwise(pl.col(c)).alias(c) for c in on)
+
+
+def suppressed_rows(df: pl.DataFrame, on: Sequence[str], suppressed_as: str | None = None) -> pl.Series | None:
+    """Boolean per row: every key of ``on`` is ``suppressed_as`` (the records a generalisation
+    suppressed, :func:`suppressed_as_missing`); None when there is none (or no label, or a key
+    whose dtype cannot hold the label).
+
+    >>> suppressed_rows(pl.DataFrame({"a": ["x", "*"], "b": ["*", "*"]}), ["a", "b"], "*").to_list()
+    [False, True]
+    """
     label = check_suppressed_as(suppressed_as)
     if label is None or df.height == 0 or not on:
-        return df
+        return None
     tests = []
     for c in on:
         dtype = df.schema[c]
@@ -61,15 +75,13 @@ def suppressed_as_missing(df: pl.DataFrame, on: Sequence[str], suppressed_as: st
             tests.append(pl.col(c) == label)
         elif isinstance(dtype, pl.Enum):
             if label not in dtype.categories.to_list():
-                return df
+                return None
             tests.append(pl.col(c) == label)
         elif isinstance(dtype, pl.Categorical):
             tests.append(pl.col(c).cast(pl.String) == label)
         else:
-            return df
+            return None
     if not df.select(tests[0].fill_null(False).any()).item():  # the usual frame: one cheap pass, no label
-        return df
+        return None
     mask = df.select(pl.all_horizontal(tests).fill_null(False).alias("_m")).to_series()
-    if not mask.any():
-        return df
-    return df.with_columns(pl.when(mask).then(None).otherwise(pl.col(c)).alias(c) for c in on)
+    return mask if mask.any() else None
