@@ -190,10 +190,12 @@ def test_equal_intervals_keep_sdcmicro_for_ranges_of_one_or_more_and_integers():
 
 
 def test_equal_intervals_at_float64_resolution_fail_naming_the_column_or_hold_the_values():
-    for vals in ([5e-324, 1e-323], [5e-324, 1e-323, 1.5e-323, 2e-323, 2.5e-323]):
+    cases = ([5e-324, 1e-323], [5e-324, 1e-323, 1.5e-323, 2e-323, 2.5e-323], [1e15 + 0.125, 1e15 + 0.25],
+             [1e15, 1e15 + 0.125, 1e15 + 0.25, 1e15 + 0.5], [1e17, 1e17 + 16])
+    for vals, right_closed in ((v, r) for v in cases for r in (True, False)):
         df = pl.DataFrame({"sub": vals})
         try:
-            out = df.sdc.recode_intervals("sub", n=3)["sub"]
+            out = df.sdc.recode_intervals("sub", n=3, right_closed=right_closed)["sub"]
         except SDCError as e:
             assert "'sub'" in str(e) and "resolution" in str(e)
         else:
