@@ -11,8 +11,9 @@ R's ``cut``; ``right_closed=False`` gives ``"[a, b)"``), an Enum in interval ord
   range is below 1 (values ~1e-10 .. 1e-300) they would put every value into one or two
   intervals, so there the same rule is applied in the data's own decimal unit ``u = 10^k <=
   range`` (pad ``u``, points rounded to multiples of ``u``; for a range in [0.1, 1) ``u = 0.1``).
-  Integer columns and ranges >= 1 get sdcMicro's points exactly; a range too close to float64's
-  resolution to hold distinct points is an SDCError naming the column;
+  Integer columns and ranges >= 1 get sdcMicro's points exactly; points that do not part the
+  smallest from the largest value (float64's resolution: subnormals, 1e15 + 0.125 and
+  1e15 + 0.25) are an SDCError naming the column, never one silent interval;
 - ``n=`` with ``method="quantile"`` (sdcMicro ``equalAmount``): the ``i/n`` quantiles
   (linear interpolation, R's type 7); repeated quantiles (ties) are merged instead of
   jittered, so there may be fewer than ``n`` intervals.
