@@ -53,7 +53,13 @@ def pk_phi(a: float, b: float, n: int, k: int, m: int = 1) -> float:
         raise SDCError(f"k = {k} must be smaller than the number of {unit} ({n})")
     if not (math.isfinite(a) and math.isfinite(b)) or b < a:
         raise SDCError(f"range [{a}, {b}] must be finite with a <= b")
-    return 2.0 * m * (float(b) - float(a)) / math.log((n - 1) / (k - 1))
+    d = math.log((n - 1) / (k - 1))
+    if isinstance(a, int) and isinstance(b, int):   # integers beyond 2^53: the exact range
+        return 2.0 * m * float(b - a) / d
+    phi = 2.0 * m * (float(b) - float(a)) / d
+    if math.isinf(phi):   # b - a beyond 1.8e308 (data near -+1e308): in halves, inf only if phi is
+        phi = (float(b) * 0.5 - float(a) * 0.5) / d * (4.0 * m)
+    return phi
 
 
 def calibrate_phi(df: pl.DataFrame, on: ColumnSpec, k: int, *, m: int = 1) -> dict[str, float]:
@@ -83,7 +89,8 @@ def pk_phis(ranges: Mapping[str, tuple[Any, Any, int]], k: int, m: int = 1) -> d
     for c, (lo, hi, n) in ranges.items():
         if not n:
             raise SDCError(f"column {c!r}: every value is null; there is no range to calibrate phi from")
-        out[c] = pk_phi(float(lo), float(hi), int(n), k, m)
+        exact = isinstance(lo, (int, np.integer)) and isinstance(hi, (int, np.integer))
+        out[c] = pk_phi(int(lo), int(hi), int(n), k, m) if exact else pk_phi(float(lo), float(hi), int(n), k, m)
     return out
 
 
@@ -123,6 +130,14 @@ def laplace_values(
     """
     if keys is None:
         keys = rng.row_positions(x.shape[0])
+    top = float(np.max(np.abs(x))) if x.size else 0.0
+    if phi < np.spacing(top):
+        # the noise would round away at the column's magnitude: a release of (nearly) the data
+        raise SDCError(
+            f"column {name!r}: Laplace noise of scale phi={phi:g} is below float64's spacing "
+            f"({np.spacing(top):g}) at its values (|x| up to {top:g}), so it would be rounded away; "
+            "use a larger phi or subtract an offset from the column first"
+        )
     stream = rng.stream("laplace", column=name)
     with np.errstate(over="ignore", invalid="ignore"):
         if phi > 2.0**1000:

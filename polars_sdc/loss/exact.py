@@ -49,6 +49,8 @@ def centered(frame: pl.DataFrame, offsets: Mapping[str, int]) -> pl.DataFrame:
         if c not in frame.columns:
             continue
         dtype = frame.schema[c]
+        if not dtype.is_numeric():
+            continue                       # not a number: the distance's own check names it
         if dtype.is_integer():
             e = (pl.col(c).cast(pl.Int128) - pl.lit(off, dtype=pl.Int128)).cast(pl.Float64)
         else:

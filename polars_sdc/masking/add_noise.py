@@ -332,9 +332,30 @@ def add_noise_frame(
                              household_columns=declared)
 
 
+def _check_resolution(df: pl.DataFrame, cols: list[str]) -> None:
+    """SDCError for an Int64 / UInt64 column beyond 2^53 whose spread (its exact standard
+    deviation) is below float64's spacing at its values: the Float64 release could not hold
+    noise of that size, and would hold the data rounded (near 2^63: 2^11 apart), unmasked."""
+    for c in cols:
+        col = df.get_column(c)
+        if col.dtype not in (pl.Int64, pl.UInt64) or col.null_count() == col.len():
+            continue
+        lo, hi = int(col.min()), int(col.max())
+        top = max(abs(lo), abs(hi))
+        if top <= 2**53:
+            continue
+        sd = pl.select((col.cast(pl.Int128) - pl.lit(lo, dtype=pl.Int128)).cast(pl.Float64).std()).item()
+        if sd is not None and 0 < sd < np.spacing(float(top)):
+            raise SDCError(
+                f"column {c!r}: its values (up to {top}) are {np.spacing(float(top)):g} apart in float64, more than "
+                f"their standard deviation ({sd:g}): the Float64 release could not hold noise of that size and "
+                "would release the values rounded; subtract an offset from the column first")
+
+
 def _add_noise(df: pl.DataFrame, cols: list[str], method: str, noise: float, delta: float, by_cols: list[str],
                seed: int, key: str | None) -> pl.DataFrame:
     check_finite(df, cols, nulls=True)
+    _check_resolution(df, cols)
     if method == "moments" and not by_cols and not any(df.get_column(c).null_count() for c in cols):
         err = moments_rows_error(df.height, len(cols))
         if err is not None:

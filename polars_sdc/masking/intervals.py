@@ -11,8 +11,9 @@ R's ``cut``; ``right_closed=False`` gives ``"[a, b)"``), an Enum in interval ord
   range is below 1 (values ~1e-10 .. 1e-300) they would put every value into one or two
   intervals, so there the same rule is applied in the data's own decimal unit ``u = 10^k <=
   range`` (pad ``u``, points rounded to multiples of ``u``; for a range in [0.1, 1) ``u = 0.1``).
-  Integer columns and ranges >= 1 get sdcMicro's points exactly; a range too close to float64's
-  resolution to hold distinct points is an SDCError naming the column;
+  Integer columns and ranges >= 1 get sdcMicro's points exactly; points that do not part the
+  smallest from the largest value (float64's resolution: subnormals, 1e15 + 0.125 and
+  1e15 + 0.25) are an SDCError naming the column, never one silent interval;
 - ``n=`` with ``method="quantile"`` (sdcMicro ``equalAmount``): the ``i/n`` quantiles
   (linear interpolation, R's type 7); repeated quantiles (ties) are merged instead of
   jittered, so there may be fewer than ``n`` intervals.
@@ -97,25 +98,30 @@ def _pow10(v: float, k: int) -> float:
     return float(Decimal(v).scaleb(k))
 
 
-def column_equal_breaks(c: str, lo: Any, hi: Any, n: int) -> list[Any]:
+def column_equal_breaks(c: str, lo: Any, hi: Any, n: int, right_closed: bool = True) -> list[Any]:
     """:func:`equal_breaks` of column ``c``: sdcMicro's points for integer data and ranges >= 1;
-    a float range below 1 in its decimal unit ``10^k`` (module docstring).
+    a float range below 1 in its decimal unit ``10^k`` (module docstring). Points that would put
+    two distinct values into one interval (float64's resolution) are an SDCError naming ``c``.
 
     >>> column_equal_breaks("x", 1e-10, 6e-10, 3)
     [0.0, 2e-10, 5e-10, 7e-10]
     >>> column_equal_breaks("x", 17, 90, 4)
     [16.0, 35.0, 54.0, 72.0, 91.0]
     """
-    if isinstance(lo, int) or not (0.0 < hi - lo < 1.0):
-        return equal_breaks(lo, hi, n)
-    k = math.floor(math.log10(hi - lo))
-    scaled = equal_breaks(_pow10(lo, -k), _pow10(hi, -k), n)
-    pts = sorted({_pow10(b, k) for b in scaled})
-    # points that merge when scaled back (subnormal spacing) would merge distinct values silently
-    if len(pts) < len(scaled) or pts[0] > lo or pts[-1] < hi or not all(math.isfinite(v) for v in pts):
-        raise SDCError(f"column {c!r}: its values ({lo!r} .. {hi!r}) are too close to float64's resolution to "
-                       f"cut into {n} intervals; rescale the column or give breaks=")
-    return pts
+    candidates = []
+    if not isinstance(lo, int) and 0.0 < hi - lo < 1.0:
+        k = math.floor(math.log10(hi - lo))
+        scaled = equal_breaks(_pow10(lo, -k), _pow10(hi, -k), n)
+        pts = sorted({_pow10(b, k) for b in scaled})
+        # points that merge when scaled back (subnormal spacing) would merge distinct values
+        if len(pts) == len(scaled) and pts[0] <= lo and pts[-1] >= hi and all(math.isfinite(v) for v in pts):
+            candidates.append(pts)
+    candidates.append(equal_breaks(lo, hi, n))        # sdcMicro's
+    for pts in candidates:    # the first whose intervals part the smallest and the largest value
+        if n == 1 or hi == lo or any((lo <= b < hi) if right_closed else (lo < b <= hi) for b in pts[1:-1]):
+            return pts
+    raise SDCError(f"column {c!r}: its values ({lo!r} .. {hi!r}) are too close to float64's resolution to "
+                   f"cut into {n} intervals; rescale the column or give breaks=")
 
 
 def interval_labels(breaks: Sequence[float], right_closed: bool = True, *, open_ends: bool = True) -> list[str]:
@@ -304,7 +310,7 @@ def recode_intervals_exprs(
                 if lo is None:
                     exprs.append(pl.lit(None, dtype=pl.Enum(["(all null)"])).alias(c))
                     continue
-                pts = column_equal_breaks(c, lo, hi, n)
+                pts = column_equal_breaks(c, lo, hi, n, right_closed)
                 if len(pts) == 1:
                     pts = [pts[0], pts[0]]
             else:
