@@ -74,3 +74,30 @@ def test_a_hierarchy_of_a_datetime_columns_own_values_matches_the_column():
     assert r.levels == {"t": 0} and r.frame["t"].to_list() == ["2020-01-01", "2020-01-02", "2021-05-03"] * 2
     q = df.sdc.problem(keys="t").generalize(hierarchies={"t": h}, k=2)
     assert q.log.select("changed", "records_reclassified").row(1) == (0, 0)
+
+
+# -- a hierarchy given as a pathlib.Path or a DataFrame of levels: the log and the recipe ---------
+def test_a_path_or_frame_hierarchy_is_logged_and_written_to_a_recipe(tmp_path):
+    from polars_sdc.generalize import Hierarchy
+
+    df = pl.DataFrame({"age": [21, 23, 25, 38, 39, 40], "sex": ["m", "f", "m", "f", "m", "f"]})
+    (tmp_path / "age.csv").write_text("".join(f"{a};{a // 10 * 10}s;*\n" for a in [21, 23, 25, 38, 39, 40]))
+    frame = Hierarchy([["m", "f"], ["*", "*"]]).to_frame()
+    p = df.sdc.problem(keys=["age", "sex"])
+    q = p.generalize(hierarchies={"age": tmp_path / "age.csv", "sex": frame}, k=2)
+    import json
+
+    logged = json.loads(q.log["parameters"][1])
+    assert logged["hierarchies"] == {"age": str(tmp_path / "age.csv"), "sex": {"m": ["*"], "f": ["*"]}}
+    for fmt in ("toml", "json"):
+        again = polars_sdc.run_recipe(q.to_recipe(format=fmt), df)
+        assert again.release().equals(q.release()) and again.log.equals(q.log)
+
+
+@pytest.mark.parametrize("role", ["sensitive", "weight", "household"])
+def test_a_key_cannot_also_be_the_sensitive_weight_or_household_column(role):
+    df = pl.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "u", "v", "v"]})
+    with pytest.raises(SDCError, match=f"column 'b': both a key and the {role} column"):
+        df.sdc.problem(keys=["a", "b"], **{role: "b"})
+    with pytest.raises(SDCError, match=f"recipe line 1: column 'b': both a key and the {role} column"):
+        polars_sdc.run_recipe(f'[roles]\nkeys = ["a", "b"]\n{role} = "b"\n', df)

@@ -254,8 +254,10 @@ def _toml_value(value: Any, where: str) -> str:
         value = value.tolist()
     if isinstance(value, np.generic):
         value = value.item()
-    if hasattr(value, "to_recipe_value"):  # a generalisation Hierarchy
-        value = value.to_recipe_value()
+    if hasattr(value, "to_recipe_value") or isinstance(value, (pl.DataFrame, Path)):  # a hierarchy, its table or CSV
+        from .problem import _plain
+
+        value = _plain(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -322,7 +324,10 @@ def run_recipe(recipe: Any, frame: pl.DataFrame | pl.LazyFrame) -> Problem:
     if not isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
         raise SDCError(f"run_recipe: expected a DataFrame or LazyFrame, got {type(frame).__name__}")
     r.check_columns(frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema)
-    problem = Problem(frame, **r.roles)
+    try:
+        problem = Problem(frame, **r.roles)
+    except SDCError as exc:
+        raise SDCError(f"{r.where('roles', '')}: {exc}") from None
     for i, (name, options) in enumerate(r.steps):
         try:
             problem = problem.apply(name, **options)
