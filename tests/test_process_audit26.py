@@ -101,3 +101,46 @@ def test_a_key_cannot_also_be_the_sensitive_weight_or_household_column(role):
         df.sdc.problem(keys=["a", "b"], **{role: "b"})
     with pytest.raises(SDCError, match=f"recipe line 1: column 'b': both a key and the {role} column"):
         polars_sdc.run_recipe(f'[roles]\nkeys = ["a", "b"]\n{role} = "b"\n', df)
+
+
+# -- the CLI: every path checked before any work; a file that is not UTF-8 is named --------------
+RECIPE = '[roles]\nkeys = ["a", "b"]\n\n[[steps]]\noperation = "suppress"\nk = 2\n'
+DATA = "a,b\nx,u\nx,u\nx,v\ny,v\ny,v\nz,v\n"
+
+
+def test_run_refuses_a_sign_off_in_a_missing_directory_before_writing(tmp_path, capsys):
+    from polars_sdc.cli import main
+
+    (tmp_path / "r.toml").write_text(RECIPE)
+    (tmp_path / "in.csv").write_text(DATA)
+    out = tmp_path / "out.csv"
+    rc = main(["run", str(tmp_path / "r.toml"), str(tmp_path / "in.csv"), str(out),
+               "--sign-off", str(tmp_path / "nodir" / "s.html")])
+    assert rc == 2 and "does not exist" in capsys.readouterr().err
+    assert not out.exists()                                      # nothing written
+
+
+def test_a_recipe_or_input_that_is_not_utf8_is_named(tmp_path, capsys):
+    from polars_sdc.cli import main
+
+    (tmp_path / "r.toml").write_bytes('[roles]\nkeys = ["Jos\xe9"]\n'.encode("latin-1"))
+    with pytest.raises(SDCError, match=r"r\.toml.*not UTF-8.*line 2"):
+        polars_sdc.read_recipe(tmp_path / "r.toml")
+    (tmp_path / "ok.toml").write_text(RECIPE)
+    (tmp_path / "in.csv").write_bytes(("a,b\n" + "Jos\xe9,u\n" * 3).encode("latin-1"))
+    rc = main(["run", str(tmp_path / "ok.toml"), str(tmp_path / "in.csv"), str(tmp_path / "out.csv")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "in.csv" in err and "not UTF-8" in err and "line 2" in err
+    assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize("series", [
+    pl.Series("q", [1, 2, 1, 2], dtype=pl.Duration("us")),
+    pl.Series("q", [[1], [2], [1], [2]]),
+])
+def test_a_key_of_a_dtype_without_labels_is_refused_naming_it(series):
+    from polars_sdc.generalize import Hierarchy, generalize
+
+    values = [str(v) for v in series.unique(maintain_order=True).to_list()]
+    with pytest.raises(SDCError, match=f"column 'q': .*{series.dtype.base_type()}"):
+        generalize(pl.DataFrame({"q": series}), {"q": Hierarchy([values, ["*"] * len(values)])}, k=2)

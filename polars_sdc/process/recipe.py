@@ -87,7 +87,13 @@ def _source(recipe: Any) -> tuple[str, str, str]:
         path = Path(recipe)
         if not path.is_file():
             raise FileNotFoundError(f"recipe {str(path)!r} not found")
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].count(b"\n") + 1
+            raise SDCError(f"recipe {str(path)!r}: not UTF-8 (byte 0x{raw[exc.start]:02x} on line {line}); "
+                           "save it as UTF-8") from None
         fmt = "json" if path.suffix.lower() == ".json" else "toml"
         return text, fmt, str(path)
     if not isinstance(recipe, str):
