@@ -144,3 +144,25 @@ def test_a_key_of_a_dtype_without_labels_is_refused_naming_it(series):
     values = [str(v) for v in series.unique(maintain_order=True).to_list()]
     with pytest.raises(SDCError, match=f"column 'q': .*{series.dtype.base_type()}"):
         generalize(pl.DataFrame({"q": series}), {"q": Hierarchy([values, ["*"] * len(values)])}, k=2)
+
+
+# -- ARX hierarchy CSVs as other tools write them ---------------------------------------------------
+def test_a_hierarchy_csv_with_a_byte_order_mark_matches_the_data(tmp_path):
+    from polars_sdc.generalize import generalize
+
+    (tmp_path / "sex.csv").write_bytes("\ufeffMale;*\r\nFemale;*\r\n".encode("utf-8"))   # Excel's "CSV UTF-8"
+    df = pl.DataFrame({"sex": ["Male", "Female", "Male", "Female"]})
+    r = generalize(df, {"sex": str(tmp_path / "sex.csv")}, k=2)
+    assert r.levels == {"sex": 0} and r.frame["sex"].to_list() == df["sex"].to_list()
+
+
+@pytest.mark.parametrize("content, message", [
+    ("Male;*;\nFemale;*;\n".encode(), r"line 1: an empty label at level 2"),
+    ("Male;*\nJos\xe9;*\n".encode("latin-1"), r"not UTF-8 \(byte 0xe9 on line 2\)"),
+])
+def test_a_hierarchy_csv_with_an_empty_label_or_not_utf8_is_refused(tmp_path, content, message):
+    from polars_sdc.generalize import Hierarchy
+
+    (tmp_path / "h.csv").write_bytes(content)
+    with pytest.raises(SDCError, match=r"hierarchy file '.*h\.csv'.*" + message):
+        Hierarchy.read_csv(tmp_path / "h.csv")
