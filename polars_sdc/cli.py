@@ -167,6 +167,13 @@ def _check_csv_shape(path: str) -> None:
     reader (quotes respected; blank lines skipped)."""
     import csv
 
+    with open(path, "rb") as fb:   # a byte that is not UTF-8 named with its line (Polars: "invalid utf-8")
+        for no, raw in enumerate(fb, 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise SDCError(f"input {path!r}: not UTF-8 (byte 0x{raw[exc.start]:02x} on line {no}); "
+                               "convert it, e.g. iconv -f latin1 -t utf-8") from None
     with open(path, newline="", encoding="utf-8", errors="replace") as fh:
         rows = csv.reader(fh)
         header = next(rows, None)

@@ -352,12 +352,9 @@ def _add_run(sub: Any) -> None:
 def _check_sign_off(path: str | None, taken: list[str]) -> None:
     if path is None:
         return
-    import os
-
     if not path.lower().endswith((".html", ".htm", ".txt", ".md")):
         raise cli._UsageError(f"--sign-off {path!r}: the report is an .html, .txt or .md file")
-    if os.path.isdir(path):
-        raise cli._UsageError(f"sign-off {path!r} is a directory; give a file name")
+    cli._check_target(path, "sign-off", [])   # not a directory, in an existing directory (before any work)
     for other in taken:
         if other is not None and cli._same_file(other, path):
             raise cli._UsageError("--sign-off must differ from the input, the recipe, the output and --report")

@@ -74,3 +74,95 @@ def test_a_hierarchy_of_a_datetime_columns_own_values_matches_the_column():
     assert r.levels == {"t": 0} and r.frame["t"].to_list() == ["2020-01-01", "2020-01-02", "2021-05-03"] * 2
     q = df.sdc.problem(keys="t").generalize(hierarchies={"t": h}, k=2)
     assert q.log.select("changed", "records_reclassified").row(1) == (0, 0)
+
+
+# -- a hierarchy given as a pathlib.Path or a DataFrame of levels: the log and the recipe ---------
+def test_a_path_or_frame_hierarchy_is_logged_and_written_to_a_recipe(tmp_path):
+    from polars_sdc.generalize import Hierarchy
+
+    df = pl.DataFrame({"age": [21, 23, 25, 38, 39, 40], "sex": ["m", "f", "m", "f", "m", "f"]})
+    (tmp_path / "age.csv").write_text("".join(f"{a};{a // 10 * 10}s;*\n" for a in [21, 23, 25, 38, 39, 40]))
+    frame = Hierarchy([["m", "f"], ["*", "*"]]).to_frame()
+    p = df.sdc.problem(keys=["age", "sex"])
+    q = p.generalize(hierarchies={"age": tmp_path / "age.csv", "sex": frame}, k=2)
+    import json
+
+    logged = json.loads(q.log["parameters"][1])
+    assert logged["hierarchies"] == {"age": str(tmp_path / "age.csv"), "sex": {"m": ["*"], "f": ["*"]}}
+    for fmt in ("toml", "json"):
+        again = polars_sdc.run_recipe(q.to_recipe(format=fmt), df)
+        assert again.release().equals(q.release()) and again.log.equals(q.log)
+
+
+@pytest.mark.parametrize("role", ["sensitive", "weight", "household"])
+def test_a_key_cannot_also_be_the_sensitive_weight_or_household_column(role):
+    df = pl.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "u", "v", "v"]})
+    with pytest.raises(SDCError, match=f"column 'b': both a key and the {role} column"):
+        df.sdc.problem(keys=["a", "b"], **{role: "b"})
+    with pytest.raises(SDCError, match=f"recipe line 1: column 'b': both a key and the {role} column"):
+        polars_sdc.run_recipe(f'[roles]\nkeys = ["a", "b"]\n{role} = "b"\n', df)
+
+
+# -- the CLI: every path checked before any work; a file that is not UTF-8 is named --------------
+RECIPE = '[roles]\nkeys = ["a", "b"]\n\n[[steps]]\noperation = "suppress"\nk = 2\n'
+DATA = "a,b\nx,u\nx,u\nx,v\ny,v\ny,v\nz,v\n"
+
+
+def test_run_refuses_a_sign_off_in_a_missing_directory_before_writing(tmp_path, capsys):
+    from polars_sdc.cli import main
+
+    (tmp_path / "r.toml").write_text(RECIPE)
+    (tmp_path / "in.csv").write_text(DATA)
+    out = tmp_path / "out.csv"
+    rc = main(["run", str(tmp_path / "r.toml"), str(tmp_path / "in.csv"), str(out),
+               "--sign-off", str(tmp_path / "nodir" / "s.html")])
+    assert rc == 2 and "does not exist" in capsys.readouterr().err
+    assert not out.exists()                                      # nothing written
+
+
+def test_a_recipe_or_input_that_is_not_utf8_is_named(tmp_path, capsys):
+    from polars_sdc.cli import main
+
+    (tmp_path / "r.toml").write_bytes('[roles]\nkeys = ["Jos\xe9"]\n'.encode("latin-1"))
+    with pytest.raises(SDCError, match=r"r\.toml.*not UTF-8.*line 2"):
+        polars_sdc.read_recipe(tmp_path / "r.toml")
+    (tmp_path / "ok.toml").write_text(RECIPE)
+    (tmp_path / "in.csv").write_bytes(("a,b\n" + "Jos\xe9,u\n" * 3).encode("latin-1"))
+    rc = main(["run", str(tmp_path / "ok.toml"), str(tmp_path / "in.csv"), str(tmp_path / "out.csv")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "in.csv" in err and "not UTF-8" in err and "line 2" in err
+    assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize("series", [
+    pl.Series("q", [1, 2, 1, 2], dtype=pl.Duration("us")),
+    pl.Series("q", [[1], [2], [1], [2]]),
+])
+def test_a_key_of_a_dtype_without_labels_is_refused_naming_it(series):
+    from polars_sdc.generalize import Hierarchy, generalize
+
+    values = [str(v) for v in series.unique(maintain_order=True).to_list()]
+    with pytest.raises(SDCError, match=f"column 'q': .*{series.dtype.base_type()}"):
+        generalize(pl.DataFrame({"q": series}), {"q": Hierarchy([values, ["*"] * len(values)])}, k=2)
+
+
+# -- ARX hierarchy CSVs as other tools write them ---------------------------------------------------
+def test_a_hierarchy_csv_with_a_byte_order_mark_matches_the_data(tmp_path):
+    from polars_sdc.generalize import generalize
+
+    (tmp_path / "sex.csv").write_bytes("\ufeffMale;*\r\nFemale;*\r\n".encode("utf-8"))   # Excel's "CSV UTF-8"
+    df = pl.DataFrame({"sex": ["Male", "Female", "Male", "Female"]})
+    r = generalize(df, {"sex": str(tmp_path / "sex.csv")}, k=2)
+    assert r.levels == {"sex": 0} and r.frame["sex"].to_list() == df["sex"].to_list()
+
+
+@pytest.mark.parametrize("content, message", [
+    ("Male;*;\nFemale;*;\n".encode(), r"line 1: an empty label at level 2"),
+    ("Male;*\nJos\xe9;*\n".encode("latin-1"), r"not UTF-8 \(byte 0xe9 on line 2\)"),
+])
+def test_a_hierarchy_csv_with_an_empty_label_or_not_utf8_is_refused(tmp_path, content, message):
+    from polars_sdc.generalize import Hierarchy
+
+    (tmp_path / "h.csv").write_bytes(content)
+    with pytest.raises(SDCError, match=r"hierarchy file '.*h\.csv'.*" + message):
+        Hierarchy.read_csv(tmp_path / "h.csv")

@@ -101,12 +101,22 @@ class Hierarchy:
         Hierarchy(2 values, height 1: Male -> *, Female -> *)
         """
         rows: list[list[str]] = []
-        with open(path, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, start=1):
-                line = line.rstrip("\r\n")
-                if not line.strip():
-                    continue
-                rows.append(line.split(separator))
+        raw = Path(path).read_bytes()
+        try:
+            text = raw.decode("utf-8-sig")   # a byte order mark (Excel's "CSV UTF-8") is not part of the first value
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].count(b"\n") + 1
+            raise SDCError(f"hierarchy file {str(path)!r}: not UTF-8 (byte 0x{raw[exc.start]:02x} on line {line}); "
+                           "save it as UTF-8") from None
+        for lineno, line in enumerate(text.split("\n"), start=1):
+            line = line.rstrip("\r\n")
+            if not line.strip():
+                continue
+            row = line.split(separator)
+            if "" in row:   # a trailing separator or a missing label: a level of empty labels
+                raise SDCError(f"hierarchy file {str(path)!r}, line {lineno}: an empty label at level "
+                               f"{row.index('')} (a trailing {separator!r}?)")
+            rows.append(row)
         if not rows:
             raise SDCError(f"hierarchy file {str(path)!r}: no rows")
         width = len(rows[0])

@@ -125,7 +125,11 @@ def _as_labels(s: pl.Series, col: str) -> pl.Series:
             raise SDCError(f"column {col!r}: datetimes with a time of day; a date hierarchy lists days "
                            "(truncate them with .dt.truncate('1d') or give a hierarchy of their strings)")
         return d.cast(pl.String)
-    return s.cast(pl.String)
+    try:
+        return s.cast(pl.String)
+    except pl.exceptions.PolarsError:
+        raise SDCError(f"column {col!r}: {s.dtype} values have no text a hierarchy can list; cast the column "
+                       "to a type with one (integers, strings, dates)") from None
 
 
 def label_text(s: pl.Series) -> pl.Series:

@@ -79,6 +79,9 @@ class Roles:
         both = set(out.get("keys", ())) & set(out.get("numeric", ()))
         if both:
             raise SDCError(f"column {sorted(both)[0]!r}: both a key and a numeric variable; give it one role")
+        for one in ("sensitive", "weight", "household"):   # a class is read on the keys, without these
+            if out.get(one) in out.get("keys", ()):
+                raise SDCError(f"column {out[one]!r}: both a key and the {one} column; give it one role")
         return cls(**out)
 
     def as_dict(self) -> dict[str, Any]:
@@ -656,4 +659,12 @@ def _plain(value: Any) -> Any:
         return str(value)
     if hasattr(value, "to_recipe_value"):  # a generalisation Hierarchy: {value: [labels]}
         return _plain(value.to_recipe_value())
+    if isinstance(value, pl.DataFrame):    # a hierarchy given as its table of levels
+        from ..generalize.hierarchy import Hierarchy
+
+        return _plain(Hierarchy([value.get_column(c).to_list() for c in value.columns]).to_recipe_value())
+    from pathlib import PurePath
+
+    if isinstance(value, PurePath):        # a hierarchy CSV given as a path
+        return str(value)
     return value

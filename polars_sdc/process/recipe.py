@@ -87,7 +87,13 @@ def _source(recipe: Any) -> tuple[str, str, str]:
         path = Path(recipe)
         if not path.is_file():
             raise FileNotFoundError(f"recipe {str(path)!r} not found")
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].count(b"\n") + 1
+            raise SDCError(f"recipe {str(path)!r}: not UTF-8 (byte 0x{raw[exc.start]:02x} on line {line}); "
+                           "save it as UTF-8") from None
         fmt = "json" if path.suffix.lower() == ".json" else "toml"
         return text, fmt, str(path)
     if not isinstance(recipe, str):
@@ -254,8 +260,10 @@ def _toml_value(value: Any, where: str) -> str:
         value = value.tolist()
     if isinstance(value, np.generic):
         value = value.item()
-    if hasattr(value, "to_recipe_value"):  # a generalisation Hierarchy
-        value = value.to_recipe_value()
+    if hasattr(value, "to_recipe_value") or isinstance(value, (pl.DataFrame, Path)):  # a hierarchy, its table or CSV
+        from .problem import _plain
+
+        value = _plain(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -322,7 +330,10 @@ def run_recipe(recipe: Any, frame: pl.DataFrame | pl.LazyFrame) -> Problem:
     if not isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
         raise SDCError(f"run_recipe: expected a DataFrame or LazyFrame, got {type(frame).__name__}")
     r.check_columns(frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema)
-    problem = Problem(frame, **r.roles)
+    try:
+        problem = Problem(frame, **r.roles)
+    except SDCError as exc:
+        raise SDCError(f"{r.where('roles', '')}: {exc}") from None
     for i, (name, options) in enumerate(r.steps):
         try:
             problem = problem.apply(name, **options)
