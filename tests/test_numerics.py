@@ -432,3 +432,25 @@ def test_sweep_masking_methods(case, method):
     if method in NOISE:
         changed = (x.cast(pl.Float64) != df["x"].cast(pl.Float64)).sum()
         assert changed > df.height // 2
+
+
+# -- ILSSDM at tiny magnitudes with structural nulls (hypothesis found these in test_loss_nulls) --
+from tests.naive import reference_ilssdm_nulls  # noqa: E402
+
+
+def _nframe(cols):
+    return pl.DataFrame({f"x{j}": c for j, c in enumerate(cols)}, schema={f"x{j}": pl.Float64 for j in range(len(cols))})
+
+
+def test_ilssdm_near_1e_263_matches_the_exact_reference():
+    """One group of (0, 6.1e-263): everything is lost, ILSSDM 1 (the float reference read 0: its
+    squares underflowed). A release 1.0 where the original's non-null values are 0 and 6.1e-263
+    is ~2e262 of their standard deviations away: SSE / SST ~ 5e524, beyond float64: inf."""
+    tiny = 6.098739861489754e-263
+    assert _nframe([[0.0, tiny]]).sdc.ilssdm(groups=pl.Series("g", [0, 0]), standardize=False) == 1.0
+    assert reference_ilssdm_nulls([[0.0, tiny]], groups=[0, 0], standardize=False) == 1.0
+    cols = [[1.0, None, None], [1.0, None, None], [None, 0.0, tiny]]
+    masked = [[1.0, None, None], [1.0, None, None], [None, 0.0, 1.0]]
+    got = _nframe(cols).sdc.ilssdm(masked=_nframe(masked), standardize=True)
+    assert got == math.inf == reference_ilssdm_nulls(cols, masked, standardize=True)
+    assert got.skipped == 5
