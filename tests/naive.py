@@ -1241,34 +1241,42 @@ def sample_moments(X):
 
 # -- information loss with structural nulls --------------------------------------------------------
 def reference_ilssdm_nulls(columns, masked=None, groups=None, standardize=True):
-    """SSE/SST over the non-null values, column by column, plain Python (sdcMicro's dUtility
-    ``na.rm = TRUE`` rule): ``columns`` / ``masked`` are lists of value lists (None = null);
-    z-scores with the column's non-null mean and population std (a constant column: deviations
-    from its value); with ``groups`` a row's release is the mean of its group's non-null values."""
-    sse = sst = 0.0
+    """SSE/SST over the non-null values, column by column, in exact rational arithmetic (sdcMicro's
+    dUtility ``na.rm = TRUE`` rule): ``columns`` / ``masked`` are lists of value lists (None =
+    null); z-scores with the column's non-null mean and population std -- only the variance
+    enters, ``((x - y) / sd)^2 = (x - y)^2 / var`` -- (a constant column: deviations from its
+    value); with ``groups`` a row's release is the mean of its group's non-null values. Exact,
+    so values near 1e-263 neither underflow nor overflow; a ratio beyond float64 is inf."""
+    sse = sst = Fraction(0)
     for j, x in enumerate(columns):
         rows = [i for i, v in enumerate(x) if v is not None]
         if not rows:
             continue
-        xv = [float(x[i]) for i in rows]
+        xv = [Fraction(float(x[i])) for i in rows]
         if masked is not None:
-            yv = [float(masked[j][i]) for i in rows]
+            yv = [Fraction(float(masked[j][i])) for i in rows]
         else:
             yv = []
             for i in rows:
-                same = [float(x[r]) for r in rows if groups[r] == groups[i]]
+                same = [Fraction(float(x[r])) for r in rows if groups[r] == groups[i]]
                 yv.append(sum(same) / len(same))
         mean = sum(xv) / len(xv)
-        sd = math.sqrt(sum((v - mean) ** 2 for v in xv) / len(xv))
-        if standardize:
-            if sd > 0:
-                xv, yv = [(v - mean) / sd for v in xv], [(v - mean) / sd for v in yv]
-            else:
-                xv, yv = [0.0] * len(xv), [v - float(x[rows[0]]) for v in yv]
-            mean = sum(xv) / len(xv)
-        sst += sum((v - mean) ** 2 for v in xv)
-        sse += sum((a - b) ** 2 for a, b in zip(xv, yv))
-    return sse / sst if sst > 0 else 0.0
+        var = sum((v - mean) ** 2 for v in xv) / len(xv)
+        err = sum((a - b) ** 2 for a, b in zip(xv, yv))
+        if standardize and var > 0:
+            sst += len(xv)
+            sse += err / var
+        elif standardize:
+            sse += sum((b - xv[0]) ** 2 for b in yv)
+        else:
+            sst += sum((v - mean) ** 2 for v in xv)
+            sse += err
+    if sst == 0:
+        return 0.0
+    try:
+        return float(sse / sst)
+    except OverflowError:
+        return math.inf
 
 
 def reference_ild_nulls(columns, masked, distances, exponent=2, weights=None):

@@ -98,28 +98,51 @@ def _pow10(v: float, k: int) -> float:
     return float(Decimal(v).scaleb(k))
 
 
+def _parts(pts: Sequence[Any], lo: Any, hi: Any, right_closed: bool) -> bool:
+    """True when an inner point of ``pts`` puts ``lo`` and ``hi`` into different intervals."""
+    return any((lo <= b < hi) if right_closed else (lo < b <= hi) for b in pts[1:-1])
+
+
+def _rule_parts(lo: Any, hi: Any, n: int, right_closed: bool) -> bool:
+    """Whether sdcMicro's rule parts ``lo`` from ``hi`` in exact arithmetic (``seq(lo - 1,
+    hi + 1)``, rounded unless that duplicates; ``lo``, ``hi`` in the unit the rule is applied
+    in): if not, one interval for both is the rule's own result (sdcMicro puts 3 and 4 into
+    one of 2 intervals), not float64's."""
+    from fractions import Fraction
+
+    a, z = Fraction(lo) - 1, Fraction(hi) + 1
+    pts = [a + (z - a) * i / n for i in range(n + 1)]
+    r = [Fraction(round(v)) for v in pts]
+    return _parts(r if len(set(r)) == len(r) else pts, Fraction(lo), Fraction(hi), right_closed)
+
+
 def column_equal_breaks(c: str, lo: Any, hi: Any, n: int, right_closed: bool = True) -> list[Any]:
     """:func:`equal_breaks` of column ``c``: sdcMicro's points for integer data and ranges >= 1;
-    a float range below 1 in its decimal unit ``10^k`` (module docstring). Points that would put
-    two distinct values into one interval (float64's resolution) are an SDCError naming ``c``.
+    a float range below 1 in its decimal unit ``10^k`` (module docstring). Where the rule parts
+    the smallest from the largest value but float64's points do not (its resolution), sdcMicro's
+    own points are tried, then an SDCError names ``c``.
 
     >>> column_equal_breaks("x", 1e-10, 6e-10, 3)
     [0.0, 2e-10, 5e-10, 7e-10]
     >>> column_equal_breaks("x", 17, 90, 4)
     [16.0, 35.0, 54.0, 72.0, 91.0]
     """
-    candidates = []
+    sdc = equal_breaks(lo, hi, n)
+    k, pts, ends = 0, sdc, (lo, hi)
     if not isinstance(lo, int) and 0.0 < hi - lo < 1.0:
         k = math.floor(math.log10(hi - lo))
-        scaled = equal_breaks(_pow10(lo, -k), _pow10(hi, -k), n)
-        pts = sorted({_pow10(b, k) for b in scaled})
-        # points that merge when scaled back (subnormal spacing) would merge distinct values
-        if len(pts) == len(scaled) and pts[0] <= lo and pts[-1] >= hi and all(math.isfinite(v) for v in pts):
-            candidates.append(pts)
-    candidates.append(equal_breaks(lo, hi, n))        # sdcMicro's
-    for pts in candidates:    # the first whose intervals part the smallest and the largest value
-        if n == 1 or hi == lo or any((lo <= b < hi) if right_closed else (lo < b <= hi) for b in pts[1:-1]):
-            return pts
+        ends = (_pow10(lo, -k), _pow10(hi, -k))
+        scaled = equal_breaks(*ends, n)
+        unit = sorted({_pow10(b, k) for b in scaled})
+        # points that merge when scaled back (subnormal spacing) are no points of the rule
+        ok = len(unit) == len(scaled) and unit[0] <= lo and unit[-1] >= hi and all(math.isfinite(v) for v in unit)
+        pts = unit if ok else None
+    if n == 1 or hi == lo or (pts is not None and _parts(pts, lo, hi, right_closed)):
+        return pts if pts is not None else sdc
+    if isinstance(lo, (int, float)) and ends[0] < ends[1] and not _rule_parts(*ends, n, right_closed):
+        return pts if pts is not None else sdc          # the rule's own result
+    if k and _parts(sdc, lo, hi, right_closed):
+        return sdc
     raise SDCError(f"column {c!r}: its values ({lo!r} .. {hi!r}) are too close to float64's resolution to "
                    f"cut into {n} intervals; rescale the column or give breaks=")
 
