@@ -60,3 +60,61 @@ def test_numeric_data_compile_no_nominal_code(tmp_path):
     assert sizes[0] >= 3 and sum(s > 5 for s in sizes) <= 2 and sum(sizes) == 60
     assert abs(out["sse"] - out["naive_sse"]) <= 1e-9 * out["naive_sse"]
     assert min(out["anneal"].count(g) for g in set(out["anneal"])) >= 3
+
+
+#: MHM orderings (session 26): the kernels of the kd-mdav group walk and of the variable grid
+MHM_CHILD = """
+import json
+import numpy as np
+from numba.core import event
+from polars_sdc.microagg.mhm import partition_mhm
+
+X = np.random.default_rng(7).normal(size=(60, 3))
+with event.install_recorder("numba:compile") as rec:
+    vg = partition_mhm(X, 3, "vgrid")
+    kdm = partition_mhm(X, 3, "kd-mdav")  # one leaf of 60 rows
+stack, seen = [], []
+for _, ev in rec.buffer:
+    d = ev.data["dispatcher"]
+    name = d.py_func.__module__.rsplit(".", 1)[-1] + "." + d.py_func.__qualname__
+    if ev.is_start:
+        seen.append((name, stack[-1] if stack else None, stack[0] if stack else name))
+        stack.append(name)
+    else:
+        stack.pop()
+print("RESULT " + json.dumps({"seen": seen, "kdm": kdm.tolist(), "vg": vg.tolist()}))
+"""
+
+#: allocations: each dtype / shape compiles an overload of its own inside every kernel
+ALLOC = ("ol_np_empty", "ol_np_zeros", "np_arange", "impl_np_full", "_ol_array_allocate")
+
+
+def test_mhm_kd_mdav_and_vgrid_compile_only_their_walks(tmp_path):
+    # kd-mdav on one leaf: no split kernel (one leaf needs none), no group means (numpy), no
+    # start-row kernel (numpy for numeric data), no nominal code; the variable grid: its
+    # builder, graph and block walk allocate nothing (every array comes from Python; the
+    # builder's tables grow in Python), and no nominal code either
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    proc = subprocess.run([sys.executable, "-c", MHM_CHILD], env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.split("RESULT ", 1)[1])
+    seen = [tuple(s) for s in out["seen"]]
+    ours = {name.split(".", 1)[1] for name, _, _ in seen if name.startswith("path_order_")}
+    # the kernels did compile here (an empty cache) ...
+    assert {"_leaf_groups", "_npn_walk", "_vgrid_split", "_vgrid_links", "_block_walk", "_bfs_next"} <= ours, ours
+    # ... and nothing else of the path orderings: no split, no start-row kernel, no nominal code
+    assert ours <= {"_leaf_groups", "_npn_walk", "_vgrid_split", "_vgrid_links", "_locate", "_block_walk", "_bfs_next",
+                    "_visit", "_nearest_in_block"}, ours
+    # (MDAV's own kernel, mdav.mdav_labels_small, is the MDAV method's: its compile is not theirs)
+    names = {name.split(".", 1)[1] for name, _, root in seen if not root.startswith("mdav.")}
+    assert not names & (NOMINAL | {"_farthest_nominal", "_kd_next_leaf", "group_means", "group_sums", "_block_csr",
+                                   "_d2", "nominal_row_dist"}), sorted(names)
+    # no allocation compiled inside the vgrid kernels nor the kd-mdav group walk
+    inside = {(name.split(".", 1)[1], parent) for name, parent, _ in seen if parent}
+    for kernel in ("path_order_vgrid._vgrid_split", "path_order_vgrid._vgrid_links", "path_order_blocks._block_walk",
+                   "path_order_kd._leaf_groups"):
+        assert not [a for a, parent in inside if parent == kernel and a.startswith(ALLOC)], (kernel, sorted(inside))
+    # and both did their work: groups of k .. 2k - 1 rows covering the 60 rows
+    for labels in (out["kdm"], out["vg"]):
+        sizes = [labels.count(g) for g in set(labels)]
+        assert sum(sizes) == 60 and min(sizes) >= 3 and max(sizes) <= 5

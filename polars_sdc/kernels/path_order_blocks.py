@@ -140,23 +140,26 @@ def _bfs_next(X, C, gid, gw, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, 
 
 
 @njit(cache=True, nogil=True)
-def _block_walk(X, C, gid, gw, first, block_of, n_blocks, coords, pn, gm1, deg, nbr, done):
+def _block_walk(X, C, gid, gw, first, block_of, n_blocks, walk, coords, pn, gm1, deg, nbr, done):
     """The nearest-next walk shared by procedure A' and the variable grid: start at row
     ``first`` (the row farthest from the centroid); next is the nearest unvisited row of the
     current block; an exhausted block passes on by :func:`_ring_next` (grid: ``coords``
-    (B, .) cell coordinates, ``deg`` and ``nbr`` None) or :func:`_bfs_next` (variable grid:
-    block graph deg / nbr, ``coords`` None). Nominal columns: codes C (see
+    (B, .) cell coordinates, ``walk``, ``deg`` and ``nbr`` None) or :func:`_bfs_next`
+    (variable grid: block graph deg / nbr, ``coords`` None, and ``walk`` the blocks' CSR and
+    the walk's scratch, allocated by the caller: (start, cnt, pts, slot) as
+    :func:`~.path_order_common._block_csr` gives them, active, active_pos (0 .. B-1 each),
+    seen (B, -1), queue (B,), order (n,)). Nominal columns: codes C (see
     :func:`~.path_order_npn.npn_order_codes`; None: numeric only). The None arguments keep
     the code a call does not take from compiling. ``done[0]``: rows visited."""
     n = X.shape[0]
-    start, cnt, pts, slot = _block_csr(block_of, n_blocks)
-    active = np.arange(n_blocks)
-    active_pos = np.arange(n_blocks)
+    if coords is not None:  # the grid (not compiled for the variable grid: coords None)
+        start, cnt, pts, slot = _block_csr(block_of, n_blocks)
+        active = np.arange(n_blocks)
+        active_pos = np.arange(n_blocks)
+        order = np.empty(n, dtype=np.int64)
+    if deg is not None:  # the variable grid (not compiled for the grid: deg None)
+        start, cnt, pts, slot, active, active_pos, seen, queue, order = walk
     n_active = n_blocks
-    if deg is not None:
-        seen = np.full(n_blocks, -1, dtype=np.int64)
-        queue = np.empty(n_blocks, dtype=np.int64)
-    order = np.empty(n, dtype=np.int64)
     cur = first
     for t in range(n):
         done[0] = t

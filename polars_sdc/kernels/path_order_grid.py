@@ -44,5 +44,5 @@ def grid_order(X: np.ndarray, cells_per_dim: int, codes: tuple | None = None,
     coords, block_of = np.unique(cells, axis=0, return_inverse=True)
     first = farthest_from_centroid_codes(X, C, off, gid, gw)
     return _block_walk(X, C, gid, gw, np.int64(first), np.ascontiguousarray(block_of.ravel(), dtype=np.int64),
-                       coords.shape[0], np.ascontiguousarray(coords), p, g - 1, None, None,
+                       coords.shape[0], None, np.ascontiguousarray(coords), p, g - 1, None, None,
                        np.zeros(1, dtype=np.int64) if done is None else done)

@@ -16,59 +16,65 @@ from .path_order_blocks import _block_walk
 from .path_order_common import farthest_from_centroid_codes
 
 
-@helper
-def _grown(a, cap, fill):
-    """``a`` (int64, 1-D) copied into a new array of length ``cap``, the new tail set to
-    ``fill`` (element loops, not a slice assignment: that compiles Numba's shape-mismatch
-    message, i.e. its string formatting, on first use). Only for int64: every dtype and
-    shape of ``np.empty`` is compiled apart, so the float tables grow in the builder."""
-    out = np.empty(cap, dtype=np.int64)
-    for i in range(a.shape[0]):
-        out[i] = a[i]
-    for i in range(a.shape[0], cap):
-        out[i] = fill
-    return out
-
-
-@njit(cache=True)
 def _build_vgrid(U, leaf_size):
     """Halve blocks of the unit cube (widest side among the dimensions where the block's
     records differ, ties lowest dimension) until each holds <= leaf_size records or
     identical records. Returns the tree (split dim/value, children), the leaves' boxes and
-    the leaf of every row. Allocates in three dtype/shape combinations only (int64 (n,),
-    float64 (n,) and (n, p)), filled by loops (``np.zeros`` / ``np.full`` / ``np.arange`` /
-    ``copy`` and each ``np.empty`` combination are compiled apart)."""
+    the leaf of every row (:func:`_vgrid_tree` without the rows grouped by leaf)."""
+    return _vgrid_tree(U, leaf_size)[:9]
+
+
+def _vgrid_tree(U, leaf_size):
+    """:func:`_build_vgrid`, plus the rows grouped by leaf (``perm``: leaf L's rows are
+    perm[start[L]:start[L + 1]], in increasing row order) and ``start``. The tables are
+    allocated here, in numpy, and the kernel :func:`_vgrid_split` fills them; when a run of
+    single-child splits (near-identical records) needs more nodes than the tables hold, the
+    kernel stops before the split and Python doubles the tables and calls it again (the same
+    signature: no growth code, no allocation in the kernel, each compiled apart otherwise)."""
+    U = np.ascontiguousarray(U, dtype=np.float64)
     n, p = U.shape
-    cap = 2 * n + 2  # grown when single-child splits need more
-    lo = np.empty((cap, p))
-    hi = np.empty((cap, p))
-    sval = np.empty(cap)
-    for v in range(cap):
-        for d in range(p):
-            lo[v, d] = 0.0
-            hi[v, d] = 1.0
-        sval[v] = 0.0
-    none = np.empty(0, dtype=np.int64)
-    sdim = _grown(none, cap, np.int64(-1))
-    left = _grown(none, cap, np.int64(-1))
-    right = _grown(none, cap, np.int64(-1))
-    leaf_id = _grown(none, cap, np.int64(-1))
-    seg0 = _grown(none, cap, np.int64(0))
-    seg1 = _grown(none, cap, np.int64(0))
-    stack = np.empty(cap, dtype=np.int64)
-    perm = np.empty(n, dtype=np.int64)
-    tmp = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        perm[i] = i
-    n_nodes = 1
+    cap = 2 * n + 2
+    lo, hi, sval = np.zeros((cap, p)), np.ones((cap, p)), np.zeros(cap)
+    sdim, left, right, leaf_id = (np.full(cap, -1, dtype=np.int64) for _ in range(4))
+    seg0, seg1, stack = (np.zeros(cap, dtype=np.int64) for _ in range(3))
+    perm = np.arange(n, dtype=np.int64)
     seg1[0] = n
-    top = 0
-    stack[top] = 0
-    top += 1
-    n_leaves = 0
-    block_of = np.empty(n, dtype=np.int64)
-    pmin = np.empty(p)
-    pmax = np.empty(p)
+    state = np.array([1, 1, 0], dtype=np.int64)  # stack top (the root pushed), nodes, leaves
+    scratch = (np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(p), np.empty(p))
+    while not _vgrid_split(U, np.int64(leaf_size), lo, hi, sval, sdim, left, right, leaf_id, seg0, seg1, stack, perm,
+                           scratch, state):
+        lo = np.concatenate([lo, np.zeros((cap, p))])
+        hi = np.concatenate([hi, np.ones((cap, p))])
+        sval = np.concatenate([sval, np.zeros(cap)])
+        sdim, left, right, leaf_id = (np.concatenate([t, np.full(cap, -1, dtype=np.int64)])
+                                      for t in (sdim, left, right, leaf_id))
+        seg0, seg1, stack = (np.concatenate([t, np.zeros(cap, dtype=np.int64)]) for t in (seg0, seg1, stack))
+        cap *= 2
+    block_of = scratch[1]
+    n_nodes, B = int(state[1]), int(state[2])
+    is_leaf = leaf_id[:n_nodes] >= 0
+    leaf_lo = np.empty((B, p))
+    leaf_hi = np.empty((B, p))
+    leaf_lo[leaf_id[:n_nodes][is_leaf]] = lo[:n_nodes][is_leaf]
+    leaf_hi[leaf_id[:n_nodes][is_leaf]] = hi[:n_nodes][is_leaf]
+    start = np.empty(B + 1, dtype=np.int64)  # leaves are numbered in the order of their runs of perm
+    start[leaf_id[:n_nodes][is_leaf]] = seg0[:n_nodes][is_leaf]
+    start[B] = n
+    return (sdim[:n_nodes], sval[:n_nodes], left[:n_nodes], right[:n_nodes], leaf_id[:n_nodes], leaf_lo, leaf_hi,
+            block_of, B, perm, start)
+
+
+@njit(cache=True)
+def _vgrid_split(U, leaf_size, lo, hi, sval, sdim, left, right, leaf_id, seg0, seg1, stack, perm, scratch, state):
+    """The splits of :func:`_vgrid_tree` into its tables (capacity ``cap`` nodes; ``state``:
+    stack top, nodes, leaves so far), depth first, the lower half first, each block's rows a
+    run of ``perm`` kept in increasing row order (stable partitions). Returns True when
+    every block is a leaf, False (the state saved, the block pushed back) when a split
+    needs more than ``cap`` nodes."""
+    n, p = U.shape
+    cap = sdim.shape[0]
+    tmp, block_of, pmin, pmax = scratch
+    top, n_nodes, n_leaves = state[0], state[1], state[2]
     while top > 0:
         top -= 1
         v = stack[top]
@@ -98,6 +104,10 @@ def _build_vgrid(U, leaf_size):
                 block_of[perm[t]] = n_leaves
             n_leaves += 1
             continue
+        if n_nodes + 2 > cap:  # a split that leaves one side empty adds a node but no leaf
+            stack[top] = v
+            state[0], state[1], state[2] = top + 1, n_nodes, n_leaves
+            return False
         s = 0.5 * (lo[v, dim] + hi[v, dim])
         # partition perm[a:b] into (< s) and (>= s), stable in row order
         nt = b - a
@@ -108,37 +118,13 @@ def _build_vgrid(U, leaf_size):
             if U[tmp[t], dim] < s:
                 perm[m] = tmp[t]
                 m += 1
+        mid = m
         for t in range(nt):
             if U[tmp[t], dim] >= s:
                 perm[m] = tmp[t]
                 m += 1
-        mid = a
-        for t in range(nt):
-            if U[tmp[t], dim] < s:
-                mid += 1
         sdim[v] = dim
         sval[v] = s
-        if n_nodes + 2 > cap:  # a split that leaves one side empty adds a node but no leaf
-            old = cap
-            cap *= 2
-            lo2 = np.empty((cap, p))
-            hi2 = np.empty((cap, p))
-            sval2 = np.empty(cap)
-            for u in range(cap):
-                for d in range(p):
-                    lo2[u, d] = lo[u, d] if u < old else 0.0
-                    hi2[u, d] = hi[u, d] if u < old else 1.0
-                sval2[u] = sval[u] if u < old else 0.0
-            lo = lo2
-            hi = hi2
-            sval = sval2
-            sdim = _grown(sdim, cap, np.int64(-1))
-            left = _grown(left, cap, np.int64(-1))
-            right = _grown(right, cap, np.int64(-1))
-            seg0 = _grown(seg0, cap, np.int64(0))
-            seg1 = _grown(seg1, cap, np.int64(0))
-            leaf_id = _grown(leaf_id, cap, np.int64(-1))
-            stack = _grown(stack, cap, np.int64(0))
         # right child pushed first so the left one is processed first
         for side in range(2):
             ca, cb = (mid, b) if side == 0 else (a, mid)
@@ -159,15 +145,8 @@ def _build_vgrid(U, leaf_size):
             seg1[c] = cb
             stack[top] = c
             top += 1
-    leaf_lo = np.empty((n_leaves, p))
-    leaf_hi = np.empty((n_leaves, p))
-    for v in range(n_nodes):
-        if leaf_id[v] >= 0:
-            for d in range(p):
-                leaf_lo[leaf_id[v], d] = lo[v, d]
-                leaf_hi[leaf_id[v], d] = hi[v, d]
-    return (sdim[:n_nodes], sval[:n_nodes], left[:n_nodes], right[:n_nodes],
-            leaf_id[:n_nodes], leaf_lo, leaf_hi, block_of, n_leaves)
+    state[0], state[1], state[2] = top, n_nodes, n_leaves
+    return True
 
 
 @helper
@@ -188,15 +167,25 @@ def _locate(sdim, sval, left, right, leaf_id, probe, fd, up):
     return leaf_id[v]
 
 
-@njit(cache=True)
 def _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi):
-    """Symmetric block graph (CSR): each leaf linked to the leaf across the centre of each of
-    its 2p faces (at most 2p links out, as in FlexDice), plus the reverse links."""
+    """Symmetric block graph (CSR deg (B + 1,), nbr): each leaf linked to the leaf across the
+    centre of each of its 2p faces (at most 2p links out, as in FlexDice), plus the reverse
+    links. The arrays are allocated here (:func:`_vgrid_links` allocates nothing)."""
     B, p = leaf_lo.shape
-    src = np.empty(2 * p * B, dtype=np.int64)
-    dst = np.empty(2 * p * B, dtype=np.int64)
+    nbr = np.empty(4 * p * B, dtype=np.int64)
+    deg = np.empty(B + 1, dtype=np.int64)
+    scratch = (np.empty(2 * p * B, dtype=np.int64), np.empty(2 * p * B, dtype=np.int64), np.empty(B, dtype=np.int64))
+    m = _vgrid_links(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, np.empty(p), scratch, deg, nbr)
+    return deg, nbr[:2 * m]
+
+
+@njit(cache=True)
+def _vgrid_links(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, probe, scratch, deg, nbr):
+    """The face links of :func:`_vgrid_adjacency` into ``deg`` / ``nbr``; returns their
+    number m (nbr[:2 m] filled). Scratch: src, dst (2 p B,), fill (B,)."""
+    B, p = leaf_lo.shape
+    src, dst, fill = scratch
     m = 0
-    probe = np.empty(p)
     for b in range(B):
         for fd in range(p):
             for up in (False, True):
@@ -210,7 +199,6 @@ def _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi):
                     src[m] = b
                     dst[m] = c
                     m += 1
-    deg = np.empty(B + 1, dtype=np.int64)
     for b in range(B + 1):
         deg[b] = 0
     for t in range(m):
@@ -218,16 +206,14 @@ def _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi):
         deg[dst[t] + 1] += 1
     for b in range(B):
         deg[b + 1] += deg[b]
-    fill = np.empty(B, dtype=np.int64)
     for b in range(B):
         fill[b] = deg[b]
-    nbr = np.empty(2 * m, dtype=np.int64)
     for t in range(m):
         nbr[fill[src[t]]] = dst[t]
         fill[src[t]] += 1
         nbr[fill[dst[t]]] = src[t]
         fill[dst[t]] += 1
-    return deg, nbr
+    return m
 
 
 def vgrid_order(X: np.ndarray, leaf_size: int, done: np.ndarray | None = None) -> np.ndarray:
@@ -244,37 +230,34 @@ def vgrid_order(X: np.ndarray, leaf_size: int, done: np.ndarray | None = None) -
     return _vgrid_order(X, leaf_size, np.zeros(1, dtype=np.int64) if done is None else done)
 
 
-@njit(cache=True)
 def _unit_cube(X):
-    """X (n >= 1 rows) scaled column by column into [0, 1): the top face of the unit cube
-    holds no record; a constant column is 0."""
-    n, p = X.shape
-    lo = np.empty(p)
-    span = np.empty(p)
-    for d in range(p):
-        lo[d] = X[0, d]
-        hi_d = X[0, d]
-        for i in range(n):
-            if X[i, d] < lo[d]:
-                lo[d] = X[i, d]
-            if X[i, d] > hi_d:
-                hi_d = X[i, d]
-        span[d] = hi_d - lo[d]
-    U = np.empty((n, p))
-    for i in range(n):
-        for d in range(p):
-            U[i, d] = (X[i, d] - lo[d]) / span[d] * 0.999999 if span[d] > 0 else 0.0
+    """X (n >= 1 rows, finite) scaled column by column into [0, 1): the top face of the unit
+    cube holds no record; a constant column is 0. In numpy (each value is (x - min) / span *
+    0.999999, the same operations in the same order as a loop would do: the same bits)."""
+    lo = X.min(axis=0)
+    span = X.max(axis=0) - lo
+    live = span > 0
+    U = np.zeros(X.shape)
+    U[:, live] = (X[:, live] - lo[live]) / span[live] * 0.999999
     return U
 
 
 def _vgrid_order(X, leaf_size, done):
-    """:func:`vgrid_order`: four kernels called one after the other from here (a kernel
-    calling another re-optimises the callee's machine code inside its own)."""
+    """:func:`vgrid_order`: kernels called one after the other from here (a kernel calling
+    another re-optimises the callee's machine code inside its own), every array allocated
+    here (each dtype / shape of an allocation compiles apart in every kernel)."""
     X = np.ascontiguousarray(X, dtype=np.float64)
-    if X.shape[0] == 0:
+    n = X.shape[0]
+    if n == 0:
         return np.empty(0, dtype=np.int64)
     U = _unit_cube(X)
-    sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, block_of, B = _build_vgrid(U, np.int64(leaf_size))
+    sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, block_of, B, perm, start = _vgrid_tree(U, leaf_size)
     deg, nbr = _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi)
     first = farthest_from_centroid_codes(X, None, None, None, None)
-    return _block_walk(X, None, None, None, np.int64(first), block_of, B, None, None, None, deg, nbr, done)
+    # the walk's blocks: a leaf's rows are its run of perm (increasing rows), as _block_csr
+    # would group them; slot: each row's position in pts
+    slot = np.empty(n, dtype=np.int64)
+    slot[perm] = np.arange(n, dtype=np.int64)
+    walk = (start, np.diff(start), perm, slot, np.arange(B, dtype=np.int64), np.arange(B, dtype=np.int64),
+            np.full(B, -1, dtype=np.int64), np.empty(B, dtype=np.int64), np.empty(n, dtype=np.int64))
+    return _block_walk(X, None, None, None, np.int64(first), block_of, B, walk, None, None, None, deg, nbr, done)
