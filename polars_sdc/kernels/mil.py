@@ -305,8 +305,9 @@ def nearest_centroids(C, L):
     """For each row of C (G, p): the L other rows nearest to it (squared Euclidean, ties:
     lowest row; -1 pads), by blocked brute force: O(G^2 p) time, O(G L) memory."""
     G, p = C.shape
-    L = min(L, G - 1)
-    out = np.empty((G, max(L, 1)), dtype=np.int64)
+    if G - 1 < L:  # min / max as comparisons: Numba compiles a function for each min / max type
+        L = G - 1
+    out = np.empty((G, L if L > 1 else 1), dtype=np.int64)
     for q in range(G):
         for t in range(out.shape[1]):
             out[q, t] = -1
@@ -323,7 +324,7 @@ def nearest_centroids(C, L):
     for q in range(G):
         cnt = np.int64(0)
         for b in range(0, G, blk):
-            w = min(b + blk, G) - b
+            w = (G if G < b + blk else b + blk) - b
             for t in range(w):
                 acc[t] = 0.0
             for j in range(p):
@@ -461,7 +462,8 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
     G = counts.shape[0]
     big = 0
     for g in range(G):
-        big = max(big, counts[g])
+        if counts[g] > big:
+            big = counts[g]
     total = np.int64(0)
     ca = np.empty(p, dtype=np.float64)
     cb = np.empty(p, dtype=np.float64)
@@ -508,7 +510,9 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                     # the change with that bound is not below best, the exact one is not either
                     u1 = sia + sra[t]
                     u2 = sib + srb[t]
-                    ub = min(u1 * u1, u2 * u2) * (1.0 + 1e-9)
+                    u1 *= u1
+                    u2 *= u2
+                    ub = (u2 if u2 < u1 else u1) * (1.0 + 1e-9)
                     if swap_change(ra[t], ia, ib, rb[t], ub, na, nb) >= best:
                         continue
                     r = members[mstart[b] + t]
@@ -668,86 +672,110 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                 # (backward) with B, A, A', B' at least their least value over w; rounding is
                 # monotone, so when fb + min B + min A >= best no w can beat best (and best only
                 # falls): the cycles made are exactly those of the full search
+                # (each array element is read once into a local: the same arithmetic, less code
+                # to compile, issue 27)
                 for u in range(na):
+                    au = Aself[u]
+                    a2 = Ato[t2, u]
                     mf = np.inf
                     mb = np.inf
                     for w in range(nc):
                         pca = Pa[t2, u, w]
-                        x = Tto_a[t2, w] - Aself[u] - pca * ia
+                        x = Tto_a[t2, w] - au - pca * ia
                         if x < mf:
                             mf = x
-                        x = Ato[t2, u] - Tself[t2, w] - pca * ic
+                        x = a2 - Tself[t2, w] - pca * ic
                         if x < mb:
                             mb = x
                     mAf[u] = mf
                     mAb[u] = mb
-                # first with |x_v - x_w|^2 bounded above by the triangle inequality through c_c
-                # and c_b (1e-9 relative slack covers rounding), which needs no row distance:
-                # when no (u, v) can then reach a change < 0, the triple is skipped
-                for v in range(nb_):
-                    mf = np.inf
-                    mb = np.inf
-                    for w in range(nc):
-                        r1 = sBtoc[v] + sTself[t2, w]
-                        r2 = sCtob[w] + sTself[t1, v]
-                        ub = min(r1 * r1, r2 * r2) * (1.0 + 1e-9)
-                        x = Btoc[v] - Tself[t2, w] - ub * ic
-                        if x < mf:
-                            mf = x
-                        x = Ctob[w] - Tself[t1, v] - ub * ib
-                        if x < mb:
-                            mb = x
-                    mBf[v] = mf
-                    mBb[v] = mb
+                # the least B and B' over w: first (ph 0) with |x_v - x_w|^2 bounded above by the
+                # triangle inequality through c_c and c_b (1e-9 relative slack covers rounding),
+                # which needs no row distance: when no (u, v) can then reach a change < 0, the
+                # triple is skipped; else (ph 1) with the row distances
                 hope = False
-                for u in range(na):
+                for ph in range(2):
+                    if ph == 1:
+                        _fill_pair(X, members, mstart, b, c, Pbc, nom)
                     for v in range(nb_):
-                        pab = Pa[t1, u, v]
-                        if (Ato[t1, u] - Tself[t1, v] - pab * ib) + mBf[v] + mAf[u] < best or (
-                            Tto_a[t1, v] - Aself[u] - pab * ia
-                        ) + mAb[u] + mBb[v] < best:
-                            hope = True
+                        btc = Btoc[v]
+                        t1v = Tself[t1, v]
+                        sbv = sBtoc[v]
+                        st1v = sTself[t1, v]
+                        mf = np.inf
+                        mb = np.inf
+                        for w in range(nc):
+                            if ph == 0:
+                                r1 = sbv + sTself[t2, w]
+                                r2 = sCtob[w] + st1v
+                                r1 *= r1
+                                r2 *= r2
+                                pvw = (r2 if r2 < r1 else r1) * (1.0 + 1e-9)
+                            else:
+                                pvw = Pbc[v, w]
+                            x = btc - Tself[t2, w] - pvw * ic
+                            if x < mf:
+                                mf = x
+                            x = Ctob[w] - t1v - pvw * ib
+                            if x < mb:
+                                mb = x
+                        mBf[v] = mf
+                        mBb[v] = mb
+                    if ph == 1:
+                        break
+                    for u in range(na):
+                        au = Aself[u]
+                        a1 = Ato[t1, u]
+                        mafu = mAf[u]
+                        mabu = mAb[u]
+                        for v in range(nb_):
+                            pab = Pa[t1, u, v]
+                            if (a1 - Tself[t1, v] - pab * ib) + mBf[v] + mafu < best or (
+                                Tto_a[t1, v] - au - pab * ia
+                            ) + mabu + mBb[v] < best:
+                                hope = True
+                                break
+                        if hope:
                             break
-                    if hope:
+                    if not hope:
                         break
                 if not hope:
                     continue
-                _fill_pair(X, members, mstart, b, c, Pbc, nom)
-                for v in range(nb_):
-                    mf = np.inf
-                    mb = np.inf
-                    for w in range(nc):
-                        x = Btoc[v] - Tself[t2, w] - Pbc[v, w] * ic
-                        if x < mf:
-                            mf = x
-                        x = Ctob[w] - Tself[t1, v] - Pbc[v, w] * ib
-                        if x < mb:
-                            mb = x
-                    mBf[v] = mf
-                    mBb[v] = mb
                 for u in range(na):
+                    au = Aself[u]
+                    a1 = Ato[t1, u]
+                    a2 = Ato[t2, u]
+                    mafu = mAf[u]
+                    mabu = mAb[u]
                     for v in range(nb_):
                         pab = Pa[t1, u, v]
+                        t1v = Tself[t1, v]
+                        ta1 = Tto_a[t1, v]
                         # forward, u: a->b, v: b->c, w: c->a
-                        fb = Ato[t1, u] - Tself[t1, v] - pab * ib
+                        fb = a1 - t1v - pab * ib
                         # backward, u: a->c, w: c->b, v: b->a
-                        ka = Tto_a[t1, v] - Aself[u] - pab * ia
-                        dof = fb + mBf[v] + mAf[u] < best
-                        dob = ka + mAb[u] + mBb[v] < best
+                        ka = ta1 - au - pab * ia
+                        dof = fb + mBf[v] + mafu < best
+                        dob = ka + mabu + mBb[v] < best
                         if not (dof or dob):
                             continue
+                        btc = Btoc[v]
                         for w in range(nc):
                             pca = Pa[t2, u, w]
-                            d = fb + (Btoc[v] - Tself[t2, w] - Pbc[v, w] * ic) + (Tto_a[t2, w] - Aself[u] - pca * ia)
+                            t2w = Tself[t2, w]
+                            pvw = Pbc[v, w]
+                            ta2 = Tto_a[t2, w]
+                            d = fb + (btc - t2w - pvw * ic) + (ta2 - au - pca * ia)
                             if dof and d < best:
                                 best = d
                                 bu, bv, bw, bdir = u, v, w, 0
-                                bscale = Ato[t1, u] + Tself[t1, v] + Btoc[v] + Tself[t2, w] + Tto_a[t2, w] + Aself[u]
-                            d = ka + (Ato[t2, u] - Tself[t2, w] - pca * ic) + (Ctob[w] - Tself[t1, v] - Pbc[v, w] * ib)
+                                bscale = a1 + t1v + btc + t2w + ta2 + au
+                            cw = Ctob[w]
+                            d = ka + (a2 - t2w - pca * ic) + (cw - t1v - pvw * ib)
                             if dob and d < best:
                                 best = d
                                 bu, bv, bw, bdir = u, v, w, 1
-                                bscale = Tto_a[t1, v] + Aself[u] + Ato[t2, u] + Tself[t2, w] + Ctob[w] + Tself[t1, v]
+                                bscale = ta1 + au + a2 + t2w + cw + t1v
                 if bu < 0 or best >= -_RTOL * bscale - atol:
                     continue
                 su = mstart[a] + bu
