@@ -1,11 +1,13 @@
 """``df.sdc.risk(..., household=)`` computes the frequencies once (it computed them a second time
 for the household risk), and still gives sdcMicro's EU-SILC numbers; the household-id checks are
-the ones of ``individual_risk`` (one function)."""
+the ones of ``individual_risk`` and of every household path (one function, one message; a NaN id
+is refused as in counting)."""
 from __future__ import annotations
 
 import re
 
 import numpy as np
+import polars as pl
 import pytest
 
 import polars_sdc  # noqa: F401
@@ -46,9 +48,11 @@ def test_household_risk_counts_the_frequencies_once(monkeypatch, alpha, passes):
 def test_household_checks_are_individual_risks(monkeypatch):
     df = datasets.eusilc().head(50)
     bad = df.with_columns(df["db030"].scatter([3, 7], None))
+    nan = df.with_columns(df["db030"].cast(pl.Float64).scatter([4], float("nan")))   # was accepted: one "household"
     for frame, household, message in ((df, "rb050", "column 'rb050': is a key or the weight"),
                                       (df, "age", "column 'age': is a key or the weight"),
-                                      (bad, "db030", "column 'db030': 2 null household id(s)")):
+                                      (bad, "db030", "household column 'db030': 2 null id(s); every person"),
+                                      (nan, "db030", "household column 'db030': NaN id(s); every person")):
         calls = _counting(monkeypatch)
         with pytest.raises(SDCError, match=re.escape(message)) as a:
             frame.sdc.risk(KEYS, "rb050", household=household, suda=False)

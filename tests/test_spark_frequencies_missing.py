@@ -86,3 +86,23 @@ def test_households_equal_local(spark, frame):  # noqa: F811
         np.testing.assert_allclose(risk[a].to_numpy(), local[b].to_numpy(), rtol=1e-12, atol=0)
     g = sdcs.global_risk(sdf, KEYS, "w", household="hh")
     assert g == pytest.approx(frame.sdc.global_risk(KEYS, "w", household="hh"), rel=1e-12)
+
+
+def test_household_ids_refused_as_locally(spark, frame):  # noqa: F811
+    # a null or NaN household id: the local message (a NaN id was accepted by the risk paths, local and Spark)
+    from polars_sdc import SDCError
+    from polars_sdc import spark as sdcs
+
+    for bad in (None, float("nan")):
+        broken = frame.with_columns(pl.when(pl.col("rid") == 4).then(bad).otherwise(pl.col("hh").cast(pl.Float64))
+                                    .alias("hh"))
+        sdf = spark.createDataFrame(broken.to_arrow())
+        with pytest.raises(SDCError) as want:
+            broken.sdc.individual_risk(KEYS, "w", household="hh")
+        for call in (lambda: sdcs.individual_risk(sdf, KEYS, "w", household="hh"),
+                     lambda: sdcs.risk(sdf, KEYS, "w", household="hh"),
+                     lambda: sdcs.frequencies(sdf, KEYS, "w", household="hh")):
+            with pytest.raises(SDCError) as have:
+                call()
+            assert str(have.value) == str(want.value)
+        assert str(want.value).startswith("household column 'hh': ")

@@ -114,11 +114,11 @@ def measure_risk(
     for k in ks:
         check_int(k, "ks: every k", minimum=1)
     if household is not None:
-        from .individual import check_household_for_risk, null_households_error
+        from ..household import check_ids
+        from .individual import check_household_for_risk
 
         check_household_for_risk(df.schema, household, cols, weight)
-        if df.get_column(household).null_count():
-            raise null_households_error(household, df.get_column(household).null_count())
+        check_ids(df.get_column(household), household)
     fk, Fk, r = frequencies_and_risk(df, cols, weight, a, alpha_rule)
     columns = {"fk": fk, "Fk": Fk, "risk": r}
     summary: dict[str, object] = frequency_summary(fk, r, ks)

@@ -40,7 +40,8 @@ from .._columns import ColumnSpec
 from .._errors import SDCError
 from .._signature import check_keywords
 from .._validation import check_int
-from ..risk.individual import check_household_for_risk, null_households_error
+from ..household import check_household_column, missing_ids_error
+from ..risk.individual import check_household_for_risk
 from ._common import polars_schema, require_pyspark, run_frames
 
 PATTERN = "__sdc_pattern"
@@ -139,13 +140,15 @@ def combination_table(
     w = F.col(WSUM)
     aggs = [F.max(F.col(PATTERN)).alias("missing")]
     if household is not None:
-        aggs.append(F.sum(F.when(F.col(household).isNull(), 1).otherwise(0)).alias("null_ids"))
+        nan_id = F.isnan(household) if schema[household].is_float() else F.lit(False)
+        aggs += [F.sum(F.when(F.col(household).isNull(), 1).otherwise(0)).alias("null_ids"),
+                 F.max(F.when(nan_id, 1).otherwise(0)).alias("nan_ids")]
     if weights is not None:
         bad = F.col(weights).isNull() | F.isnan(w) | w.isin(float("inf"), float("-inf"))
         aggs += [F.sum(F.when(bad, 1).otherwise(0)).alias("bad"), F.sum(F.when(~bad & (w <= 0), 1).otherwise(0)).alias("low")]
     meta = keyed.agg(*aggs).collect()[0]
-    if household is not None and meta["null_ids"]:
-        raise null_households_error(household, meta["null_ids"])
+    if household is not None and (meta["null_ids"] or meta["nan_ids"]):
+        raise missing_ids_error(household, meta["null_ids"] or None)
     _check_weight_counts(weights, meta)
     combos = (keyed.groupBy(*ks, PATTERN)
               .agg(F.count(F.lit(1)).cast("double").alias(COUNT), F.sum(WSUM).alias(WSUM)))
@@ -182,8 +185,6 @@ HW = "__sdc_hw"
 
 def _check_household(schema: pl.Schema, household: str, cols: Sequence[str]) -> None:
     """The local checks of a household id for counting (``df.sdc.frequencies(household=)``)."""
-    from ..household import check_household_column
-
     check_household_column(schema, household, cols)
 
 
@@ -224,10 +225,9 @@ def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None
                  F.min(F.when(F.col(HW) != F.col("__hi"), F.col(HH))).alias("varies")]
     meta = households.agg(*aggs).collect()[0]
     if meta["null_ids"]:
-        raise SDCError(f"household column {household!r}: {meta['null_ids']} null id(s); every person needs a "
-                       "household id (give a one-person household its own id)")
+        raise missing_ids_error(household, meta["null_ids"])
     if meta["nan_ids"]:
-        raise SDCError(f"household column {household!r}: NaN id(s); every person needs a household id")
+        raise missing_ids_error(household, None)
     _check_weight_counts(weight, meta)
     if weight is not None and meta["varies"] is not None:
         from ..risk.household_frequencies import weight_varies_error
