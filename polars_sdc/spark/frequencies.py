@@ -163,7 +163,7 @@ def _wildcard_table(combos: Any, ks: list[str], alpha: float, alpha_rule: str | 
     and weight), brought to the driver, with ``fk``, ``Fk`` (and, with ``alpha_rule``, the risk)
     by the local functions: the missing-value rule compares every combination with every other,
     and the table holds one row per distinct combination, not per record (EU-SILC: 14,827
-    records, 9,461 combinations). The one local rule, so Spark equals local by construction
+    records, 7,269 combinations). The one local rule, so Spark equals local by construction
     (:func:`polars_sdc.risk.frequencies.frequency_groups`, ``count=``)."""
     from ..risk.frequencies import frequency_groups
     from ..risk.individual import frequencies_and_risk
@@ -463,7 +463,8 @@ def risk(
     ``records_violating_k<k>``, ``sample_uniques``, ``global_risk``,
     ``expected_reidentifications``, and whatever measure of fk and risk it gains) on one row
     per distinct fk of the combination table (its record count and summed risk), so only
-    those rows reach the driver. ``household``: also ``household_risk`` and
+    those rows reach the driver (with missing keys, the combination table itself: module
+    docstring). ``household``: also ``household_risk`` and
     ``household_expected_reidentifications`` (the mean and sum over records of ``1 - prod(1 -
     risk)`` over the record's household), from one aggregation per household. (SUDA and ARX's
     population models need the whole table on one machine: :data:`LOCAL_ONLY`; run them locally
