@@ -155,6 +155,28 @@ def check_household_columns(schema: pl.Schema, household: str | None, household_
     return tuple(dict.fromkeys(names))
 
 
+def missing_ids_error(household: str, nulls: int | None) -> SDCError:
+    """The one message (local and Spark: :mod:`polars_sdc.spark.household`,
+    :mod:`polars_sdc.spark.frequencies`) for ``nulls`` null household ids, or (None) NaN ids.
+
+    >>> str(missing_ids_error("hh", 2))
+    "household column 'hh': 2 null id(s); every person needs a household id (give a one-person household its own id)"
+    """
+    if nulls is None:
+        return SDCError(f"household column {household!r}: NaN id(s); every person needs a household id")
+    return SDCError(f"household column {household!r}: {nulls} null id(s); every person needs a "
+                    "household id (give a one-person household its own id)")
+
+
+def check_ids(s: pl.Series, household: str) -> None:
+    """:func:`missing_ids_error` for a null (or NaN) id among the household ids ``s``: every
+    household path refuses them (counting, masking, the household risk)."""
+    if s.null_count():
+        raise missing_ids_error(household, s.null_count())
+    if s.dtype.is_float() and s.is_nan().any():
+        raise missing_ids_error(household, None)
+
+
 def household_index(df: pl.DataFrame, household: str) -> tuple[np.ndarray, int]:
     """The household of every row as int64 0..H-1, numbered in order of first appearance,
     and H. A null household id is an :class:`SDCError`.
@@ -163,11 +185,7 @@ def household_index(df: pl.DataFrame, household: str) -> tuple[np.ndarray, int]:
     (array([0, 1, 0, 2]), 3)
     """
     s = df.get_column(household)
-    if s.null_count():
-        raise SDCError(f"household column {household!r}: {s.null_count()} null id(s); every person needs a "
-                       "household id (give a one-person household its own id)")
-    if s.dtype.is_float() and s.is_nan().any():
-        raise SDCError(f"household column {household!r}: NaN id(s); every person needs a household id")
+    check_ids(s, household)
     idx = s.to_frame().select(pl.first().rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
     n = int(idx.max()) + 1 if idx.size else 0
     # dense ranks are in sorted order; renumber them by first appearance

@@ -180,6 +180,21 @@ def household_risk(risk: np.ndarray, household: pl.Series) -> np.ndarray:
     return v
 
 
+def check_household_for_risk(schema: pl.Schema, household: str, cols: list[str], weight: str | None) -> None:
+    """The household id of a household risk (local and Spark): a supported column, neither a key
+    nor the weight (:class:`SDCError` naming it); its null / NaN ids are counted by the caller
+    (:func:`polars_sdc.household.check_ids`, Spark in its metadata pass).
+
+    >>> check_household_for_risk(pl.Schema({"a": pl.Int64, "w": pl.Float64}), "w", ["a"], "w")
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: column 'w': is a key or the weight; the household id must be another column
+    """
+    resolve_columns(schema, [household], kind="supported", what="household")
+    if household in cols or household == weight:
+        raise SDCError(f"column {household!r}: is a key or the weight; the household id must be another column")
+
+
 def _risk_arrays(
     df: pl.DataFrame, on: ColumnSpec, weight: str | None, alpha: float, household: str | None,
     alpha_rule: str = "safe", suppressed_as: str | None = None,
@@ -189,12 +204,10 @@ def _risk_arrays(
     cols = key_columns(df, on, weight)
     df = suppressed_as_missing(df, cols, suppressed_as)
     if household is not None:
-        resolve_columns(df, [household], kind="supported", what="household")
-        if household in cols or household == weight:
-            raise SDCError(f"column {household!r}: is a key or the weight; the household id must be another column")
-        nulls = df.get_column(household).null_count()
-        if nulls:
-            raise SDCError(f"column {household!r}: {nulls} null household id(s)")
+        from ..household import check_ids
+
+        check_household_for_risk(df.schema, household, cols, weight)
+        check_ids(df.get_column(household), household)
     fk, Fk, r = frequencies_and_risk(df, cols, weight, alpha, alpha_rule)
     h = household_risk(r, df.get_column(household)) if household is not None else None
     return cols, fk, Fk, r, h

@@ -113,13 +113,19 @@ def measure_risk(
     df = suppressed_as_missing(df, cols, suppressed_as)
     for k in ks:
         check_int(k, "ks: every k", minimum=1)
+    if household is not None:
+        from ..household import check_ids
+        from .individual import check_household_for_risk
+
+        check_household_for_risk(df.schema, household, cols, weight)
+        check_ids(df.get_column(household), household)
     fk, Fk, r = frequencies_and_risk(df, cols, weight, a, alpha_rule)
     columns = {"fk": fk, "Fk": Fk, "risk": r}
     summary: dict[str, object] = frequency_summary(fk, r, ks)
     if household is not None:
-        from .individual import _risk_arrays
+        from .individual import household_risk
 
-        _, _, _, _, h = _risk_arrays(df, cols, weight, a, household, alpha_rule)
+        h = household_risk(r, df.get_column(household))   # of the risk above: the frequencies once
         columns["household_risk"] = h
         summary["household_risk"] = float(h.mean())
         summary["household_expected_reidentifications"] = float(h.sum())

@@ -40,6 +40,8 @@ from .._columns import ColumnSpec
 from .._errors import SDCError
 from .._signature import check_keywords
 from .._validation import check_int
+from ..household import check_household_column, missing_ids_error
+from ..risk.individual import check_household_for_risk
 from ._common import polars_schema, require_pyspark, run_frames
 
 PATTERN = "__sdc_pattern"
@@ -112,7 +114,7 @@ def _check_weight_counts(weight: str | None, meta: Any) -> None:
 
 def combination_table(
     sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, suppressed_as: str | None = None,
-    alpha_rule: str | None = None,
+    alpha_rule: str | None = None, household: str | None = None,
 ) -> tuple[Any, list[str]]:
     """The combination table (a Spark DataFrame: ``__sdc_key<i>``, ``__sdc_pattern``, the
     combination's record count and weight, and its ``fk`` / ``Fk`` under the missing-value
@@ -124,7 +126,8 @@ def combination_table(
     alphas at once) runs on the whole combination table on the driver, and the table returned is
     a Polars DataFrame (module docstring).
     Internal: the public faces are :func:`frequencies`, :func:`individual_risk`,
-    :func:`global_risk` and :func:`risk`."""
+    :func:`global_risk` and :func:`risk`. ``household``: its null ids are counted in the same
+    pass and refused (the household risk's check)."""
     require_pyspark()
     from pyspark.sql import functions as F
 
@@ -136,10 +139,16 @@ def combination_table(
     # the weight checks
     w = F.col(WSUM)
     aggs = [F.max(F.col(PATTERN)).alias("missing")]
+    if household is not None:
+        nan_id = F.isnan(household) if schema[household].is_float() else F.lit(False)
+        aggs += [F.sum(F.when(F.col(household).isNull(), 1).otherwise(0)).alias("null_ids"),
+                 F.max(F.when(nan_id, 1).otherwise(0)).alias("nan_ids")]
     if weights is not None:
         bad = F.col(weights).isNull() | F.isnan(w) | w.isin(float("inf"), float("-inf"))
         aggs += [F.sum(F.when(bad, 1).otherwise(0)).alias("bad"), F.sum(F.when(~bad & (w <= 0), 1).otherwise(0)).alias("low")]
     meta = keyed.agg(*aggs).collect()[0]
+    if household is not None and (meta["null_ids"] or meta["nan_ids"]):
+        raise missing_ids_error(household, meta["null_ids"] or None)
     _check_weight_counts(weights, meta)
     combos = (keyed.groupBy(*ks, PATTERN)
               .agg(F.count(F.lit(1)).cast("double").alias(COUNT), F.sum(WSUM).alias(WSUM)))
@@ -154,7 +163,7 @@ def _wildcard_table(combos: Any, ks: list[str], alpha: float, alpha_rule: str | 
     and weight), brought to the driver, with ``fk``, ``Fk`` (and, with ``alpha_rule``, the risk)
     by the local functions: the missing-value rule compares every combination with every other,
     and the table holds one row per distinct combination, not per record (EU-SILC: 14,827
-    records, 9,461 combinations). The one local rule, so Spark equals local by construction
+    records, 7,269 combinations). The one local rule, so Spark equals local by construction
     (:func:`polars_sdc.risk.frequencies.frequency_groups`, ``count=``)."""
     from ..risk.frequencies import frequency_groups
     from ..risk.individual import frequencies_and_risk
@@ -176,8 +185,6 @@ HW = "__sdc_hw"
 
 def _check_household(schema: pl.Schema, household: str, cols: Sequence[str]) -> None:
     """The local checks of a household id for counting (``df.sdc.frequencies(household=)``)."""
-    from ..household import check_household_column
-
     check_household_column(schema, household, cols)
 
 
@@ -218,10 +225,9 @@ def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None
                  F.min(F.when(F.col(HW) != F.col("__hi"), F.col(HH))).alias("varies")]
     meta = households.agg(*aggs).collect()[0]
     if meta["null_ids"]:
-        raise SDCError(f"household column {household!r}: {meta['null_ids']} null id(s); every person needs a "
-                       "household id (give a one-person household its own id)")
+        raise missing_ids_error(household, meta["null_ids"])
     if meta["nan_ids"]:
-        raise SDCError(f"household column {household!r}: NaN id(s); every person needs a household id")
+        raise missing_ids_error(household, None)
     _check_weight_counts(weight, meta)
     if weight is not None and meta["varies"] is not None:
         from ..risk.household_frequencies import weight_varies_error
@@ -361,29 +367,14 @@ def _with_risk(table: Any, alpha_rule: str = "safe") -> Any:
     return run_frames(table, task, out)
 
 
-def _risk_table(sdf: Any, cols: Any, weight: str | None, alpha: float,
-                alpha_rule: str = "safe", suppressed_as: str | None = None) -> tuple[Any, list[str]]:
+def _risk_table(sdf: Any, cols: Any, weight: str | None, alpha: float, alpha_rule: str = "safe",
+                suppressed_as: str | None = None, household: str | None = None) -> tuple[Any, list[str]]:
     """The combination table with ``risk`` (at ``alpha < 1`` never below the risk at ``alpha =
     1`` by default, as locally)."""
     from ..risk.individual import check_alpha_rule
 
-    return combination_table(sdf, cols, weight, alpha, suppressed_as, alpha_rule=check_alpha_rule(alpha_rule))
-
-
-def _check_household_risk(sdf: Any, schema: pl.Schema, household: str, cols: Sequence[str],
-                          weight: str | None) -> None:
-    """The local checks of the household id of a household risk (``_risk_arrays``): a supported
-    column, not a key nor the weight, no null id (one count)."""
-    from pyspark.sql import functions as F
-
-    from .._columns import resolve_columns
-
-    resolve_columns(schema, [household], kind="supported", what="household")
-    if household in cols or household == weight:
-        raise SDCError(f"column {household!r}: is a key or the weight; the household id must be another column")
-    nulls = sdf.where(F.col(household).isNull()).count()
-    if nulls:
-        raise SDCError(f"column {household!r}: {nulls} null household id(s)")
+    return combination_table(sdf, cols, weight, alpha, suppressed_as, alpha_rule=check_alpha_rule(alpha_rule),
+                             household=household)
 
 
 def _household_risk_of(r: Any, over: Any = None) -> Any:
@@ -433,8 +424,8 @@ def individual_risk(
     cols, schema, _ = _check(sdf, on, weight, alpha, suppressed_as)
     _check_names(schema, [fk, Fk, risk] + ([household_risk] if household is not None else []))
     if household is not None:
-        _check_household_risk(sdf, schema, household, cols, weight)
-    table, cols = _risk_table(sdf, cols, weight, alpha, alpha_rule, suppressed_as)
+        check_household_for_risk(schema, household, cols, weight)
+    table, cols = _risk_table(sdf, cols, weight, alpha, alpha_rule, suppressed_as, household)
     out = _join_back(sdf, cols, schema, table, {fk: FK, Fk: FKP, risk: RISK}, suppressed_as)
     if household is None:
         return out
@@ -472,7 +463,8 @@ def risk(
     ``records_violating_k<k>``, ``sample_uniques``, ``global_risk``,
     ``expected_reidentifications``, and whatever measure of fk and risk it gains) on one row
     per distinct fk of the combination table (its record count and summed risk), so only
-    those rows reach the driver. ``household``: also ``household_risk`` and
+    those rows reach the driver (with missing keys, the combination table itself: module
+    docstring). ``household``: also ``household_risk`` and
     ``household_expected_reidentifications`` (the mean and sum over records of ``1 - prod(1 -
     risk)`` over the record's household), from one aggregation per household. (SUDA and ARX's
     population models need the whole table on one machine: :data:`LOCAL_ONLY`; run them locally
@@ -490,8 +482,8 @@ def risk(
     ks = [check_int(k, "ks: every k", minimum=1) for k in ks]
     cols, schema, _ = _check(sdf, on, weight, alpha, suppressed_as)
     if household is not None:
-        _check_household_risk(sdf, schema, household, cols, weight)
-    table, _ = _risk_table(sdf, cols, weight, alpha, alpha_rule, suppressed_as)
+        check_household_for_risk(schema, household, cols, weight)
+    table, _ = _risk_table(sdf, cols, weight, alpha, alpha_rule, suppressed_as, household)
     if isinstance(table, pl.DataFrame):    # missing keys: the table is on the driver
         per_fk = table.group_by(FK).agg(pl.col(COUNT).sum().alias("n"),
                                         (pl.col(COUNT) * pl.col(RISK)).sum().alias("e")).sort(FK)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._errors import SDCError
-from ..household import check_household_column
+from ..household import check_household_column, missing_ids_error
 from ._common import polars_schema
 
 
@@ -56,10 +56,9 @@ def split_columns(sdf: Any, household: str, columns: Sequence[str],
                      [F.sum(F.when(F.col(f"__u{i}") > 1, 1).otherwise(0)).alias(f"__v{i}") for i in range(len(check))])
                   ).collect()[0]
     if row["__null_ids"]:
-        raise SDCError(f"household column {household!r}: {row['__null_ids']} null id(s); every person needs a "
-                       "household id (give a one-person household its own id)")
+        raise missing_ids_error(household, row["__null_ids"])
     if row["__bad_ids"]:
-        raise SDCError(f"household column {household!r}: NaN id(s); every person needs a household id")
+        raise missing_ids_error(household, None)
     if not check:
         return [], columns
     hh = [c for i, c in enumerate(check) if (row[f"__u{i}"] or 0) <= 1]
