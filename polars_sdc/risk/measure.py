@@ -110,6 +110,7 @@ def measure_risk(
     a = check_alpha(alpha)
     if df.height == 0:
         raise SDCError("the frame is empty; there is no release to measure")
+    raw = df
     df = suppressed_as_missing(df, cols, suppressed_as)
     for k in ks:
         check_int(k, "ks: every k", minimum=1)
@@ -130,7 +131,9 @@ def measure_risk(
         summary["records_with_msu"] = int((s.score > 0).sum())
         summary["dis_suda_max"] = float(s.dis.max())
         summary["dis_suda_mean"] = float(s.dis.mean())
-    summary.update(arx_risk(df, cols, weight, threshold=threshold, population_size=population_size))
+    # ARX's models leave the suppressed records out (arx_risk); sdcMicro's read them as wildcards (above)
+    summary.update(arx_risk(raw, cols, weight, threshold=threshold, population_size=population_size,
+                            suppressed_as=suppressed_as))
     per_record = pl.DataFrame({k: pl.Series(k, v, dtype=pl.Float64) for k, v in columns.items()})
     return RiskResult(per_record, summary, cols, s if suda else None)
 
