@@ -408,3 +408,31 @@ def test_l_diversity_and_t_closeness_leave_the_suppressed_records_out():
     assert g.generalization().suppressed == 2 and g.log["l_diversity"].to_list() == [1.0, None]
     risk = g.risk()
     assert risk["suppressed_records"] == 2 and risk["prosecutor_highest"] == 0.0 == risk["marketer_risk"]
+
+
+@pytest.mark.parametrize("dtype", [pl.String, pl.Categorical, pl.Enum(["x", "y", "z", "u", "v", "w", "*"])])
+def test_suppressed_as_readings_for_every_key_dtype_eager_lazy_streaming(dtype):
+    """suppress / l_diversity / t_closeness / risk with suppressed_as on String, Categorical and
+    Enum keys (an Enum that lists "*"), with a null key next to the "*" record, equal eagerly,
+    lazily and streaming (tests/test_contract.py's check), the input frame unchanged."""
+    from test_contract import check_contract
+
+    rel = SMALL.sdc.generalize(SMALL_H, k=3, suppression_limit=0.2).frame
+    rel = rel.with_columns(pl.when(pl.int_range(11) == 0).then(None).otherwise(pl.col("a")).alias("a")
+                           ).with_columns(pl.col("a", "b").cast(dtype))
+    calls = [
+        lambda ns: ns.suppress(7, ["a", "b"], suppressed_as="*"),
+        lambda ns: ns.l_diversity(["a", "b"], "s", suppressed_as="*"),
+        lambda ns: ns.t_closeness(["a", "b"], "s", suppressed_as="*"),
+        lambda ns: ns.risk(["a", "b"], suppressed_as="*", suda=False),
+    ]
+    for call in calls:
+        check_contract(call, rel)
+    out = rel.sdc.suppress(7, ["a", "b"], suppressed_as="*")
+    assert out.schema == rel.schema and out.row(10) == ("*", "*", "p")
+    assert rel.sdc.l_diversity(["a", "b"], "s", suppressed_as="*")["l_diversity"].to_list()[10] is None
+    assert rel.sdc.risk(["a", "b"], suppressed_as="*", suda=False)["suppressed_records"] == 1
+    # a label the keys cannot hold (an Enum without "*"): no record is read as suppressed
+    no_star = rel.filter(pl.int_range(11) < 10).with_columns(pl.col("a", "b").cast(pl.String).cast(
+        pl.Enum(["x", "y", "z", "u", "v", "w"])))
+    assert no_star.sdc.risk(["a", "b"], suppressed_as="*", suda=False)["suppressed_records"] == 0
