@@ -274,3 +274,28 @@ def test_whole_households_lazy_and_streaming_equal_eager():
     perm = [9, 0, 5, 2, 7, 1, 8, 3, 6, 4]
     got = FAM[perm].sdc.generalize(FAM_H, k=2, household="hh", suppression_limit=0.2).frame
     assert got.equals(want[perm])
+
+
+def test_the_exposure_left_by_a_release_without_the_rule_is_measured():
+    """risk(household=, suppressed_as=) counts the suppressed records whose household-level key
+    a released housemate still shows: 1 for a generalisation made without household= (the z
+    person's region S on its housemate's record), 0 with it (the household went whole); a plain
+    reference counts the same on random releases."""
+    on = ["region", "age"]
+    plain = FAM.sdc.generalize(FAM_H, k=2, suppression_limit=0.2).frame       # per person
+    assert plain.row(9) == (5, "*", "*") and plain.row(8) == (5, "S", "a")
+    assert plain.sdc.risk(on, household="hh", suppressed_as="*", suda=False)["suppressed_records_exposed"] == 1
+    whole = FAM.sdc.generalize(FAM_H, k=2, household="hh", suppression_limit=0.2).frame
+    assert whole.sdc.risk(on, household="hh", suppressed_as="*", suda=False)["suppressed_records_exposed"] == 0
+    g = np.random.default_rng(5)
+    for _ in range(20):
+        hh = np.repeat(np.arange(8), g.integers(1, 4, 8))
+        region = np.array(["N", "S", "E"])[g.integers(0, 3, 8)][hh]
+        df = pl.DataFrame({"hh": hh, "region": region, "age": g.choice(["a", "b", "c"], hh.size)})
+        rel = df.sdc.generalize({"region": {v: ["*"] for v in "NSE"}, "age": {v: ["*"] for v in "abc"}}, k=2,
+                                suppression_limit=0.5).frame
+        star = [all(v == "*" for v in r) for r in rel.select(on).rows()]
+        shown = {h for h, s in zip(hh.tolist(), star) if not s}
+        want = sum(1 for h, s in zip(hh.tolist(), star) if s and h in shown)
+        got = rel.sdc.risk(on, household="hh", suppressed_as="*", suda=False)["suppressed_records_exposed"]
+        assert got == want

@@ -123,6 +123,8 @@ def measure_risk(
         _, _, _, _, h = _risk_arrays(df, cols, weight, a, household, alpha_rule)
         columns["household_risk"] = h
         summary["household_risk"] = float(h.mean())
+        if suppressed_as is not None:
+            summary["suppressed_records_exposed"] = exposed_suppressed_records(raw, cols, household, suppressed_as)
         summary["household_expected_reidentifications"] = float(h.sum())
     if suda:
         s = suda_scores(df, cols, max_size, dis_fraction)
@@ -136,6 +138,29 @@ def measure_risk(
                             suppressed_as=suppressed_as))
     per_record = pl.DataFrame({k: pl.Series(k, v, dtype=pl.Float64) for k, v in columns.items()})
     return RiskResult(per_record, summary, cols, s if suda else None)
+
+
+def exposed_suppressed_records(df: pl.DataFrame, on: Sequence[str], household: str, suppressed_as: str) -> int:
+    """Records a generalisation suppressed (every key ``suppressed_as``) whose household-level
+    keys are still shown by a housemate: a key constant within every household among the other
+    records is household-level, and a suppressed record with a released housemate has its value
+    on that housemate's record, next to the household id. 0 for a release of
+    ``df.sdc.generalize(..., household=)``, which suppresses such a household whole.
+
+    >>> d = pl.DataFrame({"hh": [1, 1, 2, 2], "region": ["N", "*", "S", "S"], "age": ["a", "*", "b", "b"]})
+    >>> exposed_suppressed_records(d, ["region", "age"], "hh", "*")
+    1
+    """
+    from ..household import household_level_columns
+    from .suppressed import suppressed_rows
+
+    starred = suppressed_rows(df, list(on), suppressed_as)
+    if starred is None:
+        return 0
+    kept = df.filter(~starred)
+    if kept.height == 0 or not household_level_columns(kept, household, list(on)):
+        return 0
+    return int(df.filter(starred).get_column(household).is_in(kept.get_column(household).unique()).sum())
 
 
 def frequency_summary(fk: Any, risk: Any, ks: Sequence[int] = (2, 3, 5), counts: Any = None) -> dict[str, object]:
