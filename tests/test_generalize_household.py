@@ -178,6 +178,8 @@ def test_a_household_level_key_suppresses_the_household_whole_and_the_search_sta
     r = generalize(df, hs, k=k, suppression_limit=limit, metric=metric, household="hh", on=on, **extra)
     best = min(v[2] for v in passing.values())
     assert math.isclose(r.loss, best, rel_tol=1e-9, abs_tol=1e-12)
+    tied = {lv for lv, v in passing.items() if math.isclose(v[2], best, rel_tol=1e-12, abs_tol=1e-12)}
+    assert tuple(r.transformation) in tied and set(r.ties) <= tied      # ties: every one an optimum
     assert r.suppressed == ref[tuple(r.transformation)][1] == int(r.outliers.sum()) <= max_out
     out_h = set(df.filter(r.outliers)["hh"].to_list())
     kept = r.frame.filter(~r.outliers)
