@@ -1372,3 +1372,23 @@ def equidistant_ref(lo, hi, n):
     pts = [Fraction(lo) - 1 + (Fraction(hi) - Fraction(lo) + 2) * i / n for i in range(n + 1)]
     r = [round(v) for v in pts]
     return r if len(set(r)) == len(r) else pts
+
+
+# -- ARX's sample risk summary of a generalised release --------------------------------------------
+def reference_arx_sample_summary(rows, threshold=0.1, suppressed=None):
+    """ARX 3.9.2 ``RiskModelSampleSummary`` without a population table, record by record: the
+    records whose every key is ``suppressed`` are left out (``DataHandle.isOutlier(row, qis)``);
+    the classes of the others (equal key tuples; a None is a value) give prosecutor highest
+    (1 / smallest), average (classes / records), records at risk (share in classes with
+    1 / size > threshold), marketer (classes / records here: F = f). All 0 for an empty sample."""
+    kept = [r for r in rows if suppressed is None or any(v != suppressed for v in r)]
+    if not kept:
+        return {"prosecutor_highest": 0.0, "prosecutor_average": 0.0, "prosecutor_records_at_risk": 0.0,
+                "marketer_risk": 0.0, "records": 0}
+    size = {}
+    for r in kept:
+        size[r] = size.get(r, 0) + 1
+    n = len(kept)
+    return {"prosecutor_highest": 1 / min(size.values()), "prosecutor_average": len(size) / n,
+            "prosecutor_records_at_risk": sum(1 for r in kept if 1 / size[r] > threshold) / n,
+            "marketer_risk": len(size) / n, "records": n}

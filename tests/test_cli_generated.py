@@ -227,6 +227,11 @@ def test_a_step_with_household_reports_k_in_households(tmp_path, capsys):
     want = rel.sdc.k_anonymity(["a", "b"], household="hh", suppressed_as="*")
     assert got["k_anonymity"] == want >= 2 and got["k_anonymity_records"] > want
     assert f"k-anonymity {want} households ({got['k_anonymity_records']} records)" in capsys.readouterr().out
+    # without --on: the hierarchies' columns are the keys (it reported no k-anonymity)
+    assert cli.main(["generalize", str(src), str(out), "--hierarchies", f"a={ha},b={hb}", "--k", "2",
+                     "--household", "hh", "--report", str(rep)]) == 0
+    assert json.loads(rep.read_text())["k_anonymity"] == want
+    capsys.readouterr()
     # polars-sdc run with a household role: the same unit
     recipe = tmp_path / "r.toml"
     recipe.write_text('[roles]\nkeys = ["a", "b"]\nhousehold = "hh"\n\n[[steps]]\noperation = "suppress"\nk = 2\n',

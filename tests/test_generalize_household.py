@@ -178,6 +178,8 @@ def test_a_household_level_key_suppresses_the_household_whole_and_the_search_sta
     r = generalize(df, hs, k=k, suppression_limit=limit, metric=metric, household="hh", on=on, **extra)
     best = min(v[2] for v in passing.values())
     assert math.isclose(r.loss, best, rel_tol=1e-9, abs_tol=1e-12)
+    tied = {lv for lv, v in passing.items() if math.isclose(v[2], best, rel_tol=1e-12, abs_tol=1e-12)}
+    assert tuple(r.transformation) in tied and set(r.ties) <= tied      # ties: every one an optimum
     assert r.suppressed == ref[tuple(r.transformation)][1] == int(r.outliers.sum()) <= max_out
     out_h = set(df.filter(r.outliers)["hh"].to_list())
     kept = r.frame.filter(~r.outliers)
@@ -228,3 +230,74 @@ def test_whole_households_when_the_class_left_behind_fails():
     r = df.sdc.generalize(hs, k=2, household="hh", suppression_limit=0.5, metric="precision")
     assert r.levels == {"region": 0, "age": 0} and r.suppressed == 4
     assert r.frame["age"].to_list() == ["a"] * 4 + ["*"] * 4
+
+
+# -- adversarial: one household, k above the households, Enum / Categorical keys, lazy / streaming --
+FAM = pl.DataFrame({"hh": [1, 1, 2, 2, 3, 3, 4, 4, 5, 5], "region": list("NNNNSSSSSS"), "age": list("aaaaaaaaaz")})
+FAM_H = {"region": {"N": ["*"], "S": ["*"]}, "age": {"a": ["*"], "z": ["*"]}}
+
+
+def test_one_household_and_k_above_the_households():
+    one = FAM.with_columns(hh=pl.lit(7))
+    # one household: no class can hold 2 households, so every record goes (allowed at limit 1)
+    r = one.sdc.generalize(FAM_H, k=2, household="hh", suppression_limit=1.0)
+    assert r.suppressed == 10 and r.frame.select(pl.col("region", "age") == "*").to_numpy().all()
+    with pytest.raises(SDCError, match="no transformation satisfies the models with at most 9 records"):
+        one.sdc.generalize(FAM_H, k=2, household="hh", suppression_limit=0.9)
+    # k = 6 > 5 households: nothing can be released
+    with pytest.raises(SDCError, match="no transformation"):
+        FAM.sdc.generalize(FAM_H, k=6, household="hh")
+    assert FAM.sdc.generalize(FAM_H, k=6, household="hh", suppression_limit=1.0).suppressed == 10
+    # k = 5 = the households: only the top node, everybody in one class
+    top = FAM.sdc.generalize(FAM_H, k=5, household="hh")
+    assert top.levels == {"region": 1, "age": 1} and top.suppressed == 0
+
+
+@pytest.mark.parametrize("dtype", [pl.String, pl.Categorical, pl.Enum(["N", "S", "a", "z"])])
+def test_enum_and_categorical_keys_and_ids_give_the_same_release(dtype):
+    want = FAM.sdc.generalize(FAM_H, k=2, household="hh", suppression_limit=0.2)
+    df = FAM.with_columns(pl.col("region", "age").cast(dtype), hh=pl.col("hh").cast(pl.String).cast(pl.Categorical))
+    got = df.sdc.generalize(FAM_H, k=2, household="hh", suppression_limit=0.2)
+    assert got.frame.select("region", "age").equals(want.frame.select("region", "age"))
+    assert got.suppressed == want.suppressed == 2 and got.outliers.equals(want.outliers)
+
+
+def test_null_key_with_households_is_an_error():
+    with pytest.raises(SDCError, match="column 'age': 1 null value"):
+        FAM.with_columns(age=pl.when(pl.int_range(10) == 3).then(None).otherwise(pl.col("age"))).sdc.generalize(
+            FAM_H, k=2, household="hh", suppression_limit=0.2)
+
+
+def test_whole_households_lazy_and_streaming_equal_eager():
+    want = FAM.sdc.generalize(FAM_H, k=2, household="hh", suppression_limit=0.2).frame
+    lf = FAM.lazy().sdc.generalize_release(FAM_H, k=2, household="hh", suppression_limit=0.2)
+    assert lf.collect().equals(want) and lf.collect(engine="streaming").equals(want)
+    # the row order is the input's: shuffled households give the shuffled release
+    perm = [9, 0, 5, 2, 7, 1, 8, 3, 6, 4]
+    got = FAM[perm].sdc.generalize(FAM_H, k=2, household="hh", suppression_limit=0.2).frame
+    assert got.equals(want[perm])
+
+
+def test_the_exposure_left_by_a_release_without_the_rule_is_measured():
+    """risk(household=, suppressed_as=) counts the suppressed records whose household-level key
+    a released housemate still shows: 1 for a generalisation made without household= (the z
+    person's region S on its housemate's record), 0 with it (the household went whole); a plain
+    reference counts the same on random releases."""
+    on = ["region", "age"]
+    plain = FAM.sdc.generalize(FAM_H, k=2, suppression_limit=0.2).frame       # per person
+    assert plain.row(9) == (5, "*", "*") and plain.row(8) == (5, "S", "a")
+    assert plain.sdc.risk(on, household="hh", suppressed_as="*", suda=False)["suppressed_records_exposed"] == 1
+    whole = FAM.sdc.generalize(FAM_H, k=2, household="hh", suppression_limit=0.2).frame
+    assert whole.sdc.risk(on, household="hh", suppressed_as="*", suda=False)["suppressed_records_exposed"] == 0
+    g = np.random.default_rng(5)
+    for _ in range(20):
+        hh = np.repeat(np.arange(8), g.integers(1, 4, 8))
+        region = np.array(["N", "S", "E"])[g.integers(0, 3, 8)][hh]
+        df = pl.DataFrame({"hh": hh, "region": region, "age": g.choice(["a", "b", "c"], hh.size)})
+        rel = df.sdc.generalize({"region": {v: ["*"] for v in "NSE"}, "age": {v: ["*"] for v in "abc"}}, k=2,
+                                suppression_limit=0.5).frame
+        star = [all(v == "*" for v in r) for r in rel.select(on).rows()]
+        shown = {h for h, s in zip(hh.tolist(), star) if not s}
+        want = sum(1 for h, s in zip(hh.tolist(), star) if s and h in shown)
+        got = rel.sdc.risk(on, household="hh", suppressed_as="*", suda=False)["suppressed_records_exposed"]
+        assert got == want

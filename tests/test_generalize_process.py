@@ -48,8 +48,16 @@ def test_risk_reads_suppressed_records_as_missing_keys(adult):
     kept_fk = star.filter(~r.outliers).sdc.frequencies(ON)["fk"]
     assert fk_star.filter(~r.outliers).equals(kept_fk)
     assert star.sdc.k_anonymity(ON, suppressed_as="*") == null.sdc.k_anonymity(ON) == int(kept_fk.min()) >= 5
-    a, b = star.sdc.risk(ON, suppressed_as="*").as_dict(), null.sdc.risk(ON).as_dict()
-    assert a == b and a["sample_uniques"] == 0 and a["records_with_msu"] == 0
+    ra, rb = star.sdc.risk(ON, suppressed_as="*"), null.sdc.risk(ON)
+    assert ra.per_record.equals(rb.per_record)
+    a, b = ra.as_dict(), rb.as_dict()
+    sdcmicro = [k for k in b if not k.startswith(("prosecutor", "journalist", "marketer", "population", "dankar"))]
+    assert {k: a[k] for k in sdcmicro} == {k: b[k] for k in sdcmicro}
+    assert a["sample_uniques"] == 0 and a["records_with_msu"] == 0
+    # ARX's models leave the suppressed records out (the null release's nulls are a value there)
+    assert a["suppressed_records"] == r.suppressed
+    assert a["prosecutor_highest"] == 1 / int(kept_fk.min())
+    assert a["prosecutor_average"] == pytest.approx(star.filter(~r.outliers).select(ON).n_unique() / (df.height - r.suppressed))
     # read as written (no suppressed_as), the suppressed records are one class of their own
     assert star.sdc.frequencies(ON)["fk"].filter(r.outliers).to_list() == [float(r.suppressed)] * r.suppressed
     # a "*" in only some keys is a value (the top label shared by every record at that level)
@@ -370,3 +378,61 @@ def test_cli_suppress_takes_suppressed_as(tmp_path, capsys):
     assert cli.main(["suppress", str(src), str(out), "--k", "7", "--on", "a,b", "--suppressed-as", "*"]) == 0
     assert pl.read_parquet(out).row(10) == ("*", "*", "p")
     assert "k-anonymity 11 on a,b" in capsys.readouterr().out
+
+
+def test_l_diversity_and_t_closeness_leave_the_suppressed_records_out():
+    """ARX checks its privacy models on the classes it releases; the suppressed records are
+    outliers, in no class. The problem's log read the one suppressed record as a class of its
+    own (l = 1 after a generalisation whose kept classes are 5-diverse); now l is the kept
+    classes', and t too (the table's distribution stays every record's, as ARX's)."""
+    p = SMALL.sdc.problem(keys=["a", "b"], sensitive="s").generalize(hierarchies=SMALL_H, k=3,
+                                                                      suppression_limit=0.2)
+    assert p.log["l_diversity"].to_list() == [1.0, 5.0]
+    rel = p.release()
+    ld = rel.sdc.l_diversity(["a", "b"], "s", suppressed_as="*")["l_diversity"]
+    assert ld.to_list() == [5.0] * 10 + [None]
+    assert rel.sdc.l_diversity(["a", "b"], "s")["l_diversity"].to_list()[10] == 1.0   # as written
+    # t: each kept class holds p, q, r, s, t once; the table 2/11 p and 9/11 for the others
+    q = {"p": 3 / 11, "q": 2 / 11, "r": 2 / 11, "s": 2 / 11, "t": 2 / 11}
+    want = 0.5 * sum(abs(q[v] - 1 / 5) for v in q)
+    t = rel.sdc.t_closeness(["a", "b"], "s", suppressed_as="*")["t_closeness"]
+    assert t[:10].to_list() == pytest.approx([want] * 10) and t[10] is None
+    assert rel.lazy().sdc.l_diversity(["a", "b"], "s", suppressed_as="*").collect()["l_diversity"].equals(ld)
+    # the sign-off's sensitive table reads the same
+    sens = p.sign_off().table("sensitive")
+    assert sens.filter(pl.col("release") == "after")["l (distinct values per class, smallest)"].item() == 5.0
+    # every record suppressed: no released class, no l (None in the log)
+    every = pl.DataFrame({"a": ["x", "y"], "b": ["u", "v"], "s": ["p", "q"]})
+    g = every.sdc.problem(keys=["a", "b"], sensitive="s").generalize(
+        hierarchies={"a": {"x": ["*"], "y": ["*"]}, "b": {"u": ["*"], "v": ["*"]}}, k=3, suppression_limit=1.0)
+    assert g.generalization().suppressed == 2 and g.log["l_diversity"].to_list() == [1.0, None]
+    risk = g.risk()
+    assert risk["suppressed_records"] == 2 and risk["prosecutor_highest"] == 0.0 == risk["marketer_risk"]
+
+
+@pytest.mark.parametrize("dtype", [pl.String, pl.Categorical, pl.Enum(["x", "y", "z", "u", "v", "w", "*"])])
+def test_suppressed_as_readings_for_every_key_dtype_eager_lazy_streaming(dtype):
+    """suppress / l_diversity / t_closeness / risk with suppressed_as on String, Categorical and
+    Enum keys (an Enum that lists "*"), with a null key next to the "*" record, equal eagerly,
+    lazily and streaming (tests/test_contract.py's check), the input frame unchanged."""
+    from test_contract import check_contract
+
+    rel = SMALL.sdc.generalize(SMALL_H, k=3, suppression_limit=0.2).frame
+    rel = rel.with_columns(pl.when(pl.int_range(11) == 0).then(None).otherwise(pl.col("a")).alias("a")
+                           ).with_columns(pl.col("a", "b").cast(dtype))
+    calls = [
+        lambda ns: ns.suppress(7, ["a", "b"], suppressed_as="*"),
+        lambda ns: ns.l_diversity(["a", "b"], "s", suppressed_as="*"),
+        lambda ns: ns.t_closeness(["a", "b"], "s", suppressed_as="*"),
+        lambda ns: ns.risk(["a", "b"], suppressed_as="*", suda=False),
+    ]
+    for call in calls:
+        check_contract(call, rel)
+    out = rel.sdc.suppress(7, ["a", "b"], suppressed_as="*")
+    assert out.schema == rel.schema and out.row(10) == ("*", "*", "p")
+    assert rel.sdc.l_diversity(["a", "b"], "s", suppressed_as="*")["l_diversity"].to_list()[10] is None
+    assert rel.sdc.risk(["a", "b"], suppressed_as="*", suda=False)["suppressed_records"] == 1
+    # a label the keys cannot hold (an Enum without "*"): no record is read as suppressed
+    no_star = rel.filter(pl.int_range(11) < 10).with_columns(pl.col("a", "b").cast(pl.String).cast(
+        pl.Enum(["x", "y", "z", "u", "v", "w"])))
+    assert no_star.sdc.risk(["a", "b"], suppressed_as="*", suda=False)["suppressed_records"] == 0

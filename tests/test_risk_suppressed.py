@@ -1,6 +1,8 @@
 """The reading of a generalised release's suppressed records (``suppressed_as``) at the shell, and
-risk() on a release with suppressed records (audit, session 24: k_anonymity 3 but
-prosecutor_highest 100 %): both right by their definitions, the prosecutor's shown by the attack."""
+risk() on a release with suppressed records: sdcMicro's measures read them as wildcards (fk = n),
+ARX's risk models leave them out (ARX 3.9.2 skips the rows whose quasi-identifiers are all
+suppressed), and ``suppressed_records`` counts them: the attack on a suppressed record itself (the
+target known to be in the file, no kept class showing its keys) picks it with 1 / that count."""
 import json
 
 import polars as pl
@@ -8,7 +10,7 @@ import pytest
 
 import polars_sdc  # noqa: F401
 from polars_sdc import cli
-from naive import reference_prosecutor_attack
+from naive import reference_arx_sample_summary, reference_prosecutor_attack
 
 ON = ["age", "sex"]
 HIER = {"age": {"a": ["ab", "*"], "b": ["ab", "*"], "c": ["cd", "*"], "e": ["ef", "*"]}, "sex": {"f": ["*"]}}
@@ -19,27 +21,34 @@ def df():
     return pl.DataFrame({"age": list("aaabbbccce"), "sex": ["f"] * 10})
 
 
-def test_one_suppressed_record_k_3_and_prosecutor_100_are_both_right(df):
-    """The audit's case: k_anonymity 3 and prosecutor_highest 100 % on one release. Both are
-    right, by their definitions: k is sdcMicro's smallest fk, where the suppressed record's
-    missing keys are wildcards that match all 10 records; the prosecutor (ARX) knows the target
-    is in the file and its keys: a generalisation suppresses whole classes, so no kept record
-    shows the target's combination and the attacker knows the target is the one suppressed
-    record. The attack, run record by record, re-identifies it with certainty."""
+def test_one_suppressed_record_sdcmicro_and_arx_readings(df):
+    """k is sdcMicro's smallest fk, where the suppressed record's missing keys are wildcards that
+    match all 10 records: 3. ARX's prosecutor / journalist / marketer risks leave the suppressed
+    record out (it was reported as a class of its own, prosecutor_highest 100 %): 3 classes of 3
+    among 9 records. The attack on the suppressed record itself stays measurable: a prosecutor
+    who knows the target is in the file finds no kept class with its keys and picks it among the
+    suppressed_records = 1 (certainty)."""
     g = df.sdc.generalize(HIER, k=3, suppression_limit=0.1)
     assert g.suppressed == 1 and g.frame.row(9) == ("*", "*")
     r = g.frame.sdc.risk(ON, suppressed_as=g.suppressed_as, suda=False)
     assert r.per_record["fk"].to_list() == [3.0] * 9 + [10.0]
     assert r["k_anonymity"] == 3 and r["sample_uniques"] == 0
-    assert r["prosecutor_highest"] == 1.0                 # the suppressed record: a class of its own
-    assert r["prosecutor_average"] == pytest.approx(4 / 10)   # 4 classes (3 kept + the suppressed) / 10
+    ref = reference_arx_sample_summary(g.frame.select(ON).rows(), suppressed="*")
+    assert ref["records"] == 9
+    for key in ("prosecutor_highest", "prosecutor_average", "prosecutor_records_at_risk", "marketer_risk"):
+        assert r[key] == pytest.approx(ref[key]), key
+    assert r["prosecutor_highest"] == pytest.approx(1 / 3) and r["prosecutor_average"] == pytest.approx(3 / 9)
+    assert r["suppressed_records"] == 1
     # the attack: the targets' own keys at the chosen levels (0, 0) against the release
     released = [tuple(None if v == "*" else v for v in row) for row in g.frame.select(ON).rows()]
     attack = reference_prosecutor_attack(df.select(ON).rows(), released)
-    assert attack == [1 / 4] * 9 + [1.0] and max(attack) == r["prosecutor_highest"]
-    # the same numbers for the null release (sdcMicro's local suppression) and read as written
+    assert attack == [1 / 4] * 9 + [1.0] and attack[9] == 1 / r["suppressed_records"]
+    # the null release (sdcMicro's local suppression, no label): the same sdcMicro measures; ARX
+    # reads its nulls as a value (not ARX's suppressed "*"): the all-null record is a class there
     null = df.sdc.generalize(HIER, k=3, suppression_limit=0.1, suppressed_as=None).frame
-    assert null.sdc.risk(ON, suda=False).as_dict() == r.as_dict()
+    nr = null.sdc.risk(ON, suda=False)
+    assert nr.per_record.equals(r.per_record) and nr["k_anonymity"] == 3
+    assert nr["prosecutor_highest"] == 1.0 and "suppressed_records" not in nr.as_dict()
     lit = g.frame.sdc.risk(ON, suda=False)
     assert lit["k_anonymity"] == 1 and lit["prosecutor_highest"] == 1.0 and lit["sample_uniques"] == 1
 
@@ -50,9 +59,10 @@ def test_two_suppressed_records_prosecutor_one_half():
     g = df.sdc.generalize(hier, k=3, suppression_limit=0.2)
     assert g.suppressed == 2 and g.levels == {"age": 0, "sex": 0}
     r = g.frame.sdc.risk(ON, suppressed_as="*", suda=False)
-    assert r["k_anonymity"] == 3 and r["prosecutor_highest"] == 0.5
+    assert r["k_anonymity"] == 3 and r["prosecutor_highest"] == pytest.approx(1 / 3)   # ARX: 3 classes of 3
+    assert r["suppressed_records"] == 2
     released = [tuple(None if v == "*" else v for v in row) for row in g.frame.select(ON).rows()]
-    assert max(reference_prosecutor_attack(df.select(ON).rows(), released)) == 0.5
+    assert max(reference_prosecutor_attack(df.select(ON).rows(), released)) == 0.5 == 1 / r["suppressed_records"]
 
 
 def test_cli_risk_and_report_take_suppressed_as(df, tmp_path, capsys):
@@ -67,7 +77,8 @@ def test_cli_risk_and_report_take_suppressed_as(df, tmp_path, capsys):
                      "--report", str(rep)]) == 0
     got = json.loads(rep.read_text())
     assert got["risk"]["k_anonymity"] == 3 and got["parameters"]["suppressed_as"] == "*"
-    assert got["risk"]["prosecutor_highest"] == 1.0        # the suppressed record (see above)
+    assert got["risk"]["prosecutor_highest"] == pytest.approx(1 / 3)     # ARX leaves the suppressed record out
+    assert got["risk"]["suppressed_records"] == 1
     capsys.readouterr()
     page = tmp_path / "r.html"
     assert cli.main(["report", str(orig), str(rel), "--on", "age,sex", "--out", str(page), "--suppressed-as", "*"]) == 0

@@ -181,7 +181,7 @@ class RiskMethods(FrameOps[F]):
 
     def l_diversity(
         self, on: ColumnSpec, sensitive: str, kind: Literal["distinct", "entropy", "recursive"] = "distinct",
-        c: float = 2.0,
+        c: float = 2.0, suppressed_as: str | None = None,
     ) -> F:
         """The l of each record's equivalence class (sdcMicro ``ldiversity``).
 
@@ -195,6 +195,9 @@ class RiskMethods(FrameOps[F]):
             ``"distinct"``, ``"entropy"`` or ``"recursive"`` (c, l)-diversity.
         c
             The c of recursive (c, l)-diversity.
+        suppressed_as
+            On a release of :meth:`generalize`, the label of its suppressed records (``"*"``):
+            they are in no released class (ARX's reading) and get a null l.
 
         Returns
         -------
@@ -211,14 +214,18 @@ class RiskMethods(FrameOps[F]):
         from ..risk.diversity import KINDS, l_diversity_frame
         from .._errors import SDCError
 
+        from ..risk.suppressed import check_suppressed_as
+
         def check() -> None:
             if kind not in KINDS:
                 raise SDCError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+            check_suppressed_as(suppressed_as)
 
-        return self._per_class(on, sensitive, "l_diversity", lambda df, keys, s: l_diversity_frame(df, keys, s, kind, c),
-                               check)
+        return self._per_class(on, sensitive, "l_diversity",
+                               lambda df, keys, s: l_diversity_frame(df, keys, s, kind, c, suppressed_as), check)
 
-    def t_closeness(self, on: ColumnSpec, sensitive: str, ordered: bool | None = None) -> F:
+    def t_closeness(self, on: ColumnSpec, sensitive: str, ordered: bool | None = None,
+                    suppressed_as: str | None = None) -> F:
         """The Earth Mover's Distance between each record's class distribution of
         ``sensitive`` and the whole table's.
 
@@ -230,6 +237,10 @@ class RiskMethods(FrameOps[F]):
             The one sensitive column.
         ordered
             Ordered distance (default for numeric/Enum) or equal distance (nominal).
+        suppressed_as
+            On a release of :meth:`generalize`, the label of its suppressed records (``"*"``):
+            they are in no released class and get a null t (the table's distribution is
+            every record's).
 
         Returns
         -------
@@ -244,8 +255,11 @@ class RiskMethods(FrameOps[F]):
         0.25
         """
         from ..risk.diversity import t_closeness_frame
+        from ..risk.suppressed import check_suppressed_as
 
-        return self._per_class(on, sensitive, "t_closeness", lambda df, keys, s: t_closeness_frame(df, keys, s, ordered))
+        return self._per_class(on, sensitive, "t_closeness",
+                               lambda df, keys, s: t_closeness_frame(df, keys, s, ordered, suppressed_as),
+                               lambda: check_suppressed_as(suppressed_as))
 
     def _per_class(self, on: ColumnSpec, sensitive: Any, name: str, run: Callable[[Any, list[str], str], Any],
                    check: Callable[[], None] | None = None) -> F:

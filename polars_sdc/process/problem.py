@@ -312,13 +312,16 @@ class Problem:
         self._cache["utility"] = out
         return out
 
-    def _l_diversity(self) -> float:
+    def _l_diversity(self) -> float | None:
         """The release's distinct l-diversity of the sensitive variable on the keys (the
-        smallest class's number of distinct sensitive values; ``df.sdc.l_diversity``)."""
+        smallest class's number of distinct sensitive values; ``df.sdc.l_diversity``); after a
+        ``generalize`` step its suppressed records are in no released class (ARX's reading;
+        None when every record is suppressed)."""
         if "l_diversity" not in self._cache:
             keys, s = self.class_columns(), self._roles.sensitive
-            out = self.data().select([*keys, s]).sdc.l_diversity(keys, s)
-            self._cache["l_diversity"] = float(out.get_column("l_diversity").min())
+            out = self.data().select([*keys, s]).sdc.l_diversity(keys, s, suppressed_as=self.suppressed_as)
+            low = out.get_column("l_diversity").min()
+            self._cache["l_diversity"] = None if low is None else float(low)
         return self._cache["l_diversity"]
 
     def generalization(self) -> Any:

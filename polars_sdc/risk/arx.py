@@ -295,20 +295,47 @@ def check_population_size(N: object, n: float) -> float:
 
 
 def arx_risk(
-    df: pl.DataFrame, on, weight: str | None = None, *, threshold: float = 0.1, population_size: float | None = None
+    df: pl.DataFrame, on, weight: str | None = None, *, threshold: float = 0.1, population_size: float | None = None,
+    suppressed_as: str | None = None,
 ) -> dict[str, object]:
     """Prosecutor, journalist, marketer risk and (with weights or ``population_size``) the
     population-uniqueness estimates of a frame (module docstring).
 
+    ``suppressed_as``: on a generalised release, the label of its suppressed records (``"*"``).
+    ARX 3.9.2's risk models leave out every record whose quasi-identifiers are all suppressed
+    (``RiskModelHistogram`` and ``RiskModelSampleSummary`` skip the rows
+    ``DataHandle.isOutlier(row, quasi-identifiers)`` flags; on ARX's output that is every QI
+    suppressed or at its ``*`` top level), so the classes, n (and the sampling fraction n / N)
+    are the other records'; N (the population: ``population_size``, or the sum of the weights)
+    stays every record's. They are counted in ``suppressed_records``; with every record
+    suppressed the risks are 0, as ARX's for an empty sample. None: every value as written.
+
     >>> import polars as pl
     >>> arx_risk(pl.DataFrame({"a": [1, 1, 2, 3]}), "a")["prosecutor_average"]
     0.75
+    >>> r = arx_risk(pl.DataFrame({"a": ["x", "x", "y", "y", "*"]}), "a", suppressed_as="*")
+    >>> r["prosecutor_highest"], r["prosecutor_average"], r["suppressed_records"]
+    (0.5, 0.5, 1)
     """
     if not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
         raise SDCError(f"threshold must be in (0, 1], got {threshold!r}")
     cols = key_columns(df, on, weight)
     if weight is not None:
         check_weights(df, weight)
+    if suppressed_as is not None:
+        from .suppressed import suppressed_rows
+
+        starred = suppressed_rows(df, cols, suppressed_as)
+        n_starred = 0 if starred is None else int(starred.sum())
+        if population_size is None and weight is not None:   # the population: every record's weight
+            population_size = float(df.get_column(weight).cast(pl.Float64).sum())
+        if n_starred == df.height:
+            return {**{k: 0.0 for k in ("prosecutor_highest", "prosecutor_average", "prosecutor_records_at_risk",
+                                        "journalist_highest", "journalist_average", "journalist_records_at_risk",
+                                        "marketer_risk")}, "suppressed_records": n_starred}
+        out = arx_risk(df if starred is None else df.filter(~starred), cols, weight, threshold=threshold,
+                       population_size=population_size)
+        return {**out, "suppressed_records": n_starred}
     sizes = class_sizes(df, cols, weight)
     f = sizes.get_column("f").to_numpy()
     F = sizes.get_column("F").to_numpy()

@@ -65,15 +65,31 @@ def _class_ids(df: pl.DataFrame, on: Sequence[str]) -> np.ndarray:
     return ids.to_numpy()
 
 
+def _released(df: pl.DataFrame, on: Sequence[str], suppressed_as: str | None) -> np.ndarray | None:
+    """Boolean per record: in a released class, i.e. not a generalisation's suppressed record
+    (every key ``suppressed_as``); None when every record is."""
+    from .suppressed import suppressed_rows
+
+    starred = suppressed_rows(df, on, suppressed_as)
+    return None if starred is None else ~starred.to_numpy()
+
+
 def l_diversity_values(
-    df: pl.DataFrame, on: ColumnSpec, sensitive: str, kind: str = "distinct", c: float = 2.0
+    df: pl.DataFrame, on: ColumnSpec, sensitive: str, kind: str = "distinct", c: float = 2.0,
+    suppressed_as: str | None = None,
 ) -> np.ndarray:
     """Per record: the l of its equivalence class (module docstring for the three kinds).
+    ``suppressed_as``: on a generalised release, the label of its suppressed records (``"*"``):
+    they are in no released class (ARX checks its privacy models on the classes it keeps; its
+    ``*`` records are outliers) and get NaN; None: every value as written (the suppressed
+    records, like a null key of sdcMicro's, are then one class of their own).
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"k": [1, 1, 1, 2, 2], "s": ["a", "b", "a", "c", "c"]})
     >>> l_diversity_values(df, "k", "s").tolist()
     [2.0, 2.0, 2.0, 1.0, 1.0]
+    >>> l_diversity_values(df.with_columns(k=pl.Series(["1", "1", "1", "*", "*"])), "k", "s", suppressed_as="*").tolist()
+    [2.0, 2.0, 2.0, nan, nan]
     """
     if kind not in KINDS:
         raise SDCError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
@@ -83,6 +99,12 @@ def l_diversity_values(
     n = df.height
     if n == 0:
         return np.zeros(0)
+    kept = _released(df, on, suppressed_as)
+    if kept is not None:
+        out = np.full(n, np.nan)
+        if kept.any():
+            out[kept] = l_diversity_values(df.filter(pl.Series(kept)), on, s, kind, c)
+        return out
     frame = pl.DataFrame({"_g": _class_ids(df, on), "_s": key_codes(df, [s]).to_series()})
     counts = frame.group_by("_g", "_s").agg(_r=pl.len().cast(pl.Float64))
     size = pl.col("_r").sum().over("_g")
@@ -120,10 +142,13 @@ def _is_ordered(dtype: pl.DataType, ordered: bool | None) -> bool:
 
 
 def t_closeness_values(
-    df: pl.DataFrame, on: ColumnSpec, sensitive: str, ordered: bool | None = None
+    df: pl.DataFrame, on: ColumnSpec, sensitive: str, ordered: bool | None = None, suppressed_as: str | None = None
 ) -> np.ndarray:
     """Per record: the EMD between its class's sensitive distribution and the table's
-    (module docstring; ordered or equal ground distance).
+    (module docstring; ordered or equal ground distance). ``suppressed_as``: a generalised
+    release's suppressed records (every key that label) are in no released class and get NaN;
+    the table's distribution stays every record's (as ARX's t-closeness compares each class
+    with the whole input).
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"k": [1, 1, 2, 2], "s": [1, 2, 3, 3]})
@@ -135,6 +160,7 @@ def t_closeness_values(
     n = df.height
     if n == 0:
         return np.zeros(0)
+    kept = _released(df, on, suppressed_as)
     g = _class_ids(df, on)
     dtype = df.schema[s]
     col = df.get_column(s)
@@ -147,11 +173,22 @@ def t_closeness_values(
         v = np.where(v == 0, v.max() + 1, v)
     v = v - 1
     m = int(v.max()) + 1
-    n_classes = int(g.max()) + 1
     q = np.bincount(v, minlength=m) / n
+    if kept is not None:   # the classes of the released records only; q stays the whole table's
+        if not kept.any():
+            return np.full(n, np.nan)
+        full = np.full(n, np.nan)
+        sub_g = np.unique(g[kept], return_inverse=True)[1]
+        full[kept] = _emd(sub_g, v[kept], q, m, _is_ordered(dtype, ordered))
+        return full
+    return _emd(g, v, q, m, _is_ordered(dtype, ordered))
+
+
+def _emd(g: np.ndarray, v: np.ndarray, q: np.ndarray, m: int, ordered_d: bool) -> np.ndarray:
+    """Per record: the EMD of its class (``g``, dense ids) from ``q`` over the m value codes ``v``."""
+    n_classes = int(g.max()) + 1
     sizes = np.bincount(g, minlength=n_classes).astype(np.float64)
     emd = np.zeros(n_classes)
-    ordered_d = _is_ordered(dtype, ordered)
     chunk = max(1, 4_000_000 // max(m, 1))
     order = np.argsort(g, kind="stable")
     gs, vs = g[order], v[order]
@@ -178,24 +215,30 @@ def diversity_output_schema(schema: pl.Schema, name: str) -> pl.Schema:
 
 
 def l_diversity_frame(
-    df: pl.DataFrame, on: ColumnSpec, sensitive: str, kind: str = "distinct", c: float = 2.0
+    df: pl.DataFrame, on: ColumnSpec, sensitive: str, kind: str = "distinct", c: float = 2.0,
+    suppressed_as: str | None = None,
 ) -> pl.DataFrame:
-    """``df`` with a Float64 column ``l_diversity``: the l of each record's class.
+    """``df`` with a Float64 column ``l_diversity``: the l of each record's class (null for a
+    generalised release's suppressed records, given ``suppressed_as``).
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"k": [1, 1, 1, 2, 2], "s": ["a", "b", "a", "c", "c"]})
     >>> l_diversity_frame(df, "k", "s", kind="entropy")["l_diversity"].round(4).to_list()
     [1.8899, 1.8899, 1.8899, 1.0, 1.0]
     """
-    return df.with_columns(pl.Series("l_diversity", l_diversity_values(df, on, sensitive, kind, c)))
+    return df.with_columns(pl.Series("l_diversity", l_diversity_values(df, on, sensitive, kind, c, suppressed_as)
+                                     ).fill_nan(None))
 
 
-def t_closeness_frame(df: pl.DataFrame, on: ColumnSpec, sensitive: str, ordered: bool | None = None) -> pl.DataFrame:
-    """``df`` with a Float64 column ``t_closeness``: the EMD of each record's class.
+def t_closeness_frame(df: pl.DataFrame, on: ColumnSpec, sensitive: str, ordered: bool | None = None,
+                      suppressed_as: str | None = None) -> pl.DataFrame:
+    """``df`` with a Float64 column ``t_closeness``: the EMD of each record's class (null for a
+    generalised release's suppressed records, given ``suppressed_as``).
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"k": [1, 1, 2, 2], "s": ["a", "b", "a", "a"]})
     >>> t_closeness_frame(df, "k", "s")["t_closeness"].to_list()
     [0.25, 0.25, 0.25, 0.25]
     """
-    return df.with_columns(pl.Series("t_closeness", t_closeness_values(df, on, sensitive, ordered)))
+    return df.with_columns(pl.Series("t_closeness", t_closeness_values(df, on, sensitive, ordered, suppressed_as)
+                                     ).fill_nan(None))

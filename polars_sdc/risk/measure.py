@@ -110,6 +110,7 @@ def measure_risk(
     a = check_alpha(alpha)
     if df.height == 0:
         raise SDCError("the frame is empty; there is no release to measure")
+    raw = df
     df = suppressed_as_missing(df, cols, suppressed_as)
     for k in ks:
         check_int(k, "ks: every k", minimum=1)
@@ -128,6 +129,8 @@ def measure_risk(
         h = household_risk(r, df.get_column(household))   # of the risk above: the frequencies once
         columns["household_risk"] = h
         summary["household_risk"] = float(h.mean())
+        if suppressed_as is not None:
+            summary["suppressed_records_exposed"] = exposed_suppressed_records(raw, cols, household, suppressed_as)
         summary["household_expected_reidentifications"] = float(h.sum())
     if suda:
         s = suda_scores(df, cols, max_size, dis_fraction)
@@ -136,9 +139,34 @@ def measure_risk(
         summary["records_with_msu"] = int((s.score > 0).sum())
         summary["dis_suda_max"] = float(s.dis.max())
         summary["dis_suda_mean"] = float(s.dis.mean())
-    summary.update(arx_risk(df, cols, weight, threshold=threshold, population_size=population_size))
+    # ARX's models leave the suppressed records out (arx_risk); sdcMicro's read them as wildcards (above)
+    summary.update(arx_risk(raw, cols, weight, threshold=threshold, population_size=population_size,
+                            suppressed_as=suppressed_as))
     per_record = pl.DataFrame({k: pl.Series(k, v, dtype=pl.Float64) for k, v in columns.items()})
     return RiskResult(per_record, summary, cols, s if suda else None)
+
+
+def exposed_suppressed_records(df: pl.DataFrame, on: Sequence[str], household: str, suppressed_as: str) -> int:
+    """Records a generalisation suppressed (every key ``suppressed_as``) whose household-level
+    keys are still shown by a housemate: a key constant within every household among the other
+    records is household-level, and a suppressed record with a released housemate has its value
+    on that housemate's record, next to the household id. 0 for a release of
+    ``df.sdc.generalize(..., household=)``, which suppresses such a household whole.
+
+    >>> d = pl.DataFrame({"hh": [1, 1, 2, 2], "region": ["N", "*", "S", "S"], "age": ["a", "*", "b", "b"]})
+    >>> exposed_suppressed_records(d, ["region", "age"], "hh", "*")
+    1
+    """
+    from ..household import household_level_columns
+    from .suppressed import suppressed_rows
+
+    starred = suppressed_rows(df, list(on), suppressed_as)
+    if starred is None:
+        return 0
+    kept = df.filter(~starred)
+    if kept.height == 0 or not household_level_columns(kept, household, list(on)):
+        return 0
+    return int(df.filter(starred).get_column(household).is_in(kept.get_column(household).unique()).sum())
 
 
 def frequency_summary(fk: Any, risk: Any, ks: Sequence[int] = (2, 3, 5), counts: Any = None) -> dict[str, object]:

@@ -527,6 +527,13 @@ def _risk_table(before, after, keys: list[str], k: int, threshold: float, alpha:
                                       "why no value": pl.String})
 
 
+def _nan_extreme(values: Any, pick: Any) -> float:
+    """``pick`` (np.nanmin / np.nanmax) of per-record values, NaN (no released record) left out;
+    NaN when every value is."""
+    v = np.asarray(values, dtype=np.float64)
+    return float(pick(v)) if v.size and not np.isnan(v).all() else float("nan")
+
+
 # --- utility --------------------------------------------------------------------------------
 
 
@@ -1088,12 +1095,16 @@ def report(
     sens_table = None
     if sensitive is not None:
         rows = []
-        for label, frame in (("before", o), ("after", m)):
+        for label, frame, star in (("before", o, None), ("after", m, suppressed_as)):
+            # a generalised release's suppressed records are in no released class (ARX's reading)
             rows.append({
                 "release": label,
-                "l (distinct values per class, smallest)": float(l_diversity_values(frame, keys, sensitive, "distinct").min()),
-                "l (entropy, smallest)": float(l_diversity_values(frame, keys, sensitive, "entropy").min()),
-                "t (closeness, largest)": float(t_closeness_values(frame, keys, sensitive).max()),
+                "l (distinct values per class, smallest)": _nan_extreme(
+                    l_diversity_values(frame, keys, sensitive, "distinct", suppressed_as=star), np.nanmin),
+                "l (entropy, smallest)": _nan_extreme(
+                    l_diversity_values(frame, keys, sensitive, "entropy", suppressed_as=star), np.nanmin),
+                "t (closeness, largest)": _nan_extreme(
+                    t_closeness_values(frame, keys, sensitive, suppressed_as=star), np.nanmax),
             })
         sens_table = pl.DataFrame(rows)
         facts["sensitive"] = sensitive
