@@ -1359,3 +1359,21 @@ def equidistant_ref(lo, hi, n):
     pts = [Fraction(lo) - 1 + (Fraction(hi) - Fraction(lo) + 2) * i / n for i in range(n + 1)]
     r = [round(v) for v in pts]
     return r if len(set(r)) == len(r) else pts
+
+
+def noise_unit_unresolved(values):
+    """Brute force of add_noise's resolution refusal for one noise unit of integers: True when
+    they reach beyond 2^53 and their exact sample standard deviation (Fractions) lies strictly
+    between 0 and float64's spacing at the largest |value|."""
+    from fractions import Fraction
+
+    vals = [int(v) for v in values if v is not None]
+    if len(vals) < 2:
+        return False
+    top = max(abs(v) for v in vals)
+    if top <= 2**53:
+        return False
+    m = Fraction(sum(vals), len(vals))
+    var = sum((v - m) ** 2 for v in vals) / (len(vals) - 1)
+    gap = Fraction(float(np.spacing(float(top))))
+    return 0 < var < gap * gap
