@@ -401,7 +401,8 @@ class LossReport:
 
     def __repr__(self) -> str:
         nulls = f", {self.skipped} null values skipped" if self.skipped else ""
-        lines = [f"LossReport({self.rows} rows{nulls})   value   normalized (0 = no loss, 1 = all lost; ilssdm: 1 = column means)"]
+        lines = [f"LossReport({self.rows} rows{nulls})   value   normalized "
+                 "(0 = no loss, 1 = all lost; ilssdm: 1 = column means)"]
         for n, v, z, m in self.to_frame().iter_rows():
             value = "n/a" if v is None else format(v, ".6g")
             norm = "" if z is None else format(z, ".4f")
