@@ -677,7 +677,7 @@ def _cmd_loss(args: argparse.Namespace) -> int:
         timings["classic"] = time.perf_counter() - t0
         frame = rep.to_frame()
         results["classic"] = {m: {"value": v, "normalized": z, "meaning": txt} for m, v, z, txt in frame.iter_rows()}
-        print("  classic measures     value  normalized (0 = no loss, 1 = all lost)")
+        print("  classic measures     value  normalized (0 = no loss, 1 = all lost; ilssdm: 1 = column means)")
         for m, v, z, txt in frame.iter_rows():
             value = "n/a" if v is None else format(v, ".6g")
             norm = "" if z is None else format(z, ".4f")

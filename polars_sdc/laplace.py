@@ -111,6 +111,24 @@ def _as_phi(v: Any, where: str) -> float:
     return f
 
 
+def phi_resolution_error(name: str, phi: float, top: float) -> SDCError | None:
+    """The SDCError for Laplace noise of scale ``phi`` below float64's spacing at the column's
+    largest ``|x|`` (``top``): the noise would round away, a release of (nearly) the data. One
+    ``phi`` per column, so the whole column's ``top`` decides; :func:`laplace_values` and the
+    Spark port (a max-abs aggregation on the driver) both call it.
+
+    >>> print(phi_resolution_error("x", 1.0, 2.0**63))
+    column 'x': Laplace noise of scale phi=1 is below float64's spacing (2048) at its values (|x| up to 9.22337e+18), so it would be rounded away; use a larger phi or subtract an offset from the column first
+    """
+    if phi < np.spacing(top):
+        return SDCError(
+            f"column {name!r}: Laplace noise of scale phi={phi:g} is below float64's spacing "
+            f"({np.spacing(top):g}) at its values (|x| up to {top:g}), so it would be rounded away; "
+            "use a larger phi or subtract an offset from the column first"
+        )
+    return None
+
+
 def laplace_values(
     x: np.ndarray, phi: float, seed: int, name: str, *, clamp: bool = False, keys: np.ndarray | None = None,
     bounds: tuple[float, float] | None = None,
@@ -130,14 +148,9 @@ def laplace_values(
     """
     if keys is None:
         keys = rng.row_positions(x.shape[0])
-    top = float(np.max(np.abs(x))) if x.size else 0.0
-    if phi < np.spacing(top):
-        # the noise would round away at the column's magnitude: a release of (nearly) the data
-        raise SDCError(
-            f"column {name!r}: Laplace noise of scale phi={phi:g} is below float64's spacing "
-            f"({np.spacing(top):g}) at its values (|x| up to {top:g}), so it would be rounded away; "
-            "use a larger phi or subtract an offset from the column first"
-        )
+    err = phi_resolution_error(name, phi, float(np.max(np.abs(x))) if x.size else 0.0)
+    if err is not None:
+        raise err
     stream = rng.stream("laplace", column=name)
     with np.errstate(over="ignore", invalid="ignore"):
         if phi > 2.0**1000:

@@ -1392,3 +1392,20 @@ def reference_arx_sample_summary(rows, threshold=0.1, suppressed=None):
     return {"prosecutor_highest": 1 / min(size.values()), "prosecutor_average": len(size) / n,
             "prosecutor_records_at_risk": sum(1 for r in kept if 1 / size[r] > threshold) / n,
             "marketer_risk": len(size) / n, "records": n}
+
+def noise_unit_unresolved(values):
+    """Brute force of add_noise's resolution refusal for one noise unit of integers: True when
+    they reach beyond 2^53 and their exact sample standard deviation (Fractions) lies strictly
+    between 0 and float64's spacing at the largest |value|."""
+    from fractions import Fraction
+
+    vals = [int(v) for v in values if v is not None]
+    if len(vals) < 2:
+        return False
+    top = max(abs(v) for v in vals)
+    if top <= 2**53:
+        return False
+    m = Fraction(sum(vals), len(vals))
+    var = sum((v - m) ** 2 for v in vals) / (len(vals) - 1)
+    gap = Fraction(float(np.spacing(float(top))))
+    return 0 < var < gap * gap

@@ -41,3 +41,21 @@ def test_frame_and_repr_explain_every_measure(df):
     assert ((t["normalized"].drop_nulls() >= 0) & (t["normalized"].drop_nulls() <= 1)).all()
     text = repr(r)
     assert all(MEANINGS[m] in text for m in MEANINGS if m != "cm")
+
+
+def test_ilssdm_is_said_to_be_column_mean_relative_not_a_share():
+    """ILSSDM of a release is SSE/SST: 1 for every value released as its column mean, within
+    [0, 1] for group means, and above 1 for a noise release (~(150/100)^2 at sdcMicro's default
+    noise). The report called it "a share already" under "1 = all lost" while printing 2.05 there;
+    it now says what 1 is and that noise exceeds it."""
+    rng = np.random.default_rng(0)
+    df = pl.DataFrame({"x": rng.normal(size=200), "y": rng.normal(size=200)})
+    means = df.select(pl.all().mean().repeat_by(df.height).explode())
+    assert loss_report(df, means).normalized()["ilssdm"] == pytest.approx(1.0)
+    noisy = df.sdc.add_noise(["x", "y"], seed=1)
+    r = loss_report(df, noisy)
+    z = r.normalized()["ilssdm"]
+    assert z == r.ilssdm and 1.5 < z < 3.0
+    line = next(s for s in repr(r).splitlines() if s.lstrip().startswith("ilssdm"))
+    assert f"{z:.4f}" in line and "1 = the column means released; noise can exceed 1" in line
+    assert repr(r).splitlines()[0].endswith("normalized (0 = no loss, 1 = all lost; ilssdm: 1 = column means)")

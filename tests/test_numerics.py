@@ -454,3 +454,75 @@ def test_ilssdm_near_1e_263_matches_the_exact_reference():
     got = _nframe(cols).sdc.ilssdm(masked=_nframe(masked), standardize=True)
     assert got == math.inf == reference_ilssdm_nulls(cols, masked, standardize=True)
     assert got.skipped == 5
+
+
+# -- 6. add_noise: the float64-resolution refusal per noise unit (stratum, null pattern) ------------
+from tests.naive import noise_unit_unresolved  # noqa: E402
+
+T63 = 2**63
+
+
+def _by_frame(dtype=pl.Int64, top=T63):
+    """Stratum 1: four values just below ``top`` (sd 1.7, 2^11 apart in float64); stratum 2 spread
+    over 2^62: the whole column's sd is ~4e18, far above the spacing."""
+    return pl.DataFrame({"g": [1, 1, 1, 1, 2, 2, 2, 2],
+                         "x": pl.Series([top - 9, top - 8, top - 5, top - 7, 0, 2**62, 5, 2**61], dtype=dtype)})
+
+
+@pytest.mark.parametrize("method", ["additive", "correlated", "correlated2", "moments"])
+@pytest.mark.parametrize("dtype, top", [(pl.Int64, T63), (pl.UInt64, 2**64)])
+def test_add_noise_by_refuses_a_stratum_below_float64_spacing(method, dtype, top):
+    """Before: the check used the whole column's sd (~4e18), so stratum 1, whose noise is scaled
+    by its own sd (1.7: noise ~2.6 where float64 holds multiples of 2048 or 4096), was released as
+    its values rounded to float64, unmasked. Now an SDCError naming the column and the stratum."""
+    df = _by_frame(dtype, top)
+    vals = df.filter(pl.col("g") == 1)["x"].to_list()
+    assert noise_unit_unresolved(vals)
+    sd = float(np.std(np.array(vals, dtype=object) - min(vals), ddof=1))
+    gap = np.spacing(float(max(vals)))
+    want = (f"column 'x' in stratum {{'g': 1}} of `by`: its values (up to {max(vals)}) are {gap:g} apart in float64, "
+            f"more than their standard deviation ({sd:g}): the Float64 release could not hold noise of that size "
+            "and would release the values rounded; subtract an offset from the column first")
+    with pytest.raises(SDCError) as e:
+        df.sdc.add_noise("x", method=method, by="g", seed=1)
+    assert str(e.value) == want
+    out = df.sdc.add_noise("x", method=method, seed=1)      # one unit, sd ~4e18: noised
+    assert (out["x"] != df["x"].cast(pl.Float64)).all()
+
+
+def test_add_noise_by_null_pattern_is_its_own_unit():
+    """"correlated" scales each null pattern within a stratum by its own covariance: the rows
+    of stratum 1 where y is non-null hold x = 2^63 - (9, 5, 7), sd 2, below the spacing (the
+    stratum's x alone has sd 1.7 too; the pattern rows are named). "additive" acts on x's non-null
+    values per stratum (no pattern)."""
+    df = _by_frame().with_columns(y=pl.Series([1.0, None, 2.0, 3.0, 4.0, 5.0, None, 7.0]))
+    with pytest.raises(SDCError, match=r"^column 'x' in stratum \{'g': 1\} of `by` \(rows whose non-null `on` "
+                                       r"columns are \['x', 'y'\]\): .*standard deviation \(2\)"):
+        df.sdc.add_noise(["x", "y"], method="correlated", by="g", seed=1)
+    with pytest.raises(SDCError, match=r"^column 'x' in stratum \{'g': 1\} of `by`: .*deviation \(1\.70783\)"):
+        df.sdc.add_noise(["x", "y"], by="g", seed=1)
+
+
+def test_add_noise_by_passes_strata_above_the_spacing():
+    """A stratum near 2^63 whose sd (~4400) is above the spacing (2048) is noised, not refused."""
+    df = pl.DataFrame({"g": [1] * 4 + [2] * 4,
+                       "x": pl.Series([T63 - 1, T63 - 9001, T63 - 3001, T63 - 6001, 1, 2, 3, 4], dtype=pl.Int64)})
+    assert not noise_unit_unresolved(df["x"][:4].to_list())
+    out = df.sdc.add_noise("x", by="g", seed=1)
+    assert (out["x"] != df["x"].cast(pl.Float64)).sum() >= 6
+
+
+@FAST
+@given(spread=st.lists(st.integers(0, 6000), min_size=2, max_size=8), base=st.sampled_from([T63 - 6001, -T63, 2**53]),
+       method=st.sampled_from(["additive", "correlated"]))
+def test_add_noise_refusal_matches_the_exact_reference(spread, base, method):
+    """The refusal per stratum is the brute-force Fractions decision on each stratum's values."""
+    vals = [base + v for v in spread]
+    df = pl.DataFrame({"g": [0] * len(vals) + [1, 1], "x": pl.Series(vals + [0, 2**40], dtype=pl.Int64)})
+    refused = noise_unit_unresolved(vals)
+    try:
+        df.sdc.add_noise("x", method=method, by="g", seed=1)
+    except SDCError as e:
+        assert refused and "in stratum {'g': 0} of `by`" in str(e)
+    else:
+        assert not refused

@@ -89,3 +89,51 @@ def test_household_id_checked_as_locally(spark):  # noqa: F811
                  lambda d: sdcs.add_noise(sdf, ["hh", "x"], seed=1, key="id", household="hh")):
         with pytest.raises(SDCError, match="household column 'hh': is also masked"):
             call(df)
+
+
+def _local_error(call):
+    with pytest.raises(SDCError) as e:
+        call()
+    return str(e.value)
+
+
+def test_add_noise_refuses_values_below_float64_spacing_as_locally(spark):  # noqa: F811
+    """Int64 values near 2^63 whose unit's sd is below float64's spacing (2048 there): Spark
+    refused nothing (the release held the data rounded); now the local check on the driver's
+    aggregates, word for word: the whole frame, a `by` stratum, a null pattern within one."""
+    from polars_sdc import spark as sdcs
+
+    t = 2**63
+    whole = pl.DataFrame({"id": range(4), "x": pl.Series([t - 9, t - 8, t - 5, t - 7], dtype=pl.Int64)})
+    strat = pl.DataFrame({"id": range(8), "g": [2, 1, 2, 1, 2, 1, 2, 1],
+                          "x": pl.Series([t - 9, 0, t - 8, 2**62, t - 5, 5, t - 7, 2**61], dtype=pl.Int64),
+                          "y": [1.0, 4.0, None, 5.0, 2.0, None, 3.0, 7.0]})
+    cases = [(whole, dict(on=["x"])), (strat, dict(on=["x"], by="g")),
+             (strat, dict(on=["x"], by="g", method="moments")),
+             (strat, dict(on=["x", "y"], by="g", method="correlated"))]
+    for df, kw in cases:
+        on = kw.pop("on")
+        want = _local_error(lambda: df.sdc.add_noise(on, seed=3, key="id", **kw))
+        assert want.startswith("column 'x'") and "apart in float64" in want
+        got = _local_error(lambda: sdcs.add_noise(_sdf(spark, df), on, seed=3, key="id", **kw))
+        assert got == want
+    assert "in stratum {'g': 2} of `by` (rows whose non-null `on` columns are ['x', 'y'])" in got
+    # the whole column's sd (~4e18) is above the spacing: noised, Spark equal to local
+    local = strat.sdc.add_noise("x", seed=3, key="id").sort("id")
+    got = pl.from_arrow(sdcs.add_noise(_sdf(spark, strat), ["x"], seed=3, key="id").toArrow()).sort("id")
+    np.testing.assert_allclose(got["x"].to_numpy(), local["x"].to_numpy(), rtol=1e-12)
+
+
+def test_laplace_refuses_phi_below_float64_spacing_on_the_driver(spark):  # noqa: F811
+    """phi = 1 on values near 2^63 (2048 apart): Spark refused only inside a task, when the job
+    ran, naming the batch's own largest |x|; now on the driver at the call, with the local message
+    (one phi per column: the whole column's largest |x|)."""
+    from polars_sdc import spark as sdcs
+
+    df = pl.DataFrame({"id": range(6), "x": pl.Series([1, 2, 3, 2**62, 2**63 - 1, 4], dtype=pl.Int64)})
+    want = _local_error(lambda: df.sdc.laplace(1.0, "x", seed=3, key="id"))
+    assert "(|x| up to 9.22337e+18)" in want
+    assert _local_error(lambda: sdcs.laplace(_sdf(spark, df), 1.0, ["x"], seed=3, key="id")) == want
+    ok = df.sdc.laplace(1e5, "x", seed=3, key="id").sort("id")
+    got = pl.from_arrow(sdcs.laplace(_sdf(spark, df), 1e5, ["x"], seed=3, key="id").toArrow()).sort("id")
+    assert got.equals(ok)

@@ -309,7 +309,7 @@ def ctbil(original: pl.DataFrame, masked: Any, on: Any = None, *, max_dim: int =
 #: One line per measure: what it says (the README and ``LossReport`` print these).
 MEANINGS: dict[str, str] = {
     "ild": "information amount lost under the chosen distances (ILD)",
-    "ilssdm": "SSE/SST of the numeric columns, z-scored: within-group share of the variance",
+    "ilssdm": "SSE/SST of the numeric columns, z-scored: 1 = the column means released; noise can exceed 1",
     "dm": "Discernibility Metric: sum of squared class sizes (a class below k counts n x size)",
     "ncp": "Normalized Certainty Penalty: generalisation width summed over rows and columns",
     "entropy_loss": "share of the entropy of the records lost",
@@ -325,7 +325,9 @@ class LossReport:
 
     ``ilssdm`` is SSE/SST of the numeric columns (z-scored); ``dm`` and ``ncp`` use the
     partition; ``cm`` needs a class ``label``. :meth:`normalized` puts every measure on
-    0 (no loss) .. 1 (all lost); ``columns``, ``tables`` and ``ebil_max`` are what it divides by.
+    0 (no loss) .. 1 (all lost), except ILSSDM: 1 is the column means released, and a release
+    farther from the originals (noise) reads above 1; ``columns``, ``tables`` and ``ebil_max``
+    are what it divides by.
     ``skipped``: the structural nulls of the measured columns (see the module docstring).
     """
 
@@ -349,8 +351,11 @@ class LossReport:
         """Each measure on [0, 1], 0 = nothing lost, 1 = everything lost: DM as
         ``(DM - n) / (n^2 - n)`` (each record its own class .. one class), NCP divided by
         ``n`` x columns (Xu et al.'s GCP), EBIL by ``n sum_c H(V_c)`` (the release says nothing
-        about the value), CTBIL by ``2 n`` per table (every cell moved); ILD, ILSSDM, entropy
-        loss and CM are shares already.
+        about the value), CTBIL by ``2 n`` per table (every cell moved); ILD, entropy loss and
+        CM are shares already. ILSSDM is not a share: it is ``SSE / SST``, returned as it is, with 1
+        the loss of releasing every value as its column mean; a release of group means stays in
+        [0, 1] (the within-group part of the variance), but a noise release is not bounded (about
+        ``(noise/100)^2`` for ``add_noise``: 2.25 at sdcMicro's default ``noise = 150``).
 
         >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": [0, 0, 1, 1]})
         >>> loss_report(df, groups="g", on="x", k=2).normalized()["dm"]
@@ -374,7 +379,8 @@ class LossReport:
 
     def to_frame(self) -> pl.DataFrame:
         """Columns ``measure``, ``value`` (Float64; null when not applicable), ``normalized``
-        (0 = no loss, 1 = all lost) and ``meaning``.
+        (:meth:`normalized`: 0 = no loss, 1 = all lost; ILSSDM: 1 = the column means, noise above)
+        and ``meaning``.
 
         >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": [0, 0, 1, 1]})
         >>> loss_report(df, groups="g", on="x", k=2).to_frame().head(3).select("measure", "value").rows()
@@ -395,7 +401,8 @@ class LossReport:
 
     def __repr__(self) -> str:
         nulls = f", {self.skipped} null values skipped" if self.skipped else ""
-        lines = [f"LossReport({self.rows} rows{nulls})   value   normalized (0 = no loss, 1 = all lost)"]
+        lines = [f"LossReport({self.rows} rows{nulls})   value   normalized "
+                 "(0 = no loss, 1 = all lost; ilssdm: 1 = column means)"]
         for n, v, z, m in self.to_frame().iter_rows():
             value = "n/a" if v is None else format(v, ".6g")
             norm = "" if z is None else format(z, ".4f")

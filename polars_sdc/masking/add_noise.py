@@ -332,30 +332,96 @@ def add_noise_frame(
                              household_columns=declared)
 
 
-def _check_resolution(df: pl.DataFrame, cols: list[str]) -> None:
-    """SDCError for an Int64 / UInt64 column beyond 2^53 whose spread (its exact standard
-    deviation) is below float64's spacing at its values: the Float64 release could not hold
-    noise of that size, and would hold the data rounded (near 2^63: 2^11 apart), unmasked."""
+#: an integer ``x`` is split as ``h * 2^32 + l`` (``0 <= l < 2^32``) for its exact sums: the
+#: squares of Int64 / UInt64 values overflow every integer type of Polars and Spark, those of
+#: ``h`` and ``l`` do not (Int128 / decimal(38, 0) sums)
+SPLIT = 2**32
+#: the column a row's null pattern goes in (bit ``j`` set when ``on`` column ``j`` is non-null)
+PATTERN = "__sdc_pattern"
+
+
+def resolution_error(column: str, n: int, lo: int, hi: int, sums: Sequence[int], *, stratum: dict | None = None,
+                     pattern: list[str] | None = None) -> SDCError | None:
+    """The SDCError for an Int64 / UInt64 column whose non-null values in one noise unit (the
+    frame, a ``by`` stratum, a null pattern: whatever one standard deviation scales the noise
+    of) reach beyond 2^53 while their exact standard deviation is below float64's spacing at
+    their magnitude: the Float64 release could not hold noise of that size, and would hold the
+    data rounded (near 2^63: 2^11 apart), unmasked. Else None. ``n``, ``lo``, ``hi``: the
+    unit's count, minimum and maximum; ``sums``: its exact integer sums of ``h``, ``l``,
+    ``h^2``, ``h l``, ``l^2`` with ``x = h * 2^32 + l`` (:data:`SPLIT`). The local
+    :func:`add_noise_frame` and the Spark port (driver aggregates) both call it.
+
+    >>> x = [2**63 - 9, 2**63 - 8, 2**63 - 5]
+    >>> sums = [sum(v // SPLIT for v in x), sum(v % SPLIT for v in x), sum((v // SPLIT) ** 2 for v in x),
+    ...         sum((v // SPLIT) * (v % SPLIT) for v in x), sum((v % SPLIT) ** 2 for v in x)]
+    >>> print(resolution_error("x", 3, min(x), max(x), sums, stratum={"g": 1}))
+    column 'x' in stratum {'g': 1} of `by`: its values (up to 9223372036854775803) are 2048 apart in float64, more than their standard deviation (2.08167): the Float64 release could not hold noise of that size and would release the values rounded; subtract an offset from the column first
+    """
+    if n < 2 or lo is None:
+        return None
+    top = max(abs(int(lo)), abs(int(hi)))
+    if top <= 2**53:
+        return None
+    sh, sl, shh, shl, sll = (int(v) for v in sums)
+    s1 = sh * SPLIT + sl
+    s2 = shh * SPLIT * SPLIT + 2 * shl * SPLIT + sll
+    sd = math.sqrt((n * s2 - s1 * s1) / (n * (n - 1)))      # exact integers, one rounding
+    gap = float(np.spacing(float(top)))
+    if not 0 < sd < gap:
+        return None
+    where = "" if stratum is None else f" in stratum {stratum!r} of `by`"
+    if pattern is not None:
+        where += f" (rows whose non-null `on` columns are {pattern!r})"
+    return SDCError(
+        f"column {column!r}{where}: its values (up to {top}) are {gap:g} apart in float64, more than their standard "
+        f"deviation ({sd:g}): the Float64 release could not hold noise of that size and would release the values "
+        "rounded; subtract an offset from the column first")
+
+
+def pattern_expr(cols: list[str]) -> pl.Expr:
+    """A row's null pattern over ``cols`` (Int64): bit ``j`` set when column ``j`` is non-null."""
+    return pl.sum_horizontal([pl.when(pl.col(c).is_not_null()).then(1 << j).otherwise(0).cast(pl.Int64)
+                              for j, c in enumerate(cols)]).alias(PATTERN)
+
+
+def _check_resolution(df: pl.DataFrame, cols: list[str], by_cols: list[str], method: str) -> None:
+    """:func:`resolution_error` of every Int64 / UInt64 ``on`` column beyond 2^53 in every noise
+    unit: each ``by`` stratum (the whole frame without ``by``), and for ``"correlated"`` /
+    ``"moments"`` with nulls each null pattern within it (the units the noise is scaled by).
+    Units in the order Spark numbers them (strata sorted by value, nulls last; then patterns)."""
+    wide = []
     for c in cols:
         col = df.get_column(c)
-        if col.dtype not in (pl.Int64, pl.UInt64) or col.null_count() == col.len():
-            continue
-        lo, hi = int(col.min()), int(col.max())
-        top = max(abs(lo), abs(hi))
-        if top <= 2**53:
-            continue
-        sd = pl.select((col.cast(pl.Int128) - pl.lit(lo, dtype=pl.Int128)).cast(pl.Float64).std()).item()
-        if sd is not None and 0 < sd < np.spacing(float(top)):
-            raise SDCError(
-                f"column {c!r}: its values (up to {top}) are {np.spacing(float(top)):g} apart in float64, more than "
-                f"their standard deviation ({sd:g}): the Float64 release could not hold noise of that size and "
-                "would release the values rounded; subtract an offset from the column first")
+        if col.dtype in (pl.Int64, pl.UInt64) and col.null_count() < col.len() \
+                and max(abs(int(col.min())), abs(int(col.max()))) > 2**53:
+            wide.append(c)
+    if not wide:
+        return
+    patterns = method not in ("additive", "correlated2") and any(df.get_column(c).null_count() for c in cols)
+    keys = [*by_cols, *([PATTERN] if patterns else [])]
+    aggs = []
+    for j, c in enumerate(wide):
+        x = pl.col(c).cast(pl.Int128)
+        h = x // SPLIT
+        lo = x - h * SPLIT
+        aggs += [pl.col(c).count().alias(f"n{j}"), pl.col(c).min().alias(f"lo{j}"), pl.col(c).max().alias(f"hi{j}"),
+                 pl.concat_list(h.sum(), lo.sum(), (h * h).sum(), (h * lo).sum(), (lo * lo).sum()).alias(f"s{j}")]
+    frame = df.with_columns(pattern_expr(cols)) if patterns else df
+    stats = frame.group_by(keys).agg(aggs).sort(keys, nulls_last=True) if keys else frame.select(aggs)
+    for r in stats.iter_rows(named=True):
+        for j, c in enumerate(wide):
+            err = resolution_error(c, r[f"n{j}"], r[f"lo{j}"], r[f"hi{j}"], r[f"s{j}"],
+                                   stratum={b: r[b] for b in by_cols} if by_cols else None,
+                                   pattern=[cols[i] for i in range(len(cols)) if (r[PATTERN] >> i) & 1]
+                                   if patterns else None)
+            if err is not None:
+                raise err
 
 
 def _add_noise(df: pl.DataFrame, cols: list[str], method: str, noise: float, delta: float, by_cols: list[str],
                seed: int, key: str | None) -> pl.DataFrame:
     check_finite(df, cols, nulls=True)
-    _check_resolution(df, cols)
+    _check_resolution(df, cols, by_cols, method)
     if method == "moments" and not by_cols and not any(df.get_column(c).null_count() for c in cols):
         err = moments_rows_error(df.height, len(cols))
         if err is not None:

@@ -56,7 +56,7 @@ def laplace(
     from pyspark.sql import functions as F
 
     from ..laplace import (check_phi_or_k, check_phis, laplace_apply, laplace_columns, laplace_output_schema,
-                         phi_vector, pk_phis)
+                           phi_resolution_error, phi_vector, pk_phis)
 
     need_key(key, "laplace")
     schema = polars_schema(sdf)
@@ -80,6 +80,9 @@ def laplace(
         aggs += [F.min(F.col(c).cast("double")).alias(f"lo_{c}") for c in cols]
         aggs += [F.max(F.col(c).cast("double")).alias(f"hi_{c}") for c in cols]
         aggs += [F.count(F.col(c)).alias(f"n_{c}") for c in cols]
+    # the whole column's largest |x| on the driver: the local refusal of a phi below float64's
+    # spacing, with the local message, before any task (a batch sees only its own values)
+    aggs += [F.max(F.abs(F.col(c).cast("double"))).alias(f"top_{c}") for c in cols]
     if check_key:
         aggs.append(key_nulls(key))
     row = sdf.agg(*aggs).collect()[0]
@@ -88,6 +91,10 @@ def laplace(
         phis = check_phis(pk_phis({c: (row[f"lo_{c}"], row[f"hi_{c}"], row[f"n_{c}"]) for c in cols}, k, m))
     else:
         phis = dict(zip(cols, phi_vector(phi, cols).tolist()))
+    for c in cols:
+        err = phi_resolution_error(c, phis[c], row[f"top_{c}"] or 0.0)
+        if err is not None:
+            raise err
     bounds = {c: (row[f"lo_{c}"], row[f"hi_{c}"]) for c in cols if row[f"n_{c}"]} if clamp else None
     if check_key:
         verify_key(sdf, key, int(row["__key_nulls"]))

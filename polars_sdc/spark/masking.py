@@ -263,6 +263,8 @@ def add_noise(
     # each unit's columns brought to magnitude ~1 by a power of two before any square is summed,
     # as the local add_noise_values (no underflow at 1e-300, no overflow at 1e200)
     aggs += [F.max(F.abs(x)).alias(f"__a{j}") for j, x in enumerate(xs)]
+    wide = [j for j, c in enumerate(cols) if schema[c] in (pl.Int64, pl.UInt64)]
+    aggs += [a for j in wide for a in _split_sums(cols[j], j)]
     stats = pl.from_arrow(frame.groupBy(*group).agg(*aggs).toArrow())
     raise_bad(cols, [int(stats[f"__bad_{c}"].sum()) for c in cols])
     stats = stats.with_columns(pl.Series(f"__e{j}", scale_exponents(stats[f"__a{j}"].fill_null(0.0).to_numpy()))
@@ -274,6 +276,7 @@ def add_noise(
         else stats.with_columns(pl.lit(0, pl.UInt32).alias(STRATUM))
     stats = stats.sort(STRATUM, *([] if columnwise else [PATTERN]))
     nulls = any(int(stats[f"__nn{j}"].sum()) < int(stats["__n"].sum()) for j in range(p))
+    _check_resolution(stats, cols, wide, by_cols, nulls and not columnwise)
     units = _noise_units(stats, cols, by_cols, method, columnwise, nulls)
     a = noise / 100.0
     if method == "moments":
@@ -323,6 +326,35 @@ def add_noise(
 
 
 PATTERN = "__sdc_pattern"
+
+
+def _split_sums(c: str, j: int) -> list[Any]:
+    """The aggregates :func:`polars_sdc.masking.add_noise.resolution_error` reads of a long
+    column ``c`` (position ``j``): min, max and the exact decimal sums of ``h``, ``l``, ``h^2``,
+    ``h l``, ``l^2`` with ``x = h 2^32 + l`` (a long's square overflows; these do not)."""
+    from pyspark.sql import functions as F
+
+    x = F.col(c)
+    h = F.shiftright(x, 32).cast("decimal(20,0)")
+    lo = x.bitwiseAND(F.lit(0xFFFFFFFF)).cast("decimal(20,0)")
+    return [F.min(x).alias(f"__lo{j}"), F.max(x).alias(f"__hi{j}"),
+            *(F.sum(e).alias(f"__s{j}_{i}") for i, e in enumerate([h, lo, h * h, h * lo, lo * lo]))]
+
+
+def _check_resolution(stats: pl.DataFrame, cols: list[str], wide: list[int], by: list[str], patterns: bool) -> None:
+    """The local check (:func:`polars_sdc.masking.add_noise.resolution_error`) of the long
+    ``on`` columns at positions ``wide`` on each unit's driver aggregates (``stats``: one row
+    per stratum, or stratum and null pattern, in the local order), with the local message."""
+    from ..masking.add_noise import resolution_error
+
+    for r in stats.iter_rows(named=True):
+        for j in wide:
+            err = resolution_error(cols[j], r[f"__nn{j}"], r[f"__lo{j}"], r[f"__hi{j}"],
+                                   [r[f"__s{j}_{i}"] for i in range(5)],
+                                   stratum={b: r[b] for b in by} if by else None,
+                                   pattern=[cols[i] for i in _bits(int(r[PATTERN]), len(cols))] if patterns else None)
+            if err is not None:
+                raise err
 
 
 def _pattern_expr(cols: list[str]) -> Any:
