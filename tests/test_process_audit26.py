@@ -166,3 +166,44 @@ def test_a_hierarchy_csv_with_an_empty_label_or_not_utf8_is_refused(tmp_path, co
     (tmp_path / "h.csv").write_bytes(content)
     with pytest.raises(SDCError, match=r"hierarchy file '.*h\.csv'.*" + message):
         Hierarchy.read_csv(tmp_path / "h.csv")
+
+
+# -- ARX's precision with a one-level hierarchy (a stratum never generalised) and suppression ------
+@pytest.mark.parametrize("metric", ["precision", "loss", "entropy", "discernibility"])
+def test_a_one_level_hierarchy_counts_its_suppressed_records_as_arx_does(metric):
+    import math
+
+    from naive import reference_generalization_lattice
+
+    from polars_sdc.generalize import Hierarchy, generalize
+
+    H = [[["N", "S"]], [["a", "b", "c"], ["ab", "ab", "c"], ["*", "*", "*"]]]
+    rows = [("N", "a"), ("N", "a"), ("N", "b"), ("S", "c"), ("S", "c"), ("S", "a"), ("N", "c")]
+    df = pl.DataFrame({"region": [r[0] for r in rows], "q": [r[1] for r in rows]})
+    hs = {"region": Hierarchy(H[0]), "q": Hierarchy(H[1])}
+    for k, limit in ((2, 1.0), (2, 0.5), (3, 1.0)):
+        max_out = math.floor(limit * len(rows))
+        ref = reference_generalization_lattice(rows, H, k, max_out, metric)
+        best = min(v[2] for v in ref.values() if v[0])
+        r = generalize(df, hs, k=k, suppression_limit=limit, metric=metric)
+        assert math.isclose(r.loss, best, rel_tol=1e-12, abs_tol=1e-12), (k, limit, r.loss, best)
+        assert math.isclose(r.loss, ref[tuple(r.transformation)][2], rel_tol=1e-12, abs_tol=1e-12)
+
+
+# -- a key may be named like a column the measures make internally ---------------------------------
+@pytest.mark.parametrize("name", ["f", "F", "n", "category"])
+def test_a_key_named_like_an_internal_column_is_measured(name):
+    df = pl.DataFrame({name: ["a", "a", "b", "b", "b", "c"], "other": ["u", "u", "v", "v", "v", "v"]})
+    q = df.sdc.problem(keys=[name, "other"]).suppress(k=2)
+    assert q.log["k_anonymity"].to_list() == [1.0, 2.0]
+    assert q.risk()["sample_uniques"] == 0
+    s = q.sign_off()
+    assert s.verdict.startswith("After 1 step (suppress): 2-anonymous")
+
+
+def test_frequency_tables_read_a_generalised_key_as_its_labels():
+    from polars_sdc.risk.report import frequency_change
+
+    o = pl.DataFrame({"age": [21.0, 21.0, 23.0, 23.0]})
+    t = frequency_change(o, pl.DataFrame({"age": ["21", "21", "23", "23"]}), "age")
+    assert t["category"].to_list() == ["21", "23"] and t["relative change of share (%)"].to_list() == [0.0, 0.0]
