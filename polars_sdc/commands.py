@@ -200,6 +200,10 @@ def run_operation(args: argparse.Namespace) -> int:
     released = getattr(lf.sdc, op.method)(**given)
     keys = next((given.get(o.name) for o in op.options if o.role == "keys"), None)
     keys = [keys] if isinstance(keys, str) else keys
+    if op.name == "generalize" and keys is None:   # its quasi-identifiers: the hierarchies' columns but the sensitive one
+        from .generalize.hierarchy import hierarchy_mapping
+
+        keys = [c for c in hierarchy_mapping(given["hierarchies"]) if c != given.get("sensitive")]
     summarize = _SUMMARIES.get(op.name)
     extra = summarize.plan(lf, given) if summarize else None
 

@@ -207,3 +207,35 @@ def test_frequency_tables_read_a_generalised_key_as_its_labels():
     o = pl.DataFrame({"age": [21.0, 21.0, 23.0, 23.0]})
     t = frequency_change(o, pl.DataFrame({"age": ["21", "21", "23", "23"]}), "age")
     assert t["category"].to_list() == ["21", "23"] and t["relative change of share (%)"].to_list() == [0.0, 0.0]
+
+
+def test_an_interval_rule_refuses_a_fractional_decimal_naming_it():
+    import decimal
+
+    from polars_sdc.generalize import Hierarchy
+
+    with pytest.raises(SDCError, match=r"intervals: Decimal\('1.50'\) is not an integer value"):
+        Hierarchy.intervals([decimal.Decimal("1.50"), decimal.Decimal("2")], widths=(10,))
+    assert Hierarchy.intervals([decimal.Decimal("21.00")], widths=(10,), start=0).labels(1) == ["20-29"]
+
+
+def test_cli_generalize_without_on_measures_k_on_the_hierarchies_columns(tmp_path, capsys):
+    import json
+
+    from polars_sdc.cli import main
+
+    ages = [21, 23, 25, 38, 39, 40, 70]
+    pl.DataFrame({"age": ages, "sex": ["m", "f", "m", "f", "m", "f", "m"]}).write_csv(tmp_path / "g.csv")
+    (tmp_path / "age.csv").write_text("".join(f"{a};{a // 10 * 10}s;*\n" for a in ages))
+    (tmp_path / "sex.csv").write_text("m;*\nf;*\n")
+    hs = f"age={tmp_path / 'age.csv'},sex={tmp_path / 'sex.csv'}"
+    rep = {}
+    for name, extra in (("with", ["--on", "age,sex"]), ("without", [])):
+        assert main(["generalize", str(tmp_path / "g.csv"), str(tmp_path / f"{name}.csv"), "--hierarchies", hs,
+                     "--k", "2", "--suppression-limit", "0.2", "--report", str(tmp_path / f"{name}.json"),
+                     *extra]) == 0
+        rep[name] = json.loads((tmp_path / f"{name}.json").read_text())
+    out = capsys.readouterr().out
+    assert out.count("k-anonymity 3") == 2
+    for key in ("k_anonymity", "records_reclassified", "suppressed", "changed"):
+        assert rep["without"][key] == rep["with"][key]
