@@ -239,3 +239,53 @@ def test_cli_generalize_without_on_measures_k_on_the_hierarchies_columns(tmp_pat
     assert out.count("k-anonymity 3") == 2
     for key in ("k_anonymity", "records_reclassified", "suppressed", "changed"):
         assert rep["without"][key] == rep["with"][key]
+
+
+# -- the search against the brute force, with one-level hierarchies, k > n and limits 0 and 1 -------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def _edge_problems(draw):
+    from conftest import small_hierarchy
+
+    d = draw(st.integers(1, 3))
+    hier = []
+    for c in range(d):
+        h = small_hierarchy(draw, f"c{c}", draw(st.integers(1, 4)))
+        hier.append(h[:1] if draw(st.booleans()) else h)       # a one-level hierarchy: never generalised
+    n = draw(st.integers(1, 12))
+    rows = [tuple(draw(st.sampled_from(h[0])) for h in hier) for _ in range(n)]
+    k = draw(st.integers(1, n + 2))
+    limit = draw(st.sampled_from([0.0, 1.0 / n, 0.5, 1.0]))
+    metric = draw(st.sampled_from(["loss", "discernibility", "discernibility_star", "entropy", "entropy_monotone",
+                                   "precision", "precision_monotone"]))
+    return hier, rows, k, limit, metric
+
+
+@settings(max_examples=200, deadline=None)
+@given(_edge_problems())
+def test_search_equals_the_brute_force_at_the_edges(problem):
+    import math
+
+    from naive import reference_generalization_lattice
+
+    from polars_sdc.generalize import Hierarchy, generalize
+
+    hier, rows, k, limit, metric = problem
+    df = pl.DataFrame({f"c{c}": [r[c] for r in rows] for c in range(len(hier))})
+    hs = {f"c{c}": Hierarchy(h) for c, h in enumerate(hier)}
+    ref = reference_generalization_lattice(rows, hier, k, math.floor(limit * len(rows)), metric)
+    passing = {lv: v for lv, v in ref.items() if v[0]}
+    if not passing:
+        with pytest.raises(SDCError, match="no transformation"):
+            generalize(df, hs, k=k, suppression_limit=limit, metric=metric)
+        return
+    r = generalize(df, hs, k=k, suppression_limit=limit, metric=metric)
+    best = min(v[2] for v in passing.values())
+    assert math.isclose(r.loss, best, rel_tol=1e-9, abs_tol=1e-12)
+    assert r.suppressed == ref[tuple(r.transformation)][1]
+    kept = r.frame.filter(~r.outliers)
+    if kept.height:   # every released class holds k records
+        assert kept.group_by(list(hs)).len()["len"].min() >= k
