@@ -289,3 +289,13 @@ def test_search_equals_the_brute_force_at_the_edges(problem):
     kept = r.frame.filter(~r.outliers)
     if kept.height:   # every released class holds k records
         assert kept.group_by(list(hs)).len()["len"].min() >= k
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"roles": {"keys": ["a"]}, "steps": [{"operation": "suppress", "k": 2, "k": 5}]}', r"'k' is given twice"),
+    ('{"roles": {"keys": ["a"], "keys": ["b"]}}', r"'keys' is given twice"),
+    ('[roles]\nkeys = ["a"]\nkeys = ["b"]\n', r"not valid TOML"),
+])
+def test_a_recipe_naming_an_entry_twice_is_refused(text, message):
+    with pytest.raises(SDCError, match=message):
+        polars_sdc.read_recipe(text)
