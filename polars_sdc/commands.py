@@ -380,7 +380,7 @@ def run_recipe_command(args: argparse.Namespace) -> int:
 
     def check(result: pl.LazyFrame) -> dict[str, Any]:
         after = result.collect()
-        out: dict[str, Any] = {"rows": after.height, **step_effects(lf.collect(), after, keys, problem.suppressed_as)}
+        out: dict[str, Any] = {"rows": after.height, **step_effects(lf.collect(), after, classes, problem.suppressed_as)}
         if keys:
             out["k_anonymity"] = after.sdc.k_anonymity(classes, suppressed_as=problem.suppressed_as)
         return out

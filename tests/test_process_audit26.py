@@ -299,3 +299,19 @@ def test_search_equals_the_brute_force_at_the_edges(problem):
 def test_a_recipe_naming_an_entry_twice_is_refused(text, message):
     with pytest.raises(SDCError, match=message):
         polars_sdc.read_recipe(text)
+
+
+def test_log_and_sign_off_count_a_generalised_stratum_alike():
+    from polars_sdc.generalize import Hierarchy
+
+    df = pl.DataFrame({"age": [21, 22, 23, 24, 25, 26, 37, 38, 39, 31, 32, 33], "sex": ["m"] * 12,
+                       "region": ["N", "N", "N", "S", "S", "S", "N", "N", "S", "S", "N", "N"]})
+    hs = {"age": {"rule": "intervals", "widths": [10, 20], "start": 0}, "sex": {"m": ["*"]},
+          "region": Hierarchy([["N", "S"]])}
+    q = df.sdc.problem(keys=["age", "sex"], strata="region").generalize(
+        hierarchies=hs, k=3, on=["age", "sex", "region"], suppression_limit=0.5)
+    assert q.generalization().suppressed == 2
+    log = {d["variable"]: (d["suppressed"], d["changed"]) for d in q.log["by_variable"][1]}
+    assert log == {"age": (2, 10), "sex": (2, 0), "region": (2, 0)}   # the suppressed records' "*" is suppressed
+    t = q.sign_off().table("variables")
+    assert {r["variable"]: (r["suppressed"], r["changed"]) for r in t.iter_rows(named=True)} == log

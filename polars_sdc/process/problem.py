@@ -352,7 +352,7 @@ class Problem:
             if self._parent is None:
                 self._cache["effects"] = {"variables": [], "suppressed": 0, "changed": 0, "records_reclassified": 0}
             else:
-                self._cache["effects"] = step_effects(self._parent.data(), self.data(), list(self._roles.keys),
+                self._cache["effects"] = step_effects(self._parent.data(), self.data(), self.class_columns(),
                                                       self.suppressed_as, self._parent.suppressed_as)
         return self._cache["effects"]
 
