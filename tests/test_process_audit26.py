@@ -315,3 +315,16 @@ def test_log_and_sign_off_count_a_generalised_stratum_alike():
     assert log == {"age": (2, 10), "sex": (2, 0), "region": (2, 0)}   # the suppressed records' "*" is suppressed
     t = q.sign_off().table("variables")
     assert {r["variable"]: (r["suppressed"], r["changed"]) for r in t.iter_rows(named=True)} == log
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_list_the_caller_changes_after_a_step_changes_nothing(lazy):
+    df = pl.DataFrame({"a": ["x", "x", "x", "y", "y", "z"], "b": ["u", "u", "v", "v", "v", "v"],
+                       "c": ["p", "q", "p", "q", "p", "q"]})
+    want = df.sdc.suppress(2, ["a", "b"])
+    cols = ["a", "b"]
+    q = (df.lazy() if lazy else df).sdc.problem(keys=["a", "b", "c"]).suppress(k=2, on=cols)
+    cols.append("c")
+    got = q.release().collect() if lazy else q.release()
+    assert got.equals(want) and q.data().equals(want)
+    assert q.steps[0].arguments["on"] == ["a", "b"] and q.steps[0].options["on"] == ["a", "b"]

@@ -222,12 +222,14 @@ class Problem:
         op = OPERATIONS[operation]
         if not op.step:
             raise SDCError(f"{operation} is not a masking step (steps: {', '.join(_step_names())})")
-        arguments = step_arguments(op, self._roles, options)
+        import copy
+
+        # the step's own copy: a list the caller changes later must not change the lazy plan, the
+        # replays of data() / generalization() nor the log and the recipe
+        arguments = step_arguments(op, self._roles, copy.deepcopy(options))
         _check_strata_covered(op, self._roles, arguments, self._frame.collect_schema())
         frame = getattr(self._frame.sdc, op.method)(**arguments)
         child = object.__new__(Problem)
-        import copy
-
         child._init(frame, self._roles, self, Step(operation, copy.deepcopy(options), arguments))
         return child
 
