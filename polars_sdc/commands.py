@@ -201,7 +201,7 @@ def run_operation(args: argparse.Namespace) -> int:
     keys = next((given.get(o.name) for o in op.options if o.role == "keys"), None)
     keys = [keys] if isinstance(keys, str) else keys
     if keys is None and op.name == "generalize" and given.get("hierarchies") is not None:
-        from .generalize.hierarchy import hierarchy_mapping   # its default `on`: the hierarchies' columns
+        from .generalize.hierarchy import hierarchy_mapping   # its quasi-identifiers: the hierarchies' columns but the sensitive one
 
         keys = [c for c in hierarchy_mapping(given["hierarchies"]) if c != given.get("sensitive")]
     summarize = _SUMMARIES.get(op.name)
@@ -395,7 +395,7 @@ def run_recipe_command(args: argparse.Namespace) -> int:
 
     def check(result: pl.LazyFrame) -> dict[str, Any]:
         after = result.collect()
-        out: dict[str, Any] = {"rows": after.height, **step_effects(lf.collect(), after, keys, problem.suppressed_as)}
+        out: dict[str, Any] = {"rows": after.height, **step_effects(lf.collect(), after, classes, problem.suppressed_as)}
         hh = problem.roles.household   # a household role: classes count households (as a step's --household)
         if keys:
             out["k_anonymity"] = after.sdc.k_anonymity(classes, suppressed_as=problem.suppressed_as, household=hh)

@@ -236,6 +236,8 @@ def _integer(v: object) -> int:
         if not v.is_integer():
             raise SDCError(f"intervals: {v!r} is not an integer value")
         return int(v)
+    if isinstance(v, _decimal.Decimal) and not (v.is_finite() and v == v.to_integral_value()):
+        raise SDCError(f"intervals: {v!r} is not an integer value")   # int() would truncate 1.50 to 1
     try:
         return int(v)  # type: ignore[call-overload]
     except (TypeError, ValueError):

@@ -208,8 +208,9 @@ class Metric:
         if name == "precision":
             if n_out == 0:
                 return float(self.bound(levels[None, :])[0])
-            cols = np.array([0.0 if t.heights[c] == 0 else
-                             ((n - n_out) * levels[c] / t.heights[c] + n_out) / n for c in range(d)])
+            # ARX MetricMDNMPrecision: a one-level column's kept records lose 0, its suppressed ones all
+            cols = np.array([((n - n_out) * (0.0 if t.heights[c] == 0 else levels[c] / t.heights[c]) + n_out) / n
+                             for c in range(d)])
             return arithmetic_mean(cols)
         if name == "entropy_monotone":
             return self.bound(levels[None, :])[0]

@@ -222,15 +222,17 @@ class Problem:
         op = OPERATIONS[operation]
         if not op.step:
             raise SDCError(f"{operation} is not a masking step (steps: {', '.join(_step_names())})")
-        arguments = step_arguments(op, self._roles, options)
+        import copy
+
+        # the step's own copy: a list the caller changes later must not change the lazy plan, the
+        # replays of data() / generalization() nor the log and the recipe
+        arguments = step_arguments(op, self._roles, copy.deepcopy(options))
         if (operation != "generalize" and "suppressed_as" in op.names() and "suppressed_as" not in options
                 and self.suppressed_as is not None):   # a step on a generalised release reads its label
             arguments["suppressed_as"] = self.suppressed_as
         _check_strata_covered(op, self._roles, arguments, self._frame.collect_schema())
         frame = getattr(self._frame.sdc, op.method)(**arguments)
         child = object.__new__(Problem)
-        import copy
-
         child._init(frame, self._roles, self, Step(operation, copy.deepcopy(options), arguments))
         return child
 
@@ -358,7 +360,7 @@ class Problem:
             if self._parent is None:
                 self._cache["effects"] = {"variables": [], "suppressed": 0, "changed": 0, "records_reclassified": 0}
             else:
-                self._cache["effects"] = step_effects(self._parent.data(), self.data(), list(self._roles.keys),
+                self._cache["effects"] = step_effects(self._parent.data(), self.data(), self.class_columns(),
                                                       self.suppressed_as, self._parent.suppressed_as)
         return self._cache["effects"]
 

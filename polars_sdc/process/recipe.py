@@ -143,7 +143,7 @@ def read_recipe(recipe: Any) -> Recipe:
     lines = _lines(text, fmt)
     try:
         if fmt == "json":
-            doc = json.loads(text)
+            doc = json.loads(text, object_pairs_hook=_unique_pairs)
         else:
             import tomllib
 
@@ -187,6 +187,17 @@ def read_recipe(recipe: Any) -> Recipe:
             entry["hierarchies"] = _beside(entry["hierarchies"], Path(name).parent)
         out.append((op.name, entry))
     return Recipe(roles, tuple(out), lines, name)
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose every name is given once (``json`` keeps the last of a repeated
+    name silently; TOML refuses it)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"{key!r} is given twice in one object")
+        out[key] = value
+    return out
 
 
 def _beside(hierarchies: dict[str, Any], home: Path) -> dict[str, Any]:

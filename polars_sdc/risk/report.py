@@ -538,8 +538,10 @@ def _nan_extreme(values: Any, pick: Any) -> float:
 
 
 def _shares(s: pl.Series, as_text: bool) -> pl.DataFrame:
-    v = s.cast(pl.String) if as_text else s
-    return v.drop_nulls().value_counts(name="n").rename({v.name: "category"})
+    from ..generalize.release import label_text   # a generalised key's level-0 label is its value ("21" = 21.0)
+
+    v = label_text(s) if as_text else s
+    return v.drop_nulls().alias("category").value_counts(name="n")   # a column may be named n
 
 
 def frequency_change(orig: pl.DataFrame, masked: pl.DataFrame, column: str) -> pl.DataFrame:
