@@ -17,6 +17,8 @@ their own); the member lists are filled at the end of the move pass.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -482,15 +484,18 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
             for j in range(p):
                 ca[j] = sums[a, j] / na
                 cb[j] = sums[b, j] / nb
+            mb0 = mstart[b]
             for t in range(nb):
-                r = members[mstart[b] + t]
-                ra[t] = _sq_to(X, r, ca)
-                rb[t] = _sq_to(X, r, cb)
+                r = members[mb0 + t]
+                rat = _sq_to(X, r, ca)
+                rbt = _sq_to(X, r, cb)
                 if nom is not None:
-                    ra[t] += _nom_rc(nom, r, a, na)
-                    rb[t] += _nom_rc(nom, r, b, nb)
-                sra[t] = np.sqrt(ra[t])
-                srb[t] = np.sqrt(rb[t])
+                    rat += _nom_rc(nom, r, a, na)
+                    rbt += _nom_rc(nom, r, b, nb)
+                ra[t] = rat
+                rb[t] = rbt
+                sra[t] = math.sqrt(rat)  # math.sqrt, not np.sqrt: the same value, less to type
+                srb[t] = math.sqrt(rbt)
             best = 0.0
             bs = -1
             bt = -1
@@ -502,9 +507,11 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                 if nom is not None:
                     ia += _nom_rc(nom, i, a, na)
                     ib += _nom_rc(nom, i, b, nb)
-                sia = np.sqrt(ia)
-                sib = np.sqrt(ib)
+                sia = math.sqrt(ia)
+                sib = math.sqrt(ib)
                 for t in range(nb):
+                    rat = ra[t]
+                    rbt = rb[t]
                     # exact pruning: |x_i - x_j|^2 is at most the triangle bound through c_a or
                     # c_b (1e-9 relative slack covers rounding); rounding is monotone, so when
                     # the change with that bound is not below best, the exact one is not either
@@ -513,18 +520,18 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                     u1 *= u1
                     u2 *= u2
                     ub = (u2 if u2 < u1 else u1) * (1.0 + 1e-9)
-                    if swap_change(ra[t], ia, ib, rb[t], ub, na, nb) >= best:
+                    if swap_change(rat, ia, ib, rbt, ub, na, nb) >= best:
                         continue
-                    r = members[mstart[b] + t]
+                    r = members[mb0 + t]
                     dij = sq_dist_rows(X, i, r)
                     if nom is not None:
                         dij += _nom_rr(nom, i, r)
-                    delta = swap_change(ra[t], ia, ib, rb[t], dij, na, nb)
+                    delta = swap_change(rat, ia, ib, rbt, dij, na, nb)
                     if delta < best:
                         best = delta
                         bs = s
-                        bt = mstart[b] + t
-                        bscale = ra[t] + ia + ib + rb[t]
+                        bt = mb0 + t
+                        bscale = rat + ia + ib + rbt
             if bs < 0 or best >= -_RTOL * bscale - atol:
                 break
             i = members[bs]
@@ -572,7 +579,7 @@ def _fill_centroid(X, members, mstart, x, C, g, counts, out, sq, nom):
             out[u] += _nom_rc(nom, members[mstart[x] + u], g, counts[g])
     if sq.shape[0] > 0:
         for u in range(w):
-            sq[u] = np.sqrt(out[u])
+            sq[u] = math.sqrt(out[u])
 
 
 @helper
