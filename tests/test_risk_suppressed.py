@@ -103,3 +103,31 @@ def test_cli_generalize_reads_its_own_label(df, tmp_path, capsys):
         got = json.loads(rep.read_text())
         assert got["k_anonymity"] == 3 and got["suppressed"] == 2
     assert pl.read_csv(out).row(9) == ("(s)", "(s)")
+
+
+def test_population_uniqueness_of_a_generalised_release_with_weights():
+    """ARX's population models on a generalised release: the histogram of the kept records'
+    classes, the sample n = kept records (sampling fraction n / N), N = every record's weight
+    (the suppressed records belong to the population too); weights below 1 are no error."""
+    import numpy as np
+    from polars_sdc.risk.arx import population_uniqueness
+
+    g = np.random.default_rng(3)
+    n = 400
+    df = pl.DataFrame({"age": g.choice(list("abcdefgh"), n, p=[.3, .2, .15, .1, .1, .08, .05, .02]),
+                       "sex": g.choice(["f", "m"], n), "w": g.uniform(5, 15, n)})
+    hier = {"age": {v: ["*"] for v in "abcdefgh"}, "sex": {"f": ["*"], "m": ["*"]}}
+    r = df.sdc.generalize(hier, k=3, suppression_limit=0.05)
+    assert r.suppressed > 0
+    got = r.frame.sdc.risk(ON, weight="w", suppressed_as="*", suda=False)
+    kept = r.frame.filter(~r.outliers)
+    f = kept.group_by(ON).len()["len"].to_numpy()
+    want = population_uniqueness(f, float(df["w"].sum()))
+    assert got["suppressed_records"] == r.suppressed
+    assert got["population_uniqueness"] == pytest.approx(want["population_uniqueness"], rel=1e-12, nan_ok=True)
+    assert got["dankar_model"] == want["dankar_model"]
+    F = kept.group_by(ON).agg(pl.col("w").sum())["w"]
+    assert got["journalist_highest"] == pytest.approx(1 / F.min())
+    # weights summing below the sample: no population model, and no error about a population size
+    small = r.frame.with_columns(w=pl.lit(0.5))
+    assert "population_uniqueness" not in small.sdc.risk(ON, weight="w", suppressed_as="*", suda=False).as_dict()

@@ -323,27 +323,34 @@ def arx_risk(
     cols = key_columns(df, on, weight)
     if weight is not None:
         check_weights(df, weight)
+    if population_size is not None:
+        population_size = check_population_size(population_size, float(df.height))
     if suppressed_as is not None:
         from .suppressed import suppressed_rows
 
         starred = suppressed_rows(df, cols, suppressed_as)
         n_starred = 0 if starred is None else int(starred.sum())
-        if population_size is None and weight is not None:   # the population: every record's weight
-            population_size = float(df.get_column(weight).cast(pl.Float64).sum())
         if n_starred == df.height:
             return {**{k: 0.0 for k in ("prosecutor_highest", "prosecutor_average", "prosecutor_records_at_risk",
                                         "journalist_highest", "journalist_average", "journalist_records_at_risk",
                                         "marketer_risk")}, "suppressed_records": n_starred}
-        out = arx_risk(df if starred is None else df.filter(~starred), cols, weight, threshold=threshold,
-                       population_size=population_size)
+        # the population: every record's weight (the suppressed records' too)
+        total = float(df.get_column(weight).cast(pl.Float64).sum()) if weight is not None else None
+        out = _models(df if starred is None else df.filter(~starred), cols, weight, threshold, population_size, total)
         return {**out, "suppressed_records": n_starred}
+    return _models(df, cols, weight, threshold, population_size, None)
+
+
+def _models(df: pl.DataFrame, cols: list[str], weight: str | None, threshold: float, population_size: float | None,
+            weights_total: float | None) -> dict[str, object]:
+    """:func:`arx_risk` on checked arguments; ``weights_total``: N from the weights when it is
+    not the sum over ``df`` (records left out)."""
     sizes = class_sizes(df, cols, weight)
     f = sizes.get_column("f").to_numpy()
     F = sizes.get_column("F").to_numpy()
     out: dict[str, object] = sample_models(f, F, threshold)
-    if population_size is not None:
-        population_size = check_population_size(population_size, float(f.sum()))
-    N = population_size if population_size is not None else (float(F.sum()) if weight is not None else None)
+    N = population_size if population_size is not None else (
+        (weights_total if weights_total is not None else float(F.sum())) if weight is not None else None)
     if N is not None and f.size and N > f.sum():
         out.update({f"population_{k}" if k in ("zayatz", "pitman", "snb", "dankar") else k: v
                     for k, v in population_uniqueness(f, float(N)).items()})
