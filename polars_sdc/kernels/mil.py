@@ -443,7 +443,22 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, ato
             stamp[a] = sweep
             stamp[bb] = sweep
             moves += 1
-    _members(labels, counts, members, mstart)
+    # the member lists (what a stable argsort of labels gives; counting sort, O(n + G)): group
+    # g's rows are members[mstart[g]:mstart[g + 1]], in row order (written out here: a helper
+    # is a compilation more)
+    G = counts.shape[0]
+    t = 0
+    for g in range(G):
+        mstart[g] = t
+        t += counts[g]
+    mstart[G] = t
+    for i in range(n):
+        g = labels[i]
+        members[mstart[g]] = i
+        mstart[g] += 1
+    for g in range(G, 0, -1):  # mstart[g] ran to the end of group g: shift back
+        mstart[g] = mstart[g - 1]
+    mstart[0] = 0
     return moves
 
 
