@@ -11,11 +11,8 @@ Best-of wall and CPU seconds (benchmarks/timing.py) and the ratios; the load ave
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
-import subprocess
 import sys
-import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -25,21 +22,9 @@ from polars_sdc import datasets  # noqa: E402
 from polars_sdc.risk import measure  # noqa: E402
 
 import timing  # noqa: E402  (benchmarks/timing.py)
+from revision import module_at  # noqa: E402
 
 KEYS = ["db040", "age", "rb090", "pb220a", "hsize", "pl030"]
-
-
-def module_at(rev: str):
-    src = subprocess.run(["git", "-C", ROOT, "show", f"{rev}:polars_sdc/risk/measure.py"],
-                         check=True, capture_output=True, text=True).stdout
-    path = os.path.join(tempfile.mkdtemp(), "measure_before.py")
-    with open(path, "w") as f:
-        f.write(src)
-    spec = importlib.util.spec_from_file_location("polars_sdc.risk._measure_before", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def main() -> None:
@@ -53,7 +38,7 @@ def main() -> None:
         "no household (peer)": lambda: measure.measure_risk(df, KEYS, "rb050", suda=False),
     }
     if args.before:
-        old = module_at(args.before)
+        old = module_at(args.before, "polars_sdc/risk/measure.py")
         calls["household= (before)"] = lambda: old.measure_risk(df, KEYS, "rb050", household="db030", suda=False)
     for f in calls.values():
         f()                                   # warm: Numba kernels compiled / loaded

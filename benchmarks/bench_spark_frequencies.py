@@ -15,11 +15,9 @@ largest relative difference of Fk / risk / the summary values). Needs pyspark >=
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import importlib
 import os
-import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -35,24 +33,10 @@ import polars_sdc  # noqa: E402,F401
 from polars_sdc import datasets  # noqa: E402
 
 from bench_spark import spark_cpu  # noqa: E402  (benchmarks/ is on sys.path: run as a script)
+from revision import module_at  # noqa: E402
 
 KEYS = ["db040", "age", "rb090", "pb220a", "hsize", "pl030"]
 W, HH = "rb050", "db030"
-
-
-def module_at(rev: str):
-    """``polars_sdc/spark/frequencies.py`` of git revision ``rev``, imported as a sibling module
-    (its relative imports resolve against this tree's package)."""
-    src = subprocess.run(["git", "-C", ROOT, "show", f"{rev}:polars_sdc/spark/frequencies.py"],
-                         check=True, capture_output=True, text=True).stdout
-    path = os.path.join(tempfile.mkdtemp(), "before.py")
-    with open(path, "w") as f:
-        f.write(src)
-    spec = importlib.util.spec_from_file_location("polars_sdc.spark._frequencies_before", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def cases(df: pl.DataFrame):
@@ -109,7 +93,9 @@ def main() -> None:
     assert df["pl030"].null_count() == 2720
     sdf = spark.createDataFrame(df.to_arrow()).repartition(2).cache()
     sdf.count()
-    modules = [("new", importlib.import_module("polars_sdc.spark.frequencies"))] + ([("before", module_at(args.before))] if args.before else [])
+    modules = [("new", importlib.import_module("polars_sdc.spark.frequencies"))]
+    if args.before:
+        modules.append(("before", module_at(args.before, "polars_sdc/spark/frequencies.py")))
     print(f"EU-SILC {df.height} rows, keys {KEYS}, master {args.master}, load {os.getloadavg()[0]:.1f}")
     print("| case | local wall (s) | Spark " + " | Spark ".join(
         f"{n} wall (s) | Spark {n} cpu (s) | {n} / local" for n, _ in modules) + " | parity (" +
