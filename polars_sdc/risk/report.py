@@ -624,8 +624,8 @@ def _numeric_tables(o: pl.DataFrame, m: pl.DataFrame, nums: list[str], notes: li
                                       "relative change of the std. dev. (%)": pl.Float64, "SSE/SST (%)": pl.Float64})
     facts: dict[str, Any] = {}
     # structural nulls (a child's income) and suppressed values: the measures over records use
-    # the records complete on the numeric columns in both frames (means and standard deviations
-    # above: each column's non-null values); the report says what it skipped
+    # the records complete on the numeric columns in both frames (SSE/SST, means and standard
+    # deviations: each column's non-null values); the report says what it skipped
     complete = pl.all_horizontal(pl.col(c).is_not_null() for c in nums)
     ok = o.select(complete).to_series() & m.select(complete).to_series()
     skipped = o.height - int(ok.sum())
