@@ -352,3 +352,12 @@ def test_the_sign_off_states_the_logs_sse_sst_with_missing_numeric_values():
     from polars_sdc.process import sse_sst
 
     assert rep.facts["sse_sst_pct"] == pytest.approx(100 * sse_sst(o, pl.DataFrame({"x": [1.0, 2.0, 3.0, None]}), ["x"]))
+
+
+def test_a_hierarchy_table_with_a_shorter_row_names_the_column_value_and_level():
+    from polars_sdc.generalize import generalize
+
+    levels = pl.DataFrame({"l0": ["a", "b", "c"], "l1": ["ab", "ab", None], "l2": ["*", "*", "*"]})
+    df = pl.DataFrame({"q": ["a", "b", "c", "a"]})
+    with pytest.raises(SDCError, match=r"hierarchy 'q': value 'c' has no label at level 1"):
+        generalize(df, {"q": levels}, k=2)
