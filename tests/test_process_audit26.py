@@ -328,3 +328,36 @@ def test_a_list_the_caller_changes_after_a_step_changes_nothing(lazy):
     got = q.release().collect() if lazy else q.release()
     assert got.equals(want) and q.data().equals(want)
     assert q.steps[0].arguments["on"] == ["a", "b"] and q.steps[0].options["on"] == ["a", "b"]
+
+
+def test_the_sign_off_states_the_logs_sse_sst_with_missing_numeric_values():
+    import re
+
+    g = np.random.default_rng(1)
+    n = 50
+    df = pl.DataFrame({"k": g.choice(["a", "b", "c"], n), "x": g.normal(10, 3, n), "y": g.exponential(5, n)}).with_columns(
+        pl.when(pl.arange(0, n) % 7 == 0).then(None).otherwise(pl.col("y")).alias("y"))   # structural nulls in y
+    q = df.sdc.problem(keys="k", numeric=["x", "y"]).add_noise(noise=30.0, seed=1)
+    s = q.sign_off()
+    logged = q.log["sse_sst"][-1]
+    assert float(re.search(r"SSE/SST ([0-9.]+) %", s.verdict).group(1)) == float(f"{100 * logged:.3g}")
+    row = s.table("numeric").filter(pl.col("measure").str.starts_with("SSE/SST"))["value"].item()
+    assert row == pytest.approx(100 * logged, rel=1e-12)
+    per = dict(s.table("utility").select("variable", "SSE/SST (%)").iter_rows())
+    util = {v: 100 * x for v, _, _, _, x in q.utility().rows() if v in ("x", "y")}
+    assert per == pytest.approx(util, rel=1e-12)
+    # a suppressed numeric value counts as lost (the log's definition), not as skipped
+    o = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
+    rep = polars_sdc.report(o, pl.DataFrame({"x": [1.0, 2.0, 3.0, None]}), on="x", numeric="x", k=1)
+    from polars_sdc.process import sse_sst
+
+    assert rep.facts["sse_sst_pct"] == pytest.approx(100 * sse_sst(o, pl.DataFrame({"x": [1.0, 2.0, 3.0, None]}), ["x"]))
+
+
+def test_a_hierarchy_table_with_a_shorter_row_names_the_column_value_and_level():
+    from polars_sdc.generalize import generalize
+
+    levels = pl.DataFrame({"l0": ["a", "b", "c"], "l1": ["ab", "ab", None], "l2": ["*", "*", "*"]})
+    df = pl.DataFrame({"q": ["a", "b", "c", "a"]})
+    with pytest.raises(SDCError, match=r"hierarchy 'q': value 'c' has no label at level 1"):
+        generalize(df, {"q": levels}, k=2)

@@ -43,6 +43,13 @@ class Hierarchy:
     name: str | None = None
 
     def __init__(self, levels: Sequence[Sequence[object]], name: str | None = None) -> None:
+        for j, level in enumerate(levels):   # a null: a row shorter than the others (a table padded with nulls)
+            for i, v in enumerate(level):
+                if v is None:
+                    where = f"hierarchy {name!r}" if name else "hierarchy"
+                    value = levels[0][i] if j and i < len(levels[0]) else None
+                    raise SDCError(f"{where}: value {_label(value) if value is not None else i!r} has no label at "
+                                   f"level {j} (null); every row needs a label at every level")
         cols = tuple(tuple(_label(v) for v in level) for level in levels)
         object.__setattr__(self, "levels", cols)
         object.__setattr__(self, "name", name)

@@ -615,33 +615,33 @@ def _numeric_tables(o: pl.DataFrame, m: pl.DataFrame, nums: list[str], notes: li
     for c in nums:
         x = o.get_column(c).cast(pl.Float64)
         y = m.get_column(c).cast(pl.Float64)
-        both = x.is_not_null() & y.is_not_null()
-        xb, yb = x.filter(both), y.filter(both)
-        sst = float(((xb - xb.mean()) ** 2).sum()) if xb.len() else 0.0
-        sse = float(((xb - yb) ** 2).sum())
+        from ..process.problem import sse_sst   # the log's: a suppressed value lost, the original's nulls skipped
+
+        loss = sse_sst(o, m, [c]) if x.null_count() < x.len() and x.std() else None
         mx, my = x.mean(), y.mean()
         sx, sy = x.std(), y.std()
         per.append({
             "variable": c, "mean before": mx, "mean after": my,
             "relative change of the mean (%)": 100.0 * (my - mx) / abs(mx) if mx not in (None, 0.0) and my is not None else None,
             "relative change of the std. dev. (%)": 100.0 * (sy - sx) / sx if sx not in (None, 0.0) and sy is not None else None,
-            "SSE/SST (%)": 100.0 * sse / sst if sst > 0 else None,
+            "SSE/SST (%)": 100.0 * loss if loss is not None else None,
         })
     per_t = pl.DataFrame(per, schema={"variable": pl.String, "mean before": pl.Float64, "mean after": pl.Float64,
                                       "relative change of the mean (%)": pl.Float64,
                                       "relative change of the std. dev. (%)": pl.Float64, "SSE/SST (%)": pl.Float64})
     facts: dict[str, Any] = {}
     # structural nulls (a child's income) and suppressed values: the measures over records use
-    # the records complete on the numeric columns in both frames (means and standard deviations
-    # above: each column's non-null values); the report says what it skipped
+    # the records complete on the numeric columns in both frames (SSE/SST, means and standard
+    # deviations: each column's non-null values); the report says what it skipped
     complete = pl.all_horizontal(pl.col(c).is_not_null() for c in nums)
     ok = o.select(complete).to_series() & m.select(complete).to_series()
     skipped = o.height - int(ok.sum())
     if skipped:
         o, m = o.filter(ok), m.filter(ok)
         notes.append(f"numeric: {_num(skipped)} of {_num(ok.len())} records hold a missing value in a numeric column; "
-                     f"SSE/SST, record linkage, interval disclosure, the correlations and the risk–utility map use "
-                     f"the {_num(o.height)} complete records, means and standard deviations each column's values")
+                     f"record linkage, interval disclosure, the correlations and the risk–utility map use "
+                     f"the {_num(o.height)} complete records; SSE/SST (a suppressed value counted as lost), means and "
+                     f"standard deviations each column's values")
     facts["skipped"] = skipped
     facts["complete"] = (o, m)
     if o.height >= 2:
@@ -1058,7 +1058,12 @@ def report(
         rows = []
         oc, mc = nf["complete"]
         if "sse_sst" in nf:
-            facts["sse_sst_pct"] = 100.0 * nf["sse_sst"]
+            # over every column's non-null values, a suppressed one lost (the log's SSE/SST); the
+            # risk-utility map's point stays on the complete records, as its microaggregations
+            from ..process.problem import sse_sst
+
+            whole = sse_sst(o, m, nums)
+            facts["sse_sst_pct"] = 100.0 * (nf["sse_sst"] if whole is None else whole)
             link = linkage_risk(oc, mc, nums)
             idr = interval_disclosure(oc, mc, nums)
             facts["record_linkage_pct"] = 100.0 * link

@@ -72,6 +72,8 @@ def run_recipe(recipe: Any, sdf: Any) -> Any:
                                f"(polars_sdc.spark.{name} takes: {', '.join(list(params)[1:])})")
         try:
             arguments = step_arguments(OPERATIONS[name], roles, options)
+            if OPERATIONS[name].random and "key" in params:   # per-row draws: a key column, checked up front
+                _common.need_key(arguments.get("key"), name)
         except SDCError as exc:
             raise SDCError(f"{r.where(i, '')} ({name}): {exc}") from None
         plan.append((fn, arguments))
