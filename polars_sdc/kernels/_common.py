@@ -115,8 +115,8 @@ def widest_dim(X, rows, a, b):
         hi = -np.inf
         for t in range(a, b):
             x = X[rows[t], j]
-            lo = min(lo, x)
-            hi = max(hi, x)
+            lo = x if x < lo else lo  # = min(lo, x), max(hi, x) (Numba's compile once per caller)
+            hi = x if x > hi else hi
         if hi - lo > best:
             best = hi - lo
             dim = j

@@ -43,7 +43,8 @@ invariants; Numba compiles them together.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from ._common import helper, add_nominal, mean_query, nominal_part, topk_insert, widest_dim
 
@@ -54,6 +55,83 @@ _SCAN = 64  # rows per block of the farthest-row scan
 _REBUILD = 0.5  # rebuild the kd-tree when this fraction of the rows it was built on is left
 _PROBE = 16  # pairs between probes of the bounded searches when they pruned badly
 _DRIFT = 0.05  # refresh the reference when the centroid moved this fraction of the data radius
+
+# The nominal state ``nom`` of both kernels (:func:`_nominal_state`; None for numeric data, so
+# that Numba prunes every ``if nom is not None`` / ``if codes is not None`` branch before typing
+# and numeric data compile no nominal code). Its items:
+_CODES = 0  # int32 (n, mc): the codes of the rows (the caller's array, read only)
+_OFF = 1  # int64 (mc + 1): start of each column's levels
+_GID = 2  # int64 (mc): weight group of each column
+_GW = 3  # float64 (G): each group's a^2
+_CSCALE = 4  # float64 (mc): codes as split coordinates of the kd-tree
+_QC = 5  # int64 (3, L): level counts of the queries: the centroid, the row xr, the reference
+_QK = 6  # int64 (3, mc): K of each query (see _common.nominal_part)
+_QT = 7  # int64 (3,): tq of each query
+_QM = 8  # float64 (3,): m2 of each query
+_QQ = 9  # int64 (2, mc): sums of squared level counts of the centroid and of the reference
+_ACC = 10  # int64 (G, W): scratch of add_nominal / nominal_part
+_QCODE = 11  # int32 (mc,): the codes of xr
+_LC = 12  # int32 (mc, n): the codes of the list of live rows sorted by r (tree) / of the live rows (small)
+_TC = 13  # int32 (leaves, mc, C): the codes of each kd-tree leaf's rows (room for the first tree)
+_NCODE = 14  # int32 (nodes, 2 mc): per kd-tree node, the range [min, max] of its live rows' codes
+# the three queries (rows of _QC, _QK, _QT, _QM)
+_CEN = 0  # the centroid of the live rows
+_PNT = 1  # the row xr
+_REF = 2  # the reference point of r
+
+
+def _nominal_state(codes, off, gid, gw, width, leaves, C, nodes):
+    """The nominal state ``nom`` (items above) of the codes (n, mc) int32, or None when codes is
+    None; ``width`` columns of scratch, room for a kd-tree of ``leaves`` leaves of C rows and
+    ``nodes`` nodes. An overload: which of the two it is is decided by the type of ``codes``
+    when Numba types the caller, so numeric data (None) compile none of it."""
+    raise NotImplementedError("only callable from a Numba kernel")
+
+
+@overload(_nominal_state, jit_options={"no_cpython_wrapper": True, "no_cfunc_wrapper": True})
+def _nominal_state_impl(codes, off, gid, gw, width, leaves, C, nodes):
+    if isinstance(codes, types.NoneType):
+        return lambda codes, off, gid, gw, width, leaves, C, nodes: None
+
+    def build(codes, off, gid, gw, width, leaves, C, nodes):
+        n, mc = codes.shape
+        L = off[mc]
+        cscale = np.empty(mc, dtype=np.float64)
+        for j in range(mc):
+            # codes as split coordinates: the whole range spans one category distance
+            cscale[j] = np.sqrt(2.0 * gw[gid[j]]) / max(off[j + 1] - off[j] - 1, 1)
+        QC = np.zeros((3, L), dtype=np.int64)
+        QK = np.empty((3, mc), dtype=np.int64)
+        QQ = np.zeros((2, mc), dtype=np.int64)
+        for i in range(n):
+            for j in range(mc):
+                QC[_CEN, off[j] + codes[i, j]] += 1
+        for j in range(mc):
+            for u in range(off[j], off[j + 1]):
+                QQ[0, j] += QC[_CEN, u] * QC[_CEN, u]
+            QQ[1, j] = QQ[0, j]
+            QK[_PNT, j] = 2
+        for u in range(L):
+            QC[_REF, u] = QC[_CEN, u]
+        QT = np.empty(3, dtype=np.int64)
+        QM = np.empty(3, dtype=np.float64)
+        QT[_PNT] = 2  # a row is the mean of m = 1 row
+        QM[_PNT] = 1.0
+        acc = np.empty((gw.shape[0], width), dtype=np.int64)
+        qcode = np.zeros(mc, dtype=np.int32)
+        LC = np.empty((mc, n), dtype=np.int32)
+        TC = np.empty((leaves, mc, C), dtype=np.int32)
+        ncode = np.empty((nodes, 2 * mc), dtype=np.int32)
+        return codes, off, gid, gw, cscale, QC, QK, QT, QM, QQ, acc, qcode, LC, TC, ncode
+
+    return build
+
+
+@njit(inline="always")
+def _query(nom, s):
+    """Query s (_CEN, _PNT, _REF) of the nominal state as the tuple of
+    :func:`~._common.add_nominal` / :func:`~._common.nominal_part`."""
+    return nom[_OFF], nom[_GID], nom[_GW], nom[_QC][s], nom[_QK][s], nom[_QT][s], nom[_QM][s], nom[_ACC]
 
 
 @helper
@@ -92,47 +170,6 @@ def _nth_element(X, order, dim, lo, hi, kth):
 
 
 @helper
-def _build(X, leaf):
-    """kd-tree over the rows of X: (order, node starts, node ends, first leaf node).
-
-    Implicit complete binary tree: node v has children 2v+1, 2v+2; each internal node splits
-    its row range at the middle, by the median of its widest column, so leaf sizes differ by
-    at most one."""
-    n, p = X.shape
-    depth = 0
-    while ((n + (1 << depth) - 1) >> depth) > leaf:
-        depth += 1
-    first_leaf = (1 << depth) - 1
-    nnodes = 2 * first_leaf + 1
-    start = np.empty(nnodes, dtype=np.int64)
-    end = np.empty(nnodes, dtype=np.int64)
-    order = np.arange(n)
-    start[0] = 0
-    end[0] = n
-    for v in range(first_leaf):
-        s = start[v]
-        e = end[v]
-        dim = widest_dim(X, order, s, e)
-        mid = (s + e) // 2
-        _nth_element(X, order, dim, s, e, mid)
-        start[2 * v + 1] = s
-        end[2 * v + 1] = mid
-        start[2 * v + 2] = mid
-        end[2 * v + 2] = e
-    return order, start, end, first_leaf
-
-
-@helper
-def _sq_dist(x, q):
-    """sum_j (x[j] - q[j])^2, in column order (the distance every decision uses)."""
-    s = 0.0
-    for j in range(x.shape[0]):
-        d = x[j] - q[j]
-        s += d * d
-    return s
-
-
-@helper
 def _mean_gap(off, gid, gw, cnt, m, rcnt, rm):
     """Squared nominal distance between the mean of m rows with counts cnt and the mean of
     rm rows with counts rcnt."""
@@ -151,41 +188,47 @@ def _mean_gap(off, gid, gw, cnt, m, rcnt, rm):
 
 
 @helper
-def _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode):
+def _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, nom):
     """Bounding box, r-range and shared codes of the live rows of leaf node v."""
     p = TD.shape[1]
     f = v - first_leaf
     c = cnt[v]
-    mc = TC.shape[1]
-    for j in range(mc):
-        row = TC[f, j]
-        a = row[0]
-        b = row[0]
-        for t in range(1, c):
-            a = min(a, row[t])
-            b = max(b, row[t])
-        ncode[v, j] = a
-        ncode[v, mc + j] = b
+    if nom is not None:
+        TC = nom[_TC]
+        ncode = nom[_NCODE]
+        mc = TC.shape[1]
+        for j in range(mc):
+            row = TC[f, j]
+            a = row[0]
+            b = row[0]
+            for t in range(1, c):
+                x = row[t]
+                a = x if x < a else a  # = min(a, x) (Numba's min and max compile per caller)
+                b = x if x > b else b
+            ncode[v, j] = a
+            ncode[v, mc + j] = b
     for j in range(p):
         a = np.inf
         b = -np.inf
         row = TD[f, j]
         for t in range(c):
-            a = min(a, row[t])
-            b = max(b, row[t])
+            x = row[t]
+            a = x if x < a else a
+            b = x if x > b else b
         lo[v, j] = a
         hi[v, j] = b
     a = np.inf
     b = -np.inf
     for t in range(c):
-        a = min(a, TR[f, t])
-        b = max(b, TR[f, t])
+        x = TR[f, t]
+        a = x if x < a else a
+        b = x if x > b else b
     rmin[v] = a
     rmax[v] = b
 
 
 @helper
-def _fit_inner(v, cnt, lo, hi, rmin, rmax, ncode):
+def _fit_inner(v, cnt, lo, hi, rmin, rmax, nom):
     """Bounds of internal node v from its non-empty children; False when they did not change
     (then no ancestor's bounds change either)."""
     c1 = 2 * v + 1
@@ -195,22 +238,32 @@ def _fit_inner(v, cnt, lo, hi, rmin, rmax, ncode):
     elif cnt[c2] == 0:
         c2 = c1
     changed = False
-    for j in range(ncode.shape[1] // 2):
-        a = min(ncode[c1, j], ncode[c2, j])
-        changed |= a != ncode[v, j]
-        ncode[v, j] = a
-    for j in range(ncode.shape[1] // 2, ncode.shape[1]):
-        a = max(ncode[c1, j], ncode[c2, j])
-        changed |= a != ncode[v, j]
-        ncode[v, j] = a
+    if nom is not None:
+        ncode = nom[_NCODE]
+        for j in range(ncode.shape[1] // 2):
+            a = min(ncode[c1, j], ncode[c2, j])
+            changed |= a != ncode[v, j]
+            ncode[v, j] = a
+        for j in range(ncode.shape[1] // 2, ncode.shape[1]):
+            a = max(ncode[c1, j], ncode[c2, j])
+            changed |= a != ncode[v, j]
+            ncode[v, j] = a
     for j in range(lo.shape[1]):
-        a = min(lo[c1, j], lo[c2, j])
-        b = max(hi[c1, j], hi[c2, j])
+        a = lo[c1, j]
+        x = lo[c2, j]
+        a = x if x < a else a  # = min(lo[c1, j], lo[c2, j])
+        b = hi[c1, j]
+        x = hi[c2, j]
+        b = x if x > b else b
         changed |= (a != lo[v, j]) | (b != hi[v, j])
         lo[v, j] = a
         hi[v, j] = b
-    a = min(rmin[c1], rmin[c2])
-    b = max(rmax[c1], rmax[c2])
+    a = rmin[c1]
+    x = rmin[c2]
+    a = x if x < a else a
+    b = rmax[c1]
+    x = rmax[c2]
+    b = x if x > b else b
     changed |= (a != rmin[v]) | (b != rmax[v])
     rmin[v] = a
     rmax[v] = b
@@ -218,31 +271,15 @@ def _fit_inner(v, cnt, lo, hi, rmin, rmax, ncode):
 
 
 @helper
-def _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode):
+def _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, nom):
+    """Fit the bounds of every node with live rows, leaves first (after a (re)build of the
+    tree or a new reference point)."""
     for v in range(first_leaf, 2 * first_leaf + 1):
         if cnt[v] > 0:
-            _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode)
+            _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, nom)
     for v in range(first_leaf - 1, -1, -1):
         if cnt[v] > 0:
-            _fit_inner(v, cnt, lo, hi, rmin, rmax, ncode)
-
-
-@helper
-def _lower(lo, hi, rmin, rmax, v, q, dq, nom_lb):
-    """Lower bound of the computed distance from q to any live row of node v: the larger of
-    the box bound (exact under rounding; ``nom_lb`` from :func:`_nominal_lower` is its
-    nominal part, 0 without nominal columns) and the triangle bound from [rmin, rmax] of r."""
-    s = 0.0
-    for j in range(lo.shape[1]):
-        qj = q[j]
-        d = max(lo[v, j] - qj, 0.0) + max(qj - hi[v, j], 0.0)
-        s += d * d
-    if nom_lb > 0.0:
-        s += nom_lb
-    g = max(rmin[v] - dq, dq - rmax[v]) - (_REL * (rmax[v] + dq) + _TINY)
-    if g > 0.0:
-        s = max(s, g * g * (1.0 - _REL))
-    return s
+            _fit_inner(v, cnt, lo, hi, rmin, rmax, nom)
 
 
 @helper
@@ -273,13 +310,6 @@ def _nominal_lower(ncode, v, qcode, gid, gw, acc):
 
 
 @helper
-def _ref_upper(r, dq):
-    """Squared upper bound of |x - q| from |x - ref| <= r and |q - ref| = dq."""
-    g = (r + dq) * (1.0 + _REL) + _TINY
-    return g * g * (1.0 + _REL)
-
-
-@helper
 def _leaf_dists(TD, f, c, q, buf):
     """buf[:c] = distances of q to the first c slots of leaf f (vectorised over slots); the
     nominal part is added by :func:`~._common.add_nominal`."""
@@ -294,25 +324,15 @@ def _leaf_dists(TD, f, c, q, buf):
 
 
 @helper
-def _offer(d, o, kk, bd, bi, found, thr):
-    """Insert (d, o) into the sorted kk best bd/bi if it beats the kk-th; (found, thr)."""
-    found = topk_insert(bd, bi, found, kk, d, o)
-    if found == kk:
-        thr = bd[kk - 1]
-    return found, thr
-
-
-@helper
-def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi, buf, sn, sb, TC, ncode, qcode, nom):
+def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi, buf, sn, sb, nom):
     """bi[:kk] = original indices of the kk live rows nearest to q by (distance, original
-    index), leaving out the row with original index qi; dq = |q - ref|. Returns the number
-    of rows measured."""
+    index), leaving out the row with original index qi; dq = |q - ref|; the nominal part of q
+    is the row query of ``nom``. Returns the number of rows measured."""
     if kk == 0:
         return 0
-    found = np.int64(0)  # not a literal 0 (one compilation of _offer)
+    found = np.int64(0)  # not a literal 0 (one compilation of topk_insert)
     thr = np.inf
     measured = 0
-    mc = ncode.shape[1] // 2
     sn[0] = 0
     sb[0] = 0.0
     sp = 1
@@ -326,23 +346,52 @@ def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi,
             c = cnt[v]
             measured += c
             _leaf_dists(TD, f, c, q, buf)
-            if mc > 0:
-                add_nominal(TC[f], np.int64(0), c, buf, nom)
+            if nom is not None:
+                if nom[_TC].shape[1] > 0:
+                    add_nominal(nom[_TC][f], np.int64(0), c, buf, _query(nom, _PNT))
             for t in range(c):
                 d = buf[t]
                 o = TI[f, t]
                 if d <= thr and o != qi:
-                    found, thr = _offer(d, o, kk, bd, bi, found, thr)
+                    found = topk_insert(bd, bi, found, kk, d, o)
+                    if found == kk:
+                        thr = bd[kk - 1]
         else:
+            # lower bounds b1, b2 of the computed distance from q to any live row of the
+            # children: the larger of the box bound (exact under rounding; its nominal part
+            # from _nominal_lower) and the triangle bound from [rmin, rmax] of r
             c1 = 2 * v + 1
             c2 = c1 + 1
-            n1 = 0.0
-            n2 = 0.0
-            if mc > 0:
-                n1 = _nominal_lower(ncode, c1, qcode, nom[1], nom[2], nom[7])
-                n2 = _nominal_lower(ncode, c2, qcode, nom[1], nom[2], nom[7])
-            b1 = _lower(lo, hi, rmin, rmax, c1, q, dq, n1) if cnt[c1] > 0 else np.inf
-            b2 = _lower(lo, hi, rmin, rmax, c2, q, dq, n2) if cnt[c2] > 0 else np.inf
+            b1 = np.inf
+            b2 = np.inf
+            for w in range(c1, c2 + 1):
+                if cnt[w] == 0:
+                    continue
+                s = 0.0
+                for j in range(lo.shape[1]):
+                    qj = q[j]
+                    # max(x, y) and min(x, y) as Numba has them: y if y > x else x, y if y < x else x
+                    d = lo[w, j] - qj
+                    d = 0.0 if 0.0 > d else d
+                    e = qj - hi[w, j]
+                    e = 0.0 if 0.0 > e else e
+                    d = d + e
+                    s += d * d
+                if nom is not None:
+                    if nom[_TC].shape[1] > 0:
+                        nb = _nominal_lower(nom[_NCODE], w, nom[_QCODE], nom[_GID], nom[_GW], nom[_ACC])
+                        if nb > 0.0:
+                            s += nb
+                a = rmin[w] - dq
+                e = dq - rmax[w]
+                g = (e if e > a else a) - (_REL * (rmax[w] + dq) + _TINY)
+                if g > 0.0:
+                    e = g * g * (1.0 - _REL)
+                    s = e if e > s else s
+                if w == c1:
+                    b1 = s
+                else:
+                    b2 = s
             if b1 > b2:
                 c1, c2 = c2, c1
                 b1, b2 = b2, b1
@@ -359,19 +408,20 @@ def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi,
 
 
 @helper
-def _nearest_and_farthest(TD, TI, first_leaf, cnt, q, qi, kk, bd, bi, buf, TC, nom):
+def _nearest_and_farthest(TD, TI, first_leaf, cnt, q, qi, kk, bd, bi, buf, nom):
     """One pass over every live row: bi[:kk] as in :func:`_nearest`, and returns the original
     index of the live row farthest from q other than qi (ties: lowest original index). Used
     when the data are too high-dimensional for the bounds to prune."""
-    found = np.int64(0)  # not a literal 0 (one compilation of _offer)
+    found = np.int64(0)
     thr = np.inf
     best = -1.0
     bo = -1
-    for f in range(TD.shape[0]):
+    for f in range(first_leaf + 1):
         c = cnt[f + first_leaf]
         _leaf_dists(TD, f, c, q, buf)
-        if TC.shape[1] > 0:
-            add_nominal(TC[f], np.int64(0), c, buf, nom)
+        if nom is not None:
+            if nom[_TC].shape[1] > 0:
+                add_nominal(nom[_TC][f], np.int64(0), c, buf, _query(nom, _PNT))
         for t in range(c):
             d = buf[t]
             o = TI[f, t]
@@ -381,15 +431,17 @@ def _nearest_and_farthest(TD, TI, first_leaf, cnt, q, qi, kk, bd, bi, buf, TC, n
                 best = d
                 bo = o
             if kk > 0 and d <= thr:
-                found, thr = _offer(d, o, kk, bd, bi, found, thr)
+                found = topk_insert(bd, bi, found, kk, d, o)
+                if found == kk:
+                    thr = bd[kk - 1]
     return bo
 
 
 @helper
-def _farthest(LX, LR, LI, lpos, head, stop, q, dq, buf, LC, nom):
+def _farthest(LX, LR, LI, lpos, head, stop, q, dq, buf, nom, s):
     """(original index of the live row farthest from q, new head, rows measured) over the
     list slots head..stop-1, sorted by r descending (ties: lowest original index);
-    dq = |q - ref|.
+    dq = |q - ref|; the nominal part of q is query s of ``nom``.
 
     Blocks of rows are measured column-major (vectorised); the scan stops at the first block
     whose largest bound r + dq falls below the best distance. Removed rows (LI = -1) met in
@@ -400,9 +452,12 @@ def _farthest(LX, LR, LI, lpos, head, stop, q, dq, buf, LC, nom):
     b = head
     start = head
     while b < stop:
-        if _ref_upper(LR[b], dq) < best:
+        # squared upper bound of |x - q| from |x - ref| <= r and |q - ref| = dq
+        g = (LR[b] + dq) * (1.0 + _REL) + _TINY
+        if g * g * (1.0 + _REL) < best:
             break
-        e = min(b + _SCAN, stop)
+        e = b + _SCAN
+        e = stop if stop < e else e
         w = e - b
         for t in range(w):
             buf[t] = 0.0
@@ -412,8 +467,9 @@ def _farthest(LX, LR, LI, lpos, head, stop, q, dq, buf, LC, nom):
             for t in range(w):
                 d = col[t] - qj
                 buf[t] += d * d
-        if LC.shape[0] > 0:
-            add_nominal(LC, b, w, buf, nom)
+        if nom is not None:
+            if nom[_LC].shape[0] > 0:
+                add_nominal(nom[_LC], b, w, buf, _query(nom, s))
         for t in range(w):
             d = buf[t]
             if d >= best:
@@ -434,8 +490,10 @@ def _farthest(LX, LR, LI, lpos, head, stop, q, dq, buf, LC, nom):
                 if w != i:
                     for j in range(p):
                         LX[j, w] = LX[j, i]
-                    for j in range(LC.shape[0]):
-                        LC[j, w] = LC[j, i]
+                    if nom is not None:
+                        LC = nom[_LC]
+                        for j in range(LC.shape[0]):
+                            LC[j, w] = LC[j, i]
                     LR[w] = LR[i]
                     LI[w] = o
                     lpos[o] = w
@@ -459,35 +517,23 @@ def _add_exact(sums, errs, j, x):
 
 
 @helper
-def _centroid_state(X, codes, off):
-    """The running centroid of all n rows, as both MDAV kernels start it: ``(sums, errs)`` the
-    exact column sums as double-doubles (:func:`_add_exact`, column by column, rows in order;
-    sums + errs is the exact sum) and ``(lcnt, lQ)`` the nominal part, the level counts of
-    every code column and their sums of squares per column."""
+def _centroid_sums(X, sums, errs):
+    """The running centroid of all n rows, as both MDAV kernels start it: ``sums`` + ``errs``
+    (p,) the exact column sums as double-doubles (:func:`_add_exact`, column by column, rows in
+    order; sums + errs is the exact sum). The nominal part (level counts) is in ``nom``."""
     n, p = X.shape
-    mc = codes.shape[1]
-    sums = np.zeros(p, dtype=np.float64)
-    errs = np.zeros(p, dtype=np.float64)
     for j in range(p):
+        sums[j] = 0.0
+        errs[j] = 0.0
         for i in range(n):
             _add_exact(sums, errs, j, X[i, j])
-    lcnt = np.zeros(off[mc], dtype=np.int64)
-    lQ = np.zeros(mc, dtype=np.int64)
-    for i in range(n):
-        for j in range(mc):
-            lcnt[off[j] + codes[i, j]] += 1
-    for j in range(mc):
-        for u in range(off[j], off[j + 1]):
-            lQ[j] += lcnt[u] * lcnt[u]
-    return sums, errs, lcnt, lQ
 
 
 @helper
-def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums, o, labels, label, errs,
-            TC, ncode, off, lcnt, lQ):
+def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums, o, labels, label, errs, nom):
     """Give the live row with original index o the label, drop it from the sums (and its
-    codes from the level counts lcnt and their sums of squares lQ) and swap it out of its
-    leaf's live slots; refit the bounds on its path to the root."""
+    codes from the centroid's level counts and their sums of squares in ``nom``) and swap it
+    out of its leaf's live slots; refit the bounds on its path to the root."""
     p = TD.shape[1]
     C = TD.shape[2]
     f = pos[o] // C
@@ -498,16 +544,22 @@ def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums
     LI[lpos[o]] = -1
     for j in range(p):
         _add_exact(sums, errs, j, -TD[f, j, t])
-    for j in range(TC.shape[1]):
-        u = off[j] + TC[f, j, t]
-        lQ[j] -= 2 * lcnt[u] - 1
-        lcnt[u] -= 1
+    if nom is not None:
+        TC = nom[_TC]
+        off = nom[_OFF]
+        lcnt = nom[_QC][_CEN]
+        lQ = nom[_QQ][0]
+        for j in range(TC.shape[1]):
+            u = off[j] + TC[f, j, t]
+            lQ[j] -= 2 * lcnt[u] - 1
+            lcnt[u] -= 1
     if t != last:
         for j in range(p):
             TD[f, j, t] = TD[f, j, last]
-        for j in range(TC.shape[1]):
-            TC[f, j, t] = TC[f, j, last]
-
+        if nom is not None:
+            TC = nom[_TC]
+            for j in range(TC.shape[1]):
+                TC[f, j, t] = TC[f, j, last]
         TR[f, t] = TR[f, last]
         o2 = TI[f, last]
         TI[f, t] = o2
@@ -519,46 +571,75 @@ def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums
             break
         u = (u - 1) // 2
     if cnt[v] > 0:
-        _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode)
+        _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, nom)
     # an empty node is never visited again; otherwise refit upwards until nothing changes
     u = v
     while u > 0:
         u = (u - 1) // 2
-        if cnt[u] > 0 and not _fit_inner(u, cnt, lo, hi, rmin, rmax, ncode):
+        if cnt[u] > 0 and not _fit_inner(u, cnt, lo, hi, rmin, rmax, nom):
             break
 
 
 @helper
-def _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, TC, LC, nom):
-    """r = distance to ref (nominal part: the query ``nom``) for every live row (kd-tree
-    slots) and the list of live rows sorted by r descending; returns the list length."""
-    nleaf, p, C = TD.shape
-    x = np.empty(p, dtype=np.float64)
+def _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, kw, iw, nom):
+    """r = distance to ref (nominal part: the reference query of ``nom``) for every live row
+    (kd-tree slots) and the list of live rows sorted by r descending (kw, iw: scratch of the
+    sort); returns the list length."""
+    p = TD.shape[1]
+    C = TD.shape[2]
     m = 0
-    mc = TC.shape[1]
-    off, gid, gw, qcnt, K, tq, m2, acc = nom
-    for f in range(nleaf):
+    for f in range(first_leaf + 1):
         for t in range(cnt[f + first_leaf]):
+            d = 0.0
             for j in range(p):
-                x[j] = TD[f, j, t]
-            d = _sq_dist(x, ref)
-            if mc > 0:
-                d += nominal_part(TC[f], t, off, gid, gw, qcnt, K, tq, m2, acc)
+                x = TD[f, j, t] - ref[j]
+                d += x * x
+            if nom is not None:
+                if nom[_TC].shape[1] > 0:
+                    d += nominal_part(nom[_TC][f], t, *_query(nom, _REF))
             r = np.sqrt(d)
             TR[f, t] = r
             LR[m] = -r
             LI[m] = f * C + t
             m += 1
-    order = np.argsort(LR[:m])
-    slots = LI[:m].copy()
+    # sort (LR, LI)[:m] by LR ascending (r descending; NaN last, as np.argsort): a bottom-up
+    # merge sort (np.argsort compiles Numba's quicksort, ~1 s on a first call; the order of
+    # equal r never changes a result, only where a scan of _farthest stops)
+    ka = LR
+    ia = LI
+    width = 1
+    while width < m:
+        for a in range(0, m, 2 * width):
+            b = a + width
+            b = m if m < b else b  # = min(a + width, m)
+            e = b + width
+            e = m if m < e else e
+            i = a
+            j = b
+            for t in range(a, e):
+                # take the right run's head only when it is smaller (stable)
+                if j < e and (i >= b or ka[j] < ka[i] or (ka[i] != ka[i] and ka[j] == ka[j])):
+                    kw[t] = ka[j]
+                    iw[t] = ia[j]
+                    j += 1
+                else:
+                    kw[t] = ka[i]
+                    iw[t] = ia[i]
+                    i += 1
+        ka, kw = kw, ka
+        ia, iw = iw, ia
+        width *= 2
     for i in range(m):
-        s = slots[order[i]]
+        s = ia[i]
         f = s // C
         t = s - f * C
         for j in range(p):
             LX[j, i] = TD[f, j, t]
-        for j in range(mc):
-            LC[j, i] = TC[f, j, t]
+        if nom is not None:
+            TC = nom[_TC]
+            LC = nom[_LC]
+            for j in range(TC.shape[1]):
+                LC[j, i] = TC[f, j, t]
         LR[i] = TR[f, t]
         LI[i] = TI[f, t]
         lpos[LI[i]] = i
@@ -566,35 +647,54 @@ def _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, TC, LC, n
 
 
 @helper
-def _tree(Xs, os, rs, leaf, pos, Cs, cscale):
-    """kd-tree store of the rows Xs (m, p) with codes Cs (m, mc), original indices os and
-    reference distances rs: (TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf, TC, ncode);
-    sets pos[o] = leaf * C + slot. Splits use the codes too, as numbers times cscale (this
-    groups equal codes in leaves; it changes the speed only)."""
-    m, p = Xs.shape
-    mc = Cs.shape[1]
-    if mc == 0:
-        order, start, end, first_leaf = _build(Xs, leaf)
-    else:
-        S = np.empty((m, p + mc), dtype=np.float64)
-        for i in range(m):
-            for j in range(p):
-                S[i, j] = Xs[i, j]
-            for j in range(mc):
-                S[i, p + j] = Cs[i, j] * cscale[j]
-        order, start, end, first_leaf = _build(S, leaf)
-    nnodes = 2 * first_leaf + 1
-    nleaf = first_leaf + 1
-    C = 0
-    for v in range(first_leaf, nnodes):
-        C = max(C, end[v] - start[v])
-    TD = np.empty((nleaf, p, C), dtype=np.float64)
-    TR = np.empty((nleaf, C), dtype=np.float64)
-    TI = np.empty((nleaf, C), dtype=np.int64)
-    TC = np.empty((nleaf, mc, C), dtype=np.int32)
-    for f in range(nleaf):
+def _tree(Xs, os, rs, m, leaf, pos, order, start, end, TD, TR, TI, cnt, nom):
+    """kd-tree store of the first m rows of Xs (rows), os (their original indices) and rs
+    (their reference distances) in the kernel's buffers TD (leaves, p, C), TR, TI (leaves, C)
+    and cnt (nodes), made for the first tree (a later one, on fewer rows, is never deeper and
+    never has larger leaves); the leaves' codes go to ``nom``; sets pos[o] = leaf * C + slot
+    and returns the first leaf node. The bounds are fitted by :func:`_refit_all`.
+
+    Implicit complete binary tree: node v has children 2v+1, 2v+2; each internal node splits
+    its row range at the middle (order, start, end: scratch), by the median of its widest
+    column, so leaf sizes differ by at most one. Splits use the codes too, as numbers times
+    cscale (this groups equal codes in leaves; it changes the speed only)."""
+    p = TD.shape[1]
+    C = TD.shape[2]
+    S = Xs
+    if nom is not None:
+        codes = nom[_CODES]
+        cscale = nom[_CSCALE]
+        mc = codes.shape[1]
+        if mc > 0:
+            S = np.empty((m, p + mc), dtype=np.float64)
+            for i in range(m):
+                for j in range(p):
+                    S[i, j] = Xs[i, j]
+                for j in range(mc):
+                    S[i, p + j] = codes[os[i], j] * cscale[j]
+    depth = 0
+    while ((m + (1 << depth) - 1) >> depth) > leaf:
+        depth += 1
+    first_leaf = (1 << depth) - 1
+    for i in range(m):
+        order[i] = i
+    start[0] = 0
+    end[0] = m
+    for v in range(first_leaf):
+        a = start[v]
+        e = end[v]
+        dim = widest_dim(S, order, a, e)
+        mid = (a + e) // 2
+        _nth_element(S, order, dim, a, e, mid)
+        start[2 * v + 1] = a
+        end[2 * v + 1] = mid
+        start[2 * v + 2] = mid
+        end[2 * v + 2] = e
+    for v in range(2 * first_leaf + 1):
+        cnt[v] = end[v] - start[v]
+    for f in range(first_leaf + 1):
         v = f + first_leaf
-        for t in range(end[v] - start[v]):
+        for t in range(cnt[v]):
             i = order[start[v] + t]
             o = os[i]
             TI[f, t] = o
@@ -602,40 +702,15 @@ def _tree(Xs, os, rs, leaf, pos, Cs, cscale):
             pos[o] = f * C + t
             for j in range(p):
                 TD[f, j, t] = Xs[i, j]
-            for j in range(mc):
-                TC[f, j, t] = Cs[i, j]
-    cnt = end - start
-    lo = np.empty((nnodes, p), dtype=np.float64)
-    hi = np.empty((nnodes, p), dtype=np.float64)
-    rmin = np.empty(nnodes, dtype=np.float64)
-    rmax = np.empty(nnodes, dtype=np.float64)
-    ncode = np.empty((nnodes, 2 * mc), dtype=np.int32)  # code range [min, max] per column
-    _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode)
-    return TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf, TC, ncode
-
-
-@helper
-def _live_rows(TD, TR, TI, first_leaf, cnt, TC):
-    """The live rows of a kd-tree store: (rows (m, p), original indices, reference
-    distances, codes (m, mc))."""
-    nleaf, p, C = TD.shape
-    m = cnt[0]
-    mc = TC.shape[1]
-    Cs = np.empty((m, mc), dtype=np.int32)
-    Xs = np.empty((m, p), dtype=np.float64)
-    os = np.empty(m, dtype=np.int64)
-    rs = np.empty(m, dtype=np.float64)
-    i = 0
-    for f in range(nleaf):
-        for t in range(cnt[f + first_leaf]):
-            for j in range(p):
-                Xs[i, j] = TD[f, j, t]
-            for j in range(mc):
-                Cs[i, j] = TC[f, j, t]
-            os[i] = TI[f, t]
-            rs[i] = TR[f, t]
-            i += 1
-    return Xs, os, rs, Cs
+    if nom is not None:
+        codes = nom[_CODES]
+        TC = nom[_TC]
+        for f in range(first_leaf + 1):
+            for t in range(cnt[f + first_leaf]):
+                o = TI[f, t]
+                for j in range(TC.shape[1]):
+                    TC[f, j, t] = codes[o, j]
+    return first_leaf
 
 
 #: Scale of the rule of :func:`small_enough`.
@@ -746,7 +821,9 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=None, done=None):
     if done is None:
         done = np.zeros(1, dtype=np.int64)
     n, p = X.shape
-    if leaf is None and small_enough(n, p, codes.shape[1], max(k, 1)):
+    mc = codes.shape[1]
+    codes = codes if mc > 0 else None  # numeric data: the kernels compile no nominal code
+    if leaf is None and small_enough(n, p, mc, max(k, 1)):
         return mdav_labels_small(X, codes, off, gid, gw, k, done)
     return mdav_labels_tree(X, codes, off, gid, gw, k, _LEAF if leaf is None else leaf, done)
 
@@ -761,8 +838,9 @@ def mdav_labels_small(X, codes, off, gid, gw, k, done):
 
     Parameters
     ----------
-    X : float64 (n, p); codes : int32 (n, mc); off : int64 (mc + 1); gid : int64 (mc);
-    gw : float64 (G); k : int; done : int64 (1) (see :func:`mdav_labels_codes`).
+    X : float64 (n, p); codes : int32 (n, mc), or None without nominal columns (then no
+    nominal code is compiled); off : int64 (mc + 1); gid : int64 (mc); gw : float64 (G);
+    k : int; done : int64 (1) (see :func:`mdav_labels_codes`).
 
     Notes
     -----
@@ -770,82 +848,94 @@ def mdav_labels_small(X, codes, off, gid, gw, k, done):
     column-major copy of the live rows, no tree, no bounds.
     """
     n, p = X.shape
-    mc = codes.shape[1]
-    labels = np.zeros(n, dtype=np.uint32)
+    labels = np.empty(n, dtype=np.uint32)  # (np.zeros: two compilations more)
+    for i in range(n):
+        labels[i] = 0
     if n < 2 * k:
         done[0] = n
         return labels
-    L = off[mc]
+    nom = _nominal_state(codes, off, gid, gw, n, 0, 0, 0)
     LX = np.empty((p, n), dtype=np.float64)  # the live rows, column-major, in row order
-    LC = np.empty((mc, n), dtype=np.int32)
-    ids = np.arange(n)
+    ids = np.empty(n, dtype=np.int64)
     for i in range(n):
+        ids[i] = i
         for j in range(p):
             LX[j, i] = X[i, j]
-        for j in range(mc):
-            LC[j, i] = codes[i, j]
-    sums, errs, lcnt, lQ = _centroid_state(X, codes, off)
-    pcnt = np.zeros(L, dtype=np.int64)
-    Kc = np.empty(mc, dtype=np.int64)
-    Kp = np.full(mc, 2, dtype=np.int64)
-    acc = np.empty((gw.shape[0], n), dtype=np.int64)
-    pnt = (off, gid, gw, pcnt, Kp, np.int64(2), 1.0, acc)
+    if codes is not None:
+        LC = nom[_LC]
+        for i in range(n):
+            for j in range(LC.shape[0]):
+                LC[j, i] = codes[i, j]
+    sums = np.empty(p, dtype=np.float64)
+    errs = np.empty(p, dtype=np.float64)
+    _centroid_sums(X, sums, errs)
     c = np.empty(p, dtype=np.float64)
     q = np.empty(p, dtype=np.float64)
-    qcode = np.zeros(mc, dtype=np.int32)
     buf = np.empty(n, dtype=np.float64)
     kk = k - 1
     bd = np.empty(kk + 1, dtype=np.float64)
     bi = np.empty(kk + 1, dtype=np.int64)
-    gone = np.zeros(n, dtype=np.bool_)
+    gone = np.empty(n, dtype=np.int64)  # 1: in the group just formed (int64: no allocation of its own)
+    for i in range(n):
+        gone[i] = 0
     m = n
     label = np.int64(0)
     while m >= 2 * k:
         for j in range(p):
             c[j] = (sums[j] + errs[j]) / m
-        tqc, m2c = mean_query(lcnt, lQ, m, Kc)
+        if codes is not None:
+            tqc, m2c = mean_query(nom[_QC][_CEN], nom[_QQ][0], m, nom[_QK][_CEN])
+            nom[_QT][_CEN] = tqc
+            nom[_QM][_CEN] = m2c
         for g in range(2):
-            # xr: farthest from the centroid (g = 0) or from the previous xr (g = 1)
-            if g == 0:
-                _all_dists(LX, LC, m, c, buf, (off, gid, gw, lcnt, Kc, tqc, m2c, acc))
-            else:
-                _all_dists(LX, LC, m, q, buf, pnt)
+            # xr: farthest from the centroid (g = 0 = _CEN) or from the previous xr (g = 1 = _PNT)
+            _all_dists(LX, m, c if g == 0 else q, buf, nom, g)
             xr = 0
             for t in range(1, m):
                 if buf[t] > buf[xr]:  # ties: the first, i.e. the lowest row
                     xr = t
             for j in range(p):
                 q[j] = LX[j, xr]
-            for j in range(mc):
-                pcnt[off[j] + qcode[j]] = 0
-                qcode[j] = LC[j, xr]
-                pcnt[off[j] + qcode[j]] = 1
+            if codes is not None:
+                LC = nom[_LC]
+                qcode = nom[_QCODE]
+                pcnt = nom[_QC][_PNT]
+                for j in range(LC.shape[0]):
+                    pcnt[off[j] + qcode[j]] = 0
+                    qcode[j] = LC[j, xr]
+                    pcnt[off[j] + qcode[j]] = 1
             if kk > 0:
-                _all_dists(LX, LC, m, q, buf, pnt)
+                _all_dists(LX, m, q, buf, nom, np.int64(_PNT))
                 found = np.int64(0)
                 for t in range(m):
                     if t != xr:
                         found = topk_insert(bd, bi, found, kk, buf[t], t)
             for u in range(-1, kk):
                 t = xr if u < 0 else bi[u]
-                gone[t] = True
+                gone[t] = 1
                 labels[ids[t]] = label
                 for j in range(p):
                     _add_exact(sums, errs, j, -LX[j, t])
-                for j in range(mc):
-                    v = off[j] + LC[j, t]
-                    lQ[j] -= 2 * lcnt[v] - 1
-                    lcnt[v] -= 1
+                if codes is not None:
+                    LC = nom[_LC]
+                    lcnt = nom[_QC][_CEN]
+                    lQ = nom[_QQ][0]
+                    for j in range(LC.shape[0]):
+                        v = off[j] + LC[j, t]
+                        lQ[j] -= 2 * lcnt[v] - 1
+                        lcnt[v] -= 1
             w = 0  # squeeze the group out (the live rows stay in row order)
             for t in range(m):
                 if gone[t]:
-                    gone[t] = False
+                    gone[t] = 0
                     continue
                 if w != t:
                     for j in range(p):
                         LX[j, w] = LX[j, t]
-                    for j in range(mc):
-                        LC[j, w] = LC[j, t]
+                    if codes is not None:
+                        LC = nom[_LC]
+                        for j in range(LC.shape[0]):
+                            LC[j, w] = LC[j, t]
                     ids[w] = ids[t]
                 w += 1
             label += 1
@@ -860,9 +950,9 @@ def mdav_labels_small(X, codes, off, gid, gw, k, done):
 
 
 @helper
-def _all_dists(LX, LC, m, q, buf, nom):
-    """buf[:m] = distances of the first m columns of LX (p, N) (codes LC (mc, N)) to q and the
-    nominal query ``nom``, computed as :func:`_farthest` and :func:`_leaf_dists` do."""
+def _all_dists(LX, m, q, buf, nom, s):
+    """buf[:m] = distances of the first m columns of LX (p, N) (codes: nom's live rows) to q and
+    the nominal query s of ``nom``, computed as :func:`_farthest` and :func:`_leaf_dists` do."""
     for t in range(m):
         buf[t] = 0.0
     for j in range(LX.shape[0]):
@@ -871,8 +961,9 @@ def _all_dists(LX, LC, m, q, buf, nom):
         for t in range(m):
             d = col[t] - qj
             buf[t] += d * d
-    if LC.shape[0] > 0:
-        add_nominal(LC, np.int64(0), m, buf, nom)
+    if nom is not None:
+        if nom[_LC].shape[0] > 0:
+            add_nominal(nom[_LC], np.int64(0), m, buf, _query(nom, s))
 
 
 @njit(cache=True, nogil=True)
@@ -882,8 +973,9 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done):
 
     Parameters
     ----------
-    X : float64 (n, p); codes : int32 (n, mc); off : int64 (mc + 1); gid : int64 (mc);
-    gw : float64 (G); k : int; done : int64 (1) (see :func:`mdav_labels_codes`).
+    X : float64 (n, p); codes : int32 (n, mc), or None without nominal columns (then no
+    nominal code is compiled); off : int64 (mc + 1); gid : int64 (mc); gw : float64 (G);
+    k : int; done : int64 (1) (see :func:`mdav_labels_codes`).
     leaf : int
         Rows per kd-tree leaf at most (the speed only, never the result).
 
@@ -893,58 +985,69 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done):
     body's machine code once more on first use.
     """
     n, p = X.shape
-    mc = codes.shape[1]
-    labels = np.zeros(n, dtype=np.uint32)
+    labels = np.empty(n, dtype=np.uint32)  # (np.zeros: two compilations more)
+    for i in range(n):
+        labels[i] = 0
     if n < 2 * k:
         done[0] = n
         return labels
-    leaf = max(leaf, 1)
-    L = off[mc]
-    cscale = np.empty(mc, dtype=np.float64)
-    for j in range(mc):
-        # codes as split coordinates: the whole range spans one category distance
-        cscale[j] = np.sqrt(2.0 * gw[gid[j]]) / max(off[j + 1] - off[j] - 1, 1)
+    leaf = 1 if 1 > leaf else leaf  # = max(leaf, 1) (Numba's min and max compile per caller)
+    # the kd-tree's buffers, made for the first tree (a rebuilt one is never deeper, nor has
+    # larger leaves); every array of the kernel is allocated here, once (each np.empty of
+    # another dtype or rank, here or in a helper, is one more compilation)
+    depth = 0
+    while ((n + (1 << depth) - 1) >> depth) > leaf:
+        depth += 1
+    nleaf = 1 << depth
+    nnodes = 2 * nleaf - 1
+    C = n if n < leaf else leaf
+    nom = _nominal_state(codes, off, gid, gw, _SCAN if _SCAN > leaf else leaf, nleaf, C, nnodes)
+    TD = np.empty((nleaf, p, C), dtype=np.float64)
+    TR = np.empty((nleaf, C), dtype=np.float64)
+    TI = np.empty((nleaf, C), dtype=np.int64)
+    cnt = np.empty(nnodes, dtype=np.int64)
+    start = np.empty(nnodes, dtype=np.int64)
+    end = np.empty(nnodes, dtype=np.int64)
+    lo = np.empty((nnodes, p), dtype=np.float64)
+    hi = np.empty((nnodes, p), dtype=np.float64)
+    rmin = np.empty(nnodes, dtype=np.float64)
+    rmax = np.empty(nnodes, dtype=np.float64)
     pos = np.empty(n, dtype=np.int64)
-    TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf, TC, ncode = _tree(
-        X, np.arange(n), np.zeros(n), leaf, pos, codes, cscale
-    )
+    order = np.empty(n, dtype=np.int64)
+    # the rows a tree is (re)built from; between rebuilds, scratch of _set_reference's sort
+    Xs = np.empty((n, p), dtype=np.float64)
+    os = np.empty(n, dtype=np.int64)
+    rs = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        os[i] = i
+        rs[i] = 0.0
+    first_leaf = _tree(X, os, rs, n, leaf, pos, order, start, end, TD, TR, TI, cnt, nom)
     built = n
-    sums, errs, lcnt, lQ = _centroid_state(X, codes, off)
-    rcnt = lcnt.copy()  # the reference point's counts (a centroid)
-    rQ = lQ.copy()
-    rm = n
-    pcnt = np.zeros(L, dtype=np.int64)  # a row's indicator (point queries)
-    Kc = np.empty(mc, dtype=np.int64)
-    Kr = np.empty(mc, dtype=np.int64)
-    Kp = np.empty(mc, dtype=np.int64)
-    acc = np.empty((gw.shape[0], max(leaf, _SCAN)), dtype=np.int64)
-    qcode = np.zeros(mc, dtype=np.int32)
-    # the current row xr as a query (np.int64: the same tuple type as a centroid's query, so
-    # the helpers taking it compile once, not once more for a literal 2)
-    pnt = (off, gid, gw, pcnt, Kp, np.int64(2), 1.0, acc)
+    sums = np.empty(p, dtype=np.float64)
+    errs = np.empty(p, dtype=np.float64)
+    _centroid_sums(X, sums, errs)
+    rm = n  # rows of the reference point (a centroid)
     c = np.empty(p, dtype=np.float64)
     ref = np.empty(p, dtype=np.float64)
     for j in range(p):
         ref[j] = (sums[j] + errs[j]) / n
     LX = np.empty((p, n), dtype=np.float64)
-    LC = np.empty((mc, n), dtype=np.int32)
     LR = np.empty(n, dtype=np.float64)
     LI = np.empty(n, dtype=np.int64)
     lpos = np.empty(n, dtype=np.int64)
-    tq, m2 = mean_query(rcnt, rQ, rm, Kr)
-    stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, TC, LC,
-                          (off, gid, gw, rcnt, Kr, tq, m2, acc))
+    if codes is not None:
+        tq, m2 = mean_query(nom[_QC][_REF], nom[_QQ][1], rm, nom[_QK][_REF])
+        nom[_QT][_REF] = tq
+        nom[_QM][_REF] = m2
+    stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, rs, os, nom)
     head = np.int64(0)  # not a literal 0: one compilation of _farthest, not two
-    _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode)
-    depth = 0
-    while (1 << depth) - 1 < first_leaf:
-        depth += 1
+    _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, nom)
     sn = np.empty(2 * depth + 4, dtype=np.int64)
     sb = np.empty(2 * depth + 4, dtype=np.float64)
     kk = k - 1
     bd = np.empty(kk + 1, dtype=np.float64)
     bi = np.empty(kk + 1, dtype=np.int64)
-    buf = np.empty(min(leaf, n), dtype=np.float64)
+    buf = np.empty(C, dtype=np.float64)
     sbuf = np.empty(_SCAN, dtype=np.float64)
     q = np.empty(p, dtype=np.float64)
     m = n
@@ -953,64 +1056,85 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done):
     while m >= 2 * k:
         if m <= _REBUILD * built:
             # removed rows leave sparse leaves with wide boxes behind: rebuild on the live rows
-            Xs, os, rs, Cs = _live_rows(TD, TR, TI, first_leaf, cnt, TC)
-            TD, TR, TI, cnt, lo, hi, rmin, rmax, first_leaf, TC, ncode = _tree(Xs, os, rs, leaf, pos, Cs, cscale)
+            i = 0
+            for f in range(first_leaf + 1):
+                for t in range(cnt[f + first_leaf]):
+                    for j in range(p):
+                        Xs[i, j] = TD[f, j, t]
+                    os[i] = TI[f, t]
+                    rs[i] = TR[f, t]
+                    i += 1
+            first_leaf = _tree(Xs, os, rs, m, leaf, pos, order, start, end, TD, TR, TI, cnt, nom)
+            _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, nom)
             built = m
         for j in range(p):
             c[j] = (sums[j] + errs[j]) / m
-        dq = np.sqrt(_sq_dist(c, ref) + _mean_gap(off, gid, gw, lcnt, m, rcnt, rm))
-        if dq > _DRIFT * rmax[0]:
-            # the centroid drifted: make it the reference so that the bounds stay tight
+        for it in range(2):
+            # dq = |centroid - ref|; when the centroid drifted (first pass), it becomes the
+            # reference so that the bounds stay tight, and dq is measured again
+            d2 = 0.0
+            for j in range(p):
+                d = c[j] - ref[j]
+                d2 += d * d
+            if codes is not None:
+                d2 += _mean_gap(off, gid, gw, nom[_QC][_CEN], m, nom[_QC][_REF], rm)
+            dq = np.sqrt(d2)
+            if it == 1 or not dq > _DRIFT * rmax[0]:
+                break
             for j in range(p):
                 ref[j] = c[j]
-            for u in range(L):
-                rcnt[u] = lcnt[u]
-            for j in range(mc):
-                rQ[j] = lQ[j]
             rm = m
-            tq, m2 = mean_query(rcnt, rQ, rm, Kr)
-            stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, TC, LC,
-                                  (off, gid, gw, rcnt, Kr, tq, m2, acc))
+            if codes is not None:
+                QC = nom[_QC]
+                QQ = nom[_QQ]
+                for u in range(QC.shape[1]):
+                    QC[_REF, u] = QC[_CEN, u]
+                for j in range(QQ.shape[1]):
+                    QQ[1, j] = QQ[0, j]
+                tq, m2 = mean_query(QC[_REF], QQ[1], rm, nom[_QK][_REF])
+                nom[_QT][_REF] = tq
+                nom[_QM][_REF] = m2
+            stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, rs, os, nom)
             head = np.int64(0)
-            _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, TC, ncode)
-            dq = np.sqrt(_sq_dist(c, ref) + _mean_gap(off, gid, gw, lcnt, m, rcnt, rm))
-        tqc, m2c = mean_query(lcnt, lQ, m, Kc)
-        cen = (off, gid, gw, lcnt, Kc, tqc, m2c, acc)
+            _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, nom)
+        if codes is not None:
+            tqc, m2c = mean_query(nom[_QC][_CEN], nom[_QQ][0], m, nom[_QK][_CEN])
+            nom[_QT][_CEN] = tqc
+            nom[_QM][_CEN] = m2c
         # one pair of groups: xr (farthest from the centroid) and xs (farthest from xr)
         measured = 0
         xs = -1
         for g in range(2):
             if g == 0:
-                xr, head, _ = _farthest(LX, LR, LI, lpos, head, stop, c, dq, sbuf, LC, cen)
+                xr, head, _ = _farthest(LX, LR, LI, lpos, head, stop, c, dq, sbuf, nom, np.int64(_CEN))
             elif xs >= 0 and LI[lpos[xs]] >= 0:
                 xr = xs
             else:
-                xr, head, scanned = _farthest(LX, LR, LI, lpos, head, stop, q, dq, sbuf, LC, pnt)
+                xr, head, scanned = _farthest(LX, LR, LI, lpos, head, stop, q, dq, sbuf, nom, np.int64(_PNT))
                 measured += scanned
             f = pos[xr] // TD.shape[2]
             t = pos[xr] - f * TD.shape[2]
             for j in range(p):
                 q[j] = TD[f, j, t]
-            for j in range(mc):
-                pcnt[off[j] + qcode[j]] = 0
-                qcode[j] = TC[f, j, t]
-                pcnt[off[j] + qcode[j]] = 1
-                Kp[j] = 2
+            if codes is not None:
+                TC = nom[_TC]
+                qcode = nom[_QCODE]
+                pcnt = nom[_QC][_PNT]
+                for j in range(TC.shape[1]):
+                    pcnt[off[j] + qcode[j]] = 0
+                    qcode[j] = TC[f, j, t]
+                    pcnt[off[j] + qcode[j]] = 1
             dq = TR[f, t]
             if g == 0 and full > 0:
-                xs = _nearest_and_farthest(TD, TI, first_leaf, cnt, q, xr, kk, bd, bi, buf, TC, pnt)
+                xs = _nearest_and_farthest(TD, TI, first_leaf, cnt, q, xr, kk, bd, bi, buf, nom)
             else:
-                scanned = _nearest(
-                    TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, xr, kk, bd, bi, buf, sn, sb, TC, ncode,
-                    qcode, pnt
-                )
+                scanned = _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, xr, kk, bd, bi, buf, sn, sb,
+                                   nom)
                 measured += scanned if g == 0 else 0
             for u in range(-1, kk):
                 o = xr if u < 0 else bi[u]
-                _remove(
-                    TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums, o, labels, label, errs,
-                    TC, ncode, off, lcnt, lQ
-                )
+                _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums, o, labels, label, errs,
+                        nom)
             label += 1
             m -= k
             done[0] = n - m
@@ -1022,7 +1146,7 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done):
             full -= 1
         elif 2 * measured > m:
             full = _PROBE
-    for f in range(TD.shape[0]):
+    for f in range(first_leaf + 1):
         for t in range(cnt[f + first_leaf]):
             labels[TI[f, t]] = label
     done[0] = n
