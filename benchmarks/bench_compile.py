@@ -10,7 +10,8 @@ directory (Numba reads the variable when it is imported; with it set, every ``ca
 kernel writes its index and object files there, not into ``__pycache__`` next to the kernel
 module, so a run never reuses nor pollutes the caches of the source tree). The process runs
 the method's set-up (e.g. plain MDAV before ``refine="mil"``, which is then reported as the
-time *on top of* MDAV), then the method once on tiny data (the first call: all compile), then
+time *on top of* MDAV), then the method once on tiny data (the first call: all compile; ``TINY``
+sets more rows for some, e.g. ``mdav_5000``), then
 again on the same tiny data (the in-memory warm call) and best of three on a larger frame
 (the warm run time, the number that must not get slower). A second new process on the now
 filled cache times the first call again (what every later program start pays: loading the
@@ -95,7 +96,14 @@ METHODS: dict[str, tuple[str, str, int]] = {
                         "noisy.sdc.reconstruct_gmm(2, 'a', phi=1.0)", 2000),
     "ild": ("masked = df.sdc.mdav(3, ['a', 'b', 'c'])", "df.sdc.ild(masked, on=['a', 'b', 'c'])", 2000),
     "recode_utility": ("", "df.sdc.recode_utility('sex', ['region'], p=0.3)", 2000),
+    # the first call on 5,000 rows: MDAV's kd-tree kernel (kernels/mdav.py small_enough), not
+    # the brute-force one the 60-row rows compile (first call on TINY[name] rows)
+    "mdav_5000": ("", f"df.sdc.mdav(3, {NUM})", 5000),
+    "mdav_mixed_5000": ("", "df.sdc.mdav(3, [\"a\", \"b\", \"sex\", \"region\"])", 5000),
 }
+
+#: Rows of the first call of a method when not ``--tiny``.
+TINY: dict[str, int] = {"mdav_5000": 5000, "mdav_mixed_5000": 5000}
 
 #: The child: runs one method and prints one JSON line.
 CHILD = FRAME + """
@@ -183,6 +191,7 @@ def _env(cache: str) -> dict[str, str]:
 
 def run_method(name: str, tiny: int) -> dict:
     setup, call, rows = METHODS[name]
+    tiny = TINY.get(name, tiny)
     with tempfile.TemporaryDirectory(prefix="sdc-numba-cache-") as cache:
         arg = json.dumps([setup, call, tiny, rows])
         cold, proc_cpu, proc_wall = _child([sys.executable, "-c", CHILD, arg], _env(cache))
@@ -225,7 +234,7 @@ def warm_vs(names: list[str], other: Path, repeats: int, tiny: int) -> None:
     with tempfile.TemporaryDirectory(prefix="sdc-warm-") as tmp:
         for name in names:
             setup, call, rows = METHODS[name]
-            arg = json.dumps([setup, call, tiny, rows])
+            arg = json.dumps([setup, call, TINY.get(name, tiny), rows])
             ratios, this_ms, other_ms = [], [], []
             for _ in range(repeats):
                 got = {}

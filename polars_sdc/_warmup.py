@@ -82,6 +82,9 @@ WARMUPS: dict[str, Callable[[pl.DataFrame], Any]] = {
     # (numeric data compiles none of the nominal code)
     "vmdav-nominal": lambda df: df.sdc.vmdav(3, _NUM + ["sex"]),
     "anneal-numeric": lambda df: df.sdc.mdav(3, _NUM, refine="anneal", refine_options={"max_iter": 2000, "seed": 1}),
+    # so do MDAV's two kernels (numeric data: codes=None, kernels/mdav.py)
+    "mdav-numeric": lambda df: df.sdc.mdav(3, _NUM),
+    "mdav-large-numeric": lambda df: tiny_frame(LARGE_ROWS).sdc.mdav(3, _NUM),
 }
 
 

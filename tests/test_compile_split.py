@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+
 #: helpers and kernels that only nominal columns need (kernels/_common.py, vmdav.py, anneal.py)
 NOMINAL = {"add_nominal", "point_query", "nominal_part", "level_counts", "mean_query", "vmdav_nominal",
            "_leftover_nominal", "_nominal_d2c", "_nominal_d2r", "_level_count", "_swap_q", "level_squares",
@@ -118,3 +120,44 @@ def test_mhm_kd_mdav_and_vgrid_compile_only_their_walks(tmp_path):
     for labels in (out["kdm"], out["vg"]):
         sizes = [labels.count(g) for g in set(labels)]
         assert sum(sizes) == 60 and min(sizes) >= 3 and max(sizes) <= 5
+
+#: MDAV's nominal code (kernels/mdav.py and the _common helpers only its nominal path calls)
+MDAV_NOMINAL = {"add_nominal", "nominal_part", "mean_query", "_mean_gap", "_nominal_lower", "build"}
+
+MDAV_CHILD = """
+import json
+import numpy as np
+from numba.core import event
+from polars_sdc.kernels.mdav import small_enough
+from polars_sdc.microagg.mdav import partition_mdav
+
+X = np.random.default_rng(7).normal(size=(1500, 3))
+assert not small_enough(1500, 3, 0, 3)  # the kd-tree kernel, not the brute-force one
+with event.install_recorder("numba:compile") as rec:
+    labels = partition_mdav(X, 3)
+names = sorted({ev.data["dispatcher"].py_func.__qualname__.split(".")[-1] for _, ev in rec.buffer
+                if ev.is_start and ev.data["dispatcher"].py_func.__module__.startswith("polars_sdc.")})
+kernel = sorted({str(ev.data["args"]) for _, ev in rec.buffer
+                 if ev.is_start and ev.data["dispatcher"].py_func.__name__ == "mdav_labels_tree"})
+print("RESULT " + json.dumps({"names": names, "kernel": kernel, "labels": labels.tolist(), "X": X.tolist()}))
+"""
+
+
+def test_numeric_mdav_on_large_data_compiles_no_nominal_code(tmp_path):
+    # a numeric first call on more rows than small_enough takes compiles the kd-tree kernel with
+    # codes=None, and none of the nominal helpers (session 26: 76 -> 26 compilations, 14 -> ~7 s)
+    from naive import reference_mdav
+    from polars_sdc.partition import canonical_ids
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    proc = subprocess.run([sys.executable, "-c", MDAV_CHILD], env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.split("RESULT ", 1)[1])
+    names = set(out["names"])
+    assert {"mdav_labels_tree", "_tree", "_nearest", "_farthest", "_remove", "_set_reference"} <= names
+    assert "mdav_labels_small" not in names
+    assert len(out["kernel"]) == 1 and ", none," in out["kernel"][0], out["kernel"]
+    assert not names & MDAV_NOMINAL, sorted(names & MDAV_NOMINAL)
+    # and the partition is MDAV's
+    X = np.array(out["X"])
+    np.testing.assert_array_equal(canonical_ids(np.array(out["labels"])), canonical_ids(reference_mdav(X, 3)))
