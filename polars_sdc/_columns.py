@@ -156,10 +156,19 @@ def check_finite(df: pl.DataFrame, columns: Sequence[str], *, nulls: bool = Fals
     ).row(0)
     m = len(floats)
     for i, c in enumerate(floats):
-        if row[i]:
-            raise SDCError(f"column {c!r}: {row[i]} NaN value(s); a finite number is needed in every row")
-        if row[m + i]:
-            raise SDCError(f"column {c!r}: {row[m + i]} infinite value(s); a finite number is needed in every row")
+        error = nonfinite_error(c, row[i], row[m + i])
+        if error is not None:
+            raise error
+
+
+def nonfinite_error(column: str, nan: int, inf: int) -> SDCError | None:
+    """The one message (:func:`check_finite`; Spark's ``ilssdm``) for ``nan`` NaN and ``inf``
+    infinite values in a numeric ``column`` (NaN named first), or None when both are 0."""
+    if nan:
+        return SDCError(f"column {column!r}: {nan} NaN value(s); a finite number is needed in every row")
+    if inf:
+        return SDCError(f"column {column!r}: {inf} infinite value(s); a finite number is needed in every row")
+    return None
 
 
 def numeric_matrix(df: pl.DataFrame, columns: Sequence[str]) -> "np.ndarray":

@@ -64,3 +64,24 @@ def test_spark_ilssdm_skips_structural_nulls_as_locally(spark, pair):  # noqa: F
             sdcs.ilssdm(one, ON, masked=spark.createDataFrame(changed.to_arrow()), key="id")
         assert str(remote.value) == str(local.value).replace(f"row {row}", f"the row with key 'id' = {row}")
         assert f"column {c!r}" in str(remote.value)
+
+
+def test_spark_ilssdm_refuses_nan_and_infinity_as_locally(spark, pair):  # noqa: F811
+    # a NaN or an infinity in the original or in the release: the local message naming the column
+    # (Spark returned NaN for SSE/SST without a word)
+    from polars_sdc import spark as sdcs
+
+    df, masked = pair
+    cases = []
+    for bad in (float("nan"), float("inf")):
+        hit = pl.when(pl.col("id") == 6).then(bad).otherwise(pl.col("z")).alias("z")
+        cases += [(df.with_columns(hit), masked, dict(groups="g")), (df.with_columns(hit), masked, {}),
+                  (df, masked.with_columns(hit), {})]
+    for orig, rel, kw in cases:
+        with pytest.raises(SDCError) as want:
+            orig.sdc.ilssdm(ON, **(kw or {"masked": rel}))
+        args = kw or {"masked": spark.createDataFrame(rel.to_arrow()), "key": "id"}
+        with pytest.raises(SDCError) as have:
+            sdcs.ilssdm(spark.createDataFrame(orig.to_arrow()), ON, **args)
+        assert str(have.value) == str(want.value)
+        assert str(want.value).startswith("column 'z': 1 ") and "finite number is needed" in str(want.value)

@@ -52,7 +52,8 @@ from .frequencies import check_weights, key_codes, key_columns
 
 def class_sizes(df: pl.DataFrame, on, weight: str | None = None) -> pl.DataFrame:
     """One row per equivalence class (missing = own value): ``f`` (sample size) and ``F``
-    (sum of weights, or ``f``).
+    (sum of weights, or ``f``), sorted by them (so every sum over the classes is the same in
+    every run).
 
     >>> import polars as pl
     >>> class_sizes(pl.DataFrame({"a": [1, 1, None]}), "a").sort("f")["f"].to_list()
@@ -63,7 +64,8 @@ def class_sizes(df: pl.DataFrame, on, weight: str | None = None) -> pl.DataFrame
     codes.columns = [f"_k{i}" for i in range(len(cols))]   # a key may be named f or F
     w = df.get_column(weight).cast(pl.Float64) if weight is not None else pl.repeat(1.0, df.height, eager=True)
     frame = codes.with_columns(w.alias("_w"))
-    return frame.group_by(codes.columns).agg(f=pl.len(), F=pl.col("_w").sum()).select("f", "F")
+    # sorted: the estimates sum over the classes, and a hash group_by's order varies between runs
+    return frame.group_by(codes.columns).agg(f=pl.len(), F=pl.col("_w").sum()).select("f", "F").sort("f", "F")
 
 
 def sample_models(f: np.ndarray, F: np.ndarray, threshold: float = 0.1) -> dict[str, float]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._columns import ColumnSpec, resolve_columns
+from .._columns import ColumnSpec, nonfinite_error, resolve_columns
 from .._errors import SDCError
 from .._signature import check_keywords
 from ..loss.nulls import Measured, null_pattern_error
@@ -45,11 +45,23 @@ def ilssdm(
         raise SDCError("ilssdm needs exactly one of masked= (with key=) or groups=")
     cols = resolve_columns(schema, on, kind="numeric", default="numeric")
     cols = [c for c in cols if c not in (key, groups)] if on is None else cols
+    def nonfinite(col: Any, tag: str) -> list[Any]:   # NaN and +-inf counts, refused as locally (check_finite)
+        return [F.sum(F.when(F.isnan(col), 1).otherwise(0)).alias(f"nan{tag}"),
+                F.sum(F.when(col.isin(float("inf"), float("-inf")), 1).otherwise(0)).alias(f"inf{tag}")]
+
     stats = original.agg(
         F.count(F.lit(1)).alias("n"),
         *[F.count(F.col(c)).alias(f"n_{c}") for c in cols],            # the non-null values
         *[F.stddev_pop(F.col(c).cast("double")).alias(f"s_{c}") for c in cols],
+        *[e for c in cols for e in nonfinite(F.col(c).cast("double"), f"_{c}")],
     ).collect()[0]
+
+    def refuse_nonfinite(row: Any, tag: str) -> None:
+        for c in cols:
+            error = nonfinite_error(c, int(row[f"nan{tag}_{c}"] or 0), int(row[f"inf{tag}_{c}"] or 0))
+            if error is not None:
+                raise error
+
     n = int(stats["n"])
     if n == 0:
         raise SDCError("the frame has no rows; information loss needs at least one row")
@@ -66,6 +78,7 @@ def ilssdm(
             *[F.sum((F.col(c).cast("double") - F.col(f"__m_{c}")) ** 2).alias(f"e_{c}") for c in cols],
             *[F.min(F.when(changed[c], F.struct(F.col(key).alias("k"), F.col(c).isNull().alias("o"))))
               .alias(f"d_{c}") for c in cols],
+            *[e for c in cols for e in nonfinite(F.col(f"__m_{c}"), f"m_{c}")],
         ).collect()[0]
         if int(row["n"]) != n:
             raise SDCError(f"masked release matches {row['n']} of the original's {n} rows on key {key!r}")
@@ -73,8 +86,11 @@ def ilssdm(
             first = row[f"d_{c}"]
             if first is not None:
                 raise null_pattern_error(c, f"the row with key {key!r} = {first['k']!r}", bool(first["o"]))
+        refuse_nonfinite(stats, "")        # in the local order: the null pattern, the original, the release
+        refuse_nonfinite(row, "m")
         sse = {c: float(row[f"e_{c}"] or 0.0) for c in cols}
     else:
+        refuse_nonfinite(stats, "")
         per = original.groupBy(groups).agg(
             *[(F.var_pop(F.col(c).cast("double")) * F.count(F.col(c))).alias(f"e_{c}") for c in cols]
         )
