@@ -163,6 +163,11 @@ _HOUSEHOLD = _spec("column", "household id column: household-level columns are m
 _HOUSEHOLD_COLUMNS = _spec("columns", "the household-level columns, declared: masked once per household (an error "
                            "naming a household where one varies); the other masked columns person-level even if "
                            "constant within households (default: detected)")
+_SUPPRESSED_AS = _spec("str", "a generalised release's label of suppressed records (e.g. *): a record whose keys are "
+                        "all that label is read as every key missing and keeps its label")
+#: the label's reading by a step that draws or merges categories: never a source nor a target
+_SUPPRESSED_AS_VALUES = _spec("str", "a generalised release's label of suppressed values (e.g. *): never a source "
+                              "nor a target of the step, kept where it is")
 #: the household id and the declaration of the household-level columns
 _HOUSEHOLDS = {"household": _HOUSEHOLD, "household_columns": _HOUSEHOLD_COLUMNS}
 #: the strata, seed and key of the randomised masking methods, and the household id
@@ -205,6 +210,7 @@ def _masking() -> dict[str, Operation]:
             "key_var": _spec("column", "suppress only this key (default: the risky record's key with most categories)"),
             "alpha": _spec("float", "weight of a match through a suppressed (null) value", low=0, high=1),
             **_HOUSEHOLDS,
+            "suppressed_as": _SUPPRESSED_AS,
         }, command="suppress-risky"),
         _declare("pram", pram_frame, "post-randomisation of categorical columns (sdcMicro pram)", {
             "on": _spec("columns", "categorical columns to PRAM", role="pram"),
@@ -212,6 +218,7 @@ def _masking() -> dict[str, Operation]:
             "alpha": _spec("float", "weight of the invariant matrix", low=0, high=1),
             **_DRAWS,
             "matrix": _spec("json", "a user transition matrix (JSON: rows of numbers, or {column: matrix})"),
+            "suppressed_as": _SUPPRESSED_AS_VALUES,
         }, random=True, command="pram"),
         _declare("rank_swap", rank_swap_frame, "rank swapping of numeric columns (Moore 1996; sdcMicro rankSwap)", {
             "on": _spec("columns", "numeric columns to swap (default: every numeric column)", role="numeric"),
@@ -251,8 +258,10 @@ def _masking() -> dict[str, Operation]:
             "max_label": _spec("int", "cap merged labels at this many characters", low=24),
             "null_values": _spec("json", "categories read as missing (and CSV tokens read as missing)"),
             **_HOUSEHOLDS,
+            "suppressed_as": _SUPPRESSED_AS_VALUES,
         }, skip=("enum_as", "labels"), extra_defaults={"sep": DEFAULT_SEP, "other": None, "max_label": DEFAULT_MAX_LABEL,
-                                              "null_values": None, "household": None, "household_columns": None},
+                                              "null_values": None, "household": None, "household_columns": None,
+                                              "suppressed_as": None},
             command="recode", aliases={"columns": ("--column",)}),
         _declare("recode_intervals", recode_intervals_frame, "interval recoding of numeric columns (sdcMicro globalRecode)", {
             "on": _spec("columns", "numeric columns to recode into intervals"),
@@ -290,6 +299,8 @@ def _masking() -> dict[str, Operation]:
             "swapped_column": _spec("str", "also write the partner household's id in this column"),
             "seed": _SEED,
             "key": _KEY,
+            "suppressed_as": _spec("str", "a generalised release's label of suppressed values (e.g. *): a moved "
+                                   "column holding it is refused"),
         }, random=True, command="swap-records"),
     ]
     return {op.name: op for op in ops}

@@ -292,7 +292,7 @@ def pram_matrix(
 def pram_frame(
     df: pl.DataFrame, on: ColumnSpec, *, pd: Any = 0.8, alpha: float = 0.5, by: ColumnSpec = None,
     seed: int | None = None, key: str | None = None, matrix: Any = None, household: str | None = None,
-    household_columns: Sequence[str] | None = None,
+    household_columns: Sequence[str] | None = None, suppressed_as: str | None = None,
 ) -> pl.DataFrame:
     """PRAM on the categorical ``on`` columns (sdcMicro ``pram``; dtypes, nulls, row order and
     other columns kept). ``pd``: lower bound of the kept-category probabilities (one number or
@@ -306,6 +306,10 @@ def pram_frame(
     column gets a :class:`polars_sdc.household.HouseholdWarning`.
     ``household_columns``: the household-level columns declared instead of detected (the others
     person-level; :func:`polars_sdc.household.check_household_columns`).
+    ``suppressed_as``: on a generalised release (``df.sdc.generalize``, ARX), the label of its
+    suppressed values (``"*"``): never a source nor a target of PRAM (no level of the matrix),
+    so a suppressed record stays suppressed and no released record becomes one
+    (:func:`polars_sdc.risk.suppressed.keep_suppressed`). None: every value is a category.
 
     >>> df = pl.DataFrame({"c": ["a", "b", "a", None]})
     >>> pram_frame(df, "c", matrix=np.eye(2))["c"].to_list()   # the identity gives the input back
@@ -328,8 +332,10 @@ def pram_frame(
     def run(frame: pl.DataFrame, columns: list[str], k: str | None) -> pl.DataFrame:
         return _pram(frame, columns, by_cols, pd, a, s, k, matrix)
 
-    return mask_by_household(df, household, cols, run, method="pram", by=by_cols, key=key,
-                             household_columns=declared)
+    from ..risk.suppressed import keep_suppressed
+
+    return keep_suppressed(df, cols, suppressed_as, lambda f: mask_by_household(
+        f, household, cols, run, method="pram", by=by_cols, key=key, household_columns=declared))
 
 
 def _pram(df: pl.DataFrame, cols: list[str], by_cols: list[str], pd: Any, a: float, s: int, key: str | None,

@@ -414,7 +414,7 @@ def swap_records_frame(
     df: pl.DataFrame, *, household: str, hierarchy: ColumnSpec, similar: Any = None, swaprate: float = 0.05,
     k_anonymity: int = 3, risk_variables: ColumnSpec = None, risk: ColumnSpec = None,
     risk_threshold: float | None = None, carry_along: ColumnSpec = None, swapped_column: str | None = None,
-    seed: int | None = None, key: str | None = None,
+    seed: int | None = None, key: str | None = None, suppressed_as: str | None = None,
 ) -> pl.DataFrame:
     """Targeted record swapping (sdcMicro 5.8.1 ``recordSwap``; see the module docstring):
     whole households exchange their ``hierarchy`` values (and ``carry_along`` columns).
@@ -429,6 +429,9 @@ def swap_records_frame(
     ``swapped_column``: a new column with the id of the household each row's household was
     swapped with (its own id if not swapped; sdcMicro's ``return_swapped_id``). ``seed`` /
     ``key``: the draws, keyed by household id (or a household-level ``key`` column).
+    ``suppressed_as``: on a generalised release, the label of its suppressed values (``"*"``):
+    a moved column (``hierarchy``, ``carry_along``) holding it is refused
+    (:func:`check_no_label_moves`).
 
     >>> df = pl.DataFrame({"hid": [1, 1, 2, 3, 3, 4], "region": ["a", "a", "a", "b", "b", "b"]})
     >>> out = swap_records_frame(df, household="hid", hierarchy="region", swaprate=1.0, k_anonymity=0,
@@ -440,7 +443,35 @@ def swap_records_frame(
                             k_anonymity=k_anonymity, risk_variables=risk_variables, risk=risk,
                             risk_threshold=risk_threshold, carry_along=carry_along, swapped_column=swapped_column,
                             seed=seed, key=key)
-    return apply_swap(df, spec)
+    return apply_swap(check_no_label_moves(df, spec, suppressed_as), spec)
+
+
+def check_no_label_moves(df: pl.DataFrame, spec: RecordSwapSpec, suppressed_as: str | None) -> pl.DataFrame:
+    """``df`` when no column the swap moves holds the generalisation's suppression label; else
+    an :class:`SDCError` naming it: a swap would give the suppressed household its partner's
+    real value (un-suppressing it) and the partner the label.
+
+    >>> df = pl.DataFrame({"hid": [1, 2], "region": ["a", "*"]})
+    >>> spec = record_swap_spec(df.schema, household="hid", hierarchy="region", k_anonymity=0)
+    >>> check_no_label_moves(df, spec, "*")
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: column 'region': 1 record holds the suppression label '*' of a generalised release; swapping it would un-suppress that household's value and give its partner the label (swap other columns, or swap before generalising)
+    """
+    from ..risk.suppressed import _label_mask, check_suppressed_as
+
+    label = check_suppressed_as(suppressed_as)
+    if label is None:
+        return df
+    for c in (*spec.hierarchy, *spec.carry_along):
+        m = _label_mask(df, c, label)
+        n = 0 if m is None else int(m.sum())
+        if n:
+            raise SDCError(f"column {c!r}: {n} record{'s' if n > 1 else ''} hold{'' if n > 1 else 's'} the "
+                           f"suppression label {label!r} of a generalised release; swapping it would un-suppress "
+                           "that household's value and give its partner the label (swap other columns, or swap "
+                           "before generalising)")
+    return df
 
 
 def apply_swap(df: pl.DataFrame, spec: RecordSwapSpec) -> pl.DataFrame:

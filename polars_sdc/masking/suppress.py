@@ -461,6 +461,7 @@ def suppressed_count(original: pl.DataFrame, released: pl.DataFrame, on: Sequenc
 def suppress_risky_frame(
     df: pl.DataFrame, on: ColumnSpec, *, risk_above: float, weight: str | None = None, key_var: str | None = None,
     alpha: float = 1.0, household: str | None = None, household_columns: Sequence[str] | None = None,
+    suppressed_as: str | None = None,
 ) -> pl.DataFrame:
     """Suppress key values in the records whose individual risk (sdcMicro ``indivRisk`` from
     ``fk``/``Fk``, :mod:`polars_sdc.risk.individual`) exceeds ``risk_above`` (after sdcMicro
@@ -477,6 +478,8 @@ def suppress_risky_frame(
     ``household``: a suppressed household-level key (constant within every household) is
     suppressed for every member of the household, after each round; ``household_columns``
     declares them instead (:func:`polars_sdc.household.check_household_columns`).
+    ``suppressed_as``: as :func:`suppress_frame`'s (a generalised release's all-label records
+    are wildcards and keep their label).
 
     >>> df = pl.DataFrame({"a": ["x"] * 5 + ["y"], "b": [1, 1, 1, 2, 2, 2]})
     >>> suppress_risky_frame(df, ["a", "b"], risk_above=0.5)["a"].to_list()
@@ -489,7 +492,13 @@ def suppress_risky_frame(
     from ..risk.frequencies import check_alpha, frequencies, key_columns
     from ..risk.individual import individual_risk
 
+    from ..risk.suppressed import keep_suppressed
+
     keys = key_columns(df, on, weight)
+    if suppressed_as is not None:
+        return keep_suppressed(df, keys, suppressed_as, lambda f: suppress_risky_frame(
+            f, keys, risk_above=risk_above, weight=weight, key_var=key_var, alpha=alpha, household=household,
+            household_columns=household_columns), whole_records=True)
     a = check_alpha(alpha)
     check_real(risk_above, "risk_above", minimum=0.0, maximum=1.0)
     if key_var is not None and key_var not in keys:

@@ -30,6 +30,7 @@ class MaskingMethods(FrameOps[F]):
         matrix: Any = None,
         household: str | None = None,
         household_columns: Sequence[str] | None = None,
+        suppressed_as: str | None = None,
     ) -> F:
         """PRAM (post-randomisation, sdcMicro ``pram``) of the categorical ``on`` columns: each
         category is released as another with the probabilities of ``alpha * P Q + (1 - alpha) I``
@@ -64,6 +65,9 @@ class MaskingMethods(FrameOps[F]):
             The household-level columns, declared instead of detected (each checked constant
             within every household; an error names the column and a household where it
             varies); the other columns are person-level. None: detected.
+        suppressed_as
+            On a generalised release, the label of its suppressed values (``"*"``): never a
+            source nor a target (None: every value is a category).
 
         Returns
         -------
@@ -80,11 +84,15 @@ class MaskingMethods(FrameOps[F]):
         """
         from ..masking.pram import _args, pram_frame, pram_output_schema
 
+        from ..risk.suppressed import check_suppressed_as
+
         _args(self._schema(), on, by, key, alpha, seed, pd, matrix, household)
         check_household_columns(self._schema(), household, household_columns)
+        check_suppressed_as(suppressed_as)
         return self._frame_op(
             lambda df: pram_frame(df, on, pd=pd, alpha=alpha, by=by, seed=seed, key=key, matrix=matrix,
-                                  household=household, household_columns=household_columns),
+                                  household=household, household_columns=household_columns,
+                                  suppressed_as=suppressed_as),
             pram_output_schema(self._schema()),
         )
 
@@ -477,6 +485,7 @@ class MaskingMethods(FrameOps[F]):
         alpha: float = 1.0,
         household: str | None = None,
         household_columns: Sequence[str] | None = None,
+        suppressed_as: str | None = None,
     ) -> F:
         """Suppress key values in the records whose individual risk (sdcMicro ``indivRisk``,
         with ``weight`` the sampling weights) exceeds ``risk_above`` (after sdcMicro
@@ -504,6 +513,10 @@ class MaskingMethods(FrameOps[F]):
             The household-level columns, declared instead of detected (each checked constant
             within every household; an error names the column and a household where it
             varies); the other columns are person-level. None: detected.
+        suppressed_as
+            On a generalised release, the label of its suppressed records (``"*"``): a record
+            whose keys are all that label is read as every key missing and keeps its label
+            (None: every value read as written).
 
         Returns
         -------
@@ -524,9 +537,13 @@ class MaskingMethods(FrameOps[F]):
 
         check_household_column(self._schema(), household, key_columns(self._schema(), on, weight))
         check_household_columns(self._schema(), household, household_columns)
+        from ..risk.suppressed import check_suppressed_as
+
+        check_suppressed_as(suppressed_as)
         return self._frame_op(
             lambda df: suppress_risky_frame(df, on, risk_above=risk_above, weight=weight, key_var=key_var, alpha=alpha,
-                                            household=household, household_columns=household_columns),
+                                            household=household, household_columns=household_columns,
+                                            suppressed_as=suppressed_as),
             self._schema(),
         )
 
@@ -545,6 +562,7 @@ class MaskingMethods(FrameOps[F]):
         swapped_column: str | None = None,
         seed: int | None = None,
         key: str | None = None,
+        suppressed_as: str | None = None,
     ) -> F:
         """Targeted record swapping (sdcMicro ``recordSwap``): whole households exchange their
         geographic ``hierarchy`` values (and ``carry_along`` columns) with a household of another
@@ -579,6 +597,9 @@ class MaskingMethods(FrameOps[F]):
             Seed of the draws.
         key
             Unique id column keying the draws.
+        suppressed_as
+            On a generalised release, the label of its suppressed values (``"*"``): a moved
+            column holding it is refused (None: values as written).
 
         Returns
         -------
@@ -592,14 +613,18 @@ class MaskingMethods(FrameOps[F]):
         ...                     swapped_column="with", seed=1)["region", "with"].rows()
         [('b', 4), ('b', 4), ('a', 2), ('b', 3), ('b', 3), ('a', 1)]
         """
-        from ..masking.record_swap import apply_swap, record_swap_spec, swap_records_output_schema
+        from ..masking.record_swap import apply_swap, check_no_label_moves, record_swap_spec, swap_records_output_schema
+        from ..risk.suppressed import check_suppressed_as
+
+        check_suppressed_as(suppressed_as)
 
         spec = record_swap_spec(
             self._schema(), household=household, hierarchy=hierarchy, similar=similar, swaprate=swaprate,
             k_anonymity=k_anonymity, risk_variables=risk_variables, risk=risk, risk_threshold=risk_threshold,
             carry_along=carry_along, swapped_column=swapped_column, seed=seed, key=key,
         )
-        return self._frame_op(lambda df: apply_swap(df, spec), swap_records_output_schema(self._schema(), spec))
+        return self._frame_op(lambda df: apply_swap(check_no_label_moves(df, spec, suppressed_as), spec),
+                              swap_records_output_schema(self._schema(), spec))
 
     def swap_records_plan(
         self,

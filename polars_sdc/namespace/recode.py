@@ -31,6 +31,7 @@ class RecodeMethods(FrameOps[F]):
         null_values: str | Sequence[str] | None = None,
         household: str | None = None,
         household_columns: Sequence[str] | None = None,
+        suppressed_as: str | None = None,
     ) -> F:
         """Minimum-frequency global recoding (Sano & Hattori, Fig. 1) of categorical ``columns``:
         with th = rows * p, the least frequent category merges with the second least (or
@@ -67,6 +68,9 @@ class RecodeMethods(FrameOps[F]):
             The household-level columns, declared instead of detected (each checked constant
             within every household; an error names the column and a household where it
             varies); the other columns are person-level. None: detected.
+        suppressed_as
+            On a generalised release, the label of its suppressed values (``"*"``): not a
+            category, never merged, kept where it is (None: a category like any other).
 
         Returns
         -------
@@ -96,6 +100,15 @@ class RecodeMethods(FrameOps[F]):
         from ..household import check_household_columns
 
         declared = check_household_columns(self._schema(), household, household_columns)
+        from .._columns import resolve_columns
+        from ..risk.suppressed import check_suppressed_as, keep_suppressed
+
+        check_suppressed_as(suppressed_as)
+        targets = resolve_columns(self._schema(), columns, kind="categorical", what="columns", default="error")
+
+        def kept(run: Any) -> Any:   # a generalised release's label neither counted nor merged
+            return lambda df: keep_suppressed(df, targets, suppressed_as, run)
+
         if household is not None:
             from .._columns import resolve_columns
             from ..household import check_household_column, mask_households
@@ -112,7 +125,8 @@ class RecodeMethods(FrameOps[F]):
                                     ordinal={c: o for c, o in orders.items() if c in cs} or None,
                                     enum_as=enum_as, **label_options)
 
-            return self._frame_op(lambda df: mask_households(df, household, cols, part, declared=declared), schema)
+            return self._frame_op(kept(lambda df: mask_households(df, household, cols, part, declared=declared)),
+                                  schema)
         def plain(df: pl.DataFrame) -> pl.DataFrame:
             from .._columns import resolve_columns
             from ..household import warn_household_level
@@ -124,7 +138,7 @@ class RecodeMethods(FrameOps[F]):
                                       "household counts as frequent and is kept")
             return recode_frame(df, columns, p, hierarchy=hierarchy, ordinal=ordinal, enum_as=enum_as, **label_options)
 
-        return self._frame_op(plain, schema)
+        return self._frame_op(kept(plain), schema)
 
     def recode_map(
         self,

@@ -230,11 +230,38 @@ class Problem:
         if (operation != "generalize" and "suppressed_as" in op.names() and "suppressed_as" not in options
                 and self.suppressed_as is not None):   # a step on a generalised release reads its label
             arguments["suppressed_as"] = self.suppressed_as
+        elif "suppressed_as" not in op.names() and self.suppressed_as is not None:
+            self._check_label_not_read(operation, arguments)
         _check_strata_covered(op, self._roles, arguments, self._frame.collect_schema())
         frame = getattr(self._frame.sdc, op.method)(**arguments)
         child = object.__new__(Problem)
         child._init(frame, self._roles, self, Step(operation, copy.deepcopy(options), arguments))
         return child
+
+    def _check_label_not_read(self, operation: str, arguments: Mapping[str, Any]) -> None:
+        """A step that cannot keep a generalisation's suppression label (no ``suppressed_as``,
+        e.g. microaggregation, which releases a group's most frequent category) refused on a
+        generalised column: it would read the label as a category, release a suppressed record's
+        key or suppress a released one."""
+        from .._columns import resolve_columns
+
+        step = next(s for s in reversed(self.steps) if s.operation == "generalize")
+        generalised = set(step.arguments.get("on") or ()) | set(step.arguments.get("hierarchies") or ())
+        schema = self._frame.collect_schema()
+        for name in ("on", "columns"):
+            value = arguments.get(name)
+            if value is None:
+                continue
+            try:
+                cols = resolve_columns(schema, value, what=name)
+            except SDCError:
+                continue   # the step's own check names the problem
+            hit = [c for c in cols if c in generalised]
+            if hit:
+                raise SDCError(f"{operation}: column {hit[0]!r} was generalised (its suppressed records hold "
+                               f"{self.suppressed_as!r}); {operation} would read the label as a category and "
+                               "release a suppressed record's key or suppress a released one. Mask the other "
+                               "columns, or undo the generalize step")
 
     # -- measures -------------------------------------------------------------------------------
     def data(self) -> pl.DataFrame:

@@ -10,6 +10,7 @@ SUDA, ``k_anonymity``, the report)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
@@ -85,3 +86,66 @@ def suppressed_rows(df: pl.DataFrame, on: Sequence[str], suppressed_as: str | No
         return None
     mask = df.select(pl.all_horizontal(tests).fill_null(False).alias("_m")).to_series()
     return mask if mask.any() else None
+
+
+def _label_mask(df: pl.DataFrame, column: str, label: str) -> pl.Series | None:
+    """Boolean per row: ``column`` holds ``label`` (None for a dtype that cannot hold it)."""
+    dtype = df.schema[column]
+    if dtype == pl.String or isinstance(dtype, pl.Enum):
+        if isinstance(dtype, pl.Enum) and label not in dtype.categories.to_list():
+            return None
+        return df.select((pl.col(column) == label).fill_null(False)).to_series()
+    if isinstance(dtype, pl.Categorical):
+        return df.select((pl.col(column).cast(pl.String) == label).fill_null(False)).to_series()
+    return None
+
+
+def keep_suppressed(df: pl.DataFrame, columns: Sequence[str], suppressed_as: str | None, run: Any, *,
+                    whole_records: bool = False) -> pl.DataFrame:
+    """``run(frame)`` (a masking step on ``columns``) on a generalised release, its suppression
+    label neither read nor written: the label is made null in ``columns`` before the step (an
+    Enum's category set loses it, so no draw or merge can reach it) and put back after, so a
+    suppressed record stays suppressed and no released record becomes one. ``whole_records``:
+    only the records whose every column of ``columns`` is the label (the wildcards of
+    :func:`suppressed_as_missing`, e.g. for a step that counts key combinations); otherwise
+    every label value (e.g. PRAM: the label is never a source nor a target). Without a label
+    (``suppressed_as=None``): ``run(df)``.
+
+    >>> d = pl.DataFrame({"a": ["x", "*", "y"]})
+    >>> keep_suppressed(d, ["a"], "*", lambda f: f.with_columns(pl.col("a").fill_null("new"))).rows()
+    [('x',), ('*',), ('y',)]
+    """
+    label = check_suppressed_as(suppressed_as)
+    if label is None:
+        return run(df)
+    masks: dict[str, pl.Series] = {}
+    if whole_records:
+        m = suppressed_rows(df, columns, label)
+        masks = {c: m for c in columns} if m is not None else {}
+    else:
+        for c in columns:
+            m = _label_mask(df, c, label)
+            if m is not None:
+                masks[c] = m
+    if not masks:
+        return run(df)
+    work = []
+    for c, m in masks.items():
+        e = pl.when(m).then(None).otherwise(pl.col(c))
+        dtype = df.schema[c]
+        if isinstance(dtype, pl.Enum):
+            e = e.cast(pl.String).cast(pl.Enum([v for v in dtype.categories.to_list() if v != label]))
+        work.append(e.alias(c))
+    out = run(df.with_columns(work))
+    back = []
+    for c, m in masks.items():
+        dtype, now = df.schema[c], out.schema[c]
+        target = now
+        if isinstance(now, pl.Enum) and label not in now.categories.to_list():
+            cats = now.categories.to_list()
+            in_input = isinstance(dtype, pl.Enum) and set(cats) <= set(dtype.categories.to_list())
+            target = dtype if in_input else pl.Enum([*cats, label])   # the input's category set, else + label
+        value = pl.col(c).cast(pl.String).cast(target) if target != now else pl.col(c)
+        label_value = pl.lit(label).cast(pl.String).cast(target)
+        back.append(pl.when(m).then(label_value).otherwise(value).alias(c))
+    return out.with_columns(back)
