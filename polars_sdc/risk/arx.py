@@ -60,9 +60,11 @@ def class_sizes(df: pl.DataFrame, on, weight: str | None = None) -> pl.DataFrame
     """
     cols = key_columns(df, on, weight)
     codes = key_codes(df, cols)
+    keys = [f"k{j}" for j in range(len(cols))]  # positional names: a key called "_w" or "f" is safe
+    codes = codes.rename(dict(zip(codes.columns, keys)))
     w = df.get_column(weight).cast(pl.Float64) if weight is not None else pl.repeat(1.0, df.height, eager=True)
     frame = codes.with_columns(w.alias("_w"))
-    return frame.group_by(cols).agg(f=pl.len(), F=pl.col("_w").sum()).select("f", "F")
+    return frame.group_by(keys).agg(f=pl.len(), F=pl.col("_w").sum()).select("f", "F")
 
 
 def sample_models(f: np.ndarray, F: np.ndarray, threshold: float = 0.1) -> dict[str, float]:
