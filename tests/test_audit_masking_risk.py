@@ -42,3 +42,23 @@ def test_arx_class_sizes_key_named_like_internal_column(name):
     assert got.rows() == [(2, 3.0), (3, 12.0)]
     r = df.sdc.risk([name, "b"], weight="w", suda=False)
     assert r["k_anonymity"] == 2 and r["prosecutor_highest"] == 0.5
+
+
+@pytest.mark.parametrize("options", [
+    dict(upper=2.5), dict(upper_p=0.2), dict(lower_p=0.2, upper_p=0.2), dict(lower=1.7, upper=2.5),
+    dict(upper=2.5, replacement="mean"), dict(upper_p=0.2, lower_p=0.2, replacement="mean"),
+])
+def test_top_bottom_code_nan_is_not_a_large_value(options):
+    # NaN is not null and not above any threshold: it was top coded (Polars orders NaN last), it
+    # made the upper_p quantile NaN and the coded mean NaN. The NaN rows stay NaN; the other rows
+    # are coded exactly as without them.
+    x = [1.5, 2.0, 3.0, 1.5, 2.0, 3.0, 1.5, 2.0, 3.0, 1.5, 2.0, 7.0]
+    clean = pl.DataFrame({"x": x})
+    with_nan = pl.DataFrame({"x": x + [float("nan")] * 3})
+    ref = clean.sdc.top_bottom_code("x", **options)["x"].to_list()
+    for got in (with_nan.sdc.top_bottom_code("x", **options),
+                with_nan.lazy().sdc.top_bottom_code("x", **options).collect(engine="streaming"),
+                with_nan.select(pl.col("x").sdc.top_bottom_code(**options))):
+        vals = got["x"].to_list()
+        assert vals[:12] == ref
+        assert all(np.isnan(v) for v in vals[12:])
