@@ -62,3 +62,49 @@ def test_top_bottom_code_nan_is_not_a_large_value(options):
         vals = got["x"].to_list()
         assert vals[:12] == ref
         assert all(np.isnan(v) for v in vals[12:])
+
+
+def _risk_exact(fk: float, Fk: float) -> float:
+    """The individual risk formulas in exact rationals with ln(1/pk) = ln(Fk) - ln(fk)."""
+    import math
+    from fractions import Fraction
+
+    if fk == Fk:
+        return 1.0 / fk
+    pk = Fraction(fk) / Fraction(Fk)
+    ln = math.log(Fk) - math.log(fk)
+    if fk > 2:
+        return float(pk / (Fraction(fk) - (1 - pk)))
+    if fk == 2:
+        return float(pk / (1 - pk)) - float((pk / (1 - pk)) ** 2) * ln
+    return float(pk / (1 - pk)) * ln
+
+
+@pytest.mark.parametrize("fk,Fk", [(1.0, 1e17), (1.0, 1e300), (2.0, 1e17), (2.0, 1e308), (1.0, 2.0**53 + 2),
+                                   (3.0, 1e308), (1.0, 3e15), (2.0, 3e15)])
+def test_individual_risk_huge_population(fk, Fk):
+    # Fk beyond 2^53: q = 1 - pk rounded to 1 and ln(1/pk) = -log1p(-q) read inf: risk 1.0 for a
+    # record with 1e17 look-alikes in the population, NaN (0 x inf) with fk = 2
+    from polars_sdc.risk.individual import individual_risk
+
+    got = individual_risk(np.array([fk]), np.array([Fk]))[0]
+    assert got == pytest.approx(_risk_exact(fk, Fk), rel=1e-12, abs=0.0)
+
+
+def test_global_risk_huge_weights():
+    df = pl.DataFrame({"c": ["a", "a", "b", "b"], "w": [1e308, 1.0, 5e16, 5e16]})
+    fk, Fk = [2.0, 2.0, 2.0, 2.0], [1e308 + 1.0, 1e308 + 1.0, 1e17, 1e17]
+    r = df.sdc.individual_risk("c", weight="w")["risk"].to_list()
+    assert r == pytest.approx([_risk_exact(a, b) for a, b in zip(fk, Fk)], rel=1e-12, abs=0.0)
+    g = df.sdc.global_risk("c", weight="w")["global_risk"]
+    assert g == pytest.approx(np.mean(r), rel=1e-12)
+
+
+def test_weights_whose_sum_overflows_are_refused():
+    from polars_sdc._errors import SDCError
+
+    df = pl.DataFrame({"c": ["a", "a", "b"], "w": [1e308, 1e308, 1.0]})
+    with pytest.raises(SDCError, match="'w'.*sum"):
+        df.sdc.individual_risk("c", weight="w")
+    with pytest.raises(SDCError, match="'w'.*sum"):
+        df.sdc.frequencies("c", weight="w")

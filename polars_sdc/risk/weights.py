@@ -37,3 +37,5 @@ def check_weights(df: pl.DataFrame, weight: str) -> None:
     error = weight_error(weight, *row)
     if error is not None:
         raise error
+    if df.select(w.sum().is_infinite()).item():   # every weight finite, their sum is not: Fk = inf
+        raise SDCError(f"column {weight!r}: the weights sum beyond float64's range (1.8e308); rescale them")
