@@ -108,3 +108,18 @@ def test_weights_whose_sum_overflows_are_refused():
         df.sdc.individual_risk("c", weight="w")
     with pytest.raises(SDCError, match="'w'.*sum"):
         df.sdc.frequencies("c", weight="w")
+
+
+@pytest.mark.parametrize("by", ["n0", "__sdc_stratum__", "b0"])
+def test_masking_by_column_named_like_a_helper(by):
+    # a `by` column called like a helper column (the strata's row index, the resolution check's
+    # aggregates) raised a raw DuplicateError
+    n = 12
+    df = pl.DataFrame({"x": [2**60 + i * 1000 for i in range(n)], "c": ["a", "b", "c"] * 4,
+                       by: [1] * 6 + [2] * 6, "y": [float(i) for i in range(n)]})
+    ren = df.rename({by: "grp"})
+    for call in (lambda d, b: d.sdc.add_noise(["x", "y"], by=b, seed=1),
+                 lambda d, b: d.sdc.pram(["c"], by=b, seed=1),
+                 lambda d, b: d.sdc.rank_swap(["y"], p=0.2, by=b, seed=1)):
+        got = call(df, by)
+        assert got.rename({by: "grp"}).equals(call(ren, "grp"))
