@@ -425,6 +425,14 @@ def _check_resolution(df: pl.DataFrame, cols: list[str], by_cols: list[str], met
 
 def _add_noise(df: pl.DataFrame, cols: list[str], method: str, noise: float, delta: float, by_cols: list[str],
                seed: int, key: str | None) -> pl.DataFrame:
+    if key is not None and df.height > 1:
+        # with a key the release must not depend on the row order: the moments (float sums) are
+        # taken in key order (they differed in the last bits when the rows came permuted)
+        order = df.get_column(key).arg_sort().to_numpy()
+        if (np.diff(order) != 1).any():
+            inv = np.empty_like(order)
+            inv[order] = np.arange(order.size)
+            return _add_noise(df[order], cols, method, noise, delta, by_cols, seed, key)[inv]
     check_finite(df, cols, nulls=True)
     _check_resolution(df, cols, by_cols, method)
     if method == "moments" and not by_cols and not any(df.get_column(c).null_count() for c in cols):
