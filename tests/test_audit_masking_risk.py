@@ -157,3 +157,20 @@ def test_add_noise_with_key_independent_of_row_order(method, by):
         assert got.equals(ref[p])
     assert df.lazy().sdc.add_noise(["x", "y"], method=method, by=by, seed=4, key="id").collect(
         engine="streaming").equals(ref)
+
+
+def test_suppress_keeps_nan_keys():
+    # NaN is a missing key for the frequencies; suppress released it as null (a cell it did not
+    # suppress changed) and suppress_risky 'suppressed' it again (NaN -> null, a wasted round)
+    nan = float("nan")
+    df = pl.DataFrame({"a": [0.0, 0.0, 1.0, nan, nan, 2.0, 5.0], "b": ["x", "x", "y", "y", "y", "z", "x"]})
+    out = df.sdc.suppress(2, ["a", "b"])
+    a = out["a"].to_list()
+    assert np.isnan(a[3]) and np.isnan(a[4]) and out["a"].null_count() + out["b"].null_count() >= 1
+    ref = df.with_columns(pl.col("a").fill_nan(None)).sdc.suppress(2, ["a", "b"])
+    assert out.with_columns(pl.col("a").fill_nan(None)).equals(ref)
+    risky = df.sdc.suppress_risky(["a", "b"], risk_above=0.6)
+    r = risky["a"].to_list()
+    assert np.isnan(r[3]) and np.isnan(r[4])
+    ref = df.with_columns(pl.col("a").fill_nan(None)).sdc.suppress_risky(["a", "b"], risk_above=0.6)
+    assert risky.with_columns(pl.col("a").fill_nan(None)).equals(ref)
