@@ -109,15 +109,20 @@ def _matched(target: Any, source: Any, by: list[str], tag: str) -> Any:
     return out.fillna(0.0, subset=[mc, mw])
 
 
-def _check_weight_counts(weight: str | None, meta: Any) -> None:
+def _check_weight_counts(weight: str | None, meta: Any, total: Any = None) -> None:
     """The local weight check (:func:`polars_sdc.risk.frequencies.check_weights`, one message)
-    on the counts ``bad`` (null, NaN, infinite) and ``low`` (<= 0) of a metadata row."""
+    on the counts ``bad`` (null, NaN, infinite) and ``low`` (<= 0) of a metadata row, and
+    ``total`` (the weights' sum, when given) beyond float64."""
     from ..risk.weights import weight_error
 
     if weight is not None:
         error = weight_error(weight, int(meta["bad"] or 0), int(meta["low"] or 0))
         if error is not None:
             raise error
+        if total is not None and float(total) == float("inf"):   # finite weights, an Fk of inf
+            from ..risk.weights import weight_sum_error
+
+            raise weight_sum_error(weight)
 
 
 def combination_table(
@@ -147,7 +152,7 @@ def combination_table(
         bad = F.col(weights).isNull() | F.isnan(w) | w.isin(float("inf"), float("-inf"))
         aggs += [F.sum(F.when(bad, 1).otherwise(0)).alias("bad"), F.sum(F.when(~bad & (w <= 0), 1).otherwise(0)).alias("low")]
     meta = keyed.agg(*aggs).collect()[0]
-    _check_weight_counts(weights, meta)
+    _check_weight_counts(weights, meta, meta["w"] if weights is not None else None)
     combos = (keyed.groupBy(*ks, PATTERN)
               .agg(F.count(F.lit(1)).cast("double").alias(COUNT), F.sum(WSUM).alias(WSUM)))
     found = sorted(int(p) for p in meta["patterns"])
