@@ -174,3 +174,20 @@ def test_suppress_keeps_nan_keys():
     assert np.isnan(r[3]) and np.isnan(r[4])
     ref = df.with_columns(pl.col("a").fill_nan(None)).sdc.suppress_risky(["a", "b"], risk_above=0.6)
     assert risky.with_columns(pl.col("a").fill_nan(None)).equals(ref)
+
+
+def test_t_closeness_ordered_categorical_is_the_string_order():
+    # ordered=True on a Categorical ranked the values by their physical codes (first-seen order,
+    # c < a < b here): 1/6 where the same column as String reads 1/12 (lexical order)
+    from naive import reference_t_closeness
+
+    keys, sens = [1, 1, 1, 2, 2, 2], ["c", "a", "b", "c", "c", "a"]
+    df = pl.DataFrame({"k": keys, "s": sens})
+    ref = reference_t_closeness(keys, sens, True)
+    for d in (df, df.with_columns(pl.col("s").cast(pl.Categorical))):
+        np.testing.assert_allclose(d.sdc.t_closeness("k", "s", ordered=True)["t_closeness"].to_numpy(), ref, atol=1e-15)
+    # an Enum keeps its declared order
+    e = df.with_columns(pl.col("s").cast(pl.Enum(["c", "a", "b"])))
+    code = {"c": "0", "a": "1", "b": "2"}
+    np.testing.assert_allclose(e.sdc.t_closeness("k", "s")["t_closeness"].to_numpy(),
+                               reference_t_closeness(keys, [code[v] for v in sens], True), atol=1e-15)
