@@ -191,3 +191,18 @@ def test_t_closeness_ordered_categorical_is_the_string_order():
     code = {"c": "0", "a": "1", "b": "2"}
     np.testing.assert_allclose(e.sdc.t_closeness("k", "s")["t_closeness"].to_numpy(),
                                reference_t_closeness(keys, [code[v] for v in sens], True), atol=1e-15)
+
+
+@pytest.mark.parametrize("measure", ["l_diversity", "t_closeness"])
+@pytest.mark.parametrize("role", ["key", "sensitive"])
+def test_diversity_refuses_a_key_or_sensitive_named_like_its_result(measure, role):
+    # a key (or the sensitive column) called "l_diversity" was replaced by the computed l: the
+    # frame came back without the column the measure was computed on (individual_risk and suda
+    # refuse the same case)
+    from polars_sdc._errors import SDCError
+
+    df = pl.DataFrame({measure: [1, 1, 2, 2], "x": ["a", "b", "a", "a"]})
+    on, sens = (measure, "x") if role == "key" else ("x", measure)
+    for ns in (df.sdc, df.lazy().sdc):
+        with pytest.raises(SDCError, match=f"'{measure}'.*rename"):
+            getattr(ns, measure)(on, sens)
