@@ -78,8 +78,10 @@ def strata(df: pl.DataFrame, by: list[str] | None) -> tuple[np.ndarray, list[tup
     """
     if not by:
         return np.zeros(df.height, dtype=np.int64), [()]
-    u = df.select(by).unique().sort(by, nulls_last=True).with_row_index("__sdc_stratum__")
-    idx = df.select(by).join(u, on=by, how="left", nulls_equal=True, maintain_order="left")
+    keys = [f"b{i}" for i in range(len(by))]   # positional: a `by` column may be called anything
+    frame = df.select(pl.col(b).alias(k) for b, k in zip(by, keys))
+    u = frame.unique().sort(keys, nulls_last=True).with_row_index("__sdc_stratum__")
+    idx = frame.join(u, on=keys, how="left", nulls_equal=True, maintain_order="left")
     return idx.get_column("__sdc_stratum__").to_numpy().astype(np.int64), u.drop("__sdc_stratum__").rows()
 
 

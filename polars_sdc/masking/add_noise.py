@@ -398,20 +398,25 @@ def _check_resolution(df: pl.DataFrame, cols: list[str], by_cols: list[str], met
     if not wide:
         return
     patterns = method not in ("additive", "correlated2") and any(df.get_column(c).null_count() for c in cols)
-    keys = [*by_cols, *([PATTERN] if patterns else [])]
+    # a frame of positional names only: a `by` column called "n0" or "__sdc_pattern" meets no helper
+    bys = [f"b{i}" for i in range(len(by_cols))]
+    ons = [f"c{j}" for j in range(len(cols))]
+    df = df.select([pl.col(b).alias(a) for b, a in zip(by_cols, bys)] + [pl.col(c).alias(a) for c, a in zip(cols, ons)])
+    keys = [*bys, *([PATTERN] if patterns else [])]
     aggs = []
     for j, c in enumerate(wide):
-        x = pl.col(c).cast(pl.Int128)
+        x = pl.col(ons[cols.index(c)]).cast(pl.Int128)
         h = x // SPLIT
         lo = x - h * SPLIT
-        aggs += [pl.col(c).count().alias(f"n{j}"), pl.col(c).min().alias(f"lo{j}"), pl.col(c).max().alias(f"hi{j}"),
+        x0 = pl.col(ons[cols.index(c)])
+        aggs += [x0.count().alias(f"n{j}"), x0.min().alias(f"lo{j}"), x0.max().alias(f"hi{j}"),
                  pl.concat_list(h.sum(), lo.sum(), (h * h).sum(), (h * lo).sum(), (lo * lo).sum()).alias(f"s{j}")]
-    frame = df.with_columns(pattern_expr(cols)) if patterns else df
+    frame = df.with_columns(pattern_expr(ons)) if patterns else df
     stats = frame.group_by(keys).agg(aggs).sort(keys, nulls_last=True) if keys else frame.select(aggs)
     for r in stats.iter_rows(named=True):
         for j, c in enumerate(wide):
             err = resolution_error(c, r[f"n{j}"], r[f"lo{j}"], r[f"hi{j}"], r[f"s{j}"],
-                                   stratum={b: r[b] for b in by_cols} if by_cols else None,
+                                   stratum={b: r[a] for b, a in zip(by_cols, bys)} if by_cols else None,
                                    pattern=[cols[i] for i in range(len(cols)) if (r[PATTERN] >> i) & 1]
                                    if patterns else None)
             if err is not None:
@@ -420,6 +425,14 @@ def _check_resolution(df: pl.DataFrame, cols: list[str], by_cols: list[str], met
 
 def _add_noise(df: pl.DataFrame, cols: list[str], method: str, noise: float, delta: float, by_cols: list[str],
                seed: int, key: str | None) -> pl.DataFrame:
+    if key is not None and df.height > 1:
+        # with a key the release must not depend on the row order: the moments (float sums) are
+        # taken in key order (they differed in the last bits when the rows came permuted)
+        order = df.get_column(key).arg_sort().to_numpy()
+        if (np.diff(order) != 1).any():
+            inv = np.empty_like(order)
+            inv[order] = np.arange(order.size)
+            return _add_noise(df[order], cols, method, noise, delta, by_cols, seed, key)[inv]
     check_finite(df, cols, nulls=True)
     _check_resolution(df, cols, by_cols, method)
     if method == "moments" and not by_cols and not any(df.get_column(c).null_count() for c in cols):

@@ -361,8 +361,10 @@ def suppress_frame(
             break
     if household is not None:
         C = _household_all_or_none(df, household, keys, C, g, k, a, imp, subsets, priority, declared)
+    # only the cells suppressed here become null: a key already missing (null, or NaN: missing for
+    # the frequencies) keeps its value (a NaN was released as null)
     out = df.with_columns(
-        pl.when(pl.Series(C[:, j] < 0) & pl.col(c).is_not_null()).then(None).otherwise(pl.col(c)).alias(c)
+        pl.when(pl.Series(C[:, j] < 0) & codes.get_column(c).is_not_null()).then(None).otherwise(pl.col(c)).alias(c)
         for j, c in enumerate(keys)
     )
     _verify(out, [[keys[j] for j in sub] for sub in subsets], by_cols, k, a)
@@ -521,7 +523,9 @@ def suppress_risky_frame(
         if key_var is not None:
             target[risky] = key_var
         else:
-            nulls = {c: out.get_column(c).is_null().to_numpy() for c in order}
+            # missing = null or NaN (the frequencies' rule): a NaN key is not suppressed again
+            nulls = {c: (out.get_column(c).is_null() | out.get_column(c).is_nan()).fill_null(True).to_numpy()
+                     if out.schema[c].is_float() else out.get_column(c).is_null().to_numpy() for c in order}
             for c in reversed(order):
                 target[risky & ~nulls[c]] = c               # ends with the first free key in `order`
             if all(t is None for t in target[risky]):       # every risky record is fully suppressed

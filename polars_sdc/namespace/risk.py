@@ -270,6 +270,10 @@ class RiskMethods(FrameOps[F]):
 
         cols = key_columns(self._schema(), on)
         (s,) = sensitive_columns(self._schema(), cols, [_one(sensitive)])
+        if name in (*cols, s):   # the result would overwrite the key / sensitive column itself
+            from .._errors import SDCError
+
+            raise SDCError(f"column {name!r}: is a key or the sensitive column; rename it before computing {name}")
         if check is not None:
             check()
         schema = diversity_output_schema(self._schema(), name)

@@ -34,7 +34,8 @@ def top_bottom_expr(
     threshold (``lower`` or the ``lower_p`` quantile, "lower" interpolation).
     ``replacement="threshold"`` puts the threshold itself (dtype kept); ``"mean"`` puts the
     mean of the coded values on each side (Float64; the column total is preserved). Nulls
-    stay null; thresholds are computed over the whole column.
+    stay null and NaN stays NaN (neither coded nor counted in the quantiles); thresholds are
+    computed over the whole column.
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"x": [1, 2, 3, 4, 100]})
@@ -61,23 +62,29 @@ def top_bottom_expr(
         raise SDCError(f"`lower` = {lower!r} is above `upper` = {upper!r}; the coded ranges would overlap")
     if lower_p is not None and upper_p is not None and lower_p + upper_p > 1.0:
         raise SDCError(f"lower_p + upper_p = {lower_p + upper_p!r} exceeds 1; the coded shares would overlap")
-    lo = x.quantile(lower_p, "lower") if lower_p is not None else (None if lower is None else pl.lit(lower))
-    hi = x.quantile(1.0 - upper_p, "higher") if upper_p is not None else (None if upper is None else pl.lit(upper))
+    # NaN is not null and not a large value (Polars orders it above +inf): it is neither coded
+    # nor counted in the quantiles or the coded means; it stays NaN
+    xf = x.cast(pl.Float64)
+    num = ~xf.is_nan()
+    xq = x.filter(num)
+    lo = xq.quantile(lower_p, "lower") if lower_p is not None else (None if lower is None else pl.lit(lower))
+    hi = xq.quantile(1.0 - upper_p, "higher") if upper_p is not None else (None if upper is None else pl.lit(upper))
+    above = None if hi is None else (x > hi) & num
+    below = None if lo is None else (x < lo) & num
     if replacement == "threshold":
         out = x
         if hi is not None:
-            out = pl.when(x > hi).then(hi.cast(pl.dtype_of(x))).otherwise(out)
+            out = pl.when(above).then(hi.cast(pl.dtype_of(x))).otherwise(out)
         if lo is not None:
-            out = pl.when(x < lo).then(lo.cast(pl.dtype_of(x))).otherwise(out)
+            out = pl.when(below).then(lo.cast(pl.dtype_of(x))).otherwise(out)
         return out.name.keep()
-    xf = x.cast(pl.Float64)
     out = xf
     # the mean by an exactly rounded sum over the whole column: the same in eager, lazy,
     # chunked and streaming runs (a float sum would depend on how the column is chunked)
     if hi is not None:
-        out = pl.when(x > hi).then(_exact_mean(xf.filter(x > hi))).otherwise(out)
+        out = pl.when(above).then(_exact_mean(xf.filter(above))).otherwise(out)
     if lo is not None:
-        out = pl.when(x < lo).then(_exact_mean(xf.filter(x < lo))).otherwise(out)
+        out = pl.when(below).then(_exact_mean(xf.filter(below))).otherwise(out)
     return out.name.keep()
 
 

@@ -85,13 +85,14 @@ def sample_models(f: np.ndarray, F: np.ndarray, threshold: float = 0.1) -> dict[
         return {k: nan for k in (
             "prosecutor_highest", "prosecutor_average", "prosecutor_records_at_risk",
             "journalist_highest", "journalist_average", "journalist_records_at_risk", "marketer_risk")}
-    marketer = float((f / F).sum() / n)
+    # exactly rounded sums (math.fsum): the same numbers in whatever order the classes come
+    marketer = math.fsum((f / F).tolist()) / n
     return {
         "prosecutor_highest": float(1.0 / f.min()),
         "prosecutor_average": float(u / n),
         "prosecutor_records_at_risk": float(f[1.0 / f > threshold].sum() / n),
         "journalist_highest": float(1.0 / F.min()),
-        "journalist_average": float(max(u / F.sum(), marketer)),
+        "journalist_average": float(max(u / math.fsum(F.tolist()), marketer)),
         "journalist_records_at_risk": float(f[1.0 / F > threshold].sum() / n),
         "marketer_risk": marketer,
     }

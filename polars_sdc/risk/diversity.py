@@ -29,7 +29,8 @@ missing code.
 **t-closeness** (Li, Li & Venkatasubramanian 2007): the Earth Mover's Distance between the
 class's distribution P of the sensitive value and the whole table's Q. Ordered distance
 (numeric and Enum sensitive columns, or ``ordered=True``): with the m distinct values of the
-table sorted, ``EMD = 1/(m-1) sum_i |sum_{j<=i} (q_j - p_j)|`` (0 when m = 1); equal distance
+table sorted (an Enum in its declared order, a Categorical as its strings),
+``EMD = 1/(m-1) sum_i |sum_{j<=i} (q_j - p_j)|`` (0 when m = 1); equal distance
 (String, Categorical, Boolean, or ``ordered=False``): ``EMD = 1/2 sum_v |q_v - p_v|``. A
 missing sensitive value is its own value (ranked after every other value when ordered). The
 table is t-close for every t >= the largest class EMD.
@@ -166,8 +167,10 @@ def t_closeness_values(
     col = df.get_column(s)
     if dtype.is_float():
         col = col.fill_nan(None)
-    if isinstance(dtype, (pl.Categorical, pl.Enum)):
-        col = col.to_physical()
+    if isinstance(dtype, pl.Enum):
+        col = col.to_physical()                    # the declared order
+    elif isinstance(dtype, pl.Categorical):
+        col = col.cast(pl.String)                  # lexical, as the same column as String (not first-seen codes)
     v = col.rank("dense").fill_null(0).cast(pl.Int64).to_numpy()  # 0 = missing, ranks 1..m
     if col.null_count():
         v = np.where(v == 0, v.max() + 1, v)

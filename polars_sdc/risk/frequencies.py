@@ -402,6 +402,13 @@ def _frequencies_rows(
     """fk / Fk per record by Polars: one ``over()`` pass without missing keys, else the
     wildcard rule by combinations and joins (module docstring)."""
     n = df.height
+    # the keys under positional names: a user key called "_w", "_c" or "_p" must not meet the
+    # helper columns added below
+    keys = [f"__sdc_k{j}" for j in range(len(on))]
+    cols = [pl.col(c).alias(k) for c, k in zip(on, keys)]
+    df = df.select(cols + ([pl.col(weight).alias("__sdc_wt")] if weight is not None else []))
+    floats = [keys[on.index(c)] for c in floats]
+    on, weight = keys, ("__sdc_wt" if weight is not None else None)
     w = (
         df.get_column(weight).cast(pl.Float64)
         if weight is not None

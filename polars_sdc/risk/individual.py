@@ -58,17 +58,29 @@ def check_alpha_rule(rule: object) -> str:
     return str(rule)
 
 
-def _log_ratio(q: np.ndarray) -> np.ndarray:
-    """``-log1p(-q) / q`` (= ``ln(1/pk) / (1 - pk)``), 1 at ``q = 0``."""
-    out = np.ones(q.shape)
-    nz = q != 0
-    out[nz] = -np.log1p(-q[nz]) / q[nz]
+def _ln_inv_pk(q: np.ndarray, fk: np.ndarray, F: np.ndarray) -> np.ndarray:
+    """``ln(1 / pk)``: ``-log1p(-q)`` for ``q < 1/2``, else ``ln(F) - ln(fk)`` (exact where ``q``
+    rounds to 1: ``F`` beyond 2^53 read ``-log1p(-1) = inf``, risk 1 for a record with 1e17
+    look-alikes; and to 1e-16 relative where ``q`` ~ 1 lost the digits of ``pk``)."""
+    out = np.empty(q.shape)
+    small = q < 0.5
+    out[small] = -np.log1p(-q[small])
+    out[~small] = np.log(F[~small]) - np.log(fk[~small])
     return out
 
 
-def _fk2_tail(q: np.ndarray) -> np.ndarray:
-    """``S(q) = (-log1p(-q) - q) / q^2 = sum_{j>=0} q^j / (j + 2)``: the series for ``|q| < 1/2``
-    (Horner, 64 terms: error below 2^-64), the closed form elsewhere."""
+def _log_ratio(q: np.ndarray, ln: np.ndarray) -> np.ndarray:
+    """``ln / q`` (= ``ln(1/pk) / (1 - pk)``, ``ln`` from :func:`_ln_inv_pk`), 1 at ``q = 0``."""
+    out = np.ones(q.shape)
+    nz = q != 0
+    out[nz] = ln[nz] / q[nz]
+    return out
+
+
+def _fk2_tail(q: np.ndarray, ln: np.ndarray) -> np.ndarray:
+    """``S(q) = (ln(1/pk) - q) / q^2 = sum_{j>=0} q^j / (j + 2)``: the series for ``|q| < 1/2``
+    (Horner, 64 terms: error below 2^-64), the closed form elsewhere (``ln`` from
+    :func:`_ln_inv_pk`)."""
     out = np.empty(q.shape)
     small = np.abs(q) < 0.5
     qs = q[small]
@@ -77,7 +89,7 @@ def _fk2_tail(q: np.ndarray) -> np.ndarray:
         acc = acc * qs + 1.0 / (j + 2)
     out[small] = acc
     qb = q[~small]
-    out[~small] = (-np.log1p(-qb) - qb) / (qb * qb)
+    out[~small] = (ln[~small] - qb) / (qb * qb)
     return out
 
 
@@ -105,8 +117,8 @@ def individual_risk(fk: np.ndarray, Fk: np.ndarray, alpha_rule: str = "safe") ->
         one = (fk >= 1) & (fk < 2) if safe else fk == 1
         two = fk == 2
         more = fk > 2
-        r[one] = pk[one] * _log_ratio(q[one])
-        r[two] = pk[two] - pk[two] ** 2 * _fk2_tail(q[two])
+        r[one] = pk[one] * _log_ratio(q[one], _ln_inv_pk(q[one], fk[one], F[one]))
+        r[two] = pk[two] - pk[two] ** 2 * _fk2_tail(q[two], _ln_inv_pk(q[two], fk[two], F[two]))
         r[more] = (pk / (fk - q))[more]
         same = fk == F
         r[same] = 1.0 / fk[same]

@@ -37,3 +37,14 @@ def check_weights(df: pl.DataFrame, weight: str) -> None:
     error = weight_error(weight, *row)
     if error is not None:
         raise error
+    if df.select(w.sum().is_infinite()).item():   # every weight finite, their sum is not: Fk = inf
+        raise weight_sum_error(weight)
+
+
+def weight_sum_error(weight: str) -> SDCError:
+    """The error for finite weights whose sum overflows float64 (an ``Fk`` of inf), local and Spark.
+
+    >>> str(weight_sum_error("w"))
+    "column 'w': the weights sum beyond float64's range (1.8e308); rescale them"
+    """
+    return SDCError(f"column {weight!r}: the weights sum beyond float64's range (1.8e308); rescale them")

@@ -101,15 +101,20 @@ def _keyed(sdf: Any, cols: Sequence[str], schema: pl.Schema, weights: str | None
     return sdf.select("*", *out, w.alias(WSUM)).withColumn(PATTERN, pattern)
 
 
-def _check_weight_counts(weight: str | None, meta: Any) -> None:
+def _check_weight_counts(weight: str | None, meta: Any, total: Any = None) -> None:
     """The local weight check (:func:`polars_sdc.risk.frequencies.check_weights`, one message)
-    on the counts ``bad`` (null, NaN, infinite) and ``low`` (<= 0) of a metadata row."""
+    on the counts ``bad`` (null, NaN, infinite) and ``low`` (<= 0) of a metadata row, and
+    ``total`` (the weights' sum, when given) beyond float64."""
     from ..risk.weights import weight_error
 
     if weight is not None:
         error = weight_error(weight, int(meta["bad"] or 0), int(meta["low"] or 0))
         if error is not None:
             raise error
+        if total is not None and float(total) == float("inf"):   # finite weights, an Fk of inf
+            from ..risk.weights import weight_sum_error
+
+            raise weight_sum_error(weight)
 
 
 def combination_table(
@@ -145,11 +150,12 @@ def combination_table(
                  F.max(F.when(nan_id, 1).otherwise(0)).alias("nan_ids")]
     if weights is not None:
         bad = F.col(weights).isNull() | F.isnan(w) | w.isin(float("inf"), float("-inf"))
-        aggs += [F.sum(F.when(bad, 1).otherwise(0)).alias("bad"), F.sum(F.when(~bad & (w <= 0), 1).otherwise(0)).alias("low")]
+        aggs += [F.sum(F.when(bad, 1).otherwise(0)).alias("bad"), F.sum(F.when(~bad & (w <= 0), 1).otherwise(0)).alias("low"),
+                 F.sum(w).alias("w")]
     meta = keyed.agg(*aggs).collect()[0]
     if household is not None and (meta["null_ids"] or meta["nan_ids"]):
         raise missing_ids_error(household, meta["null_ids"] or None)
-    _check_weight_counts(weights, meta)
+    _check_weight_counts(weights, meta, meta["w"] if weights is not None else None)
     combos = (keyed.groupBy(*ks, PATTERN)
               .agg(F.count(F.lit(1)).cast("double").alias(COUNT), F.sum(WSUM).alias(WSUM)))
     if not meta["missing"]:   # no missing key anywhere: fk and Fk are the combination's own
