@@ -361,3 +361,14 @@ def test_a_hierarchy_table_with_a_shorter_row_names_the_column_value_and_level()
     df = pl.DataFrame({"q": ["a", "b", "c", "a"]})
     with pytest.raises(SDCError, match=r"hierarchy 'q': value 'c' has no label at level 1"):
         generalize(df, {"q": levels}, k=2)
+
+
+def test_cli_suppress_by_strata_states_k_within_the_strata(tmp_path, capsys):
+    from polars_sdc.cli import main
+
+    _strata_frame(3).drop("num").write_csv(tmp_path / "in.csv")
+    assert main(["suppress", str(tmp_path / "in.csv"), str(tmp_path / "out.csv"), "--k", "3", "--on", "a,b,c",
+                 "--by", "s"]) == 0
+    rows = pl.read_csv(tmp_path / "out.csv").select("a", "b", "c", "s").rows()
+    fk, _ = reference_freqcalc(rows, [1.0] * len(rows), 1.0)
+    assert f"k-anonymity {int(fk.min())} on a,b,c,s (a null matches any value)" in capsys.readouterr().out
