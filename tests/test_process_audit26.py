@@ -372,3 +372,17 @@ def test_cli_suppress_by_strata_states_k_within_the_strata(tmp_path, capsys):
     rows = pl.read_csv(tmp_path / "out.csv").select("a", "b", "c", "s").rows()
     fk, _ = reference_freqcalc(rows, [1.0] * len(rows), 1.0)
     assert f"k-anonymity {int(fk.min())} on a,b,c,s (a null matches any value)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("options", [dict(upper=3.5), dict(upper_p=0.25), dict(upper=3.5, replacement="mean"),
+                                     dict(lower=1.5, upper_p=0.25, replacement="mean")])
+def test_top_bottom_coding_leaves_a_nan_as_it_is(options):
+    x = [1.0, float("nan"), 3.0, 4.0, 5.0, None]
+    df = pl.DataFrame({"x": x})
+    out = df.sdc.top_bottom_code("x", **options)
+    assert out.equals(df.lazy().sdc.top_bottom_code("x", **options).collect())
+    got = out["x"].to_list()
+    assert np.isnan(got[1]) and got[5] is None                       # NaN and null untouched
+    finite = [v for v in x if v is not None and not np.isnan(v)]   # the coding of the others, NaN left out
+    want = pl.DataFrame({"x": finite}).sdc.top_bottom_code("x", **options)["x"].to_list()
+    assert [got[i] for i in (0, 2, 3, 4)] == want

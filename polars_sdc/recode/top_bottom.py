@@ -61,23 +61,26 @@ def top_bottom_expr(
         raise SDCError(f"`lower` = {lower!r} is above `upper` = {upper!r}; the coded ranges would overlap")
     if lower_p is not None and upper_p is not None and lower_p + upper_p > 1.0:
         raise SDCError(f"lower_p + upper_p = {lower_p + upper_p!r} exceeds 1; the coded shares would overlap")
-    lo = x.quantile(lower_p, "lower") if lower_p is not None else (None if lower is None else pl.lit(lower))
-    hi = x.quantile(1.0 - upper_p, "higher") if upper_p is not None else (None if upper is None else pl.lit(upper))
+    # NaN is left as it is, like a null (sdcMicro: a comparison with NaN is NA): it takes no part
+    # in the quantiles and the means, and is never coded (Polars sorts NaN above every number)
+    xv = x.fill_nan(None)
+    lo = xv.quantile(lower_p, "lower") if lower_p is not None else (None if lower is None else pl.lit(lower))
+    hi = xv.quantile(1.0 - upper_p, "higher") if upper_p is not None else (None if upper is None else pl.lit(upper))
     if replacement == "threshold":
         out = x
         if hi is not None:
-            out = pl.when(x > hi).then(hi.cast(pl.dtype_of(x))).otherwise(out)
+            out = pl.when(xv > hi).then(hi.cast(pl.dtype_of(x))).otherwise(out)
         if lo is not None:
-            out = pl.when(x < lo).then(lo.cast(pl.dtype_of(x))).otherwise(out)
+            out = pl.when(xv < lo).then(lo.cast(pl.dtype_of(x))).otherwise(out)
         return out.name.keep()
     xf = x.cast(pl.Float64)
     out = xf
     # the mean by an exactly rounded sum over the whole column: the same in eager, lazy,
     # chunked and streaming runs (a float sum would depend on how the column is chunked)
     if hi is not None:
-        out = pl.when(x > hi).then(_exact_mean(xf.filter(x > hi))).otherwise(out)
+        out = pl.when(xv > hi).then(_exact_mean(xf.filter(xv > hi))).otherwise(out)
     if lo is not None:
-        out = pl.when(x < lo).then(_exact_mean(xf.filter(x < lo))).otherwise(out)
+        out = pl.when(xv < lo).then(_exact_mean(xf.filter(xv < lo))).otherwise(out)
     return out.name.keep()
 
 
