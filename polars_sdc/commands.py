@@ -204,6 +204,9 @@ def run_operation(args: argparse.Namespace) -> int:
         from .generalize.hierarchy import hierarchy_mapping   # its quasi-identifiers: the hierarchies' columns but the sensitive one
 
         keys = [c for c in hierarchy_mapping(given["hierarchies"]) if c != given.get("sensitive")]
+    by = next((given.get(o.name) for o in op.options if o.role == "strata"), None) if keys else None
+    if by:   # the strata are released with the keys: a class is read on both
+        keys = [*keys, *(c for c in ([by] if isinstance(by, str) else by) if c not in keys)]
     summarize = _SUMMARIES.get(op.name)
     extra = summarize.plan(lf, given) if summarize else None
 

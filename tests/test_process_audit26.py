@@ -361,3 +361,49 @@ def test_a_hierarchy_table_with_a_shorter_row_names_the_column_value_and_level()
     df = pl.DataFrame({"q": ["a", "b", "c", "a"]})
     with pytest.raises(SDCError, match=r"hierarchy 'q': value 'c' has no label at level 1"):
         generalize(df, {"q": levels}, k=2)
+
+
+def test_cli_suppress_by_strata_states_k_within_the_strata(tmp_path, capsys):
+    from polars_sdc.cli import main
+
+    _strata_frame(3).drop("num").write_csv(tmp_path / "in.csv")
+    assert main(["suppress", str(tmp_path / "in.csv"), str(tmp_path / "out.csv"), "--k", "3", "--on", "a,b,c",
+                 "--by", "s"]) == 0
+    rows = pl.read_csv(tmp_path / "out.csv").select("a", "b", "c", "s").rows()
+    fk, _ = reference_freqcalc(rows, [1.0] * len(rows), 1.0)
+    assert f"k-anonymity {int(fk.min())} on a,b,c,s (a null matches any value)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("options", [dict(upper=3.5), dict(upper_p=0.25), dict(upper=3.5, replacement="mean"),
+                                     dict(lower=1.5, upper_p=0.25, replacement="mean")])
+def test_top_bottom_coding_leaves_a_nan_as_it_is(options):
+    x = [1.0, float("nan"), 3.0, 4.0, 5.0, None]
+    df = pl.DataFrame({"x": x})
+    out = df.sdc.top_bottom_code("x", **options)
+    assert out.equals(df.lazy().sdc.top_bottom_code("x", **options).collect())
+    got = out["x"].to_list()
+    assert np.isnan(got[1]) and got[5] is None                       # NaN and null untouched
+    finite = [v for v in x if v is not None and not np.isnan(v)]   # the coding of the others, NaN left out
+    want = pl.DataFrame({"x": finite}).sdc.top_bottom_code("x", **options)["x"].to_list()
+    assert [got[i] for i in (0, 2, 3, 4)] == want
+
+
+def test_the_logs_sse_sst_skips_a_nan_like_a_null():
+    from polars_sdc.process import sse_sst
+
+    o = pl.DataFrame({"x": [1.0, float("nan"), 3.0, 4.0]})
+    m = pl.DataFrame({"x": [1.0, float("nan"), 3.0, 3.5]})
+    got = sse_sst(o, m, ["x"])
+    want = sse_sst(pl.DataFrame({"x": [1.0, None, 3.0, 4.0]}), pl.DataFrame({"x": [1.0, None, 3.0, 3.5]}), ["x"])
+    assert got == want and want > 0
+    q = o.with_columns(k=pl.lit("a")).sdc.problem(keys="k", numeric="x").top_bottom_code(columns="x", upper=3.5)
+    assert q.log["sse_sst"][-1] == want
+
+
+def test_the_sign_off_reads_a_numeric_nan_as_missing():
+    import re
+
+    o = pl.DataFrame({"k": ["a"] * 6, "x": [1.0, float("nan"), 3.0, 4.0, 5.0, 6.0]})
+    q = o.sdc.problem(keys="k", numeric="x").top_bottom_code(columns="x", upper=3.5)
+    s = q.sign_off()
+    assert float(re.search(r"SSE/SST ([0-9.]+) %", s.verdict).group(1)) == float(f"{100 * q.log['sse_sst'][-1]:.3g}")

@@ -665,8 +665,8 @@ def sse_sst(original: pl.DataFrame, released: pl.DataFrame, columns: Sequence[st
     X = np.zeros((original.height, len(cols)))
     Y = np.zeros_like(X)
     for j, c in enumerate(cols):
-        x = original.get_column(c).cast(pl.Float64)
-        y = released.get_column(c).cast(pl.Float64)
+        x = original.get_column(c).cast(pl.Float64).fill_nan(None)   # a NaN as a null: no value
+        y = released.get_column(c).cast(pl.Float64).fill_nan(None)
         mean, sd = x.mean(), x.std()
         if mean is None:
             continue

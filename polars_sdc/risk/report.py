@@ -611,6 +611,8 @@ def _association_table(o: pl.DataFrame, m: pl.DataFrame, cols: list[str]) -> pl.
 
 
 def _numeric_tables(o: pl.DataFrame, m: pl.DataFrame, nums: list[str], notes: list[str]) -> tuple[pl.DataFrame, dict]:
+    # a NaN is no value: read as missing, as the process log's SSE/SST does
+    o, m = (f.with_columns(pl.col(c).fill_nan(None) for c in nums if f.schema[c].is_float()) for f in (o, m))
     per = []
     for c in nums:
         x = o.get_column(c).cast(pl.Float64)
