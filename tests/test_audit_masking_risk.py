@@ -135,6 +135,7 @@ def test_arx_sample_models_independent_of_class_order():
     f = rng.integers(1, 6, 500).astype(float)
     F = f * rng.uniform(1, 40, 500)
     ref = sample_models(f, F)
+    assert all(type(v) is float for v in ref.values())
     for _ in range(20):
         p = rng.permutation(500)
         assert sample_models(f[p], F[p]) == ref
