@@ -135,6 +135,7 @@ def test_arx_sample_models_independent_of_class_order():
     f = rng.integers(1, 6, 500).astype(float)
     F = f * rng.uniform(1, 40, 500)
     ref = sample_models(f, F)
+    assert all(type(v) is float for v in ref.values())
     for _ in range(20):
         p = rng.permutation(500)
         assert sample_models(f[p], F[p]) == ref
@@ -206,3 +207,17 @@ def test_diversity_refuses_a_key_or_sensitive_named_like_its_result(measure, rol
     for ns in (df.sdc, df.lazy().sdc):
         with pytest.raises(SDCError, match=f"'{measure}'.*rename"):
             getattr(ns, measure)(on, sens)
+
+
+@pytest.mark.parametrize("options", [dict(upper=3), dict(lower=1.5), dict(upper_p=0.2)])
+def test_top_bottom_code_mean_of_infinite_values_refused(options):
+    # replacement="mean" with +-inf among the coded values released inf for every coded value
+    # (4.0 and 5.0 came back as inf); "threshold" codes inf as any large value
+    from polars_sdc._errors import SDCError
+
+    df = pl.DataFrame({"x": [1.0, 2.0, float("inf"), 4.0, 5.0, -float("inf")]})
+    for run in (lambda: df.sdc.top_bottom_code("x", replacement="mean", **options),
+                lambda: df.lazy().sdc.top_bottom_code("x", replacement="mean", **options).collect(engine="streaming")):
+        with pytest.raises(SDCError, match="'x'.*infinite"):
+            run()
+    assert np.isfinite(df.sdc.top_bottom_code("x", lower=-1e9, upper=1e9)["x"].to_numpy()).all()

@@ -94,6 +94,9 @@ def _fsum_mean(s: pl.Series) -> pl.Series:
     v = s.drop_nulls().to_numpy()
     if v.size == 0:
         return pl.Series([None], dtype=pl.Float64)
+    if not np.isfinite(v).all():   # (NaN never gets here: it is not coded)
+        raise SDCError(f"column {s.name!r}: an infinite value among the coded ones; their mean (inf) would "
+                       "replace every coded value (use replacement='threshold', or make it null first)")
     try:
         mean = math.fsum(v.tolist()) / v.size
     except OverflowError:  # the sum of values near 1e308 overflows: sum them scaled (exact)

@@ -86,7 +86,7 @@ def sample_models(f: np.ndarray, F: np.ndarray, threshold: float = 0.1) -> dict[
             "prosecutor_highest", "prosecutor_average", "prosecutor_records_at_risk",
             "journalist_highest", "journalist_average", "journalist_records_at_risk", "marketer_risk")}
     # exactly rounded sums (math.fsum): the same numbers in whatever order the classes come
-    marketer = math.fsum((f / F).tolist()) / n
+    marketer = float(math.fsum((f / F).tolist()) / n)
     return {
         "prosecutor_highest": float(1.0 / f.min()),
         "prosecutor_average": float(u / n),
