@@ -412,7 +412,7 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, ato
         if nom is not None:
             da += _nom_rc(nom, i, a, na)
         best = 0.0
-        bb = -1
+        bb = np.int64(-1)
         bscale = 0.0
         for t in range(L):
             b = neighbours[a, t]
@@ -447,7 +447,7 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, ato
     # g's rows are members[mstart[g]:mstart[g + 1]], in row order (written out here: a helper
     # is a compilation more)
     G = counts.shape[0]
-    t = 0
+    t = np.int64(0)
     for g in range(G):
         mstart[g] = t
         t += counts[g]
@@ -477,7 +477,7 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
     """
     n, p = X.shape
     G = counts.shape[0]
-    big = 0
+    big = np.int64(0)
     for g in range(G):
         if counts[g] > big:
             big = counts[g]
@@ -512,8 +512,8 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                 sra[t] = math.sqrt(rat)  # math.sqrt, not np.sqrt: the same value, less to type
                 srb[t] = math.sqrt(rbt)
             best = 0.0
-            bs = -1
-            bt = -1
+            bs = np.int64(-1)
+            bt = np.int64(-1)
             bscale = 0.0
             for s in range(mstart[a], mstart[a + 1]):
                 i = members[s]
@@ -652,7 +652,7 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
         na = counts[a]
         if na > cap:
             continue
-        fresh = True
+        fresh = np.bool_(True)
         for t1 in range(L):
             b = neighbours[a, t1]
             if b < 0 or counts[b] > cap:
@@ -686,10 +686,10 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                 ic = 1.0 / nc
                 best = 0.0
                 bscale = 0.0
-                bu = -1
-                bv = -1
-                bw = -1
-                bdir = 0
+                bu = np.int64(-1)
+                bv = np.int64(-1)
+                bw = np.int64(-1)
+                bdir = np.int64(0)
                 # exact pruning: a cycle's change is fb + B + A (forward) or ka + A' + B'
                 # (backward) with B, A, A', B' at least their least value over w; rounding is
                 # monotone, so when fb + min B + min A >= best no w can beat best (and best only
@@ -715,7 +715,7 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                 # triangle inequality through c_c and c_b (1e-9 relative slack covers rounding),
                 # which needs no row distance: when no (u, v) can then reach a change < 0, the
                 # triple is skipped; else (ph 1) with the row distances
-                hope = False
+                hope = np.bool_(False)
                 for ph in range(2):
                     if ph == 1:
                         _fill_pair(X, members, mstart, b, c, Pbc, nom)
@@ -790,13 +790,19 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                             d = fb + (btc - t2w - pvw * ic) + (ta2 - au - pca * ia)
                             if dof and d < best:
                                 best = d
-                                bu, bv, bw, bdir = u, v, w, 0
+                                bu = u  # (not a tuple assignment: less to type)
+                                bv = v
+                                bw = w
+                                bdir = 0
                                 bscale = a1 + t1v + btc + t2w + ta2 + au
                             cw = Ctob[w]
                             d = ka + (a2 - t2w - pca * ic) + (cw - t1v - pvw * ib)
                             if dob and d < best:
                                 best = d
-                                bu, bv, bw, bdir = u, v, w, 1
+                                bu = u
+                                bv = v
+                                bw = w
+                                bdir = 1
                                 bscale = ta1 + au + a2 + t2w + cw + t1v
                 if bu < 0 or best >= -_RTOL * bscale - atol:
                     continue
