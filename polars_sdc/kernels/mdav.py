@@ -36,9 +36,19 @@ distance, and rounding is monotone, so a box bound never crosses a computed dist
 triangle-inequality bounds carry a relative margin of 1e-9 (rounding is ~1e-15). So every
 pruning is exact and the partition is the textbook one. O(n p) memory (two copies of the data).
 
-One module on purpose (~800 lines): the kd-tree, the sorted centroid-distance scan, the
+One module on purpose (~1,000 lines): the kd-tree, the sorted centroid-distance scan, the
 nominal columns' level counts and the round loop share the compacted store and its
 invariants; Numba compiles them together.
+
+First-call compile time (issue 27; benchmarks/README.md, session 26): numeric data pass
+``codes=None``, and every nominal step sits under ``if codes is not None`` (kernels) or
+``if nom is not None`` (helpers, which get the whole nominal state as the one argument
+``nom``, None for numeric data): Numba prunes a branch on a None *argument* before typing, so
+numeric data compile no nominal code. The kernels allocate every array once (each np.empty of
+another dtype or rank, and each np.zeros / np.arange / np.argsort / min / max, is a
+compilation of its own), the kd-tree is rebuilt in the buffers of the first one, and
+helpers called from one place are written into their caller (every helper is compiled,
+optimised and turned into machine code on its own, then again inside the kernel).
 """
 from __future__ import annotations
 
@@ -82,16 +92,48 @@ _REF = 2  # the reference point of r
 
 def _nominal_state(codes, off, gid, gw, width, leaves, C, nodes):
     """The nominal state ``nom`` (items above) of the codes (n, mc) int32, or None when codes is
-    None; ``width`` columns of scratch, room for a kd-tree of ``leaves`` leaves of C rows and
-    ``nodes`` nodes. An overload: which of the two it is is decided by the type of ``codes``
-    when Numba types the caller, so numeric data (None) compile none of it."""
+    None, or ``codes`` itself when it is such a state already (:func:`nominal_state`, built in
+    numpy: nothing of it to compile); ``width`` columns of scratch, room for a kd-tree of
+    ``leaves`` leaves of C rows and ``nodes`` nodes. An overload: which of the three it is is
+    decided by the type of ``codes`` when Numba types the caller, so numeric data (None)
+    compile none of it."""
     raise NotImplementedError("only callable from a Numba kernel")
+
+
+def nominal_state(codes, off, gid, gw, width, leaves, C, nodes):
+    """:func:`_nominal_state` in numpy (the same arrays, the same values), for the kernels'
+    ``codes`` argument: a first call with nominal columns then compiles no builder and none
+    of its allocations."""
+    n, mc = codes.shape
+    L = int(off[mc])
+    cscale = np.sqrt(2.0 * gw[gid]) / np.maximum(np.diff(off) - 1, 1)
+    QC = np.zeros((3, L), dtype=np.int64)
+    for j in range(mc):
+        QC[_CEN, off[j]:off[j + 1]] = np.bincount(codes[:, j], minlength=int(off[j + 1] - off[j]))
+    QC[_REF] = QC[_CEN]
+    QQ = np.zeros((2, mc), dtype=np.int64)
+    for j in range(mc):
+        QQ[:, j] = int((QC[_CEN, off[j]:off[j + 1]] ** 2).sum())
+    QK = np.zeros((3, mc), dtype=np.int64)
+    QK[_PNT] = 2
+    QT = np.zeros(3, dtype=np.int64)
+    QM = np.zeros(3, dtype=np.float64)
+    QT[_PNT] = 2
+    QM[_PNT] = 1.0
+    return (np.ascontiguousarray(codes, dtype=np.int32), np.ascontiguousarray(off, dtype=np.int64),
+            np.ascontiguousarray(gid, dtype=np.int64), np.ascontiguousarray(gw, dtype=np.float64),
+            np.ascontiguousarray(cscale, dtype=np.float64), QC, QK, QT, QM, QQ,
+            np.zeros((len(gw), width), dtype=np.int64), np.zeros(mc, dtype=np.int32),
+            np.zeros((mc, n), dtype=np.int32), np.zeros((leaves, mc, C), dtype=np.int32),
+            np.zeros((nodes, 2 * mc), dtype=np.int32))
 
 
 @overload(_nominal_state, jit_options={"no_cpython_wrapper": True, "no_cfunc_wrapper": True})
 def _nominal_state_impl(codes, off, gid, gw, width, leaves, C, nodes):
     if isinstance(codes, types.NoneType):
         return lambda codes, off, gid, gw, width, leaves, C, nodes: None
+    if isinstance(codes, types.BaseTuple):
+        return lambda codes, off, gid, gw, width, leaves, C, nodes: codes
 
     def build(codes, off, gid, gw, width, leaves, C, nodes):
         n, mc = codes.shape
@@ -822,10 +864,19 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=None, done=None):
         done = np.zeros(1, dtype=np.int64)
     n, p = X.shape
     mc = codes.shape[1]
-    codes = codes if mc > 0 else None  # numeric data: the kernels compile no nominal code
     if leaf is None and small_enough(n, p, mc, max(k, 1)):
-        return mdav_labels_small(X, codes, off, gid, gw, k, done)
-    return mdav_labels_tree(X, codes, off, gid, gw, k, _LEAF if leaf is None else leaf, done)
+        # numeric data: codes=None, the kernels compile no nominal code; nominal: the state in numpy
+        nom = nominal_state(codes, off, gid, gw, n, 0, 0, 0) if mc > 0 else None
+        return mdav_labels_small(X, nom, off, gid, gw, k, done)
+    leaf = _LEAF if leaf is None else leaf
+    nom = None
+    if mc > 0:
+        lf = max(leaf, 1)  # the sizes of the kernel's first kd-tree
+        depth = 0
+        while ((n + (1 << depth) - 1) >> depth) > lf:
+            depth += 1
+        nom = nominal_state(codes, off, gid, gw, max(lf, _SCAN), 1 << depth, min(lf, n), (2 << depth) - 1)
+    return mdav_labels_tree(X, nom, off, gid, gw, k, leaf, done)
 
 
 @njit(cache=True, nogil=True)
@@ -863,9 +914,10 @@ def mdav_labels_small(X, codes, off, gid, gw, k, done):
             LX[j, i] = X[i, j]
     if codes is not None:
         LC = nom[_LC]
+        CS = nom[_CODES]
         for i in range(n):
             for j in range(LC.shape[0]):
-                LC[j, i] = codes[i, j]
+                LC[j, i] = CS[i, j]
     sums = np.empty(p, dtype=np.float64)
     errs = np.empty(p, dtype=np.float64)
     _centroid_sums(X, sums, errs)
