@@ -65,12 +65,12 @@ def mixed(kind, n, p, rng):
     X = data(kind, n, p, rng)
     cols = {f"x{j}": X[:, j] for j in range(p)}
     cols["c"] = rng.choice(["a", "b", "c", "d"], n)
-    cols["e"] = rng.choice([f"l{i}" for i in range(max(2, n // 3))], n)  # many levels
+    cols["e"] = rng.choice([f"l{i}" for i in range(max(2, min(n // 3, 300)))], n)  # many levels
     df = pl.DataFrame(cols)
     on = ["c"] + [f"x{j}" for j in range(p)] + ["e"]
     return features(df, on, standardize=False)
 
-ORDERS = [("npn", {}), ("grid", {}), ("vgrid", {}), ("kd", {}), ("kd", {"leaf_size": 9}),
+ORDERS = [("npn", {}), ("grid", {}), ("vgrid", {}), ("vgrid", {"leaf_size": 2}), ("kd", {}), ("kd", {"leaf_size": 9}),
           ("kd-mdav", {}), ("kd-mdav", {"leaf_size": 60}), ("kd-mdav", {"leaf_size": 1500})]
 rng = np.random.default_rng(20261127)
 sizes = [1, 2, 3, 5, 17, 60, 300, 1100, 2000, 5000, 20000]

@@ -364,3 +364,27 @@ def test_kd_mdav_leaves_from_python_equal_leaves_inside_the_walk(monkeypatch, no
     from_python = path_order(F, 3, "kd-mdav", leaf_size=60)
     assert sorted(inside.tolist()) == list(range(700))
     np.testing.assert_array_equal(inside, from_python)
+
+
+@pytest.mark.parametrize("leaf", [1, 2, 5])
+def test_vgrid_tables_grown_by_python_equal_a_large_first_capacity(leaf):
+    # the vgrid builder stops when a run of single-child splits (near-identical records)
+    # fills its tables; Python doubles them and the kernel resumes: the same tree, leaves,
+    # rows grouped by leaf as with tables large enough from the start (session 26)
+    from polars_sdc.kernels.path_order_vgrid import _vgrid_tree
+
+    rng = np.random.default_rng(leaf)
+    X = rng.normal(size=(80, 3))
+    X[:30] = X[0] + np.cumsum(np.full((30, 3), 1e-13), axis=0)  # ~40 halvings deep
+    X[40:50, 1] = X[40, 1] + np.arange(10) * 1e-300  # differ in one column only, by subnormals
+    grown = _vgrid_tree(X, leaf, cap=2)
+    once = _vgrid_tree(X, leaf, cap=100_000)
+    assert len(grown[0]) > 2 * 80 + 2  # more nodes than the default first capacity: grown several times
+    for a, b in zip(grown, once):
+        np.testing.assert_array_equal(a, b)
+    B, perm, start = grown[8], grown[9], grown[10]
+    # the leaves' rows are runs of perm in increasing row order, the leaf of each row its run
+    assert sorted(perm.tolist()) == list(range(80))
+    for L in range(B):
+        rows = perm[start[L]:start[L + 1]]
+        assert np.all(np.diff(rows) > 0) and np.all(grown[7][rows] == L)

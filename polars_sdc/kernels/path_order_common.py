@@ -43,18 +43,19 @@ from ._common import helper, level_counts, mean_query, nominal_part, nominal_row
 def farthest_from_centroid(X):
     """Row farthest from the column means (ties: lowest row) — the start of every path. In
     numpy (no kernel to compile for numeric data): each mean is the sum in row order
-    (``np.cumsum`` adds one row after the other, as a loop does) divided by n, each squared
+    (``cumsum`` adds one row after the other, as a loop does) divided by n, each squared
     distance summed over the columns in order, so the row is the one of
     :func:`_farthest_nominal` bit for bit (a NaN distance never wins; all NaN: row 0)."""
     X = np.ascontiguousarray(X, dtype=np.float64)
     n, p = X.shape
-    if n == 0:
+    if n == 0 or p == 0:
         return 0
-    s = np.zeros(n)
     with np.errstate(all="ignore"):  # inf - inf is NaN, as in a kernel, silently
-        for d in range(p):
-            v = X[:, d] - np.cumsum(X[:, d])[-1] / n
-            s += v * v
+        D = X - X.cumsum(axis=0)[-1] / n
+        D *= D
+        s = D[:, 0].copy()
+        for d in range(1, p):
+            s += D[:, d]
     s[~(s > -1.0)] = -np.inf
     return int(np.argmax(s))
 

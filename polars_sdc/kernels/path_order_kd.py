@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._common import group_means, helper, widest_dim
+from ._common import helper, widest_dim
 from .mdav import _LEAF as _MDAV_LEAF, mdav_labels_codes, mdav_labels_small, mdav_labels_tree, small_enough
-from .path_order_common import _block_csr, _npn_walk, farthest_from_centroid_codes
+from .path_order_common import _npn_walk, farthest_from_centroid_codes
 
 
 @helper
@@ -167,9 +167,8 @@ def _kd_call(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, done):
     calling another re-optimises the callee's machine code inside its own, so on leaves of
     at least :data:`_PY_LEAF` rows, and on a single leaf, the leaf MDAV is called from
     Python through the MDAV method's own dispatcher, not from inside the walk). A single
-    leaf (n <= leaf_size) needs no split: the split kernel is then not compiled, and the
-    leaf's group sizes, means and grouping are numpy (:func:`_group_csr`), so only the
-    group walk :func:`_leaf_groups` is a kernel of this module."""
+    leaf (n <= leaf_size) needs no split: the split kernel is then not compiled, only the
+    group walk :func:`_leaf_groups`. The leaves' scratch ``grp`` is allocated here, once."""
     n, p = X.shape
     if n == 0:
         return np.empty(0, dtype=np.int64)
@@ -185,10 +184,15 @@ def _kd_call(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, done):
     leaf_size, rule = np.int64(leaf_size), np.int64(rule)
     small, tree_leaf = _mdav_leaf(X, 0 if C is None else C.shape[1], leaf_size, mdav_k)
     lcnt = np.empty(0, dtype=np.int64) if C is None else scr[9]
+    grp = None
+    if mdav_k is not None:  # _leaf_groups' scratch for leaves of up to mm rows
+        mm = int(min(leaf_size, n))
+        grp = (np.empty(mm, dtype=np.int64), np.empty((mm, p)), np.empty(mm + 1, dtype=np.int64),
+               np.empty(mm, dtype=np.int64), np.empty(mm, dtype=np.bool_), np.empty(mm, dtype=np.int64))
     if mdav_k is None or (leaf_size < _PY_LEAF and n > leaf_size):
         # order "kd" (mdav_k None: no MDAV compiled), or kd-mdav on many small leaves: one kernel
         return _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, None if mdav_k is None else np.int64(mdav_k),
-                        small, tree_leaf, lcnt, first, num, scr, done)
+                        small, tree_leaf, lcnt, grp, first, num, scr, done)
     # kd-mdav on large leaves (few): Python takes them one at a time
     if C is None:  # MDAV's own numeric arguments (no nominal column): the same kernel signature
         moff, mgid, mgw = np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0)
@@ -216,28 +220,9 @@ def _kd_call(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, done):
         # the dispatcher of the MDAV method (its kernels and signatures): brute force on
         # small leaves, else (``leaf``) the kd-tree kernel, as _mdav_leaf decided for all
         lab = mdav_labels_codes(sub, subc, moff, mgid, mgw, k, None if small is not None else int(tree_leaf))
-        cnt, cen, gstart, by_group = _group_csr(sub, lab)
-        out, prev = _leaf_groups(X, C, off, gid, gw, perm, np.int64(a), subc, cnt, cen, gstart, by_group, order,
-                                 np.int64(out), np.int64(prev), lcnt, np.zeros(cnt.shape[0], dtype=np.bool_),
-                                 np.empty(b - a, dtype=np.int64))
+        out, prev = _leaf_groups(X, C, off, gid, gw, perm, np.int64(a), sub, subc, lab, order, np.int64(out),
+                                 np.int64(prev), lcnt, grp)
         done[0] = out
-
-
-def _group_csr(sub, lab):
-    """(cnt (G,), cen (G, p), gstart (G + 1,), by_group (m,)) of a leaf's MDAV labels ``lab``
-    (every label in [0, G) used): group sizes and means, and the leaf positions grouped by
-    label in increasing position (a stable sort; gstart the start of each group). In numpy:
-    ``np.bincount`` adds the weights in row order, so the means are those of
-    :func:`~._common.group_means` bit for bit."""
-    m, p = sub.shape
-    G = int(lab.max()) + 1 if m else 0
-    cnt = np.bincount(lab, minlength=G).astype(np.int64)
-    cen = np.empty((G, p))
-    for d in range(p):
-        cen[:, d] = np.bincount(lab, weights=sub[:, d], minlength=G) / cnt
-    gstart = np.zeros(G + 1, dtype=np.int64)
-    np.cumsum(cnt, out=gstart[1:])
-    return cnt, cen, gstart, np.argsort(lab, kind="stable").astype(np.int64)
 
 
 #: the kd walks' segment stack: two entries per level of median splits (at most 64 levels)
@@ -458,33 +443,45 @@ def _leaf_mdav(X, C, off, gid, gw, perm, a, b, k, mdav_small, mdav_leaf):
     return sub, subc, lab
 
 
-@helper
-def _walk_leaf_groups(X, C, off, gid, gw, perm, a, sub, subc, lab, order, out, prev, lcnt):
-    """:func:`_leaf_groups` inside the walk (kd-mdav on small leaves): the group sizes,
-    means and grouped positions of the leaf's MDAV labels ``lab`` (as :func:`_group_csr`)
-    and the scratch, then the group walk."""
+@njit(cache=True, nogil=True)
+def _leaf_groups(X, C, off, gid, gw, perm, a, sub, subc, lab, order, out, prev, lcnt, grp):
+    """Append the rows perm[a:a + m] of a leaf (``sub`` (m, p) and ``subc`` their rows of X
+    and C) to the path group by group: the leaf's MDAV groups ``lab``, nearest centroid (to
+    the last visited row ``prev``) next, each group walked by NPN. Nominal columns (codes C;
+    None: numeric only, ``lcnt`` unused): the distance from the last visited row to a
+    group's centroid from its level counts. ``grp``: scratch for leaves of up to mm rows
+    (cnt (mm,), cen (mm, p), gstart (mm + 1,), by_group (mm,), seen (mm,) bool, live (mm,)),
+    allocated by the caller. Returns the new (out, prev)."""
+    cnt, cen, gstart, by_group, seen, live = grp
+    n, p = X.shape
     m = sub.shape[0]
-    G = np.int64(0)  # not a literal: group_means and _block_csr compile once
+    G = np.int64(0)
     for t in range(m):
         if lab[t] + 1 > G:
             G = lab[t] + 1
-    cnt, cen = group_means(sub, lab, G)
-    gstart, _, by_group, _ = _block_csr(lab, G)  # leaf positions grouped by label (counting sort)
-    return _leaf_groups(X, C, off, gid, gw, perm, a, subc, cnt, cen, gstart, by_group, order, out, prev, lcnt,
-                        np.zeros(G, dtype=np.bool_), np.empty(m, dtype=np.int64))
-
-
-@njit(cache=True, nogil=True)
-def _leaf_groups(X, C, off, gid, gw, perm, a, subc, cnt, cen, gstart, by_group, order, out, prev, lcnt, seen, live):
-    """Append the rows perm[a:a + m] of a leaf to the path group by group: the leaf's MDAV
-    groups (sizes ``cnt``, means ``cen``, leaf positions by_group[gstart[g]:gstart[g + 1]]
-    of group g, see :func:`_group_csr`), nearest centroid (to the last visited row ``prev``)
-    next, each group walked by NPN. Nominal columns (codes C, ``subc`` the leaf's rows of C;
-    None: numeric only, ``lcnt`` unused): the distance from the last visited row to a
-    group's centroid from its level counts. Scratch: ``seen`` (G,) False, ``live`` (m,).
-    Returns the new (out, prev)."""
-    n, p = X.shape
-    G = cnt.shape[0]
+    # group sizes and means (the sums in row order, as _common.group_means), the leaf
+    # positions grouped by label in increasing order (a counting sort, ``live`` its cursor)
+    for g in range(G):
+        cnt[g] = 0
+        seen[g] = False
+        for d in range(p):
+            cen[g, d] = 0.0
+    for t in range(m):
+        gl = lab[t]
+        cnt[gl] += 1
+        for d in range(p):
+            cen[gl, d] += sub[t, d]
+    gstart[0] = 0
+    for g in range(G):
+        if cnt[g] > 0:
+            for d in range(p):
+                cen[g, d] /= cnt[g]
+        gstart[g + 1] = gstart[g] + cnt[g]
+        live[g] = gstart[g]
+    for t in range(m):
+        gl = lab[t]
+        by_group[live[gl]] = t
+        live[gl] += 1
     if C is not None:
         mc = C.shape[1]
         # K[g, c] = m_g^2 + sum_v cnt_v^2: the query of group g's mean for column c
@@ -602,14 +599,14 @@ def _kd_next_leaf(X, C, off, A_c, lk, li, perm, leaf_size, rule, prev, key, num,
 
 
 @njit(cache=True, nogil=True)
-def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, mdav_small, mdav_leaf, lcnt, first, num, scr,
-             done):
+def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, mdav_small, mdav_leaf, lcnt, grp, first, num,
+             scr, done):
     """The kd order from row ``first`` (the row farthest from the centroid), each leaf walked
     by NPN, or with ``mdav_k`` (kd-mdav on small leaves) partitioned by MDAV first
     (:func:`_leaf_mdav`, :func:`_leaf_groups`; None: not compiled): :func:`kd_order` without
     nominal columns (C, off, gid, gw, A_c, lk, li and ``scr`` None; any ``rule``),
-    :func:`kd_order_codes` with them (rule 2). Scratch arrays ``num`` / ``scr``: see
-    :func:`_kd_call`."""
+    :func:`kd_order_codes` with them (rule 2). Scratch arrays ``num`` / ``scr`` / ``grp``:
+    see :func:`_kd_call`."""
     n = X.shape[0]
     order = np.empty(n, dtype=np.int64)
     perm = np.arange(n)
@@ -628,7 +625,7 @@ def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, mdav_smal
         if b - a <= leaf_size:
             if mdav_k is not None:  # None (order "kd"): this branch and MDAV are not compiled
                 sub, subc, lab = _leaf_mdav(X, C, off, gid, gw, perm, a, b, mdav_k, mdav_small, mdav_leaf)
-                out, prev = _walk_leaf_groups(X, C, off, gid, gw, perm, a, sub, subc, lab, order, out, prev, lcnt)
+                out, prev = _leaf_groups(X, C, off, gid, gw, perm, a, sub, subc, lab, order, out, prev, lcnt, grp)
             else:
                 m = b - a
                 for t in range(m):

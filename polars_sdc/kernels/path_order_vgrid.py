@@ -17,39 +17,41 @@ from .path_order_common import farthest_from_centroid_codes
 
 
 def _build_vgrid(U, leaf_size):
-    """Halve blocks of the unit cube (widest side among the dimensions where the block's
-    records differ, ties lowest dimension) until each holds <= leaf_size records or
-    identical records. Returns the tree (split dim/value, children), the leaves' boxes and
-    the leaf of every row (:func:`_vgrid_tree` without the rows grouped by leaf)."""
-    return _vgrid_tree(U, leaf_size)[:9]
+    """Halve blocks of the unit cube (U: records in [0, 1)) (widest side among the dimensions
+    where the block's records differ, ties lowest dimension) until each holds <= leaf_size
+    records or identical records. Returns the tree (split dim/value, children), the leaves'
+    boxes and the leaf of every row (:func:`_vgrid_tree` without the rows grouped by leaf)."""
+    return _vgrid_tree(U, leaf_size, scaled=True)[:9]
 
 
-def _vgrid_tree(U, leaf_size):
-    """:func:`_build_vgrid`, plus the rows grouped by leaf (``perm``: leaf L's rows are
+def _vgrid_tree(X, leaf_size, scaled=False, cap=None):
+    """:func:`_build_vgrid` on X scaled into the unit cube (column by column: (x - min) / span
+    * 0.999999, so the top face holds no record; a constant column 0; ``scaled``: X is U
+    already), plus the rows grouped by leaf (``perm``: leaf L's rows are
     perm[start[L]:start[L + 1]], in increasing row order) and ``start``. The tables are
-    allocated here, in numpy, and the kernel :func:`_vgrid_split` fills them; when a run of
-    single-child splits (near-identical records) needs more nodes than the tables hold, the
-    kernel stops before the split and Python doubles the tables and calls it again (the same
-    signature: no growth code, no allocation in the kernel, each compiled apart otherwise)."""
-    U = np.ascontiguousarray(U, dtype=np.float64)
-    n, p = U.shape
-    cap = 2 * n + 2
-    lo, hi, sval = np.zeros((cap, p)), np.ones((cap, p)), np.zeros(cap)
-    sdim, left, right, leaf_id = (np.full(cap, -1, dtype=np.int64) for _ in range(4))
-    seg0, seg1, stack = (np.zeros(cap, dtype=np.int64) for _ in range(3))
+    allocated here, in numpy, and the kernel :func:`_vgrid_split` fills them (and U, on its
+    first call); when a run of single-child splits (near-identical records) needs more nodes
+    than the tables hold, the kernel stops before the split and Python doubles the tables and
+    calls it again (the same signature: no growth code, no allocation in the kernel, each
+    compiled apart otherwise). ``cap``: the tables' first capacity (default 2 n + 2 nodes)."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n, p = X.shape
+    cap = max(2, 2 * n + 2 if cap is None else int(cap))  # nodes; doubled when single-child splits need more
+    # a node's entries are written when the kernel creates it; the root's here
+    lo, hi, sval = np.empty((cap, p)), np.empty((cap, p)), np.empty(cap)
+    sdim, left, right, leaf_id, seg0, seg1, stack = (np.empty(cap, dtype=np.int64) for _ in range(7))
+    lo[0], hi[0], sval[0] = 0.0, 1.0, 0.0
+    sdim[0] = left[0] = right[0] = leaf_id[0] = -1
+    seg0[0], seg1[0], stack[0] = 0, n, 0
     perm = np.arange(n, dtype=np.int64)
-    seg1[0] = n
-    state = np.array([1, 1, 0], dtype=np.int64)  # stack top (the root pushed), nodes, leaves
+    # stack top (the root pushed), nodes, leaves, and 1 once U holds the scaled records
+    state = np.array([1, 1, 0, 1 if scaled else 0], dtype=np.int64)
+    U = X if scaled else np.empty((n, p))
     scratch = (np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(p), np.empty(p))
-    while not _vgrid_split(U, np.int64(leaf_size), lo, hi, sval, sdim, left, right, leaf_id, seg0, seg1, stack, perm,
-                           scratch, state):
-        lo = np.concatenate([lo, np.zeros((cap, p))])
-        hi = np.concatenate([hi, np.ones((cap, p))])
-        sval = np.concatenate([sval, np.zeros(cap)])
-        sdim, left, right, leaf_id = (np.concatenate([t, np.full(cap, -1, dtype=np.int64)])
-                                      for t in (sdim, left, right, leaf_id))
-        seg0, seg1, stack = (np.concatenate([t, np.zeros(cap, dtype=np.int64)]) for t in (seg0, seg1, stack))
-        cap *= 2
+    while not _vgrid_split(X, U, np.int64(leaf_size), lo, hi, sval, sdim, left, right, leaf_id, seg0, seg1, stack,
+                           perm, scratch, state):
+        lo, hi, sval, sdim, left, right, leaf_id, seg0, seg1, stack = (
+            np.concatenate([t, np.empty_like(t)]) for t in (lo, hi, sval, sdim, left, right, leaf_id, seg0, seg1, stack))
     block_of = scratch[1]
     n_nodes, B = int(state[1]), int(state[2])
     is_leaf = leaf_id[:n_nodes] >= 0
@@ -65,15 +67,30 @@ def _vgrid_tree(U, leaf_size):
 
 
 @njit(cache=True)
-def _vgrid_split(U, leaf_size, lo, hi, sval, sdim, left, right, leaf_id, seg0, seg1, stack, perm, scratch, state):
+def _vgrid_split(X, U, leaf_size, lo, hi, sval, sdim, left, right, leaf_id, seg0, seg1, stack, perm, scratch, state):
     """The splits of :func:`_vgrid_tree` into its tables (capacity ``cap`` nodes; ``state``:
-    stack top, nodes, leaves so far), depth first, the lower half first, each block's rows a
-    run of ``perm`` kept in increasing row order (stable partitions). Returns True when
-    every block is a leaf, False (the state saved, the block pushed back) when a split
-    needs more than ``cap`` nodes."""
+    stack top, nodes, leaves so far, U filled), depth first, the lower half first, each
+    block's rows a run of ``perm`` kept in increasing row order (stable partitions). First
+    fills U with X scaled into the unit cube unless state[3] says it holds them. Returns
+    True when every block is a leaf, False (the state saved, the block pushed back) when a
+    split needs more than ``cap`` nodes."""
     n, p = U.shape
     cap = sdim.shape[0]
     tmp, block_of, pmin, pmax = scratch
+    if state[3] == 0:  # U = X scaled, pmin / pmax holding each column's minimum / span
+        for d in range(p):
+            pmin[d] = X[0, d]
+            hi_d = X[0, d]
+            for i in range(n):
+                if X[i, d] < pmin[d]:
+                    pmin[d] = X[i, d]
+                if X[i, d] > hi_d:
+                    hi_d = X[i, d]
+            pmax[d] = hi_d - pmin[d]
+        for i in range(n):
+            for d in range(p):
+                U[i, d] = (X[i, d] - pmin[d]) / pmax[d] * 0.999999 if pmax[d] > 0 else 0.0
+        state[3] = 1
     top, n_nodes, n_leaves = state[0], state[1], state[2]
     while top > 0:
         top -= 1
@@ -132,6 +149,8 @@ def _vgrid_split(U, leaf_size, lo, hi, sval, sdim, left, right, leaf_id, seg0, s
                 continue
             c = n_nodes
             n_nodes += 1
+            sdim[c] = left[c] = right[c] = leaf_id[c] = -1  # a leaf until split
+            sval[c] = 0.0
             for d in range(p):
                 lo[c, d] = lo[v, d]
                 hi[c, d] = hi[v, d]
@@ -230,18 +249,6 @@ def vgrid_order(X: np.ndarray, leaf_size: int, done: np.ndarray | None = None) -
     return _vgrid_order(X, leaf_size, np.zeros(1, dtype=np.int64) if done is None else done)
 
 
-def _unit_cube(X):
-    """X (n >= 1 rows, finite) scaled column by column into [0, 1): the top face of the unit
-    cube holds no record; a constant column is 0. In numpy (each value is (x - min) / span *
-    0.999999, the same operations in the same order as a loop would do: the same bits)."""
-    lo = X.min(axis=0)
-    span = X.max(axis=0) - lo
-    live = span > 0
-    U = np.zeros(X.shape)
-    U[:, live] = (X[:, live] - lo[live]) / span[live] * 0.999999
-    return U
-
-
 def _vgrid_order(X, leaf_size, done):
     """:func:`vgrid_order`: kernels called one after the other from here (a kernel calling
     another re-optimises the callee's machine code inside its own), every array allocated
@@ -250,8 +257,7 @@ def _vgrid_order(X, leaf_size, done):
     n = X.shape[0]
     if n == 0:
         return np.empty(0, dtype=np.int64)
-    U = _unit_cube(X)
-    sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, block_of, B, perm, start = _vgrid_tree(U, leaf_size)
+    sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi, block_of, B, perm, start = _vgrid_tree(X, leaf_size)
     deg, nbr = _vgrid_adjacency(sdim, sval, left, right, leaf_id, leaf_lo, leaf_hi)
     first = farthest_from_centroid_codes(X, None, None, None, None)
     # the walk's blocks: a leaf's rows are its run of perm (increasing rows), as _block_csr
