@@ -253,7 +253,7 @@ def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free
                 g = free[nfree[0] - 1]
                 if mcap[g] < k:
                     continue
-                nc = 0
+                nc = np.int64(0)  # int64 from the start: a literal 0 costs Numba a typing round per loop level
                 for t in range(na):
                     cand_row[nc] = mem[mstart[a] + t]
                     nc += 1
@@ -269,7 +269,7 @@ def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free
                 dest[0] = a
                 _remove(X, nom, i, a, labels, counts, sums, mem, mstart, pos)
                 _add(X, nom, i, g, labels, counts, sums, mem, mstart, pos)
-                got = 1
+                got = np.int64(1)
                 while got < k:
                     best = np.inf
                     br = np.int64(-1)
@@ -348,12 +348,12 @@ def slot_neighbours(sums, counts, nom, off, mem, mstart, L, tol):
     - 2 P / (n_g n_h)), P = sum over levels of n_g,v n_h,v. (Inline, not a helper per pair:
     a helper call there made the nominal lists 2.6x slower.)"""
     S, p = sums.shape
-    G = 0
+    G = np.int64(0)  # (int64 from the start, not a literal: one typing round less)
     for g in range(S):
         if counts[g] > 0:
             G += 1
     live = np.empty(G, dtype=np.int64)  # loops, not flatnonzero / np.full (a library each)
-    G = 0
+    G = np.int64(0)
     for g in range(S):
         if counts[g] > 0:
             live[G] = g
@@ -383,7 +383,7 @@ def slot_neighbours(sums, counts, nom, off, mem, mstart, L, tol):
             for c in range(mc):
                 for r in range(ng):
                     qcnt[off[c] + CC[c, mem[mstart[g] + r]]] += 1
-        found = 0
+        found = np.int64(0)
         for s in range(G):
             if s == t:
                 continue

@@ -21,7 +21,7 @@ def partition_univariate(X: np.ndarray, k: int) -> np.ndarray:
     >>> partition_univariate(np.array([9.0, 1.0, 2.0, 8.0, 10.0, 1.5]), 3).tolist()
     [1, 0, 0, 1, 1, 0]
     """
-    from ..kernels.hansen_mukherjee import hm_shortest_path_1d, sort_ties_by_row
+    from ..kernels.hansen_mukherjee import hm_shortest_path_1d, stable_order
 
     from .features import Features
 
@@ -45,9 +45,7 @@ def partition_univariate(X: np.ndarray, k: int) -> np.ndarray:
     n = x.shape[0]
     if n == 0:
         return np.empty(0, dtype=np.uint32)
-    perm = np.argsort(x)  # numpy's fastest (unstable) sort; ties put in row order below
-    xs = np.ascontiguousarray(x[perm])
-    sort_ties_by_row(xs, perm)
+    perm, xs = stable_order(x)  # ties in row order
     seq, _ = hm_shortest_path_1d(xs, int(k))
     labels = np.empty(n, dtype=np.uint32)
     labels[perm] = seq
