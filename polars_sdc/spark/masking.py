@@ -33,7 +33,7 @@ from .._columns import ColumnSpec
 from .._errors import SDCError
 from .._signature import check_keywords
 from ..household import check_household_columns
-from ._common import (bad_value_counts, key_nulls, need_key, polars_schema, raise_bad, require_pyspark, run_frames,
+from ._common import (bad_totals, bad_value_counts, key_nulls, need_key, polars_schema, raise_bad, require_pyspark, run_frames,
                       verify_key)
 from .household import mask_households
 
@@ -264,7 +264,7 @@ def add_noise(
     # as the local add_noise_values (no underflow at 1e-300, no overflow at 1e200)
     aggs += [F.max(F.abs(x)).alias(f"__a{j}") for j, x in enumerate(xs)]
     stats = pl.from_arrow(frame.groupBy(*group).agg(*aggs).toArrow())
-    raise_bad(cols, [int(stats[f"__bad_{c}"].sum()) for c in cols])
+    raise_bad(cols, bad_totals(stats))
     stats = stats.with_columns(pl.Series(f"__e{j}", scale_exponents(stats[f"__a{j}"].fill_null(0.0).to_numpy()))
                                for j in range(p))
     if check_key:
