@@ -253,8 +253,10 @@ def verify_key(sdf: Any, key: str, nulls: int) -> None:
     """No null (counted by the caller's aggregation) and no repeated value (one more job)."""
     from pyspark.sql import functions as F
 
+    from ..rng import key_duplicate_error, key_null_error
+
     if nulls:
-        raise SDCError(f"key column {key!r}: {nulls} null value(s); a key must identify every row")
+        raise key_null_error(key, nulls)
     dup = sdf.groupBy(key).count().where(F.col("count") > 1).limit(1).collect()
     if dup:
-        raise SDCError(f"key column {key!r}: value {dup[0][key]!r} appears more than once; a key must identify one row")
+        raise key_duplicate_error(key, dup[0][key])
