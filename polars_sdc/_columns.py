@@ -139,7 +139,13 @@ def check_no_nulls(df: pl.DataFrame, columns: Sequence[str]) -> None:
     counts = df.select(pl.col(c).null_count() for c in columns).row(0)
     for c, n in zip(columns, counts):
         if n:
-            raise SDCError(f"column {c!r}: {n} null value(s); fill or drop them before masking")
+            raise null_error(c, n)
+
+
+def null_error(column: str, nulls: int) -> SDCError:
+    """The one message (:func:`check_no_nulls`; Spark's checks) for ``nulls`` null values in
+    a ``column`` that must be complete."""
+    return SDCError(f"column {column!r}: {nulls} null value(s); fill or drop them before masking")
 
 
 def check_finite(df: pl.DataFrame, columns: Sequence[str], *, nulls: bool = False) -> None:
@@ -162,7 +168,7 @@ def check_finite(df: pl.DataFrame, columns: Sequence[str], *, nulls: bool = Fals
 
 
 def nonfinite_error(column: str, nan: int, inf: int) -> SDCError | None:
-    """The one message (:func:`check_finite`; Spark's ``ilssdm``) for ``nan`` NaN and ``inf``
+    """The one message (:func:`check_finite`; Spark's checks, ``ilssdm``) for ``nan`` NaN and ``inf``
     infinite values in a numeric ``column`` (NaN named first), or None when both are 0."""
     if nan:
         return SDCError(f"column {column!r}: {nan} NaN value(s); a finite number is needed in every row")

@@ -112,10 +112,10 @@ def row_keys(key: pl.Series) -> np.ndarray:
     """
     name = key.name
     if key.null_count():
-        raise SDCError(f"key column {name!r}: {key.null_count()} null value(s); a key must identify every row")
+        raise key_null_error(name, key.null_count())
     dup = key.filter(key.is_duplicated())
     if dup.len():
-        raise SDCError(f"key column {name!r}: value {dup[0]!r} appears more than once; a key must identify one row")
+        raise key_duplicate_error(name, dup[0])
     dtype = key.dtype
     check_key_dtype(name, dtype)
     if dtype.is_integer():
@@ -128,6 +128,18 @@ def row_keys(key: pl.Series) -> np.ndarray:
             dtype=np.uint64, count=len(values),
         )
     raise AssertionError(dtype)  # pragma: no cover - check_key_dtype refused it
+
+
+def key_null_error(name: str, nulls: int, where: str = "") -> SDCError:
+    """The one message (:func:`row_keys`; Spark's key checks) for ``nulls`` null values in the
+    key column ``name`` (``where``: which frame, e.g. ``" (release)"``)."""
+    return SDCError(f"key column {name!r}{where}: {nulls} null value(s); a key must identify every row")
+
+
+def key_duplicate_error(name: str, value: object, where: str = "") -> SDCError:
+    """The one message (:func:`row_keys`; Spark's key checks) for a ``value`` repeated in the
+    key column ``name``."""
+    return SDCError(f"key column {name!r}{where}: value {value!r} appears more than once; a key must identify one row")
 
 
 def check_key_dtype(name: str, dtype: pl.DataType) -> None:

@@ -85,3 +85,38 @@ def test_spark_ilssdm_refuses_nan_and_infinity_as_locally(spark, pair):  # noqa:
             sdcs.ilssdm(spark.createDataFrame(orig.to_arrow()), ON, **args)
         assert str(have.value) == str(want.value)
         assert str(want.value).startswith("column 'z': 1 ") and "finite number is needed" in str(want.value)
+
+
+def test_spark_ilssdm_refuses_duplicate_and_missing_keys(spark, pair):  # noqa: F811
+    # a duplicate key in the release making up for a missing one passed the old row-count check
+    # (40 joined rows for 40 original rows); every key must now match exactly one row on each
+    # side, with the local messages (rng.row_keys for a null / repeated key, ilssdm_frame for a
+    # row count that differs)
+    from polars_sdc import spark as sdcs
+
+    df, masked = pair
+    orig = spark.createDataFrame(df.to_arrow())
+    ids = pl.col("id")
+    cases = [
+        (df, masked.with_columns(pl.when(ids == 4).then(3).otherwise(ids).alias("id")),
+         "key column 'id' (release): value 3 appears more than once; a key must identify one row"),
+        (df.with_columns(pl.when(ids == 4).then(3).otherwise(ids).alias("id")), masked,
+         "key column 'id' (original): value 3 appears more than once; a key must identify one row"),
+        (df, masked.with_columns(pl.when(ids == 7).then(None).otherwise(ids).alias("id")),
+         "key column 'id' (release): 1 null value(s); a key must identify every row"),
+        (df, masked.with_columns(pl.when(ids == 7).then(99).otherwise(ids).alias("id")),
+         "key column 'id' (release): value 7 of the original is not in the release; they must hold the same keys"),
+        (df, masked.filter(ids != 5), "masked frame has 39 rows, the original 40; they must be row-aligned"),
+    ]
+    for o, rel, msg in cases:
+        with pytest.raises(SDCError) as e:
+            sdcs.ilssdm(orig if o is df else spark.createDataFrame(o.to_arrow()), ON,
+                        masked=spark.createDataFrame(rel.to_arrow()).repartition(2), key="id")
+        assert str(e.value) == msg
+    with pytest.raises(SDCError) as local:      # the row-count message is the local one, word for word
+        df.sdc.ilssdm(ON, masked=masked.filter(ids != 5))
+    assert str(local.value) == cases[-1][2]
+    with pytest.raises(SDCError, match="key column 'id': value 1 appears more than once"):
+        pl.DataFrame({"id": [1, 1], "x": [1.0, 2.0]}).sdc.laplace(1.0, "x", seed=1, key="id")
+    with pytest.raises(SDCError, match=r"column 'nope' \(key\): not in the Spark DataFrame"):
+        sdcs.ilssdm(orig, ON, masked=spark.createDataFrame(masked.to_arrow()), key="nope")

@@ -108,7 +108,7 @@ def ilssdm_frame(
         if isinstance(masked, pl.LazyFrame):
             masked = masked.select(cols).collect()
         if masked.height != df.height:
-            raise SDCError(f"masked frame has {masked.height} rows, the original {df.height}; they must be row-aligned")
+            raise aligned_rows_error(masked.height, df.height)
         resolve_columns(masked, cols, kind="numeric")
         nulls = check_null_pattern(df, masked, cols)
     else:
@@ -145,6 +145,14 @@ def ilssdm_frame(
     if masked is not None:
         return Measured(ilssdm(X, masked=Y))
     return Measured(ilssdm(X, groups=group_ids(df, groups).to_numpy()))
+
+
+def aligned_rows_error(released: int, original: int):
+    """The one message (:func:`ilssdm_frame`; Spark's ``ilssdm``) for a release of
+    ``released`` rows measured against an ``original`` of another number of rows."""
+    from .._errors import SDCError
+
+    return SDCError(f"masked frame has {released} rows, the original {original}; they must be row-aligned")
 
 
 def _ilssdm_nulls(df, cols, groups: np.ndarray | None, masked, standardize: bool) -> float:

@@ -10,7 +10,7 @@ from typing import Any
 
 import polars as pl
 
-from .._columns import did_you_mean
+from .._columns import did_you_mean, nonfinite_error, null_error
 from .._errors import SDCError
 
 BLOCK = "__sdc_block"
@@ -191,24 +191,47 @@ def check_present(schema: pl.Schema, cols: Sequence[str], what: str) -> None:
 
 
 def bad_value_counts(sdf: Any, cols: Sequence[str], schema: pl.Schema, *, nulls: bool = False) -> list[Any]:
-    """Spark aggregate expressions counting nulls (unless ``nulls=True``: the caller keeps
-    them) and NaN / infinity for float columns of each of ``cols``: one int per column, in order."""
+    """Spark aggregate expressions counting, for each of ``cols``, its nulls (unless
+    ``nulls=True``: the caller keeps them; alias ``__bad_null_<c>``) and, for a float column,
+    its NaN (``__bad_nan_<c>``) and infinite values (``__bad_inf_<c>``): the counts
+    :func:`raise_bad` reads, as the local ``check_finite`` counts them."""
     from pyspark.sql import functions as F
+
+    def count(cond: Any, alias: str) -> Any:
+        return F.sum(F.when(cond, 1).otherwise(0)).alias(alias)
 
     out = []
     for c in cols:
         col = F.col(c)
-        bad = F.lit(False) if nulls else col.isNull()
+        if not nulls:
+            out.append(count(col.isNull(), f"__bad_null_{c}"))
         if schema[c].is_float():
-            bad = bad | F.isnan(col) | col.isin(float("inf"), float("-inf"))
-        out.append(F.sum(F.when(bad, 1).otherwise(0)).alias(f"__bad_{c}"))
+            out += [count(F.isnan(col), f"__bad_nan_{c}"), count(col.isin(float("inf"), float("-inf")), f"__bad_inf_{c}")]
     return out
 
 
-def raise_bad(cols: Sequence[str], counts: Sequence[Any]) -> None:
-    for c, n in zip(cols, counts):
-        if n:
-            raise SDCError(f"column {c!r}: {n} null, NaN or infinite value(s); they cannot be masked")
+def bad_totals(frame: pl.DataFrame) -> dict[str, int]:
+    """The :func:`bad_value_counts` columns of a per-stratum ``frame``, summed over its rows."""
+    return {c: int(frame[c].sum() or 0) for c in frame.columns if c.startswith("__bad_")}
+
+
+def raise_bad(cols: Sequence[str], counts: Any) -> None:
+    """The local ``check_finite`` on the :func:`bad_value_counts` of ``cols`` (``counts``: a
+    mapping or a Spark Row from alias to count): the first column with nulls, then the first
+    with NaN or infinite values, with the local messages (``_columns.null_error``,
+    ``nonfinite_error``)."""
+    counts = counts.asDict() if hasattr(counts, "asDict") else dict(counts)
+
+    def n(kind: str, c: str) -> int:
+        return int(counts.get(f"__bad_{kind}_{c}") or 0)
+
+    for c in cols:
+        if n("null", c):
+            raise null_error(c, n("null", c))
+    for c in cols:
+        error = nonfinite_error(c, n("nan", c), n("inf", c))
+        if error is not None:
+            raise error
 
 
 def need_key(key: str | None, what: str) -> None:
@@ -230,8 +253,10 @@ def verify_key(sdf: Any, key: str, nulls: int) -> None:
     """No null (counted by the caller's aggregation) and no repeated value (one more job)."""
     from pyspark.sql import functions as F
 
+    from ..rng import key_duplicate_error, key_null_error
+
     if nulls:
-        raise SDCError(f"key column {key!r}: {nulls} null value(s); a key must identify every row")
+        raise key_null_error(key, nulls)
     dup = sdf.groupBy(key).count().where(F.col("count") > 1).limit(1).collect()
     if dup:
-        raise SDCError(f"key column {key!r}: value {dup[0][key]!r} appears more than once; a key must identify one row")
+        raise key_duplicate_error(key, dup[0][key])

@@ -48,7 +48,7 @@ from .._columns import ColumnSpec, is_numeric, resolve_columns
 from .._errors import SDCError
 from .._signature import check_keywords
 from .._validation import check_int
-from ._common import bad_value_counts, check_present, column_list, polars_schema, raise_bad, require_pyspark
+from ._common import bad_totals, bad_value_counts, check_present, column_list, polars_schema, raise_bad, require_pyspark
 
 ROOT = "__sdc_root"
 COUNT = "__sdc_count"
@@ -345,7 +345,7 @@ def plan_blocks(
     bad = bad_value_counts(sdf, on_cols, schema, nulls=nulls)
     grouped = sdf.groupBy(*by_cols).agg(*aggs, *bad) if by_cols else sdf.agg(*aggs, *bad)
     strata = pl.from_arrow(grouped.toArrow())
-    raise_bad(on_cols, [int(strata[f"__bad_{c}"].sum()) for c in on_cols])
+    raise_bad(on_cols, bad_totals(strata))
     counts_s = strata[COUNT].to_numpy().astype(np.float64)
     n = int(counts_s.sum())
     if n < k:

@@ -86,7 +86,7 @@ def laplace(
     if check_key:
         aggs.append(key_nulls(key))
     row = sdf.agg(*aggs).collect()[0]
-    raise_bad(cols, [row[f"__bad_{c}"] for c in cols])
+    raise_bad(cols, row)
     if k is not None:
         phis = check_phis(pk_phis({c: (row[f"lo_{c}"], row[f"hi_{c}"], row[f"n_{c}"]) for c in cols}, k, m))
     else:

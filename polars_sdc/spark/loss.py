@@ -8,7 +8,9 @@ from .._columns import ColumnSpec, nonfinite_error, resolve_columns
 from .._errors import SDCError
 from .._signature import check_keywords
 from ..loss.nulls import Measured, null_pattern_error
-from ._common import polars_schema, require_pyspark
+from ..loss.sse import aligned_rows_error
+from ..rng import key_duplicate_error, key_null_error
+from ._common import check_present, polars_schema, require_pyspark
 
 
 @check_keywords
@@ -69,19 +71,19 @@ def ilssdm(
     if masked is not None:
         if key is None:
             raise SDCError("ilssdm of a masked Spark release needs key=: Spark rows are matched by key, not position")
+        check_present(schema, [key], "key")
+        check_present(polars_schema(masked), [key], "key")
+        _check_keys(original, masked, key)
         m = masked.select(key, *[F.col(c).cast("double").alias(f"__m_{c}") for c in cols])
         joined = original.select(key, *cols).join(m, on=key, how="inner")
         # per column, the first row (in key order) whose null differs, and whether the original's is the null
         changed = {c: F.col(c).isNull() != F.col(f"__m_{c}").isNull() for c in cols}
         row = joined.agg(
-            F.count(F.lit(1)).alias("n"),
             *[F.sum((F.col(c).cast("double") - F.col(f"__m_{c}")) ** 2).alias(f"e_{c}") for c in cols],
             *[F.min(F.when(changed[c], F.struct(F.col(key).alias("k"), F.col(c).isNull().alias("o"))))
               .alias(f"d_{c}") for c in cols],
             *[e for c in cols for e in nonfinite(F.col(f"__m_{c}"), f"m_{c}")],
         ).collect()[0]
-        if int(row["n"]) != n:
-            raise SDCError(f"masked release matches {row['n']} of the original's {n} rows on key {key!r}")
         for c in cols:
             first = row[f"d_{c}"]
             if first is not None:
@@ -103,3 +105,33 @@ def ilssdm(
         num += sse[c] / scale
         den += counts[c] * sd * sd / scale
     return Measured(num / den if den > 0 else 0.0, sum(n - counts[c] for c in cols))
+
+
+def _check_keys(original: Any, masked: Any, key: str) -> None:
+    """Every ``key`` value identifies one row of ``original`` and one of ``masked``, and the two
+    hold the same keys (one job: the key counts of both, fully joined) -- the local rules of
+    a key (``rng.row_keys``: no null, no repeat) and of a release (``ilssdm_frame``: as many
+    rows as the original), then the first key of the original missing from the release. A
+    count check on the joined rows alone let a repeated key make up for a missing one."""
+    from pyspark.sql import functions as F
+
+    k = F.col(key)
+    no, nm = F.col("__no"), F.col("__nm")
+    counts = original.groupBy(key).agg(F.count(F.lit(1)).alias("__no")).join(
+        masked.groupBy(key).agg(F.count(F.lit(1)).alias("__nm")), on=key, how="full")
+    row = counts.agg(
+        F.sum(F.when(k.isNull(), no)).alias("null_o"), F.sum(F.when(k.isNull(), nm)).alias("null_m"),
+        F.min(F.when(no > 1, k)).alias("dup_o"), F.min(F.when(nm > 1, k)).alias("dup_m"),
+        F.sum(no).alias("rows_o"), F.sum(nm).alias("rows_m"),
+        F.min(F.when(nm.isNull(), k)).alias("missing"),
+    ).collect()[0]
+    for side, where in (("o", " (original)"), ("m", " (release)")):
+        if row[f"null_{side}"]:
+            raise key_null_error(key, int(row[f"null_{side}"]), where)
+        if row[f"dup_{side}"] is not None:
+            raise key_duplicate_error(key, row[f"dup_{side}"], where)
+    if int(row["rows_m"] or 0) != int(row["rows_o"] or 0):
+        raise aligned_rows_error(int(row["rows_m"] or 0), int(row["rows_o"] or 0))
+    if row["missing"] is not None:
+        raise SDCError(f"key column {key!r} (release): value {row['missing']!r} of the original is not in the "
+                       "release; they must hold the same keys")

@@ -33,7 +33,7 @@ from .._columns import ColumnSpec
 from .._errors import SDCError
 from .._signature import check_keywords
 from ..household import check_household_columns
-from ._common import (bad_value_counts, key_nulls, need_key, polars_schema, raise_bad, require_pyspark, run_frames,
+from ._common import (bad_totals, bad_value_counts, key_nulls, need_key, polars_schema, raise_bad, require_pyspark, run_frames,
                       verify_key)
 from .household import mask_households
 
@@ -266,7 +266,7 @@ def add_noise(
     wide = [j for j, c in enumerate(cols) if schema[c] in (pl.Int64, pl.UInt64)]
     aggs += [a for j in wide for a in _split_sums(cols[j], j)]
     stats = pl.from_arrow(frame.groupBy(*group).agg(*aggs).toArrow())
-    raise_bad(cols, [int(stats[f"__bad_{c}"].sum()) for c in cols])
+    raise_bad(cols, bad_totals(stats))
     stats = stats.with_columns(pl.Series(f"__e{j}", scale_exponents(stats[f"__a{j}"].fill_null(0.0).to_numpy()))
                                for j in range(p))
     if check_key:

@@ -237,7 +237,7 @@ def person_stats(sdf: Any, on: list[str], features: list[str], schema: pl.Schema
     row = sdf.agg(F.count(F.lit(1)).alias("__rows"), F.countDistinct(household).alias("__homes"),
                   *[F.stddev_pop(F.col(c).cast("double")).alias(f"__sd_{c}") for c in features],
                   *bad_value_counts(sdf, on, schema, nulls=True)).collect()[0]
-    raise_bad(on, [row[f"__bad_{c}"] for c in on])
+    raise_bad(on, row)
     return [float(row[f"__sd_{c}"] or 0.0) for c in features], int(row["__rows"]), int(row["__homes"])
 
 
