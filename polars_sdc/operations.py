@@ -416,6 +416,7 @@ def _generalization() -> dict[str, Operation]:
                                "null)", nullable=True),
         "household": _spec("column", "household id column: every released class holds at least k distinct "
                            "households", role="household"),
+        "household_columns": _HOUSEHOLD_COLUMNS,
     }, command="generalize", method_name="generalize_release")
     return {"generalize": op}
 

@@ -95,7 +95,7 @@ def test_only_the_partition_methods_take_more_keywords():
 
 
 def test_the_guard_keeps_signatures_and_results():
-    assert str(inspect.signature(SDCFrame.suppress)) == "(self, k: 'int', on: 'ColumnSpec', *, importance: 'Any' = None, by: 'ColumnSpec' = None, alpha: 'float' = 1.0, combs: 'Any' = None, tiebreak: 'Any' = None, household: 'str | None' = None, household_columns: 'Sequence[str] | None' = None) -> 'F'"
+    assert str(inspect.signature(SDCFrame.suppress)) == "(self, k: 'int', on: 'ColumnSpec', *, importance: 'Any' = None, by: 'ColumnSpec' = None, alpha: 'float' = 1.0, combs: 'Any' = None, tiebreak: 'Any' = None, household: 'str | None' = None, household_columns: 'Sequence[str] | None' = None, suppressed_as: 'str | None' = None) -> 'F'"
     df = pl.DataFrame({"x": [1.0, 9.0, 2.0, 8.0]})
     assert df.sdc.mdav(2, "x", refine="mil", refine_options={"max_sweeps": 3})["x"].to_list() == [1.5, 8.5, 1.5, 8.5]
 

@@ -16,7 +16,7 @@ the row count are unchanged. :func:`generalize_frame` is the release alone (the
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -166,12 +166,13 @@ def _tables(hs: list[Hierarchy], codes: np.ndarray, n: int) -> ColumnTables:
 
 
 def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str | None,
-            household: str | None = None) -> tuple[Problem, np.ndarray, np.ndarray]:
+            household: str | None = None, declared: Sequence[str] | None = None
+            ) -> tuple[Problem, np.ndarray, np.ndarray]:
     """The problem of the search, per record its distinct tuple, and the (n, d) hierarchy-row
     codes of the records. With ``household``, a tuple also holds the household (so a class's
     households are its tuples' distinct households), and when a quasi-identifier is
-    household-level (:func:`polars_sdc.household.household_level_columns`) households are
-    suppressed whole."""
+    household-level (detected, or ``declared``: :func:`polars_sdc.household.split_columns`)
+    households are suppressed whole."""
     n = df.height
     codes = np.stack([_codes(df, c, h) for c, h in zip(on, hs)], axis=1).astype(np.int64)
     tables = _tables(hs, codes, n)
@@ -207,9 +208,12 @@ def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str
     h = cols[-1][first] if household is not None else None
     whole = False
     if household is not None:
-        from ..household import household_level_columns
+        from ..household import split_columns, warn_nearly_household_level
 
-        whole = bool(household_level_columns(df, household, on))
+        level, person = split_columns(df, household, on, declared)
+        if declared is None:    # detected: a key constant in most households is likely a data error
+            warn_nearly_household_level(df, household, person)
+        whole = bool(level)
     if sensitive is not None:
         s_all = cols[len(hs)]
         S = int(s_all.max()) + 1
@@ -269,6 +273,7 @@ def generalize(
     t_distance: str = "equal",
     suppressed_as: str | None = SUPPRESSED,
     household: str | None = None,
+    household_columns: Sequence[str] | None = None,
 ) -> GeneralizationResult:
     """The optimal full-domain generalisation of the quasi-identifiers (the keys of
     ``hierarchies``, each a :class:`Hierarchy`, an ARX hierarchy CSV path or a mapping) that
@@ -301,6 +306,11 @@ def generalize(
     housemates' records would show the suppressed person's value next to the shared household
     id), and what is left of each class must pass again, until nothing changes; the limit counts
     these records too and the search stays exact. The household id itself is never generalised.
+    ``household_columns``: the household-level quasi-identifiers declared instead of detected
+    (checked constant within every household; the others person-level; the one validation of
+    every ``household=`` method, :func:`polars_sdc.household.check_household_columns`);
+    detected, a key constant in most but not all households gets a
+    :class:`polars_sdc.household.HouseholdWarning` (the whole-household rule does not see it).
 
     >>> import polars as pl
     >>> from polars_sdc.generalize import Hierarchy
@@ -364,6 +374,9 @@ def generalize(
         t_closeness = check_real(t_closeness, "t_closeness", minimum=0.0, maximum=1.0)
     if suppressed_as is not None and not isinstance(suppressed_as, str):
         raise SDCError(f"suppressed_as must be a string (e.g. '*') or None (null); got {suppressed_as!r}")
+    from ..household import check_household_columns
+
+    declared = check_household_columns(df.schema, household, household_columns)
     if household is not None:
         from ..household import check_household_column
 
@@ -380,7 +393,7 @@ def generalize(
     if n == 0:
         raise SDCError("the frame has no rows")
     problem, tup, codes = prepare(df, on, hs, sensitive if (l_diversity is not None or t_closeness is not None)
-                                  else None, household)
+                                  else None, household, declared)
     tree = _sensitive_tree(df, sensitive, s_hier, problem) if s_hier is not None else None
     models = Models(k=k, l=l_diversity, t=t_closeness, l_kind=l_kind, c=c, tree=tree)
     max_out = int(np.floor(limit * n))

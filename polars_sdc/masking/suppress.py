@@ -286,8 +286,14 @@ def suppress_frame(
     household, :mod:`polars_sdc.household`) is then suppressed for every member of a household
     or for none: a suppression the rule makes on one member is carried to the whole household
     (with ``alpha = 1`` a null never lowers a frequency, so k-anonymity still holds; with
-    ``alpha < 1`` the rule runs again until nothing changes). Without it, a key that is
-    evidently household-level gets a :class:`polars_sdc.household.HouseholdWarning`.
+    ``alpha < 1`` the rule runs again until nothing changes). Then every key combination is
+    held by records of >= k distinct households (as ``generalize(household=)`` and the
+    microaggregation methods count, docs/households.md: k members of one household protect
+    no one), a null matching every value (household counts have no fractional ``alpha``
+    reading; the ``alpha`` rule still holds for records); more keys are suppressed where a
+    class falls short, and k above the households of a stratum is an :class:`SDCError`.
+    Without it, a key that is evidently household-level gets a
+    :class:`polars_sdc.household.HouseholdWarning`.
     ``household_columns``: the household-level keys declared instead of detected (the others
     person-level; :func:`polars_sdc.household.check_household_columns`).
 
@@ -360,7 +366,13 @@ def suppress_frame(
         if len(subsets) == 1 or int((C < 0).sum()) == before:
             break
     if household is not None:
-        C = _household_all_or_none(df, household, keys, C, g, k, a, imp, subsets, priority, declared)
+        _check_households_reach_k(df, household, g, by_cols, k)
+        for _ in range(C.size + 1):   # every round only adds suppressions: at most one per value
+            before_hh = int((C < 0).sum())
+            C = _household_all_or_none(df, household, keys, C, g, k, a, imp, subsets, priority, declared)
+            C = _households_to_k(df, household, keys, C, g, k, imp, subsets)
+            if int((C < 0).sum()) == before_hh:
+                break
     # only the cells suppressed here become null: a key already missing (null, or NaN: missing for
     # the frequencies) keeps its value (a NaN was released as null)
     out = df.with_columns(
@@ -453,6 +465,59 @@ def _household_all_or_none(df: pl.DataFrame, household: str, keys: list[str], C:
         if (C < 0).sum() == before:
             return C
     return C
+
+
+def _check_households_reach_k(df: pl.DataFrame, household: str, g: np.ndarray, by_cols: list[str], k: int) -> None:
+    """Every stratum holds >= k households (a class can hold no more), else an SDCError."""
+    from ..household import household_index
+
+    hidx, _ = household_index(df, household)
+    counts = pl.DataFrame({"g": g, "h": hidx}).group_by("g").agg(pl.col("h").n_unique()).sort("h", "g")
+    if counts.item(0, "h") < k:
+        first = int(np.flatnonzero(g == counts.item(0, "g"))[0])
+        where = "" if not by_cols else f" of stratum {dict(zip(by_cols, df.select(by_cols).row(first)))!r}"
+        raise SDCError(f"k = {k} is more than the {counts.item(0, 'h')} households{where} of {household!r}: "
+                       f"with household=, every released key combination must hold k households")
+
+
+def _households_to_k(df: pl.DataFrame, household: str, keys: list[str], C: np.ndarray, g: np.ndarray, k: int,
+                     imp: np.ndarray, subsets: list[list[int]]) -> np.ndarray:
+    """With ``household``: suppress further until every record's key combination (on every
+    subset, within its stratum) is compatible with records of >= k distinct households
+    (:func:`polars_sdc.risk.household_frequencies.household_frequencies`, a null matching every
+    value), the unit a household release protects (docs/households.md). A record short of k
+    loses its not yet suppressed key of the highest rank (``imp``: suppressed first), one per
+    round; a record with every key of a subset missing matches every household of its stratum
+    (>= k, :func:`_check_households_reach_k`), so the loop ends."""
+    from ..household import household_index
+    from ..risk.household_frequencies import household_frequencies
+
+    hidx, _ = household_index(df, household)
+    names = [f"_k{j}" for j in range(len(keys))]
+    strata_rows = [np.flatnonzero(g == s) for s in np.unique(g)]
+    for _ in range(C.size + 1):
+        changed = False
+        for sub in subsets:
+            frame = pl.DataFrame({names[j]: pl.Series(C[:, j]) for j in sub}).with_columns(
+                pl.when(pl.col(names[j]) < 0).then(None).otherwise(pl.col(names[j])).alias(names[j]) for j in sub
+            ).with_columns(_hh=pl.Series(hidx))
+            low = np.zeros(C.shape[0], dtype=bool)
+            for rows in strata_rows:
+                part = frame[rows] if len(strata_rows) > 1 else frame
+                fk = household_frequencies(part, [names[j] for j in sub], "_hh")[0]
+                low[rows] = fk < k
+            if not low.any():
+                continue
+            order = sorted(sub, key=lambda j: -imp[j])     # stable: ties keep the `on` order
+            for r in np.flatnonzero(low):
+                for j in order:
+                    if C[r, j] >= 0:
+                        C[r, j] = -1
+                        changed = True
+                        break
+        if not changed:
+            return C
+    raise SDCError("suppress: internal error, households short of k remain (please report this input)")
 
 
 def suppressed_count(original: pl.DataFrame, released: pl.DataFrame, on: Sequence[str]) -> int:

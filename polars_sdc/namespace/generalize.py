@@ -2,7 +2,7 @@
 :mod:`polars_sdc.generalize`)."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._typing import ColumnSpec
@@ -30,6 +30,7 @@ class GeneralizeMethods(FrameOps[F]):
         t_distance: Literal["equal", "hierarchical"] = "equal",
         suppressed_as: str | None = "*",
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
     ) -> GeneralizationResult:
         """The optimal full-domain generalisation of the quasi-identifiers (the keys of
         ``hierarchies``) under k-anonymity, l-diversity (distinct, entropy, recursive) and
@@ -75,6 +76,12 @@ class GeneralizeMethods(FrameOps[F]):
         household
             The household id column: every released class holds records of at least ``k``
             distinct households (as ``df.sdc.mdav(k, household=)``), not k records.
+        household_columns
+            The household-level quasi-identifiers, declared instead of detected (each
+            checked constant within every household; an error names the column and a
+            household where it varies); a household with a suppressed member is suppressed
+            whole when one is. None: detected (a key constant in most but not all
+            households gets a ``HouseholdWarning``).
 
         Returns
         -------
@@ -111,6 +118,7 @@ class GeneralizeMethods(FrameOps[F]):
         t_distance: Literal["equal", "hierarchical"] = "equal",
         suppressed_as: str | None = "*",
         household: str | None = None,
+        household_columns: Sequence[str] | None = None,
     ) -> F:
         """The released frame of :meth:`generalize` alone (the ``generalize`` step of a problem,
         a recipe and ``polars-sdc generalize``): a DataFrame, or a LazyFrame that stays lazy
@@ -118,7 +126,7 @@ class GeneralizeMethods(FrameOps[F]):
 
         Parameters
         ----------
-        hierarchies, k, suppression_limit, metric, sensitive, l_diversity, t_closeness, on, l_kind, c, t_distance, suppressed_as, household
+        hierarchies, k, suppression_limit, metric, sensitive, l_diversity, t_closeness, on, l_kind, c, t_distance, suppressed_as, household, household_columns
             As in :meth:`generalize`.
 
         Returns
@@ -139,6 +147,9 @@ class GeneralizeMethods(FrameOps[F]):
 
         schema = release_schema(self._schema(), hierarchies, sensitive, on)
         check_household_column(self._schema(), household)  # a lazy plan fails when written
+        from ..household import check_household_columns
+
+        check_household_columns(self._schema(), household, household_columns)
         return self._frame_op(lambda df: generalize_frame(df, hierarchies, **options), schema)
 
 

@@ -126,6 +126,8 @@ def _display(t: pl.DataFrame, reason_in_meaning: bool = False) -> tuple[list[str
                     s = f"n/a: {r['why no value']}"
             elif c == "meaning" and reason_in_meaning and r.get("why no value"):
                 s = f"{v} — no value: {r['why no value']}"
+            elif v is None and "unit" not in r and r.get("why no value"):
+                s = r["why no value"].split(" (")[0]       # e.g. "no released class"
             elif v is None:
                 s = ""
             else:
@@ -527,11 +529,15 @@ def _risk_table(before, after, keys: list[str], k: int, threshold: float, alpha:
                                       "why no value": pl.String})
 
 
-def _nan_extreme(values: Any, pick: Any) -> float:
+def _nan_extreme(values: Any, pick: Any) -> float | None:
     """``pick`` (np.nanmin / np.nanmax) of per-record values, NaN (no released record) left out;
-    NaN when every value is."""
+    None when every value is (no released class: every record suppressed)."""
     v = np.asarray(values, dtype=np.float64)
-    return float(pick(v)) if v.size and not np.isnan(v).all() else float("nan")
+    return float(pick(v)) if v.size and not np.isnan(v).all() else None
+
+
+#: what the report says where a release has no class to measure (every record suppressed)
+NO_RELEASED_CLASS = "no released class (every record suppressed)"
 
 
 # --- utility --------------------------------------------------------------------------------
@@ -922,7 +928,8 @@ def _verdict(f: dict[str, Any]) -> str:
         parts.append(f"generalised to levels {g['levels']} ({g['metric']} {_num(g['loss'])}), "
                      f"{_num(g['suppressed'])} record{'' if g['suppressed'] == 1 else 's'} suppressed")
     if f.get("l_before") is not None:
-        parts.append(f"{f['sensitive']}: l-diversity {_num(f['l_before'])} -> {_num(f['l_after'])}")
+        after = _num(f["l_after"]) if f.get("l_after") is not None else NO_RELEASED_CLASS
+        parts.append(f"{f['sensitive']}: l-diversity {_num(f['l_before'])} -> {after}")
     text = "; ".join(parts) + "."
     if f.get("steps"):
         text = f"After {len(f['steps'])} step{'s' if len(f['steps']) != 1 else ''} ({', '.join(f['steps'])}): " + text
@@ -1115,7 +1122,9 @@ def report(
                 "t (closeness, largest)": _nan_extreme(
                     t_closeness_values(frame, keys, sensitive, suppressed_as=star), np.nanmax),
             })
-        sens_table = pl.DataFrame(rows)
+            rows[-1]["why no value"] = (NO_RELEASED_CLASS if all(v is None for k_, v in rows[-1].items()
+                                                                 if k_ != "release") else None)
+        sens_table = pl.DataFrame(rows, schema_overrides={"why no value": pl.String})
         facts["sensitive"] = sensitive
         facts["l_before"], facts["l_after"] = rows[0]["l (distinct values per class, smallest)"], rows[1]["l (distinct values per class, smallest)"]
 

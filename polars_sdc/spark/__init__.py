@@ -53,6 +53,10 @@ def _local_only() -> dict[str, dict[str, str]]:
 
     out = {"microaggregate": dict(_m.LOCAL_ONLY), "risk": dict(_f.LOCAL_ONLY)}
     out.update({name: dict(_m.LOCAL_ONLY) for name in METHODS})           # sdcs.mdav etc.
+    # a generalised release (its suppression label) comes from the local generalize only
+    label = {"suppressed_as": "the label of a generalised release's suppressed values: generalize has no Spark "
+                              "counterpart, so a Spark frame holds no such release"}
+    out.update({"pram": dict(label), "recode": dict(label)})
     return out
 
 
