@@ -221,3 +221,17 @@ def test_top_bottom_code_mean_of_infinite_values_refused(options):
         with pytest.raises(SDCError, match="'x'.*infinite"):
             run()
     assert np.isfinite(df.sdc.top_bottom_code("x", lower=-1e9, upper=1e9)["x"].to_numpy()).all()
+
+
+def test_household_risk_refuses_nan_ids():
+    # household_index, the household frequencies and the masking methods refuse a NaN household
+    # id; the household risk grouped the NaN rows as one household
+    from polars_sdc._errors import SDCError
+
+    df = pl.DataFrame({"h": [1.0, 1.0, float("nan"), float("nan"), 2.0], "a": [1, 2, 1, 2, 1], "w": [2.0, 2, 3, 3, 4]})
+    for run in (lambda: df.sdc.individual_risk("a", weight="w", household="h"),
+                lambda: df.sdc.global_risk("a", weight="w", household="h"),
+                lambda: df.sdc.risk("a", weight="w", household="h", suda=False),
+                lambda: df.sdc.frequencies("a", weight="w", household="h")):
+        with pytest.raises(SDCError, match="household column 'h': NaN id"):
+            run()

@@ -205,6 +205,9 @@ def _risk_arrays(
         nulls = df.get_column(household).null_count()
         if nulls:
             raise SDCError(f"column {household!r}: {nulls} null household id(s)")
+        if df.schema[household].is_float() and df.get_column(household).is_nan().any():
+            # as household_index and the household frequencies: NaN is no id (it grouped as one household)
+            raise SDCError(f"household column {household!r}: NaN id(s); every person needs a household id")
     fk, Fk, r = frequencies_and_risk(df, cols, weight, alpha, alpha_rule)
     h = household_risk(r, df.get_column(household)) if household is not None else None
     return cols, fk, Fk, r, h

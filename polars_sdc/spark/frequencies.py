@@ -425,6 +425,8 @@ def _check_household_risk(sdf: Any, schema: pl.Schema, household: str, cols: Seq
     nulls = sdf.where(F.col(household).isNull()).count()
     if nulls:
         raise SDCError(f"column {household!r}: {nulls} null household id(s)")
+    if schema[household].is_float() and sdf.where(F.isnan(household)).limit(1).count():
+        raise SDCError(f"household column {household!r}: NaN id(s); every person needs a household id")
 
 
 def _household_risk_of(r: Any, over: Any = None) -> Any:
