@@ -235,3 +235,22 @@ def test_household_risk_refuses_nan_ids():
                 lambda: df.sdc.frequencies("a", weight="w", household="h")):
         with pytest.raises(SDCError, match="household column 'h': NaN id"):
             run()
+
+
+def test_swap_records_refuses_nan_area():
+    # a null area is refused ("every person needs a household and an area"); a NaN area code was
+    # taken as one more area holding every NaN row
+    from polars_sdc._errors import SDCError
+
+    n = 12
+    df = pl.DataFrame({"hid": np.arange(n) // 2, "reg": [1.0, 1.0, 2.0, 2.0, float("nan"), float("nan")] * 2,
+                       "sex": ["m", "f"] * 6})
+    for d in (df, df.lazy()):
+        with pytest.raises(SDCError, match="'reg': 4 NaN value"):
+            out = d.sdc.swap_records(household="hid", hierarchy=["reg"], swaprate=0.2, risk_variables=["sex"], seed=1)
+            if isinstance(out, pl.LazyFrame):
+                out.collect()
+        with pytest.raises(SDCError, match="'reg': 4 NaN value"):
+            out = d.sdc.swap_records_plan(household="hid", hierarchy=["reg"], swaprate=0.2, risk_variables=["sex"], seed=1)
+            if isinstance(out, pl.LazyFrame):
+                out.collect()
