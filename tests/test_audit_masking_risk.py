@@ -254,3 +254,14 @@ def test_swap_records_refuses_nan_area():
             out = d.sdc.swap_records_plan(household="hid", hierarchy=["reg"], swaprate=0.2, risk_variables=["sex"], seed=1)
             if isinstance(out, pl.LazyFrame):
                 out.collect()
+
+
+@pytest.mark.parametrize("ordered", ["no", "false", 0, 1.0])
+def test_t_closeness_ordered_must_be_a_bool(ordered):
+    # ordered="no" read as True (any truthy value): the ordered distance without being asked
+    from polars_sdc._errors import SDCError
+
+    df = pl.DataFrame({"k": [1, 1, 2], "s": ["a", "b", "c"]})
+    for ns in (df.sdc, df.lazy().sdc):
+        with pytest.raises(SDCError, match="ordered must be True, False or None"):
+            ns.t_closeness("k", "s", ordered=ordered)
