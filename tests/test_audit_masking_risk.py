@@ -265,3 +265,23 @@ def test_t_closeness_ordered_must_be_a_bool(ordered):
     for ns in (df.sdc, df.lazy().sdc):
         with pytest.raises(SDCError, match="ordered must be True, False or None"):
             ns.t_closeness("k", "s", ordered=ordered)
+
+
+def test_bool_options_refuse_strings():
+    # truthy strings read as True: right_closed="no" raised a raw TypeError, risk(suda="no")
+    # computed SUDA, laplace(clamp="no") clipped, linkage_risk(ties="no") counted ties
+    from polars_sdc._errors import SDCError
+
+    df = pl.DataFrame({"x": [1.0, 2, 3, 4, 5], "c": ["a", "a", "b", "b", "b"]})
+    runs = {
+        "right_closed": lambda ns: ns.recode_intervals("x", n=2, right_closed="no"),
+        "suda": lambda ns: ns.risk("c", suda="no"),
+        "clamp": lambda ns: ns.laplace(1.0, "x", seed=1, clamp="no"),
+        "ties": lambda ns: ns.linkage_risk(df, on=["x"], ties="no"),
+    }
+    for name, run in runs.items():
+        for ns in (df.sdc, df.lazy().sdc):
+            with pytest.raises(SDCError, match=f"{name} must be True or False"):
+                out = run(ns)
+                if isinstance(out, pl.LazyFrame):
+                    out.collect()
