@@ -285,3 +285,36 @@ def test_bool_options_refuse_strings():
                 out = run(ns)
                 if isinstance(out, pl.LazyFrame):
                     out.collect()
+
+
+@pytest.mark.parametrize("m", [63, 64, 65, 70])
+def test_frequencies_many_keys_with_missing_values(m):
+    # a record's missing-value pattern is a 64-bit integer: with 65 or more keys it overflowed and
+    # fk came back wrong (70 keys: 1 for every record where sdcMicro's rule gives 5, 5, 4, 4, 2, 2);
+    # now refused beyond 64 keys, exact up to 64 and without missing values at any number of keys
+    from naive import reference_freqcalc
+    from polars_sdc._errors import SDCError
+
+    names = [f"k{j}" for j in range(m)]
+    rows = [[1] * m for _ in range(6)]
+    rows[0][m - 3] = None
+    rows[1][m - 2] = None
+    rows[2][0] = None
+    rows[3][m - 1] = None
+    rows[4][m - 3] = 0
+    rows[5][m - 2] = 0
+    df = pl.DataFrame([dict(zip(names, r)) for r in rows])
+    hh = df.with_columns(pl.Series("h", [0, 1, 2, 3, 4, 5]))
+    if m <= 64:
+        fk, _ = reference_freqcalc([tuple(r) for r in rows], [1.0] * 6, 1.0)
+        np.testing.assert_array_equal(df.sdc.frequencies(names)["fk"].to_numpy(), fk)
+        np.testing.assert_array_equal(hh.sdc.frequencies(names, household="h")["fk"].to_numpy(), fk)
+    else:
+        for run in (lambda: df.sdc.frequencies(names), lambda: hh.sdc.frequencies(names, household="h"),
+                    lambda: df.sdc.k_anonymity(names)):
+            with pytest.raises(SDCError, match="at most 64"):
+                run()
+    full = df.fill_null(2)
+    fk, _ = reference_freqcalc(full.rows(), [1.0] * 6, 1.0)
+    np.testing.assert_array_equal(full.sdc.frequencies(names)["fk"].to_numpy(), fk)
+    np.testing.assert_array_equal(full.with_columns(hh["h"]).sdc.frequencies(names, household="h")["fk"].to_numpy(), fk)
