@@ -221,3 +221,100 @@ def test_top_bottom_code_mean_of_infinite_values_refused(options):
         with pytest.raises(SDCError, match="'x'.*infinite"):
             run()
     assert np.isfinite(df.sdc.top_bottom_code("x", lower=-1e9, upper=1e9)["x"].to_numpy()).all()
+
+
+def test_household_risk_refuses_nan_ids():
+    # household_index, the household frequencies and the masking methods refuse a NaN household
+    # id; the household risk grouped the NaN rows as one household
+    from polars_sdc._errors import SDCError
+
+    df = pl.DataFrame({"h": [1.0, 1.0, float("nan"), float("nan"), 2.0], "a": [1, 2, 1, 2, 1], "w": [2.0, 2, 3, 3, 4]})
+    for run in (lambda: df.sdc.individual_risk("a", weight="w", household="h"),
+                lambda: df.sdc.global_risk("a", weight="w", household="h"),
+                lambda: df.sdc.risk("a", weight="w", household="h", suda=False),
+                lambda: df.sdc.frequencies("a", weight="w", household="h")):
+        with pytest.raises(SDCError, match="household column 'h': NaN id"):
+            run()
+
+
+def test_swap_records_refuses_nan_area():
+    # a null area is refused ("every person needs a household and an area"); a NaN area code was
+    # taken as one more area holding every NaN row
+    from polars_sdc._errors import SDCError
+
+    n = 12
+    df = pl.DataFrame({"hid": np.arange(n) // 2, "reg": [1.0, 1.0, 2.0, 2.0, float("nan"), float("nan")] * 2,
+                       "sex": ["m", "f"] * 6})
+    for d in (df, df.lazy()):
+        with pytest.raises(SDCError, match="'reg': 4 NaN value"):
+            out = d.sdc.swap_records(household="hid", hierarchy=["reg"], swaprate=0.2, risk_variables=["sex"], seed=1)
+            if isinstance(out, pl.LazyFrame):
+                out.collect()
+        with pytest.raises(SDCError, match="'reg': 4 NaN value"):
+            out = d.sdc.swap_records_plan(household="hid", hierarchy=["reg"], swaprate=0.2, risk_variables=["sex"], seed=1)
+            if isinstance(out, pl.LazyFrame):
+                out.collect()
+
+
+@pytest.mark.parametrize("ordered", ["no", "false", 0, 1.0])
+def test_t_closeness_ordered_must_be_a_bool(ordered):
+    # ordered="no" read as True (any truthy value): the ordered distance without being asked
+    from polars_sdc._errors import SDCError
+
+    df = pl.DataFrame({"k": [1, 1, 2], "s": ["a", "b", "c"]})
+    for ns in (df.sdc, df.lazy().sdc):
+        with pytest.raises(SDCError, match="ordered must be True, False or None"):
+            ns.t_closeness("k", "s", ordered=ordered)
+
+
+def test_bool_options_refuse_strings():
+    # truthy strings read as True: right_closed="no" raised a raw TypeError, risk(suda="no")
+    # computed SUDA, laplace(clamp="no") clipped, linkage_risk(ties="no") counted ties
+    from polars_sdc._errors import SDCError
+
+    df = pl.DataFrame({"x": [1.0, 2, 3, 4, 5], "c": ["a", "a", "b", "b", "b"]})
+    runs = {
+        "right_closed": lambda ns: ns.recode_intervals("x", n=2, right_closed="no"),
+        "suda": lambda ns: ns.risk("c", suda="no"),
+        "clamp": lambda ns: ns.laplace(1.0, "x", seed=1, clamp="no"),
+        "ties": lambda ns: ns.linkage_risk(df, on=["x"], ties="no"),
+    }
+    for name, run in runs.items():
+        for ns in (df.sdc, df.lazy().sdc):
+            with pytest.raises(SDCError, match=f"{name} must be True or False"):
+                out = run(ns)
+                if isinstance(out, pl.LazyFrame):
+                    out.collect()
+
+
+@pytest.mark.parametrize("m", [63, 64, 65, 70])
+def test_frequencies_many_keys_with_missing_values(m):
+    # a record's missing-value pattern is a 64-bit integer: with 65 or more keys it overflowed and
+    # fk came back wrong (70 keys: 1 for every record where sdcMicro's rule gives 5, 5, 4, 4, 2, 2);
+    # now refused beyond 64 keys, exact up to 64 and without missing values at any number of keys
+    from naive import reference_freqcalc
+    from polars_sdc._errors import SDCError
+
+    names = [f"k{j}" for j in range(m)]
+    rows = [[1] * m for _ in range(6)]
+    rows[0][m - 3] = None
+    rows[1][m - 2] = None
+    rows[2][0] = None
+    rows[3][m - 1] = None
+    rows[4][m - 3] = 0
+    rows[5][m - 2] = 0
+    df = pl.DataFrame([dict(zip(names, r)) for r in rows])
+    hh = df.with_columns(pl.Series("h", [0, 1, 2, 3, 4, 5]))
+    if m <= 64:
+        fk, _ = reference_freqcalc([tuple(r) for r in rows], [1.0] * 6, 1.0)
+        np.testing.assert_array_equal(df.sdc.frequencies(names)["fk"].to_numpy(), fk)
+        np.testing.assert_array_equal(hh.sdc.frequencies(names, household="h")["fk"].to_numpy(), fk)
+    else:
+        for run in (lambda: df.sdc.frequencies(names), lambda: hh.sdc.frequencies(names, household="h"),
+                    lambda: df.sdc.k_anonymity(names)):
+            with pytest.raises(SDCError, match="at most 64"):
+                run()
+    full = df.fill_null(2)
+    fk, _ = reference_freqcalc(full.rows(), [1.0] * 6, 1.0)
+    np.testing.assert_array_equal(full.sdc.frequencies(names)["fk"].to_numpy(), fk)
+    np.testing.assert_array_equal(full.with_columns(hh["h"]).sdc.frequencies(names, household="h")["fk"].to_numpy(), fk)

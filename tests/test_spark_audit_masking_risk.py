@@ -32,3 +32,15 @@ def test_weight_sum_overflow_refused_as_locally(spark):  # noqa: F811
     with pytest.raises(SDCError) as remote:
         sdcs.frequencies(_sdf(spark, df), ["c"], weight="w").collect()
     assert str(remote.value) == str(local.value)
+
+
+def test_household_risk_nan_ids_refused_as_locally(spark):  # noqa: F811
+    from polars_sdc import spark as sdcs
+    from polars_sdc._errors import SDCError
+
+    df = pl.DataFrame({"h": [1.0, 1.0, float("nan"), float("nan"), 2.0], "a": [1, 2, 1, 2, 1], "w": [2.0, 2, 3, 3, 4]})
+    with pytest.raises(SDCError) as local:
+        df.sdc.individual_risk("a", weight="w", household="h")
+    with pytest.raises(SDCError) as remote:
+        sdcs.individual_risk(_sdf(spark, df), ["a"], weight="w", household="h").collect()
+    assert str(remote.value) == str(local.value)

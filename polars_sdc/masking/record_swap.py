@@ -246,6 +246,11 @@ def _check_data(df: pl.DataFrame, spec: RecordSwapSpec) -> None:
         n = df.get_column(c).null_count()
         if n:
             raise SDCError(f"column {c!r}: {n} null value(s); every person needs a household and an area")
+    for c in spec.hierarchy:   # NaN is no area either (it made one area of all NaN rows)
+        s = df.get_column(c)
+        if s.dtype.is_float() and s.is_nan().any():
+            raise SDCError(f"column {c!r}: {int(s.is_nan().sum())} NaN value(s); every person needs a household and "
+                           "an area")
     for c in (spec.household, *([spec.key] if spec.key else [])):
         s = df.get_column(c)
         if s.dtype.is_float() and s.is_nan().any():

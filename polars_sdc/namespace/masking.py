@@ -362,6 +362,9 @@ class MaskingMethods(FrameOps[F]):
 
         from ..household import check_household_column, split_columns
 
+        from .._validation import check_bool
+
+        check_bool(right_closed, "right_closed")
         cols = check_args(self._schema(), on, breaks, n, method)
         check_household_column(self._schema(), household, cols)
         declared = check_household_columns(self._schema(), household, household_columns)

@@ -106,8 +106,10 @@ class NoiseMethods(FrameOps[F]):
         >>> df.sdc.laplace(1e-12, "x", seed=7)["x"].round(6).to_list()
         [1.0, 2.0, 3.0]
         """
+        from .._validation import check_bool
         from ..laplace import laplace_columns, laplace_frame, laplace_output_schema
 
+        check_bool(clamp, "clamp")        # clamp="no" would clip
         cols = laplace_columns(self._schema(), phi, on, seed=seed, key=key, household=household, household_columns=household_columns)
         schema = laplace_output_schema(self._schema(), cols)
         return self._frame_op(lambda df: laplace_frame(df, phi, cols, k=k, seed=seed, clamp=clamp, m=m, key=key,

@@ -254,9 +254,10 @@ class RiskMethods(FrameOps[F]):
         >>> df.sdc.t_closeness("k", "s")["t_closeness"].max()
         0.25
         """
-        from ..risk.diversity import t_closeness_frame
+        from ..risk.diversity import check_ordered, t_closeness_frame
         from ..risk.suppressed import check_suppressed_as
 
+        check_ordered(ordered)
         return self._per_class(on, sensitive, "t_closeness",
                                lambda df, keys, s: t_closeness_frame(df, keys, s, ordered, suppressed_as),
                                lambda: check_suppressed_as(suppressed_as))

@@ -136,7 +136,20 @@ def l_diversity_values(
     return out.get_column("_l").fill_null(0.0).to_numpy()
 
 
+def check_ordered(ordered: object) -> None:
+    """``ordered`` of t-closeness: True, False or None (a string "no" would read as True).
+
+    >>> check_ordered("no")
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: ordered must be True, False or None, got 'no'
+    """
+    if ordered is not None and not isinstance(ordered, (bool, np.bool_)):
+        raise SDCError(f"ordered must be True, False or None, got {ordered!r}")
+
+
 def _is_ordered(dtype: pl.DataType, ordered: bool | None) -> bool:
+    check_ordered(ordered)
     if ordered is not None:
         return bool(ordered)
     return isinstance(dtype, pl.Enum) or (dtype.is_numeric() and dtype != pl.Boolean)

@@ -164,6 +164,17 @@ def _packed_ids(df: pl.DataFrame, on: Sequence[str]) -> tuple[np.ndarray, int] |
     return g, span
 
 
+MAX_MISSING_KEYS = 64   # a record's missing-value pattern is a 64-bit integer
+
+
+def check_missing_keys(on: Sequence[str]) -> None:
+    """More than 64 keys with a missing key value: the patterns would overflow (an SDCError;
+    without missing values any number of keys is counted)."""
+    if len(on) > MAX_MISSING_KEYS:
+        raise SDCError(f"`on`: {len(on)} key columns with missing values; the missing-value rule handles at most "
+                       f"{MAX_MISSING_KEYS} (fewer keys, or fill the missing values)")
+
+
 def frequency_groups(
     df: pl.DataFrame, on: Sequence[str], weight: str | None, alpha: float, count: str | None = None
 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
@@ -201,6 +212,7 @@ def frequency_groups(
             wv = df.get_column(weight).cast(pl.Float64).to_numpy()
             return g, fk, np.bincount(g, weights=wv, minlength=span)
     if has_missing:
+        check_missing_keys(on)
         dense = _wildcard_dense(df, on, weight, alpha, floats, count)
         if dense is not None:  # key space small enough for a counting array with a missing slot
             return dense

@@ -207,6 +207,9 @@ def linkage_risk(
     >>> linkage_risk(o, o.reverse(), "x")
     0.0
     """
+    from .._validation import check_bool
+
+    check_bool(ties, "ties")
     return float(linkage_per_record(orig, masked, on, ties=ties, workers=workers).mean())
 
 

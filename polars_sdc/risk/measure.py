@@ -100,9 +100,12 @@ def measure_risk(
     >>> r.per_record.columns
     ['fk', 'Fk', 'risk', 'suda', 'dis_suda']
     """
+    from .._validation import check_bool
     from .arx import arx_risk
     from .individual import frequencies_and_risk
     from .suda import suda as suda_scores
+
+    check_bool(suda, "suda")              # suda="no" would compute SUDA
 
     from .suppressed import suppressed_as_missing
 
