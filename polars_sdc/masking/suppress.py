@@ -289,9 +289,9 @@ def suppress_frame(
     >>> suppress_frame(df, 2, ["a", "b"])["a"].to_list()
     ['x', 'x', 'x', None]
     """
-    from ..risk.frequencies import check_alpha, key_codes
+    from ..risk.frequencies import check_alpha, key_codes, key_columns
 
-    keys = resolve_columns(df, on, kind="supported", default="error")
+    keys = key_columns(df, on)          # every key dtype risk accepts (numeric, Boolean, categorical, temporal)
     by_cols = [] if by is None else resolve_columns(df, by, what="by")
     for b in by_cols:
         if b in keys:
