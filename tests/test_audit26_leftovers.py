@@ -69,3 +69,33 @@ def test_suppress_refuses_a_nested_key_dtype_naming_it():
     df = pl.DataFrame({"x": [[1], [1], [2]]})
     with pytest.raises(SDCError, match="column 'x'.*cannot be a key"):
         df.sdc.suppress(2, ["x"])
+
+
+# -- A2: invalid sampling weights refused when the problem is built --------------------------
+_BAD_WEIGHTS = {
+    "null": ([1.0, None, 2.0, 3.0], "column 'w': 1 null, NaN or infinite value(s)"),
+    "nan": ([1.0, float("nan"), 2.0, 3.0], "column 'w': 1 null, NaN or infinite value(s)"),
+    "inf": ([1.0, float("inf"), 2.0, 3.0], "column 'w': 1 null, NaN or infinite value(s)"),
+    "zero": ([1.0, 0.0, 2.0, -3.0], "column 'w': 2 sampling weight(s) <= 0; weights must be > 0"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_BAD_WEIGHTS))
+@pytest.mark.parametrize("lazy", [False, True])
+def test_problem_refuses_invalid_weights_when_built(case, lazy):
+    values, message = _BAD_WEIGHTS[case]
+    df = pl.DataFrame({"a": [1, 1, 2, 2], "w": values})
+    frame = df.lazy() if lazy else df
+    with pytest.raises(SDCError) as built:
+        frame.sdc.problem(keys="a", weight="w")
+    assert str(built.value) == message
+    # the same message the measures give (risk/weights.py's check)
+    with pytest.raises(SDCError) as measured:
+        df.sdc.risk(["a"], weight="w")
+    assert str(measured.value) == message
+
+
+def test_problem_integer_weights_accepted_and_lazy_stays_lazy():
+    lf = pl.LazyFrame({"a": [1, 1, 2, 2], "w": [1, 2, 3, 4]})
+    p = lf.sdc.problem(keys="a", weight="w")
+    assert p.lazy and isinstance(p.release(), pl.LazyFrame)
