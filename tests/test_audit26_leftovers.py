@@ -99,3 +99,30 @@ def test_problem_integer_weights_accepted_and_lazy_stays_lazy():
     lf = pl.LazyFrame({"a": [1, 1, 2, 2], "w": [1, 2, 3, 4]})
     p = lf.sdc.problem(keys="a", weight="w")
     assert p.lazy and isinstance(p.release(), pl.LazyFrame)
+
+
+# -- A3: a repeated key in a CLI JSON option refused (as in a recipe) -------------------------
+@pytest.mark.parametrize("command, argv, option, key", [
+    ("generalize", ["--hierarchies", '{"age": {"rule": "intervals", "widths": [10]}, "age": {"rule": "intervals", '
+                    '"widths": [20]}}', "--k", "2", "--on", "age"], "--hierarchies", "age"),
+    ("generalize", ["--hierarchies", '{"age": {"rule": "intervals", "widths": [10], "widths": [20]}}', "--k", "2",
+                    "--on", "age"], "--hierarchies", "widths"),
+    ("suppress", ["--k", "2", "--on", "age,sex", "--importance", '{"age": 1, "age": 2}'], "--importance", "age"),
+])
+def test_cli_json_option_refuses_a_repeated_key(tmp_path, capsys, command, argv, option, key):
+    from polars_sdc import cli
+
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    pl.DataFrame({"age": [21, 23, 25, 38], "sex": ["f", "f", "m", "m"]}).write_parquet(src)
+    code = cli.main([command, str(src), str(out), *argv])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert option in err and f"{key!r} is given twice" in err, err
+    assert not out.exists()
+
+
+def test_recipe_json_refuses_a_repeated_key_with_the_same_words():
+    from polars_sdc.process.recipe import read_recipe
+
+    with pytest.raises(SDCError, match="'keys' is given twice in one object"):
+        read_recipe('{"version": 1, "roles": {"keys": ["a"], "keys": ["b"]}, "steps": []}')
