@@ -162,8 +162,18 @@ def _hierarchies(flag: str, texts: list[str]) -> Any:
 
 
 def _json(flag: str, text: str) -> Any:
+    """A JSON option's value; a name repeated in one object is refused, as in a recipe (one
+    reader for both: ``json`` alone keeps the last of a repeated name silently).
+
+    >>> _json("--importance", '{"age": 1, "age": 2}')
+    Traceback (most recent call last):
+    ...
+    polars_sdc.cli._UsageError: --importance: not valid JSON ('age' is given twice in one object)
+    """
+    from .process.recipe import _unique_pairs
+
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_pairs)
     except ValueError as exc:
         raise cli._UsageError(f"{flag}: not valid JSON ({exc})") from None
 

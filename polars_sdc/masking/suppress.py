@@ -301,10 +301,10 @@ def suppress_frame(
     >>> suppress_frame(df, 2, ["a", "b"])["a"].to_list()
     ['x', 'x', 'x', None]
     """
-    from ..risk.frequencies import check_alpha, key_codes
+    from ..risk.frequencies import check_alpha, key_codes, key_columns
     from ..risk.suppressed import check_suppressed_as, suppressed_as_missing, suppressed_rows
 
-    keys = resolve_columns(df, on, kind="supported", default="error")
+    keys = key_columns(df, on)          # every key dtype risk accepts (numeric, Boolean, categorical, temporal)
     if check_suppressed_as(suppressed_as) is not None:
         starred = suppressed_rows(df, keys, suppressed_as)
         if starred is not None:   # the generalisation's suppressed records: wildcards here, their label kept

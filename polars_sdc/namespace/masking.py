@@ -460,13 +460,12 @@ class MaskingMethods(FrameOps[F]):
         >>> out.rows(), out.sdc.k_anonymity(["a", "b"])
         ([('x', 'u'), ('x', 'u'), (None, 'v'), ('y', 'v')], 2)
         """
-        from .._columns import resolve_columns
         from ..masking.suppress import suppress_frame
+        from ..risk.frequencies import key_columns
 
         from ..household import check_household_column
 
-        check_household_column(self._schema(), household, resolve_columns(self._schema(), on, kind="supported",
-                                                                          default="error"))
+        check_household_column(self._schema(), household, key_columns(self._schema(), on))
         check_household_columns(self._schema(), household, household_columns)
         from ..risk.suppressed import check_suppressed_as
 

@@ -131,6 +131,10 @@ class Problem:
         schema = frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema
         roles = Roles.build(schema, keys=keys, numeric=numeric, weight=weight, household=household,
                             strata=strata, sensitive=sensitive, pram=pram, **other)
+        if roles.weight is not None:    # refused here, with the message the measures give
+            from ..risk.weights import check_weights
+
+            check_weights(frame, roles.weight)    # a LazyFrame: one two-count aggregation of the weight column
         self._init(frame, roles, None, None)
 
     def _init(self, frame: Any, roles: Roles, parent: Problem | None, step: Step | None) -> None:

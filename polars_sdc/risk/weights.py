@@ -22,9 +22,11 @@ def weight_error(weight: str, bad: int, low: int) -> SDCError | None:
     return None
 
 
-def check_weights(df: pl.DataFrame, weight: str) -> None:
+def check_weights(df: pl.DataFrame | pl.LazyFrame, weight: str) -> None:
     """Raise :class:`SDCError` unless every sampling weight is finite and > 0 (sdcMicro
-    accepts any positive weight: calibrated weights can be below 1).
+    accepts any positive weight: calibrated weights can be below 1). On a LazyFrame this
+    collects one aggregation of the weight column alone (two counts; one pass over that
+    column, the other columns projected away).
 
     >>> check_weights(pl.DataFrame({"w": [1.0, None, float("nan"), -1.0]}), "w")
     Traceback (most recent call last):
@@ -33,7 +35,8 @@ def check_weights(df: pl.DataFrame, weight: str) -> None:
     """
     w = pl.col(weight).cast(pl.Float64)
     bad = w.is_null() | w.is_nan() | w.is_infinite()
-    row = df.select(bad.sum().alias("bad"), (~bad & (w <= 0)).sum().alias("low")).row(0)
+    counts = df.select(bad.sum().alias("bad"), (~bad & (w <= 0)).sum().alias("low"))
+    row = (counts.collect() if isinstance(counts, pl.LazyFrame) else counts).row(0)
     error = weight_error(weight, *row)
     if error is not None:
         raise error
