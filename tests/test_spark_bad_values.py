@@ -1,5 +1,5 @@
 """A NaN or an infinite value in a masked column is refused on Spark with the local message,
-word for word (microaggregate, laplace, add_noise; one message function, ``_columns``): the NaN
+word for word (microaggregate, laplace, add_noise, rank_swap; one message function, ``_columns``): the NaN
 count first, then the infinite count, the first offending column in ``on`` order. Needs pyspark
 and Java (skips without, as tests/test_spark.py)."""
 from __future__ import annotations
@@ -25,6 +25,8 @@ def _calls(sdcs, spark, df):  # noqa: F811
                       lambda: sdcs.add_noise(sdf, ["x", "y"], seed=1, key="id")),
         "moments": (lambda: df.sdc.add_noise(["x", "y"], method="moments", seed=1, key="id"),
                     lambda: sdcs.add_noise(sdf, ["x", "y"], method="moments", seed=1, key="id")),
+        "rank_swap": (lambda: df.sdc.rank_swap(["x", "y"], p=0.5, seed=1, key="id"),
+                      lambda: sdcs.rank_swap(sdf, ["x", "y"], p=0.5, seed=1, key="id")),
     }
 
 

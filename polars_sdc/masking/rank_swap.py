@@ -138,19 +138,12 @@ def rank_swap_values(
     seg_lo, seg_hi, seg_w, means = [], [], [], []
     for si in range(bounds.size - 1):
         a, b = int(bounds[si]), int(bounds[si + 1])
-        m = b - a
-        n_top = int(math.floor(m * top + 1e-12))
-        n_bot = int(math.floor(m * bottom + 1e-12))
-        if n_top + n_bot > m:
-            raise SDCError(f"column {column!r}: top + bottom cover more than every value")
+        n_bot, n_top, pw, varies = middle_window(x[order[a:b]], column, p=p, r0=r0, k0=k0, top=top,
+                                                 bottom=bottom, sdcmicro=sdcmicro)
         lo, hi = a + n_bot, b - n_top
-        span = None
-        if sdcmicro and p is None and hi > lo:
-            span = (float(x[order[lo - 1 if n_bot else a]]), float(x[order[hi if n_top else b - 1]]))
-        pw = p if p is not None else _window_p(x[order[lo:hi]].astype(np.float64), p, r0, k0, span)
         w = int(math.floor(pw * (hi - lo) + 1e-9)) - (1 if sdcmicro else 0)
-        check_some_swapped(column, None if sidx is None else strata_names[si], hi - lo, pw,
-                           hi > lo and bool(x[order[lo]] != x[order[hi - 1]]), sdcmicro, p, r0, k0)
+        check_some_swapped(column, None if sidx is None else strata_names[si], hi - lo, pw, varies, sdcmicro,
+                           p, r0, k0)
         if w > 0 and hi - lo > 1:
             seg_lo.append(lo)
             seg_hi.append(hi)
@@ -171,6 +164,31 @@ def rank_swap_values(
         for rows, v in means:
             out[rows] = v
     return out
+
+
+def middle_window(v: np.ndarray, column: str, *, p: float | None, r0: float | None, k0: float | None,
+                  top: float, bottom: float, sdcmicro: bool) -> tuple[int, int, float, bool]:
+    """For one stratum's values ``v`` in increasing order: the numbers of values ``top`` /
+    ``bottom`` code (``n_bot``, ``n_top``), the window fraction of the values left between them
+    (``p``, or from ``r0`` / ``k0`` over their range, sdcMicro's range of the innermost coded
+    values with ``sdcmicro``) and whether those values vary. :func:`rank_swap_values` and the
+    Spark driver's check with top / bottom coding.
+
+    >>> middle_window(np.array([1.0, 2.0, 3.0, 4.0, 10.0]), "x", p=None, r0=0.9, k0=None, top=0.2,
+    ...               bottom=0.0, sdcmicro=False)
+    (0, 1, 0.16666666666666666, True)
+    """
+    m = v.shape[0]
+    n_top = int(math.floor(m * top + 1e-12))
+    n_bot = int(math.floor(m * bottom + 1e-12))
+    if n_top + n_bot > m:
+        raise SDCError(f"column {column!r}: top + bottom cover more than every value")
+    lo, hi = n_bot, m - n_top
+    span = None
+    if sdcmicro and p is None and hi > lo:
+        span = (float(v[lo - 1 if n_bot else 0]), float(v[hi if n_top else m - 1]))
+    pw = p if p is not None else _window_p(v[lo:hi].astype(np.float64), p, r0, k0, span)
+    return n_bot, n_top, pw, hi > lo and bool(v[lo] != v[hi - 1])
 
 
 def check_some_swapped(column: str, stratum: str | None, m: int, pw: float, varies: bool, sdcmicro: bool,

@@ -629,10 +629,7 @@ def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str
     from ..masking.rank_swap import check_some_swapped, window_from_moments
 
     floats = [c for c in cols if schema[c].is_float()]
-    aggs = [F.count(F.lit(1)).alias("__n")]
-    aggs += [F.sum(F.when(F.isnan(c), 1).otherwise(0)).alias(f"__nan_{c}") for c in floats]
-    aggs += [F.sum(F.when(F.col(c).isin(float("inf"), float("-inf")), 1).otherwise(0)).alias(f"__inf_{c}")
-             for c in floats]
+    aggs = [F.count(F.lit(1)).alias("__n"), *bad_value_counts(sdf, floats, schema, nulls=True)]
     for c in cols:
         x = F.col(c).cast("double")
         aggs += [F.count(c).alias(f"__m_{c}"), F.var_pop(x).alias(f"__v_{c}"), F.avg(x).alias(f"__a_{c}"),
@@ -640,12 +637,7 @@ def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str
     if check_key:
         aggs.append(key_nulls(key))
     t = pl.from_arrow(sdf.groupBy(*by).agg(*aggs).toArrow())
-    for c in floats:
-        for what in ("nan", "inf"):
-            v = int(t[f"__{what}_{c}"].sum())
-            if v:
-                raise SDCError(f"column {c!r}: {v} {'NaN' if what == 'nan' else 'infinite'} value(s); "
-                               "a finite number is needed in every row")
+    raise_bad(floats, bad_totals(t))
     if check_key:
         verify_key(sdf, key, int(t["__key_nulls"].sum()))
     coded = top > 0 or bottom > 0
@@ -661,8 +653,7 @@ def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str
                 continue
             name = repr(dict(zip(by, (r[b] for b in by)))) if by else None
             if coded:
-                mid = m - int(math.floor(m * top + 1e-12)) - int(math.floor(m * bottom + 1e-12))
-                pw, varies = r[f"__pw_{c}"], r[f"__mv_{c}"]
+                mid, pw, varies = r[f"__mid_{c}"], r[f"__pw_{c}"], r[f"__mv_{c}"]
             else:
                 mid, lo, hi = m, r[f"__lo_{c}"], r[f"__hi_{c}"]
                 varies = lo != hi
@@ -672,29 +663,25 @@ def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str
 
 def _middle_windows(sdf: Any, cols: list[str], by: list[str], p: float | None, r0: float | None,
                     k0: float | None, top: float, bottom: float, sdcmicro: bool) -> pl.DataFrame:
-    """Per stratum (no ``by``: the whole column) the window fraction ``p`` (given, or from ``r0``
-    / ``k0`` as local ``rank_swap.window_p`` on the same sorted values left between the ``top``
-    and ``bottom`` codings, sdcMicro's range with ``sdcmicro``) and whether those values vary:
-    one pass by ``groupBy(by).applyInArrow``, one small row per stratum."""
-    from ..masking.rank_swap import window_p
+    """Per stratum (no ``by``: the whole column) the number of values left between the ``top``
+    and ``bottom`` codings, their window fraction and whether they vary: local
+    ``rank_swap.middle_window`` on the stratum's sorted values, one pass by
+    ``groupBy(by).applyInArrow``, one small row per stratum."""
+    from ..masking.rank_swap import middle_window
 
     schema = polars_schema(sdf)
-    out = pl.Schema({**{b: schema[b] for b in by}, **{f"__pw_{c}": pl.Float64 for c in cols},
-                     **{f"__mv_{c}": pl.Boolean for c in cols}})
+    out = pl.Schema({**{b: schema[b] for b in by}, **{f"__mid_{c}": pl.Int64 for c in cols},
+                     **{f"__pw_{c}": pl.Float64 for c in cols}, **{f"__mv_{c}": pl.Boolean for c in cols}})
 
     def task(df: pl.DataFrame) -> pl.DataFrame:
         row: dict[str, Any] = {b: df.get_column(b)[:1] for b in by}
         for c in cols:
             x = np.sort(df.get_column(c).drop_nulls().to_numpy())
-            m = x.shape[0]
-            n_bot, n_top = int(math.floor(m * bottom + 1e-12)), int(math.floor(m * top + 1e-12))
-            lo, hi = n_bot, m - n_top
-            span = None
-            if sdcmicro and p is None and hi > lo:
-                span = (float(x[lo - 1 if n_bot else 0]), float(x[hi if n_top else m - 1]))
-            pw = window_p(x[lo:hi].astype(np.float64), p, r0, k0, span) if hi > lo else 0.0
+            n_bot, n_top, pw, varies = middle_window(x, c, p=p, r0=r0, k0=k0, top=top, bottom=bottom,
+                                                     sdcmicro=sdcmicro)
+            row[f"__mid_{c}"] = pl.Series([x.shape[0] - n_bot - n_top], dtype=pl.Int64)
             row[f"__pw_{c}"] = pl.Series([pw], dtype=pl.Float64)
-            row[f"__mv_{c}"] = pl.Series([hi > lo and bool(x[lo] != x[hi - 1])], dtype=pl.Boolean)
+            row[f"__mv_{c}"] = pl.Series([varies], dtype=pl.Boolean)
         return pl.DataFrame(row)
 
     return pl.from_arrow(run_frames(sdf.select(*by, *cols), task, out, per="stratum", by=by).toArrow())
