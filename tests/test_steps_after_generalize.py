@@ -128,3 +128,27 @@ def test_numeric_steps_leave_the_generalised_keys_alone(step, options):
     key_options = {k: (["a"] if isinstance(v, list) else v) for k, v in options.items()}
     with pytest.raises(SDCError, match="'a'"):           # a generalised key is text now: refused
         p.apply(step, **key_options)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["x", "y", "z", "*"]), st.sampled_from(["u", "v", "*"]),
+                          st.integers(0, 4)), min_size=2, max_size=30),
+       st.integers(0, 2**31 - 1), st.booleans())
+def test_pram_and_recode_keep_every_label_property(rows, seed, households):
+    """Any frame with labels anywhere (whole records, single cells): PRAM and recode with
+    suppressed_as leave every label where it is and create none; the other values stay in the
+    released categories (pram) or their merged labels (recode)."""
+    df = pl.DataFrame(rows, schema=["a", "b", "hh"], orient="row")
+    hh = {"household": "hh", "household_columns": []} if households else {}
+    out = df.sdc.pram(KEYS, pd=0.0, alpha=1.0, seed=seed, suppressed_as="*", **hh)
+    rec = df.sdc.recode(KEYS, p=0.3, suppressed_as="*", **hh)
+    for c in KEYS:
+        star = df[c] == "*"
+        for o in (out, rec):
+            assert (o[c] == "*").to_list() == star.to_list(), c
+        assert set(out[c].filter(~star).to_list()) <= set(df[c].filter(~star).to_list())
+    assert out.select("hh").equals(df.select("hh")) and rec.select("hh").equals(df.select("hh"))

@@ -51,3 +51,19 @@ def test_every_class_holds_k_households_brute_force(rows, k):
     for c in "abc":
         assert ((out[c] == df[c]) | out[c].is_null()).all()
     assert out.select("hh").equals(df.select("hh"))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.sampled_from("xyz"), st.sampled_from("uv"), st.sampled_from("pq")),
+                min_size=6, max_size=20))
+def test_every_subset_of_combs_holds_k_households(rows):
+    import itertools
+
+    df = pl.DataFrame(rows, schema=["hh", "a", "b", "c"], orient="row")
+    k = 2
+    if df["hh"].n_unique() < k:
+        return
+    out = df.sdc.suppress(k, ["a", "b", "c"], combs=[1, 2], household="hh")
+    for size in (1, 2):
+        for sub in itertools.combinations(["a", "b", "c"], size):
+            assert min(_household_fk(out, list(sub), "hh")) >= k, sub
