@@ -35,12 +35,13 @@ def check_weights(df: pl.DataFrame | pl.LazyFrame, weight: str) -> None:
     """
     w = pl.col(weight).cast(pl.Float64)
     bad = w.is_null() | w.is_nan() | w.is_infinite()
-    counts = df.select(bad.sum().alias("bad"), (~bad & (w <= 0)).sum().alias("low"))
-    row = (counts.collect() if isinstance(counts, pl.LazyFrame) else counts).row(0)
-    error = weight_error(weight, *row)
+    counts = df.select(bad.sum().alias("bad"), (~bad & (w <= 0)).sum().alias("low"),
+                       w.sum().is_infinite().alias("overflow"))
+    n_bad, n_low, overflow = (counts.collect() if isinstance(counts, pl.LazyFrame) else counts).row(0)
+    error = weight_error(weight, n_bad, n_low)
     if error is not None:
         raise error
-    if df.select(w.sum().is_infinite()).item():   # every weight finite, their sum is not: Fk = inf
+    if overflow:   # every weight finite, their sum is not: Fk = inf
         raise weight_sum_error(weight)
 
 
