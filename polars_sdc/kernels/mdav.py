@@ -848,9 +848,11 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=None, done=None):
     -----
     A Python function on purpose: which kernel runs is decided before Numba sees a call, so
     a first call on small data compiles only the small kernel (the first ``mdav`` call on 60
-    rows: ~4 s CPU against ~16 s with the kd-tree kernel on a 2-core machine;
-    benchmarks/README.md). Both kernels give the same labels (tests/test_mdav.py pins them
-    against each other and the reference).
+    numeric rows: ~1.8 s CPU against ~7.3 s on 5,000 rows with the kd-tree kernel on a
+    2-core machine under load, benchmarks/README.md, session 26). Numeric data go to the
+    kernels as ``codes=None`` (no nominal code compiled), nominal columns as the state of
+    :func:`nominal_state` (built in numpy). Both kernels give the same labels
+    (tests/test_mdav.py pins them against each other and the reference).
 
     >>> X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
     >>> codes = np.array([[0], [1], [0], [1], [0], [1]], dtype=np.int32)
