@@ -43,7 +43,6 @@ COMPILE_NOTICE_REPEAT = 60.0
 #: "module.function" or by module (default: the module's name).
 KERNEL_NAMES = {**{f"path_order_{o}": "mhm" for o in ("common", "npn", "blocks", "grid", "vgrid", "kd")},
                 "hansen_mukherjee": "mhm", "laplace_em": "reconstruct_gmm",
-                "hansen_mukherjee.sort_ties_by_row": "univariate",
                 "hansen_mukherjee.hm_shortest_path_1d": "univariate",
                 "strings": "ild", "logit": "recode_utility", "sse": "loss", "wildcard": "frequencies"}
 

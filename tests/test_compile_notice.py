@@ -71,7 +71,7 @@ def test_notice_can_be_silenced(tmp_path):
 @pytest.mark.parametrize("kernel, expected", [
     ("path_order_npn._npn_path", "mhm"), ("path_order_kd._kd_walk", "mhm"),
     ("hansen_mukherjee.hm_path", "mhm"),
-    ("hansen_mukherjee.sort_ties_by_row", "univariate"), ("sse.total_ss", "loss"), ("mdav.mdav_labels_tree", "mdav"),
+    ("hansen_mukherjee.hm_shortest_path_1d", "univariate"), ("sse.total_ss", "loss"), ("mdav.mdav_labels_tree", "mdav"),
     ("mdav.mdav_labels_small", "mdav"),
 ])
 def test_kernel_names(kernel, expected):
