@@ -19,6 +19,9 @@ def _calls(sdcs, spark, df):  # noqa: F811
     return {
         "microaggregate": (lambda: df.sdc.microaggregate(2, ["x", "y"], method="mdav"),
                            lambda: sdcs.microaggregate(sdf, 2, ["x", "y"], method="mdav")),
+        "microaggregate household=": (
+            lambda: df.sdc.microaggregate(2, ["x", "y"], household="hh"),
+            lambda: sdcs.microaggregate(sdf, 2, ["x", "y"], household="hh")),
         "laplace": (lambda: df.sdc.laplace(1.0, ["x", "y"], seed=1, key="id"),
                     lambda: sdcs.laplace(sdf, 1.0, ["x", "y"], seed=1, key="id")),
         "add_noise": (lambda: df.sdc.add_noise(["x", "y"], seed=1, key="id"),
@@ -40,7 +43,7 @@ def _calls(sdcs, spark, df):  # noqa: F811
 def test_spark_refuses_nan_and_infinity_with_the_local_message(spark, x, y, expected):  # noqa: F811
     from polars_sdc import spark as sdcs
 
-    df = pl.DataFrame({"id": range(6), "x": x, "y": y})
+    df = pl.DataFrame({"id": range(6), "hh": [0, 0, 1, 1, 2, 2], "x": x, "y": y})
     for name, (local, remote) in _calls(sdcs, spark, df).items():
         with pytest.raises(SDCError) as loc:
             local()

@@ -100,10 +100,16 @@ def test_add_noise_refuses_as_local(spark, sdf, data):  # noqa: F811
         sdcs.add_noise(sdf, ["x"], method="nope", seed=1, key="id")
     with pytest.raises(SDCError, match="key column 'k': value .* more than once"):
         sdcs.add_noise(sdf, ["x"], seed=1, key="k")
-    nulls = spark.createDataFrame(pl.DataFrame({"id": [1, 2, 3], "x": [1.0, None, float("nan")]}).to_arrow())
-    for method in ("additive", "correlated"):            # the null is kept (issue 24), the NaN refused
-        with pytest.raises(SDCError, match="column 'x': 1 null, NaN"):
+    local = pl.DataFrame({"id": [1, 2, 3], "x": [1.0, None, float("nan")]})
+    nulls = spark.createDataFrame(local.to_arrow())
+    for method in ("additive", "correlated"):   # the null is kept (issue 24), the NaN refused as locally
+        msg = "column 'x': 1 NaN value(s); a finite number is needed in every row"
+        with pytest.raises(SDCError) as e:
             sdcs.add_noise(nulls, ["x"], method=method, seed=1, key="id")
+        assert str(e.value) == msg
+        with pytest.raises(SDCError) as e:
+            local.sdc.add_noise(["x"], method=method, seed=1, key="id")
+        assert str(e.value) == msg
 
 
 @pytest.mark.parametrize(("on", "by", "options"), [
