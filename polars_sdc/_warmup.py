@@ -63,7 +63,8 @@ WARMUPS: dict[str, Callable[[pl.DataFrame], Any]] = {
     "vmdav-1d": lambda df: df.sdc.vmdav(3, "a"),
     **{f"mhm-{o}": (lambda o: lambda df: df.sdc.mhm(3, _NUM, order=o))(o)
        for o in ("npn", "grid", "vgrid", "kd", "kd-mdav")},
-    "mhm-kd-mdav-large": lambda df: tiny_frame(LARGE_ROWS).sdc.mhm(3, _NUM, order="kd-mdav"),
+    # leaf_size 1,024: two leaves, so the kd split kernel compiles too (one leaf of 1,200 rows needs none)
+    "mhm-kd-mdav-large": lambda df: tiny_frame(LARGE_ROWS).sdc.mhm(3, _NUM, order="kd-mdav", leaf_size=1024),
     # with a nominal column the orderings run their code paths, compiled apart from the numeric ones
     "mhm-nominal": lambda df: [df.sdc.mhm(3, _NUM + ["sex"], order=o) for o in ("npn", "grid", "kd", "kd-mdav")],
     "univariate": lambda df: df.sdc.univariate(3, "income"),

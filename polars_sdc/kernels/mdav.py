@@ -944,7 +944,7 @@ def mdav_labels_small(X, codes, off, gid, gw, k, done):
         for g in range(2):
             # xr: farthest from the centroid (g = 0 = _CEN) or from the previous xr (g = 1 = _PNT)
             _all_dists(LX, m, c if g == 0 else q, buf, nom, g)
-            xr = 0
+            xr = np.int64(0)  # not a literal 0: one typing round less (issue 27)
             for t in range(1, m):
                 if buf[t] > buf[xr]:  # ties: the first, i.e. the lowest row
                     xr = t
@@ -978,7 +978,7 @@ def mdav_labels_small(X, codes, off, gid, gw, k, done):
                         v = off[j] + LC[j, t]
                         lQ[j] -= 2 * lcnt[v] - 1
                         lcnt[v] -= 1
-            w = 0  # squeeze the group out (the live rows stay in row order)
+            w = np.int64(0)  # squeeze the group out (the live rows stay in row order)
             for t in range(m):
                 if gone[t]:
                     gone[t] = 0
