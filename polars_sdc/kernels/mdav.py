@@ -103,7 +103,30 @@ def _nominal_state(codes, off, gid, gw, width, leaves, C, nodes):
 def nominal_state(codes, off, gid, gw, width, leaves, C, nodes):
     """:func:`_nominal_state` in numpy (the same arrays, the same values), for the kernels'
     ``codes`` argument: a first call with nominal columns then compiles no builder and none
-    of its allocations."""
+    of its allocations.
+
+    Parameters
+    ----------
+    codes : int32 (n, mc)
+        The nominal columns' codes; ``off`` (mc + 1), ``gid`` (mc) and ``gw`` as in
+        :func:`mdav_labels_codes`.
+    width : int
+        Columns of the per-weight-group count scratch (the kd-tree leaf or scan size).
+    leaves, C, nodes : int
+        The first kd-tree's leaves, rows per leaf and nodes (0 for the brute-force kernel).
+
+    Notes
+    -----
+    The nominal distance of the module docstring (MDAV, Domingo-Ferrer & Torra 2005, on
+    one-hot columns without building them): the level counts of the centroid, the
+    reference point and the current row, their exact sums of squares, and the code boxes
+    of the tree's leaves and nodes.
+
+    >>> st = nominal_state(np.array([[0], [1], [1]], dtype=np.int32), np.array([0, 2]),
+    ...                    np.array([0]), np.array([0.5]), 4, 0, 0, 0)
+    >>> st[5][0].tolist()  # the centroid's counts per level
+    [1, 2]
+    """
     n, mc = codes.shape
     L = int(off[mc])
     cscale = np.sqrt(2.0 * gw[gid]) / np.maximum(np.diff(off) - 1, 1)

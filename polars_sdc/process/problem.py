@@ -34,6 +34,7 @@ import polars as pl
 
 from .._errors import SDCError
 from .._signature import unknown_keyword
+from ..loss.sse import sse_sst  # the log's SSE/SST (the report uses it too); public here as before
 
 #: roles naming several columns, and roles naming one
 LIST_ROLES = ("keys", "numeric", "strata", "pram")
@@ -648,37 +649,6 @@ def step_effects(before: pl.DataFrame, after: pl.DataFrame, keys: Sequence[str],
         moved |= b.ne_missing(a).to_numpy()
     return {"variables": variables, "suppressed": sum(v["suppressed"] for v in variables),
             "changed": sum(v["changed"] for v in variables), "records_reclassified": int(moved.sum())}
-
-
-def sse_sst(original: pl.DataFrame, released: pl.DataFrame, columns: Sequence[str]) -> float | None:
-    """SSE/SST (thesis 2.4.1) of the numeric ``columns`` of a row-aligned release, z-scored
-    with the original's mean and standard deviation over its non-null values; a value
-    suppressed in the release counts as the mean (all lost), a null in the original counts
-    nothing. Columns no longer numeric in the release (recoded into intervals) are left out;
-    None when none is left. Without nulls it is ``df.sdc.ilssdm(columns, masked=...)``.
-
-    >>> o = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
-    >>> round(sse_sst(o, pl.DataFrame({"x": [1.5, 1.5, 3.5, 3.5]}), ["x"]), 12)
-    0.2
-    """
-    from ..loss.sse import ilssdm
-
-    cols = [c for c in columns if original.schema[c].is_numeric() and released.schema[c].is_numeric()]
-    if not cols or original.height == 0:
-        return None
-    X = np.zeros((original.height, len(cols)))
-    Y = np.zeros_like(X)
-    for j, c in enumerate(cols):
-        x = original.get_column(c).cast(pl.Float64).fill_nan(None)   # a NaN as a null: no value
-        y = released.get_column(c).cast(pl.Float64).fill_nan(None)
-        mean, sd = x.mean(), x.std()
-        if mean is None:
-            continue
-        sd = sd if sd and sd > 0 else 1.0
-        X[:, j] = ((x - mean) / sd).fill_null(0.0).to_numpy()
-        Y[:, j] = ((y - mean) / sd).fill_null(0.0).to_numpy()
-        Y[x.is_null().to_numpy(), j] = 0.0
-    return float(ilssdm(X, masked=Y))
 
 
 def _plain(value: Any) -> Any:

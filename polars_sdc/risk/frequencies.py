@@ -164,17 +164,6 @@ def _packed_ids(df: pl.DataFrame, on: Sequence[str]) -> tuple[np.ndarray, int] |
     return g, span
 
 
-MAX_MISSING_KEYS = 64   # a record's missing-value pattern is a 64-bit integer
-
-
-def check_missing_keys(on: Sequence[str]) -> None:
-    """More than 64 keys with a missing key value: the patterns would overflow (an SDCError;
-    without missing values any number of keys is counted)."""
-    if len(on) > MAX_MISSING_KEYS:
-        raise SDCError(f"`on`: {len(on)} key columns with missing values; the missing-value rule handles at most "
-                       f"{MAX_MISSING_KEYS} (fewer keys, or fill the missing values)")
-
-
 def frequency_groups(
     df: pl.DataFrame, on: Sequence[str], weight: str | None, alpha: float, count: str | None = None
 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
@@ -212,6 +201,8 @@ def frequency_groups(
             wv = df.get_column(weight).cast(pl.Float64).to_numpy()
             return g, fk, np.bincount(g, weights=wv, minlength=span)
     if has_missing:
+        from .weights import check_missing_keys
+
         check_missing_keys(on)
         dense = _wildcard_dense(df, on, weight, alpha, floats, count)
         if dense is not None:  # key space small enough for a counting array with a missing slot
@@ -418,7 +409,9 @@ def _frequencies_rows(
     # helper columns added below
     keys = [f"__sdc_k{j}" for j in range(len(on))]
     cols = [pl.col(c).alias(k) for c, k in zip(on, keys)]
-    df = df.select(cols + ([pl.col(weight).alias("__sdc_wt")] if weight is not None else []))
+    df = df.select(cols + ([pl.col(weight).alias("__sdc_wt")] if weight is not None else [])
+                   + ([pl.col(count).alias("__sdc_count")] if count is not None else []))
+    count = None if count is None else "__sdc_count"
     floats = [keys[on.index(c)] for c in floats]
     on, weight = keys, ("__sdc_wt" if weight is not None else None)
     w = (

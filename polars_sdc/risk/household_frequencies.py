@@ -97,7 +97,7 @@ def household_frequencies(df: pl.DataFrame, on: Sequence[str], household: str, w
     keys = df.select(pl.col(c).fill_nan(None) if df.schema[c].is_float() else pl.col(c) for c in on)
     m = len(on)
     if m > 64 and any(keys.get_column(c).null_count() for c in on):
-        from .frequencies import check_missing_keys
+        from .weights import check_missing_keys
 
         check_missing_keys(on)
     pattern = pl.sum_horizontal([pl.col(c).is_null().cast(pl.UInt64) * (1 << j) for j, c in enumerate(on)])

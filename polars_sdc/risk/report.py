@@ -623,7 +623,7 @@ def _numeric_tables(o: pl.DataFrame, m: pl.DataFrame, nums: list[str], notes: li
     for c in nums:
         x = o.get_column(c).cast(pl.Float64)
         y = m.get_column(c).cast(pl.Float64)
-        from ..process.problem import sse_sst   # the log's: a suppressed value lost, the original's nulls skipped
+        from ..loss.sse import sse_sst   # the log's: a suppressed value lost, the original's nulls skipped
 
         loss = sse_sst(o, m, [c]) if x.null_count() < x.len() and x.std() else None
         mx, my = x.mean(), y.mean()
@@ -1069,7 +1069,7 @@ def report(
         if "sse_sst" in nf:
             # over every column's non-null values, a suppressed one lost (the log's SSE/SST); the
             # risk-utility map's point stays on the complete records, as its microaggregations
-            from ..process.problem import sse_sst
+            from ..loss.sse import sse_sst
 
             whole = sse_sst(o, m, nums)
             facts["sse_sst_pct"] = 100.0 * (nf["sse_sst"] if whole is None else whole)

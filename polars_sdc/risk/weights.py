@@ -1,6 +1,9 @@
-"""Sampling-weight checks shared by every frequency count (records and households, local and
-Spark): one message for a null, NaN, infinite or non-positive weight."""
+"""Checks shared by every frequency count (records and households, local and Spark): one
+message for a null, NaN, infinite or non-positive sampling weight, and the limit on keys with
+missing values. A module of its own, below both counts, so neither imports the other for them."""
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import polars as pl
 
@@ -52,3 +55,14 @@ def weight_sum_error(weight: str) -> SDCError:
     "column 'w': the weights sum beyond float64's range (1.8e308); rescale them"
     """
     return SDCError(f"column {weight!r}: the weights sum beyond float64's range (1.8e308); rescale them")
+
+
+MAX_MISSING_KEYS = 64   # a record's missing-value pattern is a 64-bit integer
+
+
+def check_missing_keys(on: Sequence[str]) -> None:
+    """More than 64 keys with a missing key value: the patterns would overflow (an SDCError;
+    without missing values any number of keys is counted)."""
+    if len(on) > MAX_MISSING_KEYS:
+        raise SDCError(f"`on`: {len(on)} key columns with missing values; the missing-value rule handles at most "
+                       f"{MAX_MISSING_KEYS} (fewer keys, or fill the missing values)")
