@@ -96,8 +96,14 @@ def _nominal_state(codes, off, gid, gw, width, leaves, C, nodes):
     numpy: nothing of it to compile); ``width`` columns of scratch, room for a kd-tree of
     ``leaves`` leaves of C rows and ``nodes`` nodes. An overload: which of the three it is is
     decided by the type of ``codes`` when Numba types the caller, so numeric data (None)
-    compile none of it."""
-    raise NotImplementedError("only callable from a Numba kernel")
+    compile none of it. Called from Python (e.g. with NUMBA_DISABLE_JIT=1) it does the same.
+
+    >>> _nominal_state(None, None, None, None, 0, 0, 0, 0) is None
+    True
+    """
+    if codes is None or isinstance(codes, tuple):
+        return codes
+    return nominal_state(codes, off, gid, gw, width, leaves, C, nodes)
 
 
 def nominal_state(codes, off, gid, gw, width, leaves, C, nodes):
