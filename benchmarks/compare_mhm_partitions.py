@@ -109,12 +109,12 @@ print("RESULT " + json.dumps({"src": polars_sdc.__file__, "cases": out}))
 """
 
 
-def run(src: Path, quick: bool, cache: Path) -> dict:
-    """The cases' digests under the polars_sdc of ``src``; Numba's cache in ``cache`` (never
-    next to the kernels of ``src``: the other checkout is only read)."""
+def run(src: Path, quick: bool, cache: Path, child: str = CHILD) -> dict:
+    """The cases' digests (``child``'s) under the polars_sdc of ``src``; Numba's cache in
+    ``cache`` (never next to the kernels of ``src``: the other checkout is only read)."""
     with tempfile.TemporaryDirectory(prefix="sdc-cmp-") as cwd:
         env = dict(os.environ, PYTHONPATH=str(src), NUMBA_CACHE_DIR=str(cache), PYTHONDONTWRITEBYTECODE="1")
-        proc = subprocess.run([sys.executable, "-c", CHILD, "1" if quick else "0"], env=env, cwd=cwd,
+        proc = subprocess.run([sys.executable, "-c", child, "1" if quick else "0"], env=env, cwd=cwd,
                               capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr[-3000:])
@@ -124,22 +124,23 @@ def run(src: Path, quick: bool, cache: Path) -> dict:
     return res["cases"]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(child: str = CHILD, name: str = "mhm", doc: str | None = None) -> None:
+    """Compare ``child``'s digests under ``--src`` and ``--base`` (``name``: of the kept digests)."""
+    ap = argparse.ArgumentParser(description=(doc or __doc__).split("\n\n")[0])
     ap.add_argument("--base", required=True, help="the other checkout (its polars_sdc is compared)")
     ap.add_argument("--src", default=str(ROOT), help="this checkout (default: the one holding this script)")
     ap.add_argument("--quick", action="store_true", help="fewer and smaller cases")
     ap.add_argument("--base-only", action="store_true", help="only compute and keep the base's digests")
     a = ap.parse_args()
-    work = Path(tempfile.gettempdir()) / "sdc-compare-mhm"
+    work = Path(tempfile.gettempdir()) / f"sdc-compare-{name}"
     work.mkdir(exist_ok=True)
-    key = hashlib.sha1((CHILD + str(Path(a.base).resolve()) + str(a.quick)).encode()).hexdigest()[:12]
+    key = hashlib.sha1((child + str(Path(a.base).resolve()) + str(a.quick)).encode()).hexdigest()[:12]
     saved = work / f"base-{key}.json"  # the base's digests, kept: the base does not change
-    this = None if a.base_only else run(Path(a.src), a.quick, work / "cache-this")
+    this = None if a.base_only else run(Path(a.src), a.quick, work / "cache-this", child)
     if saved.exists():
         other = json.loads(saved.read_text())
     else:
-        other = run(Path(a.base), a.quick, work / "cache-base")
+        other = run(Path(a.base), a.quick, work / "cache-base", child)
         saved.write_text(json.dumps(other))
     if this is None:
         print(f"{len(other)} base cases kept in {saved}")

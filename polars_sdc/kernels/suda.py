@@ -22,24 +22,19 @@ _EMPTY = -1
 
 
 @helper
-def _alone(r, g, out_ids, counts):
-    """Row ``r``, alone in its parent group, gets new group ``g`` of size 1; returns ``g + 1``."""
-    out_ids[r] = g
-    counts[g] = 1
-    return g + 1
-
-
-@helper
 def _extend(pid, pcounts, pgroups, col, width, out_ids, counts, buf, hkeys, hslot_of, used):
     """Dense ids of (parent id, col) pairs into out_ids, their counts into counts; returns
-    the number of groups. A row alone in its parent group stays alone: no lookup."""
+    the number of groups. A row alone in its parent group stays alone: no lookup (a new
+    group of size 1)."""
     n = pid.size
-    g = 0
+    g = np.int64(0)
     span = pgroups * width
     if span <= buf.size:
         for r in range(n):
             if pcounts[pid[r]] == 1:
-                g = _alone(r, g, out_ids, counts)
+                out_ids[r] = g
+                counts[g] = 1
+                g += 1
                 continue
             v = pid[r] * width + col[r]
             t = buf[v]
@@ -55,10 +50,12 @@ def _extend(pid, pcounts, pgroups, col, width, out_ids, counts, buf, hkeys, hslo
                 buf[pid[r] * width + col[r]] = -1
         return g
     mask = hkeys.size - 1
-    nused = 0
+    nused = np.int64(0)
     for r in range(n):
         if pcounts[pid[r]] == 1:
-            g = _alone(r, g, out_ids, counts)
+            out_ids[r] = g
+            counts[g] = 1
+            g += 1
             continue
         v = np.int64(pid[r]) * width + col[r]
         h = (np.uint64(v) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20)
@@ -85,7 +82,6 @@ def _extend(pid, pcounts, pgroups, col, width, out_ids, counts, buf, hkeys, hslo
     return g
 
 
-@njit(cache=True)
 def unique_bits(cols, miss, cand, max_size):
     """Bit (c, S) set when candidate row cand[c] has no missing key in S and its values on
     the keys of S occur once. cols: (M, n) int64 codes + 1 (0 = missing, counted as its own
@@ -104,25 +100,22 @@ def unique_bits(cols, miss, cand, max_size):
 
     Notes
     -----
-    SUDA2 (Manning, Haglin & Keane 2008) as sdcMicro's ``suda2``; O(2^M n) at worst.
+    SUDA2 (Manning, Haglin & Keane 2008) as sdcMicro's ``suda2``; O(2^M n) at worst. The
+    arrays are allocated here, in numpy, for the kernel :func:`_unique_bits` (every dtype /
+    shape of an allocation inside a kernel compiles apart: 24 compilations, ~1 s of a first
+    call).
     """
+    cols = np.ascontiguousarray(cols, dtype=np.int64)
     M, n = cols.shape
-    nsub = 1 << M
-    nwords = (nsub + 63) >> 6
-    nc = cand.size
-    bits = np.zeros((nc, nwords), dtype=np.uint64)
+    cand = np.ascontiguousarray(cand, dtype=np.int64)
+    nwords = ((1 << M) + 63) >> 6
+    bits = np.zeros((cand.size, nwords), dtype=np.uint64)
     ids = np.zeros((max_size + 1, n), dtype=np.int32)
     ngroups = np.zeros(max_size + 1, dtype=np.int64)
     ngroups[0] = 1
     counts = np.zeros((max_size + 1, n + 1), dtype=np.int32)
     counts[0, 0] = n
-    width = np.zeros(M, dtype=np.int64)
-    for k in range(M):
-        mx = 0
-        for r in range(n):
-            if cols[k, r] > mx:
-                mx = cols[k, r]
-        width[k] = mx + 1
+    width = (cols.max(axis=1) if n else np.zeros(M, dtype=np.int64)) + 1  # codes are >= 0
     buf = np.full(max(4 * n, 1 << 16), -1, dtype=np.int32)
     hsize = 1
     while hsize < 2 * n + 2:
@@ -130,9 +123,21 @@ def unique_bits(cols, miss, cand, max_size):
     hkeys = np.full(hsize, _EMPTY, dtype=np.int64)
     hslot = np.zeros(hsize, dtype=np.int32)
     used = np.zeros(n + 1, dtype=np.int64)
-    stack_s = np.zeros(max_size + 1, dtype=np.int64)
-    stack_k = np.zeros(max_size + 1, dtype=np.int64)
-    d = 0
+    stacks = np.zeros((2, max_size + 1), dtype=np.int64)
+    _unique_bits(cols, np.ascontiguousarray(miss, dtype=np.int64), cand, np.int64(max_size), bits, ids, ngroups,
+                 counts, width, buf, hkeys, hslot, used, stacks)
+    return bits
+
+
+@njit(cache=True)
+def _unique_bits(cols, miss, cand, max_size, bits, ids, ngroups, counts, width, buf, hkeys, hslot, used, stacks):
+    """:func:`unique_bits` into ``bits`` on the arrays it allocates (``stacks``: the subset
+    and next key of each depth)."""
+    M, n = cols.shape
+    nc = cand.size
+    stack_s = stacks[0]
+    stack_k = stacks[1]
+    d = np.int64(0)
     while d >= 0:
         k = stack_k[d]
         if k >= M or d == max_size:
@@ -158,10 +163,8 @@ def unique_bits(cols, miss, cand, max_size):
         stack_s[d + 1] = S
         stack_k[d + 1] = k + 1
         d += 1
-    return bits
 
 
-@njit(cache=True)
 def msu_scores(bits, M, max_size, weight_of_size):
     """From unique_bits: per candidate the score sum over its MSUs S of weight_of_size[|S|],
     the per-key sums of those weights (contributions), and the MSU counts by size.
@@ -179,16 +182,28 @@ def msu_scores(bits, M, max_size, weight_of_size):
 
     Notes
     -----
-    SUDA (Elliot, Manning & Ford 2002) scores as sdcMicro's ``suda2`` weights them.
+    SUDA (Elliot, Manning & Ford 2002) scores as sdcMicro's ``suda2`` weights them. The
+    outputs are allocated here, in numpy (see :func:`unique_bits`); the kernel is
+    :func:`_msu_scores`.
     """
     nc = bits.shape[0]
-    nsub = 1 << M
-    pop = np.zeros(nsub, dtype=np.int64)
-    for S in range(1, nsub):
-        pop[S] = pop[S >> 1] + (S & 1)
+    pop = np.zeros(1 << M, dtype=np.int64)
     score = np.zeros(nc)
     contrib = np.zeros((nc, M))
     nmsu = np.zeros((nc, M + 1), dtype=np.int64)
+    _msu_scores(bits, np.int64(M), np.int64(max_size), np.ascontiguousarray(weight_of_size, dtype=np.float64),
+                pop, score, contrib, nmsu)
+    return score, contrib, nmsu
+
+
+@njit(cache=True)
+def _msu_scores(bits, M, max_size, weight_of_size, pop, score, contrib, nmsu):
+    """:func:`msu_scores` into ``score``, ``contrib``, ``nmsu`` (zeros); ``pop``: scratch of
+    2^M popcounts."""
+    nc = bits.shape[0]
+    nsub = 1 << M
+    for S in range(1, nsub):
+        pop[S] = pop[S >> 1] + (S & 1)
     one = np.uint64(1)
     for c in range(nc):
         for S in range(1, nsub):
@@ -211,4 +226,3 @@ def msu_scores(bits, M, max_size, weight_of_size):
                 for k in range(M):
                     if (S >> k) & 1:
                         contrib[c, k] += wt
-    return score, contrib, nmsu
