@@ -1,0 +1,77 @@
+"""Audit 27b: a LazyFrame step refuses its bad arguments when the plan is written, as the
+eager call does (docs/ARCHITECTURE.md: a lazy step checks what needs no data when planned;
+a recipe is checked before any data is read). Before this audit, ``suppress``,
+``suppress_risky``, ``laplace`` and ``generalize_release`` accepted these plans and failed
+only at ``collect()``; ``laplace`` and ``recode_intervals`` silently ignored a per-column
+value naming a column they do not mask."""
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+import polars_sdc
+from polars_sdc import SDCError
+
+DF = pl.DataFrame({
+    "hid": [1, 1, 2, 3, 3, 4, 5, 6],
+    "region": ["a", "a", "a", "b", "b", "b", "a", "b"],
+    "sex": ["m", "f", "m", "f", "m", "f", "m", "f"],
+    "age": [30, 31, 40, 41, 50, 51, 60, 61],
+    "inc": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
+})
+K = ["region", "sex"]
+
+
+def _plan_fails(call, match):
+    """``call(frame)`` raises the same SDCError on a DataFrame and when a LazyFrame plan is
+    written (not only at collect)."""
+    with pytest.raises(SDCError, match=match):
+        call(DF)
+    with pytest.raises(SDCError, match=match):
+        call(DF.lazy())          # no .collect(): the plan itself is refused
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(k=0), "k must be >= 1"),
+    (dict(k="3"), "k must be an integer"),
+    (dict(k=2, alpha=2), r"alpha must be in \[0, 1\]"),
+    (dict(k=2, combs=[5]), "combs must be subset sizes between 1 and 2"),
+    (dict(k=2, combs=[True]), "combs must be subset sizes"),
+    (dict(k=2, by="nope"), "'nope'"),
+    (dict(k=2, by="sex"), "in both `on` and `by`"),
+    (dict(k=2, importance={"nope": 1}), "importance: 'nope' is not one of the keys"),
+    (dict(k=2, importance=[1, 2, 3]), "importance must be a list of 2 integers"),
+    (dict(k=2, tiebreak=[1]), "tiebreak must be a list of 2 integers"),
+    (dict(k=2, tiebreak={"region": 0}), "tiebreak must map key columns to positive integers"),
+    (dict(k=2, importance=[1, 2], tiebreak=[2, 1]), "not both"),
+])
+def test_suppress_refuses_bad_arguments_when_planned(kwargs, match):
+    kw = dict(kwargs)
+    k = kw.pop("k")
+    _plan_fails(lambda f: f.sdc.suppress(k, K, **kw), match)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(risk_above=2), "risk_above must be <= 1.0"),
+    (dict(risk_above=-0.1), "risk_above must be >= 0.0"),
+    (dict(risk_above=0.1, key_var="nope"), "key_var 'nope': not one of the keys"),
+    (dict(risk_above=0.1, key_var="age"), "key_var 'age': not one of the keys"),
+    (dict(risk_above=0.1, alpha=-1), r"alpha must be in \[0, 1\]"),
+])
+def test_suppress_risky_refuses_bad_arguments_when_planned(kwargs, match):
+    _plan_fails(lambda f: f.sdc.suppress_risky(K, **kwargs), match)
+
+
+def test_good_suppress_plans_still_equal_the_eager_result():
+    for kw in (dict(importance={"sex": 1}), dict(tiebreak=[2, 1]), dict(combs=[1, 2]), dict(by="hid", k=1),
+               dict(alpha=0.5)):
+        k = kw.pop("k", 2)
+        assert DF.lazy().sdc.suppress(k, K, **kw).collect().equals(DF.sdc.suppress(k, K, **kw))
+    assert DF.lazy().sdc.suppress_risky(K, risk_above=0.4, key_var="sex").collect().equals(
+        DF.sdc.suppress_risky(K, risk_above=0.4, key_var="sex"))
+
+
+def test_a_recipe_with_a_bad_suppress_option_fails_naming_its_line_before_any_data():
+    text = '[roles]\nkeys = ["region", "sex"]\n\n[[steps]]\noperation = "suppress"\nk = 2\nimportance = {nope = 1}\n'
+    with pytest.raises(SDCError, match=r"recipe line 4 \(suppress\): importance: 'nope'"):
+        polars_sdc.run_recipe(text, DF.lazy())
