@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 import polars_sdc
+from test_spark import spark  # noqa: F401  (the session fixture)
 from polars_sdc import SDCError
 
 DF = pl.DataFrame({
@@ -75,3 +76,46 @@ def test_a_recipe_with_a_bad_suppress_option_fails_naming_its_line_before_any_da
     text = '[roles]\nkeys = ["region", "sex"]\n\n[[steps]]\noperation = "suppress"\nk = 2\nimportance = {nope = 1}\n'
     with pytest.raises(SDCError, match=r"recipe line 4 \(suppress\): importance: 'nope'"):
         polars_sdc.run_recipe(text, DF.lazy())
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(on=["inc"], phi={"nope": 1.0}), "column 'inc': no phi given for it"),
+    (dict(on=["inc"], phi={"inc": 1.0, "nope": 1.0}), "phi: column 'nope' is not one of the `on` columns"),
+    (dict(on=["inc", "age"], phi={"inc": 1.0, "age": 1.0, "sex": 1.0}), "phi: column 'sex' is not one of"),
+    (dict(on=["inc", "age"], phi=[1.0]), "phi: 1 value"),
+    (dict(on=["inc"], k=1), "k must be >= 2 for Pk-anonymity calibration"),
+    (dict(on=["inc"], k=2, m=0), "m must be >= 1"),
+    (dict(on=["inc"], k=2.5), "k must be an integer"),
+    (dict(on=["inc"], phi=1.0, k=2), "give either phi or k"),
+    (dict(on=["inc"]), "give phi"),
+])
+def test_laplace_refuses_bad_scales_when_planned(kwargs, match):
+    _plan_fails(lambda f: f.sdc.laplace(seed=1, **kwargs), match)
+
+
+def test_laplace_phi_for_a_column_not_masked_is_refused_not_ignored():
+    # before: {"inc": 1.0, "inx": 5.0} (a typo for a second column) masked inc and dropped the rest silently
+    with pytest.raises(SDCError, match="phi: column 'inx' is not one of the `on` columns"):
+        DF.sdc.laplace(on=["inc"], phi={"inc": 1.0, "inx": 5.0}, seed=1)
+    # on=None takes the mapping's columns, as before
+    out = DF.sdc.laplace(phi={"inc": 1e-9}, seed=1)
+    assert out.drop("inc").equals(DF.drop("inc")) and (out["inc"] - DF["inc"]).abs().max() < 1e-6
+    assert DF.lazy().sdc.laplace(on=["inc"], phi={"inc": 1.0}, seed=3).collect().equals(
+        DF.sdc.laplace(on=["inc"], phi={"inc": 1.0}, seed=3))
+
+
+def test_spark_laplace_household_with_a_phi_map_equals_local(spark):  # noqa: F811
+    """The Spark household path hands each part (household- / person-level columns) only its
+    own columns' phi (the check above refuses a phi for a column not masked)."""
+    from polars_sdc import spark as sdcs
+
+    df = DF.with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64),
+                                               hinc=pl.col("hid").cast(pl.Float64) * 10)
+    phi = {"inc": 0.5, "hinc": 2.0}
+    local = df.sdc.laplace(on=["inc", "hinc"], phi=phi, seed=4, key="rid", household="hid")
+    sdf = spark.createDataFrame(df.to_arrow())
+    got = pl.from_arrow(sdcs.laplace(sdf, phi, on=["inc", "hinc"], seed=4, key="rid", household="hid").toArrow())
+    got = got.sort("rid").select(local.columns)
+    for c in ("inc", "hinc"):
+        assert got[c].to_list() == pytest.approx(local[c].to_list(), rel=1e-12)
+    assert local.group_by("hid").agg(pl.col("hinc").n_unique())["hinc"].max() == 1
