@@ -119,3 +119,13 @@ def test_spark_laplace_household_with_a_phi_map_equals_local(spark):  # noqa: F8
     for c in ("inc", "hinc"):
         assert got[c].to_list() == pytest.approx(local[c].to_list(), rel=1e-12)
     assert local.group_by("hid").agg(pl.col("hinc").n_unique())["hinc"].max() == 1
+
+
+def test_recode_intervals_breaks_for_a_column_not_recoded_are_refused_not_ignored():
+    # before: {"age": [...], "inx": [...]} recoded age and dropped the breaks of the typo silently
+    _plan_fails(lambda f: f.sdc.recode_intervals(["age"], breaks={"age": [40, 50], "inx": [1, 2]}),
+                "breaks: column 'inx' is not one of the `on` columns")
+    out = DF.sdc.recode_intervals(["age", "inc"], breaks={"age": [40, 50], "inc": [4.0]})
+    assert out["age"].n_unique() == 3 and out["inc"].n_unique() == 2
+    assert DF.lazy().sdc.recode_intervals(["age"], breaks={"age": [40, 50]}).collect().equals(
+        DF.sdc.recode_intervals(["age"], breaks={"age": [40, 50]}))
