@@ -28,6 +28,23 @@ from ._signature import check_keywords
 from ._validation import check_int, check_seed
 
 
+def check_pk(k: Any, m: Any) -> None:
+    """The Pk-anonymity ``k`` (an integer >= 2) and ``m`` (attributes released together, >= 1)
+    of a calibration, checked before any data is read.
+
+    >>> check_pk(1, 1)
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: k must be >= 2 for Pk-anonymity calibration, got 1
+    """
+    for name, v in (("k", k), ("m", m)):
+        check_int(v, name)
+    if m < 1:
+        raise SDCError(f"m must be >= 1, got {m}")
+    if k < 2:
+        raise SDCError(f"k must be >= 2 for Pk-anonymity calibration, got {k}")
+
+
 @check_keywords
 def pk_phi(a: float, b: float, n: int, k: int, m: int = 1) -> float:
     """The Laplace scale giving Pk-anonymity ``k`` to an attribute with range ``[a, b]`` in a
@@ -40,12 +57,8 @@ def pk_phi(a: float, b: float, n: int, k: int, m: int = 1) -> float:
     >>> round(pk_phi(17, 90, 32561, 2, m=3), 4) # three attributes released together
     42.1525
     """
-    for name, v in (("n", n), ("k", k), ("m", m)):
-        check_int(v, name)
-    if m < 1:
-        raise SDCError(f"m must be >= 1, got {m}")
-    if k < 2:
-        raise SDCError(f"k must be >= 2 for Pk-anonymity calibration, got {k}")
+    check_int(n, "n")
+    check_pk(k, m)
     if k >= n:
         from .household import row_unit
 
@@ -241,9 +254,12 @@ def laplace_on(on: ColumnSpec, phi: Any) -> ColumnSpec:
 
 
 def laplace_columns(schema: pl.Schema, phi: Any, on: ColumnSpec, *, seed: Any, key: str | None,
-                    household: str | None = None, household_columns: Any = None) -> list[str]:
+                    household: str | None = None, household_columns: Any = None, k: Any = None,
+                    m: Any = 1) -> list[str]:
     """The columns :func:`laplace_frame` perturbs, after the checks that need no data (a
-    directly given ``phi``, ``seed``, the columns and ``key``): a lazy step runs them when planned.
+    directly given ``phi``: one per column, a ``{column: phi}`` naming exactly the ``on``
+    columns; or ``k`` / ``m``; ``seed``, the columns and ``key``): a lazy step runs them when
+    planned.
 
     >>> laplace_columns(pl.Schema({"id": pl.Int64, "x": pl.Float64}), {"x": 1.0}, None, seed=1, key="id")
     ['x']
@@ -260,6 +276,15 @@ def laplace_columns(schema: pl.Schema, phi: Any, on: ColumnSpec, *, seed: Any, k
         schema = pl.Schema({c: t for c, t in schema.items() if c != household})
     cols = resolve_on(schema, on, key, kind="numeric", default="numeric")
     check_household_column(schema, household, cols)
+    check_phi_or_k(phi, k)
+    if k is not None:
+        check_pk(k, m)
+    else:
+        phi_vector(phi, cols)       # a column without its phi, a list of another length
+        if isinstance(phi, Mapping):  # a phi for a column not masked (a typo) is no silent no-op
+            extra = [c for c in phi if c not in cols]
+            if extra:
+                raise SDCError(f"phi: column {extra[0]!r} is not one of the `on` columns ({', '.join(cols)})")
     return cols
 
 
@@ -300,7 +325,7 @@ def laplace_frame(
     """
     from .household import check_household_columns, mask_by_household
 
-    cols = laplace_columns(df.schema, phi, on, seed=seed, key=key, household=household)
+    cols = laplace_columns(df.schema, phi, on, seed=seed, key=key, household=household, k=k, m=m)
     declared = check_household_columns(df.schema, household, household_columns)
     check_finite(df, cols, nulls=True)
     if phi is not None and k is None:

@@ -196,6 +196,10 @@ def check_args(schema: pl.Schema, on: ColumnSpec, breaks: Any, n: Any, method: A
             if isinstance(breaks, Mapping) and c not in breaks:
                 raise SDCError(f"column {c!r}: no breaks given for it")
             _check_breaks(c, breaks[c] if isinstance(breaks, Mapping) else breaks)
+        if isinstance(breaks, Mapping):   # breaks for a column not recoded (a typo) are no silent no-op
+            extra = [c for c in breaks if c not in cols]
+            if extra:
+                raise SDCError(f"breaks: column {extra[0]!r} is not one of the `on` columns ({', '.join(cols)})")
     return cols
 
 

@@ -470,6 +470,8 @@ class MaskingMethods(FrameOps[F]):
         from ..risk.suppressed import check_suppressed_as
 
         check_suppressed_as(suppressed_as)
+        _check_suppress_plan(self._schema(), k, on, importance=importance, by=by, alpha=alpha, combs=combs,
+                             tiebreak=tiebreak)
         return self._frame_op(
             lambda df: suppress_frame(df, k, on, importance=importance, by=by, alpha=alpha, combs=combs,
                                       tiebreak=tiebreak, household=household, household_columns=household_columns,
@@ -542,6 +544,7 @@ class MaskingMethods(FrameOps[F]):
         from ..risk.suppressed import check_suppressed_as
 
         check_suppressed_as(suppressed_as)
+        _check_suppress_risky_plan(self._schema(), on, risk_above=risk_above, key_var=key_var, alpha=alpha)
         return self._frame_op(
             lambda df: suppress_risky_frame(df, on, risk_above=risk_above, weight=weight, key_var=key_var, alpha=alpha,
                                             household=household, household_columns=household_columns,
@@ -672,3 +675,51 @@ class MaskingMethods(FrameOps[F]):
             seed=seed, key=key,
         )
         return self._frame_op(lambda df: plan_frame(df, spec), swap_plan_schema(self._schema(), spec))
+
+
+def _check_suppress_plan(schema: pl.Schema, k: Any, on: ColumnSpec, *, importance: Any, by: ColumnSpec, alpha: Any,
+                         combs: Any, tiebreak: Any) -> None:
+    """The checks of :func:`~polars_sdc.masking.suppress.suppress_frame` that need no data, run
+    when a step is planned (a LazyFrame plan with k = 0 or an unknown ``importance`` key fails
+    when written, as the eager call does, not at ``collect()``)."""
+    import numpy as np
+
+    from .._columns import resolve_columns
+    from .._errors import SDCError
+    from .._validation import check_int
+    from ..masking.suppress import _importance
+    from ..risk.frequencies import check_alpha, key_columns
+
+    keys = key_columns(schema, on)
+    for b in [] if by is None else resolve_columns(schema, by, what="by"):
+        if b in keys:
+            raise SDCError(f"column {b!r}: in both `on` and `by`")
+    check_alpha(alpha)
+    check_int(k, "k", minimum=1)
+    if importance is not None and tiebreak is not None:
+        raise SDCError("give `importance` (a priority: rank-1 keys are suppressed only when nothing else "
+                       "reaches k) or `tiebreak` (fewest suppressions first, the ranking decides ties), not both")
+    ranks = importance if importance is not None else tiebreak
+    if ranks is not None:   # the ranks' form and names (the default ranking counts categories: data)
+        _importance(pl.DataFrame(schema={c: schema[c] for c in keys}), keys, ranks,
+                    "importance" if importance is not None else "tiebreak")
+    if combs is not None:
+        sizes = [combs] if isinstance(combs, (int, np.integer)) and not isinstance(combs, bool) else combs
+        if not isinstance(sizes, Sequence) or isinstance(sizes, str) or not sizes or any(
+                isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 1 <= c <= len(keys) for c in sizes):
+            raise SDCError(f"combs must be subset sizes between 1 and {len(keys)}, got {combs!r}")
+
+
+def _check_suppress_risky_plan(schema: pl.Schema, on: ColumnSpec, *, risk_above: Any, key_var: Any,
+                               alpha: Any) -> None:
+    """The checks of :func:`~polars_sdc.masking.suppress.suppress_risky_frame` that need no
+    data, run when a step is planned."""
+    from .._errors import SDCError
+    from .._validation import check_real
+    from ..risk.frequencies import check_alpha, key_columns
+
+    keys = key_columns(schema, on)
+    check_alpha(alpha)
+    check_real(risk_above, "risk_above", minimum=0.0, maximum=1.0)
+    if key_var is not None and key_var not in keys:
+        raise SDCError(f"key_var {key_var!r}: not one of the keys in `on`")

@@ -110,7 +110,8 @@ class NoiseMethods(FrameOps[F]):
         from ..laplace import laplace_columns, laplace_frame, laplace_output_schema
 
         check_bool(clamp, "clamp")        # clamp="no" would clip
-        cols = laplace_columns(self._schema(), phi, on, seed=seed, key=key, household=household, household_columns=household_columns)
+        cols = laplace_columns(self._schema(), phi, on, seed=seed, key=key, household=household,
+                               household_columns=household_columns, k=k, m=m)
         schema = laplace_output_schema(self._schema(), cols)
         return self._frame_op(lambda df: laplace_frame(df, phi, cols, k=k, seed=seed, clamp=clamp, m=m, key=key,
                                                        household=household, household_columns=household_columns), schema)

@@ -65,14 +65,14 @@ def laplace(
     rng.check_key_dtype(key, schema[key])          # on the driver, before any job
     check_phi_or_k(phi, k)
     cols = laplace_columns(schema, phi, on, seed=seed, key=key, household=household,
-                           household_columns=household_columns)
+                           household_columns=household_columns, k=k, m=m)
     if seed is None:
         seed = rng.fresh_seed()
     rng.stream_hash(seed, "")  # validates the seed on the driver
     if household is not None:            # household-level columns: one draw per household, joined back
         phis = dict(zip(cols, phi_vector(phi, cols).tolist())) if phi is not None else None
         return mask_households(sdf, household, cols, lambda f, cs, kk: laplace(
-            f, phis, cs, k=k, seed=seed, clamp=clamp, m=m, key=kk, check_key=check_key), key=key,
+            f, None if phis is None else {c: phis[c] for c in cs}, cs, k=k, seed=seed, clamp=clamp, m=m, key=kk, check_key=check_key), key=key,
             declared=check_household_columns(schema, household, household_columns))
 
     aggs = [F.count(F.lit(1)).alias("n"), *bad_value_counts(sdf, cols, schema, nulls=True)]
