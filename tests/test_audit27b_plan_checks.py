@@ -156,3 +156,15 @@ def test_generalize_release_refuses_bad_options_when_planned(kwargs, match):
 def test_generalize_release_good_plans_equal_the_eager_release():
     for kw in (dict(k=2), dict(k=2, sensitive="sex", l_diversity=2), dict(k=2, household="hid")):
         assert DF.lazy().sdc.generalize_release(AGE, **kw).collect().equals(DF.sdc.generalize_release(AGE, **kw))
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda f: f.sdc.microaggregate(2, on=["inc", "age"], weights={"age": -1.0}), "column 'age': weight must be a finite"),
+    (lambda f: f.sdc.microaggregate(2, on=["inc", "age"], weights={"age": float("nan")}), "weight must be a finite"),
+    (lambda f: f.sdc.pram(["region"], matrix=[[0.5, 0.6], [0.5, 0.5]], seed=1), "rows summing to 1"),
+    (lambda f: f.sdc.pram(["region"], matrix=[[1.5, -0.5], [0.5, 0.5]], seed=1), "finite entries >= 0"),
+    (lambda f: f.sdc.recode(["region"], p=0.1, ordinal={"region": "ab"}), "the ordinal order must be a list"),
+    (lambda f: f.sdc.recode(["region"], p=0.1, ordinal={"region": 3}), "the ordinal order must be a list"),
+])
+def test_other_data_free_checks_run_when_planned(call, match):
+    _plan_fails(call, match)
