@@ -44,6 +44,7 @@ Index (reference -> what it checks):
   column over the non-null values (pairwise records complete in every column) -> loss/sse.py, loss/ild.py
 - ``reference_record_swap``         targeted record swapping (sdcMicro recordSwap), household by
   household with Python sets and a full donor scan -> masking/record_swap.py, kernels/record_swap.py
+- ``reference_cheapest_masks``     local suppression's cheapest mask per violator, mask by mask -> kernels/wildcard.py
 - ``quantile7_exact``, ``equidistant_ref``  R's type-7 quantile in fractions and sdcMicro's
   equidistant points, ``seq(min - 1, max + 1)`` rounded unless that duplicates -> masking/intervals.py
 """
@@ -1409,3 +1410,42 @@ def noise_unit_unresolved(values):
     var = sum((v - m) ** 2 for v in vals) / (len(vals) - 1)
     gap = Fraction(float(np.spacing(float(top))))
     return 0 < var < gap * gap
+
+
+def reference_cheapest_masks(C, g, bad, k, exact, rank, tier):
+    """Local suppression's search, violator by violator and mask by mask: for each row ``r`` of
+    ``bad`` (missing keys ``-1`` in ``C``), among the masks ``s`` strictly containing its missing
+    keys whose kept keys are matched by >= k rows of its stratum (a row matches when it equals
+    ``r`` on every kept key where it has a value; with ``exact`` False it must have them all;
+    every key suppressed: all rows), the lowest ``tier``, then the most violators matching with
+    every kept key present, then the lowest ``rank``. -> kernels/wildcard.py cheapest_masks."""
+    n, m = C.shape
+    badset = set(int(b) for b in bad)
+    out = []
+    for r in bad:
+        r = int(r)
+        already = sum(1 << j for j in range(m) if C[r, j] < 0)
+        best = None
+        for s in range(1 << m):
+            if s & already != already or s == already:
+                continue
+            kept = [j for j in range(m) if not s >> j & 1]
+            if not kept:
+                cnt, cov = n, len(badset)
+            else:
+                cnt = cov = 0
+                for q in range(n):
+                    if g[q] != g[r]:
+                        continue
+                    present = all(C[q, j] >= 0 for j in kept)
+                    equal = all(C[q, j] < 0 or C[q, j] == C[r, j] for j in kept)
+                    if equal and (exact or present):
+                        cnt += 1
+                    if equal and present and q in badset:
+                        cov += 1
+            if cnt >= k:
+                key = (tier[s], -cov, rank[s])
+                if best is None or key < best[0]:
+                    best = (key, s, cov)
+        out.append((-1, 0.0) if best is None else (best[1], float(best[2])))
+    return out

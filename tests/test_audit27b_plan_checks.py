@@ -129,3 +129,42 @@ def test_recode_intervals_breaks_for_a_column_not_recoded_are_refused_not_ignore
     assert out["age"].n_unique() == 3 and out["inc"].n_unique() == 2
     assert DF.lazy().sdc.recode_intervals(["age"], breaks={"age": [40, 50]}).collect().equals(
         DF.sdc.recode_intervals(["age"], breaks={"age": [40, 50]}))
+
+
+AGE = {"age": {"rule": "intervals", "widths": [10, 20]}}
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(on=["age", "sex"]), "column 'sex': no hierarchy given for it"),
+    (dict(k=0), "k must be >= 1"),
+    (dict(suppression_limit=2), "suppression_limit must be <= 1.0"),
+    (dict(metric="bad"), "metric must be one of"),
+    (dict(sensitive="nope"), "column 'nope': not in the frame"),
+    (dict(l_diversity=2), "need a `sensitive` column"),
+    (dict(l_diversity=0, sensitive="sex"), "l_diversity must be >= 1"),
+    (dict(t_closeness=2, sensitive="sex"), "t_closeness must be <= 1.0"),
+    (dict(l_diversity=2, sensitive="sex", l_kind="bad"), "l_kind must be one of"),
+    (dict(l_diversity=2, sensitive="sex", l_kind="recursive"), "needs c"),
+    (dict(t_closeness=0.2, sensitive="sex", t_distance="bad"), "t_distance must be one of"),
+    (dict(household="hid", sensitive="hid", l_diversity=2), "is also the sensitive column"),
+    (dict(suppressed_as=3), "suppressed_as must be a string"),
+])
+def test_generalize_release_refuses_bad_options_when_planned(kwargs, match):
+    _plan_fails(lambda f: f.sdc.generalize_release(AGE, **kwargs), match)
+
+
+def test_generalize_release_good_plans_equal_the_eager_release():
+    for kw in (dict(k=2), dict(k=2, sensitive="sex", l_diversity=2), dict(k=2, household="hid")):
+        assert DF.lazy().sdc.generalize_release(AGE, **kw).collect().equals(DF.sdc.generalize_release(AGE, **kw))
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda f: f.sdc.microaggregate(2, on=["inc", "age"], weights={"age": -1.0}), "column 'age': weight must be a finite"),
+    (lambda f: f.sdc.microaggregate(2, on=["inc", "age"], weights={"age": float("nan")}), "weight must be a finite"),
+    (lambda f: f.sdc.pram(["region"], matrix=[[0.5, 0.6], [0.5, 0.5]], seed=1), "rows summing to 1"),
+    (lambda f: f.sdc.pram(["region"], matrix=[[1.5, -0.5], [0.5, 0.5]], seed=1), "finite entries >= 0"),
+    (lambda f: f.sdc.recode(["region"], p=0.1, ordinal={"region": "ab"}), "the ordinal order must be a list"),
+    (lambda f: f.sdc.recode(["region"], p=0.1, ordinal={"region": 3}), "the ordinal order must be a list"),
+])
+def test_other_data_free_checks_run_when_planned(call, match):
+    _plan_fails(call, match)

@@ -50,6 +50,7 @@ def _force(path: str, monkeypatch) -> None:
         monkeypatch.setattr(freq, "DENSE_CELLS", (1, 1))        # no counting array
     if path == "rows-joins":
         monkeypatch.setattr(freq, "PAIRWISE_LIMIT", 0)          # no pairwise kernel: joins per pattern
+        monkeypatch.setattr(freq, "CROSS_LIMIT", 0)
 
 
 @pytest.mark.parametrize("path", PATHS)

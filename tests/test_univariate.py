@@ -4,7 +4,6 @@ import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from microagg1d import univariate_microaggregation
 from microaggregation import calculate_sse_dynamic
 
 import polars_sdc  # noqa: F401
@@ -12,6 +11,15 @@ from polars_sdc import SDCError
 from polars_sdc.kernels.hansen_mukherjee import hm_shortest_path, hm_shortest_path_1d
 from polars_sdc.microagg.univariate import partition_univariate
 from naive import brute_dp, brute_force_univariate, direct_sse
+
+
+def univariate_microaggregation(x, k, **kwargs):
+    """microagg1d's ``univariate_microaggregation``, imported on first use: importing microagg1d
+    compiles all its kernels (explicit signatures), which at module level every pytest-xdist
+    worker would pay while collecting, cold, though one worker runs these tests."""
+    from microagg1d import univariate_microaggregation as peer
+
+    return peer(x, k, **kwargs)
 
 
 @settings(max_examples=40, deadline=None)

@@ -258,6 +258,82 @@ def _lattice_frame(on: list[str], res: SearchResult) -> pl.DataFrame:
     return pl.DataFrame(data).with_columns(pl.col("loss").fill_nan(None))
 
 
+def check_options(
+    schema: pl.Schema, hierarchies: Mapping[str, Any], *, k: Any = 2, suppression_limit: Any = 0.0,
+    metric: Any = "loss", sensitive: str | None = None, l_diversity: Any = None, t_closeness: Any = None,
+    on: ColumnSpec = None, l_kind: Any = "distinct", c: Any = None, t_distance: Any = "equal",
+    suppressed_as: Any = "*", household: str | None = None, household_columns: Any = None,
+) -> tuple[list[str], int, float, Any, Any, Any, Any]:
+    """The checks of :func:`generalize` that need no data (the quasi-identifiers and their
+    hierarchies' presence, k, the suppression limit, the metric, the privacy models, the
+    household role), on ``schema``: :func:`generalize` runs them first, and a LazyFrame step
+    (``lf.sdc.generalize_release``) when it is planned. Returns the quasi-identifiers, ``k``,
+    the limit, ``l_diversity``, ``c``, ``t_closeness`` (as checked) and the declared
+    household-level columns.
+
+    >>> check_options(pl.Schema({"age": pl.Int64}), {"age": {"rule": "intervals", "widths": [10]}}, k=0)
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: k must be >= 1, got 0
+    """
+    c_recursive = c
+    if on is None:
+        on = [c for c in hierarchies if c != sensitive]
+    else:
+        on = resolve_columns(schema, on, kind="any", what="quasi-identifier", default="error")
+        for c in on:
+            if c not in hierarchies:
+                raise SDCError(f"column {c!r}: no hierarchy given for it")
+    for c in on:
+        if c not in list(schema):
+            raise SDCError(f"column {c!r}: not in the frame (columns: {', '.join(schema)})")
+    if not on:
+        raise SDCError("no quasi-identifier left (every hierarchy's column is the sensitive one)")
+    k = check_int(k, "k", minimum=1)
+    limit = check_real(suppression_limit, "suppression_limit", minimum=0.0, maximum=1.0)
+    if metric not in METRICS:
+        raise SDCError(f"metric must be one of {', '.join(METRICS)}; got {metric!r}")
+    if (l_diversity is not None or t_closeness is not None) and sensitive is None:
+        raise SDCError("l_diversity / t_closeness need a `sensitive` column")
+    if sensitive is not None:
+        if sensitive not in list(schema):
+            raise SDCError(f"column {sensitive!r}: not in the frame")
+        if sensitive in on:
+            raise SDCError(f"column {sensitive!r}: is both a quasi-identifier and the sensitive column")
+    if l_kind not in L_KINDS:
+        raise SDCError(f"l_kind must be one of {', '.join(L_KINDS)}; got {l_kind!r}")
+    if t_distance not in T_DISTANCES:
+        raise SDCError(f"t_distance must be one of {', '.join(T_DISTANCES)}; got {t_distance!r}")
+    if l_diversity is not None:
+        if l_kind in ("entropy", "entropy_grassberger"):
+            l_diversity = check_real(l_diversity, "l_diversity", minimum=1.0)
+        else:  # a whole float (the CLI's and a recipe's number) is the integer it holds
+            if isinstance(l_diversity, float) and l_diversity.is_integer():
+                l_diversity = int(l_diversity)
+            l_diversity = check_int(l_diversity, "l_diversity", minimum=1)
+    c = c_recursive
+    if l_kind == "recursive" and l_diversity is not None:
+        if c is None:
+            raise SDCError("l_kind='recursive' needs c (recursive (c, l)-diversity: r_1 < c (r_l + ... + r_m))")
+        c = check_real(c, "c", minimum=0.0, low_open=True)
+    elif c is not None:
+        raise SDCError("c is the parameter of recursive (c, l)-diversity; give l_kind='recursive' and l_diversity")
+    if t_closeness is not None:
+        t_closeness = check_real(t_closeness, "t_closeness", minimum=0.0, maximum=1.0)
+    if suppressed_as is not None and not isinstance(suppressed_as, str):
+        raise SDCError(f"suppressed_as must be a string (e.g. '*') or None (null); got {suppressed_as!r}")
+    from ..household import check_household_columns
+
+    declared = check_household_columns(schema, household, household_columns)
+    if household is not None:
+        from ..household import check_household_column
+
+        check_household_column(schema, household, on, what="household")
+        if household == sensitive:
+            raise SDCError(f"household column {household!r}: is also the sensitive column")
+    return on, k, limit, l_diversity, c, t_closeness, declared
+
+
 def generalize(
     df: pl.DataFrame,
     hierarchies: Mapping[str, Any],
@@ -326,63 +402,12 @@ def generalize(
     >>> generalize(hh, hs, k=2, household="hh").frame.rows()[:1]         # each class: both households
     [('1****', '*', 1)]
     """
-    c_recursive = c
     hierarchies = hierarchy_mapping(hierarchies)
-    if on is None:
-        on = [c for c in hierarchies if c != sensitive]
-    else:
-        on = resolve_columns(df.schema, on, kind="any", what="quasi-identifier", default="error")
-        for c in on:
-            if c not in hierarchies:
-                raise SDCError(f"column {c!r}: no hierarchy given for it")
-    for c in on:
-        if c not in df.columns:
-            raise SDCError(f"column {c!r}: not in the frame (columns: {', '.join(df.columns)})")
-    if not on:
-        raise SDCError("no quasi-identifier left (every hierarchy's column is the sensitive one)")
-    hs = [as_hierarchy(hierarchies[c], c, _values(df, c)) for c in on]
-    k = check_int(k, "k", minimum=1)
-    limit = check_real(suppression_limit, "suppression_limit", minimum=0.0, maximum=1.0)
-    if metric not in METRICS:
-        raise SDCError(f"metric must be one of {', '.join(METRICS)}; got {metric!r}")
-    if (l_diversity is not None or t_closeness is not None) and sensitive is None:
-        raise SDCError("l_diversity / t_closeness need a `sensitive` column")
-    if sensitive is not None:
-        if sensitive not in df.columns:
-            raise SDCError(f"column {sensitive!r}: not in the frame")
-        if sensitive in on:
-            raise SDCError(f"column {sensitive!r}: is both a quasi-identifier and the sensitive column")
-    if l_kind not in L_KINDS:
-        raise SDCError(f"l_kind must be one of {', '.join(L_KINDS)}; got {l_kind!r}")
-    if t_distance not in T_DISTANCES:
-        raise SDCError(f"t_distance must be one of {', '.join(T_DISTANCES)}; got {t_distance!r}")
-    if l_diversity is not None:
-        if l_kind in ("entropy", "entropy_grassberger"):
-            l_diversity = check_real(l_diversity, "l_diversity", minimum=1.0)
-        else:  # a whole float (the CLI's and a recipe's number) is the integer it holds
-            if isinstance(l_diversity, float) and l_diversity.is_integer():
-                l_diversity = int(l_diversity)
-            l_diversity = check_int(l_diversity, "l_diversity", minimum=1)
-    c = c_recursive
-    if l_kind == "recursive" and l_diversity is not None:
-        if c is None:
-            raise SDCError("l_kind='recursive' needs c (recursive (c, l)-diversity: r_1 < c (r_l + ... + r_m))")
-        c = check_real(c, "c", minimum=0.0, low_open=True)
-    elif c is not None:
-        raise SDCError("c is the parameter of recursive (c, l)-diversity; give l_kind='recursive' and l_diversity")
-    if t_closeness is not None:
-        t_closeness = check_real(t_closeness, "t_closeness", minimum=0.0, maximum=1.0)
-    if suppressed_as is not None and not isinstance(suppressed_as, str):
-        raise SDCError(f"suppressed_as must be a string (e.g. '*') or None (null); got {suppressed_as!r}")
-    from ..household import check_household_columns
-
-    declared = check_household_columns(df.schema, household, household_columns)
-    if household is not None:
-        from ..household import check_household_column
-
-        check_household_column(df.schema, household, on, what="household")
-        if household == sensitive:
-            raise SDCError(f"household column {household!r}: is also the sensitive column")
+    on, k, limit, l_diversity, c, t_closeness, declared = check_options(
+        df.schema, hierarchies, k=k, suppression_limit=suppression_limit, metric=metric, sensitive=sensitive,
+        l_diversity=l_diversity, t_closeness=t_closeness, on=on, l_kind=l_kind, c=c, t_distance=t_distance,
+        suppressed_as=suppressed_as, household=household, household_columns=household_columns)
+    hs = [as_hierarchy(hierarchies[col], col, _values(df, col)) for col in on]
     s_hier = None
     if t_closeness is not None and t_distance == "hierarchical":
         if sensitive not in hierarchies:

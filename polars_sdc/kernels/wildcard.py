@@ -43,6 +43,42 @@ def compatible_sums(codes, c, w):
     return oc, ow
 
 
+@njit(cache=True)
+def cross_compatible_sums(a, b, c, w):
+    """For each row i of ``a`` (ma, M) int64, -1 = missing: the sums of ``c`` and ``w`` over
+    the rows j of ``b`` (mb, M) that agree with i on every key where both have a value.
+
+    Parameters
+    ----------
+    a, b : int64 (ma, M), (mb, M)
+        Key codes, -1 = missing.
+    c, w : float64 (mb,)
+        Counts and weights of the rows of ``b``.
+
+    Notes
+    -----
+    sdcMicro 5.8.1 ``freqCalc``'s rule for missing keys, between two sets of combinations
+    (complete ones against those with missing keys); O(ma mb M).
+    """
+    ma, M = a.shape
+    mb = b.shape[0]
+    oc = np.zeros(ma)
+    ow = np.zeros(ma)
+    for i in range(ma):
+        for j in range(mb):
+            ok = True
+            for k in range(M):
+                x = a[i, k]
+                y = b[j, k]
+                if x >= 0 and y >= 0 and x != y:
+                    ok = False
+                    break
+            if ok:
+                oc[i] += c[j]
+                ow[i] += w[j]
+    return oc, ow
+
+
 @helper
 def _contribution(C, v, x, g, gx, wild_all):
     """What a record with codes ``x`` (stratum ``gx``) adds to the alpha = 1 frequency of row
@@ -166,3 +202,110 @@ def suppress_round(C, g, rows, masks, pos, viol, fk, k, wild_all, order, sorted_
                         fk[q] += _contribution(C, v, new, g, g[r], wild_all) - _contribution(C, v, old, g, g[r], wild_all)
         fk[p] = np.inf
     return done
+
+
+@njit(cache=True)
+def cheapest_masks(C, g, bad, is_viol, already, k, exact, rank, cost, n_viol):
+    """For each violator ``bad[t]``: the cheapest suppression bit mask ``s`` (a strict superset
+    of its missing keys ``already[t]``) whose kept keys are shared by >= ``k`` records, and how
+    many violators share them; ties: the most violators, then the lowest ``rank`` (the order
+    of the masks). Exact counts by a subset-sum (zeta) transform over the ``2^m`` masks: a row
+    ``q`` matches the kept keys of ``s`` iff its disagreement mask ``D(r, q)`` (keys where both
+    have a value and differ; with ``exact`` False also the keys ``q`` misses) is within ``s``.
+
+    Parameters
+    ----------
+    C : int64 (n, m)
+        Key codes, -1 = missing.
+    g : int64 (n,)
+        Stratum of each row (other strata never match).
+    bad : int64 (nb,)
+        The violators' rows.
+    is_viol : bool (n,)
+        Whether a row is a violator.
+    already : int64 (nb,)
+        Each violator's missing keys as a bit mask.
+    k : float
+        The frequency to reach.
+    exact : bool
+        alpha = 1: a row missing some kept keys matches on the others (else it never matches).
+    rank, cost : int64 (2^m,)
+        Each mask's position in the search order and its cost.
+    n_viol : float
+        The cover of the all-keys mask (every violator).
+
+    Returns
+    -------
+    choice : int64 (nb,)
+        The chosen mask, -1 when none reaches ``k`` (then every key is suppressed).
+    cover : float64 (nb,)
+        The violators sharing the chosen mask's kept keys.
+
+    Notes
+    -----
+    The search of sdcMicro 5.8.1 ``localSuppression``'s goal (fewest suppressions to k under
+    the ``freqCalc`` wildcard rule), done exactly per record; O(n m + m 2^m) per violator.
+    """
+    n, m = C.shape
+    size = 1 << m
+    full = size - 1
+    nb = bad.size
+    choice = np.full(nb, -1, dtype=np.int64)
+    cover = np.zeros(nb)
+    hc = np.zeros(size)
+    hv = np.zeros(size)
+    for t in range(nb):
+        r = bad[t]
+        hc[:] = 0.0
+        hv[:] = 0.0
+        for q in range(n):
+            if g[q] != g[r]:
+                continue
+            d = 0
+            nm = 0
+            for j in range(m):
+                b = C[q, j]
+                if b < 0:
+                    nm |= 1 << j
+                else:
+                    a = C[r, j]
+                    if a >= 0 and a != b:
+                        d |= 1 << j
+            if exact:
+                hc[d] += 1.0
+            else:
+                hc[d | nm] += 1.0
+            if is_viol[q]:
+                hv[d | nm] += 1.0
+        for j in range(m):
+            bit = 1 << j
+            for s in range(size):
+                if s & bit:
+                    hc[s] += hc[s ^ bit]
+                    hv[s] += hv[s ^ bit]
+        a0 = already[t]
+        best = -1
+        best_cost = 0
+        best_cov = 0.0
+        best_rank = 0
+        for s in range(size):
+            if (s & a0) != a0 or s == a0:
+                continue
+            if s == full:
+                c = float(n)
+                v = n_viol
+            else:
+                c = hc[s]
+                v = hv[s]
+            if c < k:
+                continue
+            if best < 0 or cost[s] < best_cost or (cost[s] == best_cost and (
+                    v > best_cov or (v == best_cov and rank[s] < best_rank))):
+                best = s
+                best_cost = cost[s]
+                best_cov = v
+                best_rank = rank[s]
+        choice[t] = best
+        if best >= 0:
+            cover[t] = best_cov
+    return choice, cover

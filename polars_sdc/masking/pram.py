@@ -123,6 +123,9 @@ def _matrix_array(m: Any, column: str) -> np.ndarray:
     if a.ndim != 2:
         raise SDCError(f"column {column!r}: the PRAM matrix must be a square array of numbers (rows = from, "
                        f"columns = to), got {a.ndim} dimension(s)")
+    # what needs no data (the size is the column's categories: checked with the data)
+    if not np.isfinite(a).all() or (a < 0).any() or not np.allclose(a.sum(axis=1), 1.0, rtol=0, atol=1e-9):
+        raise SDCError(f"column {column!r}: the PRAM matrix needs finite entries >= 0 and rows summing to 1")
     return a
 
 
@@ -171,8 +174,6 @@ def _check_matrix(m: Any, column: str, levels: list) -> np.ndarray:
     L = len(levels)
     if a.shape != (L, L):
         raise SDCError(f"column {column!r}: the PRAM matrix must be {L} x {L} (levels {levels}), got shape {a.shape}")
-    if not np.isfinite(a).all() or (a < 0).any() or not np.allclose(a.sum(axis=1), 1.0, rtol=0, atol=1e-9):
-        raise SDCError(f"column {column!r}: the PRAM matrix needs finite entries >= 0 and rows summing to 1")
     return a
 
 

@@ -13,8 +13,14 @@ values suppressed, kept on the subset ``T`` of the keys, is compatible with at l
 record that had its values on ``T`` in the original data, so:
 
 1. ``count_T(r)`` = number of records equal to ``r`` on ``T`` (plus those already compatible
-   through their nulls; one counting pass per subset ``T``, ``2^m`` subsets for ``m`` keys,
-   visited cheapest first and only while some record still needs one);
+   through their nulls): either one counting pass per subset ``T`` (``2^m`` subsets for ``m``
+   keys, visited cheapest first and only while some record still needs one; fast with few
+   keys and many rows), or per record, the records' disagreement masks summed over every
+   subset at once (:func:`polars_sdc.kernels.wildcard.cheapest_masks`, O(n m + m 2^m) per
+   record; fast with many keys), whichever :func:`_estimates` finds cheaper: the same choice.
+   The search is exponential in ``m`` (finding the fewest suppressions is NP-hard), so more
+   than :data:`MAX_KEYS` keys in one subset, or a round estimated above
+   :data:`MAX_ROUND_SECONDS`, is an :class:`SDCError` naming ``combs`` before the work starts;
 2. each record with ``fk < k`` gets the *cheapest* set of suppressions ``S`` with
    ``count_{keys - S}(r) >= k``; cheapest (:func:`_masks`): by default (``tiebreak``) the
    fewest suppressions, then the set whose wildcard helps most other violators, then the
@@ -81,23 +87,32 @@ def _importance(codes: pl.DataFrame, keys: list[str], importance: Any, name: str
     return np.asarray(importance, dtype=np.int64)
 
 
-def _masks(m: int, imp: np.ndarray, priority: bool) -> list[tuple[int, int]]:
-    """Suppression sets as bit masks with their cost, cheapest first.
+def _masks(m: int, imp: np.ndarray, priority: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Suppression sets as bit masks, cheapest first, with their cost tier (0 = cheapest;
+    equal tiers cost the same).
 
     ``priority`` (sdcMicro's ``importance``): the cost counts the suppressed keys of each
-    rank, most important rank first, lexicographically (a key of rank i weighs
-    ``(m + 1)^(m - i)``): a key of rank 1 is suppressed only when no set of less important
-    keys reaches k. Otherwise (fewest suppressions): the cost is the number of suppressed
-    keys, and within a cost the least important keys come first (a key of rank i weighs
-    ``2^(m - i)``)."""
-    base = m + 1 if priority else 2
-    w = [base ** (m - int(i)) for i in imp]
-
-    def weight(s: int) -> int:
-        return sum(w[j] for j in range(m) if s >> j & 1)
-
-    out = sorted(range(1 << m), key=lambda s: (bin(s).count("1"), weight(s)) if not priority else (weight(s), s))
-    return [(s, weight(s) if priority else bin(s).count("1")) for s in out]
+    rank, most important rank first, lexicographically (a key of rank 1 is suppressed only
+    when no set of less important keys reaches k); ties by the mask. Otherwise (fewest
+    suppressions): the cost is the number of suppressed keys, and within a cost the least
+    important keys come first (a key of rank i weighs ``2^(m - i)``), then the mask."""
+    s = np.arange(1 << m, dtype=np.int64)
+    bits = [(s >> j) & 1 for j in range(m)]
+    popcount = np.sum(bits, axis=0) if m else np.zeros(1, dtype=np.int64)
+    if priority:
+        # per rank (1 = most important first): how many keys of that rank the mask suppresses
+        per_rank = [np.sum([bits[j] for j in range(m) if imp[j] == r], axis=0) for r in sorted(set(imp.tolist()))]
+        order = np.lexsort([s, *reversed(per_rank)])
+        cost_keys = np.stack(per_rank, axis=1)[order]
+    else:
+        weight = np.zeros(1 << m, dtype=np.int64)
+        for j in range(m):
+            weight += bits[j] << (m - int(imp[j]))
+        order = np.lexsort([s, weight, popcount])
+        cost_keys = popcount[order][:, None]
+    new_tier = np.ones(order.size, dtype=bool)
+    new_tier[1:] = (cost_keys[1:] != cost_keys[:-1]).any(axis=1)
+    return order, np.cumsum(new_tier) - 1
 
 
 def _true_fk(C: np.ndarray, g: np.ndarray, alpha: float) -> np.ndarray:
@@ -130,11 +145,22 @@ class _Keys:
         self.g = g
         self.card = C.max(axis=0, initial=-1) + 2
         self.g_card = int(g.max(initial=0)) + 1
+        self._fcard = [float(c) for c in self.card]
         self._cache: dict[tuple, np.ndarray] = {}
+        self._spaces: dict[tuple, float] = {}
+        # cached key arrays: up to ~256 MB of them (a search visits many subsets again)
+        self._cache_max = max(96, (256 << 20) // max(8 * C.shape[0], 1))
 
     def space(self, cols: list[int]) -> float:
         """The number of possible keys on ``cols`` (as a float: it may be huge)."""
-        return float(self.g_card) * float(np.prod([float(self.card[j]) for j in cols]))
+        t = tuple(cols)
+        v = self._spaces.get(t)
+        if v is None:
+            v = float(self.g_card)
+            for j in cols:
+                v *= self._fcard[j]
+            self._spaces[t] = v
+        return v
 
     def _all(self, cols: list[int]) -> np.ndarray:
         t = tuple(cols)
@@ -147,7 +173,7 @@ class _Keys:
             else:
                 sub = pl.DataFrame([pl.Series(self.g)] + [pl.Series(self.C0[:, j]) for j in cols])
                 h = sub.hash_rows(seed=0).to_numpy().view(np.int64) & np.int64(2**62 - 1)
-            if len(self._cache) > 96:
+            if len(self._cache) > self._cache_max:
                 self._cache.clear()
             self._cache[t] = h
         return h
@@ -197,6 +223,115 @@ def _counts(K: _Keys, nullmask: np.ndarray, bad: np.ndarray, kept: list[int], vi
     return cnt, cov
 
 
+#: Which exact search finds each violator's cheapest mask: "auto" (the cheaper by
+#: :func:`_estimates`), "mask" (:func:`_search_by_mask`) or "row"
+#: (:func:`polars_sdc.kernels.wildcard.cheapest_masks`); the choice is the same (tests force each).
+SEARCH = "auto"
+
+#: The most keys of one subset (of ``on``, or of ``combs``) the exact search accepts: it
+#: weighs all 2^m suppression sets of a record (about 1e6 for 20 keys).
+MAX_KEYS = 20
+
+#: The longest estimated search round (seconds of one core, the constants of
+#: :func:`_estimates` measured on the 2-core development machine) the search starts; a
+#: suppression takes about 10 rounds, so this is about a minute of work. Beyond it
+#: :func:`_refuse_search` raises an SDCError naming ``combs``.
+MAX_ROUND_SECONDS = 6.0
+
+
+def _estimates(m: int, n: int, n_bad: int, patterns: int) -> tuple[float, float]:
+    """Estimated seconds of one search round: mask by mask (2^m numpy passes over the n rows,
+    one lookup per null pattern; measured ~20 us + 4 ns a row + 15 us a pattern per mask) and
+    violator by violator (the compiled kernel: ~1 ns per key of a row, ~0.25 ns per step of
+    the 3 m 2^m of its subset sums)."""
+    size = float(1 << m)
+    by_mask = size * (20e-6 + 4e-9 * n + 15e-6 * patterns)
+    by_row = n_bad * (1e-9 * m * n + 0.25e-9 * 3 * m * size)
+    return by_mask, by_row
+
+
+def key_subsets(combs: Any, m: int) -> list[list[int]]:
+    """The key subsets (positions) k-anonymity is sought on: every key, or every subset of
+    the sizes ``combs`` (sdcMicro's ``combs``), checked; at most :data:`MAX_KEYS` keys each."""
+    if combs is None:
+        subsets = [list(range(m))]
+    else:
+        sizes_c = [combs] if isinstance(combs, (int, np.integer)) and not isinstance(combs, bool) else combs
+        if not isinstance(sizes_c, Sequence) or not sizes_c or any(
+                isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 1 <= c <= m for c in sizes_c):
+            raise SDCError(f"combs must be subset sizes between 1 and {m}, got {combs!r}")
+        subsets = [list(t) for size in sizes_c for t in itertools.combinations(range(m), int(size))]
+    big = max(len(sub) for sub in subsets)
+    if big > MAX_KEYS:
+        raise SDCError(
+            f"suppress: {big} keys in one search is more than {MAX_KEYS} (the exact search weighs all 2^m = "
+            f"{2 ** big:,} suppression sets of a record); ask for k-anonymity on every subset of fewer keys with "
+            f"combs= (sdcMicro's combs, e.g. combs=[3]), or give fewer keys")
+    return subsets
+
+
+def _refuse_search(m: int, n: int, n_bad: int, patterns: int) -> None:
+    """An SDCError when a search round is estimated above :data:`MAX_ROUND_SECONDS`, naming
+    the largest ``combs`` size whose subsets together fit (before minutes of silent work)."""
+    est = min(_estimates(m, n, n_bad, patterns))
+    if est <= MAX_ROUND_SECONDS:
+        return
+    import math
+
+    fits = [c for c in range(1, m) if math.comb(m, c) * min(_estimates(c, n, n_bad, min(patterns, 1 << c)))
+            <= MAX_ROUND_SECONDS]
+    hint = f"combs=[{fits[-1]}]" if fits else "fewer keys"
+    raise SDCError(
+        f"suppress: the exact search on {m} keys ({2 ** m:,} suppression sets per record, {n_bad:,} of {n:,} records "
+        f"short of k) is estimated at {est:,.0f} s a round (about 10 rounds; the limit is {MAX_ROUND_SECONDS:g} s "
+        f"a round); ask for k-anonymity on every subset of fewer keys with combs= (sdcMicro's combs; here "
+        f"{hint} fits), recode keys with many categories first, or give fewer keys")
+
+
+def _mask_tables(masks: tuple[np.ndarray, np.ndarray], m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each mask's position in the search order and its cost tier (0, 1, ... cheapest first)."""
+    order, tiers = masks
+    rank = np.empty(1 << m, dtype=np.int64)
+    tier = np.empty(1 << m, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    tier[order] = tiers
+    return rank, tier
+
+
+def _search_by_mask(K: _Keys, masks: tuple[np.ndarray, np.ndarray], nullmask: np.ndarray, bad: np.ndarray,
+                    already: np.ndarray, viol: np.ndarray, k: int, alpha: float, n: int, m: int
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The cheapest mask of every violator (-1: none) and the violators its kept keys cover,
+    visiting the masks cheapest first with one counting pass over the rows each (fast with
+    few keys and many rows; :func:`polars_sdc.kernels.wildcard.cheapest_masks` gives the same
+    choice violator by violator)."""
+    choice = np.full(bad.size, -1)
+    cover = np.zeros(bad.size)
+    cost = np.full(bad.size, -1, dtype=np.int64)
+    for s, size in zip(masks[0].tolist(), masks[1].tolist()):
+        # a mask contains what the record already lost, and adds to it
+        ok = ((already & s) == already) & (already != s) & ((choice < 0) | (cost == size))
+        if not ok.any():
+            if (choice >= 0).all():
+                break
+            continue
+        kept = [j for j in range(m) if not s >> j & 1]
+        rows = bad[ok]
+        if kept:
+            cnt, cov = _counts(K, nullmask, rows, kept, viol, exact=alpha == 1.0)
+        else:
+            cnt = np.full(rows.size, float(n))
+            cov = np.full(rows.size, float(bad.size))
+        cur = np.flatnonzero(ok)
+        # among the masks of the lowest cost, the one whose wildcard helps the most other violators
+        hit = (cnt >= k) & ((choice[cur] < 0) | (cov > cover[cur]))
+        idx = cur[hit]
+        choice[idx] = s
+        cover[idx] = cov[hit]
+        cost[idx] = size
+    return choice, cover
+
+
 def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.ndarray,
                    priority: bool = False) -> np.ndarray:
     """Suppress (-1) codes of ``C`` until every row has fk >= k (within its stratum ``g``);
@@ -206,39 +341,31 @@ def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.n
     C = C.copy()
     K = _Keys(C, g)
     bits = 1 << np.arange(m)
+    rank = tier = None
     fk = _true_fk(C, g, alpha)
-    for _ in range(n * m + 1):
+    for rnd in range(n * m + 1):
         bad = np.flatnonzero(fk < k)
         if bad.size == 0:
             return C
         nullmask = ((C < 0) * bits).sum(axis=1)
+        patterns = int(np.unique(nullmask).size)
+        if rnd == 0:
+            _refuse_search(m, n, bad.size, patterns)
+        by_mask_s, by_row_s = _estimates(m, n, bad.size, patterns)
+        by_row = SEARCH == "row" or (SEARCH == "auto" and by_row_s < by_mask_s)
         already = nullmask[bad]
         viol = np.zeros(n, dtype=np.int64)
         viol[bad] = 1
-        choice = np.full(bad.size, -1)
-        cover = np.zeros(bad.size)
-        cost = np.full(bad.size, -1, dtype=object)
-        for s, size in masks:
-            # a mask contains what the record already lost, and adds to it
-            ok = ((already & s) == already) & (already != s) & ((choice < 0) | (cost == size))
-            if not ok.any():
-                if (choice >= 0).all():
-                    break
-                continue
-            kept = [j for j in range(m) if not s >> j & 1]
-            rows = bad[ok]
-            if kept:
-                cnt, cov = _counts(K, nullmask, rows, kept, viol, exact=alpha == 1.0)
-            else:
-                cnt = np.full(rows.size, float(n))
-                cov = np.full(rows.size, float(bad.size))
-            cur = np.flatnonzero(ok)
-            # among the masks of the lowest cost, the one whose wildcard helps the most other violators
-            hit = (cnt >= k) & ((choice[cur] < 0) | (cov > cover[cur]))
-            idx = cur[hit]
-            choice[idx] = s
-            cover[idx] = cov[hit]
-            cost[idx] = size
+        if not by_row:
+            choice, cover = _search_by_mask(K, masks, nullmask, bad, already, viol, k, alpha, n, m)
+        else:
+            from ..kernels.wildcard import cheapest_masks
+
+            if rank is None:
+                rank, tier = _mask_tables(masks, m)
+            choice, cover = cheapest_masks(C, g.astype(np.int64), bad.astype(np.int64), viol.astype(np.bool_),
+                                           already.astype(np.int64), float(k), alpha == 1.0, rank, tier,
+                                           float(bad.size))
         choice[choice < 0] = (1 << m) - 1
         # a round: the records needing the fewest new suppressions, those whose wildcard covers
         # most violators first, at most half of them; the others wait for the recomputed
@@ -347,14 +474,7 @@ def suppress_frame(
         g = strata(df, by_cols)[0]
     else:
         g = np.zeros(df.height, dtype=np.int64)
-    if combs is None:
-        subsets = [list(range(len(keys)))]
-    else:
-        sizes_c = [combs] if isinstance(combs, (int, np.integer)) and not isinstance(combs, bool) else combs
-        if not isinstance(sizes_c, Sequence) or not sizes_c or any(
-                isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 1 <= c <= len(keys) for c in sizes_c):
-            raise SDCError(f"combs must be subset sizes between 1 and {len(keys)}, got {combs!r}")
-        subsets = [list(t) for size in sizes_c for t in itertools.combinations(range(len(keys)), int(size))]
+    subsets = key_subsets(combs, len(keys))
     # a later subset's suppressions can lower an earlier subset's frequencies (a record whose
     # keys of that subset all became missing no longer counts for its complete records, and
     # with alpha < 1 wildcards count less): repeat until a whole pass changes nothing

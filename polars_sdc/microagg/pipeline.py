@@ -266,9 +266,12 @@ class MicroaggSpec:
                     f"columns {', '.join(map(repr, on_cols))}: {meth.name} microaggregation takes exactly one "
                     "column; use mdav or mhm for several"
                 )
-        for c in weights or {}:  # checked here: a block (null pattern) may leave a column out
+        for c, w in (weights or {}).items():  # checked here: a block (null pattern) may leave a column out
             if c not in on_cols:
                 raise SDCError(f"column {c!r}: has a weight but is not a quasi-identifier")
+            if isinstance(w, bool) or not (isinstance(w, (int, float, np.integer, np.floating)) and np.isfinite(w)
+                                           and w >= 0):   # when planned, as features() checks it
+                raise SDCError(f"column {c!r}: weight must be a finite number >= 0, got {w!r}")
         ordinal = tuple(ordinal)
         for c in ordinal:
             if c not in on_cols:

@@ -147,9 +147,10 @@ class GeneralizeMethods(FrameOps[F]):
 
         schema = release_schema(self._schema(), hierarchies, sensitive, on)
         check_household_column(self._schema(), household)  # a lazy plan fails when written
-        from ..household import check_household_columns
+        from ..generalize.hierarchy import hierarchy_mapping
+        from ..generalize.release import check_options
 
-        check_household_columns(self._schema(), household, household_columns)
+        check_options(self._schema(), hierarchy_mapping(hierarchies), **options)
         return self._frame_op(lambda df: generalize_frame(df, hierarchies, **options), schema)
 
 

@@ -467,8 +467,10 @@ class MaskingMethods(FrameOps[F]):
 
         check_household_column(self._schema(), household, key_columns(self._schema(), on))
         check_household_columns(self._schema(), household, household_columns)
+        from ..masking.suppress import key_subsets
         from ..risk.suppressed import check_suppressed_as
 
+        key_subsets(combs, len(key_columns(self._schema(), on)))    # too many keys: refused when written
         check_suppressed_as(suppressed_as)
         _check_suppress_plan(self._schema(), k, on, importance=importance, by=by, alpha=alpha, combs=combs,
                              tiebreak=tiebreak)

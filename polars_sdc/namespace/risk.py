@@ -137,7 +137,10 @@ class RiskMethods(FrameOps[F]):
         from ..risk.frequencies import key_columns
         from ..risk.individual import global_risk
 
+        from ..household import check_household_column
+
         cols = key_columns(self._schema(), on, weight)
+        check_household_column(self._schema(), household)   # before a LazyFrame collects (was Polars' error)
         need = cols + [c for c in (weight, household) if c is not None]
         return global_risk(self._collected(need), cols, weight, alpha, household, alpha_rule, suppressed_as)
 
@@ -404,7 +407,10 @@ class RiskMethods(FrameOps[F]):
 
         from ..risk.measure import measure_risk
 
+        from ..household import check_household_column
+
         cols = key_columns(self._schema(), on, weight)
+        check_household_column(self._schema(), household)   # before a LazyFrame collects (was Polars' error)
         need = cols + [c for c in (weight, household) if c is not None]
         return measure_risk(self._collected(need), cols, weight, alpha=alpha, household=household, suda=suda,
                             max_size=max_size, dis_fraction=dis_fraction, threshold=threshold,

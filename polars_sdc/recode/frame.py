@@ -212,6 +212,9 @@ def _ordinal_spec(ordinal: Any, cols: list[str]) -> dict[str, Any]:
         ordinal = [ordinal]
     if isinstance(ordinal, Mapping):
         spec = {c: (True if v is None else v) for c, v in ordinal.items()}
+        for c, v in spec.items():   # an order's form needs no data: refused when a lazy step is planned
+            if v is not True and (isinstance(v, str) or not isinstance(v, Sequence)):
+                raise SDCError(f"column {c!r}: the ordinal order must be a list of categories")
     else:
         spec = {c: True for c in ordinal}
     return _per_column(spec, cols, "ordinal")

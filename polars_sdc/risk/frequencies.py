@@ -62,6 +62,7 @@ from .weights import check_weights, weight_error  # noqa: F401 - re-exported
 FK = "fk"
 FK_POP = "Fk"
 PAIRWISE_LIMIT = 20_000  # partial-missing combinations compared pairwise (Numba) up to this many
+CROSS_LIMIT = 50_000_000  # complete x partial-missing combination pairs compared pairwise (Numba) up to this many
 # missing-value rule on a counting array of at most max(4 n, lo) and at most hi cells (memory:
 # about four float64 arrays of that many cells at once)
 DENSE_CELLS = (1 << 21, 1 << 24)
@@ -451,10 +452,27 @@ def _frequencies_rows(
     wild = all_missing_is_wildcard(m)
     add_c = np.full(complete.height, na_c if wild else 0.0)
     add_w = np.full(complete.height, na_w if wild else 0.0)
-    for p in patterns:
-        c, w_ = _matched(complete, by_pattern[p], present[p])
+    cross = None
+    if patterns and complete.height * sum(by_pattern[p].height for p in patterns) <= CROSS_LIMIT:
+        # few combinations: complete against partial pairwise (Numba), not one join per pattern
+        from ..kernels.wildcard import cross_compatible_sums
+
+        both = key_codes(pl.concat([complete, *(by_pattern[p] for p in patterns)], how="vertical"), on)
+        both = np.ascontiguousarray(both.select(pl.col(col).cast(pl.Int64).fill_null(-1) for col in on).to_numpy(),
+                                    dtype=np.int64)
+        cx, px = both[:complete.height], both[complete.height:]
+        pc = np.concatenate([by_pattern[p].get_column("_c").to_numpy() for p in patterns]).astype(np.float64)
+        pw = np.concatenate([by_pattern[p].get_column("_w").to_numpy() for p in patterns]).astype(np.float64)
+        c, w_ = cross_compatible_sums(cx, px, pc, pw)
         add_c += c
         add_w += w_
+        cross = cross_compatible_sums(px, cx, complete.get_column("_c").to_numpy().astype(np.float64),
+                                      complete.get_column("_w").to_numpy().astype(np.float64))
+    else:
+        for p in patterns:
+            c, w_ = _matched(complete, by_pattern[p], present[p])
+            add_c += c
+            add_w += w_
     complete_raw = complete
     complete = complete.with_columns(_c=pl.col("_c") + a * add_c, _w=pl.col("_w") + a * add_w)
 
@@ -477,7 +495,10 @@ def _frequencies_rows(
     start = 0
     for p in patterns:
         target = by_pattern[p]
-        c, w_ = _matched(target, complete_raw, present[p])
+        if cross is not None:
+            c, w_ = cross[0][start : start + target.height], cross[1][start : start + target.height]
+        else:
+            c, w_ = _matched(target, complete_raw, present[p])
         if oc_all is not None:
             oc = oc_all[start : start + target.height] + na_c
             ow = ow_all[start : start + target.height] + na_w
