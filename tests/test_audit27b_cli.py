@@ -97,3 +97,17 @@ def test_run_with_sign_off_and_report_still_writes_everything(tmp_path, capsys):
     rep = json.loads((tmp_path / "r.json").read_text())
     assert [s["operation"] for s in rep["log"]] == ["original", "suppress"]
     assert rep["seconds"]["log"] >= 0 and "sign_off" not in rep and "log_seconds" not in json.dumps(rep)
+
+
+def test_a_library_warning_is_one_line_without_python_internals(tmp_path, capsys):
+    """Before: Python's default warning format, e.g. '/.../polars_sdc/namespace/masking.py:631:
+    UserWarning: ...' and the library's source line '  return self._frame_op(...'."""
+    src = tmp_path / "one.csv"
+    pl.DataFrame({"hid": [1, 2], "region": ["a", "a"]}).write_csv(src)     # no other area: no donor
+    assert main(["swap-records", str(src), str(tmp_path / "o.csv"), "--household", "hid", "--hierarchy", "region",
+                 "--seed", "1", "--swaprate", "1", "--k-anonymity", "0"]) == 0
+    err = [line for line in _err(capsys).splitlines() if line.strip()]
+    assert err == ["polars-sdc: warning: UserWarning: swap_records: no donor found for 1 household(s) selected for "
+                   "swapping; they are released unswapped (swap_records_plan lists them with a null partner)"]
+    import warnings                                               # Python's own hook is back after main()
+    assert warnings.showwarning.__module__ == "warnings"
