@@ -7,8 +7,12 @@ median for columns marked ordinal (an actual value of the group; dtype kept).
 The mean of an integer column keeps the column's dtype by default (``integers="round"``):
 the exact mean (integer sum and count, no float rounding even near 2**63) rounded half to
 even, so an age stays a whole number and a downstream schema does not change;
-``integers="float"`` releases the Float64 mean instead. Float and Boolean columns give the
-Float64 mean.
+``integers="float"`` releases the Float64 mean instead. The same rule holds for the other
+exact dtypes (:func:`keeps_dtype`): a Decimal column's mean is computed exactly on its
+scaled integers and rounded half to even to the column's scale (``Decimal(p, s)`` stays
+``Decimal(p, s)``), and a Boolean column, an integer 0/1, releases its rounded mean: the
+group's majority value, a tie giving False (the smallest most frequent value, as for
+categorical columns). Float columns give the Float64 mean.
 """
 from __future__ import annotations
 
@@ -32,21 +36,43 @@ def check_integers(integers: object) -> str:
     return integers  # type: ignore[return-value]
 
 
+def keeps_dtype(dtype: pl.DataType) -> bool:
+    """Whether ``integers="round"`` keeps the dtype of a column's mean: integers, Decimal
+    (rounded to its scale) and Boolean (rounded: the majority)."""
+    return dtype.is_integer() or isinstance(dtype, pl.Decimal) or dtype == pl.Boolean
+
+
 def rounded_mean_expr(column: str, dtype: pl.DataType, group: str) -> pl.Expr:
     """The group mean of an integer column, exactly, rounded half to even, in its own dtype:
     ``q = floor(sum / n)``, ``r = sum - q n``; up when ``2 r > n`` or (``2 r == n`` and q odd).
+    A Decimal column: the same on its scaled integers (the mean rounded half to even to its
+    scale, its dtype kept); a Boolean column: on 0/1 (the majority; a tie gives False).
 
     >>> df = pl.DataFrame({"g": [0, 0, 1, 1, 1, 2, 2], "x": [1, 2, 3, 4, 4, -3, -2]})
     >>> df.select(rounded_mean_expr("x", pl.Int64, "g"))["x"].to_list()
     [2, 2, 4, 4, 4, -2, -2]
+    >>> from decimal import Decimal
+    >>> d = pl.DataFrame({"g": [0, 0, 1, 1], "x": [Decimal("1.25"), Decimal("2.50"), Decimal("0.01"), Decimal("0.02")]})
+    >>> d.select(rounded_mean_expr("x", d.schema["x"], "g"))["x"].to_list()
+    [Decimal('1.88'), Decimal('1.88'), Decimal('0.02'), Decimal('0.02')]
+    >>> b = pl.DataFrame({"g": [0, 0, 0, 1, 1], "x": [True, True, False, True, False]})
+    >>> b.select(rounded_mean_expr("x", pl.Boolean, "g"))["x"].to_list()
+    [True, True, True, False, False]
     """
-    x = pl.col(column).cast(pl.Int128)
+    decimal = isinstance(dtype, pl.Decimal)
+    x = pl.col(column).to_physical() if decimal else pl.col(column).cast(pl.Int128)
     total = x.sum().over(group)
     n = x.count().over(group).cast(pl.Int128)  # the non-null values (== the rows without nulls)
     q = total // n
     r = total - q * n
     up = (2 * r > n) | ((2 * r == n) & (q % 2 != 0))
-    return (q + up.cast(pl.Int128)).cast(dtype).alias(column)
+    mean = q + up.cast(pl.Int128)
+    if decimal:   # scaled integers back to the column's scale: exact
+        from decimal import Decimal
+
+        unit = pl.lit(Decimal(1).scaleb(-(dtype.scale or 0)), dtype=pl.Decimal(38, dtype.scale or 0))
+        return (mean.cast(pl.Decimal(38, 0)) * unit).cast(dtype).alias(column)
+    return mean.cast(dtype).alias(column)
 
 
 def representative_expr(
@@ -60,7 +86,7 @@ def representative_expr(
                 f"column {column!r}: an ordinal column must be numeric or an Enum (its order), got {dtype}"
             )
         return col.sort().get((pl.len() - 1) // 2).over(group).alias(column)
-    if dtype.is_integer() and check_integers(integers) == "round":
+    if keeps_dtype(dtype) and check_integers(integers) == "round":
         return rounded_mean_expr(column, dtype, group)
     if is_numeric(dtype):
         x = col.cast(pl.Float64)
@@ -76,8 +102,8 @@ def representative_expr(
 def aggregate_output_schema(
     schema: pl.Schema, on: Sequence[str], ordinal: Sequence[str] = (), integers: Literal["round", "float"] = "round"
 ) -> pl.Schema:
-    """Schema after :func:`aggregate`: float and Boolean non-ordinal columns become Float64,
-    integer ones too with ``integers="float"``. Checks the dtypes as
+    """Schema after :func:`aggregate`: float non-ordinal columns become Float64, integer,
+    Decimal and Boolean ones too with ``integers="float"`` (else their dtype is kept). Checks the dtypes as
     :func:`representative_expr` would, so a lazy plan fails when it is built.
 
     >>> schema = pl.Schema({"x": pl.Int64, "f": pl.Float32, "o": pl.Int8, "s": pl.String})
@@ -89,7 +115,7 @@ def aggregate_output_schema(
     out = dict(schema)
     for c in on:
         representative_expr(c, schema[c], "_", ordinal=c in ordinal, integers=integers)  # raises for a bad dtype
-        if c not in ordinal and is_numeric(schema[c]) and not (schema[c].is_integer() and integers == "round"):
+        if c not in ordinal and is_numeric(schema[c]) and not (keeps_dtype(schema[c]) and integers == "round"):
             out[c] = pl.Float64
     return pl.Schema(out)
 

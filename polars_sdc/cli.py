@@ -1021,15 +1021,27 @@ def _unrecognized(parser: argparse.ArgumentParser, command: str, extra: Sequence
     return f"{command}: unrecognized arguments: {' '.join(extra)}{hint} (see `{PROG} {command} --help`)"
 
 
+def _show_warning(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,
+                  line: str | None = None) -> None:
+    """A library warning as ``polars-sdc: warning: Category: message`` on one line of stderr
+    (Python's default adds the library's file, line number and source line)."""
+    text = " ".join(str(message).split())
+    print(f"{PROG}: warning: {category.__name__}: {text}", file=sys.stderr if file is None else file)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``polars-sdc`` with ``argv`` (default ``sys.argv[1:]``); returns the exit code:
     0 on success, 2 on any error (one line on stderr)."""
+    import warnings
+
     try:
-        parser = build_parser()
-        args, extra = parser.parse_known_args(argv)
-        if extra:
-            raise _UsageError(_unrecognized(parser, args.command, extra))
-        return int(args.run(args))
+        with warnings.catch_warnings():   # a warning is one line too, not Python's file:line and source
+            warnings.showwarning = _show_warning
+            parser = build_parser()
+            args, extra = parser.parse_known_args(argv)
+            if extra:
+                raise _UsageError(_unrecognized(parser, args.command, extra))
+            return int(args.run(args))
     except SystemExit as exc:  # --help / --version from argparse
         return exc.code if isinstance(exc.code, int) else 0
     except KeyboardInterrupt:

@@ -415,9 +415,19 @@ def run_recipe_command(args: argparse.Namespace) -> int:
             if hh is not None:
                 out["k_anonymity_unit"] = "households"
                 out["k_anonymity_records"] = after.sdc.k_anonymity(classes, suppressed_as=problem.suppressed_as)
+        # the sign-off and the log may refuse the release (an empty one has nothing to measure):
+        # built here, before the output is renamed into place, so a failed run writes nothing
+        if args.sign_off:
+            out["sign_off"] = problem.sign_off()
+        if args.report:
+            t0 = time.perf_counter()
+            out["log"] = problem.log.to_dicts()
+            out["log_seconds"] = time.perf_counter() - t0
         return out
 
     res, elapsed = cli._sink_checked(problem.release(), args.output, check)
+    summary = res.pop("sign_off", None)
+    log_seconds = res.pop("log_seconds", None)
     names = [name for name, _ in recipe.steps]
     print(f"wrote {args.output}: {res['rows']} rows, {len(names)} step(s) of {args.recipe} "
           f"({', '.join(names) or 'none'}), {elapsed:.2f} s")
@@ -426,17 +436,14 @@ def run_recipe_command(args: argparse.Namespace) -> int:
     if keys:
         print(f"  k-anonymity {_k_text(res)} on {','.join(classes)} (a null matches any value)")
     if args.sign_off:
-        summary = problem.sign_off()
         _write_text(args.sign_off, summary.to_html() if args.sign_off.lower().endswith((".html", ".htm"))
                     else repr(summary) + "\n")
         print(f"  verdict: {summary.verdict}")
         print(f"wrote {args.sign_off}")
     parameters = {"recipe": args.recipe, "roles": dict(recipe.roles),
                   "steps": [{"operation": n, **o} for n, o in recipe.steps]}
-    if args.report:  # the session's log: per step its effects, the risk and the loss after it
-        t0 = time.perf_counter()
-        res["log"] = problem.log.to_dicts()
-        timings = {"run_and_write": elapsed, "log": time.perf_counter() - t0}
+    if args.report:  # the session's log (res["log"]): per step its effects, the risk and the loss after it
+        timings = {"run_and_write": elapsed, "log": log_seconds}
     else:
         timings = {"run_and_write": elapsed}
     cli._write_report(args.report, "run", args, parameters, res, timings, started=t_start)

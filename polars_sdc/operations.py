@@ -290,11 +290,11 @@ def _masking() -> dict[str, Operation]:
             "similar": _spec("json", "donor profiles tried in order: a list of column lists (JSON)"),
             "swaprate": _spec("float", "share of households to swap", low=0, high=1),
             "k_anonymity": _spec("int", "households of a record with fewer than k matches at a level are swapped "
-                                 "across that level", low=1),
+                                 "across that level (0: none)", low=0),
             "risk_variables": _spec("columns", "columns of the risk counts (with the hierarchy)", role="keys"),
             "risk": _spec("columns", "precomputed risk columns, one per hierarchy level (instead of counts)"),
             "risk_threshold": _spec("float", "risk above which a household is swapped (default 1 / k_anonymity)",
-                                    low=0, high=1),
+                                    low=0),
             "carry_along": _spec("columns", "columns moved with the household (e.g. finer geography)"),
             "swapped_column": _spec("str", "also write the partner household's id in this column"),
             "seed": _SEED,
@@ -325,7 +325,7 @@ def _microaggregation() -> dict[str, Operation]:
         "refine_options": _spec("json", "options of the refiner (JSON object)"),
         "merge_small_strata": _spec("bool", "pool strata with fewer than k rows instead of an error"),
         "pooled_label": _spec("str", "label of pooled strata (default: their values joined by +)"),
-        "integers": _spec("choice", "integer columns: rounded means in their dtype, or Float64 means",
+        "integers": _spec("choice", "integer / Decimal / Boolean columns: rounded means in their dtype, or Float64 means",
                           choices=tuple(INTEGER_MODES)),
         "progress": _spec("bool", "a progress bar on stderr"),
         "household": _spec("column", "household id column: every group spans >= k households (household-level "

@@ -48,12 +48,62 @@ KERNEL_NAMES = {**{f"path_order_{o}": "mhm" for o in ("common", "npn", "blocks",
 
 
 def kernel_name(kernel: str) -> str:
-    """The method a kernel ("module.function") is named by in the compile notice.
+    """The method a kernel ("module.function") is named by in the compile notice, unless a
+    :func:`method_called` block names the method called.
 
     >>> kernel_name("path_order_kd._kd_walk"), kernel_name("mdav.mdav_labels_tree")
     ('mhm', 'mdav')
+    >>> with method_called("mhm"):   # MHM kd-mdav compiling MDAV's kernel first
+    ...     kernel_name("mdav.mdav_labels_small")
+    'mhm'
     """
+    called = _CALLED.get()
+    if called is not None:
+        return called
     return KERNEL_NAMES.get(kernel) or KERNEL_NAMES.get(kernel.split(".")[0]) or kernel.split(".")[0]
+
+
+#: The method the user called, while one runs (:func:`method_called`).
+_CALLED: ContextVar[str | None] = ContextVar("polars_sdc_method_called", default=None)
+
+
+class method_called:
+    """Within the block, the compile notice names ``name`` (the method the user called)
+    whatever kernel compiles first -- e.g. MHM kd-mdav, whose first compile may be MDAV's
+    kernel; the outermost block wins (a method calling another keeps its own name). Also a
+    decorator (``@method_called("mhm")``).
+
+    >>> with method_called("risk"), method_called("suda"):
+    ...     kernel_name("suda._unique_bits")
+    'risk'
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._token = None
+
+    def __enter__(self) -> method_called:
+        if _CALLED.get() is None:
+            self._token = _CALLED.set(self.name)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._token is not None:
+            _CALLED.reset(self._token)
+            self._token = None
+
+    def __call__(self, fn: Any) -> Any:
+        """As a decorator: every call of ``fn`` runs in a block naming ``name``."""
+        import functools
+
+        name = self.name
+
+        @functools.wraps(fn)
+        def called(*args: Any, **kwargs: Any) -> Any:
+            with method_called(name):
+                return fn(*args, **kwargs)
+
+        return called
 
 
 def stderr_is_terminal() -> bool:
@@ -377,9 +427,12 @@ class _CompileWatch:
             if self.depth > 1:
                 return
             now = time.perf_counter()
-            if now - self.ended > COMPILE_BURST_GAP:  # a new call: a new burst
+            name = kernel_name(module)
+            # a new call: a new burst (also right after another method's burst, when a
+            # method_called block names the method)
+            if now - self.ended > COMPILE_BURST_GAP or (_CALLED.get() is not None and name != self.name):
                 self.spent, self.said, self.count = 0.0, False, 0
-                self.name = kernel_name(module)
+                self.name = name
             self.started = now
             if os.environ.get("POLARS_SDC_COMPILE_NOTICE", "1").strip().lower() in ("0", "false", "no", "off"):
                 return

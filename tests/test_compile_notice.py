@@ -70,7 +70,7 @@ def test_notice_can_be_silenced(tmp_path):
 
 @pytest.mark.parametrize("kernel, expected", [
     ("path_order_npn._npn_path", "mhm"), ("path_order_kd._kd_walk", "mhm"),
-    ("hansen_mukherjee.hm_path", "mhm"),
+    ("hansen_mukherjee._hm_path", "mhm"),
     ("hansen_mukherjee.hm_shortest_path_1d", "univariate"), ("sse.total_ss", "loss"), ("mdav.mdav_labels_tree", "mdav"),
     ("mdav.mdav_labels_small", "mdav"),
 ])
@@ -132,3 +132,45 @@ def test_watch_names_each_method_once_per_call_and_restores_the_bar(monkeypatch)
     text = out.getvalue()
     assert text.count(compile_notice("mdav")) == 1, text
     assert text.count(compile_notice("mhm")) == 1, text
+
+
+KD_MDAV_CHILD = """
+import numpy as np
+import polars_sdc.progress as progress
+progress.COMPILE_NOTICE_AFTER = 0.0
+from polars_sdc.microagg.mhm import partition_mhm
+labels = partition_mhm(np.random.default_rng(3).normal(size=(300, 2)), 3, "kd-mdav")
+print("GROUPS", len(set(labels.tolist())))
+"""
+
+
+def test_mhm_kd_mdav_notice_names_mhm_though_mdav_compiles_first(tmp_path):
+    # kd-mdav on one leaf calls MDAV's own dispatcher from Python before any MHM kernel
+    # compiles: the notice names the method called (progress.method_called), not "mdav"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    env.pop("POLARS_SDC_COMPILE_NOTICE", None)
+    proc = subprocess.run([sys.executable, "-c", KD_MDAV_CHILD], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert int(proc.stdout.split("GROUPS")[1]) >= 60  # 300 rows in groups of 3 .. 5
+    assert proc.stderr.count(compile_notice("mhm")) == 1, proc.stderr
+    assert compile_notice("mdav") not in proc.stderr, proc.stderr
+
+
+def test_method_called_names_the_burst_and_starts_a_new_one(monkeypatch):
+    import io
+
+    from polars_sdc.progress import Progress, _CompileWatch, method_called
+
+    monkeypatch.delenv("POLARS_SDC_COMPILE_NOTICE", raising=False)
+    out = io.StringIO()
+    watch = _CompileWatch()
+    with Progress("mhm", 10, plain=True, file=out):
+        with method_called("mhm"), method_called("mdav"):  # the outermost block names the call
+            watch.start("mdav.mdav_labels_small")
+            watch.end(True)
+        with method_called("risk"):  # right after (no gap): another method, a new burst
+            watch.start("suda._unique_bits")
+            watch.end(True)
+    text = out.getvalue()
+    assert text.count(compile_notice("mhm")) == 1 and text.count(compile_notice("risk")) == 1, text
+    assert compile_notice("mdav") not in text and compile_notice("suda") not in text, text

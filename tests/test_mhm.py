@@ -320,8 +320,8 @@ with event.install_recorder("numba:compile") as rec:
     df.sdc.mhm(3, ["a", "b", "c"], order="grid")
     df.sdc.mhm(3, ["a", "b", "c"], order="kd-mdav")
 print("COMPILED", " ".join(sorted({ev.data["dispatcher"].py_func.__name__ for _, ev in rec.buffer if ev.is_start})))
-from polars_sdc.kernels.hansen_mukherjee import hm_path
-print("HM_NOM", " ".join(str(sig[1]) for sig in hm_path.signatures))
+from polars_sdc.kernels.hansen_mukherjee import _hm_path
+print("HM_NOM", " ".join(str(sig[1]) for sig in _hm_path.signatures))
 """
 
 

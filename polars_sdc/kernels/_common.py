@@ -109,7 +109,7 @@ def widest_dim(X, rows, a, b):
     The split rule of the kd-trees (MDAV's tree kernel, the kd ordering); O((b - a) p).
     """
     best = -1.0
-    dim = 0
+    dim = np.int64(0)
     for j in range(X.shape[1]):
         lo = np.inf
         hi = -np.inf

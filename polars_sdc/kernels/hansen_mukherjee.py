@@ -35,7 +35,9 @@ def _node_edge_costs(X, nom, i, k, out, s1):
     entry and on return) with exact integer numerators per weight group (``Qg``: sums of
     squared counts, then the number of columns of each group)."""
     n, p = X.shape
-    last = min(i + 2 * k - 1, n)  # exclusive end of the longest group
+    last = i + 2 * k - 1  # exclusive end of the longest group
+    if last > n:
+        last = n
     for d in range(p):
         s1[d] = 0.0
     if nom is not None:  # unpacked once: each unpacking counts references to six arrays
@@ -45,7 +47,7 @@ def _node_edge_costs(X, nom, i, k, out, s1):
         for g in range(G):
             Qg[g] = 0
     s2 = 0.0
-    cnt = 0
+    cnt = np.int64(0)
     for h in range(i, last):
         for d in range(p):
             v = X[h, d] - X[i, d]
@@ -165,14 +167,14 @@ def edge_costs(X, k, codes=None):
 
 
 @helper
-def _labels_from_pred(pred, n):
-    """Group label per position (0, 1, ... along the sequence) from the shortest-path tree."""
-    g = 0
+def _labels_from_pred(pred, n, labels):
+    """Group label per position (0, 1, ... along the sequence) from the shortest-path tree,
+    into ``labels`` (n,)."""
+    g = np.int64(0)
     j = n
     while j > 0:
         g += 1
         j = pred[j]
-    labels = np.empty(n, dtype=np.uint32)
     j = n
     while j > 0:
         g -= 1
@@ -180,10 +182,8 @@ def _labels_from_pred(pred, n):
         for h in range(i, j):
             labels[h] = g
         j = i
-    return labels
 
 
-@njit(cache=True, nogil=True)
 def hm_path(X, nom, k):
     """The kernel of :func:`hm_shortest_path` / :func:`hm_shortest_path_codes`: numeric
     features X (n, p) in path order and ``nom``, None for numeric data (the nominal steps
@@ -201,7 +201,9 @@ def hm_path(X, nom, k):
     Notes
     -----
     Hansen & Mukherjee 2003 on the product distance (thesis 3.1.3); MHM's last step
-    (Domingo-Ferrer et al. 2006, Suzaki et al.). O(k n (p + mc)) time.
+    (Domingo-Ferrer et al. 2006, Suzaki et al.). O(k n (p + mc)) time. The arrays are
+    allocated here, in numpy, for the kernel :func:`_hm_path` (each dtype / shape of an
+    allocation inside a kernel compiles apart).
 
     Examples
     --------
@@ -209,14 +211,21 @@ def hm_path(X, nom, k):
     [0, 0, 1, 1]
     """
     n, p = X.shape
-    D = np.empty(n + 1)
-    pred = np.empty(n + 1, dtype=np.int64)
+    labels = np.empty(n, dtype=np.uint32)
+    sse = _hm_path(X, nom, np.int64(k), np.empty(n + 1), np.empty(n + 1, dtype=np.int64), np.empty(int(k)),
+                   np.empty(p), labels)
+    return labels, sse
+
+
+@njit(cache=True, nogil=True)
+def _hm_path(X, nom, k, D, pred, out, s1, labels):
+    """:func:`hm_path` on the arrays it allocates: D, pred (n + 1,) float64 / int64, out
+    (k,), s1 (p,) scratch; the labels into ``labels`` (n,) uint32; returns the SSE."""
+    n = X.shape[0]
     for j in range(n + 1):
         D[j] = np.inf
         pred[j] = 0
     D[0] = 0.0
-    out = np.empty(k)
-    s1 = np.empty(p)
     for i in range(n - k + 1):
         di = D[i]
         if di == np.inf:
@@ -228,7 +237,8 @@ def hm_path(X, nom, k):
             if v < D[j]:
                 D[j] = v
                 pred[j] = i
-    return _labels_from_pred(pred, n), D[n]
+    _labels_from_pred(pred, n, labels)
+    return D[n]
 
 
 def hm_shortest_path_codes(X, C, off, gid, gw, k):
@@ -344,7 +354,9 @@ def hm_shortest_path_1d(x, k):
             if val < D[h + 1]:
                 D[h + 1] = val
                 pred[h + 1] = i
-    return _labels_from_pred(pred, n), D[n]
+    labels = np.empty(n, dtype=np.uint32)
+    _labels_from_pred(pred, n, labels)
+    return labels, D[n]
 
 
 def sort_ties_by_row(xs, perm):

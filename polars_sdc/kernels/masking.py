@@ -58,8 +58,8 @@ def alias_tables(M):
     large = np.empty(L, dtype=np.int64)
     for r in range(G):
         q = M[r] * L
-        ns = 0
-        nl = 0
+        ns = np.int64(0)
+        nl = np.int64(0)
         for j in range(L):
             alias[r, j] = j
             if q[j] < 1.0:

@@ -302,7 +302,7 @@ def _nominal_parts(nom, n):
 
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def nearest_centroids(C, L):
     """For each row of C (G, p): the L other rows nearest to it (squared Euclidean, ties:
     lowest row; -1 pads), by blocked brute force: O(G^2 p) time, O(G L) memory."""
@@ -310,15 +310,17 @@ def nearest_centroids(C, L):
     if G - 1 < L:  # min / max as comparisons: Numba compiles a function for each min / max type
         L = G - 1
     out = np.empty((G, L if L > 1 else 1), dtype=np.int64)
-    for q in range(G):
-        for t in range(out.shape[1]):
-            out[q, t] = -1
+    # (loop variables named apart: Numba's SSA pass walks the function once per name
+    # assigned in more than one place)
+    for q0 in range(G):
+        for t0 in range(out.shape[1]):
+            out[q0, t0] = -1
     if L <= 0:
         return out
     T = np.empty((p, G), dtype=np.float64)  # C transposed: the inner loop runs along a row
-    for q in range(G):
-        for j in range(p):
-            T[j, q] = C[q, j]
+    for q1 in range(G):
+        for j1 in range(p):
+            T[j1, q1] = C[q1, j1]
     blk = 512
     acc = np.empty(blk, dtype=np.float64)
     bd = np.empty(L, dtype=np.float64)
@@ -327,22 +329,22 @@ def nearest_centroids(C, L):
         cnt = np.int64(0)
         for b in range(0, G, blk):
             w = (G if G < b + blk else b + blk) - b
-            for t in range(w):
-                acc[t] = 0.0
+            for t1 in range(w):
+                acc[t1] = 0.0
             for j in range(p):
                 v = C[q, j]
-                for t in range(w):
-                    d = T[j, b + t] - v
-                    acc[t] += d * d
+                for t2 in range(w):
+                    d = T[j, b + t2] - v
+                    acc[t2] += d * d
             for t in range(w):
                 if b + t != q:
                     cnt = topk_insert(bd, bi, cnt, L, acc[t], b + t)
-        for t in range(cnt):
-            out[q, t] = bi[t]
+        for t3 in range(cnt):
+            out[q, t3] = bi[t3]
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def improve_neighbours(C, nb):
     """One round of neighbour-of-neighbour refinement of the neighbour lists ``nb`` (G, L)
     of the rows of C: each row's new list is the L nearest among its current neighbours and
@@ -384,7 +386,7 @@ def _sq_to(X, i, c):
     return s
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, atol, members, mstart):
     """One pass of single-record moves; returns the number of moves made.
 
@@ -419,11 +421,10 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, ato
             if b < 0 or b == a:
                 continue
             nb = counts[b]
-            s = 0.0
-            for j in range(p):
-                d = X[i, j] - sums[b, j] / nb
-                s += d * d
-            db = s
+            db = 0.0
+            for j0 in range(p):
+                d = X[i, j0] - sums[b, j0] / nb
+                db += d * d
             if nom is not None:
                 db += _nom_rc(nom, i, b, nb)
             change = move_change(da, na, db, nb)
@@ -435,9 +436,9 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, ato
             labels[i] = bb
             counts[a] -= 1
             counts[bb] += 1
-            for j in range(p):
-                sums[a, j] -= X[i, j]
-                sums[bb, j] += X[i, j]
+            for j1 in range(p):
+                sums[a, j1] -= X[i, j1]
+                sums[bb, j1] += X[i, j1]
             if nom is not None:
                 _nom_move(nom, i, a, bb)
             stamp[a] = sweep
@@ -447,22 +448,22 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, ato
     # g's rows are members[mstart[g]:mstart[g + 1]], in row order (written out here: a helper
     # is a compilation more)
     G = counts.shape[0]
-    t = np.int64(0)
+    top = np.int64(0)
     for g in range(G):
-        mstart[g] = t
-        t += counts[g]
-    mstart[G] = t
-    for i in range(n):
-        g = labels[i]
-        members[mstart[g]] = i
-        mstart[g] += 1
-    for g in range(G, 0, -1):  # mstart[g] ran to the end of group g: shift back
-        mstart[g] = mstart[g - 1]
+        mstart[g] = top
+        top += counts[g]
+    mstart[G] = top
+    for i2 in range(n):
+        g2 = labels[i2]
+        members[mstart[g2]] = i2
+        mstart[g2] += 1
+    for g3 in range(G, 0, -1):  # mstart[g] ran to the end of group g: shift back
+        mstart[g3] = mstart[g3 - 1]
     mstart[0] = 0
     return moves
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sweep, max_rounds, nom, atol):
     """One pass of pairwise exchanges between the group pairs in ``pairs`` (P, 2).
 
@@ -479,8 +480,9 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
     G = counts.shape[0]
     big = np.int64(0)
     for g in range(G):
-        if counts[g] > big:
-            big = counts[g]
+        cg = counts[g]
+        if cg > big:
+            big = cg
     total = np.int64(0)
     ca = np.empty(p, dtype=np.float64)
     cb = np.empty(p, dtype=np.float64)
@@ -500,17 +502,19 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                 ca[j] = sums[a, j] / na
                 cb[j] = sums[b, j] / nb
             mb0 = mstart[b]
-            for t in range(nb):
-                r = members[mb0 + t]
-                rat = _sq_to(X, r, ca)
-                rbt = _sq_to(X, r, cb)
+            # (each local is assigned in one place: Numba's SSA pass walks the whole function
+            # once per name assigned in more than one place)
+            for t0 in range(nb):
+                r0 = members[mb0 + t0]
+                rat0 = _sq_to(X, r0, ca)
+                rbt0 = _sq_to(X, r0, cb)
                 if nom is not None:
-                    rat += _nom_rc(nom, r, a, na)
-                    rbt += _nom_rc(nom, r, b, nb)
-                ra[t] = rat
-                rb[t] = rbt
-                sra[t] = math.sqrt(rat)  # math.sqrt, not np.sqrt: the same value, less to type
-                srb[t] = math.sqrt(rbt)
+                    rat0 += _nom_rc(nom, r0, a, na)
+                    rbt0 += _nom_rc(nom, r0, b, nb)
+                ra[t0] = rat0
+                rb[t0] = rbt0
+                sra[t0] = math.sqrt(rat0)  # math.sqrt, not np.sqrt: the same value, less to type
+                srb[t0] = math.sqrt(rbt0)
             best = 0.0
             bs = np.int64(-1)
             bt = np.int64(-1)
@@ -530,10 +534,10 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                     # exact pruning: |x_i - x_j|^2 is at most the triangle bound through c_a or
                     # c_b (1e-9 relative slack covers rounding); rounding is monotone, so when
                     # the change with that bound is not below best, the exact one is not either
-                    u1 = sia + sra[t]
-                    u2 = sib + srb[t]
-                    u1 *= u1
-                    u2 *= u2
+                    e1 = sia + sra[t]
+                    e2 = sib + srb[t]
+                    u1 = e1 * e1
+                    u2 = e2 * e2
                     ub = (u2 if u2 < u1 else u1) * (1.0 + 1e-9)
                     if swap_change(rat, ia, ib, rbt, ub, na, nb) >= best:
                         continue
@@ -549,18 +553,18 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
                         bscale = rat + ia + ib + rbt
             if bs < 0 or best >= -_RTOL * bscale - atol:
                 break
-            i = members[bs]
-            r = members[bt]
-            labels[i] = b
-            labels[r] = a
-            members[bs] = r
-            members[bt] = i
-            for j in range(p):
-                sums[a, j] += X[r, j] - X[i, j]
-                sums[b, j] += X[i, j] - X[r, j]
+            i1 = members[bs]
+            r1 = members[bt]
+            labels[i1] = b
+            labels[r1] = a
+            members[bs] = r1
+            members[bt] = i1
+            for j1 in range(p):
+                sums[a, j1] += X[r1, j1] - X[i1, j1]
+                sums[b, j1] += X[i1, j1] - X[r1, j1]
             if nom is not None:
-                _nom_move(nom, i, a, b)
-                _nom_move(nom, r, b, a)
+                _nom_move(nom, i1, a, b)
+                _nom_move(nom, r1, b, a)
             stamp[a] = sweep
             stamp[b] = sweep
             total += 1
@@ -568,33 +572,35 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
 
 
 @helper
-def _fill_pair(X, members, mstart, x, y, out, nom):
-    """out[u, v] = |x_u - y_v|^2 for the members of groups x and y."""
+def _fill_pair(X, members, mstart, x, y, W, o, cap, nom):
+    """W[o + u cap + v] = |x_u - y_v|^2 for the members u of group x and v of group y."""
     for u in range(mstart[x + 1] - mstart[x]):
         iu = members[mstart[x] + u]
+        ou = o + u * cap
         for v in range(mstart[y + 1] - mstart[y]):
-            out[u, v] = sq_dist_rows(X, iu, members[mstart[y] + v])
+            W[ou + v] = sq_dist_rows(X, iu, members[mstart[y] + v])
     if nom is not None:
         for u in range(mstart[x + 1] - mstart[x]):
             iu = members[mstart[x] + u]
+            ou = o + u * cap
             for v in range(mstart[y + 1] - mstart[y]):
-                out[u, v] += _nom_rr(nom, iu, members[mstart[y] + v])
+                W[ou + v] += _nom_rr(nom, iu, members[mstart[y] + v])
 
 
 @helper
-def _fill_centroid(X, members, mstart, x, C, g, counts, out, sq, nom):
-    """out[u] = |x_u - c_g|^2 for the members of group x (C[g]: the numeric part of the
-    centroid of group g), and sq[u] = sqrt(out[u]) if sq has room."""
+def _fill_centroid(X, members, mstart, x, C, g, counts, W, o, so, nom):
+    """W[o + u] = |x_u - c_g|^2 for the members u of group x (C[g]: the numeric part of the
+    centroid of group g), and W[so + u] = sqrt(W[o + u]) if so >= 0."""
     c = C[g]
     w = mstart[x + 1] - mstart[x]
     for u in range(w):
-        out[u] = _sq_to(X, members[mstart[x] + u], c)
+        W[o + u] = _sq_to(X, members[mstart[x] + u], c)
     if nom is not None:
         for u in range(w):
-            out[u] += _nom_rc(nom, members[mstart[x] + u], g, counts[g])
-    if sq.shape[0] > 0:
+            W[o + u] += _nom_rc(nom, members[mstart[x] + u], g, counts[g])
+    if so >= 0:
         for u in range(w):
-            sq[u] = math.sqrt(out[u])
+            W[so + u] = math.sqrt(W[o + u])
 
 
 @helper
@@ -606,7 +612,7 @@ def _listed(neighbours, g, h):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, sweep, cap, nom, atol, tick, t0, dt):
     """One pass of 3-cycles: for a group a and two groups b, c among its neighbours (every
     group at most ``cap`` rows; a triple is tried when one of its groups has the other two
@@ -623,28 +629,31 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
     G = counts.shape[0]
     L = neighbours.shape[1]
     C = np.empty((G, p), dtype=np.float64)
-    for g in range(G):
-        for j in range(p):
-            C[g, j] = sums[g, j] / counts[g]
-    Pa = np.empty((L, cap, cap), dtype=np.float64)  # |a_u - (t-th neighbour)_v|^2
-    Aself = np.empty(cap, dtype=np.float64)  # |a_u - c_a|^2
-    Ato = np.empty((L, cap), dtype=np.float64)  # |a_u - c_t|^2
-    Tto_a = np.empty((L, cap), dtype=np.float64)  # |t_v - c_a|^2
-    Tself = np.empty((L, cap), dtype=np.float64)  # |t_v - c_t|^2
-    Pbc = np.empty((cap, cap), dtype=np.float64)
-    Btoc = np.empty(cap, dtype=np.float64)
-    Ctob = np.empty(cap, dtype=np.float64)
-    # square roots of the distances above (the triangle bounds use those of Tself, Btoc, Ctob)
-    sTself = np.empty((L, cap), dtype=np.float64)
-    sBtoc = np.empty(cap, dtype=np.float64)
-    sCtob = np.empty(cap, dtype=np.float64)
-    nosq = np.empty(0, dtype=np.float64)
+    for g0 in range(G):
+        for j0 in range(p):
+            C[g0, j0] = sums[g0, j0] / counts[g0]
+    # every scratch table is a range of one buffer W, indexed by offsets (one allocation and
+    # 1-D accesses: less code to compile than 16 arrays of 1 to 3 dimensions, issue 27):
+    # Pa (L, cap, cap) at 0: |a_u - (t-th neighbour)_v|^2 at (t cap + u) cap + v
+    cc = cap * cap
+    oA = L * cc  # Aself (cap,): |a_u - c_a|^2
+    oAto = oA + cap  # Ato (L, cap): |a_u - c_t|^2 at t cap + u
+    oTa = oAto + L * cap  # Tto_a (L, cap): |t_v - c_a|^2
+    oTs = oTa + L * cap  # Tself (L, cap): |t_v - c_t|^2
+    osTs = oTs + L * cap  # sqrt of Tself (the triangle bounds use those of Tself, Btoc, Ctob)
+    oP = osTs + L * cap  # Pbc (cap, cap): |b_v - c_w|^2 at v cap + w
+    oBc = oP + cc  # Btoc (cap,): |b_v - c_c|^2
+    oCb = oBc + cap  # Ctob (cap,): |c_w - c_b|^2
+    osBc = oCb + cap  # their square roots
+    osCb = osBc + cap
     # per triple, the least value over w of each of the two w-dependent terms of a cycle:
     # forward b-term (per v) and a-term (per u), backward a-term (per u) and b-term (per v)
-    mBf = np.empty(cap, dtype=np.float64)
-    mAf = np.empty(cap, dtype=np.float64)
-    mAb = np.empty(cap, dtype=np.float64)
-    mBb = np.empty(cap, dtype=np.float64)
+    oBf = osCb + cap
+    oAf = oBf + cap
+    oAb = oAf + cap
+    oBb = oAb + cap
+    W = np.empty(oBb + cap, dtype=np.float64)
+    nosq = np.int64(-1)  # (a variable, not the literal -1: one signature of _fill_centroid)
     old = sweep - 1
     total = np.int64(0)
     for a in range(G):
@@ -667,23 +676,36 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                 if c < a and _listed(neighbours, c, a) and _listed(neighbours, c, b):
                     continue
                 if fresh:  # (re)compute everything that involves a's members
-                    _fill_centroid(X, members, mstart, a, C, a, counts, Aself, nosq, nom)
+                    _fill_centroid(X, members, mstart, a, C, a, counts, W, oA, nosq, nom)
                     for t in range(L):
                         g = neighbours[a, t]
                         if g < 0 or counts[g] > cap:
                             continue
-                        _fill_pair(X, members, mstart, a, g, Pa[t], nom)
-                        _fill_centroid(X, members, mstart, a, C, g, counts, Ato[t], nosq, nom)
-                        _fill_centroid(X, members, mstart, g, C, a, counts, Tto_a[t], nosq, nom)
-                        _fill_centroid(X, members, mstart, g, C, g, counts, Tself[t], sTself[t], nom)
+                        tc = t * cap
+                        _fill_pair(X, members, mstart, a, g, W, tc * cap, cap, nom)
+                        _fill_centroid(X, members, mstart, a, C, g, counts, W, oAto + tc, nosq, nom)
+                        _fill_centroid(X, members, mstart, g, C, a, counts, W, oTa + tc, nosq, nom)
+                        _fill_centroid(X, members, mstart, g, C, g, counts, W, oTs + tc, osTs + tc, nom)
                     fresh = False
                 nb_ = counts[b]
                 nc = counts[c]
-                _fill_centroid(X, members, mstart, b, C, c, counts, Btoc, sBtoc, nom)
-                _fill_centroid(X, members, mstart, c, C, b, counts, Ctob, sCtob, nom)
+                _fill_centroid(X, members, mstart, b, C, c, counts, W, oBc, osBc, nom)
+                _fill_centroid(X, members, mstart, c, C, b, counts, W, oCb, osCb, nom)
                 ia = 1.0 / na
                 ib = 1.0 / nb_
                 ic = 1.0 / nc
+                c1 = t1 * cap
+                c2 = t2 * cap
+                # where the rows of the t1-th (b) and t2-th (c) neighbour start in the tables
+                # (one addition per access in the loops below)
+                oAto1 = oAto + c1
+                oAto2 = oAto + c2
+                oTa1 = oTa + c1
+                oTa2 = oTa + c2
+                oTs1 = oTs + c1
+                oTs2 = oTs + c2
+                osTs1 = osTs + c1
+                osTs2 = osTs + c2
                 best = 0.0
                 bscale = 0.0
                 bu = np.int64(-1)
@@ -696,21 +718,24 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                 # falls): the cycles made are exactly those of the full search
                 # (each array element is read once into a local: the same arithmetic, less code
                 # to compile, issue 27)
-                for u in range(na):
-                    au = Aself[u]
-                    a2 = Ato[t2, u]
-                    mf = np.inf
-                    mb = np.inf
-                    for w in range(nc):
-                        pca = Pa[t2, u, w]
-                        x = Tto_a[t2, w] - au - pca * ia
-                        if x < mf:
-                            mf = x
-                        x = a2 - Tself[t2, w] - pca * ic
-                        if x < mb:
-                            mb = x
-                    mAf[u] = mf
-                    mAb[u] = mb
+                # (every loop variable and local has a name of its own: Numba's SSA pass walks
+                # the whole function once per name assigned in more than one place)
+                for u0 in range(na):
+                    au0 = W[oA + u0]
+                    a20 = W[oAto2 + u0]
+                    q2u = (c2 + u0) * cap
+                    mf0 = np.inf
+                    mb0 = np.inf
+                    for w0 in range(nc):
+                        pca0 = W[q2u + w0]
+                        x1 = W[oTa2 + w0] - au0 - pca0 * ia
+                        if x1 < mf0:
+                            mf0 = x1
+                        x2 = a20 - W[oTs2 + w0] - pca0 * ic
+                        if x2 < mb0:
+                            mb0 = x2
+                    W[oAf + u0] = mf0
+                    W[oAb + u0] = mb0
                 # the least B and B' over w: first (ph 0) with |x_v - x_w|^2 bounded above by the
                 # triangle inequality through c_c and c_b (1e-9 relative slack covers rounding),
                 # which needs no row distance: when no (u, v) can then reach a change < 0, the
@@ -718,43 +743,45 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                 hope = np.bool_(False)
                 for ph in range(2):
                     if ph == 1:
-                        _fill_pair(X, members, mstart, b, c, Pbc, nom)
-                    for v in range(nb_):
-                        btc = Btoc[v]
-                        t1v = Tself[t1, v]
-                        sbv = sBtoc[v]
-                        st1v = sTself[t1, v]
-                        mf = np.inf
-                        mb = np.inf
-                        for w in range(nc):
+                        _fill_pair(X, members, mstart, b, c, W, oP, cap, nom)
+                    for v0 in range(nb_):
+                        btc0 = W[oBc + v0]
+                        t1v0 = W[oTs1 + v0]
+                        sbv = W[osBc + v0]
+                        st1v = W[osTs1 + v0]
+                        pv0 = oP + v0 * cap
+                        mf1 = np.inf
+                        mb1 = np.inf
+                        for w1 in range(nc):
                             if ph == 0:
-                                r1 = sbv + sTself[t2, w]
-                                r2 = sCtob[w] + st1v
-                                r1 *= r1
-                                r2 *= r2
-                                pvw = (r2 if r2 < r1 else r1) * (1.0 + 1e-9)
+                                e1 = sbv + W[osTs2 + w1]
+                                e2 = W[osCb + w1] + st1v
+                                f1 = e1 * e1
+                                f2 = e2 * e2
+                                pvw0 = (f2 if f2 < f1 else f1) * (1.0 + 1e-9)
                             else:
-                                pvw = Pbc[v, w]
-                            x = btc - Tself[t2, w] - pvw * ic
-                            if x < mf:
-                                mf = x
-                            x = Ctob[w] - t1v - pvw * ib
-                            if x < mb:
-                                mb = x
-                        mBf[v] = mf
-                        mBb[v] = mb
+                                pvw0 = W[pv0 + w1]
+                            x3 = btc0 - W[oTs2 + w1] - pvw0 * ic
+                            if x3 < mf1:
+                                mf1 = x3
+                            x4 = W[oCb + w1] - t1v0 - pvw0 * ib
+                            if x4 < mb1:
+                                mb1 = x4
+                        W[oBf + v0] = mf1
+                        W[oBb + v0] = mb1
                     if ph == 1:
                         break
-                    for u in range(na):
-                        au = Aself[u]
-                        a1 = Ato[t1, u]
-                        mafu = mAf[u]
-                        mabu = mAb[u]
-                        for v in range(nb_):
-                            pab = Pa[t1, u, v]
-                            if (a1 - Tself[t1, v] - pab * ib) + mBf[v] + mafu < best or (
-                                Tto_a[t1, v] - au - pab * ia
-                            ) + mabu + mBb[v] < best:
+                    for u1 in range(na):
+                        au1 = W[oA + u1]
+                        a11 = W[oAto1 + u1]
+                        mafu1 = W[oAf + u1]
+                        mabu1 = W[oAb + u1]
+                        q1u = (c1 + u1) * cap
+                        for v1 in range(nb_):
+                            pab1 = W[q1u + v1]
+                            if (a11 - W[oTs1 + v1] - pab1 * ib) + W[oBf + v1] + mafu1 < best or (
+                                W[oTa1 + v1] - au1 - pab1 * ia
+                            ) + mabu1 + W[oBb + v1] < best:
                                 hope = True
                                 break
                         if hope:
@@ -764,41 +791,44 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                 if not hope:
                     continue
                 for u in range(na):
-                    au = Aself[u]
-                    a1 = Ato[t1, u]
-                    a2 = Ato[t2, u]
-                    mafu = mAf[u]
-                    mabu = mAb[u]
+                    au = W[oA + u]
+                    a1 = W[oAto1 + u]
+                    a2 = W[oAto2 + u]
+                    mafu = W[oAf + u]
+                    mabu = W[oAb + u]
+                    p1u = (c1 + u) * cap
+                    p2u = (c2 + u) * cap
                     for v in range(nb_):
-                        pab = Pa[t1, u, v]
-                        t1v = Tself[t1, v]
-                        ta1 = Tto_a[t1, v]
+                        pab = W[p1u + v]
+                        t1v = W[oTs1 + v]
+                        ta1 = W[oTa1 + v]
                         # forward, u: a->b, v: b->c, w: c->a
                         fb = a1 - t1v - pab * ib
                         # backward, u: a->c, w: c->b, v: b->a
                         ka = ta1 - au - pab * ia
-                        dof = fb + mBf[v] + mafu < best
-                        dob = ka + mabu + mBb[v] < best
+                        dof = fb + W[oBf + v] + mafu < best
+                        dob = ka + mabu + W[oBb + v] < best
                         if not (dof or dob):
                             continue
-                        btc = Btoc[v]
+                        btc = W[oBc + v]
+                        pv = oP + v * cap
                         for w in range(nc):
-                            pca = Pa[t2, u, w]
-                            t2w = Tself[t2, w]
-                            pvw = Pbc[v, w]
-                            ta2 = Tto_a[t2, w]
-                            d = fb + (btc - t2w - pvw * ic) + (ta2 - au - pca * ia)
-                            if dof and d < best:
-                                best = d
+                            pca = W[p2u + w]
+                            t2w = W[oTs2 + w]
+                            pvw = W[pv + w]
+                            ta2 = W[oTa2 + w]
+                            d1 = fb + (btc - t2w - pvw * ic) + (ta2 - au - pca * ia)
+                            if dof and d1 < best:
+                                best = d1
                                 bu = u  # (not a tuple assignment: less to type)
                                 bv = v
                                 bw = w
                                 bdir = 0
                                 bscale = a1 + t1v + btc + t2w + ta2 + au
-                            cw = Ctob[w]
-                            d = ka + (a2 - t2w - pca * ic) + (cw - t1v - pvw * ib)
-                            if dob and d < best:
-                                best = d
+                            cw = W[oCb + w]
+                            d2 = ka + (a2 - t2w - pca * ic) + (cw - t1v - pvw * ib)
+                            if dob and d2 < best:
+                                best = d2
                                 bu = u
                                 bv = v
                                 bw = w
@@ -806,44 +836,43 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                                 bscale = ta1 + au + a2 + t2w + cw + t1v
                 if bu < 0 or best >= -_RTOL * bscale - atol:
                     continue
-                su = mstart[a] + bu
-                sv = mstart[b] + bv
-                sw = mstart[c] + bw
-                if bdir == 0:  # a -> b -> c -> a
-                    _rotate(X, labels, sums, members, a, b, c, su, sv, sw, nom)
-                else:  # a -> c -> b -> a
-                    _rotate(X, labels, sums, members, a, c, b, su, sw, sv, nom)
-                for t in range(3):
-                    g = a if t == 0 else (b if t == 1 else c)
-                    for j in range(p):
-                        C[g, j] = sums[g, j] / counts[g]
-                    stamp[g] = sweep
+                # the rows in member slots s1, s2, s3 of groups a, g2, g3 move a -> g2 -> g3 -> a
+                # (written out once here: a helper with two call sites is a compilation more)
+                # (bdir 0: g2, g3 = b, c; bdir 1: c, b; as arithmetic, one assignment each)
+                g2 = b + (c - b) * bdir
+                g3 = c + (b - c) * bdir
+                s1 = mstart[a] + bu
+                s2 = mstart[g2] + bv + (bw - bv) * bdir
+                s3 = mstart[g3] + bw + (bv - bw) * bdir
+                r1 = members[s1]
+                r2 = members[s2]
+                r3 = members[s3]
+                labels[r1] = g2
+                labels[r2] = g3
+                labels[r3] = a
+                members[s1] = r3
+                members[s2] = r1
+                members[s3] = r2
+                for j1 in range(p):
+                    y1 = X[r1, j1]
+                    y2 = X[r2, j1]
+                    y3 = X[r3, j1]
+                    sums[a, j1] += y3 - y1
+                    sums[g2, j1] += y1 - y2
+                    sums[g3, j1] += y2 - y3
+                if nom is not None:
+                    _nom_move(nom, r1, a, g2)
+                    _nom_move(nom, r2, g2, g3)
+                    _nom_move(nom, r3, g3, a)
+                for t3 in range(3):
+                    h = a if t3 == 0 else (b if t3 == 1 else c)
+                    for j2 in range(p):
+                        C[h, j2] = sums[h, j2] / counts[h]
+                    stamp[h] = sweep
                 fresh = True
                 total += 1
     tick[0] = t0 + G * dt
     return total
-
-
-@helper
-def _rotate(X, labels, sums, members, g1, g2, g3, s1, s2, s3, nom):
-    """The rows in member slots s1, s2, s3 of groups g1, g2, g3 move g1 -> g2 -> g3 -> g1."""
-    r1 = members[s1]
-    r2 = members[s2]
-    r3 = members[s3]
-    labels[r1] = g2
-    labels[r2] = g3
-    labels[r3] = g1
-    members[s1] = r3
-    members[s2] = r1
-    members[s3] = r2
-    for j in range(X.shape[1]):
-        sums[g1, j] += X[r3, j] - X[r1, j]
-        sums[g2, j] += X[r1, j] - X[r2, j]
-        sums[g3, j] += X[r2, j] - X[r3, j]
-    if nom is not None:
-        _nom_move(nom, r1, g1, g2)
-        _nom_move(nom, r2, g2, g3)
-        _nom_move(nom, r3, g3, g1)
 
 
 def mil_sweep(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, atol, members, mstart, pairs, max_rounds,

@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from ._common import helper, sq_dist_rows
-from .path_order_common import _block_csr, _d2
+from .path_order_common import _d2
 
 
 @helper
@@ -53,6 +53,26 @@ def _visit(q, block_of, start, cnt, pts, slot, active, active_pos, n_active):
     return n_active
 
 
+#: The largest int64 (the ring search's start)
+_INT64_MAX = np.int64(np.iinfo(np.int64).max)
+
+
+def walk_arrays(block_of, n_blocks, pts=None, start=None):
+    """The ``walk`` argument of :func:`_block_walk` in numpy: the rows grouped by block
+    (start (B + 1,), cnt (B,), pts (n,): block b's rows pts[start[b]:start[b + 1]] in
+    increasing row order, slot (n,): each row's position in pts) -- a stable argsort, or
+    ``pts`` / ``start`` when the caller has them -- and the walk's scratch."""
+    n = block_of.shape[0]
+    if pts is None:
+        pts = np.argsort(block_of, kind="stable").astype(np.int64, copy=False)
+        start = np.zeros(n_blocks + 1, dtype=np.int64)
+        np.cumsum(np.bincount(block_of, minlength=n_blocks), out=start[1:])
+    slot = np.empty(n, dtype=np.int64)
+    slot[pts] = np.arange(n, dtype=np.int64)
+    return (start, np.diff(start), pts, slot, np.arange(n_blocks, dtype=np.int64), np.arange(n_blocks, dtype=np.int64),
+            np.full(n_blocks, -1, dtype=np.int64), np.empty(n_blocks, dtype=np.int64), np.empty(n, dtype=np.int64))
+
+
 @helper
 def _ring_next(X, C, gid, gw, cur, b, coords, pn, gm1, start, cnt, pts, active, n_active):
     """Procedure A' when block b is exhausted: the nearest record to row cur in the nearest
@@ -60,13 +80,14 @@ def _ring_next(X, C, gid, gw, cur, b, coords, pn, gm1, start, cnt, pts, active, 
     blocks. Every other block is at least 1 away, so a block at 1 ends the search for the ring."""
     best = np.inf
     bp = np.int64(-1)  # not a literal: _nearest_in_block compiles once
-    rmin = np.iinfo(np.int64).max
+    rmin = _INT64_MAX  # not np.iinfo (an overload compiled per call site's dtype)
     for a in range(n_active):
         if C is None:  # no nominal coordinate: the plain loop (5x faster)
             r = _chebyshev(coords, active[a], b)
         else:
             r = _chebyshev_codes(coords, active[a], b, pn, gm1)
-        rmin = min(rmin, r)
+        if r < rmin:  # min / max as comparisons: Numba compiles its builtins' overloads apart
+            rmin = r
         if rmin <= 1:
             break
     for a in range(n_active):
@@ -83,9 +104,11 @@ def _ring_next(X, C, gid, gw, cur, b, coords, pn, gm1, start, cnt, pts, active, 
 @helper
 def _chebyshev(coords, c, b):
     """Chebyshev distance between the grid cells of blocks c and b."""
-    r = 0
+    r = np.int64(0)
     for d in range(coords.shape[1]):
-        r = max(r, abs(coords[c, d] - coords[b, d]))
+        x = abs(coords[c, d] - coords[b, d])
+        if x > r:
+            r = x
     return r
 
 
@@ -94,12 +117,14 @@ def _chebyshev_codes(coords, c, b, pn, gm1):
     """:func:`_chebyshev` when the coordinates from ``pn`` on are category codes of nominal
     columns, whose one-hot cells (0 or the top cell gm1 on each level) differ by gm1 when
     the codes do."""
-    r = 0
+    r = np.int64(0)
     for d in range(pn):
-        r = max(r, abs(coords[c, d] - coords[b, d]))
+        x = abs(coords[c, d] - coords[b, d])
+        if x > r:
+            r = x
     for d in range(pn, coords.shape[1]):
         if coords[c, d] != coords[b, d]:
-            return max(r, gm1)
+            return r if r > gm1 else gm1
     return r
 
 
@@ -112,8 +137,8 @@ def _bfs_next(X, C, gid, gw, cur, b, t, deg, nbr, seen, queue, start, cnt, pts, 
     best = np.inf
     bp = np.int64(-1)  # not a literal: _nearest_in_block compiles once
     seen[b] = t
-    qh = 0
-    qt = 0
+    qh = np.int64(0)
+    qt = np.int64(0)
     queue[qt] = b
     qt += 1
     found = False
@@ -144,21 +169,14 @@ def _block_walk(X, C, gid, gw, first, block_of, n_blocks, walk, coords, pn, gm1,
     """The nearest-next walk shared by procedure A' and the variable grid: start at row
     ``first`` (the row farthest from the centroid); next is the nearest unvisited row of the
     current block; an exhausted block passes on by :func:`_ring_next` (grid: ``coords``
-    (B, .) cell coordinates, ``walk``, ``deg`` and ``nbr`` None) or :func:`_bfs_next`
-    (variable grid: block graph deg / nbr, ``coords`` None, and ``walk`` the blocks' CSR and
-    the walk's scratch, allocated by the caller: (start, cnt, pts, slot) as
-    :func:`~.path_order_common._block_csr` gives them, active, active_pos (0 .. B-1 each),
-    seen (B, -1), queue (B,), order (n,)). Nominal columns: codes C (see
+    (B, .) cell coordinates, ``deg`` and ``nbr`` None) or :func:`_bfs_next` (variable grid:
+    block graph deg / nbr, ``coords`` None). ``walk``: the blocks' CSR and the walk's
+    scratch, allocated by the caller (:func:`walk_arrays`): (start, cnt, pts, slot),
+    active, active_pos (0 .. B-1 each), seen (B, -1), queue (B,), order (n,). Nominal columns: codes C (see
     :func:`~.path_order_npn.npn_order_codes`; None: numeric only). The None arguments keep
     the code a call does not take from compiling. ``done[0]``: rows visited."""
     n = X.shape[0]
-    if coords is not None:  # the grid (not compiled for the variable grid: coords None)
-        start, cnt, pts, slot = _block_csr(block_of, n_blocks)
-        active = np.arange(n_blocks)
-        active_pos = np.arange(n_blocks)
-        order = np.empty(n, dtype=np.int64)
-    if deg is not None:  # the variable grid (not compiled for the grid: deg None)
-        start, cnt, pts, slot, active, active_pos, seen, queue, order = walk
+    start, cnt, pts, slot, active, active_pos, seen, queue, order = walk
     n_active = n_blocks
     cur = first
     for t in range(n):

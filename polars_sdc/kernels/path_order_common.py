@@ -115,36 +115,13 @@ def _d2(X, C, gid, gw, a, b):
 
 
 @helper
-def _block_csr(block_of, n_blocks):
-    """(start (B + 1,), cnt (B,), pts (n,), slot (n,)): the rows grouped by block (a counting
-    sort, increasing row inside each block; pts[start[b]:start[b + 1]] are block b's rows)
-    and each row's position in pts."""
-    n = block_of.shape[0]
-    cnt = np.zeros(n_blocks, dtype=np.int64)
-    for i in range(n):
-        cnt[block_of[i]] += 1
-    start = np.zeros(n_blocks + 1, dtype=np.int64)
-    for b in range(n_blocks):
-        start[b + 1] = start[b] + cnt[b]
-    fill = start[:-1].copy()
-    pts = np.empty(n, dtype=np.int64)
-    slot = np.empty(n, dtype=np.int64)
-    for i in range(n):  # rows in increasing order inside each block
-        b = block_of[i]
-        pts[fill[b]] = i
-        slot[i] = fill[b]
-        fill[b] += 1
-    return start, cnt, pts, slot
-
-
-@helper
 def _npn_walk(X, C, gid, gw, live, m, order, out, prev):
     """Walk the rows live[:m] nearest-next from row ``prev`` (ties: lowest row), appending
     them to order[out:]; returns the new (out, prev). live[:m] is consumed. Nominal columns:
     codes C (distances of :func:`_d2`; C None: numeric only, the nominal code not compiled)."""
     for step in range(m):
         best = np.inf
-        bt = -1
+        bt = np.int64(-1)
         for t in range(m - step):
             q = live[t]
             if q == prev:

@@ -8,7 +8,7 @@ Chebyshev distance in cell coordinates). See :mod:`.path_order_common`.
 from __future__ import annotations
 
 import numpy as np
-from .path_order_blocks import _block_walk
+from .path_order_blocks import _block_walk, walk_arrays
 from .path_order_common import farthest_from_centroid_codes
 
 
@@ -43,6 +43,7 @@ def grid_order(X: np.ndarray, cells_per_dim: int, codes: tuple | None = None,
         cells = np.hstack([cells, np.where(live, C, 0).astype(np.int64)])
     coords, block_of = np.unique(cells, axis=0, return_inverse=True)
     first = farthest_from_centroid_codes(X, C, off, gid, gw)
-    return _block_walk(X, C, gid, gw, np.int64(first), np.ascontiguousarray(block_of.ravel(), dtype=np.int64),
-                       coords.shape[0], None, np.ascontiguousarray(coords), p, g - 1, None, None,
+    block_of = np.ascontiguousarray(block_of.ravel(), dtype=np.int64)
+    return _block_walk(X, C, gid, gw, np.int64(first), block_of, coords.shape[0], walk_arrays(block_of, coords.shape[0]),
+                       np.ascontiguousarray(coords), p, g - 1, None, None,
                        np.zeros(1, dtype=np.int64) if done is None else done)

@@ -95,7 +95,7 @@ def _split_direction(X, perm, a, b, rule, mean, v, w):
             mean[d] += X[perm[t], d]
     for d in range(p):
         mean[d] /= m
-    dim = 0
+    dim = np.int64(0)
     best = -1.0
     for d in range(p):
         s = 0.0
@@ -109,7 +109,9 @@ def _split_direction(X, perm, a, b, rule, mean, v, w):
     if rule != 2:
         return
     # power iteration on an evenly spaced sample of at most _PCA_SAMPLE rows
-    stride = max(1, m // _PCA_SAMPLE)
+    stride = m // _PCA_SAMPLE
+    if stride < 1:
+        stride = 1
     for it in range(8):
         for d in range(p):
             w[d] = 0.0
@@ -191,8 +193,12 @@ def _kd_call(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, done):
                np.empty(mm, dtype=np.int64), np.empty(mm, dtype=np.bool_), np.empty(mm, dtype=np.int64))
     if mdav_k is None or (leaf_size < _PY_LEAF and n > leaf_size):
         # order "kd" (mdav_k None: no MDAV compiled), or kd-mdav on many small leaves: one kernel
+        sb = np.zeros(_STACK, dtype=np.int64)
+        sb[0] = n
+        walk = (np.empty(n, dtype=np.int64), np.arange(n, dtype=np.int64), np.empty(n), np.zeros(_STACK, dtype=np.int64),
+                sb, np.empty(leaf_size if leaf_size > 1 else 1, dtype=np.int64))
         return _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, None if mdav_k is None else np.int64(mdav_k),
-                        small, tree_leaf, lcnt, grp, first, num, scr, done)
+                        small, tree_leaf, lcnt, grp, first, num, scr, walk, done)
     # kd-mdav on large leaves (few): Python takes them one at a time
     if C is None:  # MDAV's own numeric arguments (no nominal column): the same kernel signature
         moff, mgid, mgw = np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0)
@@ -355,7 +361,9 @@ def _split_direction_codes(X, C, off, A_c, lk, li, perm, a, b, lcnt, dk, dc, du,
             vnom[off[li[0]]] = 1.0
         return L
     _set_v(dk, dc, du, off, dim, 1.0, vnum, vnom)
-    stride = max(1, m // _PCA_SAMPLE)
+    stride = m // _PCA_SAMPLE
+    if stride < 1:
+        stride = 1
     for it in range(8):
         for e in range(L):
             w[e] = 0.0
@@ -503,7 +511,7 @@ def _leaf_groups(X, C, off, gid, gw, perm, a, sub, subc, lab, order, out, prev, 
         acc = np.zeros(NG, dtype=np.int64)
     for gs in range(G):
         best = np.inf
-        bg = -1
+        bg = np.int64(-1)
         for g in range(G):
             if seen[g]:
                 continue
@@ -516,7 +524,7 @@ def _leaf_groups(X, C, off, gid, gw, perm, a, sub, subc, lab, order, out, prev, 
                 for q in range(NG):
                     acc[q] = 0
                 for c in range(mc):
-                    same = 0
+                    same = np.int64(0)
                     for h in range(gstart[g], gstart[g + 1]):
                         if subc[by_group[h], c] == C[prev, c]:
                             same += 1
@@ -600,24 +608,18 @@ def _kd_next_leaf(X, C, off, A_c, lk, li, perm, leaf_size, rule, prev, key, num,
 
 @njit(cache=True, nogil=True)
 def _kd_walk(X, C, off, gid, gw, A_c, lk, li, leaf_size, rule, mdav_k, mdav_small, mdav_leaf, lcnt, grp, first, num,
-             scr, done):
+             scr, walk, done):
     """The kd order from row ``first`` (the row farthest from the centroid), each leaf walked
     by NPN, or with ``mdav_k`` (kd-mdav on small leaves) partitioned by MDAV first
     (:func:`_leaf_mdav`, :func:`_leaf_groups`; None: not compiled): :func:`kd_order` without
     nominal columns (C, off, gid, gw, A_c, lk, li and ``scr`` None; any ``rule``),
-    :func:`kd_order_codes` with them (rule 2). Scratch arrays ``num`` / ``scr`` / ``grp``:
-    see :func:`_kd_call`."""
-    n = X.shape[0]
-    order = np.empty(n, dtype=np.int64)
-    perm = np.arange(n)
-    key = np.empty(n)
-    sa = np.zeros(_STACK, dtype=np.int64)
-    sb = np.zeros(_STACK, dtype=np.int64)
-    sb[0] = n
-    top = 1
+    :func:`kd_order_codes` with them (rule 2). Scratch arrays ``num`` / ``scr`` / ``grp`` /
+    ``walk`` (the order, the rows 0 .. n-1 permuted in place, the split keys, the segment
+    stacks, a leaf's rows): see :func:`_kd_call`."""
+    order, perm, key, sa, sb, live = walk
+    top = np.int64(1)
     out = np.int64(0)  # not a literal 0: _npn_walk compiles once
     prev = first
-    live = np.empty(leaf_size if leaf_size > 1 else 1, dtype=np.int64)
     while top > 0:
         top -= 1
         a = sa[top]

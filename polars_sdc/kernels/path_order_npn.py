@@ -72,7 +72,7 @@ def _npn_path(X, C, gid, gw, first, done):
         if m == 0:
             break
         best = np.inf
-        pos = -1
+        pos = np.int64(-1)
         for i in range(m):
             s = 0.0
             for d in range(p):

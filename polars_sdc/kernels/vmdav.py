@@ -54,7 +54,7 @@ def _k_nearest(dist, idx, m, r, k, chosen, bd, bi):
     """chosen[:k] = r and the k-1 other live positions with the smallest (dist, row index)
     (``bd`` float64 / ``bi`` int64: scratch of k)."""
     kk = k - 1
-    cnt = 0
+    cnt = np.int64(0)
     for i in range(m):
         if i == r or kk == 0:
             continue
@@ -190,7 +190,7 @@ def _join_leftovers(X, labels, n_groups, rows, n_rows, counts, means, nom):
     for t in range(n_rows):
         i = rows[t]
         best = np.inf
-        bg = 0
+        bg = np.int64(0)
         for g in range(n_groups):
             s = 0.0
             for j in range(p):

@@ -34,6 +34,7 @@ import numpy as np
 from .._errors import SDCError
 from .._signature import check_keywords
 from .._validation import check_int
+from ..progress import method_called
 from .features import Features, as_features
 
 ORDERS = ("npn", "grid", "vgrid", "kd", "kd-mdav")
@@ -52,6 +53,7 @@ def check_order(order: object) -> None:
 CODE_ORDERS = ("npn", "grid", "kd", "kd-mdav")
 
 
+@method_called("mhm")  # the compile notice names MHM, also when kd-mdav compiles MDAV's kernel first
 def path_order(X: np.ndarray | Features, k: int, order: str = "npn", *, cells_per_dim: int | None = None,
                leaf_size: int | None = None, done: np.ndarray | None = None) -> np.ndarray:
     """The path of procedure A / A' as a permutation of the rows of X (int64): row
@@ -106,6 +108,7 @@ def path_order(X: np.ndarray | Features, k: int, order: str = "npn", *, cells_pe
 
 
 @check_keywords
+@method_called("mhm")
 def partition_mhm(X: np.ndarray | Features, k: int, order: str = "npn", *, cells_per_dim: int | None = None,
                   leaf_size: int | None = None, done: np.ndarray | None = None) -> np.ndarray:
     """UInt32 group ids for the rows of X (n, p) by MHM: :func:`path_order`, then the

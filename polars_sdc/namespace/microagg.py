@@ -210,7 +210,8 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         integers
             ``"round"``: integer columns keep their dtype, the group's exact mean rounded half
             to even (on the census data, MDAV k = 5, rounding moves SSE/SST from 9.0884355 %
-            to 9.0884364 %); ``"float"``: the Float64 mean.
+            to 9.0884364 %); Decimal columns too, rounded to their scale; Boolean columns
+            the majority (a tie: False); ``"float"``: the Float64 mean.
         progress
             A progress bar on stderr.
         household
@@ -578,7 +579,8 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
             The partition: a column name or a Series of group ids (one per row).
         on
             Columns to release: numeric ones as the group mean (float columns: Float64;
-            integer columns: rounded half to even in their dtype, or Float64 with
+            integer and Decimal columns: rounded half to even in their dtype (Decimal: to
+            its scale), Boolean columns: the majority (a tie: False), or Float64 with
             ``integers="float"``), String/Categorical/Enum ones as the most frequent value
             (ties: smallest).
         ordinal

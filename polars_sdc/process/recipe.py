@@ -85,6 +85,8 @@ def _source(recipe: Any) -> tuple[str, str, str]:
     if isinstance(recipe, Path) or (isinstance(recipe, str) and "\n" not in recipe and (
             recipe.lower().endswith((".toml", ".json")) or Path(recipe).is_file())):
         path = Path(recipe)
+        if path.is_dir():
+            raise SDCError(f"recipe {str(path)!r} is a directory; give a .toml or .json file")
         if not path.is_file():
             raise FileNotFoundError(f"recipe {str(path)!r} not found")
         raw = path.read_bytes()

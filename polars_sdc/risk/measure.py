@@ -19,6 +19,7 @@ import polars as pl
 from .._columns import ColumnSpec
 from .._errors import SDCError
 from .._validation import check_int
+from ..progress import method_called
 from .frequencies import check_alpha, key_columns
 
 
@@ -73,6 +74,7 @@ class RiskResult:
         return "\n".join(lines)
 
 
+@method_called("risk")  # the compile notice names risk, not the SUDA kernels it compiles
 def measure_risk(
     df: pl.DataFrame,
     on: ColumnSpec,

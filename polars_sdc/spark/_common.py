@@ -17,13 +17,28 @@ BLOCK = "__sdc_block"
 PART = "__sdc_part"
 
 
-def require_pyspark() -> None:
-    """Raise :class:`SDCError` with the install hint when pyspark (>= 4) is missing."""
+#: The prefix of every helper column the Spark back end adds (in Spark and in the Polars
+#: frames of its tasks); Spark matches column names case-insensitively, so an input column
+#: starting with it in any case is refused (:func:`require_pyspark`) rather than overwritten
+RESERVED = "__sdc_"
+
+
+def require_pyspark(*frames: Any, internal: Sequence[str] = ()) -> None:
+    """Raise :class:`SDCError` with the install hint when pyspark (>= 4) is missing, and when
+    a column of one of the input ``frames`` starts with :data:`RESERVED` in any case (a helper
+    column would meet it: Spark names are case-insensitive by default), except the helper
+    columns ``internal`` that the back end itself passes on (exact names)."""
     try:
         import pyspark  # noqa: F401
         import pyarrow  # noqa: F401
     except ImportError:  # pragma: no cover - exercised only without pyspark
         raise SDCError('the Spark back end needs pyspark >= 4 with Arrow: pip install "polars_sdc[spark]"') from None
+    for sdf in frames:
+        for c in ([] if sdf is None else sdf.columns):
+            if c.lower().startswith(RESERVED) and c not in internal:
+                raise SDCError(f"column {c!r}: names starting with {RESERVED!r} (in any case: Spark compares column "
+                               "names case-insensitively) are reserved for the Spark back end's helper columns; "
+                               "rename it (df.withColumnRenamed)")
 
 
 def polars_schema(sdf: Any) -> pl.Schema:
@@ -204,15 +219,15 @@ def bad_value_counts(sdf: Any, cols: Sequence[str], schema: pl.Schema, *, nulls:
     for c in cols:
         col = F.col(c)
         if not nulls:
-            out.append(count(col.isNull(), f"__bad_null_{c}"))
+            out.append(count(col.isNull(), f"__sdc_bad_null_{c}"))
         if schema[c].is_float():
-            out += [count(F.isnan(col), f"__bad_nan_{c}"), count(col.isin(float("inf"), float("-inf")), f"__bad_inf_{c}")]
+            out += [count(F.isnan(col), f"__sdc_bad_nan_{c}"), count(col.isin(float("inf"), float("-inf")), f"__sdc_bad_inf_{c}")]
     return out
 
 
 def bad_totals(frame: pl.DataFrame) -> dict[str, int]:
     """The :func:`bad_value_counts` columns of a per-stratum ``frame``, summed over its rows."""
-    return {c: int(frame[c].sum() or 0) for c in frame.columns if c.startswith("__bad_")}
+    return {c: int(frame[c].sum() or 0) for c in frame.columns if c.startswith("__sdc_bad_")}
 
 
 def raise_bad(cols: Sequence[str], counts: Any) -> None:
@@ -223,7 +238,7 @@ def raise_bad(cols: Sequence[str], counts: Any) -> None:
     counts = counts.asDict() if hasattr(counts, "asDict") else dict(counts)
 
     def n(kind: str, c: str) -> int:
-        return int(counts.get(f"__bad_{kind}_{c}") or 0)
+        return int(counts.get(f"__sdc_bad_{kind}_{c}") or 0)
 
     for c in cols:
         if n("null", c):
@@ -246,7 +261,7 @@ def key_nulls(key: str) -> Any:
     one pass over the data."""
     from pyspark.sql import functions as F
 
-    return F.sum(F.when(F.col(key).isNull(), 1).otherwise(0)).alias("__key_nulls")
+    return F.sum(F.when(F.col(key).isNull(), 1).otherwise(0)).alias("__sdc_key_nulls")
 
 
 def verify_key(sdf: Any, key: str, nulls: int) -> None:
@@ -257,6 +272,6 @@ def verify_key(sdf: Any, key: str, nulls: int) -> None:
 
     if nulls:
         raise key_null_error(key, nulls)
-    dup = sdf.groupBy(key).count().where(F.col("count") > 1).limit(1).collect()
+    dup = sdf.groupBy(key).agg(F.count(F.lit(1)).alias("__sdc_count")).where(F.col("__sdc_count") > 1).limit(1).collect()
     if dup:
         raise key_duplicate_error(key, dup[0][key])

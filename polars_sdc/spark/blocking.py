@@ -275,11 +275,11 @@ def _merge_small(plan: BlockPlan, counts: np.ndarray, k: int, block_rows: int) -
 def _leaf_counts(sdf: Any, plan: BlockPlan) -> np.ndarray:
     from pyspark.sql import functions as F
 
-    leaves = assign(sdf.select(*plan.by, *plan.features), plan, column="__leaf", leaves=True)
-    rows = leaves.groupBy("__leaf").agg(F.count(F.lit(1)).alias("n")).collect()
+    leaves = assign(sdf.select(*plan.by, *plan.features), plan, column="__sdc_leaf", leaves=True)
+    rows = leaves.groupBy("__sdc_leaf").agg(F.count(F.lit(1)).alias("n")).collect()
     counts = np.zeros(plan._n_leaves(), dtype=np.int64)
     for r in rows:
-        counts[int(r["__leaf"])] = int(r["n"])
+        counts[int(r["__sdc_leaf"])] = int(r["n"])
     return counts
 
 
@@ -309,7 +309,7 @@ def plan_blocks(
     >>> from pyspark.sql import SparkSession                       # doctest: +SKIP
     >>> plan = plan_blocks(sdf, 5, ["x", "y"], block_rows=10_000)   # doctest: +SKIP
     """
-    require_pyspark()
+    require_pyspark(sdf, internal=(NULLS,))   # microaggregate plans on its null-pattern column
     from pyspark.sql import functions as F
 
     schema = polars_schema(sdf)
@@ -340,8 +340,8 @@ def plan_blocks(
     aggs = [F.count(F.lit(1)).alias(COUNT)]
     for c in feats:
         x = F.col(c).cast("double")
-        aggs += [F.mean(x).alias(f"__m_{c}"), (F.var_pop(x) * F.count(x)).alias(f"__q_{c}"),
-                 F.count(x).alias(f"__n_{c}")]
+        aggs += [F.mean(x).alias(f"__sdc_m_{c}"), (F.var_pop(x) * F.count(x)).alias(f"__sdc_q_{c}"),
+                 F.count(x).alias(f"__sdc_n_{c}")]
     bad = bad_value_counts(sdf, on_cols, schema, nulls=nulls)
     grouped = sdf.groupBy(*by_cols).agg(*aggs, *bad) if by_cols else sdf.agg(*aggs, *bad)
     strata = pl.from_arrow(grouped.toArrow())
@@ -353,9 +353,9 @@ def plan_blocks(
     center = np.zeros(len(feats))
     std = np.zeros(len(feats))
     for j, c in enumerate(feats):   # Chan et al.'s pairwise combination of (count, mean, M2)
-        m = strata[f"__m_{c}"].fill_null(0.0).to_numpy()
-        q = strata[f"__q_{c}"].fill_null(0.0).to_numpy()
-        cnt = strata[f"__n_{c}"].to_numpy().astype(np.float64)      # the non-null values
+        m = strata[f"__sdc_m_{c}"].fill_null(0.0).to_numpy()
+        q = strata[f"__sdc_q_{c}"].fill_null(0.0).to_numpy()
+        cnt = strata[f"__sdc_n_{c}"].to_numpy().astype(np.float64)      # the non-null values
         nn = float(cnt.sum())
         if nn == 0:
             continue
@@ -405,13 +405,13 @@ def plan_blocks(
             break
         leaf_node = {plan.leaf[nd]: nd for nd in range(len(plan.leaf)) if plan.leaf[nd] >= 0}
         fractions = {leaf: min(1.0, 4.0 * sample_per_block / counts[leaf]) for leaf in over}
-        tagged = assign(sdf.select(*plan.by, *plan.features), plan, column="__leaf", leaves=True)
-        tagged = tagged.where(F.col("__leaf").isin(over))
+        tagged = assign(sdf.select(*plan.by, *plan.features), plan, column="__sdc_leaf", leaves=True)
+        tagged = tagged.where(F.col("__sdc_leaf").isin(over))
         if max(fractions.values()) < 1.0:
-            tagged = tagged.sampleBy("__leaf", fractions, seed=seed + 1 + round_)
+            tagged = tagged.sampleBy("__sdc_leaf", fractions, seed=seed + 1 + round_)
         sample = pl.from_arrow(tagged.toArrow())
         for leaf in over:
-            sub = sample.filter(pl.col("__leaf") == leaf)
+            sub = sample.filter(pl.col("__sdc_leaf") == leaf)
             _grow(plan, leaf_node[leaf], plan.scores(sub), float(counts[leaf]), limit / 2.0)
         counts = _leaf_counts(sdf, plan)
 

@@ -133,7 +133,7 @@ def combination_table(
     Internal: the public faces are :func:`frequencies`, :func:`individual_risk`,
     :func:`global_risk` and :func:`risk`. ``household``: its null ids are counted in the same
     pass and refused (the household risk's check)."""
-    require_pyspark()
+    require_pyspark(sdf)
     from pyspark.sql import functions as F
 
     weights = weight
@@ -207,7 +207,7 @@ def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None
     the distinct (combination, household) pairs on the driver (households with a record whose
     keys are all missing count for everybody) and the table is a Polars DataFrame.
     Internal: the faces are :func:`frequencies` and the risk functions' ``household=``."""
-    require_pyspark()
+    require_pyspark(sdf)
     from pyspark.sql import functions as F
 
     cols, schema, a = _check(sdf, on, weight, alpha, suppressed_as)
@@ -215,20 +215,20 @@ def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None
     ks = [_key(i) for i in range(len(cols))]
     keyed = _keyed(sdf, cols, schema, weight, suppressed_as).withColumn(HH, F.col(household))
     w = F.col(WSUM)
-    per_h = [F.count(F.lit(1)).alias("__rows"), F.max(PATTERN).alias("__pmax"), F.min(w).alias(HW),
-             F.max(w).alias("__hi")]
+    per_h = [F.count(F.lit(1)).alias("__sdc_rows"), F.max(PATTERN).alias("__sdc_pmax"), F.min(w).alias(HW),
+             F.max(w).alias("__sdc_hi")]
     if weight is not None:
         bad = F.col(weight).isNull() | F.isnan(w) | w.isin(float("inf"), float("-inf"))
-        per_h += [F.sum(F.when(bad, 1).otherwise(0)).alias("__bad"),
-                  F.sum(F.when(~bad & (w <= 0), 1).otherwise(0)).alias("__low")]
+        per_h += [F.sum(F.when(bad, 1).otherwise(0)).alias("__sdc_bad"),
+                  F.sum(F.when(~bad & (w <= 0), 1).otherwise(0)).alias("__sdc_low")]
     households = keyed.groupBy(HH).agg(*per_h)
     nan_id = F.isnan(HH) if schema[household].is_float() else F.lit(False)
-    aggs = [F.max("__pmax").alias("missing"),
-            F.sum(F.when(F.col(HH).isNull(), F.col("__rows"))).alias("null_ids"),
+    aggs = [F.max("__sdc_pmax").alias("missing"),
+            F.sum(F.when(F.col(HH).isNull(), F.col("__sdc_rows"))).alias("null_ids"),
             F.max(F.when(nan_id, 1).otherwise(0)).alias("nan_ids")]
     if weight is not None:
-        aggs += [F.sum("__bad").alias("bad"), F.sum("__low").alias("low"),
-                 F.min(F.when(F.col(HW) != F.col("__hi"), F.col(HH))).alias("varies")]
+        aggs += [F.sum("__sdc_bad").alias("bad"), F.sum("__sdc_low").alias("low"),
+                 F.min(F.when(F.col(HW) != F.col("__sdc_hi"), F.col(HH))).alias("varies")]
     meta = households.agg(*aggs).collect()[0]
     if meta["null_ids"]:
         raise missing_ids_error(household, meta["null_ids"])
@@ -346,7 +346,7 @@ def frequencies(
     >>> sdcs.frequencies(sdf, ["age", "sex", "region"], weight="w")       # doctest: +SKIP
     >>> sdcs.frequencies(sdf, ["hsize", "db040"], weight="rb050", household="db030")   # doctest: +SKIP
     """
-    require_pyspark()
+    require_pyspark(sdf)
     cols, schema, _ = _check(sdf, on, weight, alpha, suppressed_as)
     _check_names(schema, [fk, Fk] if weight is not None else [fk])
     if household is not None:
@@ -426,7 +426,7 @@ def individual_risk(
     >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
     >>> sdcs.individual_risk(sdf, ["age", "sex", "region"], weight="w")    # doctest: +SKIP
     """
-    require_pyspark()
+    require_pyspark(sdf)
     cols, schema, _ = _check(sdf, on, weight, alpha, suppressed_as)
     _check_names(schema, [fk, Fk, risk] + ([household_risk] if household is not None else []))
     if household is not None:
@@ -480,7 +480,7 @@ def risk(
     >>> from polars_sdc import spark as sdcs                               # doctest: +SKIP
     >>> sdcs.risk(sdf, ["age", "sex", "region"], weight="w")["global_risk"]   # doctest: +SKIP
     """
-    require_pyspark()
+    require_pyspark(sdf)
     from pyspark.sql import functions as F
 
     from ..risk.measure import frequency_summary
@@ -500,9 +500,9 @@ def risk(
     summary = frequency_summary(per_fk[FK].to_numpy(), per_fk["e"].to_numpy() / n, ks, counts=n)
     if household is not None:
         records = _join_back(sdf.select(household, *cols), cols, schema, table, {"__sdc_r": RISK}, suppressed_as)
-        per_h = records.groupBy(household).agg(F.count(F.lit(1)).alias("m"),
-                                               _household_risk_of(F.col("__sdc_r")).alias("h"))
-        row = per_h.agg(F.sum(F.col("m") * F.col("h")).alias("e"), F.sum("m").alias("n")).collect()[0]
+        per_h = records.groupBy(household).agg(F.count(F.lit(1)).alias("__sdc_m"),
+                                               _household_risk_of(F.col("__sdc_r")).alias("__sdc_h"))
+        row = per_h.agg(F.sum(F.col("__sdc_m") * F.col("__sdc_h")).alias("e"), F.sum("__sdc_m").alias("n")).collect()[0]
         summary["household_risk"] = float(row["e"]) / int(row["n"])
         summary["household_expected_reidentifications"] = float(row["e"])
     return summary

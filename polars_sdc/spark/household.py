@@ -42,36 +42,36 @@ def split_columns(sdf: Any, household: str, columns: Sequence[str],
     check = columns if declared is None else [c for c in columns if c in set(declared)]
     floats = dict(sdf.dtypes).get(household) in ("float", "double")
     # the same pass counts the rows without a household id (null, or NaN), refused as locally
-    per = sdf.groupBy(household).agg(F.count(F.lit(1)).alias("__rows"), *[
-        (F.countDistinct(c) + F.max(F.when(F.col(c).isNull(), 1).otherwise(0))).alias(f"__u{i}")
+    per = sdf.groupBy(household).agg(F.count(F.lit(1)).alias("__sdc_rows"), *[
+        (F.countDistinct(c) + F.max(F.when(F.col(c).isNull(), 1).otherwise(0))).alias(f"__sdc_u{i}")
         for i, c in enumerate(check)])
     no_id = F.col(household).isNull() | (F.isnan(household) if floats else F.lit(False))
     few = declared is None and share is not None
-    row = per.agg(*[F.max(f"__u{i}").alias(f"__u{i}") for i in range(len(check))]
-                  + [F.sum(F.when(F.col(household).isNull(), F.col("__rows"))).alias("__null_ids"),
-                     F.max(F.when(no_id, 1).otherwise(0)).alias("__bad_ids"), F.count(F.lit(1)).alias("__households")]
+    row = per.agg(*[F.max(f"__sdc_u{i}").alias(f"__sdc_u{i}") for i in range(len(check))]
+                  + [F.sum(F.when(F.col(household).isNull(), F.col("__sdc_rows"))).alias("__sdc_null_ids"),
+                     F.max(F.when(no_id, 1).otherwise(0)).alias("__sdc_bad_ids"), F.count(F.lit(1)).alias("__sdc_households")]
                   + ([] if declared is None and not few else
-                     [F.min(F.when(F.col(f"__u{i}") > 1, F.col(household))).alias(f"__h{i}") for i in range(len(check))])
+                     [F.min(F.when(F.col(f"__sdc_u{i}") > 1, F.col(household))).alias(f"__sdc_h{i}") for i in range(len(check))])
                   + ([] if not few else
-                     [F.sum(F.when(F.col(f"__u{i}") > 1, 1).otherwise(0)).alias(f"__v{i}") for i in range(len(check))])
+                     [F.sum(F.when(F.col(f"__sdc_u{i}") > 1, 1).otherwise(0)).alias(f"__sdc_v{i}") for i in range(len(check))])
                   ).collect()[0]
-    if row["__null_ids"]:
-        raise missing_ids_error(household, row["__null_ids"])
-    if row["__bad_ids"]:
+    if row["__sdc_null_ids"]:
+        raise missing_ids_error(household, row["__sdc_null_ids"])
+    if row["__sdc_bad_ids"]:
         raise missing_ids_error(household, None)
     if not check:
         return [], columns
-    hh = [c for i, c in enumerate(check) if (row[f"__u{i}"] or 0) <= 1]
+    hh = [c for i, c in enumerate(check) if (row[f"__sdc_u{i}"] or 0) <= 1]
     if few:
         from ..household import warn_varies_within_few
 
-        n = int(row["__households"])
+        n = int(row["__sdc_households"])
         for i, c in enumerate(check):
-            if 0 < row[f"__v{i}"] <= share * n:
-                warn_varies_within_few(c, int(row[f"__v{i}"]), n, household, row[f"__h{i}"], stacklevel=5)
+            if 0 < row[f"__sdc_v{i}"] <= share * n:
+                warn_varies_within_few(c, int(row[f"__sdc_v{i}"]), n, household, row[f"__sdc_h{i}"], stacklevel=5)
     if declared is not None and len(hh) < len(check):
         i = next(i for i, c in enumerate(check) if c not in hh)
-        c, hid = check[i], row[f"__h{i}"]
+        c, hid = check[i], row[f"__sdc_h{i}"]
         values = [r[0] for r in sdf.filter(F.col(household) == F.lit(hid)).select(c).distinct()
                   .orderBy(F.col(c).asc_nulls_first()).limit(2).collect()]
         raise SDCError(f"column {c!r} is declared household-level but varies within household {hid!r} of "

@@ -52,7 +52,7 @@ def laplace(
     >>> from polars_sdc import spark as sdcs                                # doctest: +SKIP
     >>> noisy = sdcs.laplace(sdf, 2.0, ["age"], key="person_id", seed=7)    # doctest: +SKIP
     """
-    require_pyspark()
+    require_pyspark(sdf)
     from pyspark.sql import functions as F
 
     from ..laplace import (check_phi_or_k, check_phis, laplace_apply, laplace_columns, laplace_output_schema,
@@ -97,7 +97,7 @@ def laplace(
             raise err
     bounds = {c: (row[f"lo_{c}"], row[f"hi_{c}"]) for c in cols if row[f"n_{c}"]} if clamp else None
     if check_key:
-        verify_key(sdf, key, int(row["__key_nulls"]))
+        verify_key(sdf, key, int(row["__sdc_key_nulls"]))
     s = int(seed)
     return run_frames(sdf, lambda df: laplace_apply(df, phis, s, key=key, bounds=bounds),
                       laplace_output_schema(schema, cols))

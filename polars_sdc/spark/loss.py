@@ -39,7 +39,7 @@ def ilssdm(
     >>> from polars_sdc import spark as sdcs                                       # doctest: +SKIP
     >>> sdcs.ilssdm(sdf, ["age", "income"], masked=out, key="person_id")           # doctest: +SKIP
     """
-    require_pyspark()
+    require_pyspark(original, masked)
     from pyspark.sql import functions as F
 
     schema = polars_schema(original)
@@ -74,15 +74,15 @@ def ilssdm(
         check_present(schema, [key], "key")
         check_present(polars_schema(masked), [key], "key")
         _check_keys(original, masked, key)
-        m = masked.select(key, *[F.col(c).cast("double").alias(f"__m_{c}") for c in cols])
+        m = masked.select(key, *[F.col(c).cast("double").alias(f"__sdc_m_{c}") for c in cols])
         joined = original.select(key, *cols).join(m, on=key, how="inner")
         # per column, the first row (in key order) whose null differs, and whether the original's is the null
-        changed = {c: F.col(c).isNull() != F.col(f"__m_{c}").isNull() for c in cols}
+        changed = {c: F.col(c).isNull() != F.col(f"__sdc_m_{c}").isNull() for c in cols}
         row = joined.agg(
-            *[F.sum((F.col(c).cast("double") - F.col(f"__m_{c}")) ** 2).alias(f"e_{c}") for c in cols],
+            *[F.sum((F.col(c).cast("double") - F.col(f"__sdc_m_{c}")) ** 2).alias(f"e_{c}") for c in cols],
             *[F.min(F.when(changed[c], F.struct(F.col(key).alias("k"), F.col(c).isNull().alias("o"))))
               .alias(f"d_{c}") for c in cols],
-            *[e for c in cols for e in nonfinite(F.col(f"__m_{c}"), f"m_{c}")],
+            *[e for c in cols for e in nonfinite(F.col(f"__sdc_m_{c}"), f"m_{c}")],
         ).collect()[0]
         for c in cols:
             first = row[f"d_{c}"]
@@ -94,9 +94,9 @@ def ilssdm(
     else:
         refuse_nonfinite(stats, "")
         per = original.groupBy(groups).agg(
-            *[(F.var_pop(F.col(c).cast("double")) * F.count(F.col(c))).alias(f"e_{c}") for c in cols]
+            *[(F.var_pop(F.col(c).cast("double")) * F.count(F.col(c))).alias(f"__sdc_e_{c}") for c in cols]
         )
-        row = per.agg(*[F.sum(f"e_{c}").alias(f"e_{c}") for c in cols]).collect()[0]
+        row = per.agg(*[F.sum(f"__sdc_e_{c}").alias(f"e_{c}") for c in cols]).collect()[0]
         sse = {c: float(row[f"e_{c}"] or 0.0) for c in cols}
     num = den = 0.0
     for c in cols:
@@ -116,9 +116,9 @@ def _check_keys(original: Any, masked: Any, key: str) -> None:
     from pyspark.sql import functions as F
 
     k = F.col(key)
-    no, nm = F.col("__no"), F.col("__nm")
-    counts = original.groupBy(key).agg(F.count(F.lit(1)).alias("__no")).join(
-        masked.groupBy(key).agg(F.count(F.lit(1)).alias("__nm")), on=key, how="full")
+    no, nm = F.col("__sdc_no"), F.col("__sdc_nm")
+    counts = original.groupBy(key).agg(F.count(F.lit(1)).alias("__sdc_no")).join(
+        masked.groupBy(key).agg(F.count(F.lit(1)).alias("__sdc_nm")), on=key, how="full")
     row = counts.agg(
         F.sum(F.when(k.isNull(), no)).alias("null_o"), F.sum(F.when(k.isNull(), nm)).alias("null_m"),
         F.min(F.when(no > 1, k)).alias("dup_o"), F.min(F.when(nm > 1, k)).alias("dup_m"),

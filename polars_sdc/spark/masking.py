@@ -95,7 +95,7 @@ def pram(
     >>> from polars_sdc import spark as sdcs                                   # doctest: +SKIP
     >>> out = sdcs.pram(sdf, "occupation", pd=0.8, by="region", seed=7, key="person_id")  # doctest: +SKIP
     """
-    require_pyspark()
+    require_pyspark(sdf)
     from pyspark.sql import functions as F
 
     from ..masking._common import seed_or_fresh, uniform
@@ -120,19 +120,19 @@ def pram(
     s = seed_or_fresh(seed)
     sets = [by_cols] + [by_cols + [c] for c in cols]
     counts = pl.from_arrow(sdf.groupingSets(sets, *by_cols, *cols).agg(
-        F.count(F.lit(1)).alias("__n"), *[F.grouping(c).alias(f"__g{i}") for i, c in enumerate(cols)],
+        F.count(F.lit(1)).alias("__sdc_n"), *[F.grouping(c).alias(f"__sdc_g{i}") for i, c in enumerate(cols)],
         *([key_nulls(key)] if check_key else []),
     ).toArrow())
-    whole = counts.filter(pl.all_horizontal(pl.col(f"__g{i}") == 1 for i in range(len(cols))))
+    whole = counts.filter(pl.all_horizontal(pl.col(f"__sdc_g{i}") == 1 for i in range(len(cols))))
     if check_key:
-        verify_key(sdf, key, int(whole["__key_nulls"].sum()))
+        verify_key(sdf, key, int(whole["__sdc_key_nulls"].sum()))
     table = strata_table(whole, by_cols) if by_cols else None
     plans = {}
     for i, c in enumerate(cols):
-        lv, mats = _pram_plan(c, counts.filter(pl.col(f"__g{i}") == 0).select(*by_cols, c, "__n"), by_cols,
+        lv, mats = _pram_plan(c, counts.filter(pl.col(f"__sdc_g{i}") == 0).select(*by_cols, c, "__sdc_n"), by_cols,
                               table, schema[c], pd, a, s, matrix, None if levels is None else levels.get(c))
         if lv.len():
-            plans[c] = (pl.DataFrame({c: lv, "__code": np.arange(lv.len(), dtype=np.int64)}), lv, mats)
+            plans[c] = (pl.DataFrame({c: lv, "__sdc_code": np.arange(lv.len(), dtype=np.int64)}), lv, mats)
     if not plans:
         return sdf
 
@@ -142,7 +142,7 @@ def pram(
         new = []
         for c, (code_of, lv, mats) in plans.items():
             codes = df.select(c).join(code_of, on=c, how="left", maintain_order="left") \
-                .get_column("__code").fill_null(-1).to_numpy()
+                .get_column("__sdc_code").fill_null(-1).to_numpy()
             new.append(from_codes(df.get_column(c), lv, draw_categories(codes, sidx, mats,
                                                                         uniform(s, rng.stream("pram", column=c), keys))))
         return df.with_columns(new)
@@ -178,9 +178,9 @@ def _pram_plan(c: str, t: pl.DataFrame, by: list[str], table: pl.DataFrame | Non
     if user is None and L:
         counts = np.zeros((len(strata_vals), L), dtype=np.int64)
         ok = t.filter(pl.col(c).is_not_null()).join(
-            pl.DataFrame({c: lv, "__li": np.arange(L, dtype=np.int64)}), on=c, how="left")
+            pl.DataFrame({c: lv, "__sdc_li": np.arange(L, dtype=np.int64)}), on=c, how="left")
         si = row_strata(ok, by, table) if by else np.zeros(ok.height, dtype=np.int64)
-        np.add.at(counts, (si, ok.get_column("__li").to_numpy()), ok.get_column("__n").to_numpy())
+        np.add.at(counts, (si, ok.get_column("__sdc_li").to_numpy()), ok.get_column("__sdc_n").to_numpy())
     return lv, stratum_matrices(c, lv.to_list(), counts, strata_vals, pd, alpha, seed, user)
 
 
@@ -234,7 +234,7 @@ def add_noise(
     >>> from polars_sdc import spark as sdcs                                   # doctest: +SKIP
     >>> out = sdcs.add_noise(sdf, ["income"], method="correlated", by="region", seed=7, key="person_id")  # doctest: +SKIP
     """
-    require_pyspark()
+    require_pyspark(sdf)
     from pyspark.sql import functions as F
 
     from ..masking._common import on_by_household
@@ -254,28 +254,28 @@ def add_noise(
     columnwise = method in ("additive", "correlated2")
     group = [*by_cols] if columnwise else [*by_cols, PATTERN]
     frame = sdf if columnwise else sdf.withColumn(PATTERN, _pattern_expr(cols))
-    aggs = [F.count(F.lit(1)).alias("__n"), *bad_value_counts(sdf, cols, schema, nulls=True)]
-    aggs += [F.count(x).alias(f"__nn{j}") for j, x in enumerate(xs)]
+    aggs = [F.count(F.lit(1)).alias("__sdc_n"), *bad_value_counts(sdf, cols, schema, nulls=True)]
+    aggs += [F.count(x).alias(f"__sdc_nn{j}") for j, x in enumerate(xs)]
     if check_key:
         aggs.append(key_nulls(key))
     if method == "moments":                                  # constant columns stay out of the recolouring
-        aggs += [(F.min(x) == F.max(x)).alias(f"__const{j}") for j, x in enumerate(xs)]
+        aggs += [(F.min(x) == F.max(x)).alias(f"__sdc_const{j}") for j, x in enumerate(xs)]
     # each unit's columns brought to magnitude ~1 by a power of two before any square is summed,
     # as the local add_noise_values (no underflow at 1e-300, no overflow at 1e200)
-    aggs += [F.max(F.abs(x)).alias(f"__a{j}") for j, x in enumerate(xs)]
+    aggs += [F.max(F.abs(x)).alias(f"__sdc_a{j}") for j, x in enumerate(xs)]
     wide = [j for j, c in enumerate(cols) if schema[c] in (pl.Int64, pl.UInt64)]
     aggs += [a for j in wide for a in _split_sums(cols[j], j)]
     stats = pl.from_arrow(frame.groupBy(*group).agg(*aggs).toArrow())
     raise_bad(cols, bad_totals(stats))
-    stats = stats.with_columns(pl.Series(f"__e{j}", scale_exponents(stats[f"__a{j}"].fill_null(0.0).to_numpy()))
+    stats = stats.with_columns(pl.Series(f"__sdc_e{j}", scale_exponents(stats[f"__sdc_a{j}"].fill_null(0.0).to_numpy()))
                                for j in range(p))
     if check_key:
-        verify_key(sdf, key, int(stats["__key_nulls"].sum()))
+        verify_key(sdf, key, int(stats["__sdc_key_nulls"].sum()))
     table = strata_table(stats, by_cols) if by_cols else None
     stats = stats.join(table, on=by_cols, how="left", nulls_equal=True) if by_cols \
         else stats.with_columns(pl.lit(0, pl.UInt32).alias(STRATUM))
     stats = stats.sort(STRATUM, *([] if columnwise else [PATTERN]))
-    nulls = any(int(stats[f"__nn{j}"].sum()) < int(stats["__n"].sum()) for j in range(p))
+    nulls = any(int(stats[f"__sdc_nn{j}"].sum()) < int(stats["__sdc_n"].sum()) for j in range(p))
     _check_resolution(stats, cols, wide, by_cols, nulls and not columnwise)
     units = _noise_units(stats, cols, by_cols, method, columnwise, nulls)
     a = noise / 100.0
@@ -337,8 +337,8 @@ def _split_sums(c: str, j: int) -> list[Any]:
     x = F.col(c)
     h = F.shiftright(x, 32).cast("decimal(20,0)")
     lo = x.bitwiseAND(F.lit(0xFFFFFFFF)).cast("decimal(20,0)")
-    return [F.min(x).alias(f"__lo{j}"), F.max(x).alias(f"__hi{j}"),
-            *(F.sum(e).alias(f"__s{j}_{i}") for i, e in enumerate([h, lo, h * h, h * lo, lo * lo]))]
+    return [F.min(x).alias(f"__sdc_lo{j}"), F.max(x).alias(f"__sdc_hi{j}"),
+            *(F.sum(e).alias(f"__sdc_s{j}_{i}") for i, e in enumerate([h, lo, h * h, h * lo, lo * lo]))]
 
 
 def _check_resolution(stats: pl.DataFrame, cols: list[str], wide: list[int], by: list[str], patterns: bool) -> None:
@@ -349,8 +349,8 @@ def _check_resolution(stats: pl.DataFrame, cols: list[str], wide: list[int], by:
 
     for r in stats.iter_rows(named=True):
         for j in wide:
-            err = resolution_error(cols[j], r[f"__nn{j}"], r[f"__lo{j}"], r[f"__hi{j}"],
-                                   [r[f"__s{j}_{i}"] for i in range(5)],
+            err = resolution_error(cols[j], r[f"__sdc_nn{j}"], r[f"__sdc_lo{j}"], r[f"__sdc_hi{j}"],
+                                   [r[f"__sdc_s{j}_{i}"] for i in range(5)],
                                    stratum={b: r[b] for b in by} if by else None,
                                    pattern=[cols[i] for i in _bits(int(r[PATTERN]), len(cols))] if patterns else None)
             if err is not None:
@@ -396,7 +396,7 @@ def _noise_units(stats: pl.DataFrame, cols: list[str], by: list[str], method: st
             units[(int(r[STRATUM]),)] = list(range(p))
             need = min_stratum_rows(method, 1)
             for j, c in enumerate(cols):
-                n = int(r[f"__nn{j}"]) if nulls else int(r["__n"])
+                n = int(r[f"__sdc_nn{j}"]) if nulls else int(r["__sdc_n"])
                 if by and 0 < n < need:
                     where = f" (non-null values of {c!r})" if nulls else ""
                     err = small_stratum_error(vals, n, method, 1 if nulls else p)
@@ -407,7 +407,7 @@ def _noise_units(stats: pl.DataFrame, cols: list[str], by: list[str], method: st
         units[(int(r[STRATUM]), q)] = js or None
         if not js:
             continue
-        n, need = int(r["__n"]), min_stratum_rows(method, len(js))
+        n, need = int(r["__sdc_n"]), min_stratum_rows(method, len(js))
         where = f" (rows whose non-null `on` columns are {[cols[j] for j in js]!r})" if nulls else ""
         if by:
             if n < need:
@@ -430,10 +430,10 @@ def _noise_params(row: dict, js: list[int], method: str, a: float, delta: float)
     2 rows (unchanged)."""
     from ..masking.add_noise import psd_root
 
-    if row["__n"] < 2:
+    if row["__sdc_n"] < 2:
         return None
-    e = np.array([row[f"__e{j}"] for j in js], dtype=np.int32)
-    var = np.array([np.nan if row[f"__c{j}_{j}"] is None else row[f"__c{j}_{j}"] for j in js], dtype=np.float64)
+    e = np.array([row[f"__sdc_e{j}"] for j in js], dtype=np.int32)
+    var = np.array([np.nan if row[f"__sdc_c{j}_{j}"] is None else row[f"__sdc_c{j}_{j}"] for j in js], dtype=np.float64)
     scale = np.sqrt(var)
     scale[~(scale > 0)] = 1.0
     if method == "correlated":
@@ -441,14 +441,14 @@ def _noise_params(row: dict, js: list[int], method: str, a: float, delta: float)
         C = np.empty((q, q))
         for u in range(q):
             for v in range(u, q):
-                C[u, v] = C[v, u] = row[f"__c{js[u]}_{js[v]}"]
+                C[u, v] = C[v, u] = row[f"__sdc_c{js[u]}_{js[v]}"]
         S = C / np.outer(scale, scale)
         return {"scale": scale, "W": math.sqrt(a) * psd_root(S), "e": e}
-    mu = np.array([np.nan if row[f"__m{j}"] is None else row[f"__m{j}"] for j in js], dtype=np.float64) / scale
+    mu = np.array([np.nan if row[f"__sdc_m{j}"] is None else row[f"__sdc_m{j}"] for j in js], dtype=np.float64) / scale
     sd = np.sqrt(var / (scale * scale))
     f = (a if method == "additive" else delta) * sd
     # a column with fewer than 2 non-null values in the stratum is released unchanged, as locally
-    keep = np.array([row[f"__nn{j}"] < 2 for j in js])
+    keep = np.array([row[f"__sdc_nn{j}"] < 2 for j in js])
     return {"scale": scale, "f": f, "shift": (1.0 - math.sqrt(1.0 - delta * delta)) * mu, "keep": keep, "e": e}
 
 
@@ -481,7 +481,7 @@ def _noise_rows(X: np.ndarray, Z: np.ndarray, method: str, q: Any, delta: float)
 def _row_exponents(df: pl.DataFrame, group: list[str], stats: pl.DataFrame, p: int) -> np.ndarray:
     """The (rows, p) power-of-two exponents ``__e<j>`` of each row's unit (``stats``: one row per
     unit, ``group`` its columns)."""
-    names = [f"__e{j}" for j in range(p)]
+    names = [f"__sdc_e{j}" for j in range(p)]
     if not group:
         return np.broadcast_to(stats.select(names).to_numpy()[:1], (df.height, p))
     j = df.select(group).join(stats.select(*group, *names), on=group, how="left", nulls_equal=True,
@@ -501,25 +501,25 @@ def _scaled_moments(frame: Any, cols: list[str], group: list[str], stats: pl.Dat
     from ..masking.add_noise import latent_normals
 
     p = len(cols)
-    names = [f"__x{j}" for j in range(p)] + ([f"__z{j}" for j in range(p)] if draws else [])
+    names = [f"__sdc_x{j}" for j in range(p)] + ([f"__sdc_z{j}" for j in range(p)] if draws else [])
     in_schema = polars_schema(frame)
     out = pl.Schema({**{g: in_schema[g] for g in group}, **{n: pl.Float64 for n in names}})
-    etable = stats.select(*group, *[f"__e{j}" for j in range(p)])
+    etable = stats.select(*group, *[f"__sdc_e{j}" for j in range(p)])
 
     def scale(df: pl.DataFrame) -> pl.DataFrame:
         X = np.ldexp(df.select(pl.col(c).cast(pl.Float64).fill_null(0.0) for c in cols).to_numpy(),
                      _row_exponents(df, group, etable, p))
-        new = [pl.when(pl.col(c).is_null()).then(None).otherwise(pl.Series(f"__v{j}", X[:, j])).alias(f"__x{j}")
+        new = [pl.when(pl.col(c).is_null()).then(None).otherwise(pl.Series(f"__sdc_v{j}", X[:, j])).alias(f"__sdc_x{j}")
                for j, c in enumerate(cols)]
         res = df.select(*group, *new)
         if draws:
             Z = latent_normals(seed, cols, rng.row_keys(df.get_column(key)))
-            res = res.with_columns(pl.Series(f"__z{j}", Z[:, j]) for j in range(p))
+            res = res.with_columns(pl.Series(f"__sdc_z{j}", Z[:, j]) for j in range(p))
         return res
 
     g = run_frames(frame.select(*dict.fromkeys([key, *group, *cols])), scale, out).groupBy(*group).agg(
-        *[F.avg(n).alias(f"__m{i}") for i, n in enumerate(names)],
-        *[F.covar_samp(names[i], names[j]).alias(f"__c{i}_{j}") for i, j in pairs])
+        *[F.avg(n).alias(f"__sdc_m{i}") for i, n in enumerate(names)],
+        *[F.covar_samp(names[i], names[j]).alias(f"__sdc_c{i}_{j}") for i, j in pairs])
     t = pl.from_arrow(g.toArrow())
     if not group:
         return t
@@ -540,10 +540,10 @@ def _joint_moments(frame: Any, cols: list[str], group: list[str], stats: pl.Data
         G = np.zeros((q, q))
         for i in range(q):
             for j in range(i, q):
-                v = r[f"__c{i}_{j}"]
+                v = r[f"__sdc_c{i}_{j}"]
                 G[i, j] = G[j, i] = 0.0 if v is None or not math.isfinite(v) else v
         Gs.append(G)
-        mus.append(np.array([np.nan if r[f"__m{i}"] is None else r[f"__m{i}"] for i in range(q)], dtype=np.float64))
+        mus.append(np.array([np.nan if r[f"__sdc_m{i}"] is None else r[f"__sdc_m{i}"] for i in range(q)], dtype=np.float64))
     return Gs, mus
 
 
@@ -554,11 +554,11 @@ def _moments_params(G: np.ndarray, mu: np.ndarray, js: list[int], p: int, a: flo
     + mean(X)``, the ``const`` columns (one value in the unit) kept as they are. None: one row."""
     from ..masking.add_noise import moments_matrix
 
-    if row["__n"] < 2:
+    if row["__sdc_n"] < 2:
         return None
     idx = np.array(js + [p + j for j in js])
-    const = np.array([bool(row[f"__const{j}"]) for j in js])
-    e = np.array([row[f"__e{j}"] for j in js], dtype=np.int32)
+    const = np.array([bool(row[f"__sdc_const{j}"]) for j in js])
+    e = np.array([row[f"__sdc_e{j}"] for j in js], dtype=np.int32)
     return moments_matrix(G[np.ix_(idx, idx)], len(js), a, const), mu[idx], len(js), const, e
 
 
@@ -598,7 +598,7 @@ def rank_swap(
     >>> from polars_sdc import spark as sdcs                                   # doctest: +SKIP
     >>> out = sdcs.rank_swap(sdf, ["income"], p=0.05, by="region", seed=7, key="person_id")  # doctest: +SKIP
     """
-    require_pyspark()
+    require_pyspark(sdf)
     from ..masking.rank_swap import check_rank_swap_args, rank_swap_columns, rank_swap_frame, rank_swap_output_schema
 
     need_key(key, "rank_swap")
@@ -629,17 +629,17 @@ def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str
     from ..masking.rank_swap import check_some_swapped, window_from_moments
 
     floats = [c for c in cols if schema[c].is_float()]
-    aggs = [F.count(F.lit(1)).alias("__n"), *bad_value_counts(sdf, floats, schema, nulls=True)]
+    aggs = [F.count(F.lit(1)).alias("__sdc_n"), *bad_value_counts(sdf, floats, schema, nulls=True)]
     for c in cols:
         x = F.col(c).cast("double")
-        aggs += [F.count(c).alias(f"__m_{c}"), F.var_pop(x).alias(f"__v_{c}"), F.avg(x).alias(f"__a_{c}"),
-                 F.min(x).alias(f"__lo_{c}"), F.max(x).alias(f"__hi_{c}")]
+        aggs += [F.count(c).alias(f"__sdc_m_{c}"), F.var_pop(x).alias(f"__sdc_v_{c}"), F.avg(x).alias(f"__sdc_a_{c}"),
+                 F.min(x).alias(f"__sdc_lo_{c}"), F.max(x).alias(f"__sdc_hi_{c}")]
     if check_key:
         aggs.append(key_nulls(key))
     t = pl.from_arrow(sdf.groupBy(*by).agg(*aggs).toArrow())
     raise_bad(floats, bad_totals(t))
     if check_key:
-        verify_key(sdf, key, int(t["__key_nulls"].sum()))
+        verify_key(sdf, key, int(t["__sdc_key_nulls"].sum()))
     coded = top > 0 or bottom > 0
     if by:
         t = t.join(strata_table(t, by), on=by, how="left", nulls_equal=True).sort(STRATUM)
@@ -648,16 +648,16 @@ def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str
         t = t.join(middle, on=by, how="left", nulls_equal=True) if by else pl.concat([t, middle], how="horizontal")
     for c in cols:
         for r in t.iter_rows(named=True):
-            m = r[f"__m_{c}"]
+            m = r[f"__sdc_m_{c}"]
             if not m:
                 continue
             name = repr(dict(zip(by, (r[b] for b in by)))) if by else None
             if coded:
-                mid, pw, varies = r[f"__mid_{c}"], r[f"__pw_{c}"], r[f"__mv_{c}"]
+                mid, pw, varies = r[f"__sdc_mid_{c}"], r[f"__sdc_pw_{c}"], r[f"__sdc_mv_{c}"]
             else:
-                mid, lo, hi = m, r[f"__lo_{c}"], r[f"__hi_{c}"]
+                mid, lo, hi = m, r[f"__sdc_lo_{c}"], r[f"__sdc_hi_{c}"]
                 varies = lo != hi
-                pw = p if p is not None else window_from_moments(hi - lo, r[f"__v_{c}"], r[f"__a_{c}"], r0, k0)
+                pw = p if p is not None else window_from_moments(hi - lo, r[f"__sdc_v_{c}"], r[f"__sdc_a_{c}"], r0, k0)
             check_some_swapped(c, name, mid, pw, varies, sdcmicro, p, r0, k0)
 
 
@@ -670,8 +670,8 @@ def _middle_windows(sdf: Any, cols: list[str], by: list[str], p: float | None, r
     from ..masking.rank_swap import middle_window
 
     schema = polars_schema(sdf)
-    out = pl.Schema({**{b: schema[b] for b in by}, **{f"__mid_{c}": pl.Int64 for c in cols},
-                     **{f"__pw_{c}": pl.Float64 for c in cols}, **{f"__mv_{c}": pl.Boolean for c in cols}})
+    out = pl.Schema({**{b: schema[b] for b in by}, **{f"__sdc_mid_{c}": pl.Int64 for c in cols},
+                     **{f"__sdc_pw_{c}": pl.Float64 for c in cols}, **{f"__sdc_mv_{c}": pl.Boolean for c in cols}})
 
     def task(df: pl.DataFrame) -> pl.DataFrame:
         row: dict[str, Any] = {b: df.get_column(b)[:1] for b in by}
@@ -679,9 +679,9 @@ def _middle_windows(sdf: Any, cols: list[str], by: list[str], p: float | None, r
             x = np.sort(df.get_column(c).drop_nulls().to_numpy())
             n_bot, n_top, pw, varies = middle_window(x, c, p=p, r0=r0, k0=k0, top=top, bottom=bottom,
                                                      sdcmicro=sdcmicro)
-            row[f"__mid_{c}"] = pl.Series([x.shape[0] - n_bot - n_top], dtype=pl.Int64)
-            row[f"__pw_{c}"] = pl.Series([pw], dtype=pl.Float64)
-            row[f"__mv_{c}"] = pl.Series([varies], dtype=pl.Boolean)
+            row[f"__sdc_mid_{c}"] = pl.Series([x.shape[0] - n_bot - n_top], dtype=pl.Int64)
+            row[f"__sdc_pw_{c}"] = pl.Series([pw], dtype=pl.Float64)
+            row[f"__sdc_mv_{c}"] = pl.Series([varies], dtype=pl.Boolean)
         return pl.DataFrame(row)
 
     return pl.from_arrow(run_frames(sdf.select(*by, *cols), task, out, per="stratum", by=by).toArrow())

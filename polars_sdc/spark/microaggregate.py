@@ -113,7 +113,7 @@ def microaggregate(
     >>> from polars_sdc import spark as sdcs                                  # doctest: +SKIP
     >>> out = sdcs.microaggregate(sdf, 5, ["age", "income"], by="country")   # doctest: +SKIP
     """
-    require_pyspark()
+    require_pyspark(sdf)
     from ..microagg.pipeline import MicroaggSpec
 
     for name in LOCAL_ONLY:
@@ -234,11 +234,11 @@ def person_stats(sdf: Any, on: list[str], features: list[str], schema: pl.Schema
     households), after the null / NaN / infinity check of the person values, in one job."""
     from pyspark.sql import functions as F
 
-    row = sdf.agg(F.count(F.lit(1)).alias("__rows"), F.countDistinct(household).alias("__homes"),
-                  *[F.stddev_pop(F.col(c).cast("double")).alias(f"__sd_{c}") for c in features],
+    row = sdf.agg(F.count(F.lit(1)).alias("__sdc_rows"), F.countDistinct(household).alias("__sdc_homes"),
+                  *[F.stddev_pop(F.col(c).cast("double")).alias(f"__sdc_sd_{c}") for c in features],
                   *bad_value_counts(sdf, on, schema, nulls=True)).collect()[0]
     raise_bad(on, row)
-    return [float(row[f"__sd_{c}"] or 0.0) for c in features], int(row["__rows"]), int(row["__homes"])
+    return [float(row[f"__sdc_sd_{c}"] or 0.0) for c in features], int(row["__sdc_rows"]), int(row["__sdc_homes"])
 
 
 def null_pattern_column(on: Sequence[str]) -> Any:
@@ -258,17 +258,17 @@ def pool_small_patterns(frame: Any, by: list[str], k: int, on: Sequence[str]) ->
     from pyspark.sql import functions as F
 
     keys = [*by, NULLS]
-    counts = pl.from_arrow(frame.groupBy(*keys).count().toArrow())
+    counts = pl.from_arrow(frame.groupBy(*keys).agg(F.count(F.lit(1)).alias("__sdc_count")).toArrow())
     rules = []
     for _, t in (counts.group_by(by, maintain_order=True) if by else [((), counts)]):
-        small, big = t.filter(pl.col("count") < k), t.filter(pl.col("count") >= k)
+        small, big = t.filter(pl.col("__sdc_count") < k), t.filter(pl.col("__sdc_count") >= k)
         if not small.height:
             continue
         new = "pooled"
-        if small["count"].sum() < k and big.height:
+        if small["__sdc_count"].sum() < k and big.height:
             lacks = set(on) - set.intersection(*[set(_present(p)) for p in small[NULLS]])
             new = min(big.iter_rows(named=True), key=lambda r: (
-                r["count"] * len(lacks & set(_present(r[NULLS]))), r["count"], r[NULLS]))[NULLS]
+                r["__sdc_count"] * len(lacks & set(_present(r[NULLS]))), r["__sdc_count"], r[NULLS]))[NULLS]
         for r in small.iter_rows(named=True):
             rules.append(([r[c] for c in by], r[NULLS], new))
     if not rules:

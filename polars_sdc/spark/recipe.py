@@ -52,7 +52,7 @@ def run_recipe(recipe: Any, sdf: Any) -> Any:
                            f"{', '.join(on_spark)}); run it locally (polars_sdc.run_recipe)")
     from . import _common
 
-    _common.require_pyspark()
+    _common.require_pyspark(sdf)
     from .. import spark as sdcs
 
     schema = _common.polars_schema(sdf)

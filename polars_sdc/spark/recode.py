@@ -82,7 +82,7 @@ def recode_map(
     >>> from polars_sdc import spark as sdcs                     # doctest: +SKIP
     >>> sdcs.recode_map(sdf, "occupation", p=0.01)               # doctest: +SKIP
     """
-    require_pyspark()
+    require_pyspark(sdf)
     cols, p, hierarchy, ordinal = _arguments(polars_schema(sdf), columns, p, hierarchy, ordinal, label_options)
     names, missing = check_label_options(label_options)
     opts = dict(sep=names.sep, other=names.other, max_label=names.max_label)
@@ -155,7 +155,7 @@ def recode(
         from ..household import check_household_column, check_household_columns
         from .household import mask_households
 
-        require_pyspark()
+        require_pyspark(sdf)
         schema = polars_schema(sdf)
         cols, p, trees, orders = _arguments(schema, columns, p, hierarchy, ordinal, label_options)
         declared = check_household_columns(schema, household, household_columns)

@@ -1,0 +1,96 @@
+"""Microaggregation of Decimal and Boolean columns (session 27 audit, item 3): they were released
+as Float64 means. Now, as integer columns (``integers="round"``, the default), they keep their
+dtype: a Decimal column gets its group's exact mean rounded half to even to the column's scale,
+a Boolean column its group's majority (a tie: False, the rounded mean 0.5 -> 0, as the most
+frequent value of a categorical column with ties -> the smallest); ``integers="float"`` gives
+the Float64 mean as before. Eager, lazy and streaming alike."""
+from decimal import ROUND_HALF_EVEN, Decimal
+
+import numpy as np
+import polars as pl
+import pytest
+
+import polars_sdc  # noqa: F401
+
+METHODS = ["mdav", "vmdav", "mhm", "univariate"]
+
+
+def _frame(n: int = 23, seed: int = 0) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    cents = rng.integers(-50_000, 50_000, n)
+    return pl.DataFrame({
+        "d": [Decimal(int(c)).scaleb(-2) for c in cents],
+        "b": rng.random(n) < 0.5,
+        "x": rng.integers(0, 100, n),
+    }, schema={"d": pl.Decimal(12, 2), "b": pl.Boolean, "x": pl.Int32})
+
+
+def _call(frame, method, **kw):
+    if method == "univariate":
+        return frame.sdc.univariate(3, "d", group_column="g", **kw)
+    return getattr(frame.sdc, method)(3, ["d", "b", "x"], group_column="g", **kw)
+
+
+def _expected(df: pl.DataFrame, groups: pl.Series, on: list[str]) -> pl.DataFrame:
+    """The exact representatives from the partition, in plain Python."""
+    out = {c: list(df[c]) for c in df.columns}
+    members: dict[int, list[int]] = {}
+    for i, g in enumerate(groups.to_list()):
+        members.setdefault(g, []).append(i)
+    for rows in members.values():
+        if "d" in on:
+            mean = (sum(df["d"][i] for i in rows) / Decimal(len(rows))).quantize(Decimal("0.01"), ROUND_HALF_EVEN)
+            for i in rows:
+                out["d"][i] = mean
+        if "b" in on:
+            trues = sum(bool(df["b"][i]) for i in rows)
+            for i in rows:
+                out["b"][i] = 2 * trues > len(rows)          # a tie: False
+    return pl.DataFrame(out, schema=df.schema)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_decimal_and_boolean_keep_their_dtype(method):
+    df = _frame()
+    out = _call(df, method)
+    on = ["d"] if method == "univariate" else ["d", "b"]
+    assert out.schema == {**df.schema, "g": out.schema["g"]}
+    assert out.drop("g").select(on).equals(_expected(df, out["g"], on).select(on))
+    rest = ["b", "x"] if method == "univariate" else []
+    assert out.select(rest).equals(df.select(rest))                          # other columns untouched
+    assert _call(df.lazy(), method).collect().equals(out)
+    assert _call(df.lazy(), method).collect(engine="streaming").equals(out)
+    assert _call(df.lazy(), method).collect_schema() == out.schema
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_integers_float_gives_float64_means(method):
+    df = _frame(seed=1)
+    out = _call(df, method, integers="float")
+    on = ["d"] if method == "univariate" else ["d", "b", "x"]
+    assert all(out.schema[c] == pl.Float64 for c in on)
+    means = df.with_columns(out["g"]).select(pl.col(on).cast(pl.Float64).mean().over("g"))
+    assert np.allclose(out.select(on).to_numpy(), means.to_numpy(), rtol=1e-12)
+
+
+def test_ties_half_to_even_and_boolean_tie_false():
+    df = pl.DataFrame({"g": [0, 0, 1, 1, 2, 2, 2, 2],
+                       "d": [Decimal("0.01"), Decimal("0.02"), Decimal("0.03"), Decimal("0.04"),
+                             Decimal("-1.00"), Decimal("-1.01"), Decimal("5.00"), Decimal("5.00")],
+                       "b": [True, False, True, True, False, False, True, True]},
+                      schema={"g": pl.Int64, "d": pl.Decimal(5, 2), "b": pl.Boolean})
+    out = df.sdc.aggregate("g", ["d", "b"])
+    # 0.015 -> 0.02 (to even), 0.035 -> 0.04, 7.99 / 4 = 1.9975 -> 2.00
+    assert out["d"].to_list() == [Decimal("0.02")] * 2 + [Decimal("0.04")] * 2 + [Decimal("2.00")] * 4
+    assert out["b"].to_list() == [False] * 2 + [True] * 2 + [False] * 4
+    assert out.schema == df.schema
+    assert df.lazy().sdc.aggregate("g", ["d", "b"]).collect().equals(out)
+
+
+def test_decimal_scale_zero_and_large_values():
+    big = 10**30
+    df = pl.DataFrame({"g": [0, 0, 0], "d": [Decimal(big), Decimal(big + 1), Decimal(big + 1)]},
+                      schema={"g": pl.Int64, "d": pl.Decimal(38, 0)})
+    out = df.sdc.aggregate("g", ["d"])
+    assert out["d"].to_list() == [Decimal(big + 1)] * 3          # (3 big + 2) / 3 = big + 0.67 -> big + 1
+    assert out.schema == df.schema

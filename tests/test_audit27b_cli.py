@@ -1,0 +1,113 @@
+"""Audit 27b: the CLI on odd paths and inputs (spaces, unicode, symlinks, directories,
+output == input, header-only files), exit code 2 and one line naming the problem."""
+from __future__ import annotations
+
+import os
+
+import polars as pl
+import pytest
+
+import polars_sdc  # noqa: F401
+from polars_sdc import SDCError
+from polars_sdc.cli import main
+
+DF = pl.DataFrame({"hid": [1, 1, 2, 3, 3, 4], "region": ["a", "a", "a", "b", "b", "b"],
+                   "sex": ["m", "f", "m", "f", "m", "f"], "inc": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
+RECIPE = '[roles]\nkeys = ["region", "sex"]\nhousehold = "hid"\n\n[[steps]]\noperation = "suppress"\nk = 2\n'
+
+
+def _err(capsys) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err
+
+
+def test_run_with_a_directory_as_recipe_says_so(tmp_path, capsys):
+    # before: "recipe '...' not found" for a directory that exists
+    src = tmp_path / "in.parquet"
+    DF.write_parquet(src)
+    d = tmp_path / "recipe.toml"
+    d.mkdir()
+    assert main(["run", str(d), str(src), str(tmp_path / "out.parquet")]) == 2
+    assert "is a directory; give a .toml or .json file" in _err(capsys)
+    with pytest.raises(SDCError, match="is a directory"):
+        polars_sdc.run_recipe(d, DF)
+    assert not (tmp_path / "out.parquet").exists()
+
+
+def test_run_on_odd_paths_equals_python(tmp_path, capsys):
+    home = tmp_path / "dir with space" / "ünïcode"
+    home.mkdir(parents=True)
+    src, rec, out = home / "in put.csv", home / "ré cipe.toml", home / "out put.parquet"
+    DF.write_csv(src)
+    rec.write_text(RECIPE, encoding="utf-8")
+    link = home / "link.csv"
+    os.symlink(src, link)
+    assert main(["run", str(rec), str(link), str(out)]) == 0
+    assert pl.read_parquet(out).equals(polars_sdc.run_recipe(RECIPE, DF).release())
+    assert main(["run", str(rec), str(link), str(src)]) == 2        # the output is the input, through a symlink
+    assert "must differ from the input" in _err(capsys)
+    assert pl.read_csv(src).equals(DF)                               # untouched
+
+
+def test_run_on_a_header_only_file(tmp_path, capsys):
+    src = tmp_path / "h.csv"
+    src.write_text("hid,region,sex,inc\n")
+    assert main(["run", str(tmp_path / "r.toml"), str(src), str(tmp_path / "o.csv")]) == 2   # recipe missing
+    assert "not found" in _err(capsys)
+    (tmp_path / "r.toml").write_text(RECIPE)
+    code = main(["run", str(tmp_path / "r.toml"), str(src), str(tmp_path / "o.csv")])
+    err = _err(capsys)
+    assert code in (0, 2)
+    if code == 0:
+        assert pl.read_csv(tmp_path / "o.csv").height == 0
+    else:
+        assert err.startswith("polars-sdc: error: ")
+
+
+@pytest.mark.parametrize("extra", [["--sign-off", "s.html"], ["--report", "r.json"], ["--sign-off", "s.txt", "--report", "r.json"]])
+def test_run_whose_sign_off_or_log_fails_writes_no_output(tmp_path, capsys, extra):
+    """Before: the release was renamed into place, then the sign-off (or the --report log) of
+    an empty release failed: exit code 2 with the output written. Now the measures run before
+    the rename: nothing is written."""
+    src = tmp_path / "h.csv"
+    src.write_text("hid,region,sex,inc\n")
+    (tmp_path / "r.toml").write_text(RECIPE)
+    out = tmp_path / "o.csv"
+    extra = [str(tmp_path / e) if "." in e else e for e in extra]
+    assert main(["run", str(tmp_path / "r.toml"), str(src), str(out), *extra]) == 2
+    assert "the frame is empty" in _err(capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.csv", "r.toml"]
+
+
+def test_run_with_sign_off_and_report_still_writes_everything(tmp_path, capsys):
+    import json
+
+    src = tmp_path / "in.parquet"
+    DF.write_parquet(src)
+    (tmp_path / "r.toml").write_text(RECIPE)
+    args = ["run", str(tmp_path / "r.toml"), str(src), str(tmp_path / "o.parquet"), "--sign-off",
+            str(tmp_path / "s.txt"), "--report", str(tmp_path / "r.json")]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    p = polars_sdc.run_recipe(RECIPE, DF)
+    assert pl.read_parquet(tmp_path / "o.parquet").equals(p.release())
+    assert f"verdict: {p.sign_off().verdict}" in printed
+    assert (tmp_path / "s.txt").read_text().startswith(repr(p.sign_off())[:40])
+    rep = json.loads((tmp_path / "r.json").read_text())
+    assert [s["operation"] for s in rep["log"]] == ["original", "suppress"]
+    assert rep["seconds"]["log"] >= 0 and "sign_off" not in rep and "log_seconds" not in json.dumps(rep)
+
+
+def test_a_library_warning_is_one_line_without_python_internals(tmp_path, capsys):
+    """Before: Python's default warning format, e.g. '/.../polars_sdc/namespace/masking.py:631:
+    UserWarning: ...' and the library's source line '  return self._frame_op(...'."""
+    src = tmp_path / "one.csv"
+    pl.DataFrame({"hid": [1, 2], "region": ["a", "a"]}).write_csv(src)     # no other area: no donor
+    assert main(["swap-records", str(src), str(tmp_path / "o.csv"), "--household", "hid", "--hierarchy", "region",
+                 "--seed", "1", "--swaprate", "1", "--k-anonymity", "0"]) == 0
+    err = [line for line in _err(capsys).splitlines() if line.strip()]
+    assert err == ["polars-sdc: warning: UserWarning: swap_records: no donor found for 1 household(s) selected for "
+                   "swapping; they are released unswapped (swap_records_plan lists them with a null partner)"]
+    import warnings                                               # Python's own hook is back after main()
+    assert warnings.showwarning.__module__ == "warnings"
