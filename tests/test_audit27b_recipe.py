@@ -123,3 +123,16 @@ def test_a_recipe_naming_a_missing_column_fails_before_any_data_is_read(step, li
     with pytest.raises(SDCError, match=line):
         polars_sdc.run_recipe(text, lf)
     assert reads == []
+
+
+@pytest.mark.parametrize("role", ["numeric", "pram", "strata"])
+def test_the_household_id_in_another_role_is_refused_when_the_problem_is_built(role):
+    """Before: the problem was built and the first step using that role failed (or a recipe's
+    roles passed and its step failed naming the step, not the roles)."""
+    df = _frame()
+    extra = {"numeric": ["hinc"], "pram": ["job"], "strata": ["region"]}[role]
+    with pytest.raises(SDCError, match=f"column 'hid': both the household id and in the {role} role"):
+        df.sdc.problem(household="hid", keys=["job"] if role != "pram" else ["region"], **{role: [*extra, "hid"]})
+    text = f'[roles]\nhousehold = "hid"\n{role} = ["hid"]\n'
+    with pytest.raises(SDCError, match=r"recipe line 1: column 'hid': both the household id"):
+        polars_sdc.run_recipe(text, df.lazy())
