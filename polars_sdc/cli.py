@@ -319,6 +319,8 @@ def _check_target(path: str, role: str, inputs: Sequence[str]) -> None:
     the ``inputs`` (same path, a symlink or a hard link to it)."""
     if os.path.isdir(path):
         raise _UsageError(f"{role} {path!r} is a directory; give a file name")
+    if path.endswith(("/", os.sep)):   # 'out.parquet/': a directory's name (the rename failed late, with Python's error)
+        raise _UsageError(f"{role} {path!r} ends with a path separator; give a file name")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise _UsageError(f"{role} {path!r}: the directory {folder!r} does not exist")

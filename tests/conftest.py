@@ -83,10 +83,70 @@ def pytest_xdist_auto_num_workers(config):
     auto means (docs/speed.md)."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "").isdigit():
         return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])
-    if config.args_source == pytest.Config.ArgsSource.ARGS and not any(
-            os.path.isdir(arg.split("::")[0]) for arg in config.args):
+    if not _whole_suite(config):
         return 0
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def _whole_suite(config) -> bool:
+    """A run of the whole suite (no arguments: the testpaths) or of a folder, not of named files or tests."""
+    return config.args_source != pytest.Config.ArgsSource.ARGS or any(
+        os.path.isdir(arg.split("::")[0]) for arg in config.args)
+
+
+# Compiling the kernels once, before the workers start. On a cold Numba cache each worker (and
+# each Spark Python worker and notebook process) compiles a kernel it needs that is not yet
+# cached, so kernels both workers need at the start compile twice or more. In a run of the
+# whole suite on several workers (tests/test_warmup.py runs every warm-up call anyway) the
+# controller first runs polars_sdc.warmup() in two processes, one half of the methods each,
+# writing the cache the workers then load; not when the cache already holds the kernels, and
+# never for a run of named files. POLARS_SDC_TEST_PREWARM=0 turns it off, =1 forces it.
+# The halves: about equal compile time (90 s of CPU in all, cold; benchmarks/README.md, "Session
+# 27"): MDAV, MIL and annealing (which share kernels) in one, every other warm-up in the other.
+FIRST_HALF = ("mdav", "mdav-large", "mil", "mil-nominal", "anneal", "mil-1d", "anneal-numeric", "mdav-numeric",
+              "mdav-large-numeric", "ilssdm", "ild")
+
+
+def prewarm_halves() -> tuple[list[str], list[str]]:
+    """The two lists of :data:`polars_sdc._warmup.WARMUPS` names the two warm-up processes run."""
+    from polars_sdc._warmup import WARMUPS
+
+    return [m for m in WARMUPS if m in FIRST_HALF], [m for m in WARMUPS if m not in FIRST_HALF]
+
+
+def _kernels_cached() -> bool:
+    """True when Numba's cache (NUMBA_CACHE_DIR, else __pycache__ beside the kernels) holds an
+    index for a few kernels of each half (compiled late in it): a warm cache, nothing to prepare."""
+    from polars_sdc.kernels import anneal, laplace_em, mdav, suda
+
+    kernels = (mdav.mdav_labels_tree, anneal.anneal_stage, laplace_em.em_pass, suda.msu_scores)
+    try:
+        return all(os.path.exists(k._cache._cache_file._index_path) for k in kernels)
+    except AttributeError:          # another Numba's internals: prepare anyway
+        return False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    config = session.config
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    want = os.environ.get("POLARS_SDC_TEST_PREWARM")
+    workers = len(config.getoption("tx", None) or []) if config.getoption("dist", "no") != "no" else 0
+    if want != "1" and (want == "0" or workers < 2 or not _whole_suite(config) or _kernels_cached()):
+        return
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(polars_sdc.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])]))
+    code = "import sys, polars_sdc; polars_sdc.warmup(sys.argv[1:], progress=False)"
+    procs = [subprocess.Popen([sys.executable, "-c", code, *half], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True) for half in prewarm_halves()]
+    for proc in procs:              # a failure only means the workers compile what they need themselves
+        err = proc.communicate()[1]
+        if proc.returncode:
+            print(f"tests/conftest.py: the kernel warm-up failed ({err.strip().splitlines()[-1:]})")
 
 
 def _work_unit(nodeid: str) -> str:

@@ -111,3 +111,20 @@ def test_a_library_warning_is_one_line_without_python_internals(tmp_path, capsys
                    "swapping; they are released unswapped (swap_records_plan lists them with a null partner)"]
     import warnings                                               # Python's own hook is back after main()
     assert warnings.showwarning.__module__ == "warnings"
+
+
+@pytest.mark.parametrize("command", ["run", "pram", "anonymize"])
+def test_an_output_ending_with_a_separator_is_refused_up_front(tmp_path, capsys, command):
+    """Before: 'out.parquet/' passed the checks (its suffix is .parquet), the whole run went
+    ahead and the final rename failed with "NotADirectoryError: ... '..xyz.part' ->
+    'out.parquet/'"."""
+    src = tmp_path / "in.parquet"
+    DF.write_parquet(src)
+    (tmp_path / "r.toml").write_text(RECIPE)
+    out = str(tmp_path / "out.parquet") + "/"
+    args = {"run": ["run", str(tmp_path / "r.toml"), str(src), out],
+            "pram": ["pram", str(src), out, "--on", "region", "--seed", "1"],
+            "anonymize": ["anonymize", str(src), out, "--on", "inc", "--k", "2"]}[command]
+    assert main(args) == 2
+    assert "ends with a path separator; give a file name" in _err(capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.parquet", "r.toml"]

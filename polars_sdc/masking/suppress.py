@@ -39,7 +39,8 @@ record that had its values on ``T`` in the original data, so:
 Ranks (``importance`` or ``tiebreak``): one integer per key or a ``{column: rank}`` mapping,
 1 = keep longest; by default keys with more categories are suppressed first. ``combs=[2, 3]``
 applies the rule to every subset of 2 and of 3 keys in turn (sdcMicro ``combs``), in passes
-until none changes. ``by``: k-anonymity within each stratum (the strata are never suppressed).
+until none changes. ``by``: k-anonymity within each stratum (the strata are never suppressed; a null
+is a stratum of its own, as in Polars' ``group_by`` and every other ``by=``).
 """
 from __future__ import annotations
 
@@ -444,8 +445,6 @@ def suppress_frame(
     for b in by_cols:
         if b in keys:
             raise SDCError(f"column {b!r}: in both `on` and `by`")
-        if df.get_column(b).null_count():
-            raise SDCError(f"column {b!r}: a stratum (`by`) column must have no nulls")
     a = check_alpha(alpha)
     check_int(k, "k", minimum=1)
     declared = _household_args(df, household, keys, by_cols, household_columns)

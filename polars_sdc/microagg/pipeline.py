@@ -503,7 +503,10 @@ class MicroaggSpec:
         return labels, src
 
     def partition(self, df: pl.DataFrame, strata: list[tuple[Any, np.ndarray]] | None = None) -> pl.Series:
-        """Group ids (UInt32 Series ``"group"``, row order kept), numbered across strata."""
+        """Group ids (UInt32 Series ``"group"``, row order kept), numbered across strata. An
+        empty frame has the empty partition (no group, so none below k)."""
+        if df.height == 0:
+            return pl.Series("group", [], dtype=GROUP_DTYPE)
         labels, src, _ = self._run_all(df, strata, strict=False)
         if isinstance(src, tuple):  # household-level: each member gets its household's group
             labels = canonical_ids(labels[src[-1]])
@@ -543,7 +546,11 @@ class MicroaggSpec:
         With ``household=``: household-level ``on`` columns are released by running the spec
         on one row per household and broadcasting the result to the members; person-level
         ones with every group holding >= k households. Nulls stay null (rows grouped by null
-        pattern; pooled small patterns suppressed to their common pattern)."""
+        pattern; pooled small patterns suppressed to their common pattern). An empty frame is
+        released empty with the output schema (no record, nothing to protect; as suppression,
+        PRAM and noise release it)."""
+        if df.height == 0:
+            return pl.DataFrame(schema=self.output_schema())
         if self.household is None:  # loud when the columns are evidently household-level
             from ..household import warn_household_level
 

@@ -259,6 +259,11 @@ def mil_frame(
 
     refine, options = mil_refiner(refine, options)
     on, by_cols = mil_columns(df.schema, on, group, ordinal, by, household)
+    if df.height == 0:    # nothing to refine (as every method: an empty frame is released empty)
+        from .._validation import check_int
+
+        check_int(k, "k", minimum=1)
+        return df.with_columns(pl.col(group).cast(GROUP_DTYPE)) if refine != "mil" else df.clone()
     k = check_k(k, df.height)
     group_ids(df, group)  # length and nulls
     units = None

@@ -422,7 +422,7 @@ class MaskingMethods(FrameOps[F]):
             SdcMicro's priority: one integer per key or {column: rank}, a key of rank 1 is
             suppressed only when nothing else reaches k.
         by
-            Strata columns: each stratum is masked on its own.
+            Strata columns: each stratum is masked on its own (a null is a stratum of its own).
         alpha
             Weight of a match through a suppressed (null) value.
         combs

@@ -83,6 +83,11 @@ class Roles:
         for one in ("sensitive", "weight", "household"):   # a class is read on the keys, without these
             if out.get(one) in out.get("keys", ()):
                 raise SDCError(f"column {out[one]!r}: both a key and the {one} column; give it one role")
+        hh = out.get("household")
+        for many in ("numeric", "pram", "strata"):   # the id links the members: never masked, never a stratum
+            if hh is not None and hh in out.get(many, ()):
+                raise SDCError(f"column {hh!r}: both the household id and in the {many} role; the household id "
+                               "links the members and is never masked nor a stratum: give it one role")
         return cls(**out)
 
     def as_dict(self) -> dict[str, Any]:
