@@ -112,6 +112,23 @@ def _columns(text: str) -> list[str]:
     return cols
 
 
+def _exact_names(names: Any, schema: Any) -> Any:
+    """Column names as the frame spells them: a name typed without the spaces a CSV header
+    gives it (``a, b`` makes a column ' b'; ``--on a,b`` strips what is typed) is the one column
+    of ``schema`` that equals it once stripped, when no column has the name itself. A name, a
+    list of names, or anything else (returned as is).
+
+    >>> _exact_names(["a", "b"], {"a": 0, " b": 0}), _exact_names("c", {"c": 0, " c": 0})
+    (['a', ' b'], 'c')
+    """
+    if isinstance(names, list):
+        return [_exact_names(n, schema) for n in names]
+    if not isinstance(names, str) or names in schema:
+        return names
+    spaced = [c for c in schema if c.strip() == names]
+    return spaced[0] if len(spaced) == 1 else names
+
+
 def _household_columns(text: str | None) -> list[str] | None:
     """``--household-columns``: None when not given (detected), ``""`` declares every masked
     column person-level (``household_columns=[]``), else the names.
@@ -482,6 +499,8 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
     null_values = _null_values(args)
     _check_paths([args.input], args.output, args.report)
     lf = _scan(args.input, null_values)
+    schema = lf.collect_schema()
+    on, by = _exact_names(on, schema), _exact_names(by, schema)
     if _format(args.input, "input") == "csv":
         _check_numeric_text(lf, on)
     options: dict = {}
@@ -693,6 +712,7 @@ def _cmd_risk(args: argparse.Namespace) -> int:
     on = _columns(args.on)
     _check_paths([args.input], None, args.report)
     lf = _scan(args.input)
+    on = _exact_names(on, lf.collect_schema())
     t0 = time.perf_counter()
     result = _with_progress(
         "measuring risk",

@@ -204,6 +204,9 @@ def run_operation(args: argparse.Namespace) -> int:
     tokens = cli._null_values(args)
     cli._check_paths([args.input], args.output, args.report)
     lf = cli._scan(args.input, tokens)
+    schema = lf.collect_schema()   # a name typed without a CSV header's spaces: the header's column
+    given = {k: cli._exact_names(v, schema) if op.option(k).kind in ("column", "columns") else v
+             for k, v in given.items()}
     numeric = given.get(op.numeric) if op.numeric else None
     if numeric and cli._format(args.input, "input") == "csv":
         cli._check_numeric_text(lf, [numeric] if isinstance(numeric, str) else numeric)

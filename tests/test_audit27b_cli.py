@@ -128,3 +128,25 @@ def test_an_output_ending_with_a_separator_is_refused_up_front(tmp_path, capsys,
     assert main(args) == 2
     assert "ends with a path separator; give a file name" in _err(capsys)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.parquet", "r.toml"]
+
+
+def test_a_csv_header_with_spaces_can_be_named(tmp_path, capsys):
+    """'region, sex' (a space after the comma) makes the column ' sex'; the CLI strips what is
+    typed, so before no spelling reached it: --on ' sex' became 'sex' and the error said "did
+    you mean ' sex'?"."""
+    src = tmp_path / "s.csv"
+    src.write_text("hid, region, sex\n1,a,m\n1,a,f\n2,a,m\n3,b,f\n3,b,m\n4,b,f\n")
+    frame = pl.read_csv(src)
+    assert frame.columns == ["hid", " region", " sex"]
+    for spelled in (["region,sex"], [" region, sex"]):
+        assert main(["suppress", str(src), str(tmp_path / "o.csv"), "--k", "2", "--on", *spelled]) == 0
+        want = frame.sdc.suppress(2, [" region", " sex"])
+        assert pl.read_csv(tmp_path / "o.csv").equals(want)
+    assert main(["swap-records", str(src), str(tmp_path / "o.csv"), "--household", "hid", "--hierarchy", "region",
+                 "--seed", "1", "--k-anonymity", "0", "--swaprate", "1"]) == 0
+    assert main(["risk", str(src), "--on", "region,sex", "--no-suda"]) == 0
+    assert main(["anonymize", str(src), str(tmp_path / "o.csv"), "--on", "hid", "--k", "2"]) == 0
+    capsys.readouterr()
+    # an exact name still wins, and an unknown one is still an error
+    assert main(["suppress", str(src), str(tmp_path / "o.csv"), "--k", "2", "--on", "nope"]) == 2
+    assert "column 'nope'" in _err(capsys)

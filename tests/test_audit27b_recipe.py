@@ -136,3 +136,20 @@ def test_the_household_id_in_another_role_is_refused_when_the_problem_is_built(r
     text = f'[roles]\nhousehold = "hid"\n{role} = ["hid"]\n'
     with pytest.raises(SDCError, match=r"recipe line 1: column 'hid': both the household id"):
         polars_sdc.run_recipe(text, df.lazy())
+
+
+def test_sign_off_does_not_count_a_carried_column_as_a_key():
+    """swap_records' carry_along moves a household weight (no role): before, the verdict said
+    '... changed in keys/categorical variables (db090 1,714, db040 1,710)' and '0 values changed
+    in numeric variables'; now the keys' count is db040's and db090 is named as another column."""
+    silc = polars_sdc.datasets.eusilc()
+    p = silc.sdc.problem(keys=["db040", "age", "rb090"], household="db030", numeric=["py010n"])
+    q = p.swap_records(hierarchy="db040", similar=[["hsize"]], risk_variables=["age", "rb090"], carry_along="db090",
+                       seed=1)
+    moved = int((q.release()["db040"] != silc["db040"]).sum())
+    carried = int((q.release()["db090"] != silc["db090"]).sum())
+    assert moved > 0 and carried > 0
+    v = q.sign_off().verdict
+    assert f"{moved:,} values changed in keys/categorical variables (db040 {moved:,})" in v
+    assert f"{carried:,} values changed in other columns (db090 {carried:,})" in v
+    assert "0 values changed in numeric variables" in v

@@ -86,6 +86,7 @@ def alias_tables(M):
     return prob, alias
 
 
+@njit(cache=True)
 def rank_swap_partners(keys, h, lo, hi, w, max_tries):
     """Rank swapping (Moore 1996) on values already in rank order within segments (strata):
     in segment ``s`` (ranks ``lo[s] .. hi[s] - 1``), walking up the ranks, each value not yet
@@ -112,20 +113,14 @@ def rank_swap_partners(keys, h, lo, hi, w, max_tries):
     Notes
     -----
     Moore 1996; sdcMicro ``rankSwap``'s window rule is the caller's ``w``; O(n (max_tries + w)) at worst.
-    The arrays are allocated here, in numpy, for the kernel :func:`_rank_swap_partners` (each
-    dtype / shape of an allocation compiles apart inside a kernel).
+    Allocates with ``np.empty`` only (no ``np.arange`` / ``np.zeros``: each compiles apart).
     """
     n = keys.shape[0]
-    partner = np.arange(n, dtype=np.int64)
-    taken = np.zeros(n, dtype=np.bool_)
-    _rank_swap_partners(keys, uint64(h), np.ascontiguousarray(lo, dtype=np.int64), np.ascontiguousarray(hi, dtype=np.int64),
-                        np.ascontiguousarray(w, dtype=np.int64), np.int64(max_tries), partner, taken)
-    return partner
-
-
-@njit(cache=True)
-def _rank_swap_partners(keys, h, lo, hi, w, max_tries, partner, taken):
-    """:func:`rank_swap_partners` into ``partner`` (0 .. n-1), ``taken`` (False) scratch."""
+    partner = np.empty(n, dtype=np.int64)
+    taken = np.empty(n, dtype=np.bool_)
+    for j in range(n):
+        partner[j] = j
+        taken[j] = False
     for s in range(lo.shape[0]):
         last = hi[s] - 1
         ws = w[s]
@@ -165,6 +160,7 @@ def _rank_swap_partners(keys, h, lo, hi, w, max_tries, partner, taken):
             taken[found] = True
             partner[j] = found
             partner[found] = j
+    return partner
 
 
 @njit(cache=True)
@@ -232,6 +228,7 @@ def normal(keys, h1, h2, out):
     return out
 
 
+@njit(cache=True)
 def radix_sort_by(u, perm):
     """``perm`` stably reordered by ``u[perm]`` (uint64 sort keys): an LSD radix sort with
     11-bit digits, digits on which every key agrees skipped. ``radix_sort_by(u, arange(n))`` is
@@ -246,30 +243,21 @@ def radix_sort_by(u, perm):
 
     Notes
     -----
-    LSD radix sort; O(m) per 11-bit digit. The arrays are allocated here, in numpy, for the
-    kernel :func:`_radix_sort_by`.
+    LSD radix sort; O(m) per 11-bit digit.
     """
     n = perm.shape[0]
-    perm = np.ascontiguousarray(perm, dtype=np.int64)
-    return _radix_sort_by(np.ascontiguousarray(u, dtype=np.uint64), perm, np.zeros((6, 2048), dtype=np.int64),
-                          np.empty(n, dtype=np.int64), np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.int64),
-                          np.empty(n, dtype=np.uint64), np.empty(2048, dtype=np.int64))
-
-
-@njit(cache=True)
-def _radix_sort_by(u, perm, hist, a, keys, b, kb, off):
-    """:func:`radix_sort_by` on the arrays it allocates: ``hist`` (digits, 2048) zeros, ``a``,
-    ``b`` (n,) int64 and ``keys``, ``kb`` (n,) uint64 the permutation and its keys (swapped per
-    digit), ``off`` (2048,) scratch; returns ``a`` or ``b``."""
-    nd = hist.shape[0]
-    n = perm.shape[0]
+    nd = 6
+    hist = np.zeros((nd, 2048), dtype=np.int64)
     for i in range(n):
         v = u[perm[i]]
         for d in range(nd):
             hist[d, (v >> uint64(11 * d)) & uint64(2047)] += 1
+    a = perm.copy()
+    keys = np.empty(n, dtype=np.uint64)
     for i in range(n):
-        a[i] = perm[i]
-        keys[i] = u[perm[i]]
+        keys[i] = u[a[i]]
+    b = np.empty_like(a)
+    kb = np.empty_like(keys)
     for d in range(nd):
         h = hist[d]
         skip = False
@@ -281,6 +269,7 @@ def _radix_sort_by(u, perm, hist, a, keys, b, kb, off):
                 break
         if skip or n == 0:
             continue
+        off = np.empty(2048, dtype=np.int64)
         s = np.int64(0)
         for j in range(2048):
             off[j] = s

@@ -572,35 +572,33 @@ def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sw
 
 
 @helper
-def _fill_pair(X, members, mstart, x, y, W, o, cap, nom):
-    """W[o + u cap + v] = |x_u - y_v|^2 for the members u of group x and v of group y."""
+def _fill_pair(X, members, mstart, x, y, out, nom):
+    """out[u, v] = |x_u - y_v|^2 for the members of groups x and y."""
     for u in range(mstart[x + 1] - mstart[x]):
         iu = members[mstart[x] + u]
-        ou = o + u * cap
         for v in range(mstart[y + 1] - mstart[y]):
-            W[ou + v] = sq_dist_rows(X, iu, members[mstart[y] + v])
+            out[u, v] = sq_dist_rows(X, iu, members[mstart[y] + v])
     if nom is not None:
         for u in range(mstart[x + 1] - mstart[x]):
             iu = members[mstart[x] + u]
-            ou = o + u * cap
             for v in range(mstart[y + 1] - mstart[y]):
-                W[ou + v] += _nom_rr(nom, iu, members[mstart[y] + v])
+                out[u, v] += _nom_rr(nom, iu, members[mstart[y] + v])
 
 
 @helper
-def _fill_centroid(X, members, mstart, x, C, g, counts, W, o, so, nom):
-    """W[o + u] = |x_u - c_g|^2 for the members u of group x (C[g]: the numeric part of the
-    centroid of group g), and W[so + u] = sqrt(W[o + u]) if so >= 0."""
+def _fill_centroid(X, members, mstart, x, C, g, counts, out, sq, nom):
+    """out[u] = |x_u - c_g|^2 for the members of group x (C[g]: the numeric part of the
+    centroid of group g), and sq[u] = sqrt(out[u]) if sq has room."""
     c = C[g]
     w = mstart[x + 1] - mstart[x]
     for u in range(w):
-        W[o + u] = _sq_to(X, members[mstart[x] + u], c)
+        out[u] = _sq_to(X, members[mstart[x] + u], c)
     if nom is not None:
         for u in range(w):
-            W[o + u] += _nom_rc(nom, members[mstart[x] + u], g, counts[g])
-    if so >= 0:
+            out[u] += _nom_rc(nom, members[mstart[x] + u], g, counts[g])
+    if sq.shape[0] > 0:
         for u in range(w):
-            W[so + u] = math.sqrt(W[o + u])
+            sq[u] = math.sqrt(out[u])
 
 
 @helper
@@ -632,28 +630,25 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
     for g0 in range(G):
         for j0 in range(p):
             C[g0, j0] = sums[g0, j0] / counts[g0]
-    # every scratch table is a range of one buffer W, indexed by offsets (one allocation and
-    # 1-D accesses: less code to compile than 16 arrays of 1 to 3 dimensions, issue 27):
-    # Pa (L, cap, cap) at 0: |a_u - (t-th neighbour)_v|^2 at (t cap + u) cap + v
-    cc = cap * cap
-    oA = L * cc  # Aself (cap,): |a_u - c_a|^2
-    oAto = oA + cap  # Ato (L, cap): |a_u - c_t|^2 at t cap + u
-    oTa = oAto + L * cap  # Tto_a (L, cap): |t_v - c_a|^2
-    oTs = oTa + L * cap  # Tself (L, cap): |t_v - c_t|^2
-    osTs = oTs + L * cap  # sqrt of Tself (the triangle bounds use those of Tself, Btoc, Ctob)
-    oP = osTs + L * cap  # Pbc (cap, cap): |b_v - c_w|^2 at v cap + w
-    oBc = oP + cc  # Btoc (cap,): |b_v - c_c|^2
-    oCb = oBc + cap  # Ctob (cap,): |c_w - c_b|^2
-    osBc = oCb + cap  # their square roots
-    osCb = osBc + cap
+    Pa = np.empty((L, cap, cap), dtype=np.float64)  # |a_u - (t-th neighbour)_v|^2
+    Aself = np.empty(cap, dtype=np.float64)  # |a_u - c_a|^2
+    Ato = np.empty((L, cap), dtype=np.float64)  # |a_u - c_t|^2
+    Tto_a = np.empty((L, cap), dtype=np.float64)  # |t_v - c_a|^2
+    Tself = np.empty((L, cap), dtype=np.float64)  # |t_v - c_t|^2
+    Pbc = np.empty((cap, cap), dtype=np.float64)
+    Btoc = np.empty(cap, dtype=np.float64)
+    Ctob = np.empty(cap, dtype=np.float64)
+    # square roots of the distances above (the triangle bounds use those of Tself, Btoc, Ctob)
+    sTself = np.empty((L, cap), dtype=np.float64)
+    sBtoc = np.empty(cap, dtype=np.float64)
+    sCtob = np.empty(cap, dtype=np.float64)
+    nosq = np.empty(0, dtype=np.float64)
     # per triple, the least value over w of each of the two w-dependent terms of a cycle:
     # forward b-term (per v) and a-term (per u), backward a-term (per u) and b-term (per v)
-    oBf = osCb + cap
-    oAf = oBf + cap
-    oAb = oAf + cap
-    oBb = oAb + cap
-    W = np.empty(oBb + cap, dtype=np.float64)
-    nosq = np.int64(-1)  # (a variable, not the literal -1: one signature of _fill_centroid)
+    mBf = np.empty(cap, dtype=np.float64)
+    mAf = np.empty(cap, dtype=np.float64)
+    mAb = np.empty(cap, dtype=np.float64)
+    mBb = np.empty(cap, dtype=np.float64)
     old = sweep - 1
     total = np.int64(0)
     for a in range(G):
@@ -676,36 +671,23 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                 if c < a and _listed(neighbours, c, a) and _listed(neighbours, c, b):
                     continue
                 if fresh:  # (re)compute everything that involves a's members
-                    _fill_centroid(X, members, mstart, a, C, a, counts, W, oA, nosq, nom)
+                    _fill_centroid(X, members, mstart, a, C, a, counts, Aself, nosq, nom)
                     for t in range(L):
                         g = neighbours[a, t]
                         if g < 0 or counts[g] > cap:
                             continue
-                        tc = t * cap
-                        _fill_pair(X, members, mstart, a, g, W, tc * cap, cap, nom)
-                        _fill_centroid(X, members, mstart, a, C, g, counts, W, oAto + tc, nosq, nom)
-                        _fill_centroid(X, members, mstart, g, C, a, counts, W, oTa + tc, nosq, nom)
-                        _fill_centroid(X, members, mstart, g, C, g, counts, W, oTs + tc, osTs + tc, nom)
+                        _fill_pair(X, members, mstart, a, g, Pa[t], nom)
+                        _fill_centroid(X, members, mstart, a, C, g, counts, Ato[t], nosq, nom)
+                        _fill_centroid(X, members, mstart, g, C, a, counts, Tto_a[t], nosq, nom)
+                        _fill_centroid(X, members, mstart, g, C, g, counts, Tself[t], sTself[t], nom)
                     fresh = False
                 nb_ = counts[b]
                 nc = counts[c]
-                _fill_centroid(X, members, mstart, b, C, c, counts, W, oBc, osBc, nom)
-                _fill_centroid(X, members, mstart, c, C, b, counts, W, oCb, osCb, nom)
+                _fill_centroid(X, members, mstart, b, C, c, counts, Btoc, sBtoc, nom)
+                _fill_centroid(X, members, mstart, c, C, b, counts, Ctob, sCtob, nom)
                 ia = 1.0 / na
                 ib = 1.0 / nb_
                 ic = 1.0 / nc
-                c1 = t1 * cap
-                c2 = t2 * cap
-                # where the rows of the t1-th (b) and t2-th (c) neighbour start in the tables
-                # (one addition per access in the loops below)
-                oAto1 = oAto + c1
-                oAto2 = oAto + c2
-                oTa1 = oTa + c1
-                oTa2 = oTa + c2
-                oTs1 = oTs + c1
-                oTs2 = oTs + c2
-                osTs1 = osTs + c1
-                osTs2 = osTs + c2
                 best = 0.0
                 bscale = 0.0
                 bu = np.int64(-1)
@@ -719,23 +701,22 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                 # (each array element is read once into a local: the same arithmetic, less code
                 # to compile, issue 27)
                 # (every loop variable and local has a name of its own: Numba's SSA pass walks
-                # the whole function once per name assigned in more than one place)
+                # the whole function once per name assigned in more than one place, issue 27)
                 for u0 in range(na):
-                    au0 = W[oA + u0]
-                    a20 = W[oAto2 + u0]
-                    q2u = (c2 + u0) * cap
+                    au0 = Aself[u0]
+                    a20 = Ato[t2, u0]
                     mf0 = np.inf
                     mb0 = np.inf
                     for w0 in range(nc):
-                        pca0 = W[q2u + w0]
-                        x1 = W[oTa2 + w0] - au0 - pca0 * ia
+                        pca0 = Pa[t2, u0, w0]
+                        x1 = Tto_a[t2, w0] - au0 - pca0 * ia
                         if x1 < mf0:
                             mf0 = x1
-                        x2 = a20 - W[oTs2 + w0] - pca0 * ic
+                        x2 = a20 - Tself[t2, w0] - pca0 * ic
                         if x2 < mb0:
                             mb0 = x2
-                    W[oAf + u0] = mf0
-                    W[oAb + u0] = mb0
+                    mAf[u0] = mf0
+                    mAb[u0] = mb0
                 # the least B and B' over w: first (ph 0) with |x_v - x_w|^2 bounded above by the
                 # triangle inequality through c_c and c_b (1e-9 relative slack covers rounding),
                 # which needs no row distance: when no (u, v) can then reach a change < 0, the
@@ -743,45 +724,43 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                 hope = np.bool_(False)
                 for ph in range(2):
                     if ph == 1:
-                        _fill_pair(X, members, mstart, b, c, W, oP, cap, nom)
+                        _fill_pair(X, members, mstart, b, c, Pbc, nom)
                     for v0 in range(nb_):
-                        btc0 = W[oBc + v0]
-                        t1v0 = W[oTs1 + v0]
-                        sbv = W[osBc + v0]
-                        st1v = W[osTs1 + v0]
-                        pv0 = oP + v0 * cap
+                        btc0 = Btoc[v0]
+                        t1v0 = Tself[t1, v0]
+                        sbv = sBtoc[v0]
+                        st1v = sTself[t1, v0]
                         mf1 = np.inf
                         mb1 = np.inf
                         for w1 in range(nc):
                             if ph == 0:
-                                e1 = sbv + W[osTs2 + w1]
-                                e2 = W[osCb + w1] + st1v
+                                e1 = sbv + sTself[t2, w1]
+                                e2 = sCtob[w1] + st1v
                                 f1 = e1 * e1
                                 f2 = e2 * e2
                                 pvw0 = (f2 if f2 < f1 else f1) * (1.0 + 1e-9)
                             else:
-                                pvw0 = W[pv0 + w1]
-                            x3 = btc0 - W[oTs2 + w1] - pvw0 * ic
+                                pvw0 = Pbc[v0, w1]
+                            x3 = btc0 - Tself[t2, w1] - pvw0 * ic
                             if x3 < mf1:
                                 mf1 = x3
-                            x4 = W[oCb + w1] - t1v0 - pvw0 * ib
+                            x4 = Ctob[w1] - t1v0 - pvw0 * ib
                             if x4 < mb1:
                                 mb1 = x4
-                        W[oBf + v0] = mf1
-                        W[oBb + v0] = mb1
+                        mBf[v0] = mf1
+                        mBb[v0] = mb1
                     if ph == 1:
                         break
                     for u1 in range(na):
-                        au1 = W[oA + u1]
-                        a11 = W[oAto1 + u1]
-                        mafu1 = W[oAf + u1]
-                        mabu1 = W[oAb + u1]
-                        q1u = (c1 + u1) * cap
+                        au1 = Aself[u1]
+                        a11 = Ato[t1, u1]
+                        mafu1 = mAf[u1]
+                        mabu1 = mAb[u1]
                         for v1 in range(nb_):
-                            pab1 = W[q1u + v1]
-                            if (a11 - W[oTs1 + v1] - pab1 * ib) + W[oBf + v1] + mafu1 < best or (
-                                W[oTa1 + v1] - au1 - pab1 * ia
-                            ) + mabu1 + W[oBb + v1] < best:
+                            pab1 = Pa[t1, u1, v1]
+                            if (a11 - Tself[t1, v1] - pab1 * ib) + mBf[v1] + mafu1 < best or (
+                                Tto_a[t1, v1] - au1 - pab1 * ia
+                            ) + mabu1 + mBb[v1] < best:
                                 hope = True
                                 break
                         if hope:
@@ -791,32 +770,29 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                 if not hope:
                     continue
                 for u in range(na):
-                    au = W[oA + u]
-                    a1 = W[oAto1 + u]
-                    a2 = W[oAto2 + u]
-                    mafu = W[oAf + u]
-                    mabu = W[oAb + u]
-                    p1u = (c1 + u) * cap
-                    p2u = (c2 + u) * cap
+                    au = Aself[u]
+                    a1 = Ato[t1, u]
+                    a2 = Ato[t2, u]
+                    mafu = mAf[u]
+                    mabu = mAb[u]
                     for v in range(nb_):
-                        pab = W[p1u + v]
-                        t1v = W[oTs1 + v]
-                        ta1 = W[oTa1 + v]
+                        pab = Pa[t1, u, v]
+                        t1v = Tself[t1, v]
+                        ta1 = Tto_a[t1, v]
                         # forward, u: a->b, v: b->c, w: c->a
                         fb = a1 - t1v - pab * ib
                         # backward, u: a->c, w: c->b, v: b->a
                         ka = ta1 - au - pab * ia
-                        dof = fb + W[oBf + v] + mafu < best
-                        dob = ka + mabu + W[oBb + v] < best
+                        dof = fb + mBf[v] + mafu < best
+                        dob = ka + mabu + mBb[v] < best
                         if not (dof or dob):
                             continue
-                        btc = W[oBc + v]
-                        pv = oP + v * cap
+                        btc = Btoc[v]
                         for w in range(nc):
-                            pca = W[p2u + w]
-                            t2w = W[oTs2 + w]
-                            pvw = W[pv + w]
-                            ta2 = W[oTa2 + w]
+                            pca = Pa[t2, u, w]
+                            t2w = Tself[t2, w]
+                            pvw = Pbc[v, w]
+                            ta2 = Tto_a[t2, w]
                             d1 = fb + (btc - t2w - pvw * ic) + (ta2 - au - pca * ia)
                             if dof and d1 < best:
                                 best = d1
@@ -825,7 +801,7 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                                 bw = w
                                 bdir = 0
                                 bscale = a1 + t1v + btc + t2w + ta2 + au
-                            cw = W[oCb + w]
+                            cw = Ctob[w]
                             d2 = ka + (a2 - t2w - pca * ic) + (cw - t1v - pvw * ib)
                             if dob and d2 < best:
                                 best = d2
@@ -837,8 +813,8 @@ def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, 
                 if bu < 0 or best >= -_RTOL * bscale - atol:
                     continue
                 # the rows in member slots s1, s2, s3 of groups a, g2, g3 move a -> g2 -> g3 -> a
-                # (written out once here: a helper with two call sites is a compilation more)
-                # (bdir 0: g2, g3 = b, c; bdir 1: c, b; as arithmetic, one assignment each)
+                # (bdir 0: g2, g3 = b, c; bdir 1: c, b; as arithmetic, one assignment each;
+                # written out once here: a helper with two call sites is a compilation more)
                 g2 = b + (c - b) * bdir
                 g3 = c + (b - c) * bdir
                 s1 = mstart[a] + bu

@@ -920,6 +920,10 @@ def _verdict(f: dict[str, Any]) -> str:
         changes += " (" + ", ".join(f"{c} {_num(n)}" for c, n in top[:3]) + (", ..." if len(top) > 3 else "") + ")"
     if f.get("numeric"):
         changes += f", {n_values(f['changed_numeric'])} changed in numeric variables"
+    if f.get("changed_other"):
+        others = sorted(f["changed_other_by_variable"].items(), key=lambda kv: -kv[1])
+        changes += (f", {n_values(f['changed_other'])} changed in other columns ("
+                    + ", ".join(f"{c} {_num(n)}" for c, n in others[:3]) + (", ..." if len(others) > 3 else "") + ")")
     parts.append(changes)
     if f.get("sse_sst_pct") is not None:
         parts.append(f"numeric SSE/SST {_num(f['sse_sst_pct'])} %")
@@ -1044,8 +1048,11 @@ def report(
     variables = _variables_table(o, m_keys, roles)
     num_set = set(nums)
     changed_num = int(variables.filter(pl.col("variable").is_in(list(num_set)))["changed"].sum())
+    # a column without a role that a step changed (swap_records' carry_along, e.g. a household
+    # weight) is neither a key/categorical variable nor a numeric one of the roles: its own count
     changed_cat = int(variables.filter(~pl.col("variable").is_in(list(num_set))
-                                       & ~pl.col("role").is_in(["weight", "household"]))["changed"].sum())
+                                       & ~pl.col("role").is_in(["weight", "household", "other"]))["changed"].sum())
+    other = variables.filter((pl.col("role") == "other") & (pl.col("changed") > 0))
     facts: dict[str, Any] = {
         "records": o.height, "keys": len(keys), "k": k, "alpha": a,
         "k_before": b["k_anonymity"], "k_after": af["k_anonymity"],
@@ -1056,7 +1063,9 @@ def report(
         "suppressed": int(variables.filter(~pl.col("role").is_in(["weight", "household"]))["suppressed"].sum()),
         "changed_categorical": changed_cat, "changed_numeric": changed_num, "numeric": bool(nums),
         "changed_by_variable": {c: n for c, r, n in variables.select("variable", "role", "changed").iter_rows()
-                                if n and c not in num_set and r not in ("weight", "household")},
+                                if n and c not in num_set and r not in ("weight", "household", "other")},
+        "changed_other": int(other["changed"].sum()),
+        "changed_other_by_variable": dict(other.select("variable", "changed").iter_rows()),
         "sse_sst_pct": None, "steps": step_log["step"].to_list() if step_log is not None else [],
     }
 
