@@ -424,7 +424,9 @@ class MaskingMethods(FrameOps[F]):
         by
             Strata columns: each stratum is masked on its own (a null is a stratum of its own).
         alpha
-            Weight of a match through a suppressed (null) value.
+            Weight of a match through a suppressed (null) value, in the records' frequencies;
+            with ``household``, households are counted as ``household_frequencies`` counts
+            them (defined for alpha = 1 only): a household compatible through a null counts 1.
         combs
             K-anonymity for every subset of keys of these sizes (default: all keys).
         tiebreak
