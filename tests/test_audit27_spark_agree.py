@@ -59,3 +59,24 @@ def test_moments_on_a_nearly_constant_column_equals_local_to_an_ulp(spark):  # n
         assert out["x"].std() == pytest.approx(X.std(ddof=1), rel=1e-5)
     assert np.abs(got["x"].to_numpy() - local["x"].to_numpy()).max() <= 2 * ulp
     np.testing.assert_allclose(got["y"].to_numpy(), local["y"].to_numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_microaggregate_decimal_boolean_null_stratum_and_empty_as_local(spark):  # noqa: F811
+    # items 3 and 4 on Spark: Decimal / Boolean keep their dtype, a null stratum is a stratum,
+    # an empty frame is released empty (was: "k = 3 is larger than the number of rows (0)")
+    from decimal import Decimal
+
+    from polars_sdc import spark as sdcs
+
+    df = pl.DataFrame({"id": range(12), "s": ["a"] * 6 + [None] * 6,
+                       "d": [Decimal(i * 137 % 1000).scaleb(-2) for i in range(12)],
+                       "b": [True, False, True, True, False, False, True, False, True, True, True, False]},
+                      schema={"id": pl.Int64, "s": pl.String, "d": pl.Decimal(10, 2), "b": pl.Boolean})
+    sdf = _sdf(spark, df)
+    got = pl.from_arrow(sdcs.microaggregate(sdf, 3, ["d", "b"], by="s").toArrow()).sort("id")
+    local = df.sdc.mdav(3, ["d", "b"], by="s")
+    assert got.schema == local.schema
+    assert got.equals(local)
+    empty = sdcs.microaggregate(spark.createDataFrame([], sdf.schema), 3, ["d", "b"], group_column="g")
+    assert empty.count() == 0
+    assert empty.schema.simpleString() == "struct<id:bigint,s:string,d:decimal(10,2),b:boolean,g:bigint>"
