@@ -599,6 +599,8 @@ def _cmd_noise(args: argparse.Namespace) -> int:
     if args.m is not None and args.k is None:
         raise _UsageError("--m goes with --k (the number of attributes released together)")
     lf = _scan(args.input, null_values)
+    schema = lf.collect_schema()
+    on, key, household = (_exact_names(v, schema) for v in (on, args.key, args.household))
     if _format(args.input, "input") == "csv":
         _check_numeric_text(lf, on)
     t0 = time.perf_counter()
@@ -607,14 +609,14 @@ def _cmd_noise(args: argparse.Namespace) -> int:
         phi: Any = lf.sdc.laplace_scale(on, k=args.k, m=m)
     else:
         given = _parse_phi(args.phi)
-        phi = given if isinstance(given, dict) else {c: given for c in on}
+        phi = {_exact_names(c, schema): v for c, v in given.items()} if isinstance(given, dict) else {c: given for c in on}
         missing = [c for c in on if c not in phi]
         if missing:
             raise _UsageError(f"--phi gives no scale for column {missing[0]!r}")
         phi = {c: phi[c] for c in on}
     scale_seconds = time.perf_counter() - t0
-    noisy = lf.sdc.laplace(phi, on, seed=args.seed, key=args.key, clamp=args.clamp, household=args.household,
-                           household_columns=_household_columns(args.household_columns))
+    noisy = lf.sdc.laplace(phi, on, seed=args.seed, key=key, clamp=args.clamp, household=household,
+                           household_columns=_exact_names(_household_columns(args.household_columns), schema))
 
     def check(result: pl.LazyFrame) -> dict[str, Any]:
         t1 = time.perf_counter()
@@ -649,6 +651,9 @@ def _cmd_loss(args: argparse.Namespace) -> int:
     null_values = _null_values(args)
     _check_paths([args.original, args.masked], None, args.report)
     orig_lf, masked_lf = _scan(args.original, null_values), _scan(args.masked, null_values)
+    on = _exact_names(on, orig_lf.collect_schema())
+    if args.label:
+        args.label = _exact_names(args.label, orig_lf.collect_schema())
     n_orig = orig_lf.select(pl.len()).collect().item()
     n_masked = masked_lf.select(pl.len()).collect().item()
     if n_orig != n_masked:
@@ -712,7 +717,9 @@ def _cmd_risk(args: argparse.Namespace) -> int:
     on = _columns(args.on)
     _check_paths([args.input], None, args.report)
     lf = _scan(args.input)
-    on = _exact_names(on, lf.collect_schema())
+    schema = lf.collect_schema()
+    on = _exact_names(on, schema)
+    args.weight, args.household = _exact_names(args.weight, schema), _exact_names(args.household, schema)
     t0 = time.perf_counter()
     result = _with_progress(
         "measuring risk",
@@ -746,6 +753,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
     numeric = _columns(args.numeric) if args.numeric else None
     _check_target(args.out, "--out", [args.original, args.masked])
     orig, masked = _scan(args.original), _scan(args.masked)
+    schema = orig.collect_schema()   # a name typed without a CSV header's spaces: the header's column
+    on, numeric = _exact_names(on, schema), _exact_names(numeric, schema)
+    for name in ("sensitive", "weight", "household"):
+        setattr(args, name, _exact_names(getattr(args, name), schema))
+    categorical = _exact_names(_columns(args.categorical), schema) if args.categorical else None
     t0 = time.perf_counter()
     rep = _with_progress(
         "building the report",
@@ -753,8 +765,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
                        steps=_scan(args.steps) if args.steps else None, k=args.k, threshold=args.threshold,
                        household=args.household, alpha=args.alpha, method=args.method,
                        ks=[int(v) for v in _columns(args.ks)], title=args.title,
-                       categorical=_columns(args.categorical) if args.categorical else None,
-                       suppressed_as=args.suppressed_as),
+                       categorical=categorical, suppressed_as=args.suppressed_as),
         enabled=args.progress,
     )
     _atomic_write(args.out, rep.save)

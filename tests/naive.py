@@ -873,8 +873,9 @@ def reference_generalization_lattice(records, hierarchies, k, max_outliers, metr
     record (a class then also fails with fewer than k distinct households; and when a
     quasi-identifier is household-level, the same value on every member of every household, a
     household with a suppressed member is suppressed whole, after which the rest of every class
-    must pass again, until nothing changes). Returns {levels: (passes, suppressed, loss)}, loss
-    None where the transformation fails."""
+    must pass again, until nothing changes). A value None (a structural null) is kept None at
+    every level: its own label, one row outside the domain R (it loses nothing). Returns
+    {levels: (passes, suppressed, loss)}, loss None where the transformation fails."""
     import itertools
     import math
 
@@ -890,7 +891,8 @@ def reference_generalization_lattice(records, hierarchies, k, max_outliers, metr
             q[s] = q.get(s, 0) + 1 / n
     out = {}
     for lv in itertools.product(*[range(len(h)) for h in hierarchies]):
-        gen = [tuple(hierarchies[c][lv[c]][index[c][r[c]]] for c in range(d)) for r in records]
+        gen = [tuple(None if r[c] is None else hierarchies[c][lv[c]][index[c][r[c]]] for c in range(d))
+               for r in records]
         classes = {}
         for i, g in enumerate(gen):
             classes.setdefault(g, []).append(i)
@@ -967,7 +969,7 @@ def reference_generalization_lattice(records, hierarchies, k, max_outliers, metr
                 labels = hierarchies[c][lv[c]]
                 x = 0  # R * (sum of kept records' shares + suppressed records): an integer
                 for g in classes:
-                    x += len(out_of[g]) * R + len(kept_of[g]) * labels.count(g[c])
+                    x += len(out_of[g]) * R + len(kept_of[g]) * (1 if g[c] is None else labels.count(g[c]))
                 # floor10 of the exact rational (R x - n) / (n R - n) (no float summation order)
                 cols.append(max(0, (x - n) * 10**10 // (n * R - n)) / 1e10 if R > 1 else 0.0)
             loss = math.prod((v + 1) ** (1 / d) for v in cols) - 1

@@ -150,3 +150,30 @@ def test_a_csv_header_with_spaces_can_be_named(tmp_path, capsys):
     # an exact name still wins, and an unknown one is still an error
     assert main(["suppress", str(src), str(tmp_path / "o.csv"), "--k", "2", "--on", "nope"]) == 2
     assert "column 'nope'" in _err(capsys)
+
+
+def test_a_csv_header_with_spaces_can_be_named_in_noise_loss_report(tmp_path, capsys):
+    """The spaced header's columns (' inc', ' sex') reached by their typed names in `noise`,
+    `loss`, `report` and `risk --weight/--household` too (before: "column 'inc': not in ...")."""
+    src = tmp_path / "s.csv"
+    src.write_text("hid, region, sex, inc, w\n1,a,m,10.5,2\n1,a,f,11.0,2\n2,a,m,9.0,3\n"
+                   "3,b,f,12.5,1\n3,b,m,8.0,1\n4,b,f,7.5,4\n")
+    frame = pl.read_csv(src)
+    assert frame.columns == ["hid", " region", " sex", " inc", " w"]
+    out = tmp_path / "n.csv"
+    assert main(["noise", str(src), str(out), "--on", "inc", "--phi", "inc=1.5", "--seed", "3",
+                 "--household", "hid"]) == 0
+    want = frame.sdc.laplace({" inc": 1.5}, [" inc"], seed=3, household="hid")
+    assert pl.read_csv(out).equals(want)
+    assert main(["noise", str(src), str(out), "--on", "inc", "--phi", "1.5", "--seed", "3"]) == 0
+    assert pl.read_csv(out).equals(frame.sdc.laplace({" inc": 1.5}, [" inc"], seed=3))
+    assert main(["loss", str(src), str(out), "--on", "inc", "--measure", "sse"]) == 0
+    assert "SSE/SST" in capsys.readouterr().out
+    page = tmp_path / "r.html"
+    assert main(["report", str(src), str(out), "--on", "region,sex", "--numeric", "inc", "--sensitive", "w",
+                 "--household", "hid", "--out", str(page)]) == 0
+    assert page.exists()
+    assert main(["risk", str(src), "--on", "region,sex", "--weight", "w", "--household", "hid", "--no-suda"]) == 0
+    capsys.readouterr()
+    assert main(["loss", str(src), str(out), "--on", "nope", "--measure", "sse"]) == 2
+    assert "column 'nope'" in _err(capsys)

@@ -262,10 +262,16 @@ def test_enum_and_categorical_keys_and_ids_give_the_same_release(dtype):
     assert got.suppressed == want.suppressed == 2 and got.outliers.equals(want.outliers)
 
 
-def test_null_key_with_households_is_an_error():
-    with pytest.raises(SDCError, match="column 'age': 1 null value"):
-        FAM.with_columns(age=pl.when(pl.int_range(10) == 3).then(None).otherwise(pl.col("age"))).sdc.generalize(
-            FAM_H, k=2, household="hh", suppression_limit=0.2)
+def test_null_key_with_households_stays_null():
+    r = FAM.with_columns(age=pl.when(pl.int_range(10) == 3).then(None).otherwise(pl.col("age"))).sdc.generalize(
+        FAM_H, k=2, household="hh", suppression_limit=0.3)
+    # the null is a value of its own: alone in its class, so suppressed, with its household
+    # (region is household-level); at top level the other records' age is "*", a null stays null
+    assert r.outliers.to_list() == [False, False, True, True] + [False] * 6
+    assert r.frame.row(3) == (2, "*", "*") and r.suppressed == 2
+    r = FAM.with_columns(age=pl.when(pl.col("hh") == 2).then(None).otherwise(pl.col("age"))).sdc.generalize(
+        FAM_H, k=2, household="hh", suppression_limit=0.3)     # one household's nulls: still < 2 households
+    assert r.outliers.to_list() == [False, False, True, True] + [False] * 6
 
 
 def test_whole_households_lazy_and_streaming_equal_eager():

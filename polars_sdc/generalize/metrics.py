@@ -86,20 +86,22 @@ class ColumnTables:
     """Per quasi-identifier, per level: the label of each hierarchy row, the share of each label
     and the record count of each label (what every metric needs, computed once)."""
 
-    def __init__(self, gen: list[np.ndarray], n_labels: list[np.ndarray], counts0: list[np.ndarray], n: int):
+    def __init__(self, gen: list[np.ndarray], n_labels: list[np.ndarray], counts0: list[np.ndarray], n: int,
+                 domain: list[int] | None = None):
         self.gen = gen                  # gen[c][j][row] -> label id at level j
         self.n_labels = n_labels        # n_labels[c][j]
         self.counts0 = counts0          # counts0[c][row]: records with original value row
         self.n = n
         self.heights = np.array([g.shape[0] - 1 for g in gen], dtype=np.int64)
-        self.domain = np.array([g.shape[1] for g in gen], dtype=np.float64)
+        # R: the hierarchy's rows (a null row, code R, is outside it: generalize's _tables)
+        self.domain = np.array([g.shape[1] for g in gen] if domain is None else domain, dtype=np.float64)
         self.share: list[list[np.ndarray]] = []     # share of label (hierarchy rows under it / R)
         self.label_counts: list[list[np.ndarray]] = []  # records per label
         self.rows_under: list[list[np.ndarray]] = []  # hierarchy rows under each label (int64)
         self.gen_rows_sum = []          # sum over records of rows under the label (an integer)
         self.entropy = []               # E per level
         for c, g in enumerate(gen):
-            R = g.shape[1]
+            R = int(self.domain[c])
             sh, lc, gs, en, ru = [], [], [], [], []
             a = counts0[c].astype(np.float64)
             for j in range(g.shape[0]):

@@ -10,8 +10,11 @@ records suppressed, and loses the least by the chosen ARX metric
 column of labels at its chosen level; the records of classes that still fail the models are
 suppressed: **all their quasi-identifiers become ``"*"``** (as ARX's output shows them; null
 with ``suppressed_as=None``), which the risk measures read as every key missing
-(:func:`polars_sdc.risk.frequencies.suppressed_as_missing`). Other columns, the row order and
-the row count are unchanged. :func:`generalize_frame` is the release alone (the
+(:func:`polars_sdc.risk.frequencies.suppressed_as_missing`). A null quasi-identifier (a
+structural null: EU-SILC's pl030 of a child) stays null at every level and is a value of its
+own in the classes, so a released class of k records is k-anonymous also under the risk
+measures' rule (a missing key matches every value: fk only grows). Other columns, the row
+order and the row count are unchanged. :func:`generalize_frame` is the release alone (the
 ``generalize`` step of a problem, a recipe and ``polars-sdc generalize``).
 """
 from __future__ import annotations
@@ -83,18 +86,19 @@ class GeneralizationResult:
 
 
 def _codes(df: pl.DataFrame, col: str, h: Hierarchy) -> np.ndarray:
+    """The hierarchy row of each record's value; a null (a structural missing value, e.g.
+    EU-SILC's pl030 of a child) is the extra row ``h.n_values``: kept null at every level."""
     s = df.get_column(col)
-    if s.null_count():
-        raise SDCError(f"column {col!r}: {s.null_count()} null value(s); give them a value that the "
-                       "hierarchy covers")
+    null = s.is_null()
     s = _as_labels(s, col)
     idx = {v: i for i, v in enumerate(h.values)}
     mapped = s.replace_strict(list(idx), list(idx.values()), default=None, return_dtype=pl.Int32)
-    if mapped.null_count():
-        bad = s.filter(mapped.is_null()).unique(maintain_order=True)
+    bad_rows = mapped.is_null() & ~null
+    if bad_rows.any():
+        bad = s.filter(bad_rows).unique(maintain_order=True)
         raise SDCError(f"column {col!r}: value {bad[0]!r} is not in its hierarchy"
                        + (f" ({bad.len()} values are not)" if bad.len() > 1 else ""))
-    return mapped.to_numpy()
+    return mapped.fill_null(h.n_values).to_numpy()
 
 
 def _values(df: pl.DataFrame, col: str) -> list[object] | None:
@@ -150,19 +154,25 @@ def label_text(s: pl.Series) -> pl.Series:
 
 
 def _tables(hs: list[Hierarchy], codes: np.ndarray, n: int) -> ColumnTables:
-    gen, n_labels, counts0 = [], [], []
+    """The metrics' tables; a column with nulls gets one more row (code ``h.n_values``) whose
+    label is its own at every level (null is never generalised, so it loses nothing), outside
+    the domain R the loss metric divides by (the hierarchy's rows)."""
+    gen, n_labels, counts0, domain = [], [], [], []
     for c, h in enumerate(hs):
+        has_null = bool(np.any(codes[:, c] == h.n_values))
         rows = []
         nl = []
         for j in range(h.height + 1):
             labs = h.levels[j]
             ids: dict[str, int] = {}
-            rows.append(np.array([ids.setdefault(v, len(ids)) for v in labs], dtype=np.int64))
-            nl.append(len(ids))
+            row = [ids.setdefault(v, len(ids)) for v in labs] + ([len(ids)] if has_null else [])
+            rows.append(np.array(row, dtype=np.int64))
+            nl.append(len(ids) + has_null)
         gen.append(np.stack(rows))
         n_labels.append(np.array(nl, dtype=np.int64))
-        counts0.append(np.bincount(codes[:, c], minlength=h.n_values).astype(np.int64))
-    return ColumnTables(gen, n_labels, counts0, n)
+        counts0.append(np.bincount(codes[:, c], minlength=h.n_values + has_null).astype(np.int64))
+        domain.append(h.n_values)
+    return ColumnTables(gen, n_labels, counts0, n, domain)
 
 
 def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str | None,
@@ -184,7 +194,7 @@ def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str
         cols.append(sc)
     from ..kernels.lattice import dense_ids
 
-    radix = [h.n_values for h in hs] + ([int(cols[-1].max()) + 1] if sensitive is not None else [])
+    radix = [h.n_values + 1 for h in hs] + ([int(cols[-1].max()) + 1] if sensitive is not None else [])
     if household is not None:
         from ..household import household_index
 
@@ -435,8 +445,8 @@ def generalize(
     idx = pl.Series("_i", np.arange(n))
     exprs = []
     for i, (c, h) in enumerate(zip(on, hs)):
-        labels = pl.Series(c, list(h.levels[levels[c]]) + [suppressed_as], dtype=pl.String)
-        row = np.where(out_rec, h.n_values, codes[:, i])
+        labels = pl.Series(c, list(h.levels[levels[c]]) + [None, suppressed_as], dtype=pl.String)
+        row = np.where(out_rec, h.n_values + 1, codes[:, i])   # a null (code n_values) stays null
         exprs.append(labels.gather(pl.Series(row, dtype=pl.UInt32)).alias(c))
     del idx, out_s
     frame = df.with_columns(exprs)

@@ -65,6 +65,11 @@ _SCAN = 64  # rows per block of the farthest-row scan
 _REBUILD = 0.5  # rebuild the kd-tree when this fraction of the rows it was built on is left
 _PROBE = 16  # pairs between probes of the bounded searches when they pruned badly
 _DRIFT = 0.05  # refresh the reference when the centroid moved this fraction of the data radius
+# numeric + nominal columns from which the kd-tree kernel may switch to the fused pass
+# (_nearest_and_farthest, ``wide``); below, it is not compiled. Warm, 5,000 normal rows, k = 3,
+# fused / not: p = 3 0.98, 8 1.07, 10 1.02, 11 0.96, 13 0.88, 20 0.77; 2 + 2 nominal 1.10,
+# 8 + 3 0.93 (20,000 rows: p = 3 1.00, 8 1.06, 11 1.09; issue 27, session 27)
+_WIDE = 11
 
 # The nominal state ``nom`` of both kernels (:func:`_nominal_state`; None for numeric data, so
 # that Numba prunes every ``if nom is not None`` / ``if codes is not None`` branch before typing
@@ -342,18 +347,6 @@ def _fit_inner(v, cnt, lo, hi, rmin, rmax, nom):
 
 
 @helper
-def _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, nom):
-    """Fit the bounds of every node with live rows, leaves first (after a (re)build of the
-    tree or a new reference point)."""
-    for v in range(first_leaf, 2 * first_leaf + 1):
-        if cnt[v] > 0:
-            _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, nom)
-    for v in range(first_leaf - 1, -1, -1):
-        if cnt[v] > 0:
-            _fit_inner(v, cnt, lo, hi, rmin, rmax, nom)
-
-
-@helper
 def _nominal_lower(ncode, v, qcode, gid, gw, acc):
     """Nominal part of the box bound of node v for the row query with codes qcode: the
     columns where q's code lies outside the node's code range [ncode[v, c], ncode[v, mc + c]]
@@ -392,90 +385,6 @@ def _leaf_dists(TD, f, c, q, buf):
         for t in range(c):
             d = row[t] - qj
             buf[t] += d * d
-
-
-@helper
-def _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, qi, kk, bd, bi, buf, sn, sb, nom):
-    """bi[:kk] = original indices of the kk live rows nearest to q by (distance, original
-    index), leaving out the row with original index qi; dq = |q - ref|; the nominal part of q
-    is the row query of ``nom``. Returns the number of rows measured."""
-    if kk == 0:
-        return 0
-    found = np.int64(0)  # not a literal 0 (one compilation of topk_insert)
-    thr = np.inf
-    measured = 0
-    sn[0] = 0
-    sb[0] = 0.0
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        v = sn[sp]
-        if sb[sp] > thr:
-            continue
-        if v >= first_leaf:
-            f = v - first_leaf
-            c = cnt[v]
-            measured += c
-            _leaf_dists(TD, f, c, q, buf)
-            if nom is not None:
-                if nom[_TC].shape[1] > 0:
-                    add_nominal(nom[_TC][f], np.int64(0), c, buf, _query(nom, _PNT))
-            for t in range(c):
-                d = buf[t]
-                o = TI[f, t]
-                if d <= thr and o != qi:
-                    found = topk_insert(bd, bi, found, kk, d, o)
-                    if found == kk:
-                        thr = bd[kk - 1]
-        else:
-            # lower bounds b1, b2 of the computed distance from q to any live row of the
-            # children: the larger of the box bound (exact under rounding; its nominal part
-            # from _nominal_lower) and the triangle bound from [rmin, rmax] of r
-            c1 = 2 * v + 1
-            c2 = c1 + 1
-            b1 = np.inf
-            b2 = np.inf
-            for w in range(c1, c2 + 1):
-                if cnt[w] == 0:
-                    continue
-                s = 0.0
-                for j in range(lo.shape[1]):
-                    qj = q[j]
-                    # max(x, y) and min(x, y) as Numba has them: y if y > x else x, y if y < x else x
-                    d = lo[w, j] - qj
-                    d = 0.0 if 0.0 > d else d
-                    e = qj - hi[w, j]
-                    e = 0.0 if 0.0 > e else e
-                    d = d + e
-                    s += d * d
-                if nom is not None:
-                    if nom[_TC].shape[1] > 0:
-                        nb = _nominal_lower(nom[_NCODE], w, nom[_QCODE], nom[_GID], nom[_GW], nom[_ACC])
-                        if nb > 0.0:
-                            s += nb
-                a = rmin[w] - dq
-                e = dq - rmax[w]
-                g = (e if e > a else a) - (_REL * (rmax[w] + dq) + _TINY)
-                if g > 0.0:
-                    e = g * g * (1.0 - _REL)
-                    s = e if e > s else s
-                if w == c1:
-                    b1 = s
-                else:
-                    b2 = s
-            if b1 > b2:
-                c1, c2 = c2, c1
-                b1, b2 = b2, b1
-            # push the farther child first so that the nearer one is searched first
-            if b2 <= thr:
-                sn[sp] = c2
-                sb[sp] = b2
-                sp += 1
-            if b1 <= thr:
-                sn[sp] = c1
-                sb[sp] = b1
-                sp += 1
-    return measured
 
 
 @helper
@@ -601,57 +510,6 @@ def _centroid_sums(X, sums, errs):
 
 
 @helper
-def _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums, o, labels, label, errs, nom):
-    """Give the live row with original index o the label, drop it from the sums (and its
-    codes from the centroid's level counts and their sums of squares in ``nom``) and swap it
-    out of its leaf's live slots; refit the bounds on its path to the root."""
-    p = TD.shape[1]
-    C = TD.shape[2]
-    f = pos[o] // C
-    t = pos[o] - f * C
-    v = f + first_leaf
-    last = cnt[v] - 1
-    labels[o] = label
-    LI[lpos[o]] = -1
-    for j in range(p):
-        _add_exact(sums, errs, j, -TD[f, j, t])
-    if nom is not None:
-        TC = nom[_TC]
-        off = nom[_OFF]
-        lcnt = nom[_QC][_CEN]
-        lQ = nom[_QQ][0]
-        for j in range(TC.shape[1]):
-            u = off[j] + TC[f, j, t]
-            lQ[j] -= 2 * lcnt[u] - 1
-            lcnt[u] -= 1
-    if t != last:
-        for j in range(p):
-            TD[f, j, t] = TD[f, j, last]
-        if nom is not None:
-            TC = nom[_TC]
-            for j in range(TC.shape[1]):
-                TC[f, j, t] = TC[f, j, last]
-        TR[f, t] = TR[f, last]
-        o2 = TI[f, last]
-        TI[f, t] = o2
-        pos[o2] = f * C + t
-    u = v
-    while True:
-        cnt[u] -= 1
-        if u == 0:
-            break
-        u = (u - 1) // 2
-    if cnt[v] > 0:
-        _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, nom)
-    # an empty node is never visited again; otherwise refit upwards until nothing changes
-    u = v
-    while u > 0:
-        u = (u - 1) // 2
-        if cnt[u] > 0 and not _fit_inner(u, cnt, lo, hi, rmin, rmax, nom):
-            break
-
-
-@helper
 def _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, kw, iw, nom):
     """r = distance to ref (nominal part: the reference query of ``nom``) for every live row
     (kd-tree slots) and the list of live rows sorted by r descending (kw, iw: scratch of the
@@ -723,7 +581,7 @@ def _tree(Xs, os, rs, m, leaf, pos, order, start, end, TD, TR, TI, cnt, nom):
     (their reference distances) in the kernel's buffers TD (leaves, p, C), TR, TI (leaves, C)
     and cnt (nodes), made for the first tree (a later one, on fewer rows, is never deeper and
     never has larger leaves); the leaves' codes go to ``nom``; sets pos[o] = leaf * C + slot
-    and returns the first leaf node. The bounds are fitted by :func:`_refit_all`.
+    and returns the first leaf node. The bounds are fitted by the kernel (every node, leaves first).
 
     Implicit complete binary tree: node v has children 2v+1, 2v+2; each internal node splits
     its row range at the middle (order, start, end: scratch), by the median of its widest
@@ -907,7 +765,8 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=None, done=None):
         while ((n + (1 << depth) - 1) >> depth) > lf:
             depth += 1
         nom = nominal_state(codes, off, gid, gw, max(lf, _SCAN), 1 << depth, min(lf, n), (2 << depth) - 1)
-    return mdav_labels_tree(X, nom, off, gid, gw, k, leaf, done)
+    # the fused pass (_nearest_and_farthest) only where it pays: many columns (else not compiled)
+    return mdav_labels_tree(X, nom, off, gid, gw, k, leaf, done, True if p + mc >= _WIDE else None)
 
 
 @njit(cache=True, nogil=True)
@@ -1050,7 +909,7 @@ def _all_dists(LX, m, q, buf, nom, s):
 
 
 @njit(cache=True, nogil=True)
-def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done):
+def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done, wide=None):
     """:func:`mdav_labels_codes` by the kd-tree and the sorted centroid-distance scan of the
     module docstring: O(n (p + mc) + sum U) memory, fast on large n.
 
@@ -1061,6 +920,10 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done):
     k : int; done : int64 (1) (see :func:`mdav_labels_codes`).
     leaf : int
         Rows per kd-tree leaf at most (the speed only, never the result).
+    wide : True or None
+        True: when the bounds prune badly, switch to one fused pass over the live rows per
+        pair (:func:`_nearest_and_farthest`; pays from ~11 columns, ``_WIDE``); None
+        (default): never, and that pass is not compiled. The speed only, never the result.
 
     Notes
     -----
@@ -1124,7 +987,13 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done):
         nom[_QM][_REF] = m2
     stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, rs, os, nom)
     head = np.int64(0)  # not a literal 0: one compilation of _farthest, not two
-    _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, nom)
+    # fit the bounds of every node with live rows, leaves first
+    for v in range(first_leaf, 2 * first_leaf + 1):
+        if cnt[v] > 0:
+            _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, nom)
+    for v in range(first_leaf - 1, -1, -1):
+        if cnt[v] > 0:
+            _fit_inner(v, cnt, lo, hi, rmin, rmax, nom)
     sn = np.empty(2 * depth + 4, dtype=np.int64)
     sb = np.empty(2 * depth + 4, dtype=np.float64)
     kk = k - 1
@@ -1134,7 +1003,7 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done):
     sbuf = np.empty(_SCAN, dtype=np.float64)
     q = np.empty(p, dtype=np.float64)
     m = n
-    label = np.int64(0)  # not a literal 0 (one compilation of _remove)
+    label = np.int64(0)  # not a literal 0 (one typing round less)
     full = 0
     while m >= 2 * k:
         if m <= _REBUILD * built:
@@ -1148,7 +1017,13 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done):
                     rs[i] = TR[f, t]
                     i += 1
             first_leaf = _tree(Xs, os, rs, m, leaf, pos, order, start, end, TD, TR, TI, cnt, nom)
-            _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, nom)
+            # fit the bounds of every node with live rows, leaves first
+            for v in range(first_leaf, 2 * first_leaf + 1):
+                if cnt[v] > 0:
+                    _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, nom)
+            for v in range(first_leaf - 1, -1, -1):
+                if cnt[v] > 0:
+                    _fit_inner(v, cnt, lo, hi, rmin, rmax, nom)
             built = m
         for j in range(p):
             c[j] = (sums[j] + errs[j]) / m
@@ -1179,7 +1054,13 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done):
                 nom[_QM][_REF] = m2
             stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, rs, os, nom)
             head = np.int64(0)
-            _refit_all(TD, TR, first_leaf, cnt, lo, hi, rmin, rmax, nom)
+            # fit the bounds of every node with live rows, leaves first
+            for v in range(first_leaf, 2 * first_leaf + 1):
+                if cnt[v] > 0:
+                    _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, nom)
+            for v in range(first_leaf - 1, -1, -1):
+                if cnt[v] > 0:
+                    _fit_inner(v, cnt, lo, hi, rmin, rmax, nom)
         if codes is not None:
             tqc, m2c = mean_query(nom[_QC][_CEN], nom[_QQ][0], m, nom[_QK][_CEN])
             nom[_QT][_CEN] = tqc
@@ -1208,16 +1089,139 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done):
                     qcode[j] = TC[f, j, t]
                     pcnt[off[j] + qcode[j]] = 1
             dq = TR[f, t]
-            if g == 0 and full > 0:
-                xs = _nearest_and_farthest(TD, TI, first_leaf, cnt, q, xr, kk, bd, bi, buf, nom)
-            else:
-                scanned = _nearest(TD, TI, first_leaf, cnt, lo, hi, rmin, rmax, q, dq, xr, kk, bd, bi, buf, sn, sb,
-                                   nom)
-                measured += scanned if g == 0 else 0
+            fused = False
+            if wide is not None:  # (pruned before typing when None: the fused pass not compiled)
+                if g == 0 and full > 0:
+                    xs = _nearest_and_farthest(TD, TI, first_leaf, cnt, q, xr, kk, bd, bi, buf, nom)
+                    fused = True
+            if not fused and kk > 0:
+                # bi[:kk] = original indices of the kk live rows nearest to q by (distance,
+                # original index), leaving out xr: the kd-tree, nearest node first, skipping a
+                # node whose lower bound exceeds the current kk-th best (the nominal part of q is
+                # the row query of nom)
+                found = np.int64(0)  # not a literal 0 (one compilation of topk_insert)
+                thr = np.inf
+                seen = np.int64(0)  # rows measured
+                sn[0] = 0
+                sb[0] = 0.0
+                sp = np.int64(1)
+                while sp > 0:
+                    sp -= 1
+                    v = sn[sp]
+                    if sb[sp] > thr:
+                        continue
+                    if v >= first_leaf:
+                        f = v - first_leaf
+                        cv = cnt[v]
+                        seen += cv
+                        _leaf_dists(TD, f, cv, q, buf)
+                        if codes is not None:
+                            if nom[_TC].shape[1] > 0:
+                                add_nominal(nom[_TC][f], np.int64(0), cv, buf, _query(nom, _PNT))
+                        for t in range(cv):
+                            d = buf[t]
+                            o = TI[f, t]
+                            if d <= thr and o != xr:
+                                found = topk_insert(bd, bi, found, kk, d, o)
+                                if found == kk:
+                                    thr = bd[kk - 1]
+                    else:
+                        # lower bounds b1, b2 of the computed distance from q to any live row of
+                        # the children: the larger of the box bound (exact under rounding; its
+                        # nominal part from _nominal_lower) and the triangle bound from
+                        # [rmin, rmax] of r
+                        c1 = 2 * v + 1
+                        c2 = c1 + 1
+                        b1 = np.inf
+                        b2 = np.inf
+                        for w in range(c1, c2 + 1):
+                            if cnt[w] == 0:
+                                continue
+                            bw = 0.0
+                            for j in range(p):
+                                qj = q[j]
+                                # max(x, y), min(x, y) as Numba has them: y if y > x else x, ...
+                                d = lo[w, j] - qj
+                                d = 0.0 if 0.0 > d else d
+                                e = qj - hi[w, j]
+                                e = 0.0 if 0.0 > e else e
+                                d = d + e
+                                bw += d * d
+                            if codes is not None:
+                                if nom[_TC].shape[1] > 0:
+                                    nb = _nominal_lower(nom[_NCODE], w, nom[_QCODE], nom[_GID], nom[_GW], nom[_ACC])
+                                    if nb > 0.0:
+                                        bw += nb
+                            d = rmin[w] - dq
+                            e = dq - rmax[w]
+                            e = (e if e > d else d) - (_REL * (rmax[w] + dq) + _TINY)
+                            if e > 0.0:
+                                e = e * e * (1.0 - _REL)
+                                bw = e if e > bw else bw
+                            if w == c1:
+                                b1 = bw
+                            else:
+                                b2 = bw
+                        if b1 > b2:
+                            c1, c2 = c2, c1
+                            b1, b2 = b2, b1
+                        # push the farther child first so that the nearer one is searched first
+                        if b2 <= thr:
+                            sn[sp] = c2
+                            sb[sp] = b2
+                            sp += 1
+                        if b1 <= thr:
+                            sn[sp] = c1
+                            sb[sp] = b1
+                            sp += 1
+                measured += seen if g == 0 else 0
             for u in range(-1, kk):
+                # give the live row with original index o the label, drop it from the sums (and
+                # its codes from the centroid's level counts and their sums of squares) and swap
+                # it out of its leaf's live slots; refit the bounds on its path to the root
                 o = xr if u < 0 else bi[u]
-                _remove(TD, TR, TI, pos, first_leaf, cnt, lo, hi, rmin, rmax, LI, lpos, sums, o, labels, label, errs,
-                        nom)
+                f = pos[o] // C
+                t = pos[o] - f * C
+                v = f + first_leaf
+                last = cnt[v] - 1
+                labels[o] = label
+                LI[lpos[o]] = -1
+                for j in range(p):
+                    _add_exact(sums, errs, j, -TD[f, j, t])
+                if codes is not None:
+                    TC = nom[_TC]
+                    noff = nom[_OFF]
+                    lcnt = nom[_QC][_CEN]
+                    lQ = nom[_QQ][0]
+                    for j in range(TC.shape[1]):
+                        w = noff[j] + TC[f, j, t]
+                        lQ[j] -= 2 * lcnt[w] - 1
+                        lcnt[w] -= 1
+                if t != last:
+                    for j in range(p):
+                        TD[f, j, t] = TD[f, j, last]
+                    if codes is not None:
+                        TC = nom[_TC]
+                        for j in range(TC.shape[1]):
+                            TC[f, j, t] = TC[f, j, last]
+                    TR[f, t] = TR[f, last]
+                    o2 = TI[f, last]
+                    TI[f, t] = o2
+                    pos[o2] = f * C + t
+                w = v
+                while True:
+                    cnt[w] -= 1
+                    if w == 0:
+                        break
+                    w = (w - 1) // 2
+                if cnt[v] > 0:
+                    _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, nom)
+                # an empty node is never visited again; otherwise refit upwards until nothing changes
+                w = v
+                while w > 0:
+                    w = (w - 1) // 2
+                    if cnt[w] > 0 and not _fit_inner(w, cnt, lo, hi, rmin, rmax, nom):
+                        break
             label += 1
             m -= k
             done[0] = n - m
@@ -1225,10 +1229,11 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done):
                 break
         # when the bounds prune badly (many columns), one fused pass per pair is cheaper than
         # a search for xr's neighbours plus a scan for xs; probe the searches again now and then
-        if full > 0:
-            full -= 1
-        elif 2 * measured > m:
-            full = _PROBE
+        if wide is not None:
+            if full > 0:
+                full -= 1
+            elif 2 * measured > m:
+                full = _PROBE
     for f in range(first_leaf + 1):
         for t in range(cnt[f + first_leaf]):
             labels[TI[f, t]] = label

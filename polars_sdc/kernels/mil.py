@@ -302,7 +302,7 @@ def _nominal_parts(nom, n):
 
 
 
-@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+@njit(cache=True, nogil=True)
 def nearest_centroids(C, L):
     """For each row of C (G, p): the L other rows nearest to it (squared Euclidean, ties:
     lowest row; -1 pads), by blocked brute force: O(G^2 p) time, O(G L) memory."""
@@ -344,7 +344,7 @@ def nearest_centroids(C, L):
     return out
 
 
-@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+@njit(cache=True, nogil=True)
 def improve_neighbours(C, nb):
     """One round of neighbour-of-neighbour refinement of the neighbour lists ``nb`` (G, L)
     of the rows of C: each row's new list is the L nearest among its current neighbours and
@@ -386,7 +386,7 @@ def _sq_to(X, i, c):
     return s
 
 
-@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+@njit(cache=True, nogil=True)
 def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, atol, members, mstart):
     """One pass of single-record moves; returns the number of moves made.
 
@@ -463,7 +463,7 @@ def mil_move_pass(X, labels, counts, sums, neighbours, k, stamp, sweep, nom, ato
     return moves
 
 
-@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+@njit(cache=True, nogil=True)
 def mil_exchange_pass(X, labels, counts, sums, members, mstart, pairs, stamp, sweep, max_rounds, nom, atol):
     """One pass of pairwise exchanges between the group pairs in ``pairs`` (P, 2).
 
@@ -610,7 +610,7 @@ def _listed(neighbours, g, h):
     return False
 
 
-@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+@njit(cache=True, nogil=True)
 def mil_cycle_pass(X, labels, counts, sums, members, mstart, neighbours, stamp, sweep, cap, nom, atol, tick, t0, dt):
     """One pass of 3-cycles: for a group a and two groups b, c among its neighbours (every
     group at most ``cap`` rows; a triple is tried when one of its groups has the other two

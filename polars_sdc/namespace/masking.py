@@ -424,9 +424,14 @@ class MaskingMethods(FrameOps[F]):
         by
             Strata columns: each stratum is masked on its own (a null is a stratum of its own).
         alpha
-            Weight of a match through a suppressed (null) value.
+            Weight of a match through a suppressed (null) value, in the records' frequencies;
+            with ``household``, households are counted as ``household_frequencies`` counts
+            them (defined for alpha = 1 only): a household compatible through a null counts 1.
         combs
-            K-anonymity for every subset of keys of these sizes (default: all keys).
+            K-anonymity for every subset of keys of these sizes (default: all keys). The
+            exact search is exponential in the keys of a subset: more than 20, or a search
+            estimated above about a minute, is an SDCError that names the combs size that
+            fits (docs/masking.md).
         tiebreak
             Fewest suppressions first; this ranking (one integer per key or {column: rank}) only
             decides ties (default: keys with more categories first).

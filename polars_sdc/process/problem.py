@@ -355,10 +355,12 @@ class Problem:
         """The release's distinct l-diversity of the sensitive variable on the keys (the
         smallest class's number of distinct sensitive values; ``df.sdc.l_diversity``); after a
         ``generalize`` step its suppressed records are in no released class (ARX's reading;
-        None when every record is suppressed)."""
+        None when every record is suppressed). A null sensitive value is no sensitive value:
+        the records with one are measured (the sign-off's rule, :func:`polars_sdc.report`)."""
         if "l_diversity" not in self._cache:
             keys, s = self.class_columns(), self._roles.sensitive
-            out = self.data().select([*keys, s]).sdc.l_diversity(keys, s, suppressed_as=self.suppressed_as)
+            out = (self.data().select([*keys, s]).filter(pl.col(s).is_not_null())
+                   .sdc.l_diversity(keys, s, suppressed_as=self.suppressed_as))
             low = out.get_column("l_diversity").min()
             self._cache["l_diversity"] = None if low is None else float(low)
         return self._cache["l_diversity"]

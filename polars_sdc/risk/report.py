@@ -538,6 +538,8 @@ def _nan_extreme(values: Any, pick: Any) -> float | None:
 
 #: what the report says where a release has no class to measure (every record suppressed)
 NO_RELEASED_CLASS = "no released class (every record suppressed)"
+#: ... and where the sensitive variable has no value to measure (every one null)
+NO_SENSITIVE_VALUE = "no sensitive value (every one null)"
 
 
 # --- utility --------------------------------------------------------------------------------
@@ -931,9 +933,18 @@ def _verdict(f: dict[str, Any]) -> str:
     if g is not None:
         parts.append(f"generalised to levels {g['levels']} ({g['metric']} {_num(g['loss'])}), "
                      f"{_num(g['suppressed'])} record{'' if g['suppressed'] == 1 else 's'} suppressed")
-    if f.get("l_before") is not None:
-        after = _num(f["l_after"]) if f.get("l_after") is not None else NO_RELEASED_CLASS
-        parts.append(f"{f['sensitive']}: l-diversity {_num(f['l_before'])} -> {after}")
+    if f.get("sensitive") is not None:
+        def l_of(key: str, why: str | None) -> str:
+            return _num(f[key]) if f.get(key) is not None else (why or NO_RELEASED_CLASS)
+
+        text_l = (f"{f['sensitive']}: l-diversity {l_of('l_before', NO_SENSITIVE_VALUE)} -> "
+                  f"{l_of('l_after', f.get('l_after_why'))}")
+        nb, na = f.get("sensitive_nulls_before", 0), f.get("sensitive_nulls_after", 0)
+        if nb or na:
+            nulls = _num(nb) if nb == na else f"{_num(nb)} / {_num(na)}"
+            text_l += (f" (distinct values per class among the records with a value; {nulls} null "
+                       f"value{'' if max(nb, na) == 1 else 's'} not counted)")
+        parts.append(text_l)
     text = "; ".join(parts) + "."
     if f.get("steps"):
         text = f"After {len(f['steps'])} step{'s' if len(f['steps']) != 1 else ''} ({', '.join(f['steps'])}): " + text
@@ -1120,7 +1131,17 @@ def report(
     sens_table = None
     if sensitive is not None:
         rows = []
+        # a null sensitive value (a structural null: pl030 of a child) is not a sensitive value:
+        # l and t are measured on the records that have one (a class of nulls only has no l)
+        s_nulls = {"before": o.get_column(sensitive).null_count(), "after": m.get_column(sensitive).null_count()}
+        if any(s_nulls.values()):
+            notes.append(f"{sensitive}: {_num(s_nulls['before'])} / {_num(s_nulls['after'])} null values "
+                         "(original / release) are not sensitive values: l and t are measured on the records "
+                         "with a value (l: the distinct values of a class's records that have one; a class "
+                         "whose values are all null has no l)")
         for label, frame, star in (("before", o, None), ("after", m, suppressed_as)):
+            if s_nulls[label]:
+                frame = frame.filter(pl.col(sensitive).is_not_null())
             # a generalised release's suppressed records are in no released class (ARX's reading)
             rows.append({
                 "release": label,
@@ -1131,10 +1152,12 @@ def report(
                 "t (closeness, largest)": _nan_extreme(
                     t_closeness_values(frame, keys, sensitive, suppressed_as=star), np.nanmax),
             })
-            rows[-1]["why no value"] = (NO_RELEASED_CLASS if all(v is None for k_, v in rows[-1].items()
-                                                                 if k_ != "release") else None)
+            rows[-1]["why no value"] = ((NO_SENSITIVE_VALUE if frame.height == 0 else NO_RELEASED_CLASS)
+                                        if all(v is None for k_, v in rows[-1].items() if k_ != "release") else None)
         sens_table = pl.DataFrame(rows, schema_overrides={"why no value": pl.String})
         facts["sensitive"] = sensitive
+        facts["sensitive_nulls_before"], facts["sensitive_nulls_after"] = s_nulls["before"], s_nulls["after"]
+        facts["l_after_why"] = rows[1]["why no value"]
         facts["l_before"], facts["l_after"] = rows[0]["l (distinct values per class, smallest)"], rows[1]["l (distinct values per class, smallest)"]
 
     # categorical utility: the keys, the further categorical columns and the sensitive column (as categories)

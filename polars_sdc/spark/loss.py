@@ -71,8 +71,14 @@ def ilssdm(
     if masked is not None:
         if key is None:
             raise SDCError("ilssdm of a masked Spark release needs key=: Spark rows are matched by key, not position")
+        from ..rng import check_key_dtype
+
         check_present(schema, [key], "key")
         check_present(polars_schema(masked), [key], "key")
+        # a row key, as every key= (a float is refused: two keys could round to one, and the
+        # release's keys are matched by equality)
+        check_key_dtype(key, schema[key])
+        check_key_dtype(key, polars_schema(masked)[key])
         _check_keys(original, masked, key)
         m = masked.select(key, *[F.col(c).cast("double").alias(f"__sdc_m_{c}") for c in cols])
         joined = original.select(key, *cols).join(m, on=key, how="inner")

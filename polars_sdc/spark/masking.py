@@ -260,6 +260,9 @@ def add_noise(
         aggs.append(key_nulls(key))
     if method == "moments":                                  # constant columns stay out of the recolouring
         aggs += [(F.min(x) == F.max(x)).alias(f"__sdc_const{j}") for j, x in enumerate(xs)]
+        # the means, to centre the second pass on: its averages are then the rounding residues
+        # of these means (the local release's `resid`), exact where a sum of n values is not
+        aggs += [F.avg(x).alias(f"__sdc_mean{j}") for j, x in enumerate(xs)]
     # each unit's columns brought to magnitude ~1 by a power of two before any square is summed,
     # as the local add_noise_values (no underflow at 1e-300, no overflow at 1e200)
     aggs += [F.max(F.abs(x)).alias(f"__sdc_a{j}") for j, x in enumerate(xs)]
@@ -458,10 +461,10 @@ def _noise_rows(X: np.ndarray, Z: np.ndarray, method: str, q: Any, delta: float)
     if q is None:
         return X
     if method == "moments":
-        Mt, mu, p, const, e = q
+        Mt, mu, p, const, e, resid = q
         X = np.ldexp(X, e)
-        B = np.hstack([X - mu[:p], Z - mu[p:]])
-        Y = (Mt @ B.T).T + mu[:p]
+        B = np.hstack([X - mu[:p] - resid, Z - mu[p:]])
+        Y = (Mt @ B.T).T + resid + mu[:p]
         Y[:, const] = X[:, const]                    # a constant column keeps its value exactly
         return np.ldexp(Y, -e)
     X = np.ldexp(X, q["e"])
@@ -478,10 +481,11 @@ def _noise_rows(X: np.ndarray, Z: np.ndarray, method: str, q: Any, delta: float)
     return np.ldexp(Y, -q["e"])
 
 
-def _row_exponents(df: pl.DataFrame, group: list[str], stats: pl.DataFrame, p: int) -> np.ndarray:
+def _row_exponents(df: pl.DataFrame, group: list[str], stats: pl.DataFrame, p: int,
+                   prefix: str = "__sdc_e") -> np.ndarray:
     """The (rows, p) power-of-two exponents ``__e<j>`` of each row's unit (``stats``: one row per
-    unit, ``group`` its columns)."""
-    names = [f"__sdc_e{j}" for j in range(p)]
+    unit, ``group`` its columns); another ``prefix``: that per-unit value (the means)."""
+    names = [f"{prefix}{j}" for j in range(p)]
     if not group:
         return np.broadcast_to(stats.select(names).to_numpy()[:1], (df.height, p))
     j = df.select(group).join(stats.select(*group, *names), on=group, how="left", nulls_equal=True,
@@ -504,11 +508,15 @@ def _scaled_moments(frame: Any, cols: list[str], group: list[str], stats: pl.Dat
     names = [f"__sdc_x{j}" for j in range(p)] + ([f"__sdc_z{j}" for j in range(p)] if draws else [])
     in_schema = polars_schema(frame)
     out = pl.Schema({**{g: in_schema[g] for g in group}, **{n: pl.Float64 for n in names}})
-    etable = stats.select(*group, *[f"__sdc_e{j}" for j in range(p)])
+    centre = draws and "__sdc_mean0" in stats.columns       # "moments": centred on the first pass's means
+    etable = stats.select(*group, *[f"__sdc_e{j}" for j in range(p)],
+                          *([pl.col(f"__sdc_mean{j}").fill_null(0.0) for j in range(p)] if centre else []))
 
     def scale(df: pl.DataFrame) -> pl.DataFrame:
-        X = np.ldexp(df.select(pl.col(c).cast(pl.Float64).fill_null(0.0) for c in cols).to_numpy(),
-                     _row_exponents(df, group, etable, p))
+        e = _row_exponents(df, group, etable, p)
+        X = np.ldexp(df.select(pl.col(c).cast(pl.Float64).fill_null(0.0) for c in cols).to_numpy(), e)
+        if centre:
+            X -= np.ldexp(_row_exponents(df, group, etable, p, "__sdc_mean"), e)
         new = [pl.when(pl.col(c).is_null()).then(None).otherwise(pl.Series(f"__sdc_v{j}", X[:, j])).alias(f"__sdc_x{j}")
                for j, c in enumerate(cols)]
         res = df.select(*group, *new)
@@ -549,9 +557,12 @@ def _joint_moments(frame: Any, cols: list[str], group: list[str], stats: pl.Data
 
 def _moments_params(G: np.ndarray, mu: np.ndarray, js: list[int], p: int, a: float,
                     row: dict) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray] | None:
-    """``(Mt, mu, p, const)`` of the local ``"moments"`` release of a unit on its columns ``js``
-    from the joint covariance ``G`` of ``[X, Z]``: the release is ``Y = [X - mean, Z - mean] Mt'
-    + mean(X)``, the ``const`` columns (one value in the unit) kept as they are. None: one row."""
+    """``(Mt, mu, p, const, e, resid)`` of the local ``"moments"`` release of a unit on its
+    columns ``js`` from the joint covariance ``G`` of ``[X, Z]`` and the means ``mu`` of the
+    second pass (for X: centred on the first pass's means ``m``, so the residues ``resid`` of
+    those means): the release is ``Y = [X - m - resid, Z - mean] Mt' + m + resid`` (the local
+    release removes its mean's residue the same way), the ``const`` columns (one value in the
+    unit) kept as they are. None: one row."""
     from ..masking.add_noise import moments_matrix
 
     if row["__sdc_n"] < 2:
@@ -559,7 +570,11 @@ def _moments_params(G: np.ndarray, mu: np.ndarray, js: list[int], p: int, a: flo
     idx = np.array(js + [p + j for j in js])
     const = np.array([bool(row[f"__sdc_const{j}"]) for j in js])
     e = np.array([row[f"__sdc_e{j}"] for j in js], dtype=np.int32)
-    return moments_matrix(G[np.ix_(idx, idx)], len(js), a, const), mu[idx], len(js), const, e
+    m = np.ldexp(np.array([row[f"__sdc_mean{j}"] or 0.0 for j in js], dtype=np.float64), e)
+    mu = mu[idx].copy()
+    resid = np.nan_to_num(mu[:len(js)])
+    mu[:len(js)] = m
+    return moments_matrix(G[np.ix_(idx, idx)], len(js), a, const), mu, len(js), const, e, resid
 
 
 # ------------------------------------------------------------------------------------ rank_swap

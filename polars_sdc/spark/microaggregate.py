@@ -130,6 +130,15 @@ def microaggregate(
     on_cols, by_cols = list(spec.on), list(spec.by)
     if block_column is not None and (block_column in schema or block_column == group_column):
         raise SDCError(f"column {block_column!r}: already in the frame; choose another `block_column` name")
+    if sdf.isEmpty():   # as locally: an empty frame is released empty, with the output schema
+        from ._common import spark_schema
+
+        empty = dict(spec.output_schema())
+        if group_column is not None:
+            empty[group_column] = pl.Int64
+        if block_column is not None:
+            empty[block_column] = pl.Int32
+        return sdf.sparkSession.createDataFrame([], spark_schema(pl.Schema(empty), like=sdf))
     if household is None:
         frame, units = sdf, sdf
         if plan is None:    # structural nulls: each null pattern over `on` blocked apart, as a stratum
