@@ -153,7 +153,18 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
 
 
+def _no_stdio(path: Any, role: str) -> None:
+    """``-`` (stdin / stdout) refused by name: every command reads its input lazily by its
+    extension and writes through a temporary file renamed into place (read back first), which
+    a pipe cannot do."""
+    if str(path) == "-":
+        what = ("writing to stdout" if role in ("output", "report", "sign-off", "--out", "--report")
+                else "reading from stdin")
+        raise _UsageError(f"{role} '-': {what} is not supported; give a file path")
+
+
 def _format(path: str | Path, role: str) -> str:
+    _no_stdio(path, role)
     ext = Path(path).suffix.lower()
     try:
         return _FORMATS[ext]
@@ -163,14 +174,15 @@ def _format(path: str | Path, role: str) -> str:
         ) from None
 
 
-def _scan(path: str, null_values: Sequence[str] | None = None) -> pl.LazyFrame:
+def _scan(path: str, null_values: Sequence[str] | None = None, role: str = "input") -> pl.LazyFrame:
     """The one reader of every subcommand's input files: a .csv (checked by
-    :func:`_check_csv_shape`) or .parquet file as a LazyFrame."""
-    fmt = _format(path, "input")
+    :func:`_check_csv_shape`) or .parquet file as a LazyFrame. ``role``: how an error names
+    the file (``"input"``, or the flag that gave it, e.g. ``"--steps"``)."""
+    fmt = _format(path, role)
     if Path(path).is_dir():
-        raise _UsageError(f"input {path!r} is a directory; give a .csv or .parquet file")
+        raise _UsageError(f"{role} {path!r} is a directory; give a .csv or .parquet file")
     if not Path(path).is_file():
-        raise FileNotFoundError(f"input file {path!r} not found")
+        raise FileNotFoundError(f"{role} file {path!r} not found")
     if fmt == "csv":
         _check_csv_shape(path)
         return pl.scan_csv(path, infer_schema_length=10_000, null_values=list(null_values) if null_values else None)
@@ -196,6 +208,11 @@ def _check_csv_shape(path: str) -> None:
         header = next(rows, None)
         if header is None:
             return
+        if not any(row for row in rows):   # a header alone: every column would read as String
+            raise SDCError(f"input {path!r}: the file has a header but no rows; there is nothing to protect")
+        fh.seek(0)
+        rows = csv.reader(fh)
+        next(rows)
         seen: set[str] = set()
         for name in header:
             if name in seen:
@@ -353,6 +370,7 @@ def _check_paths(inputs: Sequence[str], output: str | None, report: str | None) 
     directory, or has an unknown extension."""
     targets = [(output, "output")] if output is not None else []
     if report is not None:
+        _no_stdio(report, "--report")
         if not report.lower().endswith(".json"):
             raise _UsageError(f"--report {report!r}: the report is a .json file")
         targets.append((report, "report"))
@@ -747,6 +765,7 @@ def _cmd_risk(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from .risk.report import report
 
+    _no_stdio(args.out, "--out")
     if not args.out.endswith((".html", ".htm")):
         raise _UsageError(f"--out {args.out}: the report is an .html page")
     on = _columns(args.on)
@@ -762,7 +781,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     rep = _with_progress(
         "building the report",
         lambda: report(orig, masked, on=on, numeric=numeric, sensitive=args.sensitive, weight=args.weight,
-                       steps=_scan(args.steps) if args.steps else None, k=args.k, threshold=args.threshold,
+                       steps=_scan(args.steps, role="--steps") if args.steps else None, k=args.k, threshold=args.threshold,
                        household=args.household, alpha=args.alpha, method=args.method,
                        ks=[int(v) for v in _columns(args.ks)], title=args.title,
                        categorical=categorical, suppressed_as=args.suppressed_as),

@@ -372,6 +372,7 @@ def _add_run(sub: Any) -> None:
 def _check_sign_off(path: str | None, taken: list[str]) -> None:
     if path is None:
         return
+    cli._no_stdio(path, "sign-off")
     if not path.lower().endswith((".html", ".htm", ".txt", ".md")):
         raise cli._UsageError(f"--sign-off {path!r}: the report is an .html, .txt or .md file")
     cli._check_target(path, "sign-off", [])   # not a directory, in an existing directory (before any work)
@@ -399,6 +400,7 @@ def run_recipe_command(args: argparse.Namespace) -> int:
     from .process import read_recipe, run_recipe, step_effects
 
     t_start = time.perf_counter()
+    cli._no_stdio(args.recipe, "recipe")
     cli._check_paths([args.input, args.recipe], args.output, args.report)
     _check_sign_off(args.sign_off, [args.input, args.recipe, args.output, args.report])
     from pathlib import Path

@@ -418,70 +418,6 @@ def _nearest_and_farthest(TD, TI, first_leaf, cnt, q, qi, kk, bd, bi, buf, nom):
 
 
 @helper
-def _farthest(LX, LR, LI, lpos, head, stop, q, dq, buf, nom, s):
-    """(original index of the live row farthest from q, new head, rows measured) over the
-    list slots head..stop-1, sorted by r descending (ties: lowest original index);
-    dq = |q - ref|; the nominal part of q is query s of ``nom``.
-
-    Blocks of rows are measured column-major (vectorised); the scan stops at the first block
-    whose largest bound r + dq falls below the best distance. Removed rows (LI = -1) met in
-    the scanned prefix are squeezed out when they are many."""
-    p = LX.shape[0]
-    best = -1.0
-    bo = -1
-    b = head
-    start = head
-    while b < stop:
-        # squared upper bound of |x - q| from |x - ref| <= r and |q - ref| = dq
-        g = (LR[b] + dq) * (1.0 + _REL) + _TINY
-        if g * g * (1.0 + _REL) < best:
-            break
-        e = b + _SCAN
-        e = stop if stop < e else e
-        w = e - b
-        for t in range(w):
-            buf[t] = 0.0
-        for j in range(p):
-            qj = q[j]
-            col = LX[j, b:e]
-            for t in range(w):
-                d = col[t] - qj
-                buf[t] += d * d
-        if nom is not None:
-            if nom[_LC].shape[0] > 0:
-                add_nominal(nom[_LC], b, w, buf, _query(nom, s))
-        for t in range(w):
-            d = buf[t]
-            if d >= best:
-                o = LI[b + t]
-                if o >= 0 and (d > best or o < bo):
-                    best = d
-                    bo = o
-        b = e
-    dead = 0
-    for t in range(head, b):
-        dead += LI[t] < 0
-    if 8 * dead > b - head:
-        w = b
-        for i in range(b - 1, head - 1, -1):
-            o = LI[i]
-            if o >= 0:
-                w -= 1
-                if w != i:
-                    for j in range(p):
-                        LX[j, w] = LX[j, i]
-                    if nom is not None:
-                        LC = nom[_LC]
-                        for j in range(LC.shape[0]):
-                            LC[j, w] = LC[j, i]
-                    LR[w] = LR[i]
-                    LI[w] = o
-                    lpos[o] = w
-        head = w
-    return bo, head, b - start
-
-
-@helper
 def _add_exact(sums, errs, j, x):
     """sums[j] + errs[j] += x as a double-double (TwoSum, then renormalised): the centroid
     then depends only on which rows are left, not on the order they were removed in, so
@@ -533,7 +469,7 @@ def _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, kw, iw, n
             m += 1
     # sort (LR, LI)[:m] by LR ascending (r descending; NaN last, as np.argsort): a bottom-up
     # merge sort (np.argsort compiles Numba's quicksort, ~1 s on a first call; the order of
-    # equal r never changes a result, only where a scan of _farthest stops)
+    # equal r never changes a result, only where a farthest-row scan of the kernel stops)
     ka = LR
     ia = LI
     width = 1
@@ -894,7 +830,7 @@ def mdav_labels_small(X, codes, off, gid, gw, k, done):
 @helper
 def _all_dists(LX, m, q, buf, nom, s):
     """buf[:m] = distances of the first m columns of LX (p, N) (codes: nom's live rows) to q and
-    the nominal query s of ``nom``, computed as :func:`_farthest` and :func:`_leaf_dists` do."""
+    the nominal query s of ``nom``, computed as the kd-tree kernel's scan and :func:`_leaf_dists` do."""
     for t in range(m):
         buf[t] = 0.0
     for j in range(LX.shape[0]):
@@ -986,7 +922,7 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done, wide=None):
         nom[_QT][_REF] = tq
         nom[_QM][_REF] = m2
     stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, rs, os, nom)
-    head = np.int64(0)  # not a literal 0: one compilation of _farthest, not two
+    head = np.int64(0)  # not a literal 0 (one typing round less)
     # fit the bounds of every node with live rows, leaves first
     for v in range(first_leaf, 2 * first_leaf + 1):
         if cnt[v] > 0:
@@ -1069,13 +1005,68 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done, wide=None):
         measured = 0
         xs = -1
         for g in range(2):
-            if g == 0:
-                xr, head, _ = _farthest(LX, LR, LI, lpos, head, stop, c, dq, sbuf, nom, np.int64(_CEN))
-            elif xs >= 0 and LI[lpos[xs]] >= 0:
+            if g == 1 and xs >= 0 and LI[lpos[xs]] >= 0:
                 xr = xs
             else:
-                xr, head, scanned = _farthest(LX, LR, LI, lpos, head, stop, q, dq, sbuf, nom, np.int64(_PNT))
-                measured += scanned
+                # xr = the original index of the live row farthest from qf (the centroid, query
+                # g = _CEN, or the previous xr, g = _PNT) over the list slots head..stop-1, sorted
+                # by r descending (ties: lowest original index); dq = |qf - ref|. Blocks of rows
+                # are measured column-major (vectorised); the scan stops at the first block whose
+                # largest bound r + dq falls below the best distance. Removed rows (LI = -1) met in
+                # the scanned prefix are squeezed out when they are many.
+                qf = c if g == 0 else q
+                best = -1.0
+                xr = np.int64(-1)
+                b = head
+                while b < stop:
+                    # squared upper bound of |x - qf| from |x - ref| <= r and |qf - ref| = dq
+                    d = (LR[b] + dq) * (1.0 + _REL) + _TINY
+                    if d * d * (1.0 + _REL) < best:
+                        break
+                    be = b + _SCAN
+                    be = stop if stop < be else be
+                    wb = be - b
+                    for t in range(wb):
+                        sbuf[t] = 0.0
+                    for j in range(p):
+                        qj = qf[j]
+                        col = LX[j, b:be]
+                        for t in range(wb):
+                            d = col[t] - qj
+                            sbuf[t] += d * d
+                    if codes is not None:
+                        if nom[_LC].shape[0] > 0:
+                            add_nominal(nom[_LC], b, wb, sbuf, _query(nom, g))
+                    for t in range(wb):
+                        d = sbuf[t]
+                        if d >= best:
+                            o = LI[b + t]
+                            if o >= 0 and (d > best or o < xr):
+                                best = d
+                                xr = o
+                    b = be
+                if g == 1:
+                    measured += b - head
+                dead = 0
+                for t in range(head, b):
+                    dead += LI[t] < 0
+                if 8 * dead > b - head:
+                    wb = b
+                    for i in range(b - 1, head - 1, -1):
+                        o = LI[i]
+                        if o >= 0:
+                            wb -= 1
+                            if wb != i:
+                                for j in range(p):
+                                    LX[j, wb] = LX[j, i]
+                                if codes is not None:
+                                    LC = nom[_LC]
+                                    for j in range(LC.shape[0]):
+                                        LC[j, wb] = LC[j, i]
+                                LR[wb] = LR[i]
+                                LI[wb] = o
+                                lpos[o] = wb
+                    head = wb
             f = pos[xr] // TD.shape[2]
             t = pos[xr] - f * TD.shape[2]
             for j in range(p):
