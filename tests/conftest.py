@@ -133,7 +133,8 @@ def pytest_sessionstart(session):
         return
     want = os.environ.get("POLARS_SDC_TEST_PREWARM")
     workers = len(config.getoption("tx", None) or []) if config.getoption("dist", "no") != "no" else 0
-    if want != "1" and (want == "0" or workers < 2 or not _whole_suite(config) or _kernels_cached()):
+    if want != "1" and (want == "0" or workers < 2 or config.option.collectonly or not _whole_suite(config)
+                        or _kernels_cached()):
         return
     import subprocess
     import sys
