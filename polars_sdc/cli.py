@@ -1079,6 +1079,21 @@ def _show_warning(message: Any, category: type[Warning], filename: str, lineno: 
     (Python's default adds the library's file, line number and source line)."""
     text = " ".join(str(message).split())
     print(f"{PROG}: warning: {category.__name__}: {text}", file=sys.stderr if file is None else file)
+    if _warnings_recorded():   # and to a caller that records them (pytest.warns), which this hook bypasses
+        import warnings
+
+        warnings._showwarnmsg_impl(warnings.WarningMessage(message, category, filename, lineno, file, line))
+
+
+def _warnings_recorded() -> bool:
+    """Whether a caller records warnings (``warnings.catch_warnings(record=True)``,
+    ``pytest.warns``): :func:`_show_warning` then hands each one to it too (a ``showwarning``
+    hook bypasses the record). The recorder replaces ``warnings._showwarnmsg_impl`` by its
+    list's ``append``."""
+    import warnings
+
+    impl = getattr(warnings, "_showwarnmsg_impl", None)
+    return impl is not None and getattr(impl, "__name__", "_showwarnmsg_impl") != "_showwarnmsg_impl"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

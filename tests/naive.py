@@ -760,14 +760,17 @@ def reference_collapse(ids, columns, weights=None, agg="first"):
 def reference_household_fk(rows, households, weights=None):
     """fk / Fk counting households, record by record over all pairs: the distinct households
     with a record compatible with the record (None matches anything), and the sum of their
-    first members' weights."""
+    first members' weights. As for records (sdcMicro's addAllNAtoKeys = FALSE), with two or
+    more keys a record with every key missing is not compatible with a complete record."""
     first_w = {}
     for h, w in zip(households, weights if weights is not None else [1.0] * len(households)):
         first_w.setdefault(h, w)
     fk, Fk = [], []
     for ri in rows:
+        complete = all(a is not None for a in ri) and len(ri) > 1
         hs = {households[j] for j, rj in enumerate(rows)
-              if all(a is None or b is None or a == b for a, b in zip(ri, rj))}
+              if all(a is None or b is None or a == b for a, b in zip(ri, rj))
+              and not (complete and all(b is None for b in rj))}
         fk.append(float(len(hs)))
         Fk.append(float(sum(first_w[h] for h in hs)))
     return fk, Fk

@@ -13,7 +13,11 @@ order).
 
 Exact, by joins over the distinct (key combination, household) pairs: one join per pair of
 missing-value patterns on the keys the two patterns share; records with every key missing are
-compatible with everything and are added once. A record of a generalised release whose keys are
+compatible with everything and are added once, to every combination with a missing key and,
+with one key, to every combination: with two or more keys they do not raise the count of a
+complete combination (sdcMicro's ``addAllNAtoKeys = FALSE``, the record rule,
+:func:`polars_sdc.risk.frequencies.all_missing_is_wildcard`), so a combination never counts
+more households than records. A record of a generalised release whose keys are
 all ``"*"`` (suppressed) is such a record, as in every frequency count
 (:func:`polars_sdc.risk.frequencies.suppressed_as_missing`). ``alpha < 1`` (a fractional count of a
 household) is not defined here and is refused when keys are missing.
@@ -72,8 +76,10 @@ def household_frequencies(df: pl.DataFrame, on: Sequence[str], household: str, w
     >>> fk.tolist(), Fk.tolist()   # size 2: households 1, 2 and 3 (its null matches); the null: all 3
     ([3.0, 3.0, 3.0, 3.0], [13.0, 13.0, 13.0, 13.0])
     >>> star = pl.DataFrame({"hh": [1, 1, 2, 3], "a": ["x", "x", "y", "*"], "b": ["u", "u", "v", "*"]})
-    >>> household_frequencies(star, ["a", "b"], "hh", suppressed_as="*")[0].tolist()   # household 3 matches all
-    [2.0, 2.0, 2.0, 3.0]
+    >>> household_frequencies(star, ["a", "b"], "hh", suppressed_as="*")[0].tolist()   # household 3: matches all,
+    [1.0, 1.0, 1.0, 3.0]
+    >>> # not counted for complete combinations of two or more keys (the record rule: a class never
+    >>> # holds more households than records)
     >>> household_frequencies(star, ["a", "b"], "hh")[0].tolist()      # not a generalised release: a value
     [1.0, 1.0, 1.0, 1.0]
     """
@@ -133,6 +139,20 @@ def household_frequencies(df: pl.DataFrame, on: Sequence[str], household: str, w
                              .select(_T, _H))
             else:
                 found.append(tp.select(_T).join(sq.select(_H), how="cross"))
+    from .frequencies import all_missing_is_wildcard
+
+    # a household with a record of every key missing counts for every combination with a missing
+    # key, and for complete ones only with one key (sdcMicro's rule for records,
+    # all_missing_is_wildcard): else a class could count more households than records. Complete
+    # combinations (two or more keys) see such a household through its other records only.
+    applies = (targets.get_column(_P) > 0).to_numpy() | all_missing_is_wildcard(m)
+    if wild.size and not applies.all():
+        tp = targets.filter(pl.Series(~applies))
+        rest = pairs.filter(pl.Series(is_wild[pairs.get_column(_H).to_numpy()]) & (pl.col(_P) != full))
+        for q in rest.get_column(_P).unique().sort().to_list():
+            shared = [c for j, c in enumerate(on) if not q >> j & 1]
+            found.append(tp.select(_T, *shared).join(rest.filter(pl.col(_P) == q).select(*shared, _H),
+                                                      on=shared, how="inner").select(_T, _H))
     t = pl.concat(found).unique().sort(_T, _H) if found else pl.DataFrame(schema={_T: pl.UInt32, _H: pl.Int64})
     cnt = np.zeros(targets.height)
     wsum = np.zeros(targets.height)
@@ -141,8 +161,8 @@ def household_frequencies(df: pl.DataFrame, on: Sequence[str], household: str, w
     order = np.lexsort((hwi, ti))   # each target's weights summed in increasing order: a sum that does not
     np.add.at(cnt, ti, 1.0)         # depend on the row order (Spark passes the distinct pairs, in any order)
     np.add.at(wsum, ti[order], hwi[order])
-    cnt += wild.size
-    wsum += np.sort(hw[wild]).sum()
+    cnt[applies] += wild.size
+    wsum[applies] += np.sort(hw[wild]).sum()
     j = rows.select(*on, _P).join(targets, on=[*on, _P], how="left", nulls_equal=True, maintain_order="left")
     tix = j.get_column(_T).to_numpy().astype(np.int64)
     fk = cnt[tix]
