@@ -161,11 +161,16 @@ def _work_unit(nodeid: str) -> str:
     return nodeid if os.path.basename(path) == "test_notebook_figures.py" else path
 
 
+#: files whose first test waits ~60 s of CPU for a compile no other file shares (test_univariate.py:
+#: importing microagg1d, the peer, compiles all its kernels): early, not last with one worker idle
+HEAVY_FILES = ("test_readme.py", "test_univariate.py")
+
+
 def _heavy_first(item) -> int:
-    """The long units first (the Spark tests, the notebooks, the README and docs pages), so no
-    worker ends the run alone with one of them."""
+    """The long units first (the Spark tests, the notebooks, the README and docs pages, the
+    files of :data:`HEAVY_FILES`), so no worker ends the run alone with one of them."""
     unit = _work_unit(item.nodeid)
-    return 0 if unit == "spark" else 1 if unit == item.nodeid else 2 if unit.endswith("test_readme.py") else 3
+    return 0 if unit == "spark" else 1 if unit == item.nodeid else 2 if unit.endswith(HEAVY_FILES) else 3
 
 
 @pytest.hookimpl(optionalhook=True, tryfirst=True)
