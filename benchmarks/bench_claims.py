@@ -221,6 +221,19 @@ def part_univariate(reps: int, sizes: list[int]) -> None:
         notes = {name: f"SSE {sse(x[:, None], rs[0][2]):.6f}" for name, rs in runs.items()}
         report(f"optimal univariate, standard normal n = {n:,}, k = 5 (load {load()})", runs,
                "polars_sdc partition_univariate", notes)
+    # equal optimum with microagg1d's exact method, and the input on which its default is not optimal
+    # (was tests/test_univariate.py: importing microagg1d compiles all its kernels, ~55 s cold)
+    for n, k in [(1000, 3), (2001, 5), (500, 25), (64, 64)]:   # n = 1000, k = 3 (seed 1003): default -0.7 %
+        seed = n + k
+        rng_c = np.random.default_rng(seed)
+        half = n // 2
+        x = np.concatenate([rng_c.normal(size=half), rng_c.integers(0, 30, n - half).astype(float)])
+        ours = sse(x[:, None], partition_univariate(x, k))
+        wilber = sse(x[:, None], univariate_microaggregation(x, k, method="wilber"))
+        simple = sse(x[:, None], univariate_microaggregation(x, k))
+        print(f"univariate n = {n}, k = {k}, seed {seed}: SSE ours {ours:.9g}, microagg1d wilber {wilber:.9g} "
+              f"(equal: {'yes' if abs(ours - wilber) <= 1e-9 * max(ours, 1e-300) else 'NO'}), microagg1d default "
+              f"{simple:.9g} ({100 * (simple / ours - 1):+.2f} %)")
 
 
 # -- ILD -----------------------------------------------------------------------------------------

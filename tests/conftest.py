@@ -161,9 +161,9 @@ def _work_unit(nodeid: str) -> str:
     return nodeid if os.path.basename(path) == "test_notebook_figures.py" else path
 
 
-#: files whose first test waits ~60 s of CPU for a compile no other file shares (test_univariate.py:
-#: importing microagg1d, the peer, compiles all its kernels): early, not last with one worker idle
-HEAVY_FILES = ("test_readme.py", "test_univariate.py")
+#: files with one long test (test_readme.py: the README and every docs page in one namespace):
+#: early, not last with one worker idle
+HEAVY_FILES = ("test_readme.py",)
 
 
 def _heavy_first(item) -> int:
