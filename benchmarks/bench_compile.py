@@ -67,6 +67,12 @@ def frame(n):
 NUM = '["a", "b", "c"]'
 KEYS = '["sex", "region", "age"]'
 
+#: Adult-like categorical keys derived from :data:`FRAME` (set-up code).
+ADULT = ("df = df.with_columns(ageband=pl.col('age') // 10, edu=(pl.col('b').abs() // 5).clip(0, 5).cast(pl.Int64), "
+         "hours=(pl.col('c') * 2).floor().clip(0, 4).cast(pl.Int64), "
+         "occ=(pl.col('a') * 2).floor().clip(-3, 3).cast(pl.Int64)).drop('age')")
+ADULT_KEYS = '["sex", "region", "ageband", "edu", "hours", "occ"]'
+
 #: name -> (set-up code, call code on ``df``, warm rows)
 METHODS: dict[str, tuple[str, str, int]] = {
     "mdav": ("", f"df.sdc.mdav(3, {NUM})", 5000),
@@ -100,10 +106,16 @@ METHODS: dict[str, tuple[str, str, int]] = {
     # the brute-force one the 60-row rows compile (first call on TINY[name] rows)
     "mdav_5000": ("", f"df.sdc.mdav(3, {NUM})", 5000),
     "mdav_mixed_5000": ("", "df.sdc.mdav(3, [\"a\", \"b\", \"sex\", \"region\"])", 5000),
+    # local suppression, first call on 1,000 rows (TINY): six Adult-like keys (2 x 4 x 8 x 6 x 5 x 7
+    # categories, most records unique), and 12 three-category keys on 200 rows (the per-record
+    # search, kernels/wildcard.cheapest_masks)
+    "suppress_adult": (ADULT, f"df.sdc.suppress(3, {ADULT_KEYS})", 1000),
+    "suppress_12keys": ("df = pl.DataFrame({f'k{j}': np.random.default_rng(j).integers(0, 3, df.height) "
+                        "for j in range(12)})", "df.sdc.suppress(3, df.columns)", 200),
 }
 
 #: Rows of the first call of a method when not ``--tiny``.
-TINY: dict[str, int] = {"mdav_5000": 5000, "mdav_mixed_5000": 5000}
+TINY: dict[str, int] = {"mdav_5000": 5000, "mdav_mixed_5000": 5000, "suppress_adult": 1000, "suppress_12keys": 200}
 
 #: The child: runs one method and prints one JSON line.
 CHILD = FRAME + """

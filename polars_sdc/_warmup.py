@@ -51,6 +51,29 @@ def _ild(df: pl.DataFrame) -> Any:
     return df.sdc.ild(df.sdc.mdav(3, _NUM), on=_NUM)
 
 
+def _suppress(df: pl.DataFrame) -> Any:
+    """Local suppression by both exact searches (masking/suppress.py ``SEARCH``: the
+    per-record kernel is otherwise taken only where it saves more than its compile)."""
+    from .masking import suppress as S
+
+    df.sdc.suppress(3, _KEYS)
+    old, S.SEARCH = S.SEARCH, "row"
+    try:
+        return df.sdc.suppress(3, _KEYS)
+    finally:
+        S.SEARCH = old
+
+
+def _frequencies_many_keys(df: pl.DataFrame) -> Any:
+    """Frequencies with missing keys on a key space too large for a counting array (eight
+    keys of 20 values): the pairwise wildcard kernels of risk/frequencies.py."""
+    rng = np.random.default_rng(0)
+    wide = pl.DataFrame({f"k{j}": rng.integers(0, 20, df.height) for j in range(8)})
+    wide = wide.with_columns(pl.when(pl.int_range(pl.len()) % 9 == j).then(None).otherwise(pl.col(f"k{j}"))
+                             .alias(f"k{j}") for j in range(8))
+    return wide.sdc.frequencies(wide.columns)
+
+
 #: name -> the call that compiles its kernels (on :func:`tiny_frame`), in the order run.
 WARMUPS: dict[str, Callable[[pl.DataFrame], Any]] = {
     "mdav": lambda df: df.sdc.mdav(3, _NUM + ["sex"]),
@@ -86,6 +109,8 @@ WARMUPS: dict[str, Callable[[pl.DataFrame], Any]] = {
     # so do MDAV's two kernels (numeric data: codes=None, kernels/mdav.py)
     "mdav-numeric": lambda df: df.sdc.mdav(3, _NUM),
     "mdav-large-numeric": lambda df: tiny_frame(LARGE_ROWS).sdc.mdav(3, _NUM),
+    "suppress": _suppress,
+    "frequencies-many-keys": _frequencies_many_keys,
 }
 
 

@@ -43,7 +43,6 @@ def compatible_sums(codes, c, w):
     return oc, ow
 
 
-@njit(cache=True)
 def cross_compatible_sums(a, b, c, w):
     """For each row i of ``a`` (ma, M) int64, -1 = missing: the sums of ``c`` and ``w`` over
     the rows j of ``b`` (mb, M) that agree with i on every key where both have a value.
@@ -58,12 +57,25 @@ def cross_compatible_sums(a, b, c, w):
     Notes
     -----
     sdcMicro 5.8.1 ``freqCalc``'s rule for missing keys, between two sets of combinations
-    (complete ones against those with missing keys); O(ma mb M).
+    (complete ones against those with missing keys); O(ma mb M). The output arrays are made
+    here, in numpy (the kernel :func:`_cross_sums_into` compiles no array constructors).
+
+    >>> oc, ow = cross_compatible_sums(np.array([[0, 1], [1, 1]]), np.array([[0, -1]]), np.ones(1), np.full(1, 2.0))
+    >>> oc.tolist(), ow.tolist()
+    ([1.0, 0.0], [2.0, 0.0])
     """
+    oc = np.zeros(a.shape[0])
+    ow = np.zeros(a.shape[0])
+    _cross_sums_into(np.ascontiguousarray(a, dtype=np.int64), np.ascontiguousarray(b, dtype=np.int64),
+                     np.ascontiguousarray(c, dtype=np.float64), np.ascontiguousarray(w, dtype=np.float64), oc, ow)
+    return oc, ow
+
+
+@njit(cache=True)
+def _cross_sums_into(a, b, c, w, oc, ow):
+    """:func:`cross_compatible_sums` into ``oc``, ``ow`` (zeros, float64 (ma,))."""
     ma, M = a.shape
     mb = b.shape[0]
-    oc = np.zeros(ma)
-    ow = np.zeros(ma)
     for i in range(ma):
         for j in range(mb):
             ok = True
@@ -76,7 +88,6 @@ def cross_compatible_sums(a, b, c, w):
             if ok:
                 oc[i] += c[j]
                 ow[i] += w[j]
-    return oc, ow
 
 
 @helper
@@ -204,7 +215,6 @@ def suppress_round(C, g, rows, masks, pos, viol, fk, k, wild_all, order, sorted_
     return done
 
 
-@njit(cache=True)
 def cheapest_masks(C, g, bad, is_viol, already, k, exact, rank, cost, n_viol):
     """For each violator ``bad[t]``: the cheapest suppression bit mask ``s`` (a strict superset
     of its missing keys ``already[t]``) whose kept keys are shared by >= ``k`` records, and how
@@ -245,19 +255,32 @@ def cheapest_masks(C, g, bad, is_viol, already, k, exact, rank, cost, n_viol):
     -----
     The search of sdcMicro 5.8.1 ``localSuppression``'s goal (fewest suppressions to k under
     the ``freqCalc`` wildcard rule), done exactly per record; O(n m + m 2^m) per violator.
+    Every array is made here, in numpy, so that the kernel (:func:`_cheapest_masks_into`)
+    compiles no array constructor of its own (a first call compiles less).
     """
+    m = C.shape[1]
+    choice = np.full(bad.size, -1, dtype=np.int64)
+    cover = np.zeros(bad.size)
+    hc = np.zeros(1 << m)
+    hv = np.zeros(1 << m)
+    _cheapest_masks_into(C, g, bad, is_viol, already, float(k), bool(exact), rank, cost, float(n_viol),
+                         choice, cover, hc, hv)
+    return choice, cover
+
+
+@njit(cache=True)
+def _cheapest_masks_into(C, g, bad, is_viol, already, k, exact, rank, cost, n_viol, choice, cover, hc, hv):
+    """:func:`cheapest_masks` into ``choice`` (-1s), ``cover`` (zeros), with the work arrays
+    ``hc``, ``hv`` (float64 (2^m,))."""
     n, m = C.shape
     size = 1 << m
     full = size - 1
     nb = bad.size
-    choice = np.full(nb, -1, dtype=np.int64)
-    cover = np.zeros(nb)
-    hc = np.zeros(size)
-    hv = np.zeros(size)
     for t in range(nb):
         r = bad[t]
-        hc[:] = 0.0
-        hv[:] = 0.0
+        for s in range(size):
+            hc[s] = 0.0
+            hv[s] = 0.0
         for q in range(n):
             if g[q] != g[r]:
                 continue
@@ -308,4 +331,3 @@ def cheapest_masks(C, g, bad, is_viol, already, k, exact, rank, cost, n_viol):
         choice[t] = best
         if best >= 0:
             cover[t] = best_cov
-    return choice, cover

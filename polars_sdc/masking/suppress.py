@@ -240,6 +240,41 @@ MAX_KEYS = 20
 MAX_ROUND_SECONDS = 6.0
 
 
+#: CPU seconds of compiling :func:`polars_sdc.kernels.wildcard.cheapest_masks` on a first call
+#: with an empty cache (benchmarks/bench_compile.py, suppress rows): the per-record search is
+#: taken on a process's first call only when it saves more than that over a whole suppression
+#: (about :data:`ROUNDS` rounds), so typical data (few keys) compiles nothing for it.
+ROW_KERNEL_COMPILE_SECONDS = 0.8
+
+#: The usual number of search rounds of a suppression (the estimates' horizon).
+ROUNDS = 10
+
+
+def _row_kernel_ready() -> bool:
+    """Whether the per-record kernel is compiled in this process or in Numba's cache (its
+    index file exists); False when that cannot be told."""
+    from ..kernels.wildcard import _cheapest_masks_into as kernel
+
+    if kernel.signatures:
+        return True
+    try:
+        import os
+
+        return os.path.exists(kernel._cache._cache_file._index_path)
+    except Exception:  # pragma: no cover - Numba internals moved: assume a compile
+        return False
+
+
+def _take_row_search(by_mask_s: float, by_row_s: float) -> bool:
+    """The per-record search when it is the cheaper over :data:`ROUNDS` rounds, its compile
+    (:data:`ROW_KERNEL_COMPILE_SECONDS`) counted while it is not compiled yet."""
+    if SEARCH != "auto":
+        return SEARCH == "row"
+    if ROUNDS * by_row_s >= ROUNDS * by_mask_s:
+        return False
+    return _row_kernel_ready() or ROUNDS * by_row_s + ROW_KERNEL_COMPILE_SECONDS < ROUNDS * by_mask_s
+
+
 def _estimates(m: int, n: int, n_bad: int, patterns: int) -> tuple[float, float]:
     """Estimated seconds of one search round: mask by mask (2^m numpy passes over the n rows,
     one lookup per null pattern; measured ~20 us + 4 ns a row + 15 us a pattern per mask) and
@@ -353,7 +388,7 @@ def _suppress_keys(C: np.ndarray, g: np.ndarray, k: int, alpha: float, imp: np.n
         if rnd == 0:
             _refuse_search(m, n, bad.size, patterns)
         by_mask_s, by_row_s = _estimates(m, n, bad.size, patterns)
-        by_row = SEARCH == "row" or (SEARCH == "auto" and by_row_s < by_mask_s)
+        by_row = _take_row_search(by_mask_s, by_row_s)
         already = nullmask[bad]
         viol = np.zeros(n, dtype=np.int64)
         viol[bad] = 1

