@@ -1073,27 +1073,18 @@ def _unrecognized(parser: argparse.ArgumentParser, command: str, extra: Sequence
     return f"{command}: unrecognized arguments: {' '.join(extra)}{hint} (see `{PROG} {command} --help`)"
 
 
-def _show_warning(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,
-                  line: str | None = None) -> None:
-    """A library warning as ``polars-sdc: warning: Category: message`` on one line of stderr
-    (Python's default adds the library's file, line number and source line)."""
+def _format_warning(message: Any, category: type[Warning], filename: str, lineno: int,
+                    line: str | None = None) -> str:
+    """A library warning as ``polars-sdc: warning: Category: message`` on one line (Python's
+    default adds the library's file, line number and source line). Installed as
+    ``warnings.formatwarning`` by :func:`main`, so Python's own ``showwarning`` prints it and a
+    caller that records warnings (``pytest.warns``, ``catch_warnings(record=True)``) still gets them.
+
+    >>> _format_warning("no donor   found", UserWarning, "x.py", 1)
+    'polars-sdc: warning: UserWarning: no donor found\\n'
+    """
     text = " ".join(str(message).split())
-    print(f"{PROG}: warning: {category.__name__}: {text}", file=sys.stderr if file is None else file)
-    if _warnings_recorded():   # and to a caller that records them (pytest.warns), which this hook bypasses
-        import warnings
-
-        warnings._showwarnmsg_impl(warnings.WarningMessage(message, category, filename, lineno, file, line))
-
-
-def _warnings_recorded() -> bool:
-    """Whether a caller records warnings (``warnings.catch_warnings(record=True)``,
-    ``pytest.warns``): :func:`_show_warning` then hands each one to it too (a ``showwarning``
-    hook bypasses the record). The recorder replaces ``warnings._showwarnmsg_impl`` by its
-    list's ``append``."""
-    import warnings
-
-    impl = getattr(warnings, "_showwarnmsg_impl", None)
-    return impl is not None and getattr(impl, "__name__", "_showwarnmsg_impl") != "_showwarnmsg_impl"
+    return f"{PROG}: warning: {category.__name__}: {text}\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1102,13 +1093,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     import warnings
 
     try:
-        with warnings.catch_warnings():   # a warning is one line too, not Python's file:line and source
-            warnings.showwarning = _show_warning
-            parser = build_parser()
-            args, extra = parser.parse_known_args(argv)
-            if extra:
-                raise _UsageError(_unrecognized(parser, args.command, extra))
-            return int(args.run(args))
+        # a warning is one line too, not Python's file:line and source; catch_warnings does not
+        # restore formatwarning, so the finally does
+        formatwarning = warnings.formatwarning
+        with warnings.catch_warnings():
+            warnings.formatwarning = _format_warning
+            try:
+                parser = build_parser()
+                args, extra = parser.parse_known_args(argv)
+                if extra:
+                    raise _UsageError(_unrecognized(parser, args.command, extra))
+                return int(args.run(args))
+            finally:
+                warnings.formatwarning = formatwarning
     except SystemExit as exc:  # --help / --version from argparse
         return exc.code if isinstance(exc.code, int) else 0
     except KeyboardInterrupt:

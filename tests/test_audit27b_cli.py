@@ -96,20 +96,40 @@ def test_run_with_sign_off_and_report_still_writes_everything(tmp_path, capsys):
     assert rep["seconds"]["log"] >= 0 and "sign_off" not in rep and "log_seconds" not in json.dumps(rep)
 
 
-def test_a_library_warning_is_one_line_without_python_internals(tmp_path, capsys):
+def test_a_library_warning_is_one_line_without_python_internals(tmp_path):
     """Before: Python's default warning format, e.g. '/.../polars_sdc/namespace/masking.py:631:
-    UserWarning: ...' and the library's source line '  return self._frame_op(...'."""
+    UserWarning: ...' and the library's source line '  return self._frame_op(...'. A real CLI
+    run (a subprocess: pytest records warnings instead of printing them)."""
+    import subprocess
+    import sys
+
     src = tmp_path / "one.csv"
     pl.DataFrame({"hid": [1, 2], "region": ["a", "a"]}).write_csv(src)     # no other area: no donor
-    assert main(["swap-records", str(src), str(tmp_path / "o.csv"), "--household", "hid", "--hierarchy", "region",
-                 "--seed", "1", "--swaprate", "1", "--k-anonymity", "0"]) == 0
-    err = [line for line in _err(capsys).splitlines() if line.strip()]
+    run = subprocess.run([sys.executable, "-m", "polars_sdc", "swap-records", str(src), str(tmp_path / "o.csv"),
+                          "--household", "hid", "--hierarchy", "region", "--seed", "1", "--swaprate", "1",
+                          "--k-anonymity", "0"], capture_output=True, text=True, env=os.environ.copy())
+    assert run.returncode == 0, run.stderr
+    err = [line for line in run.stderr.splitlines() if line.strip()]
     assert err == ["polars-sdc: warning: UserWarning: swap_records: no donor found for 1 household(s) selected for "
                    "swapping; they are released unswapped (swap_records_plan lists them with a null partner)"]
-    import warnings                                               # Python's own hook is back after main()
-    assert warnings.showwarning.__module__ == "warnings"
-    # a caller that records warnings (pytest.warns, catch_warnings(record=True)) still gets them
-    # (before: main's printer bypassed the record: 'DID NOT WARN')
+
+
+def test_a_caller_recording_warnings_still_gets_them(tmp_path):
+    """A caller that records warnings (pytest.warns, catch_warnings(record=True)) gets the
+    CLI's warnings (before b4830f1's fix: main's printer bypassed the record: 'DID NOT WARN');
+    Python's own formatwarning / showwarning are back after main()."""
+    import warnings
+
+    src = tmp_path / "one.csv"
+    pl.DataFrame({"hid": [1, 2], "region": ["a", "a"]}).write_csv(src)
+    before = (warnings.formatwarning, warnings.showwarning)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        assert main(["swap-records", str(src), str(tmp_path / "o.csv"), "--household", "hid", "--hierarchy",
+                     "region", "--seed", "1", "--swaprate", "1", "--k-anonymity", "0"]) == 0
+    assert [(w.category, "no donor found for 1 household" in str(w.message)) for w in rec] == [(UserWarning, True)]
+    assert (warnings.formatwarning, warnings.showwarning) == before
+    assert warnings.formatwarning.__module__ == "warnings"
     with pytest.warns(UserWarning, match="no donor found for 1 household"):
         assert main(["swap-records", str(src), str(tmp_path / "o.csv"), "--household", "hid", "--hierarchy",
                      "region", "--seed", "1", "--swaprate", "1", "--k-anonymity", "0"]) == 0
