@@ -189,11 +189,12 @@ def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free
     dest = np.empty(umax + 1, dtype=np.int64)
     rows = np.empty(umax + 1, dtype=np.int64)
     cap = umax
-    for g in range(mcap.shape[0]):  # (mcap.max() compiles a reduction library of its own)
-        cap = max(cap, mcap[g])
+    for gc in range(mcap.shape[0]):  # (mcap.max() compiles a reduction library of its own)
+        cap = max(cap, mcap[gc])
     cand_row = np.empty((L + 1) * cap, dtype=np.int64)
     for it in range(iters):
-        T *= ratio if it > 0 else 1.0
+        if it > 0:
+            T *= ratio
         u = np.random.random()
         i = np.random.randint(0, n)
         a = labels[i]
@@ -204,47 +205,47 @@ def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free
                 if na > umax:
                     continue
                 sse_a = 0.0
-                for t in range(na):
-                    rows[t] = mem[mstart[a] + t]
-                    sse_a += _d2c(X, nom, mem, mstart, rows[t], sums, a, na)
-                delta = -sse_a
+                for ta in range(na):
+                    rows[ta] = mem[mstart[a] + ta]
+                    sse_a += _d2c(X, nom, mem, mstart, rows[ta], sums, a, na)
+                delta_d = -sse_a
                 ok = True
-                for t in range(na):
-                    r = rows[t]
-                    _remove(X, nom, r, a, labels, counts, sums, mem, mstart, pos)
+                for td in range(na):
+                    rd = rows[td]
+                    _remove(X, nom, rd, a, labels, counts, sums, mem, mstart, pos)
                     best = np.inf
                     bb = np.int64(-1)  # not a literal -1: _add / _remove compile once
-                    for s in range(L):
-                        b = nbg[a, s]
-                        if b < 0 or b == a or counts[b] == 0 or counts[b] >= min(mcap[b], umax):
+                    for sd in range(L):
+                        bd = nbg[a, sd]
+                        if bd < 0 or bd == a or counts[bd] == 0 or counts[bd] >= min(mcap[bd], umax):
                             continue
-                        c = counts[b] / (counts[b] + 1.0) * _d2c(X, nom, mem, mstart, r, sums, b, counts[b])
+                        c = counts[bd] / (counts[bd] + 1.0) * _d2c(X, nom, mem, mstart, rd, sums, bd, counts[bd])
                         if c < best - tol:
                             best = c
-                            bb = b
+                            bb = bd
                     if bb < 0:
-                        _add(X, nom, r, a, labels, counts, sums, mem, mstart, pos)
+                        _add(X, nom, rd, a, labels, counts, sums, mem, mstart, pos)
                         ok = False
                         # undo the rows already placed
-                        for q in range(t):
-                            r2 = rows[q]
-                            _remove(X, nom, r2, dest[q], labels, counts, sums, mem, mstart, pos)
-                            _add(X, nom, r2, a, labels, counts, sums, mem, mstart, pos)
+                        for qu in range(td):
+                            ru = rows[qu]
+                            _remove(X, nom, ru, dest[qu], labels, counts, sums, mem, mstart, pos)
+                            _add(X, nom, ru, a, labels, counts, sums, mem, mstart, pos)
                         break
-                    dest[t] = bb
-                    delta += best
-                    _add(X, nom, r, bb, labels, counts, sums, mem, mstart, pos)
+                    dest[td] = bb
+                    delta_d += best
+                    _add(X, nom, rd, bb, labels, counts, sums, mem, mstart, pos)
                 if not ok:
                     continue
-                if delta < -tol or np.random.random() < np.exp(-delta / T):
-                    total += delta
+                if delta_d < -tol or np.random.random() < np.exp(-delta_d / T):
+                    total += delta_d
                     free[nfree[0]] = a
                     nfree[0] += 1
                 else:
-                    for q in range(na - 1, -1, -1):
-                        r2 = rows[q]
-                        _remove(X, nom, r2, dest[q], labels, counts, sums, mem, mstart, pos)
-                        _add(X, nom, r2, a, labels, counts, sums, mem, mstart, pos)
+                    for qr in range(na - 1, -1, -1):
+                        rr = rows[qr]
+                        _remove(X, nom, rr, dest[qr], labels, counts, sums, mem, mstart, pos)
+                        _add(X, nom, rr, a, labels, counts, sums, mem, mstart, pos)
             else:
                 # create a group in a free slot: row i, then k - 1 times the row nearest the
                 # new group's centroid among a's and its neighbours' rows whose group keeps >= k
@@ -254,52 +255,52 @@ def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free
                 if mcap[g] < k:
                     continue
                 nc = np.int64(0)  # int64 from the start: a literal 0 costs Numba a typing round per loop level
-                for t in range(na):
-                    cand_row[nc] = mem[mstart[a] + t]
+                for tn in range(na):
+                    cand_row[nc] = mem[mstart[a] + tn]
                     nc += 1
-                for s in range(L):
-                    b = nbg[a, s]
-                    if b < 0 or b == a or counts[b] == 0:
+                for sc in range(L):
+                    bc = nbg[a, sc]
+                    if bc < 0 or bc == a or counts[bc] == 0:
                         continue
-                    for t in range(counts[b]):
-                        cand_row[nc] = mem[mstart[b] + t]
+                    for tb in range(counts[bc]):
+                        cand_row[nc] = mem[mstart[bc] + tb]
                         nc += 1
-                delta = -na / (na - 1.0) * _d2c(X, nom, mem, mstart, i, sums, a, na)
+                delta_c = -na / (na - 1.0) * _d2c(X, nom, mem, mstart, i, sums, a, na)
                 rows[0] = i
                 dest[0] = a
                 _remove(X, nom, i, a, labels, counts, sums, mem, mstart, pos)
                 _add(X, nom, i, g, labels, counts, sums, mem, mstart, pos)
                 got = np.int64(1)
                 while got < k:
-                    best = np.inf
+                    bestc = np.inf
                     br = np.int64(-1)
-                    for t in range(nc):
-                        r = cand_row[t]
-                        h = labels[r]
-                        if h == g or counts[h] <= k:
+                    for tr in range(nc):
+                        rc = cand_row[tr]
+                        hc = labels[rc]
+                        if hc == g or counts[hc] <= k:
                             continue
-                        d = _d2c(X, nom, mem, mstart, r, sums, g, counts[g])
-                        if d < best - tol:
-                            best = d
-                            br = r
+                        d = _d2c(X, nom, mem, mstart, rc, sums, g, counts[g])
+                        if d < bestc - tol:
+                            bestc = d
+                            br = rc
                     if br < 0:
                         break
                     h = labels[br]
                     nh = counts[h]
-                    delta += move_change(_d2c(X, nom, mem, mstart, br, sums, h, nh), nh, best, counts[g])
+                    delta_c += move_change(_d2c(X, nom, mem, mstart, br, sums, h, nh), nh, bestc, counts[g])
                     rows[got] = br
                     dest[got] = h
                     _remove(X, nom, br, h, labels, counts, sums, mem, mstart, pos)
                     _add(X, nom, br, g, labels, counts, sums, mem, mstart, pos)
                     got += 1
-                if got == k and (delta < -tol or np.random.random() < np.exp(-delta / T)):
-                    total += delta
+                if got == k and (delta_c < -tol or np.random.random() < np.exp(-delta_c / T)):
+                    total += delta_c
                     nfree[0] -= 1
                 else:
-                    for q in range(got - 1, -1, -1):
-                        r2 = rows[q]
-                        _remove(X, nom, r2, g, labels, counts, sums, mem, mstart, pos)
-                        _add(X, nom, r2, dest[q], labels, counts, sums, mem, mstart, pos)
+                    for qc in range(got - 1, -1, -1):
+                        rq = rows[qc]
+                        _remove(X, nom, rq, g, labels, counts, sums, mem, mstart, pos)
+                        _add(X, nom, rq, dest[qc], labels, counts, sums, mem, mstart, pos)
             continue
         b = nbg[a, np.random.randint(0, L)]
         if b < 0 or b == a or counts[b] == 0:
@@ -310,13 +311,13 @@ def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free
             dij = sq_dist_rows(X, i, j)
             if nom is not None:  # (pruned on numeric data)
                 dij = _nominal_d2r(nom, i, j, dij)
-            delta = swap_change(
+            delta_s = swap_change(
                 _d2c(X, nom, mem, mstart, j, sums, a, na), _d2c(X, nom, mem, mstart, i, sums, a, na),
                 _d2c(X, nom, mem, mstart, i, sums, b, nb), _d2c(X, nom, mem, mstart, j, sums, b, nb),
                 dij, na, nb,
             )
-            if delta < -tol or np.random.random() < np.exp(-delta / T):
-                total += delta
+            if delta_s < -tol or np.random.random() < np.exp(-delta_s / T):
+                total += delta_s
                 if nom is not None:  # (pruned on numeric data: no call to compile)
                     _swap_q(nom, mem, mstart, counts, a, i, j)
                     _swap_q(nom, mem, mstart, counts, b, j, i)
@@ -328,10 +329,10 @@ def anneal_stage(X, nom, labels, counts, sums, mem, mstart, mcap, pos, nbg, free
         else:
             if na <= k or nb >= min(mcap[b], umax):
                 continue
-            delta = move_change(_d2c(X, nom, mem, mstart, i, sums, a, na), na,
-                                _d2c(X, nom, mem, mstart, i, sums, b, nb), nb)
-            if delta < -tol or np.random.random() < np.exp(-delta / T):
-                total += delta
+            delta_m = move_change(_d2c(X, nom, mem, mstart, i, sums, a, na), na,
+                                  _d2c(X, nom, mem, mstart, i, sums, b, nb), nb)
+            if delta_m < -tol or np.random.random() < np.exp(-delta_m / T):
+                total += delta_m
                 _remove(X, nom, i, a, labels, counts, sums, mem, mstart, pos)
                 _add(X, nom, i, b, labels, counts, sums, mem, mstart, pos)
     return total
