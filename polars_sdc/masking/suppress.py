@@ -251,18 +251,11 @@ ROUNDS = 10
 
 
 def _row_kernel_ready() -> bool:
-    """Whether the per-record kernel is compiled in this process or in Numba's cache (its
-    index file exists); False when that cannot be told."""
-    from ..kernels.wildcard import _cheapest_masks_into as kernel
+    """Whether the per-record kernel is compiled in this process or in Numba's cache."""
+    from ..kernels import compiled_or_cached
+    from ..kernels.wildcard import _cheapest_masks_into
 
-    if kernel.signatures:
-        return True
-    try:
-        import os
-
-        return os.path.exists(kernel._cache._cache_file._index_path)
-    except Exception:  # pragma: no cover - Numba internals moved: assume a compile
-        return False
+    return compiled_or_cached(_cheapest_masks_into)
 
 
 def _take_row_search(by_mask_s: float, by_row_s: float) -> bool:
