@@ -72,3 +72,26 @@ def test_warmup_compiles_the_signatures_suppress_uses():
     df = pl.DataFrame({f"k{j}": rng.integers(0, 3, 200) for j in range(12)})
     df.sdc.suppress(3, df.columns)                 # takes every one of them
     assert [len(k.signatures) for k in kernels] == before
+
+
+def _exact_half_even_mean(vals: list[int]) -> int:
+    q, r = divmod(sum(vals), len(vals))
+    return q + (2 * r > len(vals) or (2 * r == len(vals) and q % 2 == 1))
+
+
+@pytest.mark.parametrize("scale", [0, 5])
+def test_decimal_mean_near_ten_to_the_38(scale):
+    # the scaled integers' sum passes Int128's 1.7e38: it wrapped round to a negative mean
+    # (three values 9e37: -2.3e37); now summed in two 64-bit halves, exact to the last digit
+    from decimal import Decimal
+
+    top = 10**38 - 1
+    groups = [[top, top - 2, top - 3], [-top, -top + 1], [top, -top], [9 * 10**37] * 5, [top - 1] * 2 + [7]]
+    g = [i for i, grp in enumerate(groups) for _ in grp]
+    vals = [v for grp in groups for v in grp]
+    df = pl.DataFrame({"g": g, "d": pl.Series([Decimal(f"{v}E-{scale}") for v in vals], dtype=pl.Decimal(38, scale))})
+    out = df.sdc.aggregate("g", ["d"])
+    want = [Decimal(f"{_exact_half_even_mean(grp)}E-{scale}") for grp in groups for _ in grp]
+    assert out["d"].to_list() == want
+    assert out.schema == df.schema
+    assert df.lazy().sdc.aggregate("g", ["d"]).collect(engine="streaming").equals(out)
