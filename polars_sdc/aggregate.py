@@ -106,7 +106,8 @@ def representative_expr(
         x = col.cast(pl.Float64)
         mean = x.mean()
         # a sum past 1.8e308 overflows although the mean is finite: average scaled by 2**-64 then
-        return pl.when(mean.is_infinite()).then((x * 2.0**-64).mean() * 2.0**64).otherwise(mean).over(group).alias(column)
+        scaled = (x * 2.0**-64).mean() * 2.0**64
+        return pl.when(mean.is_infinite()).then(scaled).otherwise(mean).over(group).alias(column)
     if is_categorical(dtype):
         # the smallest of the most frequent values (a windowed sort_by is ~20x slower)
         return col.mode().min().over(group).alias(column)
