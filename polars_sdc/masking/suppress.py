@@ -30,8 +30,8 @@ record that had its values on ``T`` in the original data, so:
    by record (:func:`polars_sdc.kernels.wildcard.suppress_round` keeps the violators'
    frequencies up to date and skips those that earlier wildcards already brought to k; at most
    one record per round loses every key); after a round the frequencies are recomputed, and
-   records that became k-anonymous thanks to the wildcards suppressed so far need nothing, while a complete record whose partners all lost
-   every key becomes a violator again;
+   records that became k-anonymous thanks to the wildcards suppressed so far need nothing,
+   while a complete record whose partners all lost every key becomes a violator again;
 4. with ``alpha < 1`` the lower bound of step 1 may not hold, so rounds continue on the
    remaining violators with more suppressions until none is left (a record with every key
    suppressed matches all ``n`` records).
