@@ -255,6 +255,8 @@ def _row_kernel_ready() -> bool:
     index file exists); False when that cannot be told."""
     from ..kernels.wildcard import _cheapest_masks_into as kernel
 
+    if not hasattr(kernel, "signatures"):   # NUMBA_DISABLE_JIT=1: a Python function, nothing to compile
+        return True
     if kernel.signatures:
         return True
     try:
