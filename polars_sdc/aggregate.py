@@ -61,10 +61,24 @@ def rounded_mean_expr(column: str, dtype: pl.DataType, group: str) -> pl.Expr:
     """
     decimal = isinstance(dtype, pl.Decimal)
     x = pl.col(column).to_physical() if decimal else pl.col(column).cast(pl.Int128)
-    total = x.sum().over(group)
     n = x.count().over(group).cast(pl.Int128)  # the non-null values (== the rows without nulls)
-    q = total // n
-    r = total - q * n
+    if decimal:
+        # a Decimal's scaled integers reach 10^38: their sum may not fit Int128 (< 1.7e38),
+        # so sum the high and low 64 bits apart, x = h 2^64 + l (0 <= l < 2^64), and divide
+        # in two steps: h_sum = hq n + hr, (hr 2^64 + l_sum) = lq n + r; q = hq 2^64 + lq
+        # (every intermediate within Int128 for groups of fewer than 2^62 rows)
+        two64 = pl.lit(1 << 64, dtype=pl.Int128)
+        h_sum = (x // two64).sum().over(group)
+        l_sum = (x % two64).sum().over(group)
+        hq = h_sum // n
+        rest = (h_sum - hq * n) * two64 + l_sum
+        lq = rest // n
+        q = hq * two64 + lq
+        r = rest - lq * n
+    else:   # integers of at most 64 bits: the sum fits Int128
+        total = x.sum().over(group)
+        q = total // n
+        r = total - q * n
     up = (2 * r > n) | ((2 * r == n) & (q % 2 != 0))
     mean = q + up.cast(pl.Int128)
     if decimal:   # scaled integers back to the column's scale: exact
@@ -92,7 +106,8 @@ def representative_expr(
         x = col.cast(pl.Float64)
         mean = x.mean()
         # a sum past 1.8e308 overflows although the mean is finite: average scaled by 2**-64 then
-        return pl.when(mean.is_infinite()).then((x * 2.0**-64).mean() * 2.0**64).otherwise(mean).over(group).alias(column)
+        scaled = (x * 2.0**-64).mean() * 2.0**64
+        return pl.when(mean.is_infinite()).then(scaled).otherwise(mean).over(group).alias(column)
     if is_categorical(dtype):
         # the smallest of the most frequent values (a windowed sort_by is ~20x slower)
         return col.mode().min().over(group).alias(column)

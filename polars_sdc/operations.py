@@ -325,7 +325,8 @@ def _microaggregation() -> dict[str, Operation]:
         "refine_options": _spec("json", "options of the refiner (JSON object)"),
         "merge_small_strata": _spec("bool", "pool strata with fewer than k rows instead of an error"),
         "pooled_label": _spec("str", "label of pooled strata (default: their values joined by +)"),
-        "integers": _spec("choice", "integer / Decimal / Boolean columns: rounded means in their dtype, or Float64 means",
+        "integers": _spec("choice",
+                          "integer / Decimal / Boolean columns: rounded means in their dtype, or Float64 means",
                           choices=tuple(INTEGER_MODES)),
         "progress": _spec("bool", "a progress bar on stderr"),
         "household": _spec("column", "household id column: every group spans >= k households (household-level "

@@ -72,3 +72,52 @@ def test_warmup_compiles_the_signatures_suppress_uses():
     df = pl.DataFrame({f"k{j}": rng.integers(0, 3, 200) for j in range(12)})
     df.sdc.suppress(3, df.columns)                 # takes every one of them
     assert [len(k.signatures) for k in kernels] == before
+
+
+def _exact_half_even_mean(vals: list[int]) -> int:
+    q, r = divmod(sum(vals), len(vals))
+    return q + (2 * r > len(vals) or (2 * r == len(vals) and q % 2 == 1))
+
+
+@pytest.mark.parametrize("scale", [0, 5])
+def test_decimal_mean_near_ten_to_the_38(scale):
+    # the scaled integers' sum passes Int128's 1.7e38: it wrapped round to a negative mean
+    # (three values 9e37: -2.3e37); now summed in two 64-bit halves, exact to the last digit
+    from decimal import Decimal
+
+    top = 10**38 - 1
+    groups = [[top, top - 2, top - 3], [-top, -top + 1], [top, -top], [9 * 10**37] * 5, [top - 1] * 2 + [7]]
+    g = [i for i, grp in enumerate(groups) for _ in grp]
+    vals = [v for grp in groups for v in grp]
+    df = pl.DataFrame({"g": g, "d": pl.Series([Decimal(f"{v}E-{scale}") for v in vals], dtype=pl.Decimal(38, scale))})
+    out = df.sdc.aggregate("g", ["d"])
+    want = [Decimal(f"{_exact_half_even_mean(grp)}E-{scale}") for grp in groups for _ in grp]
+    assert out["d"].to_list() == want
+    assert out.schema == df.schema
+    assert df.lazy().sdc.aggregate("g", ["d"]).collect(engine="streaming").equals(out)
+
+
+def test_the_suggested_combs_size_runs_within_the_stated_budget(monkeypatch):
+    # the hint counts every subset's fixed cost (its frequency count and release check, ~1 ms
+    # on 3,000 rows) in each of two passes, not only a search round per subset: with a
+    # 0.5 s-a-round limit the old hint named combs=[3] (816 subsets: 0.3 s of rounds
+    # estimated) and the run took ~0.8 s, over the limit it stated. Default limits, measured:
+    # 18 keys x 3,000 records (4 categories) -> combs=[5], estimated 44 s, 54 s CPU at load 7
+    # (3 categories: 43 s), the budget 60 s.
+    import re
+    import time
+
+    monkeypatch.setattr(S, "MAX_ROUND_SECONDS", 0.5)
+    rng = np.random.default_rng(0)
+    df = pl.DataFrame({f"k{j}": rng.integers(0, 4, 3000) for j in range(18)})
+    with pytest.raises(SDCError, match=r"combs=\[\d+\] fits") as e:
+        df.sdc.suppress(3, df.columns)
+    msg = str(e.value)
+    c = int(re.search(r"combs=\[(\d+)\] fits", msg).group(1))
+    in_all = re.search(r"([\d.]+) s in all\)", msg)
+    budget = float(in_all.group(1)) if in_all else float(re.search(r"limit is ([\d.]+) s a round", msg).group(1))
+    assert c >= 2
+    t = time.process_time()
+    out = df.sdc.suppress(3, df.columns, combs=[c])
+    assert time.process_time() - t <= budget
+    assert out.height == df.height

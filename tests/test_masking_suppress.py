@@ -98,7 +98,8 @@ def test_by_strata_and_lazy_streaming():
         (dict(k=2, on=["a", "b"], importance=[1, 3]), "importance must"),
         (dict(k=2, on=["a", "b"], combs=[3]), "combs must"),
         (dict(k=2, on="a", by="a"), "column 'a': in both"),
-        (dict(k=2, on="a", by="n"), "in stratum {'n': None} of `by`"),   # a null stratum of one row (session 27: was refused for the null)
+        # a null stratum of one row (session 27: was refused for the null)
+        (dict(k=2, on="a", by="n"), "in stratum {'n': None} of `by`"),
         (dict(k=2, on="l"), "column 'l'"),
     ],
 )

@@ -19,6 +19,8 @@ def compiled_or_cached(kernel, signature=None) -> bool:
     >>> isinstance(compiled_or_cached(total_ss), bool)
     True
     """
+    if not hasattr(kernel, "signatures"):   # NUMBA_DISABLE_JIT=1: a Python function, nothing to compile
+        return True
     if any(signature is None or signature(sig) for sig in kernel.signatures):
         return True
     try:

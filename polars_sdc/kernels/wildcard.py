@@ -210,7 +210,8 @@ def suppress_round(C, g, rows, masks, pos, viol, fk, k, wild_all, order, sorted_
                     q = order[best_j, i]
                     v = viol[q]
                     if v != r:
-                        fk[q] += _contribution(C, v, new, g, g[r], wild_all) - _contribution(C, v, old, g, g[r], wild_all)
+                        fk[q] += (_contribution(C, v, new, g, g[r], wild_all)
+                                  - _contribution(C, v, old, g, g[r], wild_all))
         fk[p] = np.inf
     return done
 

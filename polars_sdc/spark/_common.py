@@ -221,7 +221,8 @@ def bad_value_counts(sdf: Any, cols: Sequence[str], schema: pl.Schema, *, nulls:
         if not nulls:
             out.append(count(col.isNull(), f"__sdc_bad_null_{c}"))
         if schema[c].is_float():
-            out += [count(F.isnan(col), f"__sdc_bad_nan_{c}"), count(col.isin(float("inf"), float("-inf")), f"__sdc_bad_inf_{c}")]
+            out += [count(F.isnan(col), f"__sdc_bad_nan_{c}"),
+                    count(col.isin(float("inf"), float("-inf")), f"__sdc_bad_inf_{c}")]
     return out
 
 
@@ -272,6 +273,7 @@ def verify_key(sdf: Any, key: str, nulls: int) -> None:
 
     if nulls:
         raise key_null_error(key, nulls)
-    dup = sdf.groupBy(key).agg(F.count(F.lit(1)).alias("__sdc_count")).where(F.col("__sdc_count") > 1).limit(1).collect()
+    dup = (sdf.groupBy(key).agg(F.count(F.lit(1)).alias("__sdc_count"))
+           .where(F.col("__sdc_count") > 1).limit(1).collect())
     if dup:
         raise key_duplicate_error(key, dup[0][key])

@@ -49,11 +49,14 @@ def split_columns(sdf: Any, household: str, columns: Sequence[str],
     few = declared is None and share is not None
     row = per.agg(*[F.max(f"__sdc_u{i}").alias(f"__sdc_u{i}") for i in range(len(check))]
                   + [F.sum(F.when(F.col(household).isNull(), F.col("__sdc_rows"))).alias("__sdc_null_ids"),
-                     F.max(F.when(no_id, 1).otherwise(0)).alias("__sdc_bad_ids"), F.count(F.lit(1)).alias("__sdc_households")]
+                     F.max(F.when(no_id, 1).otherwise(0)).alias("__sdc_bad_ids"),
+                     F.count(F.lit(1)).alias("__sdc_households")]
                   + ([] if declared is None and not few else
-                     [F.min(F.when(F.col(f"__sdc_u{i}") > 1, F.col(household))).alias(f"__sdc_h{i}") for i in range(len(check))])
+                     [F.min(F.when(F.col(f"__sdc_u{i}") > 1, F.col(household))).alias(f"__sdc_h{i}")
+                      for i in range(len(check))])
                   + ([] if not few else
-                     [F.sum(F.when(F.col(f"__sdc_u{i}") > 1, 1).otherwise(0)).alias(f"__sdc_v{i}") for i in range(len(check))])
+                     [F.sum(F.when(F.col(f"__sdc_u{i}") > 1, 1).otherwise(0)).alias(f"__sdc_v{i}")
+                      for i in range(len(check))])
                   ).collect()[0]
     if row["__sdc_null_ids"]:
         raise missing_ids_error(household, row["__sdc_null_ids"])

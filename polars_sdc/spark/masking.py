@@ -551,7 +551,8 @@ def _joint_moments(frame: Any, cols: list[str], group: list[str], stats: pl.Data
                 v = r[f"__sdc_c{i}_{j}"]
                 G[i, j] = G[j, i] = 0.0 if v is None or not math.isfinite(v) else v
         Gs.append(G)
-        mus.append(np.array([np.nan if r[f"__sdc_m{i}"] is None else r[f"__sdc_m{i}"] for i in range(q)], dtype=np.float64))
+        mus.append(np.array([np.nan if r[f"__sdc_m{i}"] is None else r[f"__sdc_m{i}"] for i in range(q)],
+                            dtype=np.float64))
     return Gs, mus
 
 

@@ -52,7 +52,8 @@ def run_recipe(recipe: Any, sdf: Any) -> Any:
                            f"{', '.join(on_spark)}); run it locally (polars_sdc.run_recipe)")
     from . import _common
 
-    _common.require_pyspark()     # the frame is checked by each step's function (its columns: none read before the refusals)
+    # the frame is checked by each step's function (its columns: none read before the refusals)
+    _common.require_pyspark()
     from .. import spark as sdcs
 
     schema = _common.polars_schema(sdf)
