@@ -11,7 +11,6 @@ import subprocess
 import sys
 
 import numpy as np
-import pytest
 
 #: helpers and kernels that only nominal columns need (kernels/_common.py, vmdav.py, anneal.py)
 NOMINAL = {"add_nominal", "point_query", "nominal_part", "level_counts", "mean_query", "vmdav_nominal",
@@ -21,7 +20,6 @@ NOMINAL = {"add_nominal", "point_query", "nominal_part", "level_counts", "mean_q
 CHILD = """
 import json
 import numpy as np
-import pytest
 from numba.core import event
 from polars_sdc.microagg.vmdav import partition_vmdav
 from polars_sdc.microagg import anneal as A
@@ -70,7 +68,6 @@ def test_numeric_data_compile_no_nominal_code(tmp_path):
 MHM_CHILD = """
 import json
 import numpy as np
-import pytest
 from numba.core import event
 from polars_sdc.microagg.mhm import partition_mhm
 
@@ -130,15 +127,12 @@ MDAV_NOMINAL = {"add_nominal", "nominal_part", "mean_query", "_mean_gap", "_nomi
 MDAV_CHILD = """
 import json
 import numpy as np
-import pytest
 from numba.core import event
-import polars_sdc.kernels.mdav as M
 from polars_sdc.kernels.mdav import small_enough
 from polars_sdc.microagg.mdav import partition_mdav
 
 X = np.random.default_rng(7).normal(size=(1500, 3))
 assert not small_enough(1500, 3, 0, 3)  # the kd-tree kernel, not the brute-force one
-M.TREE_COMPILE_SECONDS = (0.0, 0.0)  # no brute-force run instead of the first compile (see below)
 with event.install_recorder("numba:compile") as rec:
     labels = partition_mdav(X, 3)
 names = sorted({ev.data["dispatcher"].py_func.__qualname__.split(".")[-1] for _, ev in rec.buffer
@@ -170,49 +164,3 @@ def test_numeric_mdav_on_large_data_compiles_no_nominal_code(tmp_path):
     # and the partition is MDAV's
     X = np.array(out["X"])
     np.testing.assert_array_equal(canonical_ids(np.array(out["labels"])), canonical_ids(reference_mdav(X, 3)))
-
-
-RENT_CHILD = """
-import json, sys
-import numpy as np
-import pytest
-from numba.core import event
-import polars_sdc.kernels.mdav as M
-
-M.TREE_COMPILE_SECONDS = (float(sys.argv[1]), float(sys.argv[1]))
-X = np.random.default_rng(11).normal(size=(5000, 3))
-runs = []
-for _ in range(4):
-    with event.install_recorder("numba:compile") as rec:
-        labels = M.mdav_labels(X, 3)
-    names = sorted({ev.data["dispatcher"].py_func.__name__ for _, ev in rec.buffer
-                    if ev.is_start and ev.data["dispatcher"].py_func.__name__.startswith("mdav_labels")})
-    runs.append({"compiled": names, "rented": M._rented[0], "labels": labels.tolist()})
-print("RESULT " + json.dumps(runs))
-"""
-
-
-def test_first_large_call_runs_the_brute_force_kernel_until_its_runs_cost_the_trees_compile(tmp_path):
-    # while the kd-tree kernel is neither compiled nor cached, a call the tree would run faster runs
-    # the brute-force kernel (the same labels) as long as those runs add up to no more than the
-    # tree's compile (TREE_COMPILE_SECONDS, the ski-rental rule); then the tree compiles, and a new
-    # process finds it cached and runs it from its first call
-    from polars_sdc.kernels.mdav import small_enough, small_seconds
-
-    assert not small_enough(5000, 3, 0, 3)
-    one = small_seconds(5000, 3, 0, 3)
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
-
-    def child(budget):
-        proc = subprocess.run([sys.executable, "-c", RENT_CHILD, str(budget)], env=env, capture_output=True,
-                              text=True, timeout=900)
-        assert proc.returncode == 0, proc.stderr
-        return json.loads(proc.stdout.split("RESULT ", 1)[1])
-
-    runs = child(2.5 * one)  # room for two brute-force runs
-    assert [r["compiled"] for r in runs] == [["mdav_labels_small"], [], ["mdav_labels_tree"], []]
-    assert [r["rented"] for r in runs] == pytest.approx([one, 2 * one, 2 * one, 2 * one])
-    assert all(r["labels"] == runs[0]["labels"] for r in runs)  # both kernels: the same partition
-    again = child(2.5 * one)  # the tree kernel is cached now: no brute-force run instead of it
-    assert [r["rented"] for r in again] == [0.0] * 4 and all(r["compiled"] == [] for r in again)
-    assert all(r["labels"] == runs[0]["labels"] for r in again)

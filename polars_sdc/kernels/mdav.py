@@ -612,44 +612,6 @@ def small_enough(n, p, mc, k):
     return n * n <= SMALL_WORK * k * max(1.0 + (p - 2 * mc) / 8.0, 0.5)
 
 
-#: CPU seconds the kd-tree kernel takes to compile on top of the brute-force one (2-core machine,
-#: session 27: ~4-4.5 s numeric, ~7.5-8 s with nominal columns; benchmarks/README.md)
-TREE_COMPILE_SECONDS = (4.0, 7.5)
-#: seconds of brute-force runs this process chose instead of compiling the kd-tree kernel
-_rented = [0.0]
-
-
-def small_seconds(n, p, mc, k):
-    """Estimated CPU seconds of :func:`mdav_labels_small` on n rows, p numeric and mc nominal
-    columns, group size k: n^2 / k (1.7 + 0.2 p + 2.6 mc) ns (measured on the 2-core machine,
-    n = 1,000-20,000, p 0-8, mc 0-3, k 3-5: within 10 %).
-
-    >>> round(small_seconds(5000, 3, 0, 3), 3)
-    0.019
-    """
-    return n * n / k * (1.7 + 0.2 * p + 2.6 * mc) * 1e-9
-
-
-def _rent_small(n, p, mc, k):
-    """Whether to run the brute-force kernel although the kd-tree kernel would be faster: while
-    the tree kernel is neither compiled nor cached, as long as the brute-force runs this process
-    chose instead add up to no more than the tree's compile (:data:`TREE_COMPILE_SECONDS`; the
-    ski-rental rule: a process never spends more than twice what knowing its future calls would
-    have cost). A first call on 5,000 numeric rows then compiles only the brute-force kernel
-    (~2.5 s instead of ~7 s, and 19 ms to run instead of 4 ms); once the tree kernel is compiled
-    or cached (``polars-sdc warmup`` caches it) it runs wherever it is faster. Both kernels give
-    the same labels."""
-    from . import compiled_or_cached
-
-    if compiled_or_cached(mdav_labels_tree, lambda sig: (sig[1] == types.none) == (mc == 0)):
-        return False
-    cost = small_seconds(n, p, mc, k)
-    if _rented[0] + cost > TREE_COMPILE_SECONDS[mc > 0]:
-        return False
-    _rented[0] += cost
-    return True
-
-
 def mdav_labels(X, k, leaf=None):
     """Group label per row of X (n, p) by classic MDAV with minimum group size k.
 
@@ -727,7 +689,7 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=None, done=None):
         done = np.zeros(1, dtype=np.int64)
     n, p = X.shape
     mc = codes.shape[1]
-    if leaf is None and (small_enough(n, p, mc, max(k, 1)) or _rent_small(n, p, mc, max(k, 1))):
+    if leaf is None and small_enough(n, p, mc, max(k, 1)):
         # numeric data: codes=None, the kernels compile no nominal code; nominal: the state in numpy
         nom = nominal_state(codes, off, gid, gw, n, 0, 0, 0) if mc > 0 else None
         return mdav_labels_small(X, nom, off, gid, gw, k, done)
