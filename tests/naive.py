@@ -872,7 +872,8 @@ def reference_generalization_lattice(records, hierarchies, k, max_outliers, metr
     MetricMDNUNMEntropy, MetricMDNUEntropy, MetricMDNMPrecision, MetricMDPrecision, default
     weights and gs-factor): ``records`` is a list of tuples of level-0 values (strings),
     ``hierarchies`` a list of level lists (``levels[j][i]`` = label of value ``levels[0][i]`` at
-    level j), ``sensitive`` the sensitive value per record, ``households`` the household id per
+    level j), ``sensitive`` the sensitive value per record (None: no sensitive value, left out
+    of l and t; a class of Nones only fails them), ``households`` the household id per
     record (a class then also fails with fewer than k distinct households; and when a
     quasi-identifier is household-level, the same value on every member of every household, a
     household with a suppressed member is suppressed whole, after which the rest of every class
@@ -889,9 +890,10 @@ def reference_generalization_lattice(records, hierarchies, k, max_outliers, metr
         len({(households[i], records[i][col]) for i in range(n)}) == len(set(households)) for col in range(d))
     index = [{v: i for i, v in enumerate(h[0])} for h in hierarchies]
     q = {}
-    if sensitive is not None:
-        for s in sensitive:
-            q[s] = q.get(s, 0) + 1 / n
+    if sensitive is not None:   # a None sensitive value is no sensitive value: q over the others
+        valued = [s for s in sensitive if s is not None]
+        for s in valued:
+            q[s] = q.get(s, 0) + 1 / len(valued)
     out = {}
     for lv in itertools.product(*[range(len(h)) for h in hierarchies]):
         gen = [tuple(None if r[c] is None else hierarchies[c][lv[c]][index[c][r[c]]] for c in range(d))
@@ -903,15 +905,18 @@ def reference_generalization_lattice(records, hierarchies, k, max_outliers, metr
             bad = len(members) < k
             if households is not None:
                 bad |= len({households[i] for i in members}) < k
+            valued = [i for i in members if sensitive is not None and sensitive[i] is not None]
+            if (l_div is not None or t_close is not None) and not valued:
+                return True              # no sensitive value (every one None): fails l and t
             if l_div is not None:
                 counts = {}
-                for i in members:
+                for i in valued:
                     counts[sensitive[i]] = counts.get(sensitive[i], 0) + 1
                 bad |= not reference_l_diverse(counts, l_div, l_kind, c_recursive)
             if t_close is not None:
                 p = {}
-                for i in members:
-                    p[sensitive[i]] = p.get(sensitive[i], 0) + 1 / len(members)
+                for i in valued:
+                    p[sensitive[i]] = p.get(sensitive[i], 0) + 1 / len(valued)
                 if sensitive_hierarchy is not None:
                     emd = reference_hierarchical_emd(p, q, sensitive_hierarchy)
                 else:

@@ -22,6 +22,15 @@
   passes ``pos - neg`` up and costs ``j / H * min(pos, neg)``; ``D = sum cost / (P Q)``
   (integers until the division, as ARX's ``int[]`` tree does).
 
+**Null sensitive values** (a structural null: EU-SILC's pl030 of a child) are no sensitive
+values, the sign-off's rule (:func:`polars_sdc.report`): l and t are measured on a class's
+records with a value (N above is their number; t's table distribution q is over the table's
+records with a value), and a class whose sensitive values are all null has no sensitive value:
+it fails every l-diversity and t-closeness (k still counts all its records). ARX has no null:
+a missing value is the string ``NULL`` (``DataType.NULL_VALUE``), dictionary-coded like any
+other, so its criteria count it as one more sensitive value (an all-``NULL`` class has distinct
+l 1 there).
+
 A class that fails any model is an outlier; a transformation satisfies the models when the
 records in outlier classes number at most ``floor(suppression_limit * n)`` (ARX
 ``ARXConfiguration``: ``absMaxOutliers``), and those records are suppressed.
@@ -45,6 +54,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+#: the sensitive code of a null (:func:`polars_sdc.generalize.release.prepare` codes the values
+#: by dense rank from 1): no sensitive value, left out of l and t
+NULL_CODE = 0
 #: the kinds of l-diversity (ARX's criteria)
 L_KINDS = ("distinct", "entropy", "entropy_grassberger", "recursive")
 #: the ground distances of t-closeness
@@ -145,12 +157,16 @@ class Models:
         if not self.needs_sensitive:
             return bad
         if (self.l is None or self.l_kind == "distinct") and self.tree is None:
+            valued = pair_value != NULL_CODE          # a null is no sensitive value
+            pair_class, pair_value, pair_count = pair_class[valued], pair_value[valued], pair_count[valued]
+            n_valued = np.bincount(pair_class, weights=pair_count, minlength=sizes.size)
+            bad |= n_valued == 0                      # no sensitive value: fails l and t
             if self.l is not None:
                 distinct = np.bincount(pair_class, minlength=sizes.size)
                 bad |= distinct < self.l
             if self.t is not None:
                 qv = q[pair_value]
-                p = pair_count / sizes[pair_class]
+                p = pair_count / n_valued[pair_class]
                 acc = np.bincount(pair_class, weights=np.abs(qv - p) - qv, minlength=sizes.size)
                 bad |= (1.0 + acc) / 2.0 > self.t
             return bad
@@ -170,19 +186,26 @@ class Models:
     def outlier_classes_dense(self, sizes: np.ndarray, counts: np.ndarray, q: np.ndarray) -> np.ndarray:
         """:meth:`outlier_classes` from a dense (classes, sensitive values) count matrix."""
         bad = sizes < self.k
+        if not self.needs_sensitive:
+            return bad
+        counts = counts.copy()
+        counts[:, NULL_CODE] = 0                      # a null is no sensitive value
+        valued = counts.sum(axis=1)                   # the class's records with a sensitive value
+        bad |= valued == 0                            # none: fails l and t
+        valued = np.maximum(valued, 1.0)
         present = counts > 0
         if self.l is not None:
             distinct = present.sum(axis=1)
             bad |= distinct < math.ceil(self.l)
             if self.l_kind in ("entropy", "entropy_grassberger"):
-                bad |= ~_entropy_ok(counts, sizes, self.l, self.l_kind == "entropy_grassberger")
+                bad |= ~_entropy_ok(counts, valued, self.l, self.l_kind == "entropy_grassberger")
             elif self.l_kind == "recursive":
                 bad |= ~_recursive_ok(counts, int(self.l), float(self.c))
         if self.t is not None:
             if self.tree is not None:
-                bad |= hierarchical_emd(counts, sizes, self.tree) > self.t
+                bad |= hierarchical_emd(counts, valued, self.tree) > self.t
             else:
-                p = counts / sizes[:, None]
+                p = counts / valued[:, None]
                 acc = np.where(present, np.abs(q[None, :] - p) - q[None, :], 0.0).sum(axis=1)
                 bad |= (1.0 + acc) / 2.0 > self.t
         return bad

@@ -190,7 +190,7 @@ def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str
     s = q = None
     if sensitive is not None:
         sv = df.get_column(sensitive)
-        sc = sv.rank("dense").fill_null(0).cast(pl.Int64).to_numpy()  # null is its own value (code 0)
+        sc = sv.rank("dense").fill_null(0).cast(pl.Int64).to_numpy()  # null: code 0, no sensitive value
         cols.append(sc)
     from ..kernels.lattice import dense_ids
 
@@ -228,7 +228,9 @@ def prepare(df: pl.DataFrame, on: list[str], hs: list[Hierarchy], sensitive: str
         s_all = cols[len(hs)]
         S = int(s_all.max()) + 1
         s = s_all[first]
-        q = np.bincount(s_all, minlength=S) / n
+        counts_s = np.bincount(s_all, minlength=S).astype(np.float64)
+        counts_s[0] = 0.0                              # q over the records with a sensitive value
+        q = counts_s / max(counts_s.sum(), 1.0)
     return Problem(T=T, w=w, s=s, q=q, tables=tables, n=n, h=h, whole_households=whole), tup, codes
 
 
@@ -376,7 +378,9 @@ def generalize(
     ``"recursive"`` (``RecursiveCLDiversity`` with ``c``); ``t_distance``: ``"equal"``
     (``EqualDistanceTCloseness``) or ``"hierarchical"`` (``HierarchicalDistanceTCloseness``
     with the sensitive column's hierarchy, ``hierarchies[sensitive]``); definitions in
-    :mod:`polars_sdc.generalize.criteria`. ``suppressed_as``: what suppressed records'
+    :mod:`polars_sdc.generalize.criteria`. A null sensitive value is no sensitive value (the
+    sign-off's rule): l and t are measured on a class's records with a value, and a class whose
+    values are all null fails them. ``suppressed_as``: what suppressed records'
     quasi-identifiers become, ``"*"`` (ARX's output) or None (null, as sdcMicro's local
     suppression); the risk measures read either as a record whose every key is missing
     (``"*"`` when told ``suppressed_as="*"``, as the result's ``suppressed_as`` says).
