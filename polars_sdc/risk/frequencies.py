@@ -57,7 +57,7 @@ import polars as pl
 from .._columns import ColumnSpec, is_categorical, is_numeric, resolve_columns
 from .._errors import SDCError
 from .suppressed import SUPPRESSED_LABEL, suppressed_as_missing  # noqa: F401 - re-exported
-from .weights import check_weights, weight_error  # noqa: F401 - re-exported
+from .weights import all_missing_is_wildcard, check_weights, weight_error  # noqa: F401 - re-exported
 
 FK = "fk"
 FK_POP = "Fk"
@@ -66,19 +66,6 @@ CROSS_LIMIT = 50_000_000  # complete x partial-missing combination pairs compare
 # missing-value rule on a counting array of at most max(4 n, lo) and at most hi cells (memory:
 # about four float64 arrays of that many cells at once)
 DENSE_CELLS = (1 << 21, 1 << 24)
-
-
-def all_missing_is_wildcard(n_keys: int) -> bool:
-    """Whether a record with *every* key missing raises the frequency of complete records
-    (sdcMicro 5.8.1 ``freqCalc``): yes with one key (its single-key branch adds ``alpha`` x
-    the missing records to every complete record), no with two or more (the multi-key branch
-    runs with ``addAllNAtoKeys = FALSE``). Records with *some* keys missing always do, and an
-    all-missing record itself always has ``fk = n``.
-
-    >>> all_missing_is_wildcard(1), all_missing_is_wildcard(2)
-    (True, False)
-    """
-    return n_keys == 1
 
 
 def check_alpha(alpha: float) -> float:

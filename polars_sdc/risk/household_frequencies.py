@@ -139,7 +139,7 @@ def household_frequencies(df: pl.DataFrame, on: Sequence[str], household: str, w
                              .select(_T, _H))
             else:
                 found.append(tp.select(_T).join(sq.select(_H), how="cross"))
-    from .frequencies import all_missing_is_wildcard
+    from .weights import all_missing_is_wildcard
 
     # a household with a record of every key missing counts for every combination with a missing
     # key, and for complete ones only with one key (sdcMicro's rule for records,

@@ -66,3 +66,16 @@ def check_missing_keys(on: Sequence[str]) -> None:
     if len(on) > MAX_MISSING_KEYS:
         raise SDCError(f"`on`: {len(on)} key columns with missing values; the missing-value rule handles at most "
                        f"{MAX_MISSING_KEYS} (fewer keys, or fill the missing values)")
+
+
+def all_missing_is_wildcard(n_keys: int) -> bool:
+    """Whether a record with *every* key missing raises the frequency of complete records
+    (sdcMicro 5.8.1 ``freqCalc``): yes with one key (its single-key branch adds ``alpha`` x
+    the missing records to every complete record), no with two or more (the multi-key branch
+    runs with ``addAllNAtoKeys = FALSE``). Records with *some* keys missing always do, and an
+    all-missing record itself always has ``fk = n``.
+
+    >>> all_missing_is_wildcard(1), all_missing_is_wildcard(2)
+    (True, False)
+    """
+    return n_keys == 1

@@ -34,7 +34,7 @@ def require_pyspark(*frames: Any, internal: Sequence[str] = ()) -> None:
     except ImportError:  # pragma: no cover - exercised only without pyspark
         raise SDCError('the Spark back end needs pyspark >= 4 with Arrow: pip install "polars_sdc[spark]"') from None
     for sdf in frames:
-        for c in ([] if sdf is None else sdf.columns):
+        for c in ([] if sdf is None else sdf.schema.names):  # the schema: no Spark job (nor a session)
             if c.lower().startswith(RESERVED) and c not in internal:
                 raise SDCError(f"column {c!r}: names starting with {RESERVED!r} (in any case: Spark compares column "
                                "names case-insensitively) are reserved for the Spark back end's helper columns; "
