@@ -288,17 +288,7 @@ def check_options(
     ...
     polars_sdc._errors.SDCError: k must be >= 1, got 0
     """
-    c_recursive = c
-    if on is None:
-        on = [c for c in hierarchies if c != sensitive]
-    else:
-        on = resolve_columns(schema, on, kind="any", what="quasi-identifier", default="error")
-        for c in on:
-            if c not in hierarchies:
-                raise SDCError(f"column {c!r}: no hierarchy given for it")
-    for c in on:
-        if c not in list(schema):
-            raise SDCError(f"column {c!r}: not in the frame (columns: {', '.join(schema)})")
+    on = quasi_identifiers(schema, hierarchies, sensitive, on)
     if not on:
         raise SDCError("no quasi-identifier left (every hierarchy's column is the sensitive one)")
     k = check_int(k, "k", minimum=1)
@@ -323,7 +313,6 @@ def check_options(
             if isinstance(l_diversity, float) and l_diversity.is_integer():
                 l_diversity = int(l_diversity)
             l_diversity = check_int(l_diversity, "l_diversity", minimum=1)
-    c = c_recursive
     if l_kind == "recursive" and l_diversity is not None:
         if c is None:
             raise SDCError("l_kind='recursive' needs c (recursive (c, l)-diversity: r_1 < c (r_l + ... + r_m))")
@@ -461,16 +450,26 @@ def generalize(
                                 suppressed_as=suppressed_as)
 
 
-def release_schema(schema: pl.Schema, hierarchies: Any, sensitive: str | None = None, on: ColumnSpec = None) -> pl.Schema:
-    """The schema of :func:`generalize_frame`'s release: the quasi-identifiers become String."""
-    hierarchies = hierarchy_mapping(hierarchies)
+def quasi_identifiers(schema: pl.Schema, hierarchies: Mapping[str, Any], sensitive: str | None,
+                      on: ColumnSpec) -> list[str]:
+    """The quasi-identifiers of a generalisation: ``on`` resolved (each with a hierarchy), or every
+    hierarchy's column but the sensitive one; each must be a column of ``schema``."""
     if on is None:
         cols = [c for c in hierarchies if c != sensitive]
     else:
         cols = resolve_columns(schema, on, kind="any", what="quasi-identifier", default="error")
-    for c in cols:
-        if c not in schema:
-            raise SDCError(f"column {c!r}: not in the frame (columns: {', '.join(schema)})")
+        for col in cols:
+            if col not in hierarchies:
+                raise SDCError(f"column {col!r}: no hierarchy given for it")
+    for col in cols:
+        if col not in schema:
+            raise SDCError(f"column {col!r}: not in the frame (columns: {', '.join(schema)})")
+    return cols
+
+
+def release_schema(schema: pl.Schema, hierarchies: Any, sensitive: str | None = None, on: ColumnSpec = None) -> pl.Schema:
+    """The schema of :func:`generalize_frame`'s release: the quasi-identifiers become String."""
+    cols = quasi_identifiers(schema, hierarchy_mapping(hierarchies), sensitive, on)
     return pl.Schema({c: (pl.String if c in cols else t) for c, t in schema.items()})
 
 
