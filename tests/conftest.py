@@ -117,13 +117,10 @@ def prewarm_halves() -> tuple[list[str], list[str]]:
 def _kernels_cached() -> bool:
     """True when Numba's cache (NUMBA_CACHE_DIR, else __pycache__ beside the kernels) holds an
     index for a few kernels of each half (compiled late in it): a warm cache, nothing to prepare."""
-    from polars_sdc.kernels import anneal, laplace_em, mdav, suda
+    from polars_sdc.kernels import anneal, compiled_or_cached, laplace_em, mdav, suda
 
-    kernels = (mdav.mdav_labels_tree, anneal.anneal_stage, laplace_em.em_pass, suda.msu_scores)
-    try:
-        return all(os.path.exists(k._cache._cache_file._index_path) for k in kernels)
-    except AttributeError:          # another Numba's internals: prepare anyway
-        return False
+    return all(compiled_or_cached(k) for k in (mdav.mdav_labels_tree, anneal.anneal_stage, laplace_em.em_pass,
+                                                suda._msu_scores))
 
 
 @pytest.hookimpl(tryfirst=True)
