@@ -94,3 +94,52 @@ def test_decimal_scale_zero_and_large_values():
     out = df.sdc.aggregate("g", ["d"])
     assert out["d"].to_list() == [Decimal(big + 1)] * 3          # (3 big + 2) / 3 = big + 0.67 -> big + 1
     assert out.schema == df.schema
+
+
+from fractions import Fraction  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from polars_sdc.aggregate import rounded_mean_expr  # noqa: E402
+
+
+def _half_even(f: Fraction) -> int:
+    q, r = divmod(f.numerator, f.denominator)
+    return q + (2 * r > f.denominator or (2 * r == f.denominator and q % 2 == 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(scale=st.integers(0, 6), data=st.data())
+def test_decimal_group_mean_is_the_exact_mean_rounded_half_to_even(scale, data):
+    # the whole class: magnitudes up to the Decimal(38) limit, negatives, ties, nulls, several groups,
+    # eager and streaming; reference: Python's exact fractions
+    top = 10 ** 38 - 1
+    ints = data.draw(st.lists(st.one_of(st.none(), st.integers(-top, top), st.integers(-3, 3)), min_size=1, max_size=12))
+    groups = data.draw(st.lists(st.integers(0, 2), min_size=len(ints), max_size=len(ints)))
+    vals = [None if v is None else Decimal(v).scaleb(-scale) for v in ints]
+    df = pl.DataFrame({"g": groups, "x": pl.Series(vals, dtype=pl.Decimal(38, scale))})
+    expr = rounded_mean_expr("x", pl.Decimal(38, scale), "g")
+    eager = df.select(expr)["x"]
+    streamed = df.lazy().select(expr).collect(engine="streaming")["x"]
+    assert eager.dtype == pl.Decimal(38, scale) and eager.to_list() == streamed.to_list()
+    for g, got in zip(groups, eager.to_list()):
+        members = [v for v, h in zip(ints, groups) if h == g and v is not None]
+        if not members:
+            assert got is None
+            continue
+        want = _half_even(Fraction(sum(members), len(members)))
+        assert got == Decimal(want).scaleb(-scale)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.one_of(st.none(), st.booleans())), min_size=1, max_size=15))
+def test_boolean_group_mean_is_the_majority_a_tie_false(rows):
+    df = pl.DataFrame({"g": [g for g, _ in rows], "x": pl.Series([b for _, b in rows], dtype=pl.Boolean)})
+    got = df.select(rounded_mean_expr("x", pl.Boolean, "g"))["x"].to_list()
+    for (g, _), value in zip(rows, got):
+        members = [b for h, b in rows if h == g and b is not None]
+        if not members:
+            assert value is None
+        else:
+            assert value == (2 * sum(members) > len(members))
