@@ -96,6 +96,7 @@ def test_decimal_scale_zero_and_large_values():
     assert out.schema == df.schema
 
 
+from decimal import Context  # noqa: E402
 from fractions import Fraction  # noqa: E402
 
 from hypothesis import given, settings  # noqa: E402
@@ -117,7 +118,8 @@ def test_decimal_group_mean_is_the_exact_mean_rounded_half_to_even(scale, data):
     top = 10 ** 38 - 1
     ints = data.draw(st.lists(st.one_of(st.none(), st.integers(-top, top), st.integers(-3, 3)), min_size=1, max_size=12))
     groups = data.draw(st.lists(st.integers(0, 2), min_size=len(ints), max_size=len(ints)))
-    vals = [None if v is None else Decimal(v).scaleb(-scale) for v in ints]
+    exact = Context(prec=100)  # Python's default context keeps 28 digits: 38-digit values would be rounded
+    vals = [None if v is None else Decimal(v).scaleb(-scale, context=exact) for v in ints]
     df = pl.DataFrame({"g": groups, "x": pl.Series(vals, dtype=pl.Decimal(38, scale))})
     expr = rounded_mean_expr("x", pl.Decimal(38, scale), "g")
     eager = df.select(expr)["x"]
@@ -129,7 +131,7 @@ def test_decimal_group_mean_is_the_exact_mean_rounded_half_to_even(scale, data):
             assert got is None
             continue
         want = _half_even(Fraction(sum(members), len(members)))
-        assert got == Decimal(want).scaleb(-scale)
+        assert got == Decimal(want).scaleb(-scale, context=exact)
 
 
 @settings(max_examples=60, deadline=None)
