@@ -128,12 +128,13 @@ MDAV_CHILD = """
 import json
 import numpy as np
 from numba.core import event
+from polars_sdc.kernels import rental
 from polars_sdc.kernels.mdav import small_enough
 from polars_sdc.microagg.mdav import partition_mdav
 
 X = np.random.default_rng(7).normal(size=(1500, 3))
 assert not small_enough(1500, 3, 0, 3)  # the kd-tree kernel, not the brute-force one
-with event.install_recorder("numba:compile") as rec:
+with event.install_recorder("numba:compile") as rec, rental.disabled():  # bought, not rented (test_rental.py)
     labels = partition_mdav(X, 3)
 names = sorted({ev.data["dispatcher"].py_func.__qualname__.split(".")[-1] for _, ev in rec.buffer
                 if ev.is_start and ev.data["dispatcher"].py_func.__module__.startswith("polars_sdc.")})

@@ -52,10 +52,13 @@ optimised and turned into machine code on its own, then again inside the kernel)
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
+from .rental import Rental, ready_for
 from ._common import helper, add_nominal, mean_query, nominal_part, topk_insert, widest_dim
 
 _LEAF = 64  # rows per kd-tree leaf at most
@@ -675,7 +678,12 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=None, done=None):
     2-core machine under load, benchmarks/README.md, session 26). Numeric data go to the
     kernels as ``codes=None`` (no nominal code compiled), nominal columns as the state of
     :func:`nominal_state` (built in numpy). Both kernels give the same labels
-    (tests/test_mdav.py pins them against each other and the reference).
+    (tests/test_mdav.py pins them against each other and the reference). Beyond
+    :func:`small_enough`, while the kd-tree kernel is neither compiled nor cached, the
+    brute-force kernel runs instead as long as its CPU seconds so far (kept beside Numba's
+    cache, across processes) plus its estimate for this call (:func:`small_seconds`) stay within
+    the kd-tree kernel's compile time (:data:`TREE_COMPILE_SECONDS`; kernels/rental.py): a first
+    call on 5,000 rows does not wait for the kd-tree compile; ``polars_sdc.warmup()`` compiles it.
 
     >>> X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
     >>> codes = np.array([[0], [1], [0], [1], [0], [1]], dtype=np.int32)
@@ -690,10 +698,8 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=None, done=None):
     n, p = X.shape
     mc = codes.shape[1]
     if leaf is None and small_enough(n, p, mc, max(k, 1)):
-        # numeric data: codes=None, the kernels compile no nominal code; nominal: the state in numpy
-        nom = nominal_state(codes, off, gid, gw, n, 0, 0, 0) if mc > 0 else None
-        return mdav_labels_small(X, nom, off, gid, gw, k, done)
-    leaf = _LEAF if leaf is None else leaf
+        return _run_small(X, codes, off, gid, gw, k, done)
+    given, leaf = leaf is not None, _LEAF if leaf is None else leaf
     nom = None
     if mc > 0:
         lf = max(leaf, 1)  # the sizes of the kernel's first kd-tree
@@ -702,7 +708,57 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=None, done=None):
             depth += 1
         nom = nominal_state(codes, off, gid, gw, max(lf, _SCAN), 1 << depth, min(lf, n), (2 << depth) - 1)
     # the fused pass (_nearest_and_farthest) only where it pays: many columns (else not compiled)
-    return mdav_labels_tree(X, nom, off, gid, gw, k, leaf, done, True if p + mc >= _WIDE else None)
+    args = (X, nom, off, gid, gw, k, leaf, done, True if p + mc >= _WIDE else None)
+    if not given:
+        rental = tree_rental(mc > 0)
+        if rental.rents(ready_for(mdav_labels_tree, args), small_seconds(n, p, mc, max(k, 1))):
+            t = time.thread_time()
+            labels = _run_small(X, codes, off, gid, gw, k, done)
+            rental.pay(time.thread_time() - t)
+            return labels
+    return mdav_labels_tree(*args)
+
+
+def _run_small(X, codes, off, gid, gw, k, done):
+    """The brute-force kernel on the arguments of :func:`mdav_labels_codes`: numeric data as
+    codes=None (the kernel compiles no nominal code), nominal columns as the state of
+    :func:`nominal_state` (built in numpy)."""
+    nom = nominal_state(codes, off, gid, gw, X.shape[0], 0, 0, 0) if codes.shape[1] > 0 else None
+    return mdav_labels_small(X, nom, off, gid, gw, k, done)
+
+
+#: CPU seconds the kd-tree kernel takes to compile on a first call beyond the brute-force
+#: kernel's (benchmarks/bench_compile.py mdav_5000 / mdav_mixed_5000 against mdav / mdav_mixed,
+#: 2-core machine, idle): the budget of running the brute-force kernel instead while the
+#: kd-tree kernel is neither compiled nor cached (kernels/rental.py).
+TREE_COMPILE_SECONDS = {False: 3.5, True: 6.0}
+
+_TREE_RENTALS: dict = {}
+
+
+def tree_rental(nominal):
+    """The :class:`~.rental.Rental` of the kd-tree kernel for numeric (``nominal`` False) or
+    mixed data (compiled apart).
+
+    >>> tree_rental(False).budget
+    3.5
+    """
+    r = _TREE_RENTALS.get(nominal)
+    if r is None:
+        r = _TREE_RENTALS[nominal] = Rental(mdav_labels_tree, "nominal" if nominal else "numeric",
+                                            TREE_COMPILE_SECONDS[nominal])
+    return r
+
+
+def small_seconds(n, p, mc, k):
+    """Estimated CPU seconds of the brute-force kernel on n rows, p numeric and mc nominal
+    columns, group size k: n^2 / k (1.7 + 0.2 p + 2.6 mc) ns (fitted on n 1,000-20,000, p 1-8,
+    mc 0-2, k 3-10, 2-core machine: within -5..+30 %).
+
+    >>> round(small_seconds(5000, 3, 0, 3), 4)
+    0.0192
+    """
+    return n * n / k * (1.7 + 0.2 * p + 2.6 * mc) * 1e-9
 
 
 @njit(cache=True, nogil=True)
