@@ -698,7 +698,7 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=None, done=None):
     n, p = X.shape
     mc = codes.shape[1]
     if leaf is None and small_enough(n, p, mc, max(k, 1)):
-        return _run_small(X, codes, off, gid, gw, k, done)
+        return mdav_labels_small(*_small_args(X, codes, off, gid, gw, k, done))
     given, leaf = leaf is not None, _LEAF if leaf is None else leaf
     nom = None
     if mc > 0:
@@ -710,21 +710,31 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=None, done=None):
     # the fused pass (_nearest_and_farthest) only where it pays: many columns (else not compiled)
     args = (X, nom, off, gid, gw, k, leaf, done, True if p + mc >= _WIDE else None)
     if not given:
-        rental = tree_rental(mc > 0)
-        if rental.rents(ready_for(mdav_labels_tree, args), small_seconds(n, p, mc, max(k, 1))):
+        rental, estimate = tree_rental(mc > 0), small_seconds(n, p, mc, max(k, 1))
+        if rental.rents(ready_for(mdav_labels_tree, args), estimate):
+            small = _small_args(X, codes, off, gid, gw, k, done)
+            # the rent is the kernel's run time, not its own compile or cache load: the estimate then
+            loaded = _in_process(mdav_labels_small, small)
             t = time.thread_time()
-            labels = _run_small(X, codes, off, gid, gw, k, done)
-            rental.pay(time.thread_time() - t)
+            labels = mdav_labels_small(*small)
+            rental.pay(time.thread_time() - t if loaded else estimate)
             return labels
     return mdav_labels_tree(*args)
 
 
-def _run_small(X, codes, off, gid, gw, k, done):
-    """The brute-force kernel on the arguments of :func:`mdav_labels_codes`: numeric data as
-    codes=None (the kernel compiles no nominal code), nominal columns as the state of
+def _small_args(X, codes, off, gid, gw, k, done):
+    """The brute-force kernel's arguments from those of :func:`mdav_labels_codes`: numeric data
+    as codes=None (the kernel compiles no nominal code), nominal columns as the state of
     :func:`nominal_state` (built in numpy)."""
     nom = nominal_state(codes, off, gid, gw, X.shape[0], 0, 0, 0) if codes.shape[1] > 0 else None
-    return mdav_labels_small(X, nom, off, gid, gw, k, done)
+    return X, nom, off, gid, gw, k, done
+
+
+def _in_process(kernel, args):
+    """Whether ``kernel`` is compiled (or loaded) in this process for ``args``."""
+    if not hasattr(kernel, "overloads"):  # NUMBA_DISABLE_JIT
+        return True
+    return tuple(kernel.typeof_pyval(a) for a in args) in kernel.overloads
 
 
 #: CPU seconds the kd-tree kernel takes to compile on a first call beyond the brute-force
