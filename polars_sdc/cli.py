@@ -184,24 +184,26 @@ def _scan(path: str, null_values: Sequence[str] | None = None, role: str = "inpu
     if not Path(path).is_file():
         raise FileNotFoundError(f"{role} file {path!r} not found")
     if fmt == "csv":
-        _check_csv_shape(path)
+        _check_csv_shape(path, role)
         return pl.scan_csv(path, infer_schema_length=10_000, null_values=list(null_values) if null_values else None)
     return pl.scan_parquet(path)
 
 
-def _check_csv_shape(path: str) -> None:
+def _check_csv_shape(path: str, role: str = "input") -> None:
     """Refuse a CSV whose header repeats a column name (Polars would rename the second one
     ``age_duplicated_0`` silently) or with a line of more or fewer fields than the header (a
     ragged file: values would shift or be made up as nulls). One pass of Python's ``csv``
-    reader (quotes respected; blank lines skipped)."""
+    reader (quotes respected; blank lines skipped). ``role``: how the messages name the file
+    (:func:`_scan`)."""
     import csv
 
+    what = role if role == "input" else f"{role} file"    # "input 'x.csv'", "--steps file 'log.csv'"
     with open(path, "rb") as fb:   # a byte that is not UTF-8 named with its line (Polars: "invalid utf-8")
         for no, raw in enumerate(fb, 1):
             try:
                 raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise SDCError(f"input {path!r}: not UTF-8 (byte 0x{raw[exc.start]:02x} on line {no}); "
+                raise SDCError(f"{what} {path!r}: not UTF-8 (byte 0x{raw[exc.start]:02x} on line {no}); "
                                "convert it, e.g. iconv -f latin1 -t utf-8") from None
     with open(path, newline="", encoding="utf-8", errors="replace") as fh:
         rows = csv.reader(fh)
@@ -209,19 +211,20 @@ def _check_csv_shape(path: str) -> None:
         if header is None:
             return
         if not any(row for row in rows):   # a header alone: every column would read as String
-            raise SDCError(f"input {path!r}: the file has a header but no rows; there is nothing to protect")
+            raise SDCError(f"{what} {path!r}: the file has a header but no rows; "
+                           + ("there is nothing to protect" if role == "input" else "there is nothing to read"))
         fh.seek(0)
         rows = csv.reader(fh)
         next(rows)
         seen: set[str] = set()
         for name in header:
             if name in seen:
-                raise SDCError(f"input {path!r}: column {name!r} appears twice in the header; column names must be unique")
+                raise SDCError(f"{what} {path!r}: column {name!r} appears twice in the header; column names must be unique")
             seen.add(name)
         width = len(header)
         for row in rows:
             if row and len(row) != width:
-                raise SDCError(f"input {path!r}: line {rows.line_num} has {len(row)} field(s), the header {width}; "
+                raise SDCError(f"{what} {path!r}: line {rows.line_num} has {len(row)} field(s), the header {width}; "
                                "a ragged CSV cannot be read safely")
 
 
@@ -1111,7 +1114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
-    except (SDCError, _UsageError, OSError, pl.exceptions.PolarsError, ValueError, TypeError) as exc:
+    except (SDCError, _UsageError, OSError, pl.exceptions.PolarsError, ValueError, TypeError, Warning) as exc:
+        # a Warning: a library warning made an error by the caller (python -W error, PYTHONWARNINGS)
         print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_ERROR
 

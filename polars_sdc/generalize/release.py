@@ -372,7 +372,12 @@ def generalize(
     values are all null fails them. ``suppressed_as``: what suppressed records'
     quasi-identifiers become, ``"*"`` (ARX's output) or None (null, as sdcMicro's local
     suppression); the risk measures read either as a record whose every key is missing
-    (``"*"`` when told ``suppressed_as="*"``, as the result's ``suppressed_as`` says).
+    (``"*"`` when told ``suppressed_as="*"``, as the result's ``suppressed_as`` says). A
+    release in which a record that is **kept** shows the label in every quasi-identifier (ARX
+    hierarchies end in ``"*"``: every key generalised to its top) is refused with an
+    :class:`SDCError` naming the columns and the label: the frame could not tell that record
+    from a suppressed one (ARX keeps an outlier flag, a frame has none) and every reader of the
+    label would count it suppressed; give a label no level uses (``"(suppressed)"``) or None.
 
     ``household``: the household id column of a survey file (persons in households). Every
     released class then holds records of at least ``k`` distinct **households** (not k
@@ -434,6 +439,7 @@ def generalize(
     levels = {c: int(j) for c, j in zip(on, res.best)}
     cls = res.classes
     out_rec = cls.out[cls.inv[tup]]
+    _check_label_unambiguous(on, hs, levels, codes, out_rec, suppressed_as)
     out_s = pl.Series("_out", out_rec, dtype=pl.Boolean)
     idx = pl.Series("_i", np.arange(n))
     exprs = []
@@ -448,6 +454,31 @@ def generalize(
                                 checked=int(res.checked.size), ties=tuple(res.ties), lattice=lattice,
                                 outliers=pl.Series("suppressed", out_rec, dtype=pl.Boolean),
                                 suppressed_as=suppressed_as)
+
+
+def _check_label_unambiguous(on: list[str], hs: list[Hierarchy], levels: dict[str, int], codes: np.ndarray,
+                             out_rec: np.ndarray, suppressed_as: str | None) -> None:
+    """Refuse a release in which a record that is **kept** shows ``suppressed_as`` in every
+    quasi-identifier (a hierarchy's top label ``"*"`` at the chosen levels, ARX's usual top):
+    the frame alone could not tell it from a suppressed record, and every reader of the label
+    (the risk measures, l-diversity, the report, a problem's later steps, ``--suppressed-as``)
+    would count it as suppressed. ARX tells the two apart by its outlier bit; a Polars frame
+    carries no such bit, so the label must. A null label (``suppressed_as=None``) is not read
+    as a label and needs no check."""
+    if suppressed_as is None:
+        return
+    hit = ~out_rec
+    for i, (c, h) in enumerate(zip(on, hs)):
+        is_label = np.array([v == suppressed_as for v in h.levels[levels[c]]] + [False], dtype=np.bool_)
+        hit = hit & is_label[codes[:, i]]
+        if not hit.any():
+            return
+    lv = ", ".join(f"{c} {j}" for c, j in levels.items())
+    raise SDCError(f"suppressed_as={suppressed_as!r}: column{'s' if len(on) > 1 else ''} "
+                   f"{', '.join(repr(c) for c in on)} {'all use' if len(on) > 1 else 'uses'} the label {suppressed_as!r} at the chosen levels "
+                   f"({lv}), so {int(hit.sum())} released record(s) would show {suppressed_as!r} in every "
+                   "quasi-identifier and read as suppressed (ARX tells them apart by its outlier flag; a frame "
+                   "cannot); give suppressed_as a label no hierarchy level uses (e.g. '(suppressed)') or None (null)")
 
 
 def quasi_identifiers(schema: pl.Schema, hierarchies: Mapping[str, Any], sensitive: str | None,

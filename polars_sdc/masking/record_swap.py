@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -292,18 +293,80 @@ class SwapResult:
     risk_level: np.ndarray
 
 
+def _areas(df: pl.DataFrame, spec: RecordSwapSpec, hh: _Households) -> np.ndarray:
+    """(levels, households): each household's area code at each level, prefix codes in
+    lexicographic order (the hierarchy is household-level, checked)."""
+    H, L = hh.rep.shape[0], len(spec.hierarchy)
+    area = np.zeros((L, H), dtype=np.int64)
+    prev = np.zeros(H, dtype=np.int64)
+    rep_s = pl.Series(hh.rep)
+    for h, c in enumerate(spec.hierarchy):
+        prev = _combine(prev, _dense(df.get_column(c).gather(rep_s)))
+        area[h] = prev
+    return area
+
+
+def _smallest_counts(df: pl.DataFrame, columns: Sequence[str], area: np.ndarray, hh: _Households) -> np.ndarray:
+    """(households, levels): the smallest number, over a household's members, of persons with
+    the member's values of ``columns`` in its level-h area (step 1 of the module docstring)."""
+    L, H = area.shape
+    mn = np.zeros((H, L), dtype=np.int64)
+    rv = np.zeros(df.height, dtype=np.int64)
+    for c in columns:
+        rv = _combine(rv, _dense(df.get_column(c)))
+    for h in range(L):
+        g = _combine(rv, area[h][hh.hrow])
+        cnt = np.bincount(g)[g][hh.order]
+        if H:
+            mn[:, h] = np.minimum.reduceat(cnt, hh.starts[:-1])
+    return mn
+
+
+#: The realised share of swapped households above which :func:`swap_households` warns that
+#: the households at risk, not ``swaprate``, decided it: twice the rate and 10 points above it.
+OVERSWAP_FACTOR, OVERSWAP_POINTS = 2.0, 0.10
+
+
+def _warn_overswap(df: pl.DataFrame, spec: RecordSwapSpec, hh: _Households, res: SwapResult) -> None:
+    """A UserWarning when far more households are swapped than ``swaprate`` asks (sdcMicro's
+    rule: every household at risk is swapped, the rate is a floor) because many are at risk,
+    naming the risk variables responsible: each with its number of values and the households
+    at risk without it (a key with many levels, exact age, puts most households at risk)."""
+    H, L = hh.rep.shape[0], len(spec.hierarchy)
+    swapped = int((res.partner >= 0).sum())
+    at_risk = int((res.risk_level < L).sum())
+    share = swapped / H if H else 0.0
+    if not H or share <= max(OVERSWAP_FACTOR * spec.swaprate, spec.swaprate + OVERSWAP_POINTS) \
+            or at_risk <= H * spec.swaprate:
+        return
+    head = (f"swap_records: {swapped:,} of {H:,} households ({100 * share:.0f} %) swapped at swaprate "
+            f"{spec.swaprate:g}: {at_risk:,} households are at risk and every one is swapped (sdcMicro's "
+            "recordSwap: the rate is a floor)")
+    if spec.risk:
+        warnings.warn(f"{head}: their risk in {', '.join(map(repr, spec.risk))} exceeds risk_threshold (1 / "
+                      "k_anonymity by default); raise risk_threshold or revise the risks", UserWarning, stacklevel=4)
+        return
+    area = _areas(df, spec, hh)
+    named = []
+    for c in spec.risk_variables:
+        rest = [v for v in spec.risk_variables if v != c]
+        left = int(((_smallest_counts(df, rest, area, hh) < spec.k_anonymity).any(axis=1)).sum())
+        named.append((left, c, df.get_column(c).n_unique()))
+    named.sort()
+    who = "; ".join(f"{c!r} ({values:,} values; without it {left:,} households at risk)"
+                    for left, c, values in named[:3])
+    warnings.warn(f"{head}, a member's combination of risk_variables being shared by fewer than "
+                  f"k_anonymity = {spec.k_anonymity} persons in its area. The risk variables responsible: {who}. "
+                  "Recode them (e.g. age in bands), lower k_anonymity, or give risk_variables= without them",
+                  UserWarning, stacklevel=4)
+
+
 def prepare(df: pl.DataFrame, spec: RecordSwapSpec, hh: _Households, seed: int) -> dict[str, Any]:
     """The kernel's inputs (see :func:`polars_sdc.kernels.record_swap.record_swap_partners`)
     from the frame: areas, risk levels, profiles, donor and sampling orders, quotas."""
     H, L = hh.rep.shape[0], len(spec.hierarchy)
     rep = hh.rep
-    # areas: prefix codes in lexicographic order
-    area = np.zeros((L, H), dtype=np.int64)
-    prev = np.zeros(H, dtype=np.int64)
-    rep_s = pl.Series(rep)
-    for h, c in enumerate(spec.hierarchy):            # household-level (checked): ranked per household
-        prev = _combine(prev, _dense(df.get_column(c).gather(rep_s)))
-        area[h] = prev
+    area = _areas(df, spec, hh)
     # risk per household and level
     prob = np.zeros((H, L))
     at_risk = np.zeros((H, L), dtype=np.bool_)
@@ -317,15 +380,9 @@ def prepare(df: pl.DataFrame, spec: RecordSwapSpec, hh: _Households, seed: int) 
             thr = 1.0 / spec.k_anonymity if spec.k_anonymity > 0 else math.inf
         at_risk = prob > thr
     else:
-        rv = np.zeros(df.height, dtype=np.int64)
-        for c in spec.risk_variables:
-            rv = _combine(rv, _dense(df.get_column(c)))
-        for h in range(L):
-            g = _combine(rv, area[h][hh.hrow])
-            cnt = np.bincount(g)[g][hh.order]
-            mn = np.minimum.reduceat(cnt, sorted_starts) if H else np.zeros(0, dtype=np.int64)
-            prob[:, h] = 1.0 / mn
-            at_risk[:, h] = mn < spec.k_anonymity
+        mn = _smallest_counts(df, spec.risk_variables, area, hh)
+        prob[:] = 1.0 / mn
+        at_risk[:] = mn < spec.k_anonymity
     level = np.where(at_risk.any(axis=1), at_risk.argmax(axis=1), L).astype(np.int64)
     # similarity profiles, per household
     P = len(spec.similar)
@@ -412,6 +469,7 @@ def swap_households(df: pl.DataFrame, spec: RecordSwapSpec) -> tuple[_Households
         warnings.warn(f"swap_records: no donor found for {nf} household(s) selected for swapping; they are "
                       "released unswapped (swap_records_plan lists them with a null partner)", UserWarning,
                       stacklevel=3)
+    _warn_overswap(df, spec, hh, res)
     return hh, res
 
 

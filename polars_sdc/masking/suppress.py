@@ -329,14 +329,41 @@ def _refuse_search(m: int, n: int, n_bad: int, patterns: int) -> None:
     if est <= MAX_ROUND_SECONDS:
         return
     budget = ROUNDS * MAX_ROUND_SECONDS
-    fits = [(c, t) for c in range(1, m) if (t := combs_seconds(c, m, n, n_bad, patterns)) <= budget]
-    hint = (f"combs=[{fits[-1][0]}] fits, estimated at {fits[-1][1]:,.0f} s in all" if fits
-            else "no combs size fits; give fewer keys")
+    hint = _combs_hint(m, n, n_bad, patterns)
     raise SDCError(
         f"suppress: the exact search on {m} keys ({2 ** m:,} suppression sets per record, {n_bad:,} of {n:,} records "
         f"short of k) is estimated at {est:,.0f} s a round (about {ROUNDS} rounds; the limit is "
         f"{MAX_ROUND_SECONDS:g} s a round, {budget:g} s in all); ask for k-anonymity on every subset of fewer keys "
         f"with combs= (sdcMicro's combs; here {hint}), recode keys with many categories first, or give fewer keys")
+
+
+def _combs_hint(m: int, n: int, n_bad: int, patterns: int) -> str:
+    """The largest ``combs`` size whose whole run (:func:`combs_seconds`) is estimated within
+    :data:`ROUNDS` x :data:`MAX_ROUND_SECONDS`, as the refusals name it."""
+    budget = ROUNDS * MAX_ROUND_SECONDS
+    fits = [(c, t) for c in range(1, m) if (t := combs_seconds(c, m, n, n_bad, patterns)) <= budget]
+    return (f"combs=[{fits[-1][0]}] fits, estimated at {fits[-1][1]:,.0f} s in all" if fits
+            else "no combs size fits; give fewer keys")
+
+
+def _refuse_combs(sizes: list[int], m: int, n: int, n_bad: int, patterns: int) -> None:
+    """An SDCError when a ``combs`` run (every subset of each size in ``sizes``, of ``m``
+    keys) is estimated (:func:`combs_seconds`) above :data:`ROUNDS` x
+    :data:`MAX_ROUND_SECONDS`, the budget the exact search on every key is refused beyond,
+    naming the largest size that fits (as :func:`_refuse_search` does): each subset's own
+    search is small, but C(m, c) of them add up (combs=[6] on 18 keys: 18,564 subsets)."""
+    import math
+
+    budget = ROUNDS * MAX_ROUND_SECONDS
+    est = sum(combs_seconds(c, m, n, n_bad, patterns) for c in sizes)
+    if est <= budget:
+        return
+    subsets = sum(math.comb(m, c) for c in sizes)
+    raise SDCError(
+        f"suppress: combs={sizes!r} on {m} keys ({subsets:,} key subsets, {n_bad:,} of {n:,} records short of k "
+        f"on all keys) is estimated at {est:,.0f} s in all (about {COMBS_PASSES} passes over the subsets; the "
+        f"limit is {budget:g} s in all); ask for k-anonymity on subsets of fewer keys (here "
+        f"{_combs_hint(m, n, n_bad, patterns)}), recode keys with many categories first, or give fewer keys")
 
 
 def _mask_tables(masks: tuple[np.ndarray, np.ndarray], m: int) -> tuple[np.ndarray, np.ndarray]:
@@ -524,6 +551,9 @@ def suppress_frame(
     else:
         g = np.zeros(df.height, dtype=np.int64)
     subsets = key_subsets(combs, len(keys))
+    if combs is not None and len(subsets) > 1:      # many small searches: their sum is refused (one: per round)
+        _refuse_combs(sorted({len(sub) for sub in subsets}), len(keys), df.height,
+                      int((_true_fk(C, g, a) < k).sum()), int(np.unique(C < 0, axis=0).shape[0]))
     # a later subset's suppressions can lower an earlier subset's frequencies (a record whose
     # keys of that subset all became missing no longer counts for its complete records, and
     # with alpha < 1 wildcards count less): repeat until a whole pass changes nothing

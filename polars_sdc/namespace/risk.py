@@ -188,6 +188,13 @@ class RiskMethods(FrameOps[F]):
     ) -> F:
         """The l of each record's equivalence class (sdcMicro ``ldiversity``).
 
+        A null sensitive value counts as **one value of its own** (sdcMicro's rule for its
+        missing code: one more distinct value and entropy category in a class that has a
+        value; a class whose values are all null has distinct l 0; recursive l ignores it).
+        The report, a problem's sign-off and log and ``generalize(l_diversity=)`` measure
+        instead on the records with a value (a null is no secret there): ``{p, null}`` is l 2
+        here, 1 there (docs/report.md).
+
         Parameters
         ----------
         on
@@ -213,6 +220,8 @@ class RiskMethods(FrameOps[F]):
         >>> df = pl.DataFrame({"k": [1, 1, 2, 2], "s": ["a", "b", "c", "c"]})
         >>> df.sdc.l_diversity("k", "s")["l_diversity"].min()
         1.0
+        >>> pl.DataFrame({"k": [1, 1, 1], "s": ["p", None, None]}).sdc.l_diversity("k", "s")["l_diversity"].to_list()
+        [2.0, 2.0, 2.0]
         """
         from ..risk.diversity import KINDS, l_diversity_frame
         from .._errors import SDCError
@@ -230,7 +239,9 @@ class RiskMethods(FrameOps[F]):
     def t_closeness(self, on: ColumnSpec, sensitive: str, ordered: bool | None = None,
                     suppressed_as: str | None = None) -> F:
         """The Earth Mover's Distance between each record's class distribution of
-        ``sensitive`` and the whole table's.
+        ``sensitive`` and the whole table's. A null sensitive value is a value of its own
+        (ranked last when ordered), as in :meth:`l_diversity`; the report and
+        ``generalize(t_closeness=)`` compare the records with a value instead.
 
         Parameters
         ----------
