@@ -54,7 +54,9 @@ class GeneralizationResult:
       generalisations of a tied optimum: they are pruned and not listed).
     - ``lattice``: one row per transformation (levels, ``height``, ``status`` "anonymous" /
       "not anonymous" / "unknown" (pruned), ``checked``, ``loss`` where computed, ``bound``,
-      ``optimal``), for a plot.
+      ``optimal``), for a plot; a quasi-identifier's level column is named after it, with
+      ``_level`` appended when that name is one of these columns (``level_columns``).
+    - ``heights``: the height of each quasi-identifier's hierarchy.
     - ``outliers``: Boolean per row, True where the record is suppressed (a kept record whose
       every label is ``"*"`` at the top level looks the same in ``frame``).
     """
@@ -72,6 +74,15 @@ class GeneralizationResult:
     #: the label of the suppressed records' quasi-identifiers (None: null); the risk measures
     #: read a record whose every key is this label as every key missing (``suppressed_as=``)
     suppressed_as: str | None = SUPPRESSED
+    #: the height of each quasi-identifier's hierarchy (its levels are 0..height)
+    heights: dict[str, int] | None = None
+
+    @property
+    def level_columns(self) -> dict[str, str]:
+        """The column of ``lattice`` that holds each quasi-identifier's level: its name, or with
+        ``_level`` appended when it is named like a column of the lattice (``height``,
+        ``status``, ``checked``, ``loss``, ``bound``, ``optimal``)."""
+        return level_column_names(list(self.levels))
 
     def __repr__(self) -> str:
         lv = ", ".join(f"{c}={j}" for c, j in self.levels.items())
@@ -256,6 +267,35 @@ def _sensitive_tree(df: pl.DataFrame, sensitive: str, h: Hierarchy, problem: Pro
     return HierarchyTree.build(ids, leaf, np.rint(problem.q * problem.n))
 
 
+#: the columns of ``GeneralizationResult.lattice`` besides one level column per quasi-identifier
+LATTICE_COLUMNS = ("height", "status", "checked", "loss", "bound", "optimal")
+
+
+def level_column_names(on: Sequence[str]) -> dict[str, str]:
+    """The column of each quasi-identifier's level in the lattice frame: its own name, or with
+    ``_level`` appended (until unique) when it is named like a column of the frame
+    (:data:`LATTICE_COLUMNS`: a key called ``status`` or ``height`` must not overwrite them).
+
+    >>> level_column_names(["age", "status"])
+    {'age': 'age', 'status': 'status_level'}
+    """
+    taken = set(LATTICE_COLUMNS) | set(on)
+    out = {}
+    for c in on:
+        name = c
+        if c in LATTICE_COLUMNS:
+            while name in taken:
+                name += "_level"
+            taken.add(name)
+        out[c] = name
+    return out
+
+
+def _int_dtype(top: int) -> Any:
+    """The smallest signed integer dtype holding 0..top (a level or a height)."""
+    return np.int8 if top <= 127 else np.int16 if top <= 32767 else np.int32 if top < 2**31 else np.int64
+
+
 def _lattice_frame(on: list[str], res: SearchResult) -> pl.DataFrame:
     L = res.nodes
     checked = np.zeros(L.shape[0], dtype=bool)
@@ -264,9 +304,12 @@ def _lattice_frame(on: list[str], res: SearchResult) -> pl.DataFrame:
     optimal = np.zeros(L.shape[0], dtype=bool)
     if res.best is not None:
         optimal = np.all(L == res.best, axis=1)
-    data: dict[str, Any] = {c: L[:, i].astype(np.int8) for i, c in enumerate(on)}
-    data.update(height=L.sum(axis=1).astype(np.int16), status=status, checked=checked,
-                loss=res.losses, bound=res.bounds, optimal=optimal)
+    names = level_column_names(on)
+    level_dtype = _int_dtype(int(L.max()) if L.size else 0)
+    height = L.sum(axis=1)
+    data: dict[str, Any] = {names[c]: L[:, i].astype(level_dtype) for i, c in enumerate(on)}
+    data.update(height=height.astype(np.int16 if int(height.max(initial=0)) <= 32767 else np.int64), status=status,
+                checked=checked, loss=res.losses, bound=res.bounds, optimal=optimal)
     return pl.DataFrame(data).with_columns(pl.col("loss").fill_nan(None))
 
 
@@ -321,8 +364,9 @@ def check_options(
         raise SDCError("c is the parameter of recursive (c, l)-diversity; give l_kind='recursive' and l_diversity")
     if t_closeness is not None:
         t_closeness = check_real(t_closeness, "t_closeness", minimum=0.0, maximum=1.0)
-    if suppressed_as is not None and not isinstance(suppressed_as, str):
-        raise SDCError(f"suppressed_as must be a string (e.g. '*') or None (null); got {suppressed_as!r}")
+    if suppressed_as is not None and not (isinstance(suppressed_as, str) and suppressed_as):
+        # "" too: every reader of the release (risk, log, sign-off) refuses an empty label
+        raise SDCError(f"suppressed_as must be a non-empty string (e.g. '*') or None (null); got {suppressed_as!r}")
     from ..household import check_household_columns
 
     declared = check_household_columns(schema, household, household_columns)
@@ -447,7 +491,7 @@ def generalize(
                                 suppressed=int(cls.n_out), max_suppressed=max_out,
                                 checked=int(res.checked.size), ties=tuple(res.ties), lattice=lattice,
                                 outliers=pl.Series("suppressed", out_rec, dtype=pl.Boolean),
-                                suppressed_as=suppressed_as)
+                                suppressed_as=suppressed_as, heights={c: h.height for c, h in zip(on, hs)})
 
 
 def quasi_identifiers(schema: pl.Schema, hierarchies: Mapping[str, Any], sensitive: str | None,

@@ -878,7 +878,8 @@ def _plot_step_path(path: list[tuple[str, float, float]]):
 def _generalization_tables(g) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, Any]]:
     """The levels table, the search table and the verdict's facts of a GeneralizationResult."""
     lat = g.lattice
-    height = {c: int(lat.get_column(c).max()) for c in g.levels}
+    heights = getattr(g, "heights", None)   # a lattice column may be named otherwise (level_columns)
+    height = dict(heights) if heights else {c: int(lat.get_column(n).max()) for c, n in g.level_columns.items()}
     released = g.frame.filter(~g.outliers)
     levels = pl.DataFrame({
         "quasi-identifier": list(g.levels),
