@@ -54,7 +54,9 @@ class GeneralizationResult:
       generalisations of a tied optimum: they are pruned and not listed).
     - ``lattice``: one row per transformation (levels, ``height``, ``status`` "anonymous" /
       "not anonymous" / "unknown" (pruned), ``checked``, ``loss`` where computed, ``bound``,
-      ``optimal``), for a plot.
+      ``optimal``), for a plot; a quasi-identifier's level column is named after it, with
+      ``_level`` appended when that name is one of these columns (``level_columns``).
+    - ``heights``: the height of each quasi-identifier's hierarchy.
     - ``outliers``: Boolean per row, True where the record is suppressed (a kept record whose
       every label is ``"*"`` at the top level looks the same in ``frame``).
     """
@@ -72,6 +74,19 @@ class GeneralizationResult:
     #: the label of the suppressed records' quasi-identifiers (None: null); the risk measures
     #: read a record whose every key is this label as every key missing (``suppressed_as=``)
     suppressed_as: str | None = SUPPRESSED
+    #: the height of each quasi-identifier's hierarchy (its levels are 0..height)
+    heights: dict[str, int] | None = None
+    #: the privacy models the release satisfies (``k``, ``sensitive``, ``l_diversity``, ``l_kind``,
+    #: ``c``, ``t_closeness``, ``t_distance`` and the sensitive column's hierarchy,
+    #: ``sensitive_hierarchy``, for the hierarchical distance): the sign-off measures t by them
+    models: dict[str, Any] | None = None
+
+    @property
+    def level_columns(self) -> dict[str, str]:
+        """The column of ``lattice`` that holds each quasi-identifier's level: its name, or with
+        ``_level`` appended when it is named like a column of the lattice (``height``,
+        ``status``, ``checked``, ``loss``, ``bound``, ``optimal``)."""
+        return level_column_names(list(self.levels))
 
     def __repr__(self) -> str:
         lv = ", ".join(f"{c}={j}" for c, j in self.levels.items())
@@ -249,11 +264,106 @@ def _sensitive_tree(df: pl.DataFrame, sensitive: str, h: Hierarchy, problem: Pro
         if value not in row_of:
             raise SDCError(f"column {sensitive!r}: value {value!r} is not in its hierarchy")
         leaf[code] = row_of[value]
+    return HierarchyTree.build(_level_ids(h), leaf, np.rint(problem.q * problem.n))
+
+
+def _level_ids(h: Hierarchy) -> list[np.ndarray]:
+    """Per level, the label id of every hierarchy row (ids in order of first appearance)."""
     ids = []
     for j in range(h.height + 1):
         seen: dict[str, int] = {}
         ids.append(np.array([seen.setdefault(v, len(seen)) for v in h.levels[j]], dtype=np.int64))
-    return HierarchyTree.build(ids, leaf, np.rint(problem.q * problem.n))
+    return ids
+
+
+def model_t_values(df: pl.DataFrame, on: Sequence[str], sensitive: str, t_distance: str = "equal",
+                   hierarchy: Hierarchy | None = None, suppressed_as: str | None = None) -> np.ndarray:
+    """Per record: the t of its class by the ground distance of :func:`generalize`'s t-closeness
+    (ARX's ``EqualDistanceTCloseness``, or ``HierarchicalDistanceTCloseness`` with the sensitive
+    column's ``hierarchy``), against the distribution of every record of ``df``; a generalised
+    release's suppressed records (every key ``suppressed_as``) are in no class (NaN). What a
+    sign-off reads after a t-closeness ``generalize`` step, so it measures the t the model
+    guaranteed (the risk measures' ``t_closeness`` reads a numeric column by the ordered distance).
+
+    >>> df = pl.DataFrame({"k": [1, 1, 2, 2, 2, 2], "s": ["a", "a", "b", "c", "c", "b"]})
+    >>> h = Hierarchy([["a", "b", "c"], ["ab", "ab", "c"], ["*", "*", "*"]])
+    >>> model_t_values(df, ["k"], "s", "hierarchical", h).tolist()   # by the equal distance: 2/3 and 1/3
+    [0.5, 0.5, 0.25, 0.25, 0.25, 0.25]
+    """
+    from ..risk.diversity import _class_ids, _released, t_closeness_values
+
+    if t_distance != "hierarchical":
+        return t_closeness_values(df, list(on), sensitive, ordered=False, suppressed_as=suppressed_as)
+    if hierarchy is None:
+        raise SDCError("t_distance='hierarchical' needs the sensitive column's hierarchy")
+    n = df.height
+    out = np.full(n, np.nan)
+    if n == 0:
+        return out
+    sv = df.get_column(sensitive)
+    if sv.null_count():
+        raise SDCError(f"column {sensitive!r}: {sv.null_count()} null value(s); hierarchical t-closeness needs "
+                       "every sensitive value in its hierarchy")
+    labels = _as_labels(sv, sensitive)
+    row_of = {v: i for i, v in enumerate(hierarchy.values)}
+    mapped = labels.replace_strict(list(row_of), list(row_of.values()), default=None, return_dtype=pl.Int64)
+    if mapped.null_count():
+        bad = labels.filter(mapped.is_null())[0]
+        raise SDCError(f"column {sensitive!r}: value {bad!r} is not in its hierarchy")
+    code = mapped.to_numpy()
+    R = hierarchy.n_values
+    tree = HierarchyTree.build(_level_ids(hierarchy), np.arange(R, dtype=np.int64),
+                               np.bincount(code, minlength=R).astype(np.float64))
+    kept = _released(df, list(on), suppressed_as)
+    sel = np.arange(n) if kept is None else np.flatnonzero(kept)
+    if sel.size == 0:
+        return out
+    g = _class_ids(df if kept is None else df.filter(pl.Series(kept)), list(on))
+    n_cls = int(g.max()) + 1
+    sizes = np.bincount(g, minlength=n_cls).astype(np.float64)
+    emd = np.empty(n_cls)
+    order = np.argsort(g, kind="stable")
+    gs, cs = g[order], code[sel][order]
+    starts = np.searchsorted(gs, np.arange(n_cls + 1))
+    step = max(1, 4_000_000 // max(R, 1))
+    from .criteria import hierarchical_emd
+
+    for a in range(0, n_cls, step):
+        b = min(n_cls, a + step)
+        rows = slice(starts[a], starts[b])
+        counts = np.bincount((gs[rows] - a) * R + cs[rows], minlength=(b - a) * R).reshape(b - a, R)
+        emd[a:b] = hierarchical_emd(counts.astype(np.float64), sizes[a:b], tree)
+    out[sel] = emd[g]
+    return out
+
+
+#: the columns of ``GeneralizationResult.lattice`` besides one level column per quasi-identifier
+LATTICE_COLUMNS = ("height", "status", "checked", "loss", "bound", "optimal")
+
+
+def level_column_names(on: Sequence[str]) -> dict[str, str]:
+    """The column of each quasi-identifier's level in the lattice frame: its own name, or with
+    ``_level`` appended (until unique) when it is named like a column of the frame
+    (:data:`LATTICE_COLUMNS`: a key called ``status`` or ``height`` must not overwrite them).
+
+    >>> level_column_names(["age", "status"])
+    {'age': 'age', 'status': 'status_level'}
+    """
+    taken = set(LATTICE_COLUMNS) | set(on)
+    out = {}
+    for c in on:
+        name = c
+        if c in LATTICE_COLUMNS:
+            while name in taken:
+                name += "_level"
+            taken.add(name)
+        out[c] = name
+    return out
+
+
+def _int_dtype(top: int) -> Any:
+    """The smallest signed integer dtype holding 0..top (a level or a height)."""
+    return np.int8 if top <= 127 else np.int16 if top <= 32767 else np.int32 if top < 2**31 else np.int64
 
 
 def _lattice_frame(on: list[str], res: SearchResult) -> pl.DataFrame:
@@ -264,9 +374,12 @@ def _lattice_frame(on: list[str], res: SearchResult) -> pl.DataFrame:
     optimal = np.zeros(L.shape[0], dtype=bool)
     if res.best is not None:
         optimal = np.all(L == res.best, axis=1)
-    data: dict[str, Any] = {c: L[:, i].astype(np.int8) for i, c in enumerate(on)}
-    data.update(height=L.sum(axis=1).astype(np.int16), status=status, checked=checked,
-                loss=res.losses, bound=res.bounds, optimal=optimal)
+    names = level_column_names(on)
+    level_dtype = _int_dtype(int(L.max()) if L.size else 0)
+    height = L.sum(axis=1)
+    data: dict[str, Any] = {names[c]: L[:, i].astype(level_dtype) for i, c in enumerate(on)}
+    data.update(height=height.astype(np.int16 if int(height.max(initial=0)) <= 32767 else np.int64), status=status,
+                checked=checked, loss=res.losses, bound=res.bounds, optimal=optimal)
     return pl.DataFrame(data).with_columns(pl.col("loss").fill_nan(None))
 
 
@@ -321,8 +434,9 @@ def check_options(
         raise SDCError("c is the parameter of recursive (c, l)-diversity; give l_kind='recursive' and l_diversity")
     if t_closeness is not None:
         t_closeness = check_real(t_closeness, "t_closeness", minimum=0.0, maximum=1.0)
-    if suppressed_as is not None and not isinstance(suppressed_as, str):
-        raise SDCError(f"suppressed_as must be a string (e.g. '*') or None (null); got {suppressed_as!r}")
+    if suppressed_as is not None and not (isinstance(suppressed_as, str) and suppressed_as):
+        # "" too: every reader of the release (risk, log, sign-off) refuses an empty label
+        raise SDCError(f"suppressed_as must be a non-empty string (e.g. '*') or None (null); got {suppressed_as!r}")
     from ..household import check_household_columns
 
     declared = check_household_columns(schema, household, household_columns)
@@ -453,7 +567,10 @@ def generalize(
                                 suppressed=int(cls.n_out), max_suppressed=max_out,
                                 checked=int(res.checked.size), ties=tuple(res.ties), lattice=lattice,
                                 outliers=pl.Series("suppressed", out_rec, dtype=pl.Boolean),
-                                suppressed_as=suppressed_as)
+                                suppressed_as=suppressed_as, heights={c: h.height for c, h in zip(on, hs)},
+                                models={"k": k, "sensitive": sensitive, "l_diversity": l_diversity, "l_kind": l_kind,
+                                        "c": c, "t_closeness": t_closeness, "t_distance": t_distance,
+                                        "sensitive_hierarchy": s_hier})
 
 
 def _check_label_unambiguous(on: list[str], hs: list[Hierarchy], levels: dict[str, int], codes: np.ndarray,

@@ -878,7 +878,8 @@ def _plot_step_path(path: list[tuple[str, float, float]]):
 def _generalization_tables(g) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, Any]]:
     """The levels table, the search table and the verdict's facts of a GeneralizationResult."""
     lat = g.lattice
-    height = {c: int(lat.get_column(c).max()) for c in g.levels}
+    heights = getattr(g, "heights", None)   # a lattice column may be named otherwise (level_columns)
+    height = dict(heights) if heights else {c: int(lat.get_column(n).max()) for c, n in g.level_columns.items()}
     released = g.frame.filter(~g.outliers)
     levels = pl.DataFrame({
         "quasi-identifier": list(g.levels),
@@ -1139,6 +1140,28 @@ def report(
                          "(original / release) are not sensitive values: l and t are measured on the records "
                          "with a value (l: the distinct values of a class's records that have one; a class "
                          "whose values are all null has no l)")
+        # after a t-closeness generalisation, t by its model's ground distance (equal, or the sensitive
+        # hierarchy's): the t it guaranteed (the default reads a numeric column by the ordered distance)
+        gm = getattr(generalization, "models", None) or {}
+        t_model = gm if gm.get("t_closeness") is not None and gm.get("sensitive") == sensitive else None
+        if t_model is None:
+            t_reading = ("earth mover's distance, ordered for a numeric or Enum sensitive column, equal ground distance "
+                         "otherwise")
+        elif t_model["t_distance"] == "hierarchical":
+            t_reading = ("the generalisation's model: hierarchical ground distance of the sensitive hierarchy, ARX "
+                         f"HierarchicalDistanceTCloseness, t <= {_num(t_model['t_closeness'])} guaranteed")
+        else:
+            t_reading = ("the generalisation's model: equal ground distance, ARX EqualDistanceTCloseness, "
+                         f"t <= {_num(t_model['t_closeness'])} guaranteed")
+
+        def t_values(frame: pl.DataFrame, star: str | None) -> np.ndarray:
+            if t_model is not None:
+                from ..generalize.release import model_t_values
+
+                return model_t_values(frame, keys, sensitive, t_model["t_distance"],
+                                      t_model.get("sensitive_hierarchy"), suppressed_as=star)
+            return t_closeness_values(frame, keys, sensitive, suppressed_as=star)
+
         for label, frame, star in (("before", o, None), ("after", m, suppressed_as)):
             if s_nulls[label]:
                 frame = frame.filter(pl.col(sensitive).is_not_null())
@@ -1149,8 +1172,7 @@ def report(
                     l_diversity_values(frame, keys, sensitive, "distinct", suppressed_as=star), np.nanmin),
                 "l (entropy, smallest)": _nan_extreme(
                     l_diversity_values(frame, keys, sensitive, "entropy", suppressed_as=star), np.nanmin),
-                "t (closeness, largest)": _nan_extreme(
-                    t_closeness_values(frame, keys, sensitive, suppressed_as=star), np.nanmax),
+                "t (closeness, largest)": _nan_extreme(t_values(frame, star), np.nanmax),
             })
             rows[-1]["why no value"] = ((NO_SENSITIVE_VALUE if frame.height == 0 else NO_RELEASED_CLASS)
                                         if all(v is None for k_, v in rows[-1].items() if k_ != "release") else None)
@@ -1209,7 +1231,8 @@ def report(
     if sens_table is not None:
         tables_ordered[f"sensitive: Sensitive attribute {sensitive}"] = sens_table
         intros["sensitive"] = ("l: distinct sensitive values in the worst class (higher is safer); t: largest distance "
-                               "of a class's distribution of the sensitive value to the whole file's (lower is safer).")
+                               "of a class's distribution of the sensitive value to the whole file's (lower is safer; "
+                               f"{t_reading}).")
 
     # plots
     plots["distribution"], problems["distribution"] = _plot_distribution(before, after, threshold)

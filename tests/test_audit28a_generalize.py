@@ -1,0 +1,140 @@
+"""Audit 28a (ARX core): defects of ``generalize`` and its sign-off found by a hostile user.
+
+- a quasi-identifier named like a column of ``r.lattice`` (``status``, ``height``, ``loss``...)
+  was overwritten there, and the sign-off crashed or reported another hierarchy height;
+- a hierarchy of more than 127 levels wrapped in the lattice's Int8 level columns (level -126)
+  and the sign-off showed a height below the chosen level;
+- ``suppressed_as=""`` was accepted by ``generalize`` but refused by every reader of the
+  release (the problem's log, its sign-off, the risk measures).
+"""
+import polars as pl
+import pytest
+
+import polars_sdc  # noqa: F401
+from polars_sdc import SDCError
+from polars_sdc.generalize import Hierarchy
+
+
+def _frame():
+    df = pl.DataFrame({"status": ["a", "a", "b", "b", "c", "c"], "height": ["1", "2", "1", "2", "1", "2"]})
+    hs = {"status": Hierarchy([["a", "b", "c"], ["ab", "ab", "c"], ["*"] * 3]),
+          "height": Hierarchy([["1", "2"], ["*", "*"]])}
+    return df, hs
+
+
+def test_quasi_identifiers_named_like_lattice_columns_keep_their_levels():
+    df, hs = _frame()
+    r = df.sdc.generalize(hs, k=2)
+    lat = r.lattice
+    # the metadata columns are intact ...
+    assert set(lat["status"].unique().to_list()) <= {"anonymous", "not anonymous", "unknown"}
+    assert lat["height"].to_list() == [0, 1, 1, 2, 2, 3]
+    # ... and each quasi-identifier's level column is there, under a name of its own
+    assert r.level_columns == {"status": "status_level", "height": "height_level"}
+    levels = lat.select(r.level_columns["status"], r.level_columns["height"]).rows()
+    assert levels == [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)]
+    best = lat.filter("optimal")
+    assert best.select(*r.level_columns.values()).row(0) == tuple(r.transformation)
+    assert r.heights == {"status": 2, "height": 1}
+
+
+def test_sign_off_with_a_quasi_identifier_named_status_or_height():
+    df, hs = _frame()
+    p = df.sdc.problem(keys=["status", "height"]).generalize(hierarchies=hs, k=2)
+    t = p.sign_off().table("generalization")
+    assert t.select("quasi-identifier", "level", "of (hierarchy height)").rows() == [
+        ("status", 0, 2), ("height", 1, 1)]
+
+
+def test_a_hierarchy_of_more_than_127_levels_does_not_wrap():
+    vals = ["x" * 129 + "a", "x" * 129 + "b", "y" * 130]
+    df = pl.DataFrame({"c": vals + vals})
+    h = Hierarchy.masking(vals)
+    assert h.height == 130
+    r = df.sdc.generalize({"c": h}, k=4)
+    assert r.levels == {"c": 130} and r.heights == {"c": 130}
+    assert r.lattice.filter("optimal")["c"].to_list() == [130]
+    assert r.lattice["c"].min() == 0 and r.lattice["c"].max() == 130
+    p = df.sdc.problem(keys=["c"]).generalize(hierarchies={"c": h}, k=4)
+    assert p.sign_off().table("generalization").select("level", "of (hierarchy height)").row(0) == (130, 130)
+
+
+def test_an_empty_suppression_label_is_refused_up_front():
+    df = pl.DataFrame({"a": ["x", "x", "y"], "b": ["u", "u", "v"]})
+    hs = {"a": Hierarchy([["x", "y"], ["*", "*"]]), "b": Hierarchy([["u", "v"], ["*", "*"]])}
+    with pytest.raises(SDCError, match="suppressed_as"):
+        df.sdc.generalize(hs, k=2, suppression_limit=0.5, suppressed_as="")
+    with pytest.raises(SDCError, match="suppressed_as"):
+        df.lazy().sdc.generalize_release(hs, k=2, suppression_limit=0.5, suppressed_as="")
+    with pytest.raises(SDCError, match="suppressed_as"):
+        df.sdc.problem(keys=["a", "b"]).generalize(hierarchies=hs, k=2, suppression_limit=0.5, suppressed_as="")
+    # a label and None still work, and the readers accept what generalize released
+    for label in ("*", "(suppressed)", None):
+        r = df.sdc.generalize(hs, k=2, suppression_limit=0.5, suppressed_as=label)
+        assert r.frame.row(2) == (label, label)
+        assert r.frame.sdc.k_anonymity(["a", "b"], suppressed_as=r.suppressed_as) == 2
+
+
+# -- the sign-off measures t as the generalisation's model did --------------------------------------
+
+def _max_t_by_brute_force(frame, on, sensitive, levels, suppressed_as="*"):
+    """The largest hierarchical-distance EMD of a released class (a transport LP, tests/naive.py),
+    against the whole frame's distribution; suppressed records (every key the label) left out."""
+    from naive import reference_hierarchical_emd
+
+    vals = frame[sensitive].to_list()
+    q = {v: vals.count(v) / len(vals) for v in set(vals)}
+    kept = frame.filter(~pl.all_horizontal(pl.col(c) == suppressed_as for c in on))
+    worst = 0.0
+    for _, grp in kept.group_by(on):
+        s = grp[sensitive].to_list()
+        p = {v: s.count(v) / len(s) for v in set(s)}
+        worst = max(worst, reference_hierarchical_emd(p, q, levels))
+    return worst
+
+
+def test_sign_off_reads_hierarchical_t_closeness_by_its_ground_distance():
+    # ARX's Adult: k = 5 and hierarchical t = 0.2 on occupation (one of ARX's JUnit set-ups). The
+    # sign-off measured t by the equal distance (0.256 > 0.2): a board read the model as failed
+    from polars_sdc import datasets
+
+    df, hs = datasets.arx_adult()
+    keys = [c for c in hs if c != "occupation"]
+    p = df.sdc.problem(keys=keys, sensitive="occupation").generalize(
+        hierarchies=hs, k=5, t_closeness=0.2, t_distance="hierarchical", metric="entropy_monotone")
+    g = p.generalization()
+    assert g.transformation == [0, 4, 1, 1, 3, 2, 2, 1]
+    rep = p.sign_off()
+    t_after = rep.table("sensitive")["t (closeness, largest)"][1]
+    want = _max_t_by_brute_force(p.release(), keys, "occupation", hs["occupation"].levels)
+    assert want <= 0.2
+    assert t_after == pytest.approx(want, abs=1e-9)
+    assert "hierarchical" in rep.text("sensitive")
+
+
+def test_sign_off_reads_equal_distance_t_on_a_numeric_sensitive_column():
+    # an integer-coded sensitive column: generalize's t is ARX's equal distance, the sign-off's t
+    # was the ordered distance (0.109 where the released classes reach 0.177)
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    n = 400
+    df = pl.DataFrame({"g": [f"v{x}" for x in rng.integers(0, 8, n)], "s": rng.integers(0, 6, n)})
+    df = df.with_columns(s=pl.when(pl.col("g").is_in(["v0", "v1"])).then(pl.col("s") // 3).otherwise(pl.col("s")))
+    h = {"g": Hierarchy([[f"v{i}" for i in range(8)], [f"a{i // 2}" for i in range(8)],
+                         [f"b{i // 4}" for i in range(8)], ["*"] * 8])}
+    p = df.sdc.problem(keys=["g"], sensitive="s").generalize(hierarchies=h, k=2, t_closeness=0.3)
+    rel = p.release()
+    q = rel["s"].value_counts(normalize=True)
+    qd = dict(zip(q["s"].to_list(), q["proportion"].to_list()))
+    want = 0.0
+    for _, grp in rel.group_by("g"):
+        pc = grp["s"].value_counts(normalize=True)
+        pd_ = dict(zip(pc["s"].to_list(), pc["proportion"].to_list()))
+        want = max(want, 0.5 * sum(abs(qd[v] - pd_.get(v, 0.0)) for v in qd))
+    t = p.sign_off().table("sensitive")["t (closeness, largest)"].to_list()
+    assert t[1] == pytest.approx(want, abs=1e-12) and want <= 0.3
+    # without a generalisation the report keeps its reading (ordered distance for a numeric column)
+    plain = polars_sdc.report(df, rel, on=["g"], sensitive="s").table("sensitive")["t (closeness, largest)"][1]
+    assert plain == pytest.approx(float(rel.sdc.t_closeness(["g"], "s")["t_closeness"].max()), abs=1e-12)
+    assert plain < want
