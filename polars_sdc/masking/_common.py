@@ -70,8 +70,8 @@ def frame_keys(df: pl.DataFrame, key: str | None) -> np.ndarray:
 
 
 def strata(df: pl.DataFrame, by: list[str] | None) -> tuple[np.ndarray, list[tuple]]:
-    """Stratum index per row (int64, 0..S-1, strata sorted by value, nulls last) and the
-    strata values; one stratum ``()`` when ``by`` is empty.
+    """Stratum index per row (int64, 0..S-1, strata sorted by value -- an Enum by its labels, as
+    Spark sees them -- nulls last) and the strata values; one stratum ``()`` when ``by`` is empty.
 
     >>> strata(pl.DataFrame({"r": ["b", "a", "b"]}), ["r"])
     (array([1, 0, 1]), [('a',), ('b',)])
@@ -80,7 +80,10 @@ def strata(df: pl.DataFrame, by: list[str] | None) -> tuple[np.ndarray, list[tup
         return np.zeros(df.height, dtype=np.int64), [()]
     keys = [f"b{i}" for i in range(len(by))]   # positional: a `by` column may be called anything
     frame = df.select(pl.col(b).alias(k) for b, k in zip(by, keys))
-    u = frame.unique().sort(keys, nulls_last=True).with_row_index("__sdc_stratum__")
+    # an Enum stratum sorts by its label, not its category order: Spark (no Enum) numbers the
+    # strata by label too, and PRAM's drawn diagonals follow the stratum number
+    order = [pl.col(k).cast(pl.String) if isinstance(frame.schema[k], pl.Enum) else pl.col(k) for k in keys]
+    u = frame.unique().sort(order, nulls_last=True).with_row_index("__sdc_stratum__")
     idx = frame.join(u, on=keys, how="left", nulls_equal=True, maintain_order="left")
     return idx.get_column("__sdc_stratum__").to_numpy().astype(np.int64), u.drop("__sdc_stratum__").rows()
 

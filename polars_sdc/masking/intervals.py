@@ -364,6 +364,8 @@ def recode_intervals_exprs(
         if len(set(labels)) < len(labels):                   # pragma: no cover - _digits makes them unique
             raise SDCError(f"column {c!r}: two intervals print alike: {labels}")
         col = _finite(c) if dtype.is_float() and lazy else pl.col(c)
+        if dtype == pl.Boolean:     # Polars' bin_intervals puts every Boolean into the first right-closed bin
+            col = col.cast(pl.Float64)
         exprs.append(col.bin_intervals([float(v) for v in inner], labels=labels, right_closed=right_closed).alias(c))
     return exprs
 

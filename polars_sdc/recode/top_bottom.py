@@ -67,8 +67,8 @@ def top_bottom_expr(
     xf = x.cast(pl.Float64)
     num = ~xf.is_nan()
     xq = x.filter(num)
-    lo = xq.quantile(lower_p, "lower") if lower_p is not None else (None if lower is None else pl.lit(lower))
-    hi = xq.quantile(1.0 - upper_p, "higher") if upper_p is not None else (None if upper is None else pl.lit(upper))
+    lo = _order_stat(xq, lower_p, "lower") if lower_p is not None else (None if lower is None else pl.lit(lower))
+    hi = _order_stat(xq, 1.0 - upper_p, "higher") if upper_p is not None else (None if upper is None else pl.lit(upper))
     above = None if hi is None else (x > hi) & num
     below = None if lo is None else (x < lo) & num
     if replacement == "threshold":
@@ -86,6 +86,16 @@ def top_bottom_expr(
     if lo is not None:
         out = pl.when(below).then(_exact_mean(xf.filter(below))).otherwise(out)
     return out.name.keep()
+
+
+def _order_stat(xq: pl.Expr, q: float, how: str) -> pl.Expr:
+    """Polars' ``quantile(q, how)`` ("lower": the value at ``floor((n - 1) q)`` of the sorted
+    values, "higher": at ``ceil``) taken from the sorted values themselves, in the column's
+    dtype: an observed value exactly (``quantile`` returns a Float64, so an Int64 / UInt64
+    value beyond 2^53 came back rounded, and a top value just above it escaped the coding)."""
+    pos = (xq.count() - 1).cast(pl.Float64) * q
+    idx = (pos.floor() if how == "lower" else pos.ceil()).cast(pl.Int64).clip(0)
+    return xq.sort().get(idx, null_on_oob=True)
 
 
 def _fsum_mean(s: pl.Series) -> pl.Series:
@@ -123,7 +133,23 @@ def top_bottom_frame_exprs(schema: pl.Schema, columns: ColumnSpec, **options: An
         if schema[c].is_integer() and options.get("replacement", "threshold") == "threshold":
             _check_int_threshold(c, schema[c], options.get("lower"), "lower")
             _check_int_threshold(c, schema[c], options.get("upper"), "upper")
+        if schema[c].is_float() and options.get("replacement", "threshold") == "threshold":
+            _check_float_threshold(c, schema[c], options.get("lower"), "lower")
+            _check_float_threshold(c, schema[c], options.get("upper"), "upper")
     return [top_bottom_expr(pl.col(c), **options).alias(c) for c in cols]
+
+
+def _check_float_threshold(column: str, dtype: pl.DataType, v: Any, name: str) -> None:
+    """A threshold written into a float column must stay finite in its dtype: ``upper`` = -inf
+    (or a Float32 column's ``upper`` = -1e40, -inf as Float32) would code every value to -inf."""
+    if v is None or isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(float(v)):
+        return  # reported by top_bottom_expr
+    f = pl.Series([v], dtype=pl.Float64).cast(dtype).item()
+    if (name == "upper" and f == -math.inf) or (name == "lower" and f == math.inf):
+        raise SDCError(
+            f"column {column!r}: `{name}` = {v!r} is {'-' if f < 0 else ''}inf in its dtype {dtype}; every value "
+            f"would be coded to it (give a threshold within the column's range)"
+        )
 
 
 def _check_int_threshold(column: str, dtype: pl.DataType, v: Any, name: str) -> None:

@@ -27,7 +27,9 @@ def require_pyspark(*frames: Any, internal: Sequence[str] = ()) -> None:
     """Raise :class:`SDCError` with the install hint when pyspark (>= 4) is missing, and when
     a column of one of the input ``frames`` starts with :data:`RESERVED` in any case (a helper
     column would meet it: Spark names are case-insensitive by default), except the helper
-    columns ``internal`` that the back end itself passes on (exact names)."""
+    columns ``internal`` that the back end itself passes on (exact names), and when a column
+    name holds a ``.`` or a backtick (Spark reads ``"a.b"`` as field ``b`` of ``a``: every
+    function failed with an AnalysisException, even on a column it did not use)."""
     try:
         import pyspark  # noqa: F401
         import pyarrow  # noqa: F401
@@ -39,6 +41,9 @@ def require_pyspark(*frames: Any, internal: Sequence[str] = ()) -> None:
                 raise SDCError(f"column {c!r}: names starting with {RESERVED!r} (in any case: Spark compares column "
                                "names case-insensitively) are reserved for the Spark back end's helper columns; "
                                "rename it (df.withColumnRenamed)")
+            if "." in c or "`" in c:   # Spark parses a name given as a string: "a.b" is field b of a
+                raise SDCError(f"column {c!r}: a '.' or '`' in a column name is read by Spark as a struct field "
+                               "or a quote, so the back end cannot name it; rename it (df.withColumnRenamed)")
 
 
 def polars_schema(sdf: Any) -> pl.Schema:

@@ -97,7 +97,7 @@ def laplace(
             raise err
     bounds = {c: (row[f"lo_{c}"], row[f"hi_{c}"]) for c in cols if row[f"n_{c}"]} if clamp else None
     if check_key:
-        verify_key(sdf, key, int(row["__sdc_key_nulls"]))
+        verify_key(sdf, key, int(row["__sdc_key_nulls"] or 0))   # None: an empty table
     s = int(seed)
     return run_frames(sdf, lambda df: laplace_apply(df, phis, s, key=key, bounds=bounds),
                       laplace_output_schema(schema, cols))

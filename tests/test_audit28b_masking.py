@@ -1,0 +1,111 @@
+"""Session 28 audit (b) of the masking toolkit, recoding and strata: each test failed before its fix.
+
+- recode_intervals of a Boolean column at breaks: Polars' right-closed ``bin_intervals`` put every
+  Boolean into the first interval (True, 1, is above 0.5);
+- top_bottom_code's ``upper_p`` / ``lower_p`` on Int64 / UInt64 beyond 2^53: the threshold was a
+  Float64 quantile, rounded, so the top values above it escaped the coding (released unchanged);
+- top_bottom_code of a Float32 column at a threshold beyond its range (-1e40 is -inf as Float32)
+  coded every value to -inf;
+- PRAM with ``by=`` an Enum column numbered the strata in category order, Spark (which has no Enum)
+  by label: the drawn diagonals of the strata differed between the two back ends.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import numpy as np
+import polars as pl
+import pytest
+
+import polars_sdc  # noqa: F401
+from polars_sdc import SDCError
+
+
+# ------------------------------------------------------------------ recode_intervals on Boolean
+@pytest.mark.parametrize("lazy", [False, True])
+def test_recode_intervals_boolean_at_breaks_is_cut_at_the_breaks(lazy):
+    df = pl.DataFrame({"b": [True, False, True, None]})
+    frame = df.lazy() if lazy else df
+    out = frame.sdc.recode_intervals("b", breaks=[0.5])
+    out = out.collect(engine="streaming") if lazy else out
+    # True is 1 > 0.5, False is 0 <= 0.5 (as the Float64 column [1.0, 0.0] is cut)
+    assert out["b"].to_list() == ["(0.5, inf)", "(-inf, 0.5]", "(0.5, inf)", None]
+    as_float = df.with_columns(pl.col("b").cast(pl.Float64)).sdc.recode_intervals("b", breaks=[0.5])
+    assert out["b"].cast(pl.String).to_list() == as_float["b"].cast(pl.String).to_list()
+    assert df.sdc.recode_intervals("b", breaks=[0])["b"].to_list() == ["(0, inf)", "(-inf, 0]", "(0, inf)", None]
+    assert df.sdc.recode_intervals("b", breaks=[0.5], right_closed=False)["b"].to_list() == \
+        ["[0.5, inf)", "(-inf, 0.5)", "[0.5, inf)", None]
+
+
+# ------------------------------------------------------------------ top / bottom coding by share
+def _reference_top(values: list[int], upper_p: float) -> list[int]:
+    """The coding by exact integers: the threshold is the sorted values' element at
+    ceil((n - 1)(1 - upper_p)) (Polars' "higher" quantile), values above it become it."""
+    s = sorted(values)
+    t = s[int(np.ceil((len(s) - 1) * (1.0 - upper_p)))]
+    return [t if v > t else v for v in values]
+
+
+@pytest.mark.parametrize("dtype,values", [
+    (pl.Int64, [1, 2, 3, 2**63 - 1, 2**63 - 2, 2**63 - 3, 2**63 - 1000]),
+    (pl.Int64, [1, 2, 3, 2**53 + 1, 2**53 + 2, 2**53 + 3, 2**53 + 5]),
+    (pl.UInt64, [1, 2, 3, 2**64 - 1, 2**64 - 2]),
+])
+def test_top_coding_by_share_codes_the_top_values_of_wide_integers(dtype, values):
+    df = pl.DataFrame({"x": pl.Series(values, dtype=dtype)})
+    out = df.sdc.top_bottom_code("x", upper_p=0.3)
+    assert out.schema == df.schema
+    assert out["x"].to_list() == _reference_top(values, 0.3)
+    assert out["x"].max() < max(values)            # the largest value is never released as it is
+    lazy = df.lazy().sdc.top_bottom_code("x", upper_p=0.3).collect(engine="streaming")
+    assert lazy.equals(out)
+
+
+def test_bottom_coding_by_share_uses_an_observed_value_exactly():
+    vals = [2**53 + 1, 2**53 + 2, 2**53 + 4, 2**53 + 7, 2**53 + 9]
+    out = pl.DataFrame({"x": vals}).sdc.top_bottom_code("x", lower_p=0.3)
+    # floor(4 * 0.3) = 1: the threshold is 2^53 + 2 (an observed value), the value below it is coded to it
+    assert out["x"].to_list() == [2**53 + 2, 2**53 + 2, 2**53 + 4, 2**53 + 7, 2**53 + 9]
+
+
+def test_top_coding_by_share_on_floats_and_decimals_is_unchanged():
+    df = pl.DataFrame({"x": [float("nan"), None, 1.0, 2.0, 3.0, 4.0, 100.0],
+                       "d": pl.Series([Decimal("1.25"), None, Decimal("2.50"), Decimal("9.99"), Decimal("3.00"),
+                                       Decimal("4.00"), Decimal("5.00")], dtype=pl.Decimal(10, 2))})
+    out = df.sdc.top_bottom_code(["x", "d"], upper_p=0.2, lower_p=0.2)
+    # 5 numbers (NaN and null not counted): higher quantile 0.8 -> index 4 -> 100, lower 0.2 -> index 0
+    assert out["x"].to_list()[1:] == [None, 1.0, 2.0, 3.0, 4.0, 100.0] and np.isnan(out["x"][0])
+    # 6 Decimals: lower index floor(5 * 0.2) = 1 -> 2.50, higher ceil(5 * 0.8) = 4 -> 5.00
+    assert out["d"].to_list() == [Decimal("2.50"), None, Decimal("2.50"), Decimal("5.00"), Decimal("3.00"),
+                                  Decimal("4.00"), Decimal("5.00")]
+    out = df.sdc.top_bottom_code(["x", "d"], upper_p=0.3)
+    assert out["x"].to_list()[2:] == [1.0, 2.0, 3.0, 4.0, 4.0]
+    assert out["d"].to_list() == [Decimal("1.25"), None, Decimal("2.50"), Decimal("5.00"), Decimal("3.00"),
+                                  Decimal("4.00"), Decimal("5.00")]
+
+
+def test_float32_threshold_beyond_its_range_is_refused():
+    df = pl.DataFrame({"x": pl.Series([0.1, 0.2, 5.5], dtype=pl.Float32)})
+    with pytest.raises(SDCError, match=r"column 'x': `upper` = -1e\+40 is -inf in its dtype Float32"):
+        df.sdc.top_bottom_code("x", upper=-1e40)
+    with pytest.raises(SDCError, match=r"`lower` = inf is inf"):
+        pl.DataFrame({"x": [1.0, 2.0]}).sdc.top_bottom_code("x", lower=float("inf"))
+    # the harmless side is kept: nothing lies above +inf
+    assert df.sdc.top_bottom_code("x", upper=1e40)["x"].to_list() == df["x"].to_list()
+    assert df.sdc.top_bottom_code("x", upper=-1e40, replacement="mean")["x"].n_unique() == 1
+
+
+# ------------------------------------------------------------------ PRAM strata of an Enum
+def test_pram_with_an_enum_stratum_equals_the_string_stratum():
+    n = 600
+    base = pl.DataFrame({"id": list(range(n)), "r": ["b", "a", "c"] * (n // 3), "c": ["u", "v", "w", "u", "x"] * (n // 5)})
+    enum = base.with_columns(pl.col("r").cast(pl.Enum(["c", "b", "a"])))
+    a = enum.sdc.pram("c", by="r", seed=5, key="id", pd=0.3)
+    b = base.sdc.pram("c", by="r", seed=5, key="id", pd=0.3)
+    assert a["c"].to_list() == b["c"].to_list()
+    assert a.schema == enum.schema
+    ma = enum.sdc.pram_matrix("c", by="r", seed=5, pd=0.3)["c"]
+    mb = base.sdc.pram_matrix("c", by="r", seed=5, pd=0.3)["c"]
+    assert [m.stratum for m in ma] == [m.stratum for m in mb] == [("a",), ("b",), ("c",)]
+    for x, y in zip(ma, mb):
+        np.testing.assert_array_equal(x.matrix, y.matrix)

@@ -1,0 +1,64 @@
+"""Session 28 audit (b): the Spark back end against local, on small frames (one session fixture).
+
+- a column name with a '.' or a backtick (even one the call does not use) made every Spark function
+  fail with Spark's AnalysisException; now an SDCError names the column;
+- laplace on an empty table failed with a TypeError (local returns the empty frame);
+- PRAM with ``by=`` a local Enum column numbered the strata differently from Spark (strings).
+Needs pyspark and Java (skips without, as tests/test_spark.py)."""
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from test_spark import spark  # noqa: F401  (the session fixture)
+
+import polars_sdc  # noqa: F401
+from polars_sdc import SDCError
+
+N = 24
+DF = pl.DataFrame({"id": list(range(N)), "r": ["b", "a", "c"] * (N // 3),
+                   "x": [float(i * i % 17) for i in range(N)], "c": ["u", "v", "w", "u"] * (N // 4)})
+
+
+def _sdf(spark, df, parts=2):  # noqa: F811
+    return spark.createDataFrame(df.to_arrow()).repartition(parts)
+
+
+def _back(sdf) -> pl.DataFrame:
+    return pl.from_arrow(sdf.toArrow()).sort("id")
+
+
+@pytest.mark.parametrize("name", ["a.b", "q`z"])
+def test_a_dot_or_backtick_in_a_column_name_is_refused_naming_it(spark, name):  # noqa: F811
+    from polars_sdc import spark as sdcs
+
+    sdf = _sdf(spark, DF.with_columns(pl.lit(1).alias(name)))
+    calls = [lambda: sdcs.pram(sdf, "c", seed=1, key="id"),
+             lambda: sdcs.add_noise(sdf, ["x"], seed=1, key="id"),
+             lambda: sdcs.rank_swap(sdf, ["x"], p=0.3, seed=1, key="id"),
+             lambda: sdcs.laplace(sdf, 1.0, ["x"], seed=1, key="id"),
+             lambda: sdcs.mdav(sdf, 3, ["x"]),
+             lambda: sdcs.recode(sdf, "c", p=0.3),
+             lambda: sdcs.frequencies(sdf, ["c", "r"])]
+    for call in calls:
+        with pytest.raises(SDCError, match=rf"column {name!r}: a '\.' or '`' in a column name"):
+            call()
+
+
+def test_laplace_on_an_empty_table_is_empty_as_locally(spark):  # noqa: F811
+    from polars_sdc import spark as sdcs
+
+    out = _back(sdcs.laplace(_sdf(spark, DF).filter("id < 0"), 1.0, ["x"], seed=5, key="id"))
+    assert out.height == 0
+    assert out.schema == DF.clear().sdc.laplace(1.0, ["x"], seed=5, key="id").schema
+
+
+def test_pram_by_an_enum_stratum_equals_spark(spark):  # noqa: F811
+    from polars_sdc import spark as sdcs
+
+    n = 300
+    base = pl.DataFrame({"id": list(range(n)), "r": ["b", "a", "c"] * (n // 3), "c": ["u", "v", "w", "u", "x"] * (n // 5)})
+    local = base.with_columns(pl.col("r").cast(pl.Enum(["c", "b", "a"]))).sdc.pram("c", by="r", seed=5, key="id",
+                                                                                  pd=0.3)
+    for parts in (1, 3):
+        got = _back(sdcs.pram(_sdf(spark, base, parts), "c", by="r", seed=5, key="id", pd=0.3))
+        assert got["c"].to_list() == local["c"].to_list()
