@@ -940,8 +940,11 @@ def build_parser() -> argparse.ArgumentParser:
     methods = ", ".join(_methods())
     parser = _Parser(
         prog=PROG,
-        description="Statistical disclosure control for Polars: microaggregation, global recoding, "
-        "Laplace noise, information loss and disclosure risk of CSV and Parquet tables.",
+        description="Statistical disclosure control for Polars on CSV and Parquet tables: "
+        "microaggregation, local suppression, PRAM, rank swapping, noise, global recoding, ARX's "
+        "generalisation, record swapping, a recipe of steps; information loss and disclosure risk.",
+        epilog="exit status: 0 success; 2 an error (one line on stderr); 130 interrupted. "
+        "Each command's options: polars-sdc COMMAND --help.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -201,6 +201,11 @@ def run_operation(args: argparse.Namespace) -> int:
     op: Operation = args.operation
     t_start = time.perf_counter()
     given = options(op, args)
+    drawn = "seed" in op.names() and given.get("seed") is None
+    if drawn:   # drawn here, so the summary and --report can say it: the release stays reproducible
+        from .rng import fresh_seed
+
+        given["seed"] = fresh_seed()
     tokens = cli._null_values(args)
     cli._check_paths([args.input], args.output, args.report)
     lf = cli._scan(args.input, tokens)
@@ -252,6 +257,8 @@ def run_operation(args: argparse.Namespace) -> int:
         lines = [f"wrote {args.output}: {res['rows']} rows, {op.name} ({shown}), {elapsed:.2f} s", *_effects_lines(res)]
         if keys:
             lines.append(f"  k-anonymity {_k_text(res)} on {','.join(keys)} (a null matches any value)")
+    if drawn:
+        lines.append(f"  seed {given['seed']} drawn (give --seed {given['seed']} to repeat this release)")
     for line in lines:
         print(line)
     parameters = {**op.defaults(), **given}

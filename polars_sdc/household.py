@@ -96,7 +96,19 @@ def household_rows() -> Iterator[None]:
 
 class HouseholdWarning(UserWarning):
     """A household-level column is masked per person although the frame has an evident
-    household structure: the original value stays visible on a housemate's record."""
+    household structure: the original value stays visible on a housemate's record. Pass
+    ``household=`` to the method; to make the warning an error:
+    ``warnings.simplefilter("error", polars_sdc.HouseholdWarning)``.
+
+    >>> import warnings, polars as pl, polars_sdc
+    >>> df = pl.DataFrame({"hh": [h // 2 for h in range(24)], "size": [2 + h // 12 for h in range(24)],
+    ...                    "age": list(range(24))})
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     _ = df.sdc.suppress(2, ["size", "age"])
+    >>> [x.category.__name__ for x in w]
+    ['HouseholdWarning']
+    """
 
 
 def check_household_column(schema: pl.Schema, household: Any, on: Sequence[str] = (), *,

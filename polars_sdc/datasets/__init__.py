@@ -194,7 +194,13 @@ def francdat(missing: bool = False) -> pl.DataFrame:
 @dataclass(frozen=True)
 class SyntheticSpec:
     """One synthetic data set of thesis Table A.1: an equal-weight mixture of normals
-    ``N(mu, sigma)`` (sigma the standard deviation), or the uniform U(0, 1), with its size n."""
+    ``N(mu, sigma)`` (sigma the standard deviation), or the uniform U(0, 1), with its size n.
+
+    >>> from polars_sdc import datasets
+    >>> spec = datasets.SYNTHETIC["DS0"]
+    >>> spec, spec.n, spec.mean
+    (DS0: N(0, 1), n = 100, 100, 0.0)
+    """
 
     name: str
     n: int

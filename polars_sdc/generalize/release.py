@@ -40,7 +40,15 @@ SUPPRESSED = "*"
 
 @dataclass(frozen=True, eq=False)
 class GeneralizationResult:
-    """The optimal full-domain generalisation (ARX ``ARXResult.getGlobalOptimum()``).
+    """The optimal full-domain generalisation (ARX ``ARXResult.getGlobalOptimum()``;
+    ``df.sdc.generalize``), e.g.
+
+    >>> import polars as pl, polars_sdc
+    >>> df = pl.DataFrame({"age": [21, 23, 35, 37, 52, 55]})
+    >>> h = {"age": {a: [f"{a // 10 * 10}-{a // 10 * 10 + 9}", "*"] for a in df["age"]}}
+    >>> g = df.sdc.generalize(h, k=2)
+    >>> g.levels, g.frame["age"].to_list(), g.suppressed
+    ({'age': 1}, ['20-29', '20-29', '30-39', '30-39', '50-59', '50-59'], 0)
 
     - ``frame``: the release (quasi-identifiers as String labels; suppressed records' as
       ``"*"``, or null with ``suppressed_as=None``).

@@ -329,6 +329,12 @@ class LossReport:
     farther from the originals (noise) reads above 1; ``columns``, ``tables`` and ``ebil_max``
     are what it divides by.
     ``skipped``: the structural nulls of the measured columns (see the module docstring).
+
+    >>> import polars as pl, polars_sdc
+    >>> orig = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
+    >>> rep = orig.sdc.loss_report(pl.DataFrame({"x": [1.5, 1.5, 3.5, 3.5]}), on=["x"])
+    >>> rep.ild, rep.ilssdm, rep.dm
+    (0.2, 0.2, 8)
     """
 
     ild: float

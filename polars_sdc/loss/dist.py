@@ -62,6 +62,14 @@ class Distance(ABC):
 
     Subclasses implement :meth:`pairwise` on distinct values; :meth:`amount` turns it into
     ``sum_u sum_v c_u c_v d(u, v)^e`` (thesis eq. 3.1.2 over distinct values, O(U^2)).
+    Build one with the functions of this module (``dist.discrete()``, ``dist.tree(...)``, ...)
+    or, for your own, ``dist.function(f)`` / ``dist.matrix(...)``.
+
+    >>> import polars as pl
+    >>> from polars_sdc import dist
+    >>> d = dist.discrete()
+    >>> isinstance(d, dist.Distance), d.pairwise(pl.DataFrame({"c": ["a", "b"]})).tolist()
+    (True, [[0.0, 1.0], [1.0, 0.0]])
     """
 
     multi: bool = False  # may span several columns
@@ -69,7 +77,15 @@ class Distance(ABC):
     columns: tuple[str, ...] = ()
 
     def check(self, columns: Sequence[str], schema: Mapping[str, pl.DataType]) -> None:
-        """Raise :class:`SDCError` unless this distance applies to ``columns``."""
+        """Raise :class:`SDCError` unless this distance applies to ``columns``.
+
+        >>> import polars as pl
+        >>> from polars_sdc import dist
+        >>> dist.euclidean().check(["c"], pl.Schema({"c": pl.String}))
+        Traceback (most recent call last):
+        ...
+        polars_sdc._errors.SDCError: column 'c': dtype String is not numeric; dist.euclidean() needs numbers
+        """
         if len(columns) > 1 and not self.multi:
             raise SDCError(f"columns {', '.join(map(repr, columns))}: {self!r} applies to one column at a time")
         for c in columns:
@@ -81,7 +97,14 @@ class Distance(ABC):
 
     def bind(self, columns: Sequence[str], frames: Sequence[pl.DataFrame]) -> "Distance":
         """A copy tied to ``columns`` of the given frames (original and masked): fixes
-        whatever depends on the data (e.g. the categories of an ordinal column)."""
+        whatever depends on the data (e.g. the categories of an ordinal column).
+
+        >>> import polars as pl
+        >>> from polars_sdc import dist
+        >>> v = pl.DataFrame({"c": ["a", "b", "c"]})
+        >>> dist.ordinal().bind(["c"], [v, v]).pairwise(v)[0].tolist()   # ranks 0, 1, 2 of 3
+        [0.0, 0.3333333333333333, 0.6666666666666666]
+        """
         out = copy.copy(self)
         out.columns = tuple(columns)
         return out
@@ -92,7 +115,13 @@ class Distance(ABC):
 
     @abstractmethod
     def pairwise(self, values: pl.DataFrame) -> "np.ndarray":
-        """The U x U distance matrix between the rows of ``values`` (distinct rows)."""
+        """The U x U distance matrix between the rows of ``values`` (distinct rows).
+
+        >>> import polars as pl
+        >>> from polars_sdc import dist
+        >>> dist.euclidean().pairwise(pl.DataFrame({"x": [1.0, 4.0]})).tolist()
+        [[0.0, 3.0], [3.0, 0.0]]
+        """
 
     def _positions(self, values: pl.DataFrame, index: Mapping[Any, int], what: str) -> "np.ndarray":
         """The positions in ``index`` of the one-column ``values`` (SDCError naming the first
@@ -106,7 +135,13 @@ class Distance(ABC):
         return np.array([index[v] for v in vals], dtype=np.int64)
 
     def amount(self, values: pl.DataFrame, counts: "np.ndarray", exponent: float) -> float:
-        """``sum_u sum_v c_u c_v d(u, v)^exponent`` over distinct rows with counts."""
+        """``sum_u sum_v c_u c_v d(u, v)^exponent`` over distinct rows with counts.
+
+        >>> import numpy as np, polars as pl
+        >>> from polars_sdc import dist
+        >>> dist.discrete().amount(pl.DataFrame({"c": ["a", "b", "c"]}), np.array([2, 1, 1]), 2)
+        10.0
+        """
         import numpy as np
 
         D = self.pairwise(values)
@@ -688,7 +723,19 @@ def default_for(dtype: pl.DataType) -> Distance:
 
 class Product:
     """Per-column (or per column-group) distances combined as ``sqrt(sum_b w_b d_b^2)``
-    (thesis 3.1.3); with exponent 2 the information amount is ``sum_b w_b I_b``."""
+    (thesis 3.1.3); with exponent 2 the information amount is ``sum_b w_b I_b``. Built by
+    ``dist.product(...)``; a ``dist=`` mapping of ILD is the same product.
+
+    >>> import polars as pl, polars_sdc
+    >>> from polars_sdc import dist
+    >>> d = dist.product({"c": "discrete", "x": "euclidean"})
+    >>> d
+    dist.product({'c': dist.discrete(), 'x': dist.euclidean()}, weights=None)
+    >>> orig = pl.DataFrame({"c": ["a", "b", "a", "b"], "x": [1.0, 2.0, 3.0, 4.0]})
+    >>> masked = pl.DataFrame({"c": ["a"] * 4, "x": [1.5, 1.5, 3.5, 3.5]})
+    >>> orig.sdc.ild(masked, dist=d) == orig.sdc.ild(masked, dist={"c": "discrete", "x": "euclidean"})
+    True
+    """
 
     def __init__(self, parts: Mapping[Any, Any], weights: Any = None) -> None:
         if not isinstance(parts, Mapping) or not parts:

@@ -288,6 +288,12 @@ class ILDReport:
     (with the exponent, unweighted); ``total`` / ``total_masked`` are ``I`` of the product
     distance with ``weights``; ``ild`` is the overall loss, ``by_column`` the per-block losses.
     ``skipped`` (per block) and ``skipped_overall``: the rows left out for structural nulls.
+
+    >>> import polars as pl, polars_sdc
+    >>> orig = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
+    >>> rep = orig.sdc.ild_report(pl.DataFrame({"x": [1.5, 1.5, 3.5, 3.5]}))
+    >>> rep.ild, rep.by_column, rep.total, rep.total_masked        # ILD = 1 - 32 / 40
+    (0.2, {'x': 0.2}, 40.0, 32.0)
     """
 
     columns: tuple[str, ...]

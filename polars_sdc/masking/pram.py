@@ -36,7 +36,14 @@ from ._common import check_fraction, check_seed, frame_keys, resolve_on, seed_or
 @dataclass
 class PramMatrix:
     """The transition matrix used for one column (and stratum): ``matrix[i, j]`` is the
-    probability that category ``levels[i]`` is released as ``levels[j]``."""
+    probability that category ``levels[i]`` is released as ``levels[j]``.
+
+    >>> import polars as pl, polars_sdc
+    >>> df = pl.DataFrame({"c": ["a", "a", "b", "b", "b"]})
+    >>> m = df.sdc.pram_matrix("c", matrix=[[0.9, 0.1], [0.2, 0.8]])["c"][0]
+    >>> m.column, m.levels, m.matrix.tolist()
+    ('c', ['a', 'b'], [[0.9, 0.1], [0.2, 0.8]])
+    """
 
     column: str
     stratum: tuple
@@ -44,7 +51,13 @@ class PramMatrix:
     matrix: np.ndarray
 
     def to_frame(self) -> pl.DataFrame:
-        """The matrix as a frame: a ``from`` column and one column per released level."""
+        """The matrix as a frame: a ``from`` column and one column per released level.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"c": ["a", "a", "b", "b", "b"]})
+        >>> df.sdc.pram_matrix("c", matrix=[[0.9, 0.1], [0.2, 0.8]])["c"][0].to_frame().rows()
+        [('a', 0.9, 0.1), ('b', 0.2, 0.8)]
+        """
         return pl.DataFrame({"from": [str(v) for v in self.levels]}).with_columns(
             pl.Series(str(v), self.matrix[:, j]) for j, v in enumerate(self.levels)
         )

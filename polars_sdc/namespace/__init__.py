@@ -50,7 +50,14 @@ class SDCFrame(
     ProcessMethods[pl.DataFrame],
     GeneralizeMethods[pl.DataFrame],
 ):
-    """``df.sdc``: statistical disclosure control on a DataFrame."""
+    """``df.sdc``: statistical disclosure control on a DataFrame (registered by
+    ``import polars_sdc``; ``polars_sdc.sdc(df)`` is the same object, typed).
+
+    >>> import polars as pl, polars_sdc
+    >>> df = pl.DataFrame({"x": [1.0, 9.0, 2.0, 8.0, 5.0, 5.5]})
+    >>> type(df.sdc).__name__, df.sdc.mdav(3, on="x").sdc.k_anonymity("x")
+    ('SDCFrame', 3)
+    """
 
 
 @pl.api.register_lazyframe_namespace("sdc")
@@ -65,7 +72,14 @@ class SDCLazyFrame(
     ProcessMethods[pl.LazyFrame],
     GeneralizeMethods[pl.LazyFrame],
 ):
-    """``lf.sdc``: the same methods, lazily; frame results stay LazyFrames until collect."""
+    """``lf.sdc``: the same methods, lazily; frame results stay LazyFrames until collect.
+
+    >>> import polars as pl, polars_sdc
+    >>> lf = pl.LazyFrame({"x": [1.0, 9.0, 2.0, 8.0, 5.0, 5.5]})
+    >>> out = lf.sdc.mdav(3, on="x")
+    >>> type(out).__name__, out.collect()["x"].n_unique()
+    ('LazyFrame', 2)
+    """
 
 
 check_keywords(SDCExpr)  # in place: SDCExpr stays the class Polars registered

@@ -13,7 +13,13 @@ from .._typing import LabelOptions
 
 @pl.api.register_expr_namespace("sdc")
 class SDCExpr:
-    """``pl.col(c).sdc``: column-level SDC expressions."""
+    """``pl.col(c).sdc``: column-level SDC expressions (``zscore``, ``representative``,
+    ``recode``, ``top_bottom_code``, ``laplace``), usable in ``select`` / ``with_columns``.
+
+    >>> import polars as pl, polars_sdc
+    >>> pl.DataFrame({"x": [1.0, 2.0, 3.0]}).select(pl.col("x").sdc.zscore())["x"].to_list()
+    [-1.224744871391589, 0.0, 1.224744871391589]
+    """
 
     def __init__(self, expr: pl.Expr) -> None:
         self._expr = expr

@@ -113,7 +113,17 @@ class Step:
 class Problem:
     """An SDC problem on a DataFrame or LazyFrame (see the module docstring). Build it with
     ``df.sdc.problem(keys=..., ...)`` or ``Problem(frame, keys=..., ...)``; each step method
-    returns a new problem."""
+    returns a new problem (sdcMicro's ``createSdcObj``; docs/process.md).
+
+    >>> import polars as pl, polars_sdc
+    >>> df = pl.DataFrame({"region": ["a", "a", "b", "b", "b"], "sex": ["m", "f", "m", "m", "f"]})
+    >>> p = polars_sdc.Problem(df, keys=["region", "sex"]).suppress(k=2)
+    >>> p
+    Problem (eager), keys: region, sex
+      1. suppress(k=2)
+    >>> p.risk()["k_anonymity"], p.undo().risk()["k_anonymity"]
+    (2, 1)
+    """
 
     __slots__ = ("_frame", "_roles", "_parent", "_step", "_cache")
 
@@ -174,14 +184,29 @@ class Problem:
         return isinstance(self._frame, pl.LazyFrame)
 
     def original(self) -> pl.DataFrame | pl.LazyFrame:
-        """The frame the problem was built on."""
+        """The frame the problem was built on.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"region": ["a", "a", "b", "b", "b"], "sex": ["m", "f", "m", "m", "f"]})
+        >>> df.sdc.problem(keys=["region", "sex"]).suppress(k=2).original().equals(df)
+        True
+        """
         node = self
         while node._parent is not None:
             node = node._parent
         return node._frame
 
     def release(self) -> pl.DataFrame | pl.LazyFrame:
-        """The masked frame after every step (a LazyFrame plan when the input was lazy)."""
+        """The masked frame after every step (a LazyFrame plan when the input was lazy;
+        sdcMicro's ``extractManipData``).
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"region": ["a", "a", "b", "b", "b"], "sex": ["m", "f", "m", "m", "f"]})
+        >>> df.sdc.problem(keys=["region", "sex"]).suppress(k=2).release()["sex"].to_list()
+        [None, 'f', 'm', 'm', 'f']
+        >>> type(df.lazy().sdc.problem(keys=["region", "sex"]).suppress(k=2).release()).__name__
+        'LazyFrame'
+        """
         return self._frame
 
     @property
@@ -205,7 +230,14 @@ class Problem:
         return None
 
     def undo(self) -> Problem:
-        """The problem before the last step (exactly that object)."""
+        """The problem before the last step (exactly that object; sdcMicro's ``undolast``).
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"region": ["a", "a", "b", "b", "b"], "sex": ["m", "f", "m", "m", "f"]})
+        >>> p = df.sdc.problem(keys=["region", "sex"])
+        >>> p.suppress(k=2).undo() is p
+        True
+        """
         if self._parent is None:
             raise SDCError("undo: no step to undo")
         return self._parent
@@ -276,7 +308,14 @@ class Problem:
     # -- measures -------------------------------------------------------------------------------
     def data(self) -> pl.DataFrame:
         """The current release as a DataFrame (collected once; each step is applied once to its
-        parent's collected data, which equals the lazy plan's result)."""
+        parent's collected data, which equals the lazy plan's result).
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"region": ["a", "a", "b", "b", "b"], "sex": ["m", "f", "m", "m", "f"]})
+        >>> p = df.lazy().sdc.problem(keys=["region", "sex"]).suppress(k=2)
+        >>> p.data().equals(p.release().collect())
+        True
+        """
         if "data" not in self._cache:
             if self._parent is None:
                 f = self._frame
@@ -294,7 +333,14 @@ class Problem:
     def risk(self, **options: Any) -> Any:
         """Every disclosure-risk measure on the keys of the current release (a
         :class:`~polars_sdc.risk.measure.RiskResult`; ``df.sdc.risk`` with ``on``, ``weight``
-        and ``household`` from the roles; SUDA2 off unless ``suda=True``), cached per step."""
+        and ``household`` from the roles; SUDA2 off unless ``suda=True``), cached per step.
+
+        >>> import polars as pl, polars_sdc
+        >>> df = pl.DataFrame({"region": ["a", "a", "b", "b", "b"], "sex": ["m", "f", "m", "m", "f"]})
+        >>> r = df.sdc.problem(keys=["region", "sex"]).risk()
+        >>> r["k_anonymity"], r["sample_uniques"], r["global_risk"]
+        (1, 3, 0.8)
+        """
         if not self._roles.keys:
             raise SDCError("risk: no keys role declared")
         from ..operations import OPERATIONS

@@ -138,7 +138,20 @@ def _lines(text: str, fmt: str) -> dict[tuple[Any, str], int]:
 @check_keywords
 def read_recipe(recipe: Any) -> Recipe:
     """Parse and check a recipe (a path to a .toml / .json file, or its text) without any
-    data: the roles, the operations and their options (see the module docstring)."""
+    data: the roles, the operations and their options (see the module docstring).
+
+    >>> import polars_sdc
+    >>> r = polars_sdc.read_recipe('''
+    ... [roles]
+    ... keys = ["region", "sex"]
+    ...
+    ... [[steps]]
+    ... operation = "suppress"
+    ... k = 2
+    ... ''')
+    >>> r.roles, r.steps
+    ({'keys': ['region', 'sex']}, (('suppress', {'k': 2}),))
+    """
     if isinstance(recipe, Recipe):
         return recipe
     text, fmt, name = _source(recipe)

@@ -19,7 +19,14 @@ from .accuracy import _edges
 @dataclass(frozen=True, eq=False)
 class IBTFit:
     """A histogram of x reconstructed by the Iterative Bayesian Technique (Agrawal et al.;
-    Igarashi et al. for Laplace noise): ``probabilities[b]`` of the bin ``[edges[b], edges[b+1])``."""
+    Igarashi et al. for Laplace noise): ``probabilities[b]`` of the bin ``[edges[b], edges[b+1])``.
+
+    >>> import numpy as np, polars as pl, polars_sdc
+    >>> x = pl.DataFrame({"x": np.random.default_rng(0).normal(50, 5, 300)})
+    >>> fit = x.sdc.laplace(phi=2.0, on="x", seed=1).sdc.reconstruct_ibt("x", phi=2.0, bins=np.arange(30, 72, 4.0))
+    >>> fit.probabilities.round(2).tolist(), fit.converged
+    ([0.0, 0.0, 0.03, 0.17, 0.31, 0.28, 0.15, 0.05, 0.0, 0.0], True)
+    """
 
     column: str
     phi: float

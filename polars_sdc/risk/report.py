@@ -192,7 +192,15 @@ class RiskReport:
     """A release report (module docstring): ``verdict`` (str), ``facts`` (the numbers behind
     it), ``tables`` (``{"id: Title": DataFrame}``), ``plots`` (``{id: PNG bytes}``), ``notes``,
     ``risk_before`` / ``risk_after`` (:class:`~polars_sdc.risk.measure.RiskResult`) and
-    ``figure_problems`` (what :func:`polars_sdc.plot.unlabelled_axes` found per plot: empty)."""
+    ``figure_problems`` (what :func:`polars_sdc.plot.unlabelled_axes` found per plot: empty).
+
+    >>> import polars as pl, polars_sdc
+    >>> fr = polars_sdc.datasets.francdat()
+    >>> keys = ["Key1", "Key2", "Key3", "Key4"]
+    >>> rep = polars_sdc.report(fr, fr.sdc.suppress(3, keys), on=keys)
+    >>> rep.verdict.startswith("3-anonymous on 4 keys")
+    True
+    """
 
     def __init__(self, title: str, tables: dict[str, pl.DataFrame], plots: dict[str, bytes], notes: list[str],
                  *, verdict: str = "", facts: dict[str, Any] | None = None, intros: dict[str, str] | None = None,
@@ -210,7 +218,15 @@ class RiskReport:
         self.figure_problems = dict(figure_problems or {})
 
     def table(self, section: str) -> pl.DataFrame:
-        """The table of a section by its id (``"risk"``, ``"variables"``, ``"freq-age"``, ...)."""
+        """The table of a section by its id (``"risk"``, ``"variables"``, ``"freq-age"``, ...).
+
+        >>> import polars as pl, polars_sdc
+        >>> fr = polars_sdc.datasets.francdat()
+        >>> keys = ["Key1", "Key2", "Key3", "Key4"]
+        >>> rep = polars_sdc.report(fr, fr.sdc.suppress(2, keys), on=keys)
+        >>> rep.table("risk").filter(pl.col("measure") == "Sample uniques").select("before", "after").row(0)
+        (4.0, 0.0)
+        """
         for name, t in self.tables.items():
             if name.split(":", 1)[0] == section:
                 return t
@@ -222,7 +238,14 @@ class RiskReport:
     def text(self, section: str | None = None) -> str:
         """The plain-text view: the whole report (as ``repr``), or one section by its id
         (``"verdict"``, ``"steps"``, ``"variables"``, ``"risk"``, ``"numeric"``, ``"utility"``,
-        ``"categorical"``, ``"freq-<variable>"``, ``"association"``, ``"sensitive"``, ``"ru-map"``)."""
+        ``"categorical"``, ``"freq-<variable>"``, ``"association"``, ``"sensitive"``, ``"ru-map"``).
+
+        >>> import polars as pl, polars_sdc
+        >>> fr = polars_sdc.datasets.francdat()
+        >>> keys = ["Key1", "Key2", "Key3", "Key4"]
+        >>> print(polars_sdc.report(fr, fr.sdc.suppress(2, keys), on=keys).text("verdict"))  # doctest: +ELLIPSIS
+        Verdict: NOT 3-anonymous on 4 keys with missing values as wildcards: 6 records in classes smaller than 3 ...
+        """
         if section is None:
             return repr(self)
         if section == "verdict":
@@ -279,7 +302,14 @@ class RiskReport:
             "{r} .freq{{display:inline-block;vertical-align:top;margin-right:1.5em}}{r} img{{max-width:100%}}")
 
     def to_html(self) -> str:
-        """One self-contained HTML page (tables and base64 PNG plots inline)."""
+        """One self-contained HTML page (tables and base64 PNG plots inline).
+
+        >>> import polars as pl, polars_sdc
+        >>> fr = polars_sdc.datasets.francdat()
+        >>> keys = ["Key1", "Key2", "Key3", "Key4"]
+        >>> polars_sdc.report(fr, fr.sdc.suppress(2, keys), on=keys).to_html()[:15]
+        '<!DOCTYPE html>'
+        """
         return ("<!DOCTYPE html><html><head><meta charset='utf-8'>"
                 f"<title>{html.escape(self.title)}</title><style>body{{margin:2em}}</style></head><body>"
                 + self._fragment() + "</body></html>")
@@ -331,7 +361,16 @@ class RiskReport:
         return "".join(parts)
 
     def save(self, path: str | Path) -> Path:
-        """Write the self-contained HTML page to ``path``; returns the path."""
+        """Write the self-contained HTML page to ``path``; returns the path.
+
+        >>> import polars as pl, polars_sdc
+        >>> fr = polars_sdc.datasets.francdat()
+        >>> keys = ["Key1", "Key2", "Key3", "Key4"]
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "release_report.html"
+        >>> polars_sdc.report(fr, fr.sdc.suppress(2, keys), on=keys).save(path).read_text(encoding="utf-8")[:15]
+        '<!DOCTYPE html>'
+        """
         p = Path(path)
         p.write_text(self.to_html(), encoding="utf-8")
         return p

@@ -62,7 +62,11 @@ class BlockPlan:
     ``(x - center) * scale``; node arrays ``feature``, ``threshold``, ``left``, ``right``,
     ``leaf`` (-1 for an internal node); ``strata`` holds the ``by`` values, each stratum's
     root node and row count; ``leaf_block`` maps a leaf to its block; ``block_sizes`` are
-    the exact block sizes.
+    the exact block sizes. Built by :func:`plan_blocks` on the driver; its methods map the
+    rows of a Polars batch (inside ``mapInArrow``) to their block.
+
+    >>> plan = plan_blocks(sdf, 5, ["x", "y"], block_rows=10_000)   # doctest: +SKIP
+    >>> plan.blocks(batch)              # a Polars batch of sdf's rows   # doctest: +SKIP
     """
 
     by: list[str]
