@@ -277,7 +277,7 @@ def test_null_key_with_households_stays_null():
     assert r.outliers.to_list() == [False, False, True, True] + [False] * 6
     assert r.frame.row(3) == (2, "(s)", "(s)") and r.suppressed == 2
     r = FAM.with_columns(age=pl.when(pl.col("hh") == 2).then(None).otherwise(pl.col("age"))).sdc.generalize(
-        FAM_H, k=2, household="hh", suppression_limit=0.3, suppressed_as="(s)")     # one household's nulls: still < 2 households
+        FAM_H, k=2, household="hh", suppression_limit=0.3, suppressed_as="(s)")   # one household's nulls: < 2 households
     assert r.outliers.to_list() == [False, False, True, True] + [False] * 6
 
 
