@@ -219,7 +219,8 @@ def _check_csv_shape(path: str, role: str = "input") -> None:
         seen: set[str] = set()
         for name in header:
             if name in seen:
-                raise SDCError(f"{what} {path!r}: column {name!r} appears twice in the header; column names must be unique")
+                raise SDCError(f"{what} {path!r}: column {name!r} appears twice in the header; "
+                               "column names must be unique")
             seen.add(name)
         width = len(header)
         for row in rows:

@@ -37,6 +37,8 @@ def _help(o: Option) -> str:
         text += f" (role: {o.role})"
     if o.required:
         return text + " (required)"
+    if o.name == "seed" and o.default is None:   # run_operation draws one and prints it
+        return text + " (default: drawn from the operating system, printed and reported)"
     if o.default is None or o.default == () or o.kind == "bool" and o.default is False:
         return text
     if o.kind == "bool":

@@ -39,3 +39,24 @@ def test_decimal_38_means_near_1e38_as_local(spark, scale):  # noqa: F811
     got = pl.from_arrow(sdcs.microaggregate(sdf, 3, ["d"], by="s").toArrow()).sort("id")
     assert got.schema == local.schema
     assert got.equals(local)
+
+
+def test_household_level_decimal_38_as_local(spark):  # noqa: F811
+    # one row per household is aggregated (the household path): the same exact mean
+    from polars_sdc import spark as sdcs
+
+    base = _frame(0).filter(pl.col("s") == "a")                           # 6 values near 10^38
+    df = pl.concat([base, base]).with_columns(hh=pl.Series([*range(6)] * 2), id=pl.Series(range(12)))
+    local = df.sdc.microaggregate(3, ["d"], household="hh", group_column="g")
+    assert local["g"].n_unique() == 1                     # one group of the 6 households
+    # the exact mean of the 12 values (sum 5.7e38, past Int128), rounded half to even
+    from fractions import Fraction
+
+    exact = sum(Fraction(int(v)) for v in df["d"].to_list()) / 12
+    want = round(exact)                                    # Python's round of a Fraction: half to even
+    assert local["d"].to_list() == [Decimal(want)] * 12 and want == 10 ** 37 * 95 // 10 - 1
+    local = local.drop("g")
+    sdf = spark.createDataFrame(df.to_arrow()).repartition(2)
+    got = pl.from_arrow(sdcs.microaggregate(sdf, 3, ["d"], household="hh").toArrow()).sort("id")
+    assert got.schema == local.schema
+    assert got.equals(local.sort("id"))

@@ -68,6 +68,14 @@ def test_swap_records_reports_its_drawn_seed(tmp_path, capsys):
     assert f"--seed {seed}" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("command", [c for c, _ in RANDOMISED])
+def test_seed_help_says_what_happens_without_it(capsys, command):
+    assert main([command, "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--seed N seed of the random draws (the same seed gives the same release) (default: drawn from the " \
+           "operating system, printed and reported)" in text
+
+
 def test_help_states_the_exit_status(capsys):
     assert main(["--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())

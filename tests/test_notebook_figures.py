@@ -5,6 +5,11 @@ This is also the test that every notebook runs: its code cells run here, in orde
 interpreter with the Agg backend (an exception fails the test); figures stay open so they can
 be inspected at the end. (`pytest --nbmake notebooks` runs them in a Jupyter kernel instead;
 the default run does not repeat that, it would run each notebook twice.)
+
+What each cell prints (stdout) is compared with the notebook's committed output, so a notebook
+whose saved output no longer is what the code prints fails here (sessions 26-28 found six stale
+ones: Float64 census means after integers kept their dtype, MIL and suppression numbers from
+before their improvements); re-execute it with ``python tools/run_notebooks.py notebooks/X.ipynb``.
 """
 import json
 import os
@@ -26,13 +31,24 @@ plt.show = lambda *a, **k: None
 from polars_sdc.plot import unlabelled_axes
 path = sys.argv[1]
 os.chdir(os.path.dirname(path))
+import contextlib, io
 cells = [c for c in json.load(open(path))["cells"] if c["cell_type"] == "code"]
 env = {"__name__": "__main__"}
-for cell in cells:
+problems = []
+for i, cell in enumerate(cells, 1):
     src = "".join(cell["source"])
     src = "\n".join(line for line in src.splitlines() if not line.lstrip().startswith(("%", "!")))
-    exec(compile(src, path, "exec"), env)
-problems = []
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(src, path, "exec"), env)
+    saved = "".join("".join(o["text"]) for o in cell.get("outputs", [])
+                    if o.get("output_type") == "stream" and o.get("name") == "stdout")
+    if printed.getvalue() != saved:
+        now, was = printed.getvalue().splitlines(), saved.splitlines()
+        j = next((j for j, (a, b) in enumerate(zip(now, was)) if a != b), min(len(now), len(was)))
+        problems.append(f"code cell {i} prints something else than its saved output (line {j + 1}: saved "
+                        f"{(was[j] if j < len(was) else '<nothing>')!r}, now {(now[j] if j < len(now) else '<nothing>')!r}); "
+                        f"re-execute: python tools/run_notebooks.py notebooks/{os.path.basename(path)}")
 for num in plt.get_fignums():
     fig = plt.figure(num)
     problems += [f"figure {num}: {p}" for p in unlabelled_axes(fig)]

@@ -185,7 +185,7 @@ def test_a_one_level_hierarchy_counts_its_suppressed_records_as_arx_does(metric)
         max_out = math.floor(limit * len(rows))
         ref = reference_generalization_lattice(rows, H, k, max_out, metric)
         best = min(v[2] for v in ref.values() if v[0])
-        r = generalize(df, hs, k=k, suppression_limit=limit, metric=metric)
+        r = generalize(df, hs, k=k, suppression_limit=limit, metric=metric, suppressed_as=None)
         assert math.isclose(r.loss, best, rel_tol=1e-12, abs_tol=1e-12), (k, limit, r.loss, best)
         assert math.isclose(r.loss, ref[tuple(r.transformation)][2], rel_tol=1e-12, abs_tol=1e-12)
 
@@ -280,9 +280,9 @@ def test_search_equals_the_brute_force_at_the_edges(problem):
     passing = {lv: v for lv, v in ref.items() if v[0]}
     if not passing:
         with pytest.raises(SDCError, match="no transformation"):
-            generalize(df, hs, k=k, suppression_limit=limit, metric=metric)
+            generalize(df, hs, k=k, suppression_limit=limit, metric=metric, suppressed_as=None)
         return
-    r = generalize(df, hs, k=k, suppression_limit=limit, metric=metric)
+    r = generalize(df, hs, k=k, suppression_limit=limit, metric=metric, suppressed_as=None)
     best = min(v[2] for v in passing.values())
     assert math.isclose(r.loss, best, rel_tol=1e-9, abs_tol=1e-12)
     assert r.suppressed == ref[tuple(r.transformation)][1]

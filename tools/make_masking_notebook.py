@@ -62,7 +62,7 @@ for method in ("additive", "correlated", "correlated2", "moments"):
     Y = census.sdc.add_noise(method=method, noise=50, seed=3).to_numpy()
     dcov = np.abs(np.cov(Y.T) - np.cov(X.T)).max() / np.abs(np.cov(X.T)).max()
     print(f"{method:12s} SSE/SST {census.sdc.ilssdm(masked=pl.DataFrame(Y, schema=census.columns)):.4f}  "
-          f"max rel. covariance change {dcov:.1e}")
+          f"max rel. covariance change {f'{dcov:.1e}' if dcov > 1e-12 else '< 1e-12 (rounding)'}")
 nz = census.sdc.add_noise(method="moments", noise=50, seed=3)
 plt.scatter(census["PEARNVAL"], nz["PEARNVAL"], s=3); plt.xlabel("original"); plt.ylabel("moments noise"); plt.title("PEARNVAL"); plt.show()"""),
     md("""## Interval recoding: `df.sdc.recode_intervals(on, n= | breaks=)`"""),

@@ -599,8 +599,9 @@ def _check_label_unambiguous(on: list[str], hs: list[Hierarchy], levels: dict[st
         if not hit.any():
             return
     lv = ", ".join(f"{c} {j}" for c, j in levels.items())
-    raise SDCError(f"suppressed_as={suppressed_as!r}: column{'s' if len(on) > 1 else ''} "
-                   f"{', '.join(repr(c) for c in on)} {'all use' if len(on) > 1 else 'uses'} the label {suppressed_as!r} at the chosen levels "
+    cols = ", ".join(repr(c) for c in on)
+    raise SDCError(f"suppressed_as={suppressed_as!r}: column{'s' if len(on) > 1 else ''} {cols} "
+                   f"{'all use' if len(on) > 1 else 'uses'} the label {suppressed_as!r} at the chosen levels "
                    f"({lv}), so {int(hit.sum())} released record(s) would show {suppressed_as!r} in every "
                    "quasi-identifier and read as suppressed (ARX tells them apart by its outlier flag; a frame "
                    "cannot); give suppressed_as a label no hierarchy level uses (e.g. '(suppressed)') or None (null)")
