@@ -59,3 +59,83 @@ def test_sample_summary_equals_the_reference_for_any_weights(rows):
     for name, v in want.items():
         assert math.isclose(got[name], v, rel_tol=1e-12, abs_tol=1e-300), name
         assert 0.0 <= got[name] <= 1.0
+
+
+# -- a one-key generalised release: its suppressed records raise no kept record's frequency -------
+#
+# Full-domain generalisation suppresses whole classes: a kept record's label is held by every
+# record of its class and by no suppressed record. With two or more keys sdcMicro's rule already
+# keeps an all-missing record from raising complete records (addAllNAtoKeys = FALSE); with ONE
+# key its single-key branch added the suppressed records to every kept class, so a release of
+# classes of 3 (k = 3) read as 6-anonymous and a later suppress(k=5) left it as it was.
+
+def _one_key_release():
+    from polars_sdc.generalize import Hierarchy
+
+    df = pl.DataFrame({"age": ["a"] * 3 + ["b"] * 3 + ["c", "d", "e"], "w": [2.0] * 9})
+    h = {"age": Hierarchy([list("abcde"), ["ab", "ab", "cde", "cde", "cde"], ["*"] * 5])}
+    return df, h
+
+
+def _reference_fk(values, weights, alpha=1.0):
+    """fk / Fk of a one-key generalised release by the rule: a record suppressed by the
+    generalisation ('*') matches every record (fk = n) and raises no kept value's; a null (a
+    missing value of a later step, or structural) raises each value's by alpha (sdcMicro's
+    one-key wildcard) and counts every value and the other nulls, and the suppressed records by
+    alpha (a record with some keys missing, sdcMicro's multi-key rule): n at alpha = 1."""
+    from naive import reference_freqcalc
+
+    kept = [i for i, v in enumerate(values) if v != "*"]
+    star = [i for i, v in enumerate(values) if v == "*"]
+    fk, Fk = reference_freqcalc([(values[i],) for i in kept], [weights[i] for i in kept], alpha)
+    out_f, out_F = [float(len(values))] * len(values), [float(sum(weights))] * len(values)
+    for j, i in enumerate(kept):
+        out_f[i], out_F[i] = fk[j], Fk[j]
+        if values[i] is None:   # every kept record (all-missing among the kept), + alpha x the suppressed
+            out_f[i] = len(kept) + alpha * len(star)
+            out_F[i] = sum(weights[x] for x in kept) + alpha * sum(weights[x] for x in star)
+    return out_f, out_F
+
+
+def test_one_key_release_reads_its_classes():
+    df, h = _one_key_release()
+    r = df.sdc.generalize(h, k=3, suppression_limit=0.34)
+    rel = r.frame
+    assert rel["age"].to_list() == ["a"] * 3 + ["b"] * 3 + ["*"] * 3
+    assert rel.sdc.k_anonymity(["age"], suppressed_as="*") == 3                 # was 6
+    fr = rel.sdc.frequencies(["age"], "w", suppressed_as="*")
+    want_f, want_F = _reference_fk(rel["age"].to_list(), [2.0] * 9)
+    assert fr["fk"].to_list() == want_f == [3.0] * 6 + [9.0] * 3
+    assert fr["Fk"].to_list() == want_F
+    risk = rel.sdc.risk(["age"], suppressed_as="*", suda=False)
+    assert risk["k_anonymity"] == 3 and risk.per_record["fk"].to_list() == want_f
+    assert rel.sdc.individual_risk(["age"], suppressed_as="*")["risk"].to_list()[:6] == [1 / 3] * 6
+    assert rel.sdc.equivalence_classes(["age"], suppressed_as="*")["count"].to_list() == [3, 3, 9]
+    hh = rel.with_columns(hh=pl.Series(range(9)))
+    assert hh.sdc.k_anonymity(["age"], household="hh", suppressed_as="*") == 3
+    # read as written (no suppressed_as) the '*' records are a class of their own
+    assert rel.sdc.k_anonymity(["age"]) == 3
+
+
+def test_one_key_release_with_real_nulls_follows_sdcmicro_for_the_nulls():
+    rel = pl.DataFrame({"age": ["a", "a", "a", None, "b", "b", "b", "*", "*"], "w": [1.0, 2, 3, 4, 5, 6, 7, 8, 9]})
+    for alpha in (1.0, 0.5, 0.0):
+        fr = rel.sdc.frequencies(["age"], "w", alpha=alpha, suppressed_as="*")
+        want_f, want_F = _reference_fk(rel["age"].to_list(), rel["w"].to_list(), alpha)
+        assert fr["fk"].to_list() == pytest.approx(want_f), alpha
+        assert fr["Fk"].to_list() == pytest.approx(want_F), alpha
+
+
+def test_suppress_after_a_one_key_generalisation_reaches_its_k():
+    df, h = _one_key_release()
+    p = df.sdc.problem(keys=["age"]).generalize(hierarchies=h, k=3, suppression_limit=0.34).suppress(k=5)
+    rel = p.release()
+    assert rel["age"].to_list()[6:] == ["*"] * 3                          # the label kept
+    kept = rel.filter(pl.col("age").ne_missing("*"))
+    # every released value's class (a null matches any value) holds >= 5 kept records
+    fk, _ = _reference_fk(rel["age"].to_list(), [1.0] * 9)
+    assert min(fk) >= 5
+    assert kept["age"].null_count() > 0                                   # was: nothing suppressed
+    assert p.sign_off().facts["k_after"] >= 5
+    direct = p.generalization().frame.sdc.suppress(5, ["age"], suppressed_as="*")
+    assert direct.equals(rel)

@@ -485,6 +485,16 @@ def suppress_frame(
     keys = key_columns(df, on)          # every key dtype risk accepts (numeric, Boolean, categorical, temporal)
     if check_suppressed_as(suppressed_as) is not None:
         starred = suppressed_rows(df, keys, suppressed_as)
+        if starred is not None and len(keys) == 1:
+            # one key: the generalisation suppressed whole classes, so its suppressed records hold no
+            # kept value and raise no kept record's frequency (risk.suppressed.frequency_keys; sdcMicro's
+            # single-key branch would add them to every class): the other records are suppressed alone
+            kept = np.flatnonzero(~starred.to_numpy())
+            part = suppress_frame(df.filter(~starred), k, keys, importance=importance, by=by, alpha=alpha,
+                                  combs=combs, tiebreak=tiebreak, household=household,
+                                  household_columns=household_columns)
+            (c,) = keys
+            return df.with_columns(df.get_column(c).scatter(kept, part.get_column(c)))
         if starred is not None:   # the generalisation's suppressed records: wildcards here, their label kept
             out = suppress_frame(suppressed_as_missing(df, keys, suppressed_as), k, keys, importance=importance,
                                  by=by, alpha=alpha, combs=combs, tiebreak=tiebreak, household=household,
