@@ -138,3 +138,19 @@ def test_sign_off_reads_equal_distance_t_on_a_numeric_sensitive_column():
     plain = polars_sdc.report(df, rel, on=["g"], sensitive="s").table("sensitive")["t (closeness, largest)"][1]
     assert plain == pytest.approx(float(rel.sdc.t_closeness(["g"], "s")["t_closeness"].max()), abs=1e-12)
     assert plain < want
+
+
+@pytest.mark.parametrize("frame, kwargs, says", [
+    (dict(g=["a", "a", "b", "b"], s=["p", "q", "p", "q"]), dict(k=5), "k=5 is above the 4 records"),
+    (dict(g=["a", "a", "b", "b"], s=[None] * 4), dict(k=2, sensitive="s", l_diversity=2),
+     "column 's' (sensitive) has no value, every one is null"),
+    (dict(g=["a", "a", "b", "b"], s=["p", "q", "p", "q"]), dict(k=2, sensitive="s", l_diversity=3),
+     "column 's' (sensitive) has 2 distinct value(s), l_diversity=3 needs at least 3"),
+    (dict(g=["a", "a", "b", "b"], s=["p", "q", "p", "q"], hh=[1, 1, 2, 2]), dict(k=3, household="hh"),
+     "k=3 is above the 2 households of column 'hh'"),
+])
+def test_no_transformation_names_the_evident_cause(frame, kwargs, says):
+    df = pl.DataFrame(frame, schema_overrides={"s": pl.String})
+    with pytest.raises(SDCError, match="no transformation satisfies") as e:
+        df.sdc.generalize({"g": Hierarchy([["a", "b"], ["*", "*"]])}, on=["g"], **kwargs)
+    assert says in str(e.value)

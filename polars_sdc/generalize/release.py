@@ -19,6 +19,7 @@ order and the row count are unchanged. :func:`generalize_frame` is the release a
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -544,7 +545,8 @@ def generalize(
     lattice = _lattice_frame(on, res)
     if res.best is None:
         raise SDCError(f"no transformation satisfies the models with at most {max_out} records suppressed "
-                       "(even the most general one); raise suppression_limit or weaken the models")
+                       "(even the most general one); raise suppression_limit or weaken the models"
+                       + _why_no_transformation(df, n, k, sensitive, l_diversity, t_closeness, household))
     levels = {c: int(j) for c, j in zip(on, res.best)}
     cls = res.classes
     out_rec = cls.out[cls.inv[tup]]
@@ -565,6 +567,26 @@ def generalize(
                                 models={"k": k, "sensitive": sensitive, "l_diversity": l_diversity, "l_kind": l_kind,
                                         "c": c, "t_closeness": t_closeness, "t_distance": t_distance,
                                         "sensitive_hierarchy": s_hier})
+
+
+def _why_no_transformation(df: pl.DataFrame, n: int, k: int, sensitive: str | None, l_diversity: Any,
+                           t_closeness: Any, household: str | None) -> str:
+    """The evident cause when not even the most general transformation passes (for the error)."""
+    if household is not None:
+        n_h = df.get_column(household).n_unique()
+        if k > n_h:
+            return f": k={k} is above the {n_h} households of column {household!r}"
+    if k > n:
+        return f": k={k} is above the {n} records"
+    if sensitive is not None and (l_diversity is not None or t_closeness is not None):
+        sv = df.get_column(sensitive)
+        if sv.null_count() == n:
+            return f": column {sensitive!r} (sensitive) has no value, every one is null"
+        distinct = sv.drop_nulls().n_unique()
+        if l_diversity is not None and distinct < l_diversity:
+            return (f": column {sensitive!r} (sensitive) has {distinct} distinct value(s), "
+                    f"l_diversity={l_diversity:g} needs at least {math.ceil(l_diversity)}")
+    return ""
 
 
 def quasi_identifiers(schema: pl.Schema, hierarchies: Mapping[str, Any], sensitive: str | None,
