@@ -154,3 +154,18 @@ def test_no_transformation_names_the_evident_cause(frame, kwargs, says):
     with pytest.raises(SDCError, match="no transformation satisfies") as e:
         df.sdc.generalize({"g": Hierarchy([["a", "b"], ["*", "*"]])}, on=["g"], **kwargs)
     assert says in str(e.value)
+
+
+def test_a_hierarchy_csv_reads_quoted_values_as_arx_does(tmp_path):
+    # ARX's CSVSyntax: quote '"', escape '"' (doubled). A value holding the separator is quoted;
+    # read by splitting at every ';' it was 3 levels against 2 (an error), a quoted value kept its
+    # quotes and matched no data value
+    (tmp_path / "m.csv").write_text('"Married; spouse absent";"not present; other";*\n'
+                                    'Divorced;"not present; other";*\n'
+                                    '"Never ""married""";single;*\n', encoding="utf-8")
+    h = Hierarchy.read_csv(tmp_path / "m.csv")
+    assert h.values == ["Married; spouse absent", "Divorced", 'Never "married"']
+    assert h.labels(1) == ["not present; other", "not present; other", "single"]
+    df = pl.DataFrame({"m": ["Married; spouse absent", "Divorced", 'Never "married"', 'Never "married"']})
+    r = df.sdc.generalize({"m": str(tmp_path / "m.csv")}, k=2)
+    assert r.frame["m"].to_list() == ["not present; other"] * 2 + ["single"] * 2
