@@ -277,6 +277,46 @@ def _level_ids(h: Hierarchy) -> list[np.ndarray]:
     return ids
 
 
+def grassberger_l_values(df: pl.DataFrame, on: Sequence[str], sensitive: str,
+                         suppressed_as: str | None = None) -> np.ndarray:
+    """Per record: the entropy l of its class by Grassberger's estimator, ``exp(G(N) - 1/N sum_v
+    n_v G(n_v))`` over the class's non-null sensitive values (ARX ``EntropyLDiversity`` with
+    ``EntropyEstimator.GRASSBERGER``: ``generalize(l_kind="entropy_grassberger")`` guarantees it
+    is at least l); NaN for a generalised release's suppressed records and for a class without a
+    sensitive value. The plug-in (Shannon) l of the same class differs (Grassberger corrects its
+    bias): a sign-off that reads a Grassberger model by Shannon's l reports another number.
+
+    >>> df = pl.DataFrame({"k": [1] * 10, "s": list("aabbccdddd")})
+    >>> round(float(grassberger_l_values(df, ["k"], "s")[0]), 4)   # Shannon's: 3.7893
+    3.6985
+    """
+    from ..risk.diversity import _class_ids, _released
+    from .criteria import grassberger
+
+    n = df.height
+    out = np.full(n, np.nan)
+    kept = _released(df, list(on), suppressed_as)
+    sel = np.arange(n) if kept is None else np.flatnonzero(kept)
+    if sel.size == 0:
+        return out
+    part = df if kept is None else df.filter(pl.Series(kept))
+    g = _class_ids(part, list(on))
+    frame = pl.DataFrame({"g": g, "s": part.get_column(sensitive)}).filter(pl.col("s").is_not_null())
+    if frame.height == 0:
+        return out
+    counts = frame.group_by("g", "s").len()
+    c = counts.get_column("len").to_numpy().astype(np.int64)
+    cls = counts.get_column("g").to_numpy()
+    n_cls = int(g.max()) + 1
+    N = np.bincount(cls, weights=c, minlength=n_cls).astype(np.int64)
+    total = np.bincount(cls, weights=c * grassberger(c), minlength=n_cls)
+    has = N > 0
+    val = np.full(n_cls, np.nan)
+    val[has] = np.exp(grassberger(N[has]) - total[has] / N[has])
+    out[sel] = val[g]
+    return out
+
+
 def model_t_values(df: pl.DataFrame, on: Sequence[str], sensitive: str, t_distance: str = "equal",
                    hierarchy: Hierarchy | None = None, suppressed_as: str | None = None) -> np.ndarray:
     """Per record: the t of its class by the ground distance of :func:`generalize`'s t-closeness
