@@ -139,3 +139,21 @@ def test_suppress_after_a_one_key_generalisation_reaches_its_k():
     assert p.sign_off().facts["k_after"] >= 5
     direct = p.generalization().frame.sdc.suppress(5, ["age"], suppressed_as="*")
     assert direct.equals(rel)
+
+
+def test_suppress_risky_after_a_one_key_generalisation():
+    # classes of 3 and three suppressed records: the individual risk of a kept record is 1/3 (its
+    # class), not 1/6; risk_above = 0.25 must suppress them (it left them as they were)
+    df, h = _one_key_release()
+    rel = df.sdc.generalize(h, k=3, suppression_limit=0.34).frame
+    r = rel.sdc.individual_risk(["age"], suppressed_as="*")["risk"].to_list()
+    assert r[:6] == [1 / 3] * 6
+    out = rel.sdc.suppress_risky(["age"], risk_above=0.25, suppressed_as="*")
+    assert out["age"].to_list()[6:] == ["*"] * 3 and out["age"].null_count() > 0
+    assert out.columns == rel.columns and out.schema == rel.schema
+    after = out.sdc.individual_risk(["age"], suppressed_as="*")["risk"]
+    assert after.max() <= 0.25
+    # Categorical keys: the same records, the label kept
+    cat = rel.with_columns(pl.col("age").cast(pl.Categorical))
+    out_c = cat.sdc.suppress_risky(["age"], risk_above=0.25, suppressed_as="*")
+    assert out_c["age"].cast(pl.String).to_list() == out["age"].to_list()
