@@ -208,3 +208,18 @@ def test_sign_off_reads_grassberger_l_by_its_estimator():
     rep = p.sign_off()
     assert rep.table("sensitive")["l (entropy, smallest)"][1] == pytest.approx(want, rel=1e-12)
     assert "Grassberger" in rep.text("sensitive")
+
+
+@pytest.mark.parametrize("dtype, values", [
+    (pl.Float32, [1.0, 1.0, 2.0, 2.0]), (pl.Float64, [1.0, 1.0, 2.0, 2.0]), (pl.Boolean, [True, True, False, False]),
+    (pl.Int8, [1, 1, 2, 2]), (pl.UInt64, [1, 1, 2, 2]), (pl.Date, [0, 0, 1, 1]),
+])
+def test_a_hierarchy_of_the_columns_own_numpy_values_matches_it(dtype, values):
+    # Hierarchy([col.unique().to_numpy(), ...]): numpy scalars were labelled by numpy's str
+    # (np.float32 1.0 -> '1.0', np.True_ -> 'True'), so the column's own values were "not in its
+    # hierarchy"
+    s = pl.Series("x", values).cast(dtype)
+    df = pl.DataFrame({"x": s})
+    vals = s.unique().sort().to_numpy()
+    r = df.sdc.generalize({"x": Hierarchy([vals, ["*"] * len(vals)])}, k=2)
+    assert r.levels == {"x": 0} and r.suppressed == 0

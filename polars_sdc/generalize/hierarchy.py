@@ -234,6 +234,8 @@ class Hierarchy:
 def _label(v: object) -> str:
     if v is None:
         raise SDCError("hierarchy: a null label; every value and label must be a string")
+    if type(v).__module__ == "numpy" and hasattr(v, "item"):   # a numpy scalar (a column's to_numpy()):
+        v = v.item()                                            # as the Python value (True, 1.0, a date)
     if isinstance(v, bool):  # as a Boolean column's values read (lower case)
         return "true" if v else "false"
     if isinstance(v, float) and v.is_integer():
