@@ -137,8 +137,10 @@ def test_suppress_after_a_one_key_generalisation_reaches_its_k():
     assert min(fk) >= 5
     assert kept["age"].null_count() > 0                                   # was: nothing suppressed
     assert p.sign_off().facts["k_after"] >= 5
-    direct = p.generalization().frame.sdc.suppress(5, ["age"], suppressed_as="*")
-    assert direct.equals(rel)
+    frame = p.generalization().frame
+    before = frame.clone()
+    direct = frame.sdc.suppress(5, ["age"], suppressed_as="*")
+    assert direct.equals(rel) and frame.equals(before)          # the caller's frame untouched
 
 
 def test_suppress_risky_after_a_one_key_generalisation():

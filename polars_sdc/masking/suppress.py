@@ -494,7 +494,7 @@ def suppress_frame(
                                   combs=combs, tiebreak=tiebreak, household=household,
                                   household_columns=household_columns)
             (c,) = keys
-            return df.with_columns(df.get_column(c).scatter(kept, part.get_column(c)))
+            return df.with_columns(df.get_column(c).clone().scatter(kept, part.get_column(c)))
         if starred is not None:   # the generalisation's suppressed records: wildcards here, their label kept
             out = suppress_frame(suppressed_as_missing(df, keys, suppressed_as), k, keys, importance=importance,
                                  by=by, alpha=alpha, combs=combs, tiebreak=tiebreak, household=household,
