@@ -223,3 +223,28 @@ def test_a_hierarchy_of_the_columns_own_numpy_values_matches_it(dtype, values):
     vals = s.unique().sort().to_numpy()
     r = df.sdc.generalize({"x": Hierarchy([vals, ["*"] * len(vals)])}, k=2)
     assert r.levels == {"x": 0} and r.suppressed == 0
+
+
+def test_a_temporal_sensitive_column_is_measured_after_generalize():
+    # generalize accepted a Date sensitive column, then the problem's log and sign-off refused it
+    # ("neither numeric nor String/Categorical/Enum"): a release its sign-off could not measure
+    import datetime as dt
+
+    d = [dt.date(2020, 1, 1), dt.date(2021, 5, 2)]
+    df = pl.DataFrame({"g": ["a", "a", "b", "b", "c"], "s": [d[0], d[1], d[0], d[1], d[0]]})
+    h = {"g": Hierarchy([["a", "b", "c"], ["ab", "ab", "c"], ["*"] * 3])}
+    p = df.sdc.problem(keys=["g"], sensitive="s").generalize(hierarchies=h, k=2, l_diversity=2, suppression_limit=0.2)
+    assert p.release()["g"].to_list() == ["a", "a", "b", "b", "*"]
+    assert p.log["l_diversity"].to_list() == [1.0, 2.0]
+    assert p.sign_off().facts["l_after"] == 2.0
+    assert df.sdc.l_diversity(["g"], "s")["l_diversity"].to_list() == [2.0, 2.0, 2.0, 2.0, 1.0]
+    assert df.sdc.t_closeness(["g"], "s")["t_closeness"].max() == pytest.approx(0.4)
+
+
+def test_a_sensitive_column_no_measure_can_read_is_refused_up_front():
+    df = pl.DataFrame({"g": ["a", "a", "b", "b"], "s": [[1], [2], [1], [2]]})
+    h = {"g": Hierarchy([["a", "b"], ["*", "*"]])}
+    with pytest.raises(SDCError, match=r"column 's': dtype List\(Int64\) cannot be a sensitive column"):
+        df.sdc.generalize(h, k=2, sensitive="s", l_diversity=2)
+    with pytest.raises(SDCError, match=r"column 's': dtype List\(Int64\) cannot be a sensitive column"):
+        df.lazy().sdc.generalize_release(h, k=2, sensitive="s", l_diversity=2)

@@ -456,6 +456,10 @@ def check_options(
             raise SDCError(f"column {sensitive!r}: not in the frame")
         if sensitive in on:
             raise SDCError(f"column {sensitive!r}: is both a quasi-identifier and the sensitive column")
+        if l_diversity is not None or t_closeness is not None:
+            from ..risk.diversity import check_sensitive_dtype
+
+            check_sensitive_dtype(sensitive, schema[sensitive])   # one the log and the sign-off can measure
     if l_kind not in L_KINDS:
         raise SDCError(f"l_kind must be one of {', '.join(L_KINDS)}; got {l_kind!r}")
     if t_distance not in T_DISTANCES:
