@@ -49,13 +49,13 @@ def equivalence_classes(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 
 
     alpha = check_alpha(alpha)
     dtype = pl.UInt32 if alpha in (0, 1) else pl.Float64
-    from .risk.suppressed import suppressed_as_missing
+    from .risk.suppressed import frequency_keys
 
-    df = suppressed_as_missing(df, on, suppressed_as)
+    df, counted = frequency_keys(df, on, suppressed_as)
     if _has_missing(df, on):
         from .risk.frequencies import frequencies
 
-        fk, _ = frequencies(df, on, None, alpha)
+        fk, _ = frequencies(df, counted, None, alpha)
         return (
             df.select(on)
             .with_columns(pl.Series(name, fk).cast(dtype))
@@ -98,20 +98,20 @@ def k_anonymity(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 1.0, hou
     alpha = check_alpha(alpha)
     if df.height == 0:
         return 0
-    from .risk.suppressed import suppressed_as_missing
+    from .risk.suppressed import frequency_keys
 
-    df = suppressed_as_missing(df, on, suppressed_as)  # a generalised release's suppressed records: keys missing
+    df, counted = frequency_keys(df, on, suppressed_as)  # a generalised release's suppressed records: keys missing
     if household is not None:
         from .household import check_household_column
         from .risk.household_frequencies import household_frequencies
 
         check_household_column(df.schema, household, on, what="household")
-        m = float(household_frequencies(df, on, household, None, alpha)[0].min())
+        m = float(household_frequencies(df, counted, household, None, alpha)[0].min())
         return int(m)
     if _has_missing(df, on):
         from .risk.frequencies import frequencies
 
-        m = float(frequencies(df, on, None, alpha)[0].min())
+        m = float(frequencies(df, counted, None, alpha)[0].min())
         return int(m) if m.is_integer() else m  # type: ignore[return-value]
     return int(df.group_by(on).len()["len"].min())
 

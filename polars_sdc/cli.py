@@ -185,8 +185,27 @@ def _scan(path: str, null_values: Sequence[str] | None = None, role: str = "inpu
         raise FileNotFoundError(f"{role} file {path!r} not found")
     if fmt == "csv":
         _check_csv_shape(path, role)
-        return pl.scan_csv(path, infer_schema_length=10_000, null_values=list(null_values) if null_values else None)
+        return _scan_csv(path, null_values)
     return pl.scan_parquet(path)
+
+
+def _scan_csv(path: str, null_values: Sequence[str] | None = None) -> pl.LazyFrame:
+    """A CSV file as a LazyFrame with inferred dtypes, except that a column inferred as integers
+    whose text holds a leading zero or sign ("007", "01234", "+5": codes, ZIPs, ids) stays
+    String: as an integer it lost its zeros (an untouched id "007" written back as 7) and two
+    codes "01234" and "1234" became one value."""
+    nulls = list(null_values) if null_values else None
+    lf = pl.scan_csv(path, infer_schema_length=10_000, null_values=nulls)
+    ints = [c for c, t in lf.collect_schema().items() if t.is_integer()]
+    if not ints:
+        return lf
+    raw = pl.scan_csv(path, infer_schema=False, null_values=nulls).select(
+        pl.col(c).str.contains(r"^\s*(\+|-?0\d)").any().alias(f"_{i}") for i, c in enumerate(ints))
+    texts = [c for c, coded in zip(ints, raw.collect().row(0)) if coded]
+    if not texts:
+        return lf
+    return pl.scan_csv(path, infer_schema_length=10_000, null_values=nulls,
+                       schema_overrides={c: pl.String for c in texts})
 
 
 def _check_csv_shape(path: str, role: str = "input") -> None:
@@ -387,7 +406,7 @@ def _check_paths(inputs: Sequence[str], output: str | None, report: str | None) 
 
 
 def _read_back(path: str, fmt: str) -> pl.LazyFrame:
-    return pl.scan_csv(path, infer_schema_length=10_000) if fmt == "csv" else pl.scan_parquet(path)
+    return _scan_csv(path) if fmt == "csv" else pl.scan_parquet(path)
 
 
 def _sink_checked(frame: pl.LazyFrame, output: str, check: Callable[[pl.LazyFrame], T],

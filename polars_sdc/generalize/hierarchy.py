@@ -99,7 +99,8 @@ class Hierarchy:
     @classmethod
     def read_csv(cls, path: str | Path, separator: str = ";", name: str | None = None) -> Hierarchy:
         """Read ARX's hierarchy CSV: no header, one row per original value, column j = the
-        label at level j (ARX ``CSVHierarchyInput``, separator ``;``).
+        label at level j (ARX ``CSVHierarchyInput``, separator ``;``; a value holding the
+        separator quoted with ``"``, a quote inside it doubled, as ARX's ``CSVSyntax``).
 
         >>> import tempfile, os
         >>> p = os.path.join(tempfile.mkdtemp(), "h.csv")
@@ -115,15 +116,25 @@ class Hierarchy:
             line = raw[: exc.start].count(b"\n") + 1
             raise SDCError(f"hierarchy file {str(path)!r}: not UTF-8 (byte 0x{raw[exc.start]:02x} on line {line}); "
                            "save it as UTF-8") from None
-        for lineno, line in enumerate(text.split("\n"), start=1):
-            line = line.rstrip("\r\n")
-            if not line.strip():
-                continue
-            row = line.split(separator)
-            if "" in row:   # a trailing separator or a missing label: a level of empty labels
-                raise SDCError(f"hierarchy file {str(path)!r}, line {lineno}: an empty label at level "
-                               f"{row.index('')} (a trailing {separator!r}?)")
-            rows.append(row)
+        import csv
+        import io
+
+        # ARX's CSV syntax (CSVSyntax: quote '"', a quote inside a quoted value doubled): a value
+        # holding the separator is written quoted, "Married; spouse absent"
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator, quotechar='"', doublequote=True)
+        lineno = 0
+        try:
+            for row in reader:
+                lineno += 1
+                lineno = max(lineno, reader.line_num)
+                if not row or not "".join(row).strip():
+                    continue
+                if "" in row:   # a trailing separator or a missing label: a level of empty labels
+                    raise SDCError(f"hierarchy file {str(path)!r}, line {lineno}: an empty label at level "
+                                   f"{row.index('')} (a trailing {separator!r}?)")
+                rows.append(row)
+        except csv.Error as exc:
+            raise SDCError(f"hierarchy file {str(path)!r}, line {reader.line_num}: {exc}") from None
         if not rows:
             raise SDCError(f"hierarchy file {str(path)!r}: no rows")
         width = len(rows[0])
@@ -223,6 +234,8 @@ class Hierarchy:
 def _label(v: object) -> str:
     if v is None:
         raise SDCError("hierarchy: a null label; every value and label must be a string")
+    if type(v).__module__ == "numpy" and hasattr(v, "item"):   # a numpy scalar (a column's to_numpy()):
+        v = v.item()                                            # as the Python value (True, 1.0, a date)
     if isinstance(v, bool):  # as a Boolean column's values read (lower case)
         return "true" if v else "false"
     if isinstance(v, float) and v.is_integer():

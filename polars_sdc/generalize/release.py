@@ -19,6 +19,7 @@ order and the row count are unchanged. :func:`generalize_frame` is the release a
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -284,6 +285,46 @@ def _level_ids(h: Hierarchy) -> list[np.ndarray]:
     return ids
 
 
+def grassberger_l_values(df: pl.DataFrame, on: Sequence[str], sensitive: str,
+                         suppressed_as: str | None = None) -> np.ndarray:
+    """Per record: the entropy l of its class by Grassberger's estimator, ``exp(G(N) - 1/N sum_v
+    n_v G(n_v))`` over the class's non-null sensitive values (ARX ``EntropyLDiversity`` with
+    ``EntropyEstimator.GRASSBERGER``: ``generalize(l_kind="entropy_grassberger")`` guarantees it
+    is at least l); NaN for a generalised release's suppressed records and for a class without a
+    sensitive value. The plug-in (Shannon) l of the same class differs (Grassberger corrects its
+    bias): a sign-off that reads a Grassberger model by Shannon's l reports another number.
+
+    >>> df = pl.DataFrame({"k": [1] * 10, "s": list("aabbccdddd")})
+    >>> round(float(grassberger_l_values(df, ["k"], "s")[0]), 4)   # Shannon's: 3.7893
+    3.6985
+    """
+    from ..risk.diversity import _class_ids, _released
+    from .criteria import grassberger
+
+    n = df.height
+    out = np.full(n, np.nan)
+    kept = _released(df, list(on), suppressed_as)
+    sel = np.arange(n) if kept is None else np.flatnonzero(kept)
+    if sel.size == 0:
+        return out
+    part = df if kept is None else df.filter(pl.Series(kept))
+    g = _class_ids(part, list(on))
+    frame = pl.DataFrame({"g": g, "s": part.get_column(sensitive)}).filter(pl.col("s").is_not_null())
+    if frame.height == 0:
+        return out
+    counts = frame.group_by("g", "s").len()
+    c = counts.get_column("len").to_numpy().astype(np.int64)
+    cls = counts.get_column("g").to_numpy()
+    n_cls = int(g.max()) + 1
+    N = np.bincount(cls, weights=c, minlength=n_cls).astype(np.int64)
+    total = np.bincount(cls, weights=c * grassberger(c), minlength=n_cls)
+    has = N > 0
+    val = np.full(n_cls, np.nan)
+    val[has] = np.exp(grassberger(N[has]) - total[has] / N[has])
+    out[sel] = val[g]
+    return out
+
+
 def model_t_values(df: pl.DataFrame, on: Sequence[str], sensitive: str, t_distance: str = "equal",
                    hierarchy: Hierarchy | None = None, suppressed_as: str | None = None) -> np.ndarray:
     """Per record: the t of its class by the ground distance of :func:`generalize`'s t-closeness
@@ -423,6 +464,10 @@ def check_options(
             raise SDCError(f"column {sensitive!r}: not in the frame")
         if sensitive in on:
             raise SDCError(f"column {sensitive!r}: is both a quasi-identifier and the sensitive column")
+        if l_diversity is not None or t_closeness is not None:
+            from ..risk.diversity import check_sensitive_dtype
+
+            check_sensitive_dtype(sensitive, schema[sensitive])   # one the log and the sign-off can measure
     if l_kind not in L_KINDS:
         raise SDCError(f"l_kind must be one of {', '.join(L_KINDS)}; got {l_kind!r}")
     if t_distance not in T_DISTANCES:
@@ -557,7 +602,8 @@ def generalize(
     lattice = _lattice_frame(on, res)
     if res.best is None:
         raise SDCError(f"no transformation satisfies the models with at most {max_out} records suppressed "
-                       "(even the most general one); raise suppression_limit or weaken the models")
+                       "(even the most general one); raise suppression_limit or weaken the models"
+                       + _why_no_transformation(df, n, k, sensitive, l_diversity, t_closeness, household))
     levels = {c: int(j) for c, j in zip(on, res.best)}
     cls = res.classes
     out_rec = cls.out[cls.inv[tup]]
@@ -605,6 +651,25 @@ def _check_label_unambiguous(on: list[str], hs: list[Hierarchy], levels: dict[st
                    f"({lv}), so {int(hit.sum())} released record(s) would show {suppressed_as!r} in every "
                    "quasi-identifier and read as suppressed (ARX tells them apart by its outlier flag; a frame "
                    "cannot); give suppressed_as a label no hierarchy level uses (e.g. '(suppressed)') or None (null)")
+
+def _why_no_transformation(df: pl.DataFrame, n: int, k: int, sensitive: str | None, l_diversity: Any,
+                           t_closeness: Any, household: str | None) -> str:
+    """The evident cause when not even the most general transformation passes (for the error)."""
+    if household is not None:
+        n_h = df.get_column(household).n_unique()
+        if k > n_h:
+            return f": k={k} is above the {n_h} households of column {household!r}"
+    if k > n:
+        return f": k={k} is above the {n} records"
+    if sensitive is not None and (l_diversity is not None or t_closeness is not None):
+        sv = df.get_column(sensitive)
+        if sv.null_count() == n:
+            return f": column {sensitive!r} (sensitive) has no value, every one is null"
+        distinct = sv.drop_nulls().n_unique()
+        if l_diversity is not None and distinct < l_diversity:
+            return (f": column {sensitive!r} (sensitive) has {distinct} distinct value(s), "
+                    f"l_diversity={l_diversity:g} needs at least {math.ceil(l_diversity)}")
+    return ""
 
 
 def quasi_identifiers(schema: pl.Schema, hierarchies: Mapping[str, Any], sensitive: str | None,

@@ -512,6 +512,16 @@ def suppress_frame(
     keys = key_columns(df, on)          # every key dtype risk accepts (numeric, Boolean, categorical, temporal)
     if check_suppressed_as(suppressed_as) is not None:
         starred = suppressed_rows(df, keys, suppressed_as)
+        if starred is not None and len(keys) == 1:
+            # one key: the generalisation suppressed whole classes, so its suppressed records hold no
+            # kept value and raise no kept record's frequency (risk.suppressed.frequency_keys; sdcMicro's
+            # single-key branch would add them to every class): the other records are suppressed alone
+            kept = np.flatnonzero(~starred.to_numpy())
+            part = suppress_frame(df.filter(~starred), k, keys, importance=importance, by=by, alpha=alpha,
+                                  combs=combs, tiebreak=tiebreak, household=household,
+                                  household_columns=household_columns)
+            (c,) = keys
+            return df.with_columns(df.get_column(c).clone().scatter(kept, part.get_column(c)))
         if starred is not None:   # the generalisation's suppressed records: wildcards here, their label kept
             out = suppress_frame(suppressed_as_missing(df, keys, suppressed_as), k, keys, importance=importance,
                                  by=by, alpha=alpha, combs=combs, tiebreak=tiebreak, household=household,
@@ -755,16 +765,23 @@ def suppress_risky_frame(
     ...
     polars_sdc._errors.SDCError: risk_above = 0.05 cannot be reached by suppression: the lowest reachable highest individual risk is 0.1 (10 records above the threshold with every key suppressed)
     """
-    from ..risk.frequencies import check_alpha, frequencies, key_columns
-    from ..risk.individual import individual_risk
-
+    from ..risk.frequencies import check_alpha, key_columns
     from ..risk.suppressed import keep_suppressed
 
     keys = key_columns(df, on, weight)
+    counted = keys
     if suppressed_as is not None:
-        return keep_suppressed(df, keys, suppressed_as, lambda f: suppress_risky_frame(
-            f, keys, risk_above=risk_above, weight=weight, key_var=key_var, alpha=alpha, household=household,
-            household_columns=household_columns), whole_records=True)
+        from ..risk.suppressed import frequency_keys, suppressed_rows
+
+        starred = suppressed_rows(df, keys, suppressed_as) if len(keys) == 1 else None
+        if starred is None:
+            return keep_suppressed(df, keys, suppressed_as, lambda f: suppress_risky_frame(
+                f, keys, risk_above=risk_above, weight=weight, key_var=key_var, alpha=alpha, household=household,
+                household_columns=household_columns), whole_records=True)
+        # one key: the generalisation's suppressed records raise no kept value's frequency
+        # (risk.suppressed.frequency_keys: a helper key), are already fully suppressed here and
+        # keep their label
+        df, counted = frequency_keys(df, keys, suppressed_as)
     a = check_alpha(alpha)
     check_real(risk_above, "risk_above", minimum=0.0, maximum=1.0)
     if key_var is not None and key_var not in keys:
@@ -773,12 +790,27 @@ def suppress_risky_frame(
     if df.height == 0:
         return df.clone()
     carry = _carry_households(df, household, keys, declared)
+    if counted is not keys:   # a one-key generalised release: its suppressed records, label back
+        (c,) = keys
+        out = _risky_rounds(df, keys, counted, risk_above, weight, key_var, a, carry)
+        return out.drop(counted[1]).with_columns(
+            pl.when(starred).then(pl.lit(suppressed_as)).otherwise(pl.col(c)).cast(df.schema[c]).alias(c))
+    return _risky_rounds(df, keys, counted, risk_above, weight, key_var, a, carry)
+
+
+def _risky_rounds(df: pl.DataFrame, keys: list[str], counted: list[str], risk_above: float, weight: str | None,
+                  key_var: str | None, a: float, carry: Any) -> pl.DataFrame:
+    """The rounds of :func:`suppress_risky_frame` on checked arguments; frequencies over
+    ``counted`` (``keys``, or with a generalised release's helper key)."""
+    from ..risk.frequencies import frequencies
+    from ..risk.individual import individual_risk
+
     ncat = {c: df.get_column(c).n_unique() for c in keys}
     order = sorted(keys, key=lambda c: -ncat[c])          # stable: ties keep the `on` order
     out = df
     # each round suppresses at least one value: at most n x m rounds
     for _ in range(1 if key_var is not None else df.height * len(keys) + 1):
-        fk, Fk = frequencies(out, keys, weight, a)
+        fk, Fk = frequencies(out, counted, weight, a)
         risk = individual_risk(fk, Fk)
         risky = risk > risk_above
         if not risky.any():

@@ -7,7 +7,9 @@ decision rule (ARX ``RiskModelPopulationUniqueness``).
 Equivalence classes: records with equal key values (a missing value is its own value, as in
 ARX). ``f_k``: size of class k in the sample; ``F_k``: its size in the population, estimated
 by the class's sum of sampling weights (``F_k = f_k`` without weights: the sample is the
-population); n records, u classes, ``threshold`` the acceptable re-identification probability.
+population), and never below ``f_k`` (the population holds the sample, as ARX's population
+table does; calibrated weights below 1 would give risks above 1); n records, u classes,
+``threshold`` the acceptable re-identification probability.
 
 - **Prosecutor** (the attacker knows the target is in the release): a record's risk is
   ``1 / f_k``; *highest* = ``1 / min f_k``; *average* (success rate) = ``u / n``; *records at
@@ -77,7 +79,9 @@ def sample_models(f: np.ndarray, F: np.ndarray, threshold: float = 0.1) -> dict[
     (1.0, 0.5, 0.5)
     """
     f = np.asarray(f, dtype=np.float64)
-    F = np.asarray(F, dtype=np.float64)
+    # the population holds the sample (ARX: groupSizeInPopulation >= groupSizeInSample): a weight
+    # sum below the class's sample size (calibrated weights < 1) gave risks above 1 (1 / 0.5)
+    F = np.maximum(np.asarray(F, dtype=np.float64), f)
     n = f.sum()
     u = f.size
     if n == 0:

@@ -51,12 +51,35 @@ KINDS = ("distinct", "entropy", "recursive")
 
 
 def sensitive_columns(schema, on: Sequence[str], sensitive: ColumnSpec) -> list[str]:
-    """Resolve ``sensitive`` (one or more columns, none of them a key)."""
-    cols = resolve_columns(schema, sensitive, kind="supported", what="sensitive", default="error")
+    """Resolve ``sensitive`` (one or more columns, none of them a key): numeric, Boolean,
+    String, Categorical, Enum or temporal (a date of diagnosis), as the keys."""
+    from .._columns import _schema_of
+
+    cols = resolve_columns(schema, sensitive, kind="any", what="sensitive", default="error")
+    types = _schema_of(schema)
     for c in cols:
+        check_sensitive_dtype(c, types[c])
         if c in on:
             raise SDCError(f"column {c!r}: is both a key (`on`) and a sensitive column")
     return cols
+
+
+def check_sensitive_dtype(column: str, dtype: pl.DataType) -> None:
+    """A sensitive column must have values l-diversity and t-closeness can compare: numeric,
+    Boolean, String, Categorical, Enum or temporal (:class:`SDCError` naming it otherwise; the
+    check of ``generalize``'s ``sensitive`` too, so a release is never made that its sign-off
+    cannot measure).
+
+    >>> check_sensitive_dtype("s", pl.List(pl.Int64))
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: column 's': dtype List(Int64) cannot be a sensitive column; use numeric, String, Categorical, Enum or temporal columns
+    """
+    from .._columns import is_categorical, is_numeric
+
+    if not (is_numeric(dtype) or is_categorical(dtype) or dtype.is_temporal()):
+        raise SDCError(f"column {column!r}: dtype {dtype} cannot be a sensitive column; use numeric, String, "
+                       "Categorical, Enum or temporal columns")
 
 
 def _class_ids(df: pl.DataFrame, on: Sequence[str]) -> np.ndarray:

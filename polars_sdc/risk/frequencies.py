@@ -23,7 +23,9 @@ Definitions (as sdcMicro 5.8.1 ``freqCalc`` computes them, Templ, Kowarik & Mein
 
   In a generalised release (``suppressed_as="*"``, the label its suppressed records carry in
   every key; :func:`suppressed_as_missing`) such a record counts as a record with every key
-  missing; by default every value is read as written.
+  missing and, with one key too, raises no complete record's frequency (the generalisation
+  suppressed whole classes: :func:`polars_sdc.risk.suppressed.frequency_keys`); by default
+  every value is read as written.
 
   :func:`all_missing_is_wildcard` states that last distinction; every user of the rule
   (``frequencies``, ``k_anonymity``, ``risk``, ``suppress``, Spark's ``frequencies``) goes
@@ -551,5 +553,7 @@ def frequencies_frame(
         check_alpha(alpha)
         fk, Fk = household_frequencies(df, cols, household, weight, alpha, suppressed_as)
     else:
-        fk, Fk = frequencies(suppressed_as_missing(df, cols, suppressed_as), cols, weight, alpha)
+        from .suppressed import frequency_keys
+
+        fk, Fk = frequencies(*frequency_keys(df, cols, suppressed_as), weight, alpha)
     return df.with_columns(pl.Series(FK, fk, dtype=pl.Float64), pl.Series(FK_POP, Fk, dtype=pl.Float64))

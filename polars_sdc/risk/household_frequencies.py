@@ -84,13 +84,13 @@ def household_frequencies(df: pl.DataFrame, on: Sequence[str], household: str, w
     [1.0, 1.0, 1.0, 1.0]
     """
     from ..household import household_index
-    from .suppressed import suppressed_as_missing
+    from .suppressed import frequency_keys
 
     on = list(on)
     if household in on:
         raise SDCError(f"household column {household!r}: is also a key")
     idx, n_h = household_index(df, household)
-    df = suppressed_as_missing(df, on, suppressed_as)
+    df, on = frequency_keys(df, on, suppressed_as)   # one key: the suppressed records raise no kept value
     hw = np.ones(n_h)
     if weight is not None:
         from .weights import check_weights

@@ -211,16 +211,16 @@ def _risk_arrays(
     df: pl.DataFrame, on: ColumnSpec, weight: str | None, alpha: float, household: str | None,
     alpha_rule: str = "safe", suppressed_as: str | None = None,
 ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-    from .suppressed import suppressed_as_missing
+    from .suppressed import frequency_keys
 
     cols = key_columns(df, on, weight)
-    df = suppressed_as_missing(df, cols, suppressed_as)
+    df, counted = frequency_keys(df, cols, suppressed_as)   # a generalised release's suppressed records
     if household is not None:
         from ..household import check_ids
 
         check_household_for_risk(df.schema, household, cols, weight)
         check_ids(df.get_column(household), household)
-    fk, Fk, r = frequencies_and_risk(df, cols, weight, alpha, alpha_rule)
+    fk, Fk, r = frequencies_and_risk(df, counted, weight, alpha, alpha_rule)
     h = household_risk(r, df.get_column(household)) if household is not None else None
     return cols, fk, Fk, r, h
 

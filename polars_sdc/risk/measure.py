@@ -116,14 +116,14 @@ def measure_risk(
 
     check_bool(suda, "suda")              # suda="no" would compute SUDA
 
-    from .suppressed import suppressed_as_missing
+    from .suppressed import frequency_keys
 
     cols = key_columns(df, on, weight)
     a = check_alpha(alpha)
     if df.height == 0:
         raise SDCError("the frame is empty; there is no release to measure")
     raw = df
-    df = suppressed_as_missing(df, cols, suppressed_as)
+    df, counted = frequency_keys(df, cols, suppressed_as)   # the suppressed records' keys missing
     for k in ks:
         check_int(k, "ks: every k", minimum=1)
     if household is not None:
@@ -132,7 +132,7 @@ def measure_risk(
 
         check_household_for_risk(df.schema, household, cols, weight)
         check_ids(df.get_column(household), household)
-    fk, Fk, r = frequencies_and_risk(df, cols, weight, a, alpha_rule)
+    fk, Fk, r = frequencies_and_risk(df, counted, weight, a, alpha_rule)
     columns = {"fk": fk, "Fk": Fk, "risk": r}
     summary: dict[str, object] = frequency_summary(fk, r, ks)
     if household is not None:

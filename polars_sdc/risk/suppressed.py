@@ -42,7 +42,8 @@ def suppressed_as_missing(df: pl.DataFrame, on: Sequence[str], suppressed_as: st
     null: a record suppressed by ARX-style generalisation (``df.sdc.generalize``, or ARX's own
     output) is read as sdcMicro reads a record after local suppression, every key missing (a
     wildcard that matches every record: its ``fk`` is n and, with two or more keys, it does not
-    raise the frequency of the others). A label in only some keys is a value (a hierarchy's top
+    raise the frequency of the others; with one key the frequency counts use
+    :func:`frequency_keys`, which keeps that so). A label in only some keys is a value (a hierarchy's top
     label, shared by every record at that level). With ``suppressed_as=None`` (a file not
     released by a generalisation), and for frames without such a record, ``df`` as it is.
 
@@ -56,6 +57,43 @@ def suppressed_as_missing(df: pl.DataFrame, on: Sequence[str], suppressed_as: st
     if mask is None:
         return df
     return df.with_columns(pl.when(mask).then(None).otherwise(pl.col(c)).alias(c) for c in on)
+
+
+#: the helper key of a one-key generalised release's frequencies (:func:`frequency_keys`)
+GENERALISED_KEY = "__sdc_generalised"
+
+
+def frequency_keys(df: pl.DataFrame, on: Sequence[str], suppressed_as: str | None = None
+                   ) -> tuple[pl.DataFrame, list[str]]:
+    """``df`` with a generalised release's suppressed records read as every key missing
+    (:func:`suppressed_as_missing`), and the keys to count frequencies on (sdcMicro's
+    ``freqCalc`` rule, :mod:`polars_sdc.risk.frequencies`). Full-domain generalisation suppresses
+    whole classes: no suppressed record holds a kept record's combination, so such a record
+    never raises a complete record's frequency. With two or more keys that is sdcMicro's rule
+    for a record with every key missing (``addAllNAtoKeys = FALSE``); with ONE key its
+    single-key branch would add every suppressed record to every kept class (classes of 3
+    read as 6-anonymous), so a second, helper key is added: 0 on the other records, null on
+    the suppressed ones, which then have every key missing among two keys. A null of the one
+    key (a later step's suppression, a structural null) still raises every value by ``alpha``,
+    and is read as a record with some keys missing: it counts every kept record and the
+    suppressed ones by ``alpha`` (n at ``alpha = 1``, as sdcMicro's).
+
+    >>> d = pl.DataFrame({"a": ["x", "x", "*"]})
+    >>> f, keys = frequency_keys(d, ["a"], "*")
+    >>> keys, f.rows()
+    (['a', '__sdc_generalised'], [('x', 0), ('x', 0), (None, None)])
+    """
+    mask = suppressed_rows(df, on, suppressed_as)
+    if mask is None:
+        return df, list(on)
+    out = df.with_columns(pl.when(mask).then(None).otherwise(pl.col(c)).alias(c) for c in on)
+    if len(on) != 1:
+        return out, list(on)
+    name = GENERALISED_KEY
+    while name in df.columns:
+        name = "_" + name
+    helper = pl.when(mask).then(None).otherwise(pl.lit(0, dtype=pl.UInt8)).alias(name)
+    return out.with_columns(helper), [*on, name]
 
 
 def suppressed_rows(df: pl.DataFrame, on: Sequence[str], suppressed_as: str | None = None) -> pl.Series | None:
