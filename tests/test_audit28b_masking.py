@@ -109,3 +109,24 @@ def test_pram_with_an_enum_stratum_equals_the_string_stratum():
     assert [m.stratum for m in ma] == [m.stratum for m in mb] == [("a",), ("b",), ("c",)]
     for x, y in zip(ma, mb):
         np.testing.assert_array_equal(x.matrix, y.matrix)
+
+
+# ------------------------------------------------------------------ rank swapping: r0 / k0 windows at any scale
+@pytest.mark.parametrize("scale", [2.0**-1070, 1.0, 2.0**1010])
+def test_rank_swap_window_from_r0_or_k0_does_not_depend_on_the_scale(scale):
+    # r0 / k0 set p from sqrt(var) / range and |mean| / range: scale-free, exact by a power of two.
+    # Near 1e308 the range and the variance overflowed, for subnormals the variance underflowed:
+    # a window of 0 (a refusal: "p * n = 0 < 1 ... lower r0") or of inf
+    x = [float(v) for v in range(1, 11)]
+    ref = pl.DataFrame({"x": x})
+    df = pl.DataFrame({"x": [v * scale for v in x]})
+    for kw in ({"r0": 0.8}, {"k0": 0.3}, {"r0": 0.2, "top": 0.1, "bottom": 0.1, "preset": "sdcmicro"}):
+        want = ref.sdc.rank_swap("x", seed=1, **kw)["x"].to_list()
+        got = df.sdc.rank_swap("x", seed=1, **kw)["x"].to_list()
+        assert [v / scale for v in got] == want, kw
+    assert ref.sdc.rank_swap("x", r0=0.8, seed=1)["x"].to_list() != x        # it swaps
+
+
+def test_rank_swap_r0_across_the_whole_float64_range():
+    out = pl.DataFrame({"x": [1e308, -1e308, 1.7e308, 5.0]}).sdc.rank_swap("x", r0=0.5, seed=1)["x"]
+    assert sorted(out.to_list()) == sorted([1e308, -1e308, 1.7e308, 5.0])

@@ -62,3 +62,16 @@ def test_pram_by_an_enum_stratum_equals_spark(spark):  # noqa: F811
     for parts in (1, 3):
         got = _back(sdcs.pram(_sdf(spark, base, parts), "c", by="r", seed=5, key="id", pd=0.3))
         assert got["c"].to_list() == local["c"].to_list()
+
+
+@pytest.mark.parametrize("scale", [2.0**-1070, 2.0**1010])
+def test_rank_swap_r0_window_at_extreme_magnitudes_equals_local(spark, scale):  # noqa: F811
+    # the driver's check computed the r0 window from var_pop / max - min of the raw values: inf or 0 at
+    # these scales, so it refused ("p * n = 0 < 1 ... lower r0") what the local method swaps
+    from polars_sdc import spark as sdcs
+
+    df = pl.DataFrame({"id": list(range(20)), "g": ["a", "b"] * 10, "x": [float(v) * scale for v in range(1, 21)]})
+    local = df.sdc.rank_swap("x", r0=0.8, by="g", seed=2, key="id")
+    got = _back(sdcs.rank_swap(_sdf(spark, df), "x", r0=0.8, by="g", seed=2, key="id"))
+    assert got.equals(local)
+    assert not local["x"].equals(df["x"])

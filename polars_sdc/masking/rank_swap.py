@@ -83,7 +83,16 @@ def _window_p(x: np.ndarray, p: float | None, r0: float | None, k0: float | None
     ``span`` if given: sdcMicro's innermost coded values)."""
     if p is not None:
         return p
+    # the window is scale-free (sqrt(var) / range, |mean| / range): the values brought to
+    # magnitude ~1 by a power of two (exact), so that a range near 1e308 does not overflow nor
+    # a variance of subnormals (1e-320) underflow to a window of 0 (a spurious refusal)
+    from .add_noise import scale_exponents
+
+    top = max([float(np.max(np.abs(x))) if x.size else 0.0] + ([abs(v) for v in span] if span is not None else []))
+    e = int(scale_exponents(np.array([top]))[0])
+    x = np.ldexp(x, e)
     if span is not None:
+        span = (math.ldexp(span[0], e), math.ldexp(span[1], e))
         delta = abs(span[1] - span[0])
     else:
         delta = float(x.max() - x.min()) if x.size else 0.0
