@@ -130,3 +130,25 @@ def test_rank_swap_window_from_r0_or_k0_does_not_depend_on_the_scale(scale):
 def test_rank_swap_r0_across_the_whole_float64_range():
     out = pl.DataFrame({"x": [1e308, -1e308, 1.7e308, 5.0]}).sdc.rank_swap("x", r0=0.5, seed=1)["x"]
     assert sorted(out.to_list()) == sorted([1e308, -1e308, 1.7e308, 5.0])
+
+
+# ------------------------------------------------------------------ reconstruct_gmm far from magnitude 1
+def _mixture(scale: float) -> pl.DataFrame:
+    r = np.random.default_rng(0)
+    x = np.concatenate([r.normal(-3, 0.5, 300), r.normal(3, 0.5, 300)]) + r.laplace(0, 0.5, 600)
+    return pl.DataFrame({"x": x * scale})
+
+
+@pytest.mark.parametrize("scale,phi", [(1e160, 0.5e160), (1e-200, 0.5e-200), (1.0, 1e300)])
+def test_reconstruct_gmm_refuses_magnitudes_whose_variances_leave_float64(scale, phi):
+    # 1e160: ZeroDivisionError inside the EM; 1e-200: a silent fit with two equal means and variance 0
+    with pytest.raises(SDCError, match=r"column 'x': its values and phi reach magnitude .* beyond float64"):
+        _mixture(scale).sdc.reconstruct_gmm(2, "x", phi)
+
+
+@pytest.mark.parametrize("scale", [1e-140, 1e140])
+def test_reconstruct_gmm_within_the_range_scales_with_the_data(scale):
+    ref = _mixture(1.0).sdc.reconstruct_gmm(2, "x", 0.5)
+    fit = _mixture(scale).sdc.reconstruct_gmm(2, "x", 0.5 * scale)
+    np.testing.assert_allclose(np.sort(fit.means) / scale, np.sort(ref.means), rtol=1e-2)
+    np.testing.assert_allclose(np.sort(fit.variances) / scale**2, np.sort(ref.variances), rtol=5e-2)
