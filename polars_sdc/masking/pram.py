@@ -14,7 +14,7 @@ By default ``M`` is built per column and stratum from ``pd`` and ``alpha`` (sdcM
 Or the user gives ``matrix`` (rows = from, columns = to, in the level order that
 :func:`pram_matrix` reports). Nulls stay null. Random numbers come from :mod:`polars_sdc.rng`:
 the diagonal of column ``c`` in stratum number ``s`` (0, 1, ... in the sorted order of the
-strata; 0 without ``by``) from stream ``f"pram/{c}/pd/{s}"`` keyed by category index, each
+strata, an Enum stratum by its label as on Spark; 0 without ``by``) from stream ``f"pram/{c}/pd/{s}"`` keyed by category index, each
 row's draw from stream ``f"pram/{c}"`` keyed by row position or ``key`` (Walker's alias
 method: one uniform per row).
 """

@@ -30,8 +30,10 @@ def top_bottom_expr(
     """Top/bottom coding of a numeric column as a native Polars expression.
 
     Values above the upper threshold (``upper``, or the ``1 - upper_p`` quantile with
-    "higher" interpolation, an observed value) are replaced, and likewise below the lower
-    threshold (``lower`` or the ``lower_p`` quantile, "lower" interpolation).
+    "higher" interpolation, an observed value taken in the column's dtype, exact for Int64 /
+    UInt64 beyond 2^53) are replaced, and likewise below the lower threshold (``lower`` or the
+    ``lower_p`` quantile, "lower" interpolation). A threshold that is infinite in a float
+    column's dtype on the coding side (``upper=-1e40`` on Float32) is refused.
     ``replacement="threshold"`` puts the threshold itself (dtype kept); ``"mean"`` puts the
     mean of the coded values on each side (Float64; the column total is preserved). Nulls
     stay null and NaN stays NaN (neither coded nor counted in the quantiles); thresholds are
