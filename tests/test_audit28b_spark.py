@@ -2,6 +2,8 @@
 
 - a column name with a '.' or a backtick (even one the call does not use) made every Spark function
   fail with Spark's AnalysisException; now an SDCError names the column;
+- two columns whose names differ only in case ("x" and "X") made every function fail with an
+  ambiguous-reference AnalysisException (Spark compares names case-insensitively);
 - laplace on an empty table failed with a TypeError (local returns the empty frame);
 - PRAM with ``by=`` a local Enum column numbered the strata differently from Spark (strings).
 Needs pyspark and Java (skips without, as tests/test_spark.py)."""
@@ -75,3 +77,13 @@ def test_rank_swap_r0_window_at_extreme_magnitudes_equals_local(spark, scale):  
     got = _back(sdcs.rank_swap(_sdf(spark, df), "x", r0=0.8, by="g", seed=2, key="id"))
     assert got.equals(local)
     assert not local["x"].equals(df["x"])
+
+
+def test_columns_differing_only_in_case_are_refused_naming_both(spark):  # noqa: F811
+    from polars_sdc import spark as sdcs
+
+    sdf = _sdf(spark, DF.with_columns(pl.col("x").alias("X"), pl.col("c").alias("C")))
+    for call in (lambda: sdcs.pram(sdf, "c", seed=1, key="id"), lambda: sdcs.add_noise(sdf, ["x"], seed=1, key="id"),
+                 lambda: sdcs.mdav(sdf, 3, ["x"]), lambda: sdcs.recode(sdf, "c", p=0.3)):
+        with pytest.raises(SDCError, match=r"columns 'x' and 'X': Spark compares column names case-insensitively"):
+            call()
