@@ -152,3 +152,12 @@ def test_reconstruct_gmm_within_the_range_scales_with_the_data(scale):
     fit = _mixture(scale).sdc.reconstruct_gmm(2, "x", 0.5 * scale)
     np.testing.assert_allclose(np.sort(fit.means) / scale, np.sort(ref.means), rtol=1e-2)
     np.testing.assert_allclose(np.sort(fit.variances) / scale**2, np.sort(ref.variances), rtol=5e-2)
+
+
+def test_interval_labels_print_negative_zero_as_zero():
+    df = pl.DataFrame({"x": [-0.0, 0.0, 1.0, 2.0, None, 10.0]})
+    assert df.sdc.recode_intervals("x", breaks=[-0.0, 2])["x"].to_list() == \
+        df.sdc.recode_intervals("x", breaks=[0, 2])["x"].to_list() == \
+        ["(-inf, 0]", "(-inf, 0]", "(0, 2]", "(0, 2]", None, "(2, inf)"]
+    q = df.sdc.recode_intervals("x", n=3, method="quantile")["x"]
+    assert q.dtype.categories.to_list()[0] == "[0, 0.33333333]"      # the smallest value is -0.0

@@ -46,6 +46,8 @@ _METHODS = ("equal", "quantile")
 
 
 def _fmt(v: float, digits: int = 8) -> str:
+    if isinstance(v, float) and v == 0:
+        v = 0.0                                    # -0.0 prints as 0, as R prints it
     if math.isinf(v):
         return "inf" if v > 0 else "-inf"
     if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
