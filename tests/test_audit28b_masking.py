@@ -161,3 +161,21 @@ def test_interval_labels_print_negative_zero_as_zero():
         ["(-inf, 0]", "(-inf, 0]", "(0, 2]", "(0, 2]", None, "(2, inf)"]
     q = df.sdc.recode_intervals("x", n=3, method="quantile")["x"]
     assert q.dtype.categories.to_list()[0] == "[0, 0.33333333]"      # the smallest value is -0.0
+
+
+# ------------------------------------------------------------------ top / bottom coding by a mean of one value
+@pytest.mark.parametrize("options,side", [(dict(upper=10), "above the upper"), (dict(lower=1.5), "below the lower"),
+                                          (dict(upper_p=0.3), "above the upper")])
+def test_mean_top_coding_of_a_single_value_is_refused(options, side):
+    # the mean of the one coded value is the value: 100 was "top coded" to 100, the extreme released as it was
+    df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 100.0]})
+    runs = (lambda: df.sdc.top_bottom_code("x", replacement="mean", **options),
+            lambda: df.lazy().sdc.top_bottom_code("x", replacement="mean", **options).collect(engine="streaming"),
+            lambda: df.select(pl.col("x").sdc.top_bottom_code(replacement="mean", **options)))
+    for run in runs:
+        with pytest.raises(SDCError, match=f"column 'x': only 1 value lies {side} threshold"):
+            run()
+    # two coded values: their mean, exactly
+    assert df.sdc.top_bottom_code("x", upper=3, replacement="mean")["x"].to_list() == [1.0, 2.0, 3.0, 52.0, 52.0]
+    # the threshold replacement is not concerned
+    assert df.sdc.top_bottom_code("x", upper=10)["x"].to_list() == [1.0, 2.0, 3.0, 4.0, 10.0]
