@@ -179,3 +179,27 @@ def test_mean_top_coding_of_a_single_value_is_refused(options, side):
     assert df.sdc.top_bottom_code("x", upper=3, replacement="mean")["x"].to_list() == [1.0, 2.0, 3.0, 52.0, 52.0]
     # the threshold replacement is not concerned
     assert df.sdc.top_bottom_code("x", upper=10)["x"].to_list() == [1.0, 2.0, 3.0, 4.0, 10.0]
+
+
+# ------------------------------------------------------------------ 128-bit integer columns
+def test_int128_columns_in_pram_rank_swap_and_intervals():
+    # each failed with Polars' "cannot convert i128 to NumPy" (not an SDCError naming the column)
+    df = pl.DataFrame({"c": pl.Series([1, 2, 1, 2, 1, None, 3, 3], dtype=pl.Int128),
+                       "y": pl.Series([1, 2, 3, 2**60, None, 5, 9, 7], dtype=pl.Int128),
+                       "x": pl.Series([1, 2, 3, 2**100, 2**100 + 1, 5, 6, 7], dtype=pl.Int128)})
+    as64 = df.with_columns(pl.col("c", "y").cast(pl.Int64))
+    # PRAM: the same release as the Int64 column, dtype kept
+    out = df.sdc.pram("c", pd=0.2, seed=3)
+    assert out.schema == df.schema
+    assert out["c"].to_list() == as64.sdc.pram("c", pd=0.2, seed=3)["c"].to_list()
+    # rank swapping: as Int64 when the values fit, else an SDCError naming the column
+    out = df.sdc.rank_swap("y", p=0.5, seed=1)
+    assert out.schema == df.schema
+    assert out["y"].to_list() == as64.sdc.rank_swap("y", p=0.5, seed=1)["y"].to_list()
+    with pytest.raises(SDCError, match="column 'x': Int128 values beyond Int64"):
+        df.sdc.rank_swap("x", p=0.5, seed=1)
+    # intervals: exact integer breaks and quantiles beyond 2^53
+    assert df.sdc.recode_intervals("x", breaks=[4])["x"].to_list() == ["(-inf, 4]"] * 3 + ["(4, inf)"] * 5
+    q = df.sdc.recode_intervals("x", n=2, method="quantile")["x"]
+    assert q.dtype.categories.to_list() == ["[1, 5]", f"(5, {2**100 + 1}]"]
+    assert q.to_list() == ["[1, 5]"] * 3 + [f"(5, {2**100 + 1}]"] * 2 + ["[1, 5]"] + [f"(5, {2**100 + 1}]"] * 2
