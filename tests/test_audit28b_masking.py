@@ -109,3 +109,97 @@ def test_pram_with_an_enum_stratum_equals_the_string_stratum():
     assert [m.stratum for m in ma] == [m.stratum for m in mb] == [("a",), ("b",), ("c",)]
     for x, y in zip(ma, mb):
         np.testing.assert_array_equal(x.matrix, y.matrix)
+
+
+# ------------------------------------------------------------------ rank swapping: r0 / k0 windows at any scale
+@pytest.mark.parametrize("scale", [2.0**-1070, 1.0, 2.0**1010])
+def test_rank_swap_window_from_r0_or_k0_does_not_depend_on_the_scale(scale):
+    # r0 / k0 set p from sqrt(var) / range and |mean| / range: scale-free, exact by a power of two.
+    # Near 1e308 the range and the variance overflowed, for subnormals the variance underflowed:
+    # a window of 0 (a refusal: "p * n = 0 < 1 ... lower r0") or of inf
+    x = [float(v) for v in range(1, 11)]
+    ref = pl.DataFrame({"x": x})
+    df = pl.DataFrame({"x": [v * scale for v in x]})
+    for kw in ({"r0": 0.8}, {"k0": 0.3}, {"r0": 0.2, "top": 0.1, "bottom": 0.1, "preset": "sdcmicro"}):
+        want = ref.sdc.rank_swap("x", seed=1, **kw)["x"].to_list()
+        got = df.sdc.rank_swap("x", seed=1, **kw)["x"].to_list()
+        assert [v / scale for v in got] == want, kw
+    assert ref.sdc.rank_swap("x", r0=0.8, seed=1)["x"].to_list() != x        # it swaps
+
+
+def test_rank_swap_r0_across_the_whole_float64_range():
+    out = pl.DataFrame({"x": [1e308, -1e308, 1.7e308, 5.0]}).sdc.rank_swap("x", r0=0.5, seed=1)["x"]
+    assert sorted(out.to_list()) == sorted([1e308, -1e308, 1.7e308, 5.0])
+
+
+# ------------------------------------------------------------------ reconstruct_gmm far from magnitude 1
+def _mixture(scale: float) -> pl.DataFrame:
+    r = np.random.default_rng(0)
+    x = np.concatenate([r.normal(-3, 0.5, 300), r.normal(3, 0.5, 300)]) + r.laplace(0, 0.5, 600)
+    return pl.DataFrame({"x": x * scale})
+
+
+@pytest.mark.parametrize("scale,phi", [(1e160, 0.5e160), (1e-200, 0.5e-200), (1.0, 1e300)])
+def test_reconstruct_gmm_refuses_magnitudes_whose_variances_leave_float64(scale, phi):
+    # 1e160: ZeroDivisionError inside the EM; 1e-200: a silent fit with two equal means and variance 0
+    with pytest.raises(SDCError, match=r"column 'x': its values and phi reach magnitude .* beyond float64"):
+        _mixture(scale).sdc.reconstruct_gmm(2, "x", phi)
+
+
+@pytest.mark.parametrize("scale", [1e-140, 1e140])
+def test_reconstruct_gmm_within_the_range_scales_with_the_data(scale):
+    ref = _mixture(1.0).sdc.reconstruct_gmm(2, "x", 0.5)
+    fit = _mixture(scale).sdc.reconstruct_gmm(2, "x", 0.5 * scale)
+    np.testing.assert_allclose(np.sort(fit.means) / scale, np.sort(ref.means), rtol=1e-2)
+    np.testing.assert_allclose(np.sort(fit.variances) / scale**2, np.sort(ref.variances), rtol=5e-2)
+
+
+def test_interval_labels_print_negative_zero_as_zero():
+    df = pl.DataFrame({"x": [-0.0, 0.0, 1.0, 2.0, None, 10.0]})
+    assert df.sdc.recode_intervals("x", breaks=[-0.0, 2])["x"].to_list() == \
+        df.sdc.recode_intervals("x", breaks=[0, 2])["x"].to_list() == \
+        ["(-inf, 0]", "(-inf, 0]", "(0, 2]", "(0, 2]", None, "(2, inf)"]
+    q = df.sdc.recode_intervals("x", n=3, method="quantile")["x"]
+    assert q.dtype.categories.to_list()[0] == "[0, 0.33333333]"      # the smallest value is -0.0
+
+
+# ------------------------------------------------------------------ top / bottom coding by a mean of one value
+@pytest.mark.parametrize("options,side", [(dict(upper=10), "above the upper"), (dict(lower=1.5), "below the lower"),
+                                          (dict(upper_p=0.3), "above the upper")])
+def test_mean_top_coding_of_a_single_value_is_refused(options, side):
+    # the mean of the one coded value is the value: 100 was "top coded" to 100, the extreme released as it was
+    df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 100.0]})
+    runs = (lambda: df.sdc.top_bottom_code("x", replacement="mean", **options),
+            lambda: df.lazy().sdc.top_bottom_code("x", replacement="mean", **options).collect(engine="streaming"),
+            lambda: df.select(pl.col("x").sdc.top_bottom_code(replacement="mean", **options)))
+    for run in runs:
+        with pytest.raises(SDCError, match=f"column 'x': only 1 value lies {side} threshold"):
+            run()
+    # two coded values: their mean, exactly
+    assert df.sdc.top_bottom_code("x", upper=3, replacement="mean")["x"].to_list() == [1.0, 2.0, 3.0, 52.0, 52.0]
+    # the threshold replacement is not concerned
+    assert df.sdc.top_bottom_code("x", upper=10)["x"].to_list() == [1.0, 2.0, 3.0, 4.0, 10.0]
+
+
+# ------------------------------------------------------------------ 128-bit integer columns
+def test_int128_columns_in_pram_rank_swap_and_intervals():
+    # each failed with Polars' "cannot convert i128 to NumPy" (not an SDCError naming the column)
+    df = pl.DataFrame({"c": pl.Series([1, 2, 1, 2, 1, None, 3, 3], dtype=pl.Int128),
+                       "y": pl.Series([1, 2, 3, 2**60, None, 5, 9, 7], dtype=pl.Int128),
+                       "x": pl.Series([1, 2, 3, 2**100, 2**100 + 1, 5, 6, 7], dtype=pl.Int128)})
+    as64 = df.with_columns(pl.col("c", "y").cast(pl.Int64))
+    # PRAM: the same release as the Int64 column, dtype kept
+    out = df.sdc.pram("c", pd=0.2, seed=3)
+    assert out.schema == df.schema
+    assert out["c"].to_list() == as64.sdc.pram("c", pd=0.2, seed=3)["c"].to_list()
+    # rank swapping: as Int64 when the values fit, else an SDCError naming the column
+    out = df.sdc.rank_swap("y", p=0.5, seed=1)
+    assert out.schema == df.schema
+    assert out["y"].to_list() == as64.sdc.rank_swap("y", p=0.5, seed=1)["y"].to_list()
+    with pytest.raises(SDCError, match="column 'x': Int128 values beyond Int64"):
+        df.sdc.rank_swap("x", p=0.5, seed=1)
+    # intervals: exact integer breaks and quantiles beyond 2^53
+    assert df.sdc.recode_intervals("x", breaks=[4])["x"].to_list() == ["(-inf, 4]"] * 3 + ["(4, inf)"] * 5
+    q = df.sdc.recode_intervals("x", n=2, method="quantile")["x"]
+    assert q.dtype.categories.to_list() == ["[1, 5]", f"(5, {2**100 + 1}]"]
+    assert q.to_list() == ["[1, 5]"] * 3 + [f"(5, {2**100 + 1}]"] * 2 + ["[1, 5]"] + [f"(5, {2**100 + 1}]"] * 2

@@ -2,6 +2,8 @@
 
 - a column name with a '.' or a backtick (even one the call does not use) made every Spark function
   fail with Spark's AnalysisException; now an SDCError names the column;
+- two columns whose names differ only in case ("x" and "X") made every function fail with an
+  ambiguous-reference AnalysisException (Spark compares names case-insensitively);
 - laplace on an empty table failed with a TypeError (local returns the empty frame);
 - PRAM with ``by=`` a local Enum column numbered the strata differently from Spark (strings).
 Needs pyspark and Java (skips without, as tests/test_spark.py)."""
@@ -62,3 +64,26 @@ def test_pram_by_an_enum_stratum_equals_spark(spark):  # noqa: F811
     for parts in (1, 3):
         got = _back(sdcs.pram(_sdf(spark, base, parts), "c", by="r", seed=5, key="id", pd=0.3))
         assert got["c"].to_list() == local["c"].to_list()
+
+
+@pytest.mark.parametrize("scale", [2.0**-1070, 2.0**1010])
+def test_rank_swap_r0_window_at_extreme_magnitudes_equals_local(spark, scale):  # noqa: F811
+    # the driver's check computed the r0 window from var_pop / max - min of the raw values: inf or 0 at
+    # these scales, so it refused ("p * n = 0 < 1 ... lower r0") what the local method swaps
+    from polars_sdc import spark as sdcs
+
+    df = pl.DataFrame({"id": list(range(20)), "g": ["a", "b"] * 10, "x": [float(v) * scale for v in range(1, 21)]})
+    local = df.sdc.rank_swap("x", r0=0.8, by="g", seed=2, key="id")
+    got = _back(sdcs.rank_swap(_sdf(spark, df), "x", r0=0.8, by="g", seed=2, key="id"))
+    assert got.equals(local)
+    assert not local["x"].equals(df["x"])
+
+
+def test_columns_differing_only_in_case_are_refused_naming_both(spark):  # noqa: F811
+    from polars_sdc import spark as sdcs
+
+    sdf = _sdf(spark, DF.with_columns(pl.col("x").alias("X"), pl.col("c").alias("C")))
+    for call in (lambda: sdcs.pram(sdf, "c", seed=1, key="id"), lambda: sdcs.add_noise(sdf, ["x"], seed=1, key="id"),
+                 lambda: sdcs.mdav(sdf, 3, ["x"]), lambda: sdcs.recode(sdf, "c", p=0.3)):
+        with pytest.raises(SDCError, match=r"columns 'x' and 'X': Spark compares column names case-insensitively"):
+            call()

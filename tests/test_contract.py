@@ -167,7 +167,7 @@ HOUSEHOLD_CALLS = {
     "recode_intervals": lambda ns: ns.recode_intervals(["hx", "z"], n=3, household="g"),
     "suppress": lambda ns: ns.suppress(3, ["hc", "s", "t"], household="g"),
     "suppress_risky": lambda ns: ns.suppress_risky(["hc", "s", "t"], risk_above=0.05, weight="w", household="g"),
-    "top_bottom_code": lambda ns: ns.top_bottom_code(["hx", "z"], upper_p=0.2, replacement="mean", household="g"),
+    "top_bottom_code": lambda ns: ns.top_bottom_code(["hx", "z"], upper_p=0.3, replacement="mean", household="g"),
 }
 
 

@@ -375,7 +375,7 @@ def test_cli_suppress_by_strata_states_k_within_the_strata(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("options", [dict(upper=3.5), dict(upper_p=0.25), dict(upper=3.5, replacement="mean"),
-                                     dict(lower=1.5, upper_p=0.25, replacement="mean")])
+                                     dict(lower=3.5, upper_p=0.25, replacement="mean")])
 def test_top_bottom_coding_leaves_a_nan_as_it_is(options):
     x = [1.0, float("nan"), 3.0, 4.0, 5.0, None]
     df = pl.DataFrame({"x": x})

@@ -46,6 +46,8 @@ _METHODS = ("equal", "quantile")
 
 
 def _fmt(v: float, digits: int = 8) -> str:
+    if isinstance(v, float) and v == 0:
+        v = 0.0                                    # -0.0 prints as 0, as R prints it
     if math.isinf(v):
         return "inf" if v > 0 else "-inf"
     if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
@@ -228,8 +230,8 @@ def breaks_stats(cols: list[str], n: int | None, method: str, scale: float = 1.0
 
 
 def wide_integer_columns(schema: Any, cols: Sequence[str]) -> list[str]:
-    """The Int64 / UInt64 columns among ``cols`` (float64 quantiles are inexact beyond 2^53)."""
-    return [c for c in cols if schema[c] in (pl.Int64, pl.UInt64)]
+    """The Int64 / UInt64 (and 128-bit) columns among ``cols`` (float64 quantiles are inexact beyond 2^53)."""
+    return [c for c in cols if schema[c] in (pl.Int64, pl.UInt64, pl.Int128, pl.UInt128)]
 
 
 def _exact_quantile_points(row: Mapping[str, Any], c: str, n: int, right_closed: bool) -> list[int] | None:
@@ -298,8 +300,11 @@ def _integer_bins(c: str, dtype: pl.DataType, inner: Sequence[float], labels: li
     """The interval of each value of the integer column ``c`` by integer comparisons: its
     index is the number of ``inner`` breaks below it (``x > b`` is ``x > floor(b)``, ``x >= b``
     is ``x >= ceil(b)``: exact at any magnitude)."""
-    info = np.iinfo(pl.Series([], dtype=dtype).to_numpy().dtype)
-    lo, hi = int(info.min), int(info.max)
+    if dtype in (pl.Int128, pl.UInt128):          # numpy has no 128-bit integers
+        lo, hi = (-(2**127), 2**127 - 1) if dtype == pl.Int128 else (0, 2**128 - 1)
+    else:
+        info = np.iinfo(pl.Series([], dtype=dtype).to_numpy().dtype)
+        lo, hi = int(info.min), int(info.max)
     idx: pl.Expr = pl.lit(0, dtype=pl.UInt32)
     x = pl.col(c)
     for b in inner:

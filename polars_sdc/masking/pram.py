@@ -14,7 +14,7 @@ By default ``M`` is built per column and stratum from ``pd`` and ``alpha`` (sdcM
 Or the user gives ``matrix`` (rows = from, columns = to, in the level order that
 :func:`pram_matrix` reports). Nulls stay null. Random numbers come from :mod:`polars_sdc.rng`:
 the diagonal of column ``c`` in stratum number ``s`` (0, 1, ... in the sorted order of the
-strata; 0 without ``by``) from stream ``f"pram/{c}/pd/{s}"`` keyed by category index, each
+strata, an Enum stratum by its label as on Spark; 0 without ``by``) from stream ``f"pram/{c}/pd/{s}"`` keyed by category index, each
 row's draw from stream ``f"pram/{c}"`` keyed by row position or ``key`` (Walker's alias
 method: one uniform per row).
 """
@@ -80,9 +80,9 @@ def category_codes(s: pl.Series) -> tuple[pl.Series, np.ndarray]:
         codes = s.cast(pl.String).cast(pl.Enum(levels.to_list())).to_physical()
     elif dtype.is_integer() or dtype == pl.Boolean:
         levels = s.drop_nulls().unique().sort()
-        lv = levels.to_numpy()
-        codes = pl.Series(np.searchsorted(lv, s.fill_null(lv[0] if lv.size else 0).to_numpy())).set(
-            s.is_null(), None) if lv.size else pl.Series([None] * s.len(), dtype=pl.Int64)
+        # Polars' search_sorted: numpy has no 128-bit integers (Int128 failed in to_numpy)
+        codes = levels.search_sorted(s.fill_null(levels[0])).set(s.is_null(), None) if levels.len() \
+            else pl.Series([None] * s.len(), dtype=pl.Int64)
     else:
         raise SDCError(f"column {s.name!r}: dtype {dtype} is not categorical (String, Categorical, Enum, integer)")
     return levels, codes.cast(pl.Int64).fill_null(-1).to_numpy()

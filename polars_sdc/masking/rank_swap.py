@@ -83,7 +83,16 @@ def _window_p(x: np.ndarray, p: float | None, r0: float | None, k0: float | None
     ``span`` if given: sdcMicro's innermost coded values)."""
     if p is not None:
         return p
+    # the window is scale-free (sqrt(var) / range, |mean| / range): the values brought to
+    # magnitude ~1 by a power of two (exact), so that a range near 1e308 does not overflow nor
+    # a variance of subnormals (1e-320) underflow to a window of 0 (a spurious refusal)
+    from .add_noise import scale_exponents
+
+    top = max([float(np.max(np.abs(x))) if x.size else 0.0] + ([abs(v) for v in span] if span is not None else []))
+    e = int(scale_exponents(np.array([top]))[0])
+    x = np.ldexp(x, e)
     if span is not None:
+        span = (math.ldexp(span[0], e), math.ldexp(span[1], e))
         delta = abs(span[1] - span[0])
     else:
         delta = float(x.max() - x.min()) if x.size else 0.0
@@ -224,6 +233,16 @@ def _decimal_units(s: pl.Series) -> np.ndarray:
     return phys.cast(pl.Int64).to_numpy()
 
 
+def _wide_units(s: pl.Series) -> np.ndarray:
+    """An Int128 / UInt128 column's values as int64 (numpy has no 128-bit integers), or an
+    SDCError naming it when one is beyond Int64."""
+    lo, hi = s.min(), s.max()
+    if lo is not None and (lo < -(2**63) or hi >= 2**63):
+        raise SDCError(f"column {s.name!r}: {s.dtype} values beyond Int64 cannot be rank-swapped (numpy has no "
+                       "128-bit integers); cast the column to Float64 or Decimal first")
+    return s.cast(pl.Int64).to_numpy()
+
+
 def _from_decimal_units(s: pl.Series, units: np.ndarray, y: np.ndarray) -> Any:
     """The swapped Decimal values from the swapped units ``y``: the same Decimals permuted
     (exact), or Float64 means where ``top`` / ``bottom`` coded them."""
@@ -334,7 +353,8 @@ def _rank_swap(df: pl.DataFrame, cols: list[str], p: float | None, r0: float | N
         col = df.get_column(c)
         ok = col.is_not_null().to_numpy() if col.null_count() else None
         decimal = isinstance(col.dtype, pl.Decimal)
-        x = _decimal_units(col.drop_nulls()) if decimal else col.drop_nulls().to_numpy()
+        x = _decimal_units(col.drop_nulls()) if decimal else _wide_units(col.drop_nulls()) \
+            if col.dtype in (pl.Int128, pl.UInt128) else col.drop_nulls().to_numpy()
         k = keys if ok is None else keys[ok]
         si = None if sidx is None else (sidx if ok is None else sidx[ok])
         y = rank_swap_values(x, k, s, c, p=p, r0=r0, k0=k0, top=top, bottom=bottom, positional=key is None,

@@ -30,10 +30,13 @@ def top_bottom_expr(
     """Top/bottom coding of a numeric column as a native Polars expression.
 
     Values above the upper threshold (``upper``, or the ``1 - upper_p`` quantile with
-    "higher" interpolation, an observed value) are replaced, and likewise below the lower
-    threshold (``lower`` or the ``lower_p`` quantile, "lower" interpolation).
+    "higher" interpolation, an observed value taken in the column's dtype, exact for Int64 /
+    UInt64 beyond 2^53) are replaced, and likewise below the lower threshold (``lower`` or the
+    ``lower_p`` quantile, "lower" interpolation). A threshold that is infinite in a float
+    column's dtype on the coding side (``upper=-1e40`` on Float32) is refused.
     ``replacement="threshold"`` puts the threshold itself (dtype kept); ``"mean"`` puts the
-    mean of the coded values on each side (Float64; the column total is preserved). Nulls
+    mean of the coded values on each side (Float64; the column total is preserved); a side
+    that codes a single value is refused (its mean is the value: the extreme released as it was). Nulls
     stay null and NaN stays NaN (neither coded nor counted in the quantiles); thresholds are
     computed over the whole column.
 
@@ -82,9 +85,9 @@ def top_bottom_expr(
     # the mean by an exactly rounded sum over the whole column: the same in eager, lazy,
     # chunked and streaming runs (a float sum would depend on how the column is chunked)
     if hi is not None:
-        out = pl.when(above).then(_exact_mean(xf.filter(above))).otherwise(out)
+        out = pl.when(above).then(_exact_mean(xf.filter(above), "above the upper")).otherwise(out)
     if lo is not None:
-        out = pl.when(below).then(_exact_mean(xf.filter(below))).otherwise(out)
+        out = pl.when(below).then(_exact_mean(xf.filter(below), "below the lower")).otherwise(out)
     return out.name.keep()
 
 
@@ -98,7 +101,7 @@ def _order_stat(xq: pl.Expr, q: float, how: str) -> pl.Expr:
     return xq.sort().get(idx, null_on_oob=True)
 
 
-def _fsum_mean(s: pl.Series) -> pl.Series:
+def _fsum_mean(s: pl.Series, side: str = "beyond the") -> pl.Series:
     import numpy as np
 
     v = s.drop_nulls().to_numpy()
@@ -107,6 +110,10 @@ def _fsum_mean(s: pl.Series) -> pl.Series:
     if not np.isfinite(v).all():   # (NaN never gets here: it is not coded)
         raise SDCError(f"column {s.name!r}: an infinite value among the coded ones; their mean (inf) would "
                        "replace every coded value (use replacement='threshold', or make it null first)")
+    if v.size == 1:      # the mean of one value is that value: the extreme released as it was
+        raise SDCError(f"column {s.name!r}: only 1 value lies {side} threshold; replacement='mean' would release it "
+                       "unchanged (the mean of one value); use replacement='threshold' or a threshold that codes "
+                       "at least 2 values")
     try:
         mean = math.fsum(v.tolist()) / v.size
     except OverflowError:  # the sum of values near 1e308 overflows: sum them scaled (exact)
@@ -114,8 +121,8 @@ def _fsum_mean(s: pl.Series) -> pl.Series:
     return pl.Series([mean], dtype=pl.Float64)
 
 
-def _exact_mean(x: pl.Expr) -> pl.Expr:
-    return x.map_batches(_fsum_mean, return_dtype=pl.Float64, returns_scalar=True)
+def _exact_mean(x: pl.Expr, side: str) -> pl.Expr:
+    return x.map_batches(lambda s: _fsum_mean(s, side), return_dtype=pl.Float64, returns_scalar=True)
 
 
 def top_bottom_frame_exprs(schema: pl.Schema, columns: ColumnSpec, **options: Any) -> list[pl.Expr]:

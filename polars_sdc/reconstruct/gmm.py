@@ -343,6 +343,23 @@ def _sd_min(var_floor: Any, phi: np.ndarray, n: int, k: int, columns: tuple[str,
 
 AUTO_FLOOR, AUTO_POWER = 1.0, -0.25
 
+#: the magnitudes (the largest of a column's ``|y|`` and its ``phi``) a fit accepts: the fitted
+#: variances are about their squares, so beyond 2^±480 (~1e±144) they leave float64 (1e+-308)
+GMM_MAGNITUDE = 2.0**480
+
+
+def _check_magnitudes(Y: np.ndarray, phi: np.ndarray, columns: tuple[str, ...]) -> None:
+    """An SDCError naming the first column whose largest ``|y|`` and ``phi`` lie beyond
+    :data:`GMM_MAGNITUDE` or below its inverse: its variances (squares) overflow or underflow, and
+    the fit failed (ZeroDivisionError at 1e160) or came back silently wrong (at 1e-200 both means
+    equal, variances 0)."""
+    top = np.maximum(np.max(np.abs(Y), axis=0), phi)
+    for j, t in enumerate(top):
+        if not (1.0 / GMM_MAGNITUDE <= t <= GMM_MAGNITUDE):
+            raise SDCError(f"column {columns[j]!r}: its values and phi reach magnitude {t:.3g}, whose squares (the "
+                           f"fitted variances) are beyond float64; divide the column and phi by the same power of ten "
+                           f"first (then multiply the fitted means by it and the variances by its square)")
+
 
 def _binned(Y: np.ndarray, bins: int) -> tuple[np.ndarray, np.ndarray]:
     """Centres and counts of the non-empty cells of an equal-width histogram of Y."""
@@ -426,6 +443,7 @@ def fit_gmm(
         raise SDCError(f"column {columns[bad]!r}: NaN or infinite values; a finite number is needed in every row")
     ph = phi_vector(phi, columns)
     ks = _k_values(K, n)
+    _check_magnitudes(Y, ph, columns)
     for name, v, lo in (("n_init", n_init, 1), ("max_iter", max_iter, 1), ("init_iter", init_iter, 1)):
         check_int(v, name, minimum=lo)
     if not (isinstance(tol, (int, float)) and tol > 0):

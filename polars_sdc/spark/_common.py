@@ -29,7 +29,8 @@ def require_pyspark(*frames: Any, internal: Sequence[str] = ()) -> None:
     column would meet it: Spark names are case-insensitive by default), except the helper
     columns ``internal`` that the back end itself passes on (exact names), and when a column
     name holds a ``.`` or a backtick (Spark reads ``"a.b"`` as field ``b`` of ``a``: every
-    function failed with an AnalysisException, even on a column it did not use)."""
+    function failed with an AnalysisException, even on a column it did not use), or two names
+    differ only in case."""
     try:
         import pyspark  # noqa: F401
         import pyarrow  # noqa: F401
@@ -44,6 +45,26 @@ def require_pyspark(*frames: Any, internal: Sequence[str] = ()) -> None:
             if "." in c or "`" in c:   # Spark parses a name given as a string: "a.b" is field b of a
                 raise SDCError(f"column {c!r}: a '.' or '`' in a column name is read by Spark as a struct field "
                                "or a quote, so the back end cannot name it; rename it (df.withColumnRenamed)")
+        _case_twins(sdf)
+
+
+def _case_twins(sdf: Any) -> None:
+    """Two columns whose names differ only in case ("x" and "X") are one ambiguous reference
+    to Spark (unless ``spark.sql.caseSensitive``): an SDCError naming both, not an AnalysisException."""
+    if sdf is None:
+        return
+    seen: dict[str, str] = {}
+    for c in sdf.schema.names:
+        twin = seen.setdefault(c.lower(), c)
+        if twin != c:
+            try:
+                sensitive = str(sdf.sparkSession.conf.get("spark.sql.caseSensitive", "false")).lower() == "true"
+            except Exception:  # noqa: BLE001 - no conf to read: Spark's default (insensitive)
+                sensitive = False
+            if not sensitive:
+                raise SDCError(f"columns {twin!r} and {c!r}: Spark compares column names case-insensitively, so "
+                               "either is an ambiguous reference; rename one (df.withColumnRenamed)")
+            return
 
 
 def polars_schema(sdf: Any) -> pl.Schema:

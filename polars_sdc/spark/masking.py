@@ -648,8 +648,13 @@ def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str
     aggs = [F.count(F.lit(1)).alias("__sdc_n"), *bad_value_counts(sdf, floats, schema, nulls=True)]
     for c in cols:
         x = F.col(c).cast("double")
-        aggs += [F.count(c).alias(f"__sdc_m_{c}"), F.var_pop(x).alias(f"__sdc_v_{c}"), F.avg(x).alias(f"__sdc_a_{c}"),
-                 F.min(x).alias(f"__sdc_lo_{c}"), F.max(x).alias(f"__sdc_hi_{c}")]
+        aggs += [F.count(c).alias(f"__sdc_m_{c}"), F.min(x).alias(f"__sdc_lo_{c}"), F.max(x).alias(f"__sdc_hi_{c}")]
+        # the variance and mean of the values scaled by 2^e (e = 0, -600, 600): the local window is
+        # computed on the values brought to magnitude ~1, so near 1e308 (squares overflow) and at
+        # 1e-320 (squares underflow) the scaled moments give its window
+        for e in _WINDOW_SCALES:
+            xs = x * F.lit(2.0 ** e)
+            aggs += [F.var_pop(xs).alias(f"__sdc_v{e}_{c}"), F.avg(xs).alias(f"__sdc_a{e}_{c}")]
     if check_key:
         aggs.append(key_nulls(key))
     t = pl.from_arrow(sdf.groupBy(*by).agg(*aggs).toArrow())
@@ -673,8 +678,15 @@ def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str
             else:
                 mid, lo, hi = m, r[f"__sdc_lo_{c}"], r[f"__sdc_hi_{c}"]
                 varies = lo != hi
-                pw = p if p is not None else window_from_moments(hi - lo, r[f"__sdc_v_{c}"], r[f"__sdc_a_{c}"], r0, k0)
+                top = max(abs(lo), abs(hi))
+                e = -600 if top > 2.0**500 else (600 if top < 2.0**-500 else 0)
+                pw = p if p is not None else window_from_moments(
+                    math.ldexp(hi, e) - math.ldexp(lo, e), r[f"__sdc_v{e}_{c}"], r[f"__sdc_a{e}_{c}"], r0, k0)
             check_some_swapped(c, name, mid, pw, varies, sdcmicro, p, r0, k0)
+
+
+#: the powers of two the driver's rank-swap check scales a column's moments by (see above)
+_WINDOW_SCALES = (0, -600, 600)
 
 
 def _middle_windows(sdf: Any, cols: list[str], by: list[str], p: float | None, r0: float | None,
