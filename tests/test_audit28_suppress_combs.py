@@ -4,7 +4,7 @@ The exact search on every key is refused when a round is estimated above
 ``MAX_ROUND_SECONDS``, naming the largest ``combs`` size whose whole run fits in ``ROUNDS x
 MAX_ROUND_SECONDS``. A ``combs`` run itself was never refused: each subset's search is small,
 but C(m, c) of them add up (combs=[6] on 18 keys x 3,000 records: 18,564 subsets, estimated
-at 151 s, ran ~150 s while the full search was refused at 60 s). Now the sum is refused the
+at 227 s, ran ~150 s while the full search was refused at 60 s). Now the sum is refused the
 same way, before any subset is searched, naming what fits.
 """
 import re
