@@ -75,3 +75,12 @@ def test_the_label_marks_exactly_the_suppressed_records(rows, k, limit):
     m = suppressed_rows(r.frame, ["a", "b"], "*")
     mask = m.to_list() if m is not None else [False] * df.height
     assert mask == r.outliers.to_list()
+
+
+def test_the_report_refuses_a_label_that_marks_kept_records():
+    # the result's suppression mask decides: "*" given for a release made with "(suppressed)"
+    r = generalize(DF, HS, k=6, suppressed_as="(suppressed)")
+    with pytest.raises(SDCError, match=r"suppressed_as='\*': 6 record\(s\) the generalization kept show it in every "
+                                       r"key \('h', 'age'\) and would read as suppressed; give the generalization's "
+                                       r"own label \('\(suppressed\)'\)"):
+        report(DF, r.frame, on=["h", "age"], sensitive="s", generalization=r, ks=(2,), k=2, suppressed_as="*")

@@ -306,18 +306,30 @@ SUBSET_SECONDS = (0.6e-3, 1.5e-7)
 #: Passes over the subsets a ``combs`` run usually takes (one that suppresses, one that checks).
 COMBS_PASSES = 2
 
+#: Seconds per pair of null patterns of the frequency recount after a search round (the
+#: wildcard rule pairs every pattern of suppressed keys with the others), with the patterns
+#: bounded by ``min(2^c, records short of k)``; fitted on CPU time at load 10-11 (session 28):
+#: without it the ``combs`` estimate was 15-20x low where most records are unique and c is
+#: large (12 keys x 500 records, combs=[11]: 0.28 s estimated, 5.3 s CPU) and 25-45 % low on
+#: c = 4-6 (12 keys x 1,000-3,000: 3.2 / 4.1 s vs 6.0 / 7.1 s; 18 keys x 3,000: 44 s vs 54 s at
+#: load 7). With it: CPU / estimate 0.9-1.6 for c = 3-11 (c = 6 on 12 keys x 3,000: 11.3 s, 10.1 s).
+RECOUNT_PAIR_SECONDS = 5e-7
+
 
 def combs_seconds(c: int, m: int, n: int, n_bad: int, patterns: int) -> float:
     """Estimated seconds of ``suppress(combs=[c])`` on ``m`` keys and ``n`` rows: every one of
-    the C(m, c) subsets costs its fixed :data:`SUBSET_SECONDS` and one search round, in each of
-    :data:`COMBS_PASSES` passes (most subsets need no more than one round).
+    the C(m, c) subsets costs its fixed :data:`SUBSET_SECONDS`, one search round and its
+    frequency recount (:data:`RECOUNT_PAIR_SECONDS`), in each of :data:`COMBS_PASSES` passes
+    (most subsets need no more than one round).
 
-    >>> round(combs_seconds(5, 18, 3000, 3000, 1), 1)    # 18 keys, 3,000 records: 43.3 s measured
-    43.8
+    >>> round(combs_seconds(5, 18, 3000, 3000, 1), 1)    # 18 keys, 3,000 records: 43-54 s measured
+    52.5
     """
     import math
 
-    per_subset = SUBSET_SECONDS[0] + SUBSET_SECONDS[1] * n + min(_estimates(c, n, n_bad, min(patterns, 1 << c)))
+    recount = RECOUNT_PAIR_SECONDS * float(min(1 << c, n_bad)) ** 2
+    per_subset = (SUBSET_SECONDS[0] + SUBSET_SECONDS[1] * n + min(_estimates(c, n, n_bad, min(patterns, 1 << c)))
+                  + recount)
     return COMBS_PASSES * math.comb(m, c) * per_subset
 
 

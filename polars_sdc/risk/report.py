@@ -992,6 +992,27 @@ def _verdict(f: dict[str, Any]) -> str:
 
 
 @check_keywords
+def _check_label_against_outliers(m: pl.DataFrame, keys: list[str], suppressed_as: str | None,
+                                  generalization: Any) -> None:
+    """With the generalisation's result at hand, its suppression mask (``outliers``) decides:
+    a label that marks a record the generalisation **kept** (e.g. ``"*"`` given for a release
+    made with another label, whose top level is ``"*"``) is an :class:`SDCError` rather than a
+    report that counts released records as suppressed."""
+    from .suppressed import suppressed_rows
+
+    out = getattr(generalization, "outliers", None)
+    if suppressed_as is None or out is None or out.len() != m.height:
+        return
+    read = suppressed_rows(m, keys, suppressed_as)
+    if read is None:
+        return
+    kept = int((read & ~out).sum())
+    if kept:
+        raise SDCError(f"suppressed_as={suppressed_as!r}: {kept} record(s) the generalization kept show it in every "
+                       f"key ({', '.join(map(repr, keys))}) and would read as suppressed; give the generalization's "
+                       f"own label ({getattr(generalization, 'suppressed_as', None)!r})")
+
+
 def report(
     orig,
     masked,
@@ -1074,6 +1095,7 @@ def report(
     if suppressed_as is None and generalization is not None:
         suppressed_as = getattr(generalization, "suppressed_as", None)
     check_suppressed_as(suppressed_as)
+    _check_label_against_outliers(m, keys, suppressed_as, generalization)
 
     notes: list[str] = []
     tables: dict[str, pl.DataFrame] = {}
