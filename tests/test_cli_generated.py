@@ -222,16 +222,17 @@ def test_a_step_with_household_reports_k_in_households(tmp_path, capsys):
     ha, hb = tmp_path / "a.csv", tmp_path / "b.csv"
     ha.write_text("x;xy;*\ny;xy;*\nz;z;*\n", encoding="utf-8")
     hb.write_text("1;*\n2;*\n3;*\n", encoding="utf-8")
+    # (the tops are '*': a label apart from them for suppressed records, tests/test_audit28_generalize_label.py)
     assert cli.main(["generalize", str(src), str(out), "--hierarchies", f"a={ha},b={hb}", "--k", "2",
-                     "--on", "a,b", "--household", "hh", "--report", str(rep)]) == 0
+                     "--on", "a,b", "--household", "hh", "--suppressed-as", "(s)", "--report", str(rep)]) == 0
     got = json.loads(rep.read_text())
     rel = pl.read_parquet(out)
-    want = rel.sdc.k_anonymity(["a", "b"], household="hh", suppressed_as="*")
+    want = rel.sdc.k_anonymity(["a", "b"], household="hh", suppressed_as="(s)")
     assert got["k_anonymity"] == want >= 2 and got["k_anonymity_records"] > want
     assert f"k-anonymity {want} households ({got['k_anonymity_records']} records)" in capsys.readouterr().out
     # without --on: the hierarchies' columns are the keys (it reported no k-anonymity)
     assert cli.main(["generalize", str(src), str(out), "--hierarchies", f"a={ha},b={hb}", "--k", "2",
-                     "--household", "hh", "--report", str(rep)]) == 0
+                     "--household", "hh", "--suppressed-as", "(s)", "--report", str(rep)]) == 0
     assert json.loads(rep.read_text())["k_anonymity"] == want
     capsys.readouterr()
     # polars-sdc run with a household role: the same unit
