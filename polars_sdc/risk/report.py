@@ -1170,8 +1170,12 @@ def report(
             if t_model is not None:
                 from ..generalize.release import model_t_values
 
-                return model_t_values(frame, keys, sensitive, t_model["t_distance"],
-                                      t_model.get("sensitive_hierarchy"), suppressed_as=star)
+                try:
+                    return model_t_values(frame, keys, sensitive, t_model["t_distance"],
+                                          t_model.get("sensitive_hierarchy"), suppressed_as=star)
+                except SDCError as exc:   # e.g. the original holds a value an earlier step recoded away
+                    notes.append(f"{sensitive}: t read by the default distance where the generalisation's "
+                                 f"model cannot read it ({exc})")
             return t_closeness_values(frame, keys, sensitive, suppressed_as=star)
 
         for label, frame, star in (("before", o, None), ("after", m, suppressed_as)):
