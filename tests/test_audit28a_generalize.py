@@ -264,3 +264,15 @@ def test_sign_off_after_a_recode_of_the_sensitive_column_before_a_hierarchical_t
     t = rep.table("sensitive")["t (closeness, largest)"].to_list()
     assert t[1] is not None and t[1] <= 0.5 + 1e-12
     assert any("default distance" in n for n in rep.notes)
+
+
+def test_generalization_table_counts_labels_not_structural_nulls():
+    df = pl.DataFrame({"age": [34, 36, 5, 7, 9, 41, 44, 3, 38, 47],
+                       "pl030": [None, "2", None, None, None, "1", "2", None, "1", "2"]})
+    hs = {"age": Hierarchy.intervals(df["age"], (10, 50), start=0), "pl030": Hierarchy([["1", "2"], ["*", "*"]])}
+    p = df.sdc.problem(keys=["age", "pl030"]).generalize(hierarchies=hs, k=2, suppression_limit=0.1)
+    t = p.sign_off().table("generalization")
+    released = p.release().filter(pl.col("age").ne_missing("*"))
+    row = t.filter(pl.col("quasi-identifier") == "pl030").row(0, named=True)
+    assert row["labels released"] == released["pl030"].drop_nulls().n_unique()
+    assert row["example label"] in released["pl030"].drop_nulls().to_list()      # was "None"

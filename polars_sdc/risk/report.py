@@ -885,8 +885,10 @@ def _generalization_tables(g) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, Any
         "quasi-identifier": list(g.levels),
         "level": [int(v) for v in g.levels.values()],
         "of (hierarchy height)": [height[c] for c in g.levels],
-        "labels released": [int(released.get_column(c).n_unique()) for c in g.levels],
-        "example label": [str(released.get_column(c)[0]) if released.height else "" for c in g.levels],
+        # labels, not a structural null (kept null, never generalised)
+        "labels released": [int(released.get_column(c).drop_nulls().n_unique()) for c in g.levels],
+        "example label": [str(released.get_column(c).drop_nulls()[0]) if released.get_column(c).drop_nulls().len()
+                          else "" for c in g.levels],
     })
     search = pl.DataFrame({
         "measure": ["metric", "metric value", "records suppressed", "suppression limit (records)",
