@@ -1030,7 +1030,7 @@ def report(
             raise SDCError(f"column {c!r} (categorical): not in the masked frame")
     extra = [c for c in extra if c not in keys and c != sensitive]
     k = check_int(k, "k", minimum=1)
-    if not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
         raise SDCError(f"threshold must be in (0, 1], got {threshold!r}")
     a = check_alpha(alpha)
     raw_log, step_log = _steps_frame(steps) if steps is not None else (None, None)
