@@ -276,3 +276,9 @@ def test_generalization_table_counts_labels_not_structural_nulls():
     row = t.filter(pl.col("quasi-identifier") == "pl030").row(0, named=True)
     assert row["labels released"] == released["pl030"].drop_nulls().n_unique()
     assert row["example label"] in released["pl030"].drop_nulls().to_list()      # was "None"
+
+
+def test_a_hierarchy_csv_line_of_separators_is_still_an_empty_label(tmp_path):
+    (tmp_path / "h.csv").write_text("Male;*\n;\nFemale;*\n\n")
+    with pytest.raises(SDCError, match="line 2: an empty label at level 0"):
+        Hierarchy.read_csv(tmp_path / "h.csv")
