@@ -168,3 +168,13 @@ def test_a_boolean_threshold_is_refused():
         df.sdc.risk(["a"], threshold=True, suda=False)
     with pytest.raises(polars_sdc.SDCError, match="threshold must be in"):
         polars_sdc.report(df, df, on=["a"], threshold=True)
+
+
+def test_one_key_null_suppression_is_sdcmicros_wildcard_the_label_is_not():
+    # the documented difference: with one key, nulls (suppressed_as=None) stay sdcMicro's one-key
+    # wildcards; only the label tells the generalisation's suppressed records apart
+    df, h = _one_key_release()
+    star = df.sdc.generalize(h, k=3, suppression_limit=0.34).frame
+    null = df.sdc.generalize(h, k=3, suppression_limit=0.34, suppressed_as=None).frame
+    assert star.sdc.k_anonymity(["age"], suppressed_as="*") == 3
+    assert null.sdc.k_anonymity(["age"]) == 6
