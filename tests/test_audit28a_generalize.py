@@ -248,3 +248,37 @@ def test_a_sensitive_column_no_measure_can_read_is_refused_up_front():
         df.sdc.generalize(h, k=2, sensitive="s", l_diversity=2)
     with pytest.raises(SDCError, match=r"column 's': dtype List\(Int64\) cannot be a sensitive column"):
         df.lazy().sdc.generalize_release(h, k=2, sensitive="s", l_diversity=2)
+
+
+def test_sign_off_after_a_recode_of_the_sensitive_column_before_a_hierarchical_t_step():
+    # the original holds values ("x", "y") the generalize step's input no longer has (recoded to
+    # "x|y"): its sensitive hierarchy cannot read the original, the sign-off still renders
+    df = pl.DataFrame({"g": ["a", "a", "b", "b", "c", "c"] * 2, "s": ["x", "y", "z", "w", "x", "z"] * 2})
+    merged = df.with_columns(s=pl.col("s").replace({"x": "x|y", "y": "x|y"}))
+    sh = Hierarchy([["x|y", "z", "w"], ["A", "B", "B"], ["*", "*", "*"]])
+    hs = {"g": Hierarchy([["a", "b", "c"], ["ab", "ab", "c"], ["*"] * 3]), "s": sh}
+    from polars_sdc.generalize import generalize
+
+    g = generalize(merged, hs, k=2, sensitive="s", t_closeness=0.5, t_distance="hierarchical")
+    rep = polars_sdc.report(df, g.frame, on=["g"], sensitive="s", generalization=g)
+    t = rep.table("sensitive")["t (closeness, largest)"].to_list()
+    assert t[1] is not None and t[1] <= 0.5 + 1e-12
+    assert any("default distance" in n for n in rep.notes)
+
+
+def test_generalization_table_counts_labels_not_structural_nulls():
+    df = pl.DataFrame({"age": [34, 36, 5, 7, 9, 41, 44, 3, 38, 47],
+                       "pl030": [None, "2", None, None, None, "1", "2", None, "1", "2"]})
+    hs = {"age": Hierarchy.intervals(df["age"], (10, 50), start=0), "pl030": Hierarchy([["1", "2"], ["*", "*"]])}
+    p = df.sdc.problem(keys=["age", "pl030"]).generalize(hierarchies=hs, k=2, suppression_limit=0.1)
+    t = p.sign_off().table("generalization")
+    released = p.release().filter(pl.col("age").ne_missing("*"))
+    row = t.filter(pl.col("quasi-identifier") == "pl030").row(0, named=True)
+    assert row["labels released"] == released["pl030"].drop_nulls().n_unique()
+    assert row["example label"] in released["pl030"].drop_nulls().to_list()      # was "None"
+
+
+def test_a_hierarchy_csv_line_of_separators_is_still_an_empty_label(tmp_path):
+    (tmp_path / "h.csv").write_text("Male;*\n;\nFemale;*\n\n")
+    with pytest.raises(SDCError, match="line 2: an empty label at level 0"):
+        Hierarchy.read_csv(tmp_path / "h.csv")

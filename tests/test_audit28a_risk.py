@@ -159,3 +159,22 @@ def test_suppress_risky_after_a_one_key_generalisation():
     cat = rel.with_columns(pl.col("age").cast(pl.Categorical))
     out_c = cat.sdc.suppress_risky(["age"], risk_above=0.25, suppressed_as="*")
     assert out_c["age"].cast(pl.String).to_list() == out["age"].to_list()
+
+
+def test_a_boolean_threshold_is_refused():
+    # threshold=True read as 1.0 (bool is an int): "records above 100 %", never any
+    df = pl.DataFrame({"a": [1, 1, 2]})
+    with pytest.raises(polars_sdc.SDCError, match="threshold must be in"):
+        df.sdc.risk(["a"], threshold=True, suda=False)
+    with pytest.raises(polars_sdc.SDCError, match="threshold must be in"):
+        polars_sdc.report(df, df, on=["a"], threshold=True)
+
+
+def test_one_key_null_suppression_is_sdcmicros_wildcard_the_label_is_not():
+    # the documented difference: with one key, nulls (suppressed_as=None) stay sdcMicro's one-key
+    # wildcards; only the label tells the generalisation's suppressed records apart
+    df, h = _one_key_release()
+    star = df.sdc.generalize(h, k=3, suppression_limit=0.34).frame
+    null = df.sdc.generalize(h, k=3, suppression_limit=0.34, suppressed_as=None).frame
+    assert star.sdc.k_anonymity(["age"], suppressed_as="*") == 3
+    assert null.sdc.k_anonymity(["age"]) == 6

@@ -127,7 +127,7 @@ class Hierarchy:
             for row in reader:
                 lineno += 1
                 lineno = max(lineno, reader.line_num)
-                if not row or not "".join(row).strip():
+                if not row or (len(row) == 1 and not row[0].strip()):   # a blank line
                     continue
                 if "" in row:   # a trailing separator or a missing label: a level of empty labels
                     raise SDCError(f"hierarchy file {str(path)!r}, line {lineno}: an empty label at level "

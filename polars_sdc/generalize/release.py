@@ -489,7 +489,7 @@ def check_options(
         t_closeness = check_real(t_closeness, "t_closeness", minimum=0.0, maximum=1.0)
     if suppressed_as is not None and not (isinstance(suppressed_as, str) and suppressed_as):
         # "" too: every reader of the release (risk, log, sign-off) refuses an empty label
-        raise SDCError(f"suppressed_as must be a non-empty string (e.g. '*') or None (null); got {suppressed_as!r}")
+        raise SDCError(f"suppressed_as must be a string (e.g. '*'; not empty) or None (null); got {suppressed_as!r}")
     from ..household import check_household_columns
 
     declared = check_household_columns(schema, household, household_columns)

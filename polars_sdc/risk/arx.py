@@ -325,7 +325,7 @@ def arx_risk(
     >>> r["prosecutor_highest"], r["prosecutor_average"], r["suppressed_records"]
     (0.5, 0.5, 1)
     """
-    if not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
         raise SDCError(f"threshold must be in (0, 1], got {threshold!r}")
     cols = key_columns(df, on, weight)
     if weight is not None:

@@ -924,8 +924,10 @@ def _generalization_tables(g) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, Any
         "quasi-identifier": list(g.levels),
         "level": [int(v) for v in g.levels.values()],
         "of (hierarchy height)": [height[c] for c in g.levels],
-        "labels released": [int(released.get_column(c).n_unique()) for c in g.levels],
-        "example label": [str(released.get_column(c)[0]) if released.height else "" for c in g.levels],
+        # labels, not a structural null (kept null, never generalised)
+        "labels released": [int(released.get_column(c).drop_nulls().n_unique()) for c in g.levels],
+        "example label": [str(released.get_column(c).drop_nulls()[0]) if released.get_column(c).drop_nulls().len()
+                          else "" for c in g.levels],
     })
     search = pl.DataFrame({
         "measure": ["metric", "metric value", "records suppressed", "suppression limit (records)",
@@ -1088,7 +1090,7 @@ def report(
             raise SDCError(f"column {c!r} (categorical): not in the masked frame")
     extra = [c for c in extra if c not in keys and c != sensitive]
     k = check_int(k, "k", minimum=1)
-    if not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
         raise SDCError(f"threshold must be in (0, 1], got {threshold!r}")
     a = check_alpha(alpha)
     raw_log, step_log = _steps_frame(steps) if steps is not None else (None, None)
@@ -1231,8 +1233,12 @@ def report(
             if t_model is not None:
                 from ..generalize.release import model_t_values
 
-                return model_t_values(frame, keys, sensitive, t_model["t_distance"],
-                                      t_model.get("sensitive_hierarchy"), suppressed_as=star)
+                try:
+                    return model_t_values(frame, keys, sensitive, t_model["t_distance"],
+                                          t_model.get("sensitive_hierarchy"), suppressed_as=star)
+                except SDCError as exc:   # e.g. the original holds a value an earlier step recoded away
+                    notes.append(f"{sensitive}: t read by the default distance where the generalisation's "
+                                 f"model cannot read it ({exc})")
             return t_closeness_values(frame, keys, sensitive, suppressed_as=star)
 
         for label, frame, star in (("before", o, None), ("after", m, suppressed_as)):
