@@ -120,7 +120,7 @@ def test_rank_swap_window_from_r0_or_k0_does_not_depend_on_the_scale(scale):
     x = [float(v) for v in range(1, 11)]
     ref = pl.DataFrame({"x": x})
     df = pl.DataFrame({"x": [v * scale for v in x]})
-    for kw in ({"r0": 0.8}, {"k0": 0.3}, {"r0": 0.2, "top": 0.1, "bottom": 0.1, "preset": "sdcmicro"}):
+    for kw in ({"r0": 0.8}, {"k0": 0.3}, {"r0": 0.05, "top": 0.2, "bottom": 0.2, "preset": "sdcmicro"}):
         want = ref.sdc.rank_swap("x", seed=1, **kw)["x"].to_list()
         got = df.sdc.rank_swap("x", seed=1, **kw)["x"].to_list()
         assert [v / scale for v in got] == want, kw
@@ -203,3 +203,17 @@ def test_int128_columns_in_pram_rank_swap_and_intervals():
     q = df.sdc.recode_intervals("x", n=2, method="quantile")["x"]
     assert q.dtype.categories.to_list() == ["[1, 5]", f"(5, {2**100 + 1}]"]
     assert q.to_list() == ["[1, 5]"] * 3 + [f"(5, {2**100 + 1}]"] * 2 + ["[1, 5]"] + [f"(5, {2**100 + 1}]"] * 2
+
+
+@pytest.mark.parametrize("options,what", [(dict(top=0.1), "top = 0.1 codes 1 of its 11 values"),
+                                          (dict(bottom=0.1, top=0.2), "bottom = 0.1 codes 1 of its 11 values")])
+def test_rank_swap_coding_a_single_extreme_is_refused(options, what):
+    # top=0.1 of 11 values coded the largest (1000) to the mean of itself and left it out of the
+    # swaps: the extreme the coding should hide was released exactly as it was
+    df = pl.DataFrame({"x": [float(v) for v in range(1, 11)] + [1000.0], "g": ["a"] * 11})
+    with pytest.raises(SDCError, match=f"column 'x': {what}: the mean of one value is the value"):
+        df.sdc.rank_swap("x", p=0.3, seed=1, **options)
+    with pytest.raises(SDCError, match=f"column 'x': stratum {{'g': 'a'}} of `by` {what}"):
+        df.lazy().sdc.rank_swap("x", p=0.3, by="g", seed=1, **options).collect()
+    out = df.sdc.rank_swap("x", p=0.3, top=0.2, seed=1)["x"].to_list()       # 2 coded: their mean
+    assert out[-1] == 505.0 and out.count(505.0) == 2

@@ -87,3 +87,13 @@ def test_columns_differing_only_in_case_are_refused_naming_both(spark):  # noqa:
                  lambda: sdcs.mdav(sdf, 3, ["x"]), lambda: sdcs.recode(sdf, "c", p=0.3)):
         with pytest.raises(SDCError, match=r"columns 'x' and 'X': Spark compares column names case-insensitively"):
             call()
+
+
+def test_rank_swap_coding_a_single_extreme_is_refused_on_the_driver(spark):  # noqa: F811
+    from polars_sdc import spark as sdcs
+
+    df = pl.DataFrame({"id": list(range(11)), "g": ["a"] * 11, "x": [float(v) for v in range(1, 11)] + [1000.0]})
+    with pytest.raises(SDCError, match=r"column 'x': stratum \{'g': 'a'\} of `by` top = 0.1 codes 1 of its 11 values"):
+        sdcs.rank_swap(_sdf(spark, df), "x", p=0.3, top=0.1, by="g", seed=1, key="id")
+    local = df.sdc.rank_swap("x", p=0.3, top=0.2, by="g", seed=1, key="id")
+    assert _back(sdcs.rank_swap(_sdf(spark, df), "x", p=0.3, top=0.2, by="g", seed=1, key="id")).equals(local)
