@@ -18,6 +18,9 @@ import polars as pl
 import pytest
 
 import polars_sdc  # noqa: F401
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from naive import reference_top_bottom
 from polars_sdc import SDCError
 
 
@@ -38,14 +41,6 @@ def test_recode_intervals_boolean_at_breaks_is_cut_at_the_breaks(lazy):
 
 
 # ------------------------------------------------------------------ top / bottom coding by share
-def _reference_top(values: list[int], upper_p: float) -> list[int]:
-    """The coding by exact integers: the threshold is the sorted values' element at
-    ceil((n - 1)(1 - upper_p)) (Polars' "higher" quantile), values above it become it."""
-    s = sorted(values)
-    t = s[int(np.ceil((len(s) - 1) * (1.0 - upper_p)))]
-    return [t if v > t else v for v in values]
-
-
 @pytest.mark.parametrize("dtype,values", [
     (pl.Int64, [1, 2, 3, 2**63 - 1, 2**63 - 2, 2**63 - 3, 2**63 - 1000]),
     (pl.Int64, [1, 2, 3, 2**53 + 1, 2**53 + 2, 2**53 + 3, 2**53 + 5]),
@@ -55,9 +50,30 @@ def test_top_coding_by_share_codes_the_top_values_of_wide_integers(dtype, values
     df = pl.DataFrame({"x": pl.Series(values, dtype=dtype)})
     out = df.sdc.top_bottom_code("x", upper_p=0.3)
     assert out.schema == df.schema
-    assert out["x"].to_list() == _reference_top(values, 0.3)
+    assert out["x"].to_list() == reference_top_bottom(values, upper_p=0.3)
     assert out["x"].max() < max(values)            # the largest value is never released as it is
     lazy = df.lazy().sdc.top_bottom_code("x", upper_p=0.3).collect(engine="streaming")
+    assert lazy.equals(out)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(dtype=st.sampled_from([pl.Int8, pl.UInt16, pl.Int64, pl.UInt64, pl.Int128]),
+       offset=st.sampled_from([0, 2**53, 2**62, 2**63]), data=st.data(),
+       lower_p=st.sampled_from([None, 0.1, 0.3]), upper_p=st.sampled_from([None, 0.05, 0.3, 0.5]))
+def test_property_top_bottom_by_share_equals_the_exact_reference(dtype, offset, data, lower_p, upper_p):
+    lo, hi = {pl.Int8: (-128, 127), pl.UInt16: (0, 2**16 - 1)}.get(dtype, (0, 2**40))
+    shift = offset if dtype in (pl.UInt64, pl.Int128) or (dtype == pl.Int64 and offset < 2**63) else 0
+    if shift and dtype == pl.Int64:
+        hi = min(hi, 2**63 - 1 - shift)
+    vals = data.draw(st.lists(st.one_of(st.none(), st.integers(lo, hi)), min_size=1, max_size=15))
+    vals = [None if v is None else v + shift for v in vals]
+    if lower_p is None and upper_p is None:
+        upper_p = 0.2
+    df = pl.DataFrame({"x": pl.Series(vals, dtype=dtype)})
+    out = df.sdc.top_bottom_code("x", lower_p=lower_p, upper_p=upper_p)
+    assert out.schema == df.schema
+    assert out["x"].to_list() == reference_top_bottom(vals, lower_p, upper_p)
+    lazy = df.lazy().sdc.top_bottom_code("x", lower_p=lower_p, upper_p=upper_p).collect(engine="streaming")
     assert lazy.equals(out)
 
 
