@@ -233,3 +233,16 @@ def test_rank_swap_coding_a_single_extreme_is_refused(options, what):
         df.lazy().sdc.rank_swap("x", p=0.3, by="g", seed=1, **options).collect()
     out = df.sdc.rank_swap("x", p=0.3, top=0.2, seed=1)["x"].to_list()       # 2 coded: their mean
     assert out[-1] == 505.0 and out.count(505.0) == 2
+
+
+def test_equal_intervals_of_values_typed_in_a_tiny_decimal_unit():
+    # 8e-307 scaled exactly to the unit 10^-307 was 7.999999999999999: sdcMicro's rule (exact) and its
+    # float points disagreed about 7.5 and the call raised "too close to float64's resolution"
+    # (a hypothesis example of tests/test_numerics.py). In the unit the values are typed in, 7 and 8
+    # are cut as sdcMicro cuts 7 and 8: seq(6, 9, length = 3) rounded = 6, 8, 9, one interval for both.
+    from polars_sdc.masking.intervals import column_equal_breaks
+
+    assert column_equal_breaks("x", 7e-307, 8e-307, 2) == [6e-307, 8e-307, 9e-307]
+    assert column_equal_breaks("x", 7.0, 8.0, 2) == [6.0, 8.0, 9.0]
+    out = pl.DataFrame({"x": [7e-307, 8e-307], "i": [7.0, 8.0]}).sdc.recode_intervals(["x", "i"], n=2)
+    assert out["x"].to_physical().to_list() == out["i"].to_physical().to_list() == [0, 0]
