@@ -167,7 +167,8 @@ def microaggregate(
         plan = plan_blocks(units, k, on_cols, by=by, block_rows=max(2 * k, int(block_rows * homes / max(rows, 1))),
                            standardize=standardize, weights=weights, seed=seed, sample_per_block=sample_per_block,
                            nulls=True)
-    # the spec every block runs: the same arguments, the global z-scores as weights
+    # the spec every block runs: the same arguments, z-scores as weights (the whole table's here; spec_of
+    # puts those of the block's stratum and null pattern)
     run_spec = MicroaggSpec.build(polars_schema(frame.drop(NULLS)), k, on_cols, standardize=False, household=household,
                                   weights=local_weights(std, features, weights, standardize), **arguments)
     if units is not frame:          # person-level over the whole table, whatever one block shows
