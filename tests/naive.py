@@ -1459,3 +1459,23 @@ def reference_cheapest_masks(C, g, bad, k, exact, rank, tier):
                     best = (key, s, cov)
         out.append((-1, 0.0) if best is None else (best[1], float(best[2])))
     return out
+
+
+def reference_top_bottom(values: list, lower_p: float | None = None, upper_p: float | None = None) -> list:
+    """Top / bottom coding by share with Python numbers (exact at any integer size): the
+    thresholds are the sorted non-null values' elements at ``floor((n - 1) lower_p)`` and
+    ``ceil((n - 1) (1 - upper_p))`` (Polars' "lower" / "higher" quantile index); a value below /
+    above its threshold becomes the threshold; nulls stay null."""
+    import math
+
+    s = sorted(v for v in values if v is not None)
+    lo = s[math.floor((len(s) - 1) * lower_p)] if lower_p is not None and s else None
+    hi = s[math.ceil((len(s) - 1) * (1.0 - upper_p))] if upper_p is not None and s else None
+    out = []
+    for v in values:
+        if v is not None and hi is not None and v > hi:
+            v = hi
+        if v is not None and lo is not None and v < lo:
+            v = lo
+        out.append(v)
+    return out

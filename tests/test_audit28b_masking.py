@@ -18,6 +18,9 @@ import polars as pl
 import pytest
 
 import polars_sdc  # noqa: F401
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from naive import reference_top_bottom
 from polars_sdc import SDCError
 
 
@@ -38,14 +41,6 @@ def test_recode_intervals_boolean_at_breaks_is_cut_at_the_breaks(lazy):
 
 
 # ------------------------------------------------------------------ top / bottom coding by share
-def _reference_top(values: list[int], upper_p: float) -> list[int]:
-    """The coding by exact integers: the threshold is the sorted values' element at
-    ceil((n - 1)(1 - upper_p)) (Polars' "higher" quantile), values above it become it."""
-    s = sorted(values)
-    t = s[int(np.ceil((len(s) - 1) * (1.0 - upper_p)))]
-    return [t if v > t else v for v in values]
-
-
 @pytest.mark.parametrize("dtype,values", [
     (pl.Int64, [1, 2, 3, 2**63 - 1, 2**63 - 2, 2**63 - 3, 2**63 - 1000]),
     (pl.Int64, [1, 2, 3, 2**53 + 1, 2**53 + 2, 2**53 + 3, 2**53 + 5]),
@@ -55,9 +50,30 @@ def test_top_coding_by_share_codes_the_top_values_of_wide_integers(dtype, values
     df = pl.DataFrame({"x": pl.Series(values, dtype=dtype)})
     out = df.sdc.top_bottom_code("x", upper_p=0.3)
     assert out.schema == df.schema
-    assert out["x"].to_list() == _reference_top(values, 0.3)
+    assert out["x"].to_list() == reference_top_bottom(values, upper_p=0.3)
     assert out["x"].max() < max(values)            # the largest value is never released as it is
     lazy = df.lazy().sdc.top_bottom_code("x", upper_p=0.3).collect(engine="streaming")
+    assert lazy.equals(out)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(dtype=st.sampled_from([pl.Int8, pl.UInt16, pl.Int64, pl.UInt64, pl.Int128]),
+       offset=st.sampled_from([0, 2**53, 2**62, 2**63]), data=st.data(),
+       lower_p=st.sampled_from([None, 0.1, 0.3]), upper_p=st.sampled_from([None, 0.05, 0.3, 0.5]))
+def test_property_top_bottom_by_share_equals_the_exact_reference(dtype, offset, data, lower_p, upper_p):
+    lo, hi = {pl.Int8: (-128, 127), pl.UInt16: (0, 2**16 - 1)}.get(dtype, (0, 2**40))
+    shift = offset if dtype in (pl.UInt64, pl.Int128) or (dtype == pl.Int64 and offset < 2**63) else 0
+    if shift and dtype == pl.Int64:
+        hi = min(hi, 2**63 - 1 - shift)
+    vals = data.draw(st.lists(st.one_of(st.none(), st.integers(lo, hi)), min_size=1, max_size=15))
+    vals = [None if v is None else v + shift for v in vals]
+    if lower_p is None and upper_p is None:
+        upper_p = 0.2
+    df = pl.DataFrame({"x": pl.Series(vals, dtype=dtype)})
+    out = df.sdc.top_bottom_code("x", lower_p=lower_p, upper_p=upper_p)
+    assert out.schema == df.schema
+    assert out["x"].to_list() == reference_top_bottom(vals, lower_p, upper_p)
+    lazy = df.lazy().sdc.top_bottom_code("x", lower_p=lower_p, upper_p=upper_p).collect(engine="streaming")
     assert lazy.equals(out)
 
 
@@ -120,7 +136,7 @@ def test_rank_swap_window_from_r0_or_k0_does_not_depend_on_the_scale(scale):
     x = [float(v) for v in range(1, 11)]
     ref = pl.DataFrame({"x": x})
     df = pl.DataFrame({"x": [v * scale for v in x]})
-    for kw in ({"r0": 0.8}, {"k0": 0.3}, {"r0": 0.2, "top": 0.1, "bottom": 0.1, "preset": "sdcmicro"}):
+    for kw in ({"r0": 0.8}, {"k0": 0.3}, {"r0": 0.05, "top": 0.2, "bottom": 0.2, "preset": "sdcmicro"}):
         want = ref.sdc.rank_swap("x", seed=1, **kw)["x"].to_list()
         got = df.sdc.rank_swap("x", seed=1, **kw)["x"].to_list()
         assert [v / scale for v in got] == want, kw
@@ -203,3 +219,30 @@ def test_int128_columns_in_pram_rank_swap_and_intervals():
     q = df.sdc.recode_intervals("x", n=2, method="quantile")["x"]
     assert q.dtype.categories.to_list() == ["[1, 5]", f"(5, {2**100 + 1}]"]
     assert q.to_list() == ["[1, 5]"] * 3 + [f"(5, {2**100 + 1}]"] * 2 + ["[1, 5]"] + [f"(5, {2**100 + 1}]"] * 2
+
+
+@pytest.mark.parametrize("options,what", [(dict(top=0.1), "top = 0.1 codes 1 of its 11 values"),
+                                          (dict(bottom=0.1, top=0.2), "bottom = 0.1 codes 1 of its 11 values")])
+def test_rank_swap_coding_a_single_extreme_is_refused(options, what):
+    # top=0.1 of 11 values coded the largest (1000) to the mean of itself and left it out of the
+    # swaps: the extreme the coding should hide was released exactly as it was
+    df = pl.DataFrame({"x": [float(v) for v in range(1, 11)] + [1000.0], "g": ["a"] * 11})
+    with pytest.raises(SDCError, match=f"column 'x': {what}: the mean of one value is the value"):
+        df.sdc.rank_swap("x", p=0.3, seed=1, **options)
+    with pytest.raises(SDCError, match=f"column 'x': stratum {{'g': 'a'}} of `by` {what}"):
+        df.lazy().sdc.rank_swap("x", p=0.3, by="g", seed=1, **options).collect()
+    out = df.sdc.rank_swap("x", p=0.3, top=0.2, seed=1)["x"].to_list()       # 2 coded: their mean
+    assert out[-1] == 505.0 and out.count(505.0) == 2
+
+
+def test_equal_intervals_of_values_typed_in_a_tiny_decimal_unit():
+    # 8e-307 scaled exactly to the unit 10^-307 was 7.999999999999999: sdcMicro's rule (exact) and its
+    # float points disagreed about 7.5 and the call raised "too close to float64's resolution"
+    # (a hypothesis example of tests/test_numerics.py). In the unit the values are typed in, 7 and 8
+    # are cut as sdcMicro cuts 7 and 8: seq(6, 9, length = 3) rounded = 6, 8, 9, one interval for both.
+    from polars_sdc.masking.intervals import column_equal_breaks
+
+    assert column_equal_breaks("x", 7e-307, 8e-307, 2) == [6e-307, 8e-307, 9e-307]
+    assert column_equal_breaks("x", 7.0, 8.0, 2) == [6.0, 8.0, 9.0]
+    out = pl.DataFrame({"x": [7e-307, 8e-307], "i": [7.0, 8.0]}).sdc.recode_intervals(["x", "i"], n=2)
+    assert out["x"].to_physical().to_list() == out["i"].to_physical().to_list() == [0, 0]

@@ -87,3 +87,40 @@ def test_columns_differing_only_in_case_are_refused_naming_both(spark):  # noqa:
                  lambda: sdcs.mdav(sdf, 3, ["x"]), lambda: sdcs.recode(sdf, "c", p=0.3)):
         with pytest.raises(SDCError, match=r"columns 'x' and 'X': Spark compares column names case-insensitively"):
             call()
+
+
+def test_rank_swap_coding_a_single_extreme_is_refused_on_the_driver(spark):  # noqa: F811
+    from polars_sdc import spark as sdcs
+
+    df = pl.DataFrame({"id": list(range(11)), "g": ["a"] * 11, "x": [float(v) for v in range(1, 11)] + [1000.0]})
+    with pytest.raises(SDCError, match=r"column 'x': stratum \{'g': 'a'\} of `by` top = 0.1 codes 1 of its 11 values"):
+        sdcs.rank_swap(_sdf(spark, df), "x", p=0.3, top=0.1, by="g", seed=1, key="id")
+    local = df.sdc.rank_swap("x", p=0.3, top=0.2, by="g", seed=1, key="id")
+    assert _back(sdcs.rank_swap(_sdf(spark, df), "x", p=0.3, top=0.2, by="g", seed=1, key="id")).equals(local)
+
+
+def _strata_frame() -> pl.DataFrame:
+    import numpy as np
+
+    r = np.random.default_rng(5)
+    n = 40
+    df = pl.DataFrame({"id": np.arange(n), "g": pl.Series(r.choice(["a", "b", None], n, p=[0.4, 0.4, 0.2]).tolist(),
+                                                          dtype=pl.String),
+                       "x": r.normal(size=n), "i": pl.Series(r.integers(-100, 100, n), dtype=pl.Int16),
+                       "y": r.integers(0, 5, n).astype(float)})
+    return df.with_columns(pl.when(pl.col("id") % 4 == 0).then(None).otherwise(pl.col("y")).alias("yn"))
+
+
+@pytest.mark.parametrize("method,on,by", [("mdav", ["x", "i"], "g"), ("mhm", ["x", "i"], "g"),
+                                          ("mdav", ["x", "yn"], None), ("vmdav", ["x", "yn"], "g")])
+def test_microaggregate_one_block_per_stratum_equals_local(spark, method, on, by):  # noqa: F811
+    # the local method z-scores each stratum (and each null pattern) on its own rows; Spark's blocks
+    # used the whole table's standard deviations, so with by= or structural nulls a stratum held in
+    # one block was partitioned otherwise than locally
+    from polars_sdc import spark as sdcs
+
+    df = _strata_frame()
+    local = df.sdc.microaggregate(3, on, method=method, by=by)
+    for parts in (1, 3):
+        got = _back(sdcs.microaggregate(_sdf(spark, df, parts), 3, on, method=method, by=by, block_rows=1000))
+        assert got.equals(local), parts

@@ -93,11 +93,17 @@ def equal_breaks(lo: float, hi: float, n: int) -> list[float]:
 
 
 def _pow10(v: float, k: int) -> float:
-    """``v * 10^k`` rounded once (decimal arithmetic is exact here), so that a point ``3 * 10^-300``
-    is the float a user types as ``3e-300``."""
+    """``v * 10^k`` of the number ``v`` is written as (its shortest repr; decimal arithmetic is
+    exact here), so that a point ``3 * 10^-300`` is the float a user types as ``3e-300`` and the
+    value typed as ``8e-307`` is 8 in the unit 10^-307 (its binary value scaled exactly was
+    7.999999999999999, which sdcMicro's rule cuts differently from 8).
+
+    >>> _pow10(8e-307, 307), _pow10(3.0, -300)
+    (8.0, 3e-300)
+    """
     from decimal import Decimal
 
-    return float(Decimal(v).scaleb(k))
+    return float(Decimal(repr(float(v)) if isinstance(v, float) else v).scaleb(k))
 
 
 def _parts(pts: Sequence[Any], lo: Any, hi: Any, right_closed: bool) -> bool:

@@ -13,7 +13,8 @@ of the values taking part).
 
 ``top`` / ``bottom`` (sdcMicro ``TopPercent`` / ``BottomPercent``, here fractions, default 0):
 the largest / smallest ``floor(top * n)`` values are replaced by their mean and not swapped
-(then the column is no longer a permutation; integer columns become Float64). Nulls stay
+(then the column is no longer a permutation; integer columns become Float64); a share that codes
+a single value is refused (:func:`check_coded`: the mean of one value is the value). Nulls stay
 null and are not swapped. Ties are ordered by row key. The random choice for the value at
 rank ``j`` comes from :mod:`polars_sdc.rng`, stream ``f"rank_swap/{column}"``, keyed by that
 row's position or ``key`` value.
@@ -153,6 +154,7 @@ def rank_swap_values(
         w = int(math.floor(pw * (hi - lo) + 1e-9)) - (1 if sdcmicro else 0)
         check_some_swapped(column, None if sidx is None else strata_names[si], hi - lo, pw, varies, sdcmicro,
                            p, r0, k0)
+        check_coded(column, None if sidx is None else strata_names[si], b - a, n_bot, n_top, bottom, top)
         if w > 0 and hi - lo > 1:
             seg_lo.append(lo)
             seg_hi.append(hi)
@@ -220,6 +222,26 @@ def check_some_swapped(column: str, stratum: str | None, m: int, pw: float, vari
         (" (p from r0)", "lower r0") if r0 is not None else (" (p from k0)", "raise k0"))
     raise SDCError(f"column {column!r}: {where}has {m} values and p * n = {pw * m:.3g} < {need}{via}, so none "
                    f"would be swapped ({fix}{' or use coarser strata' if stratum else ''})")
+
+
+def check_coded(column: str, stratum: str | None, m: int, n_bot: int, n_top: int, bottom: float,
+                top: float) -> None:
+    """Refuse a ``top`` / ``bottom`` coding of a single value (of the ``m`` values of the column
+    or ``by`` stratum): its mean is the value itself, so the extreme would be released exactly as
+    it is, and it is not swapped either (sdcMicro ``rankSwap`` does that without a word). The
+    Spark back end runs the same check on the driver.
+
+    >>> check_coded("x", None, 11, 0, 1, 0.0, 0.1)
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: column 'x': top = 0.1 codes 1 of its 11 values: the mean of one value is the value, released unchanged and not swapped; use top = 0 (it is swapped then) or a top that codes at least 2 values
+    """
+    for name, share, coded in (("top", top, n_top), ("bottom", bottom, n_bot)):
+        if coded == 1:
+            where = "" if stratum is None else f"stratum {stratum} of `by` "
+            raise SDCError(f"column {column!r}: {where}{name} = {share:g} codes 1 of its {m} values: the mean of one "
+                           f"value is the value, released unchanged and not swapped; use {name} = 0 (it is swapped "
+                           f"then) or a {name} that codes at least 2 values")
 
 
 def _decimal_units(s: pl.Series) -> np.ndarray:

@@ -642,7 +642,7 @@ def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str
     aggregation (and with top / bottom coding one pass over the values between the codings)."""
     from pyspark.sql import functions as F
 
-    from ..masking.rank_swap import check_some_swapped, window_from_moments
+    from ..masking.rank_swap import check_coded, check_some_swapped, window_from_moments
 
     floats = [c for c in cols if schema[c].is_float()]
     aggs = [F.count(F.lit(1)).alias("__sdc_n"), *bad_value_counts(sdf, floats, schema, nulls=True)]
@@ -675,11 +675,12 @@ def _rank_swap_checks(sdf: Any, schema: pl.Schema, cols: list[str], by: list[str
             name = repr(dict(zip(by, (r[b] for b in by)))) if by else None
             if coded:
                 mid, pw, varies = r[f"__sdc_mid_{c}"], r[f"__sdc_pw_{c}"], r[f"__sdc_mv_{c}"]
+                check_coded(c, name, m, r[f"__sdc_nb_{c}"], r[f"__sdc_nt_{c}"], bottom, top)
             else:
                 mid, lo, hi = m, r[f"__sdc_lo_{c}"], r[f"__sdc_hi_{c}"]
                 varies = lo != hi
-                top = max(abs(lo), abs(hi))
-                e = -600 if top > 2.0**500 else (600 if top < 2.0**-500 else 0)
+                mag = max(abs(lo), abs(hi))
+                e = -600 if mag > 2.0**500 else (600 if mag < 2.0**-500 else 0)
                 pw = p if p is not None else window_from_moments(
                     math.ldexp(hi, e) - math.ldexp(lo, e), r[f"__sdc_v{e}_{c}"], r[f"__sdc_a{e}_{c}"], r0, k0)
             check_some_swapped(c, name, mid, pw, varies, sdcmicro, p, r0, k0)
@@ -699,6 +700,7 @@ def _middle_windows(sdf: Any, cols: list[str], by: list[str], p: float | None, r
 
     schema = polars_schema(sdf)
     out = pl.Schema({**{b: schema[b] for b in by}, **{f"__sdc_mid_{c}": pl.Int64 for c in cols},
+                     **{f"__sdc_nb_{c}": pl.Int64 for c in cols}, **{f"__sdc_nt_{c}": pl.Int64 for c in cols},
                      **{f"__sdc_pw_{c}": pl.Float64 for c in cols}, **{f"__sdc_mv_{c}": pl.Boolean for c in cols}})
 
     def task(df: pl.DataFrame) -> pl.DataFrame:
@@ -708,6 +710,8 @@ def _middle_windows(sdf: Any, cols: list[str], by: list[str], p: float | None, r
             n_bot, n_top, pw, varies = middle_window(x, c, p=p, r0=r0, k0=k0, top=top, bottom=bottom,
                                                      sdcmicro=sdcmicro)
             row[f"__sdc_mid_{c}"] = pl.Series([x.shape[0] - n_bot - n_top], dtype=pl.Int64)
+            row[f"__sdc_nb_{c}"] = pl.Series([n_bot], dtype=pl.Int64)
+            row[f"__sdc_nt_{c}"] = pl.Series([n_top], dtype=pl.Int64)
             row[f"__sdc_pw_{c}"] = pl.Series([pw], dtype=pl.Float64)
             row[f"__sdc_mv_{c}"] = pl.Series([varies], dtype=pl.Boolean)
         return pl.DataFrame(row)

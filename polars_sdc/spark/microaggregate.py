@@ -8,9 +8,10 @@ are repartitioned by block, one Spark partition per block, and each task
 (:func:`polars_sdc.spark._common.run_frames`, ``per="block"``) sorts its block by all its
 columns (a canonical order, so the result does not depend on the order in which the shuffle
 delivered the rows) and applies the spec built on the driver for the blocks: the same
-arguments with the z-scores of the whole table (the global standard deviations enter as
-per-column weights, so every block measures distance in the same units as a single-process
-run would). Every group of the local method has >= k records, so every class of the released
+arguments with the z-scores of the block's stratum and null pattern (their standard deviations,
+from one aggregation, enter as per-column weights, so every block measures distance in the
+units a single-process run uses for that stratum and pattern: a stratum held in one block is
+released as locally). Every group of the local method has >= k records, so every class of the released
 quasi-identifiers — strata included — has >= k records (a group never spans two blocks, nor a
 block two strata). The result's Spark schema is the spec's ``output_schema``.
 
@@ -95,8 +96,8 @@ def microaggregate(
     ``group_column`` (int64: the block id in the high 32 bits, unique over the table) and
     ``block_column`` (int32) when asked; the rows come back grouped by block.
 
-    ``standardize`` z-scores the numeric columns with the whole table's mean and standard
-    deviation; ``by`` strata are blocked and partitioned separately; ``seed`` only chooses
+    ``standardize`` z-scores the numeric columns with the standard deviations of each stratum
+    and null pattern, as locally (with ``plan=`` or ``household=``: of the whole table); ``by`` strata are blocked and partitioned separately; ``seed`` only chooses
     the sample the kd-tree is built from; ``plan`` reuses a :func:`plan_blocks` result;
     ``task_wrapper`` wraps the per-block task function (a test hook: fault injection).
     ``household=``: every group spans >= k distinct households, for household-level and
@@ -139,6 +140,7 @@ def microaggregate(
         if block_column is not None:
             empty[block_column] = pl.Int32
         return sdf.sparkSession.createDataFrame([], spark_schema(pl.Schema(empty), like=sdf))
+    unit_std = None
     if household is None:
         frame, units = sdf, sdf
         if plan is None:    # structural nulls: each null pattern over `on` blocked apart, as a stratum
@@ -151,6 +153,10 @@ def microaggregate(
             raise SDCError("household=: a `plan` is made for the person rows; the household path plans its own blocks")
         frame, units = _household_frames(sdf, household, on_cols, by_cols, schema, spec.household_columns)
     features = [c for c in on_cols if is_numeric(schema[c])]
+    if household is None and plan is None and standardize and features:
+        # the local method z-scores each stratum's null pattern on its own rows: the blocks of a
+        # (stratum, pattern) measure distance with its standard deviations, as a local run does
+        unit_std = unit_deviations(frame, by, features)
     if units is frame:
         if plan is None:
             plan = plan_blocks(frame, k, on_cols, by=by, block_rows=block_rows, standardize=standardize,
@@ -161,7 +167,8 @@ def microaggregate(
         plan = plan_blocks(units, k, on_cols, by=by, block_rows=max(2 * k, int(block_rows * homes / max(rows, 1))),
                            standardize=standardize, weights=weights, seed=seed, sample_per_block=sample_per_block,
                            nulls=True)
-    # the spec every block runs: the same arguments, the global z-scores as weights
+    # the spec every block runs: the same arguments, z-scores as weights (the whole table's here; spec_of
+    # puts those of the block's stratum and null pattern)
     run_spec = MicroaggSpec.build(polars_schema(frame.drop(NULLS)), k, on_cols, standardize=False, household=household,
                                   weights=local_weights(std, features, weights, standardize), **arguments)
     if units is not frame:          # person-level over the whole table, whatever one block shows
@@ -173,10 +180,23 @@ def microaggregate(
     if block_column is not None:
         out_schema = pl.Schema({**out_schema, block_column: pl.Int32})
 
+    specs: dict[tuple, Any] = {}
+
+    def spec_of(df: pl.DataFrame) -> Any:
+        """The block's spec: with the standard deviations of its (stratum, null pattern)."""
+        if unit_std is None or not df.height:
+            return run_spec
+        row = df.head(1).select(by).join(unit_std, on=by, how="left", nulls_equal=True).row(0, named=True)
+        sds = tuple(float(row[f"__sdc_sd{j}"] or 0.0) for j in range(len(features)))
+        if sds not in specs:
+            specs[sds] = replace(run_spec, weights=local_weights(sds, features, weights, standardize))
+        return specs[sds]
+
     def task(df: pl.DataFrame) -> pl.DataFrame:
         block = int(df[BLOCK][0]) if df.height else 0
+        spec_b = spec_of(df)
         df = df.select(columns).sort(columns, nulls_last=True)  # canonical row order: by every column
-        out = run_spec.apply(df)
+        out = spec_b.apply(df)
         if group_column is not None:
             out = out.with_columns((pl.col(group_column).cast(pl.Int64) + (block << 32)).alias(group_column))
         if block_column is not None:
@@ -248,6 +268,16 @@ def person_stats(sdf: Any, on: list[str], features: list[str], schema: pl.Schema
                   *bad_value_counts(sdf, on, schema, nulls=True)).collect()[0]
     raise_bad(on, row)
     return [float(row[f"__sdc_sd_{c}"] or 0.0) for c in features], int(row["__sdc_rows"]), int(row["__sdc_homes"])
+
+
+def unit_deviations(frame: Any, by: list[str], features: list[str]) -> pl.DataFrame:
+    """Per (stratum, null pattern) -- the ``by`` columns with the pattern column -- the standard
+    deviations (ddof 0, non-null values) of the numeric ``on`` columns, ``__sdc_sd<j>``: one small
+    aggregation brought to the driver (one row per stratum and pattern)."""
+    from pyspark.sql import functions as F
+
+    return pl.from_arrow(frame.groupBy(*by).agg(
+        *[F.stddev_pop(F.col(c).cast("double")).alias(f"__sdc_sd{j}") for j, c in enumerate(features)]).toArrow())
 
 
 def null_pattern_column(on: Sequence[str]) -> Any:
