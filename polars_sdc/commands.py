@@ -73,9 +73,10 @@ def _add_operation(sub: Any, op: Operation) -> None:
             kwargs["type"] = {"int": cli._int, "float": float}.get(o.kind, str)
             if o.kind == "columns" or o.name == "hierarchies":   # repeatable (a path may hold a comma)
                 kwargs["action"] = "append"
-        kwargs["required"] = o.required
+        old_names = [old for old, new in op.renamed.items() if new == o.name]
+        kwargs["required"] = o.required and not old_names   # else checked in options(): the old flag counts
         parser.add_argument(*flags, **kwargs)
-        for old in (old for old, new in op.renamed.items() if new == o.name):   # a deprecated name: still read
+        for old in old_names:   # a deprecated name: still read
             parser.add_argument("--" + old.replace("_", "-"), dest=o.name, help=argparse.SUPPRESS,
                                 default=argparse.SUPPRESS, action=_DeprecatedFlag, new_flag=flags[0],
                                 append=kwargs.get("action") == "append", type=kwargs.get("type", str))
@@ -205,6 +206,10 @@ def options(op: Operation, args: argparse.Namespace) -> dict[str, Any]:
     """The options given on the command line, as the Python function takes them."""
     given = {o.name: _convert(o, getattr(args, o.name)) for o in op.options
              if hasattr(args, o.name) and o.name != "null_values"}
+    missing = [o for o in op.options if o.required and o.name in op.renamed.values() and o.name not in given]
+    if missing:   # a required option with a deprecated flag (argparse could not check it)
+        raise cli._UsageError(f"the following arguments are required: --{missing[0].name.replace('_', '-')} "
+                              f"(see `{cli.PROG} {op.command} --help`)")
     tokens = cli._null_values(args)
     if tokens and "null_values" in op.names():
         given["null_values"] = tokens

@@ -81,7 +81,7 @@ CASES = [
     ("suppress", ["--k", "2", "--on", "region", "--on", "job", "--importance", "2,1"],
      lambda d: d.sdc.suppress(2, ["region", "job"], importance=[2, 1])),
     ("suppress_risky", ["--on", "region,sex,job", "--risk-above", "0.1", "--weight", "w"],
-     lambda d: d.sdc.suppress_risky(["region", "sex", "job"], risk_above=0.1, weight="w")),
+     lambda d: d.sdc.suppress_risky(["region", "sex", "job"], threshold=0.1, weight="w")),
     ("pram", ["--on", "job", "--pd", "job=0.7", "--by", "sex", "--seed", "4"],
      lambda d: d.sdc.pram("job", pd={"job": 0.7}, by=["sex"], seed=4)),
     ("pram", ["--on", "sex", "--matrix", "[[0.9, 0.1], [0.2, 0.8]]", "--seed", "1", "--key", "id"],
