@@ -202,6 +202,24 @@ def renamed_options(owner: str, renamed: Mapping[str, str], options: Mapping[str
     return out
 
 
+#: the renames of every deprecated callable: (module, qualified name) -> {old: new}; read by the
+#: operations (:attr:`polars_sdc.operations.Operation.renamed`) without importing the namespace
+RENAMED: dict[tuple[str, str], dict[str, str]] = {}
+
+
+def renamed_in_namespace(method: str) -> dict[str, str]:
+    """The renamed options (old -> new) of the ``df.sdc`` method ``method``.
+
+    >>> import polars_sdc
+    >>> renamed_in_namespace("suppress_risky"), renamed_in_namespace("suppress")
+    ({'risk_above': 'threshold'}, {})
+    """
+    for (module, qualname), names in RENAMED.items():
+        if module.startswith("polars_sdc.namespace") and qualname.endswith("Methods." + method):
+            return dict(names)
+    return {}
+
+
 def deprecated(*, renamed: Mapping[str, str] | None = None, positional: Sequence[str] = ()) -> Callable[[T], T]:
     """A function (or namespace method) whose parameters were renamed (``renamed``: old name
     -> new name) or made keyword-only (``positional``: the names once given by position after
@@ -242,6 +260,8 @@ def deprecated(*, renamed: Mapping[str, str] | None = None, positional: Sequence
                 args, kwargs = args[:n_positional], {**dict(zip(names, extra)), **kwargs}
             return fn(*args, **renamed_options(owner, old_names, kwargs))
 
+        if old_names:
+            RENAMED[(fn.__module__, fn.__qualname__)] = old_names
         run.__sdc_renamed__ = old_names  # type: ignore[attr-defined]
         run.__sdc_positional__ = moved  # type: ignore[attr-defined]
         return run  # type: ignore[return-value]

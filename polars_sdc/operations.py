@@ -110,9 +110,9 @@ class Operation:
         """The deprecated option names of its ``df.sdc`` method (old -> new;
         :func:`polars_sdc._signature.deprecated`): a step, a recipe or a flag with an old name
         still runs, warning."""
-        from .namespace import SDCFrame
+        from ._signature import renamed_in_namespace
 
-        return dict(getattr(getattr(SDCFrame, self.method, None), "__sdc_renamed__", {}))
+        return renamed_in_namespace(self.method)
 
     def canonical(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """``options`` with every deprecated name replaced by its new one (warning once each).
