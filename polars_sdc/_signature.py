@@ -10,12 +10,20 @@ tests/test_typing.py), the public top-level functions (``polars_sdc.sse``,
 ``polars_sdc.refine_anneal``, ...) and the Spark functions refuse an unknown keyword with an
 :class:`~polars_sdc.SDCError` naming the method and the closest valid name
 (:func:`unknown_keyword`); tests/test_keywords.py checks every public function.
+
+``deprecated(renamed={"columns": "on"}, positional=("alpha", ...))``: a parameter's old name,
+or an option once given by position, still works and warns (:class:`SDCDeprecationWarning`, a
+``DeprecationWarning``) naming the name to use; the guard of ``check_keywords`` accepts the old
+names. One name per concept across the namespace (docs/naming.md); tests/test_naming.py.
 """
 from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+import os
+import sys
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 P = ParamSpec("P")
@@ -99,7 +107,7 @@ def _guarded(name: str, fn: Callable[..., R], skip: int) -> Callable[..., R]:
         if typed is None:  # the function checks the keywords it passes on
             return fn
         named += [k for k in typed if k not in named]   # **options: Unpack[TypedDict] names them all
-    known = frozenset(named)
+    known = frozenset(named) | frozenset(getattr(fn, "__sdc_renamed__", {}))  # old names: they warn
 
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> R:
@@ -126,3 +134,136 @@ def _unpacked_keys(fn: Callable[..., Any], name: str) -> list[str] | None:
     if typing.get_origin(hint) is not typing.Unpack:
         return None
     return list(typing.get_type_hints(typing.get_args(hint)[0]))
+
+
+class SDCDeprecationWarning(DeprecationWarning):
+    """A polars_sdc name or call form that still works but is deprecated; the message names
+    the one to use. ``warnings.simplefilter("error", SDCDeprecationWarning)`` finds every
+    old name in a script.
+
+    >>> import warnings, polars as pl, polars_sdc
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     out = pl.DataFrame({"x": [1, 9]}).sdc.top_bottom_code(columns="x", upper=5)
+    >>> out["x"].to_list(), issubclass(w[0].category, DeprecationWarning), str(w[0].message)
+    ([1, 5], True, 'top_bottom_code(): columns= is deprecated; use on= (the same option)')
+    """
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_deprecated(message: str) -> None:
+    """Warn ``message`` as an :class:`SDCDeprecationWarning` attributed to the caller's line:
+    the first frame outside polars_sdc (so Python's default filter shows it in a script or a
+    notebook, whatever the depth of the call inside the package).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_deprecated("f(): x= is deprecated; use y=")
+    >>> str(w[0].message), w[0].filename.endswith("_signature.py")
+    ('f(): x= is deprecated; use y=', False)
+    """
+    frame, level = sys._getframe(0), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, SDCDeprecationWarning, stacklevel=level)
+
+
+def renamed_options(owner: str, renamed: Mapping[str, str], options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` with each old name of ``renamed`` (old -> new) replaced by the new one,
+    warning once per old name; both names given is an :class:`~polars_sdc.SDCError`.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     renamed_options("recode", {"columns": "on"}, {"columns": "a", "p": 0.1})
+    {'on': 'a', 'p': 0.1}
+    >>> renamed_options("recode", {"columns": "on"}, {"columns": "a", "on": "b"})
+    Traceback (most recent call last):
+    ...
+    polars_sdc._errors.SDCError: recode(): give on= only (columns= is its deprecated name)
+    """
+    if not renamed or not any(k in options for k in renamed):
+        return dict(options)
+    out: dict[str, Any] = {}
+    for key, value in options.items():
+        new = renamed.get(key)
+        if new is None:
+            out.setdefault(key, value)
+            continue
+        if new in options:
+            from ._errors import SDCError
+
+            raise SDCError(f"{owner}(): give {new}= only ({key}= is its deprecated name)")
+        warn_deprecated(f"{owner}(): {key}= is deprecated; use {new}= (the same option)")
+        out[new] = value
+    return out
+
+
+#: the renames of every deprecated callable: (module, qualified name) -> {old: new}; read by the
+#: operations (:attr:`polars_sdc.operations.Operation.renamed`) without importing the namespace
+RENAMED: dict[tuple[str, str], dict[str, str]] = {}
+
+
+def renamed_in_namespace(method: str) -> dict[str, str]:
+    """The renamed options (old -> new) of the ``df.sdc`` method ``method``.
+
+    >>> import polars_sdc
+    >>> renamed_in_namespace("suppress_risky"), renamed_in_namespace("suppress")
+    ({'risk_above': 'threshold'}, {})
+    """
+    for (module, qualname), names in RENAMED.items():
+        if module.startswith("polars_sdc.namespace") and qualname.endswith("Methods." + method):
+            return dict(names)
+    return {}
+
+
+def deprecated(*, renamed: Mapping[str, str] | None = None, positional: Sequence[str] = ()) -> Callable[[T], T]:
+    """A function (or namespace method) whose parameters were renamed (``renamed``: old name
+    -> new name) or made keyword-only (``positional``: the names once given by position after
+    the positional parameters, in their old order): the old call still runs, the same as the
+    new one, and warns (:func:`warn_deprecated`) naming the new form. The signature shown is
+    the new one; :func:`check_keywords` accepts the old names.
+
+    >>> @deprecated(renamed={"group": "groups"}, positional=("ddof",))
+    ... def spread(x, *, groups="g", ddof=0): return (x, groups, ddof)
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     spread(1, 2, group="h")
+    (1, 'h', 2)
+    >>> [str(m.message) for m in w]
+    ['spread(): ddof given by position is deprecated; give ddof=', 'spread(): group= is deprecated; use groups= (the same option)']
+    >>> str(inspect.signature(spread))
+    "(x, *, groups='g', ddof=0)"
+    """
+    old_names = dict(renamed or {})
+    moved = tuple(positional)
+
+    def decorate(fn: T) -> T:
+        params = inspect.signature(fn).parameters.values()
+        n_positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+        owner = fn.__name__
+
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            extra = args[n_positional:]
+            if extra and len(extra) <= len(moved):
+                names = moved[: len(extra)]
+                for name in names:
+                    if name in kwargs:
+                        raise TypeError(f"{owner}() got multiple values for argument {name!r}")
+                warn_deprecated(f"{owner}(): {', '.join(names)} given by position is deprecated; give "
+                                f"{', '.join(n + '=' for n in names)}")
+                args, kwargs = args[:n_positional], {**dict(zip(names, extra)), **kwargs}
+            return fn(*args, **renamed_options(owner, old_names, kwargs))
+
+        if old_names:
+            RENAMED[(fn.__module__, fn.__qualname__)] = old_names
+        run.__sdc_renamed__ = old_names  # type: ignore[attr-defined]
+        run.__sdc_positional__ = moved  # type: ignore[attr-defined]
+        return run  # type: ignore[return-value]
+
+    return decorate

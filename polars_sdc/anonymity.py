@@ -5,7 +5,7 @@ import polars as pl
 
 from ._columns import ColumnSpec, resolve_columns
 from ._errors import SDCError
-from ._signature import check_keywords
+from ._signature import check_keywords, deprecated
 
 
 def quasi_identifier_columns(frame, on: ColumnSpec) -> list[str]:
@@ -26,7 +26,8 @@ def quasi_identifier_columns(frame, on: ColumnSpec) -> list[str]:
 
 
 @check_keywords
-def equivalence_classes(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 1.0,
+@deprecated(positional=("alpha", "suppressed_as"))
+def equivalence_classes(df: pl.DataFrame, on: ColumnSpec = None, *, alpha: float = 1.0,
                         suppressed_as: str | None = None) -> pl.DataFrame:
     """Every distinct combination of the ``on`` values with its row count (column
     ``count``), smallest classes first (ties in the order the classes first appear).
@@ -70,7 +71,8 @@ def equivalence_classes(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 
 
 
 @check_keywords
-def k_anonymity(df: pl.DataFrame, on: ColumnSpec = None, alpha: float = 1.0, household: str | None = None,
+@deprecated(positional=("alpha", "household", "suppressed_as"))
+def k_anonymity(df: pl.DataFrame, on: ColumnSpec = None, *, alpha: float = 1.0, household: str | None = None,
                 suppressed_as: str | None = None) -> int:
     """Size of the smallest equivalence class on ``on``: the release is k-anonymous for
     every k up to this number (0 for an empty frame). With missing key values: the smallest

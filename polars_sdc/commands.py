@@ -2,7 +2,7 @@
 and ``polars-sdc run RECIPE IN OUT``.
 
 Every operation with a ``command`` gets ``polars-sdc <command> IN OUT`` with one flag per
-option: the Python name with dashes (``--risk-above``), its default and help from the
+option: the Python name with dashes (``--key-var``), its default and help from the
 declaration, columns as comma-separated names (or the flag repeated), numbers per column as
 ``COL=X`` pairs, structured values as JSON. The skeleton is the same for all: check the paths
 (before any work), scan IN lazily, run ``lf.sdc.<operation>(...)``, sink to a temporary file
@@ -73,13 +73,35 @@ def _add_operation(sub: Any, op: Operation) -> None:
             kwargs["type"] = {"int": cli._int, "float": float}.get(o.kind, str)
             if o.kind == "columns" or o.name == "hierarchies":   # repeatable (a path may hold a comma)
                 kwargs["action"] = "append"
-        kwargs["required"] = o.required
+        old_names = [old for old, new in op.renamed.items() if new == o.name]
+        kwargs["required"] = o.required and not old_names   # else checked in options(): the old flag counts
         parser.add_argument(*flags, **kwargs)
+        for old in old_names:   # a deprecated name: still read
+            parser.add_argument("--" + old.replace("_", "-"), dest=o.name, help=argparse.SUPPRESS,
+                                default=argparse.SUPPRESS, action=_DeprecatedFlag, new_flag=flags[0],
+                                append=kwargs.get("action") == "append", type=kwargs.get("type", str))
     null_help = cli._NULL_VALUES_HELP
     if "null_values" in op.names():
         null_help += "; also the categories read as missing (the null_values option)"
     cli._finish(parser, run_operation, null_values=null_help)
     parser.set_defaults(operation=op)
+
+
+class _DeprecatedFlag(argparse.Action):
+    """The flag of a renamed option (``--columns`` of recode, now ``--on``): read as the new
+    one, with a note on stderr naming it."""
+
+    def __init__(self, option_strings: Any, dest: str, *, new_flag: str, append: bool, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, **kwargs)
+        self.new_flag, self.append = new_flag, append
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+        import sys
+
+        print(f"polars-sdc: {option_string} is deprecated; use {self.new_flag} (the same option)", file=sys.stderr)
+        if self.append:
+            values = [*(getattr(namespace, self.dest, None) or []), values]
+        setattr(namespace, self.dest, values)
 
 
 def _split(text: str) -> list[Any]:
@@ -184,6 +206,10 @@ def options(op: Operation, args: argparse.Namespace) -> dict[str, Any]:
     """The options given on the command line, as the Python function takes them."""
     given = {o.name: _convert(o, getattr(args, o.name)) for o in op.options
              if hasattr(args, o.name) and o.name != "null_values"}
+    missing = [o for o in op.options if o.required and o.name in op.renamed.values() and o.name not in given]
+    if missing:   # a required option with a deprecated flag (argparse could not check it)
+        raise cli._UsageError(f"the following arguments are required: --{missing[0].name.replace('_', '-')} "
+                              f"(see `{cli.PROG} {op.command} --help`)")
     tokens = cli._null_values(args)
     if tokens and "null_values" in op.names():
         given["null_values"] = tokens
@@ -287,13 +313,13 @@ class _RecodeSummary:
         if given.get("household") is not None:
             # recode_map counts persons; with --household the household-level columns are recoded
             # on one row per household: the merges are read off the release (measure)
-            return lf.select(given["columns"]).collect()
-        opts = {k: v for k, v in given.items() if k not in ("columns", "p")}
-        return lf.sdc.recode_map(given["columns"], given["p"], **opts)
+            return lf.select(given["on"]).collect()
+        opts = {k: v for k, v in given.items() if k not in ("on", "p")}
+        return lf.sdc.recode_map(given["on"], given["p"], **opts)
 
     @staticmethod
     def measure(after: pl.DataFrame, given: dict[str, Any], plan: pl.DataFrame) -> dict[str, Any]:
-        cols = given["columns"]
+        cols = given["on"]
         hh = given.get("household")   # --household: categories and classes count households
         per_column = {}
         for c in cols:
@@ -322,7 +348,7 @@ class _RecodeSummary:
     def lines(res: dict[str, Any], given: dict[str, Any], output: str, elapsed: float) -> list[str]:
         rows, p = res["rows"], given["p"]
         more = f"{rows * p:g} rows" if res.get("counts", "rows") == "rows" else f"a share {p:g} of the households"
-        out = [f"wrote {output}: {rows} rows, {len(given['columns'])} column(s) recoded (p = {p:g}: every category "
+        out = [f"wrote {output}: {rows} rows, {len(given['on'])} column(s) recoded (p = {p:g}: every category "
                f"gets more than {more} where merging allows), {elapsed:.2f} s"]
         out += [f"  {c}: {d['categories_before']} -> {d['categories_after']} categories "
                f"({d['categories_merged']} merged in {d['merge_groups']} group(s)), smallest {d['smallest_category']} "

@@ -105,6 +105,30 @@ class Operation:
     def names(self) -> list[str]:
         return [o.name for o in self.options]
 
+    @property
+    def renamed(self) -> dict[str, str]:
+        """The deprecated option names of its ``df.sdc`` method (old -> new;
+        :func:`polars_sdc._signature.deprecated`): a step, a recipe or a flag with an old name
+        still runs, warning."""
+        from ._signature import renamed_in_namespace
+
+        return renamed_in_namespace(self.method)
+
+    def canonical(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """``options`` with every deprecated name replaced by its new one (warning once each).
+
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as w:
+        ...     warnings.simplefilter("always")
+        ...     OPERATIONS["suppress_risky"].canonical({"risk_above": 0.1})
+        {'threshold': 0.1}
+        >>> str(w[0].message)
+        'suppress_risky(): risk_above= is deprecated; use threshold= (the same option)'
+        """
+        from ._signature import renamed_options
+
+        return renamed_options(self.method, self.renamed, options)
+
     def defaults(self) -> dict[str, Any]:
         return {o.name: o.default for o in self.options if not o.required}
 
@@ -205,7 +229,7 @@ def _masking() -> dict[str, Operation]:
         }, command="suppress"),
         _declare("suppress_risky", suppress_risky_frame, "suppress key values of records above an individual-risk threshold (sdcMicro localSupp)", {
             "on": _spec("columns", "key (quasi-identifier) columns", role="keys"),
-            "risk_above": _spec("float", "individual-risk threshold", low=0, high=1),
+            "threshold": _spec("float", "individual-risk threshold (sdcMicro localSupp's threshold)", low=0, high=1),
             "weight": _spec("column", "sampling-weight column", role="weight"),
             "key_var": _spec("column", "suppress only this key (default: the risky record's key with most categories)"),
             "alpha": _spec("float", "weight of a match through a suppressed (null) value", low=0, high=1),
@@ -249,7 +273,7 @@ def _masking() -> dict[str, Operation]:
             **_HOUSEHOLDS,
         }, random=True, command="laplace", numeric="on"),
         _declare("recode", recode_frame, "minimum-frequency global recoding of categories (Sano & Hattori, Fig. 1)", {
-            "columns": _spec("columns", "categorical columns to recode"),
+            "on": _spec("columns", "categorical columns to recode"),
             "p": _spec("float", "minimum share of a category", low=0, high=1),
             "hierarchy": _spec("json", "{column: {category: parent}}: merge only siblings (JSON)"),
             "ordinal": _spec("json", "columns (or {column: order}) whose neighbours only merge (JSON or a name)"),
@@ -262,7 +286,7 @@ def _masking() -> dict[str, Operation]:
         }, skip=("enum_as", "labels"), extra_defaults={"sep": DEFAULT_SEP, "other": None, "max_label": DEFAULT_MAX_LABEL,
                                               "null_values": None, "household": None, "household_columns": None,
                                               "suppressed_as": None},
-            command="recode", aliases={"columns": ("--column",)}),
+            command="recode", aliases={"on": ("--column",)}),
         _declare("recode_intervals", recode_intervals_frame, "interval recoding of numeric columns (sdcMicro globalRecode)", {
             "on": _spec("columns", "numeric columns to recode into intervals"),
             "breaks": _spec("floats_or_map", "cut points (comma-separated), or {column: [..]} (JSON)"),
@@ -272,7 +296,7 @@ def _masking() -> dict[str, Operation]:
             **_HOUSEHOLDS,
         }, extra_defaults={"household": None, "household_columns": None}, command="recode-intervals", numeric="on"),
         _declare("top_bottom_code", top_bottom_frame_exprs, "top and bottom coding of numeric columns (sdcMicro topBotCoding)", {
-            "columns": _spec("columns", "numeric columns to code"),
+            "on": _spec("columns", "numeric columns to code"),
             "lower": _spec("float", "values below become this threshold"),
             "upper": _spec("float", "values above become this threshold"),
             "lower_p": _spec("float", "or: the bottom share of values", low=0, high=1),
@@ -282,7 +306,7 @@ def _masking() -> dict[str, Operation]:
             **_HOUSEHOLDS,
         }, extra=[(top_bottom_expr, 1)], extra_defaults={"household": None, "household_columns": None},
             command="top-bottom-code",
-            numeric="columns"),
+            numeric="on"),
         _declare("swap_records", swap_records_frame, "targeted record swapping of whole households between areas "
                  "(sdcMicro recordSwap)", {
             "household": _spec("column", "household id column: households are swapped whole", role="household"),

@@ -49,7 +49,7 @@ def test_suppress_accepts_every_key_dtype_risk_accepts(name, lazy):
 
 def test_suppress_risky_date_key_kept_dtype():
     df = pl.DataFrame({"d": [dt.date(2020, 1, 1)] * 3 + [dt.date(2021, 1, 1)], "w": [10.0, 10.0, 10.0, 2.0]})
-    out = df.sdc.suppress_risky(["d"], weight="w", risk_above=0.2)
+    out = df.sdc.suppress_risky(["d"], weight="w", threshold=0.2)
     assert out.schema == df.schema
     assert out["d"].to_list() == [dt.date(2020, 1, 1)] * 3 + [None]
 

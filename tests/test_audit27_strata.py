@@ -64,7 +64,7 @@ EMPTY = {
     "mhm": lambda f: f.sdc.mhm(3, ["x", "y"]),
     "univariate": lambda f: f.sdc.univariate(3, "x", integers="float"),
     "microaggregate": lambda f: f.sdc.microaggregate(3, ["x", "y"], method="mdav", household="id"),
-    "mil": lambda f: f.with_columns(g=pl.lit(0, pl.UInt32)).sdc.mil(3, ["x", "y"], group="g"),
+    "mil": lambda f: f.with_columns(g=pl.lit(0, pl.UInt32)).sdc.mil(3, ["x", "y"], groups="g"),
     "suppress": lambda f: f.sdc.suppress(3, ["c", "d"], by="s"),
     "pram": lambda f: f.sdc.pram(["c"], seed=1),
     "add_noise": lambda f: f.sdc.add_noise(["x"], seed=1),

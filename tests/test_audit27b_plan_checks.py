@@ -53,11 +53,11 @@ def test_suppress_refuses_bad_arguments_when_planned(kwargs, match):
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(risk_above=2), "risk_above must be <= 1.0"),
-    (dict(risk_above=-0.1), "risk_above must be >= 0.0"),
-    (dict(risk_above=0.1, key_var="nope"), "key_var 'nope': not one of the keys"),
-    (dict(risk_above=0.1, key_var="age"), "key_var 'age': not one of the keys"),
-    (dict(risk_above=0.1, alpha=-1), r"alpha must be in \[0, 1\]"),
+    (dict(threshold=2), "threshold must be <= 1.0"),
+    (dict(threshold=-0.1), "threshold must be >= 0.0"),
+    (dict(threshold=0.1, key_var="nope"), "key_var 'nope': not one of the keys"),
+    (dict(threshold=0.1, key_var="age"), "key_var 'age': not one of the keys"),
+    (dict(threshold=0.1, alpha=-1), r"alpha must be in \[0, 1\]"),
 ])
 def test_suppress_risky_refuses_bad_arguments_when_planned(kwargs, match):
     _plan_fails(lambda f: f.sdc.suppress_risky(K, **kwargs), match)
@@ -68,8 +68,8 @@ def test_good_suppress_plans_still_equal_the_eager_result():
                dict(alpha=0.5)):
         k = kw.pop("k", 2)
         assert DF.lazy().sdc.suppress(k, K, **kw).collect().equals(DF.sdc.suppress(k, K, **kw))
-    assert DF.lazy().sdc.suppress_risky(K, risk_above=0.4, key_var="sex").collect().equals(
-        DF.sdc.suppress_risky(K, risk_above=0.4, key_var="sex"))
+    assert DF.lazy().sdc.suppress_risky(K, threshold=0.4, key_var="sex").collect().equals(
+        DF.sdc.suppress_risky(K, threshold=0.4, key_var="sex"))
 
 
 def test_a_recipe_with_a_bad_suppress_option_fails_naming_its_line_before_any_data():

@@ -90,7 +90,7 @@ def test_python_cli_and_spark_give_one_release(tmp_path, spark):  # noqa: F811
 def test_undo_after_every_kind_of_step_gives_the_parent_back():
     df = _frame().with_columns(pl.col("region").alias("area"))
     p = df.sdc.problem(keys=["region", "job"], numeric=["hinc", "pinc"], household="hid", pram=["job"])
-    steps = [("suppress", dict(k=2)), ("suppress_risky", dict(risk_above=0.5)), ("pram", dict(seed=1)),
+    steps = [("suppress", dict(k=2)), ("suppress_risky", dict(threshold=0.5)), ("pram", dict(seed=1)),
              ("rank_swap", dict(p=0.1, seed=1)), ("add_noise", dict(seed=1)), ("laplace", dict(phi=1.0, seed=1)),
              ("recode", dict(columns="job", p=0.2)), ("recode_intervals", dict(on="hinc", n=3)),
              ("top_bottom_code", dict(columns="hinc", upper=55.0)),

@@ -170,10 +170,10 @@ def test_suppress_keeps_nan_keys():
     assert np.isnan(a[3]) and np.isnan(a[4]) and out["a"].null_count() + out["b"].null_count() >= 1
     ref = df.with_columns(pl.col("a").fill_nan(None)).sdc.suppress(2, ["a", "b"])
     assert out.with_columns(pl.col("a").fill_nan(None)).equals(ref)
-    risky = df.sdc.suppress_risky(["a", "b"], risk_above=0.6)
+    risky = df.sdc.suppress_risky(["a", "b"], threshold=0.6)
     r = risky["a"].to_list()
     assert np.isnan(r[3]) and np.isnan(r[4])
-    ref = df.with_columns(pl.col("a").fill_nan(None)).sdc.suppress_risky(["a", "b"], risk_above=0.6)
+    ref = df.with_columns(pl.col("a").fill_nan(None)).sdc.suppress_risky(["a", "b"], threshold=0.6)
     assert risky.with_columns(pl.col("a").fill_nan(None)).equals(ref)
 
 

@@ -317,7 +317,7 @@ def test_property_any_stray_token_is_named(tmp_path_factory, token, at):
 def test_messages_name_the_problem(tmp_path, capsys):
     df = pl.DataFrame({"x": [1.0, 2, 3, 4, 5], "g": [0, 0, 0, 1, 1]})
     with pytest.raises(SDCError) as err:
-        df.sdc.mil(3, group="g", on="x")
+        df.sdc.mil(3, groups="g", on="x")
     assert "np." not in str(err.value) and "group 1 has 2 row(s)" in str(err.value)
     assert cli.main(["anonymize", str(tmp_path), str(tmp_path / "o.csv"), "--k", "3", "--on", "a"]) == 2
     msg = capsys.readouterr().err

@@ -42,7 +42,7 @@ CALLS = {
     "mdav": lambda ns: ns.mdav(3, ["x", "z", "c"], by="s", group_column="gid"),
     "mhm": lambda ns: ns.mhm(3, ["x", "z"], order="kd-mdav", refine="mil"),
     "microaggregate": lambda ns: ns.microaggregate(4, ["x", "y", "e"], method="vmdav", ordinal=["e"]),
-    "mil": lambda ns: ns.mil(4, ["x", "z"], group="g"),
+    "mil": lambda ns: ns.mil(4, ["x", "z"], groups="g"),
     "partition": lambda ns: ns.partition(3, ["x", "y"], method="mdav"),
     "recode": lambda ns: ns.recode(["c", "t"], 0.3),
     "recode_map": lambda ns: ns.recode_map(["c"], 0.3),
@@ -69,7 +69,7 @@ CALLS = {
     "rank_swap": lambda ns: ns.rank_swap(["x", "z"], p=0.2, by="s", seed=1),
     "recode_intervals": lambda ns: ns.recode_intervals("z", n=3),
     "suppress": lambda ns: ns.suppress(3, ["c", "s", "t"]),
-    "suppress_risky": lambda ns: ns.suppress_risky(["c", "s", "t"], risk_above=0.05, weight="w"),
+    "suppress_risky": lambda ns: ns.suppress_risky(["c", "s", "t"], threshold=0.05, weight="w"),
     "swap_records": lambda ns: ns.swap_records(household="x", hierarchy=["s", "t"], similar=[["c"], []], swaprate=0.5,
                                                risk_variables=["e"], carry_along="y", swapped_column="xs", seed=1),
     "swap_records_plan": lambda ns: ns.swap_records_plan(household="x", hierarchy=["s"], swaprate=0.5, seed=1),
@@ -166,7 +166,7 @@ HOUSEHOLD_CALLS = {
     "recode": lambda ns: ns.recode(["hc", "t"], 0.3, household="g"),
     "recode_intervals": lambda ns: ns.recode_intervals(["hx", "z"], n=3, household="g"),
     "suppress": lambda ns: ns.suppress(3, ["hc", "s", "t"], household="g"),
-    "suppress_risky": lambda ns: ns.suppress_risky(["hc", "s", "t"], risk_above=0.05, weight="w", household="g"),
+    "suppress_risky": lambda ns: ns.suppress_risky(["hc", "s", "t"], threshold=0.05, weight="w", household="g"),
     "top_bottom_code": lambda ns: ns.top_bottom_code(["hx", "z"], upper_p=0.3, replacement="mean", household="g"),
 }
 

@@ -135,7 +135,7 @@ def test_fuzz_partition_and_mil(df, k, data):
     try:
         g = df.sdc.partition(k, on, method=data.draw(st.sampled_from(["mdav", "vmdav", "mhm"])))
         assert g.len() == df.height and g.value_counts()["count"].min() >= k
-        refined = df.with_columns(g.alias("g")).sdc.mil(k, on, group="g")
+        refined = df.with_columns(g.alias("g")).sdc.mil(k, on, groups="g")
         assert refined.drop("g").equals(df) and refined["g"].value_counts()["count"].min() >= k
         out = df.sdc.aggregate(refined["g"], on)
     except Exception as exc:  # noqa: BLE001

@@ -32,7 +32,7 @@ def test_default_on_leaves_the_household_id_out_of_microaggregation():
     out = df.sdc.mdav(2, household="hh", group_column="g")
     assert out["hh"].equals(df["hh"]) and out.group_by("g").agg(pl.col("hh").n_unique())["hh"].min() >= 2
     assert df.lazy().sdc.mhm(2, household="hh").collect()["hh"].equals(df["hh"])
-    refined = out.sdc.mil(2, group="g", household="hh")
+    refined = out.sdc.mil(2, groups="g", household="hh")
     assert refined["hh"].equals(df["hh"])
     with pytest.raises(SDCError, match="no numeric column besides the household id 'hh'"):
         df.select("hh").sdc.mdav(2, household="hh")
@@ -48,7 +48,7 @@ def _nearly():
 
 
 @pytest.mark.parametrize("call", [lambda f: f.sdc.suppress(2, ["size", "sex"], household="hh"),
-                                  lambda f: f.sdc.suppress_risky(["size", "sex"], risk_above=0.2, household="hh")],
+                                  lambda f: f.sdc.suppress_risky(["size", "sex"], threshold=0.2, household="hh")],
                          ids=["suppress", "suppress_risky"])
 def test_suppression_warns_for_a_nearly_household_level_key(call):
     with pytest.warns(HouseholdWarning, match=r"column 'size' varies within 1 of 30 households of 'hh' \(e.g. household 29\)"):
@@ -61,7 +61,7 @@ def test_suppression_warns_for_a_nearly_household_level_key(call):
 def test_suppress_risky_warning_names_suppress_risky():
     df = _nearly().with_columns(size=pl.col("size").first().over("hh"))
     with pytest.warns(HouseholdWarning, match=r"^suppress_risky: column\(s\) 'size'"):
-        df.sdc.suppress_risky(["size", "sex"], risk_above=0.2)
+        df.sdc.suppress_risky(["size", "sex"], threshold=0.2)
 
 
 # 3. key= with a float / date / decimal / boolean household id: "key column 'hh': dtype Float64

@@ -33,7 +33,7 @@ CALLS = {
     "pram": (lambda ns, **h: ns.pram(["region", "acat", "job"], pd=0.5, seed=3, **h), ["region", "acat", "job"],
              ["region"]),
     "suppress": (lambda ns, **h: ns.suppress(2, ["region", "acat", "job"], **h), ["region", "acat", "job"], ["region"]),
-    "suppress_risky": (lambda ns, **h: ns.suppress_risky(["region", "acat", "job"], risk_above=0.3, **h),
+    "suppress_risky": (lambda ns, **h: ns.suppress_risky(["region", "acat", "job"], threshold=0.3, **h),
                        ["region", "acat", "job"], ["region"]),
     "recode_intervals": (lambda ns, **h: ns.recode_intervals(["hinc", "acc", "pay"], n=3, method="quantile", **h),
                          ["hinc", "acc", "pay"], ["hinc"]),

@@ -79,7 +79,7 @@ def _calls():
         "pram": lambda ns: ns.pram(["region", "job", "tenure"], pd=0.5, seed=3, household="hh"),
         "pram/by": lambda ns: ns.pram(["region", "job", "tenure"], pd=0.5, seed=3, household="hh", by="area"),
         "suppress": lambda ns: ns.suppress(2, ["region", "hsize", "job", "tenure"], household="hh"),
-        "suppress_risky": lambda ns: ns.suppress_risky(["region", "hsize", "job"], risk_above=0.3, household="hh"),
+        "suppress_risky": lambda ns: ns.suppress_risky(["region", "hsize", "job"], threshold=0.3, household="hh"),
         "recode_intervals": lambda ns: ns.recode_intervals(["hinc", "pay"], n=3, method="quantile", household="hh"),
         "top_bottom_code": lambda ns: ns.top_bottom_code(["hinc", "pay"], upper_p=0.2, household="hh"),
         "recode": lambda ns: ns.recode(["region", "job"], 0.3, household="hh"),   # an Enum comes back Categorical lazily (documented)
@@ -350,10 +350,10 @@ def test_eusilc_suppress_risky_hsize_is_all_or_none(eusilc):
     keys = ["age", "rb090", "hsize", "db040", "pb220a"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", HouseholdWarning)
-        plain = eusilc.sdc.suppress_risky(keys, risk_above=0.01, weight="rb050", key_var="hsize")
+        plain = eusilc.sdc.suppress_risky(keys, threshold=0.01, weight="rb050", key_var="hsize")
     affected, partly = _partly(plain, eusilc, "hsize")
     assert partly > affected / 2                  # per person, most affected households leak hsize
-    out = eusilc.sdc.suppress_risky(keys, risk_above=0.01, weight="rb050", key_var="hsize", household="db030")
+    out = eusilc.sdc.suppress_risky(keys, threshold=0.01, weight="rb050", key_var="hsize", household="db030")
     assert _partly(out, eusilc, "hsize") == (affected, 0)
     assert constant_within(out, "db030", ["hsize"])
 

@@ -105,17 +105,17 @@ def test_strata_households(silc):
 
 def test_mil_frame_households(silc):
     g = silc.sdc.mdav(3, on=HH_INCOME, household="db030", group_column="g")
-    out = g.sdc.mil(3, HH_INCOME, group="g", household="db030")
+    out = g.sdc.mil(3, HH_INCOME, groups="g", household="db030")
     assert households_in_groups(out).min() >= 3
     assert out.group_by("db030").agg(pl.col("g").n_unique())["g"].max() == 1
     adults = silc.filter(pl.col("py010n").is_not_null(), pl.col("db040").is_in(["Tyrol", "Vorarlberg"]))
     g = adults.sdc.mdav(3, on=P_INCOME, household="db030", group_column="g")
     for refine, opts in (("mil", None), ("anneal", ANNEAL)):
-        out = g.sdc.mil(3, P_INCOME, group="g", household="db030", refine=refine, refine_options=opts)
+        out = g.sdc.mil(3, P_INCOME, groups="g", household="db030", refine=refine, refine_options=opts)
         assert households_in_groups(out).min() >= 3
     bad = adults.with_columns(g=pl.col("db030"))  # one household per group
     with pytest.raises(SDCError, match="household"):
-        bad.sdc.mil(3, P_INCOME, group="g", household="db030")
+        bad.sdc.mil(3, P_INCOME, groups="g", household="db030")
 
 
 # -- structural nulls ---------------------------------------------------------------------------

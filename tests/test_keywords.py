@@ -114,7 +114,7 @@ def test_typed_options_are_checked_with_the_named_parameters():
     # guard knows them too, so a valid one passes on and a misspelt one names the closest
     with pytest.raises(polars_sdc.SDCError, match=re.escape(
             "recode() got an unexpected keyword argument 'null_value'; did you mean 'null_values'? (it takes: "
-            "sdf, columns, p, hierarchy, ordinal, household, household_columns, sep, other, max_label, null_values)")):
+            "sdf, on, p, hierarchy, ordinal, household, household_columns, sep, other, max_label, null_values)")):
         sdcs.recode(None, "c", 0.1, null_value="?")
     with pytest.raises(polars_sdc.SDCError, match=re.escape("recode_map() got an unexpected keyword argument "
                                                             "'max_labels'; did you mean 'max_label'?")):

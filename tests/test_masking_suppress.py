@@ -119,24 +119,24 @@ def test_suppress_risky_on_francdat_matches_localsupp_key4():
     df = datasets.francdat()
     # sdcMicro: individual risk 0.0171 0.0220 0.0220 0.1771 0.0117 0.2971 0.4024 0.0171;
     # localSupp(f, keyVar = "Key4", threshold = 0.15) suppresses Key4 in records 4, 6 and 7
-    out = df.sdc.suppress_risky(FRANC_KEYS, weight="w", risk_above=0.15, key_var="Key4")
+    out = df.sdc.suppress_risky(FRANC_KEYS, weight="w", threshold=0.15, key_var="Key4")
     assert out["Key4"].is_null().arg_true().to_list() == [3, 5, 6]
     assert out.drop("Key4").equals(df.drop("Key4"))
     # default: keep going until no record is above the threshold
-    full = df.sdc.suppress_risky(FRANC_KEYS, weight="w", risk_above=0.15)
+    full = df.sdc.suppress_risky(FRANC_KEYS, weight="w", threshold=0.15)
     fk, Fk = frequencies(full, FRANC_KEYS, "w", 1.0)
     assert individual_risk(fk, Fk).max() <= 0.15
     changed = sum(int((full[c].is_null() & df[c].is_not_null()).sum()) for c in FRANC_KEYS)
     assert changed >= 3
-    assert df.lazy().sdc.suppress_risky(FRANC_KEYS, weight="w", risk_above=0.15).collect().equals(full)
+    assert df.lazy().sdc.suppress_risky(FRANC_KEYS, weight="w", threshold=0.15).collect().equals(full)
 
 
 def test_suppress_risky_bad_input():
     df = datasets.francdat()
-    with pytest.raises(SDCError, match="risk_above"):
-        df.sdc.suppress_risky(FRANC_KEYS, weight="w", risk_above=1.5)
+    with pytest.raises(SDCError, match="threshold"):
+        df.sdc.suppress_risky(FRANC_KEYS, weight="w", threshold=1.5)
     with pytest.raises(SDCError, match="key_var 'Num1'"):
-        df.sdc.suppress_risky(FRANC_KEYS, weight="w", risk_above=0.1, key_var="Num1")
+        df.sdc.suppress_risky(FRANC_KEYS, weight="w", threshold=0.1, key_var="Num1")
 
 
 def test_a_stratum_smaller_than_k_is_an_error_naming_it():

@@ -277,7 +277,7 @@ def test_frame_mil_keeps_ids_dtype_and_other_columns():
     g = df.sdc.partition(5, ["a", "b"], method="mdav")
     names = pl.Series("g", [f"grp{v}" for v in g.to_list()])
     start = df.with_columns(names)
-    out = start.sdc.mil(5, ["a", "b"], group="g")
+    out = start.sdc.mil(5, ["a", "b"], groups="g")
     assert out.schema == start.schema and out.drop("g").equals(start.drop("g"))
     assert set(out["g"].unique()) == set(start["g"].unique())
     assert out.group_by("g").len()["len"].min() >= 5
@@ -296,17 +296,17 @@ def test_frame_mil_keeps_ids_dtype_and_other_columns():
     piped = df.sdc.partition(5, ["a", "b"], refine="mil").to_numpy()
     assert np.array_equal(canonical_ids(out["g"].to_numpy()), canonical_ids(piped))
     # categorical quasi-identifiers take part through the same feature matrix
-    mixed = start.sdc.mil(5, ["a", "b", "s"], group="g")
+    mixed = start.sdc.mil(5, ["a", "b", "s"], groups="g")
     assert mixed.group_by("g").len()["len"].min() >= 5
     # default on=: every numeric column except the group column (here "id", "a", "b")
     ints = df.with_columns(g.alias("g"))
-    assert ints.sdc.mil(5, group="g")["g"].dtype == pl.UInt32
+    assert ints.sdc.mil(5, groups="g")["g"].dtype == pl.UInt32
 
 
 def test_frame_mil_lazy_equals_eager():
     df = _frame().with_columns(pl.Series("g", np.arange(80) % 16, dtype=pl.Int32))
-    eager = df.sdc.mil(5, ["a", "b"], group="g")
-    lazy = df.lazy().sdc.mil(5, ["a", "b"], group="g")
+    eager = df.sdc.mil(5, ["a", "b"], groups="g")
+    lazy = df.lazy().sdc.mil(5, ["a", "b"], groups="g")
     assert isinstance(lazy, pl.LazyFrame)
     assert lazy.collect().equals(eager)
     assert not eager["g"].equals(df["g"])
@@ -315,16 +315,16 @@ def test_frame_mil_lazy_equals_eager():
 def test_frame_mil_errors():
     df = _frame(12).with_columns(pl.Series("g", [0] * 6 + [1] * 5 + [2]))
     with pytest.raises(polars_sdc.SDCError, match="fewer than k"):
-        df.sdc.mil(2, ["a"], group="g")
+        df.sdc.mil(2, ["a"], groups="g")
     with pytest.raises(polars_sdc.SDCError, match="'nope'"):
-        df.sdc.mil(2, ["a"], group="nope")
+        df.sdc.mil(2, ["a"], groups="nope")
     with pytest.raises(polars_sdc.SDCError, match="'g'.*quasi-identifier"):
-        df.sdc.mil(1, ["a", "g"], group="g")
+        df.sdc.mil(1, ["a", "g"], groups="g")
     with pytest.raises(polars_sdc.SDCError, match="'id'.*neither numeric nor"):
-        df.with_columns(pl.col("id").implode().over("g")).sdc.mil(1, ["id"], group="g")
+        df.with_columns(pl.col("id").implode().over("g")).sdc.mil(1, ["id"], groups="g")
     nulls = df.with_columns(pl.when(pl.col("id") == 0).then(None).otherwise(pl.col("g")).alias("g"))
     with pytest.raises(polars_sdc.SDCError, match="null"):
-        nulls.sdc.mil(1, ["a"], group="g")
+        nulls.sdc.mil(1, ["a"], groups="g")
 
 
 @pytest.mark.parametrize("method", ["mdav", "vmdav", "mhm"])
@@ -366,17 +366,17 @@ def test_frame_mil_by_keeps_rows_in_their_stratum():
     df = pl.DataFrame({"x": rng.normal(size=n), "y": rng.normal(size=n), "r": ["a"] * 40 + ["b"] * 50})
     g = df.sdc.partition(3, on=["x", "y"], by="r")
     df = df.with_columns(g=g)
-    out = df.sdc.mil(3, ["x", "y"], group="g", by="r")
+    out = df.sdc.mil(3, ["x", "y"], groups="g", by="r")
     # every group stays inside one stratum and keeps >= 3 rows
     per = out.group_by("g").agg(pl.col("r").n_unique().alias("strata"), pl.len().alias("size"))
     assert per["strata"].max() == 1 and per["size"].min() >= 3
     # within a stratum the result is what refining that stratum alone gives
-    alone = df.filter(pl.col("r") == "b").sdc.mil(3, ["x", "y"], group="g")
+    alone = df.filter(pl.col("r") == "b").sdc.mil(3, ["x", "y"], groups="g")
     assert out.filter(pl.col("r") == "b")["g"].to_list() == alone["g"].to_list()
-    assert df.lazy().sdc.mil(3, ["x", "y"], group="g", by="r").collect().equals(out)
+    assert df.lazy().sdc.mil(3, ["x", "y"], groups="g", by="r").collect().equals(out)
     mixed = df.with_columns(g=pl.Series([0] * 45 + [1] * 45))
     with pytest.raises(polars_sdc.SDCError, match="column .g.: group 0 spans several strata"):
-        mixed.sdc.mil(3, ["x", "y"], group="g", by="r")
+        mixed.sdc.mil(3, ["x", "y"], groups="g", by="r")
 
 
 def test_approximate_neighbour_lists_beyond_the_exact_limit(monkeypatch):

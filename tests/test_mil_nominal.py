@@ -124,7 +124,7 @@ def test_beyond_the_onehot_cap(monkeypatch):
     monkeypatch.setattr(features_module, "ONEHOT_CAP_BYTES", 1 << 14)
     out = df.sdc.mdav(4, df.columns, refine="mil", group_column="g")
     assert out["g"].value_counts()["count"].min() >= 4
-    again = df.with_columns(g=pl.Series(base)).sdc.mil(4, df.columns, group="g")
+    again = df.with_columns(g=pl.Series(base)).sdc.mil(4, df.columns, groups="g")
     assert np.array_equal(again["g"].to_numpy(), new)
 
 
@@ -133,9 +133,9 @@ def test_frame_mil_equals_the_onehot_path():
     F = features(df, df.columns)
     lab = partition_mdav(F, 3)
     framed = df.with_columns(g=pl.Series(lab))
-    got = framed.sdc.mil(3, df.columns, group="g")["g"].to_numpy()
+    got = framed.sdc.mil(3, df.columns, groups="g")["g"].to_numpy()
     assert np.array_equal(got, refine_mil(F.dense(), lab, 3))
-    lazy = framed.lazy().sdc.mil(3, df.columns, group="g").collect()["g"].to_numpy()
+    lazy = framed.lazy().sdc.mil(3, df.columns, groups="g").collect()["g"].to_numpy()
     assert np.array_equal(lazy, got)
     via_mdav = df.sdc.mdav(3, df.columns, refine="mil", group_column="g")
     assert direct_sse(F.dense(), via_mdav["g"].to_numpy()) == pytest.approx(direct_sse(F.dense(), got), rel=1e-12)

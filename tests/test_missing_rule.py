@@ -168,11 +168,11 @@ def test_suppress_risky_unreachable_threshold_is_an_error_with_the_lowest_reacha
     from polars_sdc import SDCError
 
     df = pl.DataFrame({"a": range(10), "b": range(10)})
-    with pytest.raises(SDCError, match=r"risk_above = 0.05 cannot be reached.*lowest reachable highest individual risk is 0\.1 "):
-        df.sdc.suppress_risky(["a", "b"], risk_above=0.05)
+    with pytest.raises(SDCError, match=r"threshold = 0.05 cannot be reached.*lowest reachable highest individual risk is 0\.1 "):
+        df.sdc.suppress_risky(["a", "b"], threshold=0.05)
     with pytest.raises(SDCError, match="cannot be reached"):
-        df.lazy().sdc.suppress_risky(["a", "b"], risk_above=0.05).collect()
-    out = df.sdc.suppress_risky(["a", "b"], risk_above=0.1)      # exactly reachable: everything goes
+        df.lazy().sdc.suppress_risky(["a", "b"], threshold=0.05).collect()
+    out = df.sdc.suppress_risky(["a", "b"], threshold=0.1)      # exactly reachable: everything goes
     assert out.null_count().row(0) == (10, 10)
 
 
@@ -186,7 +186,7 @@ def test_suppress_risky_returns_only_safe_releases(rows, threshold, weighted):
     df = pl.DataFrame(rows, schema={"a": pl.Int64, "b": pl.Int64}, orient="row")
     df = df.with_columns(w=(pl.int_range(pl.len()) % 3 + 1).cast(pl.Float64) if weighted else pl.lit(1.0))
     try:
-        out = df.sdc.suppress_risky(["a", "b"], risk_above=threshold, weight="w")
+        out = df.sdc.suppress_risky(["a", "b"], threshold=threshold, weight="w")
     except SDCError as e:
         assert "cannot be reached" in str(e)
         return

@@ -58,9 +58,9 @@ def test_lazy_streaming_is_one_whole_frame_step(method, opts):
 def test_lazy_streaming_mil_is_one_whole_frame_step():
     df = chunked_frame()
     start = df.with_columns(df.sdc.partition(5, ["x", "y"]).alias("g"))
-    eager = start.sdc.mil(5, ["x", "y"], group="g")
+    eager = start.sdc.mil(5, ["x", "y"], groups="g")
     assert not eager["g"].equals(start["g"])
-    streamed = start.lazy().sdc.mil(5, ["x", "y"], group="g").collect(engine="streaming")
+    streamed = start.lazy().sdc.mil(5, ["x", "y"], groups="g").collect(engine="streaming")
     assert streamed.equals(eager)
 
 

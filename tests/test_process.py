@@ -272,10 +272,10 @@ def test_recipe_round_trip_toml_and_json(problem):
 def test_recipe_writes_every_value_kind():
     df = pl.DataFrame({"c": ["a", "b", "a", "b"] * 3, "n": np.arange(12.0), "s": ["x"] * 12})
     p = df.sdc.problem(keys="c", numeric="n", pram="c")
-    p = p.pram(pd={"c": 0.7}, alpha=1.0, seed=2).recode(columns="s", p=0.1, sep="・", max_label=None)
+    p = p.pram(pd={"c": 0.7}, alpha=1.0, seed=2).recode(on="s", p=0.1, sep="・", max_label=None)
     with pytest.raises(polars_sdc.SDCError, match="None cannot be written in TOML"):
         p.to_recipe()
-    p = p.undo().recode(columns="s", p=0.1, sep="・").top_bottom_code(columns="n", upper=9.5, replacement="mean")
+    p = p.undo().recode(on="s", p=0.1, sep="・").top_bottom_code(on="n", upper=9.5, replacement="mean")
     for fmt in ("toml", "json"):
         assert_frame_equal(run_recipe(p.to_recipe(format=fmt), df).release(), p.release())
 
@@ -284,9 +284,9 @@ def test_a_selector_cannot_be_written_and_a_path_is_read(tmp_path):
     import polars.selectors as cs
 
     df = pl.DataFrame({"a": ["x", "x", "y", "y"], "n": [1.0, 2.0, 3.0, 4.0]})
-    p = df.sdc.problem(keys="a").top_bottom_code(columns=cs.numeric(), upper=3.0)
+    p = df.sdc.problem(keys="a").top_bottom_code(on=cs.numeric(), upper=3.0)
     for fmt in ("toml", "json"):
-        with pytest.raises(polars_sdc.SDCError, match="option columns is a selector; give column names"):
+        with pytest.raises(polars_sdc.SDCError, match="option on is a selector; give column names"):
             p.to_recipe(format=fmt)
     path = tmp_path / "recipe"          # no extension: still a file
     path.write_text('[roles]\nkeys = "a"\n\n[[steps]]\noperation = "suppress"\nk = 2\n')
@@ -392,8 +392,8 @@ STEP_POOL = [
     ("suppress", lambda d: {"k": d.draw(st.integers(1, 3))}),
     ("pram", lambda d: {"pd": d.draw(st.sampled_from([0.5, 0.9])), "seed": d.draw(st.integers(0, 9))}),
     ("rank_swap", lambda d: {"p": d.draw(st.sampled_from([0.2, 0.5])), "seed": d.draw(st.integers(0, 9))}),
-    ("top_bottom_code", lambda d: {"columns": "n", "upper_p": 0.2}),
-    ("recode", lambda d: {"columns": "c", "p": d.draw(st.sampled_from([0.1, 0.3]))}),
+    ("top_bottom_code", lambda d: {"on": "n", "upper_p": 0.2}),
+    ("recode", lambda d: {"on": "c", "p": d.draw(st.sampled_from([0.1, 0.3]))}),
     ("microaggregate", lambda d: {"k": 2, "on": "m"}),
 ]
 

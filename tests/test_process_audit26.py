@@ -396,7 +396,7 @@ def test_the_logs_sse_sst_skips_a_nan_like_a_null():
     got = sse_sst(o, m, ["x"])
     want = sse_sst(pl.DataFrame({"x": [1.0, None, 3.0, 4.0]}), pl.DataFrame({"x": [1.0, None, 3.0, 3.5]}), ["x"])
     assert got == want and want > 0
-    q = o.with_columns(k=pl.lit("a")).sdc.problem(keys="k", numeric="x").top_bottom_code(columns="x", upper=3.5)
+    q = o.with_columns(k=pl.lit("a")).sdc.problem(keys="k", numeric="x").top_bottom_code(on="x", upper=3.5)
     assert q.log["sse_sst"][-1] == want
 
 
@@ -404,6 +404,6 @@ def test_the_sign_off_reads_a_numeric_nan_as_missing():
     import re
 
     o = pl.DataFrame({"k": ["a"] * 6, "x": [1.0, float("nan"), 3.0, 4.0, 5.0, 6.0]})
-    q = o.sdc.problem(keys="k", numeric="x").top_bottom_code(columns="x", upper=3.5)
+    q = o.sdc.problem(keys="k", numeric="x").top_bottom_code(on="x", upper=3.5)
     s = q.sign_off()
     assert float(re.search(r"SSE/SST ([0-9.]+) %", s.verdict).group(1)) == float(f"{100 * q.log['sse_sst'][-1]:.3g}")

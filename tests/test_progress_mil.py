@@ -62,4 +62,4 @@ def test_mil_frame_method_and_anneal_unchanged(recorder, strata_frame, capsys): 
     strata_frame.sdc.mdav(3, ["AGI"], refine="anneal", refine_options={"max_iter": 2000}, progress=True)
     assert recorder.last.total == 600 and recorder.last.n == 600
     frame = strata_frame.with_columns(g=pl.Series(partition_mdav(strata_frame.select("AGI").to_numpy(), 3)))
-    assert frame.sdc.mil(3, ["AGI"], group="g").height == 600
+    assert frame.sdc.mil(3, ["AGI"], groups="g").height == 600

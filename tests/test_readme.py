@@ -259,6 +259,7 @@ def in_tmp(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.mark.filterwarnings("error::polars_sdc._signature.SDCDeprecationWarning")   # no old name (tests/test_naming.py)
 def test_readme_and_docs_blocks_print_what_they_show(in_tmp):
     problems = book_problems()
     assert not problems, "\n".join(problems)

@@ -195,4 +195,4 @@ def test_refine_option_values_fail_when_the_plan_is_built(refine, options, messa
     with pytest.raises(SDCError, match=message):
         lf.sdc.mdav(3, "x", refine=refine, refine_options=options)
     with pytest.raises(SDCError, match=message):
-        lf.sdc.mil(3, "x", group="g", refine=refine, refine_options=options)
+        lf.sdc.mil(3, "x", groups="g", refine=refine, refine_options=options)

@@ -48,20 +48,20 @@ def test_mil_frame_anneal(frame):
     rng = np.random.default_rng(2)
     df = frame.with_columns(pl.Series("g", rng.permutation(np.arange(frame.height) // 6) * 10))
     opts = {"max_iter": 200_000, "seed": 3}
-    mil = df.sdc.mil(3, ["x", "y"], group="g")
-    ann = df.sdc.mil(3, ["x", "y"], group="g", refine="anneal", refine_options=opts)
+    mil = df.sdc.mil(3, ["x", "y"], groups="g")
+    ann = df.sdc.mil(3, ["x", "y"], groups="g", refine="anneal", refine_options=opts)
     assert ann["g"].dtype == pl.UInt32 and ann.drop("g").equals(df.drop("g"))
     assert ann["g"].value_counts()["count"].min() >= 3
     loss = {name: df.sdc.ilssdm(["x", "y"], groups=out["g"]) for name, out in (("mil", mil), ("anneal", ann))}
     assert loss["anneal"] <= loss["mil"] + 1e-12
     assert loss["anneal"] < df.sdc.ilssdm(["x", "y"], groups=df["g"])
-    assert df.sdc.mil(3, ["x", "y"], group="g", refine="anneal", refine_options=opts).equals(ann)
-    lazy = df.lazy().sdc.mil(3, ["x", "y"], group="g", refine="anneal", refine_options=opts)
+    assert df.sdc.mil(3, ["x", "y"], groups="g", refine="anneal", refine_options=opts).equals(ann)
+    lazy = df.lazy().sdc.mil(3, ["x", "y"], groups="g", refine="anneal", refine_options=opts)
     assert lazy.collect_schema()["g"] == pl.UInt32
     assert lazy.collect().equals(ann)
     # strata: groups inside one stratum, ids unique across strata
     part = df.sdc.partition(3, ["x", "y"], by="s")
-    strat = df.with_columns(part.alias("g")).sdc.mil(3, ["x", "y"], group="g", by="s", refine="anneal", refine_options=opts)
+    strat = df.with_columns(part.alias("g")).sdc.mil(3, ["x", "y"], groups="g", by="s", refine="anneal", refine_options=opts)
     assert strat.group_by("g").agg(pl.col("s").n_unique(), pl.len())["s"].max() == 1
     assert strat.group_by("g").len()["len"].min() >= 3
 
@@ -69,11 +69,11 @@ def test_mil_frame_anneal(frame):
 def test_mil_frame_refine_checked(frame):
     df = frame.with_columns(pl.Series("g", np.arange(frame.height) // 6))
     with pytest.raises(SDCError, match="unknown refine 'best'"):
-        df.lazy().sdc.mil(3, ["x", "y"], group="g", refine="best")
+        df.lazy().sdc.mil(3, ["x", "y"], groups="g", refine="best")
     with pytest.raises(SDCError, match="unknown refine option 'cycles' for refine='anneal'"):
-        df.sdc.mil(3, ["x", "y"], group="g", refine="anneal", refine_options={"cycles": False})
+        df.sdc.mil(3, ["x", "y"], groups="g", refine="anneal", refine_options={"cycles": False})
     with pytest.raises(SDCError, match="MIL's options"):
-        df.sdc.mil(3, ["x", "y"], group="g", refine="anneal", neighbours=4)
+        df.sdc.mil(3, ["x", "y"], groups="g", refine="anneal", neighbours=4)
     # refine="mil" takes its options either way
-    a = df.sdc.mil(3, ["x", "y"], group="g", neighbours=4)
-    assert a.equals(df.sdc.mil(3, ["x", "y"], group="g", refine_options={"neighbours": 4}))
+    a = df.sdc.mil(3, ["x", "y"], groups="g", neighbours=4)
+    assert a.equals(df.sdc.mil(3, ["x", "y"], groups="g", refine_options={"neighbours": 4}))

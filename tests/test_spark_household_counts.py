@@ -135,9 +135,10 @@ def test_spark_household_frequencies_equal_local(spark, survey):  # noqa: F811
             assert plain["fk"].equals(records["fk"]), label
             assert records.filter(pl.col("pid").is_in([6, 111]))["fk"].to_list() == (
                 [float(df.height)] * 2 if label else [2.0, 2.0])
-    g = sdcs.global_risk(sdf, keys, None, 1.0, "hh", "safe", "*")        # the risk path: positionally, as locally
-    assert g == pytest.approx(starred.sdc.global_risk(keys, None, 1.0, "hh", "safe", "*"), rel=1e-12)
-    assert g != pytest.approx(starred.sdc.global_risk(keys, None, 1.0, "hh"), rel=1e-6)
+    opts = dict(alpha=1.0, household="hh", alpha_rule="safe", suppressed_as="*")    # the risk path, as locally
+    g = sdcs.global_risk(sdf, keys, None, **opts)
+    assert g == pytest.approx(starred.sdc.global_risk(keys, None, **opts), rel=1e-12)
+    assert g != pytest.approx(starred.sdc.global_risk(keys, None, alpha=1.0, household="hh"), rel=1e-6)
     with pytest.raises(SDCError) as want:
         starred.sdc.frequencies(keys, suppressed_as="")
     with pytest.raises(SDCError) as have:
@@ -183,8 +184,8 @@ def test_spark_household_risk_equals_local(spark, survey):  # noqa: F811
     assert set(summary) <= set(local) and "household_risk" in summary
     for name, v in summary.items():
         assert v == pytest.approx(local[name], rel=1e-12), name
-    g = sdcs.global_risk(sdf, keys, "w", 1.0, "hh")
-    assert g == pytest.approx(survey.sdc.global_risk(keys, "w", 1.0, "hh"), rel=1e-12) and len(g) == 4
+    g = sdcs.global_risk(sdf, keys, "w", alpha=1.0, household="hh")
+    assert g == pytest.approx(survey.sdc.global_risk(keys, "w", alpha=1.0, household="hh"), rel=1e-12) and len(g) == 4
     with pytest.raises(SDCError) as want_err:
         survey.sdc.global_risk(keys, "w", household="w")
     with pytest.raises(SDCError) as have_err:

@@ -71,7 +71,7 @@ def test_recode_never_merges_the_label():
     p = _problem()
     rel = p.release()
     assert "*" not in rel.sdc.recode(KEYS, p=0.2)["a"].to_list()          # as written: merged
-    q = p.recode(columns=KEYS, p=0.2)
+    q = p.recode(on=KEYS, p=0.2)
     assert q.steps[-1].arguments["suppressed_as"] == "*"
     _check_label_kept(rel, q.release())
     assert q.release().equals(rel)                        # x and y (6 each) are above th: nothing merges
@@ -91,11 +91,11 @@ def test_suppress_risky_reads_the_suppressed_records_as_wildcards_and_keeps_thei
     was nulled (the label lost). Read as every key missing (fk = 14) they are not risky."""
     p = _problem()
     rel = p.release()
-    assert rel.sdc.suppress_risky(KEYS, risk_above=0.4)["a"].to_list()[12:] == [None, None]
-    q = p.suppress_risky(risk_above=0.4)
+    assert rel.sdc.suppress_risky(KEYS, threshold=0.4)["a"].to_list()[12:] == [None, None]
+    q = p.suppress_risky(threshold=0.4)
     assert q.steps[-1].arguments["suppressed_as"] == "*"
     assert q.release().equals(rel)
-    _check_label_kept(rel, rel.sdc.suppress_risky(KEYS, risk_above=0.1, suppressed_as="*"))
+    _check_label_kept(rel, rel.sdc.suppress_risky(KEYS, threshold=0.1, suppressed_as="*"))
 
 
 def test_swap_records_refuses_to_move_a_suppressed_records_label():
@@ -118,7 +118,7 @@ def test_swap_records_refuses_to_move_a_suppressed_records_label():
     ("add_noise", {"on": ["n"], "noise": 50.0, "seed": 1}),
     ("laplace", {"on": ["n"], "phi": 2.0, "seed": 1}),
     ("recode_intervals", {"on": ["n"], "breaks": [5.0, 10.0]}),
-    ("top_bottom_code", {"columns": ["n"], "upper": 10.0}),
+    ("top_bottom_code", {"on": ["n"], "upper": 10.0}),
     ("microaggregate", {"on": ["n"], "k": 3}),
 ])
 def test_numeric_steps_leave_the_generalised_keys_alone(step, options):

@@ -747,12 +747,12 @@ def suppressed_count(original: pl.DataFrame, released: pl.DataFrame, on: Sequenc
 
 
 def suppress_risky_frame(
-    df: pl.DataFrame, on: ColumnSpec, *, risk_above: float, weight: str | None = None, key_var: str | None = None,
+    df: pl.DataFrame, on: ColumnSpec, *, threshold: float, weight: str | None = None, key_var: str | None = None,
     alpha: float = 1.0, household: str | None = None, household_columns: Sequence[str] | None = None,
     suppressed_as: str | None = None,
 ) -> pl.DataFrame:
     """Suppress key values in the records whose individual risk (sdcMicro ``indivRisk`` from
-    ``fk``/``Fk``, :mod:`polars_sdc.risk.individual`) exceeds ``risk_above`` (after sdcMicro
+    ``fk``/``Fk``, :mod:`polars_sdc.risk.individual`) exceeds ``threshold`` (after sdcMicro
     ``localSupp``).
 
     Which key: ``key_var`` if given (sdcMicro's ``keyVar``: that key only, one pass, as
@@ -770,12 +770,12 @@ def suppress_risky_frame(
     are wildcards and keep their label).
 
     >>> df = pl.DataFrame({"a": ["x"] * 5 + ["y"], "b": [1, 1, 1, 2, 2, 2]})
-    >>> suppress_risky_frame(df, ["a", "b"], risk_above=0.5)["a"].to_list()
+    >>> suppress_risky_frame(df, ["a", "b"], threshold=0.5)["a"].to_list()
     ['x', 'x', 'x', 'x', 'x', None]
-    >>> suppress_risky_frame(pl.DataFrame({"a": range(10), "b": range(10)}), ["a", "b"], risk_above=0.05)
+    >>> suppress_risky_frame(pl.DataFrame({"a": range(10), "b": range(10)}), ["a", "b"], threshold=0.05)
     Traceback (most recent call last):
     ...
-    polars_sdc._errors.SDCError: risk_above = 0.05 cannot be reached by suppression: the lowest reachable highest individual risk is 0.1 (10 records above the threshold with every key suppressed)
+    polars_sdc._errors.SDCError: threshold = 0.05 cannot be reached by suppression: the lowest reachable highest individual risk is 0.1 (10 records above the threshold with every key suppressed)
     """
     from ..risk.frequencies import check_alpha, key_columns
     from ..risk.suppressed import keep_suppressed
@@ -788,14 +788,14 @@ def suppress_risky_frame(
         starred = suppressed_rows(df, keys, suppressed_as) if len(keys) == 1 else None
         if starred is None:
             return keep_suppressed(df, keys, suppressed_as, lambda f: suppress_risky_frame(
-                f, keys, risk_above=risk_above, weight=weight, key_var=key_var, alpha=alpha, household=household,
+                f, keys, threshold=threshold, weight=weight, key_var=key_var, alpha=alpha, household=household,
                 household_columns=household_columns), whole_records=True)
         # one key: the generalisation's suppressed records raise no kept value's frequency
         # (risk.suppressed.frequency_keys: a helper key), are already fully suppressed here and
         # keep their label
         df, counted = frequency_keys(df, keys, suppressed_as)
     a = check_alpha(alpha)
-    check_real(risk_above, "risk_above", minimum=0.0, maximum=1.0)
+    check_real(threshold, "threshold", minimum=0.0, maximum=1.0)
     if key_var is not None and key_var not in keys:
         raise SDCError(f"key_var {key_var!r}: not one of the keys in `on`")
     declared = _household_args(df, household, keys, [], household_columns, method="suppress_risky")
@@ -824,7 +824,7 @@ def _risky_rounds(df: pl.DataFrame, keys: list[str], counted: list[str], risk_ab
     for _ in range(1 if key_var is not None else df.height * len(keys) + 1):
         fk, Fk = frequencies(out, counted, weight, a)
         risk = individual_risk(fk, Fk)
-        risky = risk > risk_above
+        risky = risk > threshold
         if not risky.any():
             break
         target = np.full(df.height, None, dtype=object)
@@ -838,7 +838,7 @@ def _risky_rounds(df: pl.DataFrame, keys: list[str], counted: list[str], risk_ab
                 target[risky & ~nulls[c]] = c               # ends with the first free key in `order`
             if all(t is None for t in target[risky]):       # every risky record is fully suppressed
                 raise SDCError(
-                    f"risk_above = {risk_above:g} cannot be reached by suppression: the lowest reachable "
+                    f"threshold = {threshold:g} cannot be reached by suppression: the lowest reachable "
                     f"highest individual risk is {risk.max():.4g} ({int(risky.sum())} records above the "
                     "threshold with every key suppressed)")
         out = carry(out.with_columns(

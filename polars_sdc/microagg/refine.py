@@ -202,7 +202,7 @@ def mil_frame(
     k: int,
     on: Any = None,
     *,
-    group: str = "g",
+    groups: str = "g",
     by: Any = None,
     standardize: bool = True,
     ordinal: Any = (),
@@ -212,7 +212,7 @@ def mil_frame(
     household_columns: Any = None,
     **options: Any,
 ) -> Any:
-    """``df`` with the partition in column ``group`` refined by :func:`refine_mil` on the
+    """``df`` with the partition in column ``groups`` refined by :func:`refine_mil` on the
     ``on`` columns, in the same feature matrix the microaggregation methods use (numeric
     columns z-scored unless ``standardize=False``; categorical ones by the discrete or, if
     ``ordinal``, rank distance; ``weights`` per column). The column keeps its dtype and its
@@ -226,7 +226,7 @@ def mil_frame(
     methods make them) and are refined on their non-null columns; nulls stay null.
 
     ``household=`` (a household id column): household-level ``on`` columns (constant within
-    every household; the ``group`` column must be too) are refined on one row per household
+    every household; the ``groups`` column must be too) are refined on one row per household
     and the groups broadcast to the members; person-level ones are refined per person, then
     every group left with fewer than k households is dissolved into its nearest groups
     (:func:`~.blocks.household_repair`) and the result kept only if its SSE is not above the
@@ -257,6 +257,7 @@ def mil_frame(
                          weights=None if weights is None else {c: w for c, w in weights.items() if c in cols})
         return F if F.has_codes else F.numeric
 
+    group = groups
     refine, options = mil_refiner(refine, options)
     on, by_cols = mil_columns(df.schema, on, group, ordinal, by, household)
     if df.height == 0:    # nothing to refine (as every method: an empty frame is released empty)
@@ -286,7 +287,7 @@ def mil_frame(
             from ..household import household_rows
 
             with household_rows():   # its messages count households
-                done = mil_frame(rows, k, on, group=group, by=by, standardize=standardize, ordinal=ordinal,
+                done = mil_frame(rows, k, on, groups=group, by=by, standardize=standardize, ordinal=ordinal,
                                  weights=weights, refine=refine, **options)
             return broadcast(df, household, done, [group], index=index)
         check_by_household_level(df, household, by_cols)  # a household lies in one stratum

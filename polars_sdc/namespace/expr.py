@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from .._signature import deprecated
 from .._typing import LabelOptions
 
 
@@ -45,14 +46,15 @@ class SDCExpr:
         std = x.std(ddof=0)
         return pl.when(std > 0).then((x - x.mean()) / std).otherwise(0.0)
 
-    def representative(self, group: str | pl.Expr, *, ordinal: bool = False) -> pl.Expr:
+    @deprecated(renamed={"group": "groups"})
+    def representative(self, groups: str | pl.Expr, *, ordinal: bool = False) -> pl.Expr:
         """The group's representative of this column: mean, or the lower median; use
         ``df.sdc.aggregate`` for the most frequent value of categories.
 
         Parameters
         ----------
-        group
-            The group ids (column name or expression).
+        groups
+            The group ids (column name or expression), as ``df.sdc.aggregate``'s ``groups``.
         ordinal
             The lower median instead of the mean.
 
@@ -69,8 +71,8 @@ class SDCExpr:
         """
         x = self._expr
         if ordinal:
-            return x.sort().get((pl.len() - 1) // 2).over(group)
-        return x.cast(pl.Float64).mean().over(group)
+            return x.sort().get((pl.len() - 1) // 2).over(groups)
+        return x.cast(pl.Float64).mean().over(groups)
 
     def recode(
         self,
@@ -170,11 +172,12 @@ class SDCExpr:
         return top_bottom_expr(self._expr, lower=lower, upper=upper, lower_p=lower_p, upper_p=upper_p,
                                replacement=replacement)
 
+    @deprecated(positional=("seed",))
     def laplace(
         self,
         phi: Any = None,
-        seed: int | None = None,
         *,
+        seed: int | None = None,
         k: int | None = None,
         clamp: bool = False,
         m: int = 1,

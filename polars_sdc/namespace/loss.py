@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from .._signature import deprecated
 from .._typing import ColumnSpec
 from ._base import F, FrameOps
 
@@ -20,7 +21,9 @@ class LossMethods(FrameOps[F]):
     """How much a release keeps: its k-anonymity and its information loss."""
 
     # -- checking a release -----------------------------------------------------------
-    def equivalence_classes(self, on: ColumnSpec = None, alpha: float = 1.0, suppressed_as: str | None = None) -> F:
+    @deprecated(positional=("alpha", "suppressed_as"))
+    def equivalence_classes(self, on: ColumnSpec = None, *, alpha: float = 1.0,
+                            suppressed_as: str | None = None) -> F:
         """Each distinct combination of the ``on`` values with its row count, smallest first.
 
         Parameters
@@ -48,10 +51,12 @@ class LossMethods(FrameOps[F]):
         from ..anonymity import equivalence_classes, quasi_identifier_columns
 
         cols = quasi_identifier_columns(self._schema(), on)
-        schema = equivalence_classes(pl.DataFrame(schema=self._schema()), cols, alpha, suppressed_as).schema
-        return self._frame_op(lambda df: equivalence_classes(df, cols, alpha, suppressed_as), schema)
+        schema = equivalence_classes(pl.DataFrame(schema=self._schema()), cols, alpha=alpha,
+                                     suppressed_as=suppressed_as).schema
+        return self._frame_op(lambda df: equivalence_classes(df, cols, alpha=alpha, suppressed_as=suppressed_as), schema)
 
-    def k_anonymity(self, on: ColumnSpec = None, alpha: float = 1.0, household: str | None = None,
+    @deprecated(positional=("alpha", "household", "suppressed_as"))
+    def k_anonymity(self, on: ColumnSpec = None, *, alpha: float = 1.0, household: str | None = None,
                     suppressed_as: str | None = None) -> int:
         """The size of the smallest equivalence class on ``on`` (a LazyFrame is collected).
 
@@ -88,8 +93,8 @@ class LossMethods(FrameOps[F]):
         from ..risk.suppressed import check_suppressed_as
 
         check_suppressed_as(suppressed_as)
-        return k_anonymity(self._collected(cols + ([household] if household else [])), cols, alpha, household,
-                           suppressed_as)
+        return k_anonymity(self._collected(cols + ([household] if household else [])), cols, alpha=alpha,
+                           household=household, suppressed_as=suppressed_as)
 
     # -- information loss -------------------------------------------------------------
     def ilssdm(

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import polars as pl
 
 from .._columns import ColumnSpec
+from .._signature import deprecated
 from ..household import check_household_columns
 from ._base import F, FrameOps
 
@@ -486,11 +487,12 @@ class MaskingMethods(FrameOps[F]):
             self._schema(),
         )
 
+    @deprecated(renamed={"risk_above": "threshold"})
     def suppress_risky(
         self,
         on: ColumnSpec,
         *,
-        risk_above: float,
+        threshold: float,
         weight: str | None = None,
         key_var: str | None = None,
         alpha: float = 1.0,
@@ -499,7 +501,7 @@ class MaskingMethods(FrameOps[F]):
         suppressed_as: str | None = None,
     ) -> F:
         """Suppress key values in the records whose individual risk (sdcMicro ``indivRisk``,
-        with ``weight`` the sampling weights) exceeds ``risk_above`` (after sdcMicro
+        with ``weight`` the sampling weights) exceeds ``threshold`` (after sdcMicro
         ``localSupp``): ``key_var`` in them, or by default their not yet suppressed key with the
         most categories, repeated until no record is above the threshold. ``household``: a
         household-level key is suppressed for all members or none (``household_columns``
@@ -509,8 +511,8 @@ class MaskingMethods(FrameOps[F]):
         ----------
         on
             Key (quasi-identifier) columns.
-        risk_above
-            Individual-risk threshold.
+        threshold
+            Individual-risk threshold (sdcMicro ``localSupp``'s ``threshold``).
         weight
             Sampling-weight column.
         key_var
@@ -538,7 +540,7 @@ class MaskingMethods(FrameOps[F]):
         --------
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"a": ["x", "x", "x", "y"], "b": [1, 1, 1, 1], "w": [10.0, 10.0, 10.0, 2.0]})
-        >>> df.sdc.suppress_risky(["a", "b"], weight="w", risk_above=0.2)["a"].to_list()
+        >>> df.sdc.suppress_risky(["a", "b"], weight="w", threshold=0.2)["a"].to_list()
         ['x', 'x', 'x', None]
         """
         from ..masking.suppress import suppress_risky_frame
@@ -551,9 +553,9 @@ class MaskingMethods(FrameOps[F]):
         from ..risk.suppressed import check_suppressed_as
 
         check_suppressed_as(suppressed_as)
-        _check_suppress_risky_plan(self._schema(), on, risk_above=risk_above, key_var=key_var, alpha=alpha)
+        _check_suppress_risky_plan(self._schema(), on, threshold=threshold, key_var=key_var, alpha=alpha)
         return self._frame_op(
-            lambda df: suppress_risky_frame(df, on, risk_above=risk_above, weight=weight, key_var=key_var, alpha=alpha,
+            lambda df: suppress_risky_frame(df, on, threshold=threshold, weight=weight, key_var=key_var, alpha=alpha,
                                             household=household, household_columns=household_columns,
                                             suppressed_as=suppressed_as),
             self._schema(),
@@ -717,7 +719,7 @@ def _check_suppress_plan(schema: pl.Schema, k: Any, on: ColumnSpec, *, importanc
             raise SDCError(f"combs must be subset sizes between 1 and {len(keys)}, got {combs!r}")
 
 
-def _check_suppress_risky_plan(schema: pl.Schema, on: ColumnSpec, *, risk_above: Any, key_var: Any,
+def _check_suppress_risky_plan(schema: pl.Schema, on: ColumnSpec, *, threshold: Any, key_var: Any,
                                alpha: Any) -> None:
     """The checks of :func:`~polars_sdc.masking.suppress.suppress_risky_frame` that need no
     data, run when a step is planned."""
@@ -727,6 +729,6 @@ def _check_suppress_risky_plan(schema: pl.Schema, on: ColumnSpec, *, risk_above:
 
     keys = key_columns(schema, on)
     check_alpha(alpha)
-    check_real(risk_above, "risk_above", minimum=0.0, maximum=1.0)
+    check_real(threshold, "threshold", minimum=0.0, maximum=1.0)
     if key_var is not None and key_var not in keys:
         raise SDCError(f"key_var {key_var!r}: not one of the keys in `on`")

@@ -11,6 +11,7 @@ from typing import Any, Generic, Literal, ParamSpec, TypeVar, cast
 
 import polars as pl
 
+from .._signature import deprecated
 from .._typing import ColumnSpec, MethodName, OrderName, RefineName
 from ..microagg.pipeline import MicroaggSpec
 from ._base import F, FrameOps, G
@@ -456,12 +457,13 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         """
         return self._release(k, on, {**locals(), "method": "univariate"})
 
+    @deprecated(renamed={"group": "groups"})
     def mil(
         self,
         k: int,
         on: ColumnSpec = None,
         *,
-        group: str = "g",
+        groups: str = "g",
         by: ColumnSpec = None,
         standardize: bool = True,
         ordinal: Sequence[str] = (),
@@ -475,7 +477,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         household: str | None = None,
         household_columns: Sequence[str] | None = None,
     ) -> F:
-        """Refine the k-partition in column ``group`` by MIL (thesis 4.2): rows move between
+        """Refine the k-partition in column ``groups`` by MIL (thesis 4.2): rows move between
         groups (and swap, and rotate among three groups) while the SSE of the ``on`` columns
         drops and every group keeps >= k rows.
 
@@ -484,10 +486,10 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         k
             Minimum group size (every group of the given partition must have >= k rows).
         on
-            Quasi-identifier columns (default: every numeric column but ``group``), in the
+            Quasi-identifier columns (default: every numeric column but ``groups``), in the
             distance of :meth:`partition`.
-        group
-            The partition column; it keeps its dtype and ids (``refine="mil"``).
+        groups
+            The partition column (as in :meth:`aggregate`); it keeps its dtype and ids (``refine="mil"``).
         by
             Strata: rows move only within their stratum.
         standardize, ordinal, weights
@@ -498,7 +500,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         refine, refine_options
             ``"anneal"`` anneals after MIL for a lower SSE (options ``max_iter``, ``seed``,
             ... in ``refine_options``; :func:`polars_sdc.refine_anneal`); it dissolves and
-            creates groups, so ``group`` becomes UInt32 ids by first appearance.
+            creates groups, so ``groups`` becomes UInt32 ids by first appearance.
         household
             Household id column: every group keeps >= k households
             (:func:`polars_sdc.microagg.refine.mil_frame`). The refined ids release nothing; release
@@ -514,7 +516,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         Returns
         -------
         DataFrame or LazyFrame
-            The frame with ``group`` refined; nothing else changes.
+            The frame with ``groups`` refined; nothing else changes.
 
         Examples
         --------
@@ -532,6 +534,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         from ..household import check_household_column, check_household_columns
 
         schema = self._schema()
+        group = groups
         on_cols, by_cols = mil_columns(schema, on, group, ordinal, by, household)
         check_household_column(schema, household, [*on_cols, group, *by_cols])
         check_household_columns(schema, household, household_columns)
@@ -545,7 +548,7 @@ class MicroaggMethods(FrameOps[F], Generic[F, G]):
         refiner, opts = mil_refiner(refine, opts)
         return self._frame_op(
             lambda df: mil_frame(
-                df, k, on, group=group, by=by, standardize=standardize, ordinal=ordinal, weights=weights,
+                df, k, on, groups=groups, by=by, standardize=standardize, ordinal=ordinal, weights=weights,
                 refine=refiner, household=household, household_columns=household_columns, **opts
             ),
             mil_output_schema(schema, group, refiner),

@@ -54,7 +54,7 @@ class ProcessMethods(FrameOps[F]):
 
         >>> import polars as pl, polars_sdc
         >>> df = pl.DataFrame({"a": ["x", "x", "y"], "n": [1.0, 2.0, 30.0]})
-        >>> p = df.sdc.problem(keys="a", numeric="n").top_bottom_code(columns="n", upper=10.0)
+        >>> p = df.sdc.problem(keys="a", numeric="n").top_bottom_code(on="n", upper=10.0)
         >>> p.release()["n"].to_list(), p.undo().release()["n"].to_list()
         ([1.0, 2.0, 10.0], [1.0, 2.0, 30.0])
         """

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import polars as pl
 
 from .._typing import ColumnSpec, LabelOptions
+from .._signature import deprecated
 from ._base import F, FrameOps
 
 if TYPE_CHECKING:
@@ -18,9 +19,10 @@ class RecodeMethods(FrameOps[F]):
     """Minimum-frequency global recoding, Cramér's V, top and bottom coding."""
 
     # -- global recoding and model-based utility (Sano & Hattori) -------------------------------
+    @deprecated(renamed={"columns": "on"})
     def recode(
         self,
-        columns: ColumnSpec,
+        on: ColumnSpec,
         p: float,
         *,
         hierarchy: Any = None,
@@ -33,7 +35,7 @@ class RecodeMethods(FrameOps[F]):
         household_columns: Sequence[str] | None = None,
         suppressed_as: str | None = None,
     ) -> F:
-        """Minimum-frequency global recoding (Sano & Hattori, Fig. 1) of categorical ``columns``:
+        """Minimum-frequency global recoding (Sano & Hattori, Fig. 1) of the categorical columns ``on``:
         with th = rows * p, the least frequent category merges with the second least (or
         all tied least frequent ones merge) until every count exceeds th or one is left.
 
@@ -43,7 +45,7 @@ class RecodeMethods(FrameOps[F]):
 
         Parameters
         ----------
-        columns
+        on
             Categorical columns to recode.
         p
             Minimum share of a category, in (0, 1).
@@ -75,7 +77,7 @@ class RecodeMethods(FrameOps[F]):
         Returns
         -------
         DataFrame or LazyFrame
-            The frame with ``columns`` recoded.
+            The frame with ``on`` recoded.
 
         Examples
         --------
@@ -94,7 +96,7 @@ class RecodeMethods(FrameOps[F]):
         label_options: LabelOptions = {"sep": sep, "other": other, "max_label": max_label, "null_values": null_values}
         check_p(p)
         schema = recode_output_schema(
-            self._schema(), columns, lazy=self._lazy, hierarchy=hierarchy, ordinal=ordinal, **label_options
+            self._schema(), on, lazy=self._lazy, hierarchy=hierarchy, ordinal=ordinal, **label_options
         )
         enum_as: Any = pl.Categorical if self._lazy else None
         from ..household import check_household_columns
@@ -104,7 +106,7 @@ class RecodeMethods(FrameOps[F]):
         from ..risk.suppressed import check_suppressed_as, keep_suppressed
 
         check_suppressed_as(suppressed_as)
-        targets = resolve_columns(self._schema(), columns, kind="categorical", what="columns", default="error")
+        targets = resolve_columns(self._schema(), on, kind="categorical", what="on", default="error")
 
         def kept(run: Any) -> Any:   # a generalised release's label neither counted nor merged
             return lambda df: keep_suppressed(df, targets, suppressed_as, run)
@@ -115,7 +117,7 @@ class RecodeMethods(FrameOps[F]):
 
             from ..recode.frame import _constraints
 
-            cols = resolve_columns(self._schema(), columns, kind="categorical", what="columns", default="error")
+            cols = resolve_columns(self._schema(), on, kind="categorical", what="on", default="error")
             check_household_column(self._schema(), household, cols)
             trees, orders = _constraints(cols, hierarchy, ordinal, label_options)
 
@@ -132,17 +134,18 @@ class RecodeMethods(FrameOps[F]):
             from ..household import warn_household_level
 
             # frequencies count persons: a category held by one large household looks frequent
-            warn_household_level(df, resolve_columns(df.schema, columns, kind="categorical", what="columns",
+            warn_household_level(df, resolve_columns(df.schema, on, kind="categorical", what="on",
                                                      default="error"), method="recode",
                                  leak="its frequencies count persons, so a rare category held by one large "
                                       "household counts as frequent and is kept")
-            return recode_frame(df, columns, p, hierarchy=hierarchy, ordinal=ordinal, enum_as=enum_as, **label_options)
+            return recode_frame(df, on, p, hierarchy=hierarchy, ordinal=ordinal, enum_as=enum_as, **label_options)
 
         return self._frame_op(kept(plain), schema)
 
+    @deprecated(renamed={"columns": "on"})
     def recode_map(
         self,
-        columns: ColumnSpec,
+        on: ColumnSpec,
         p: float,
         *,
         hierarchy: Mapping[str, Mapping[str, str]] | None = None,
@@ -156,7 +159,7 @@ class RecodeMethods(FrameOps[F]):
 
         Parameters
         ----------
-        columns, p, hierarchy, ordinal, sep, other, max_label, null_values
+        on, p, hierarchy, ordinal, sep, other, max_label, null_values
             As in :meth:`recode`.
 
         Returns
@@ -176,7 +179,7 @@ class RecodeMethods(FrameOps[F]):
 
         from ..recode.frame import recode_map_frame
 
-        cols = resolve_columns(self._schema(), columns, kind="categorical", what="columns", default="error")
+        cols = resolve_columns(self._schema(), on, kind="categorical", what="on", default="error")
         return recode_map_frame(self._collected(cols), cols, p, hierarchy=hierarchy, ordinal=ordinal, sep=sep,
                                 other=other, max_label=max_label, null_values=null_values)
 
@@ -252,12 +255,13 @@ class RecodeMethods(FrameOps[F]):
                               test_size=test_size, seed=seed, l2=l2, undefined=undefined, sep=sep, other=other,
                               max_label=max_label, null_values=null_values)
 
-    def cramers_v(self, columns: ColumnSpec = None) -> pl.DataFrame:
-        """Cramér's V (Sano & Hattori, eq. 7) for every pair of ``columns`` (a LazyFrame is collected).
+    @deprecated(renamed={"columns": "on"})
+    def cramers_v(self, on: ColumnSpec = None) -> pl.DataFrame:
+        """Cramér's V (Sano & Hattori, eq. 7) for every pair of the columns ``on`` (a LazyFrame is collected).
 
         Parameters
         ----------
-        columns
+        on
             Default: every String/Categorical/Enum column.
 
         Returns
@@ -275,14 +279,15 @@ class RecodeMethods(FrameOps[F]):
         from ..utility import cramers_v
 
         schema = self._schema()
-        if columns is None:
-            columns = [c for c, t in schema.items() if is_categorical(t)]
-        cols = resolve_columns(schema, columns, kind="supported", what="columns", default="error")
+        if on is None:
+            on = [c for c, t in schema.items() if is_categorical(t)]
+        cols = resolve_columns(schema, on, kind="supported", what="on", default="error")
         return cramers_v(self._collected(cols), cols)
 
+    @deprecated(renamed={"columns": "on"})
     def top_bottom_code(
         self,
-        columns: ColumnSpec,
+        on: ColumnSpec,
         *,
         lower: float | None = None,
         upper: float | None = None,
@@ -292,12 +297,12 @@ class RecodeMethods(FrameOps[F]):
         household: str | None = None,
         household_columns: Sequence[str] | None = None,
     ) -> F:
-        """Top/bottom coding of numeric ``columns`` (sdcMicro ``topBotCoding``). Native
+        """Top/bottom coding of the numeric columns ``on`` (sdcMicro ``topBotCoding``). Native
         expressions, so a LazyFrame stays lazy and streams.
 
         Parameters
         ----------
-        columns
+        on
             Numeric columns to code.
         lower, upper
             Values below / above become this threshold.
@@ -327,7 +332,7 @@ class RecodeMethods(FrameOps[F]):
         from ..recode import top_bottom_frame_exprs
 
         options = dict(lower=lower, upper=upper, lower_p=lower_p, upper_p=upper_p, replacement=replacement)
-        exprs = top_bottom_frame_exprs(self._schema(), columns, **options)
+        exprs = top_bottom_frame_exprs(self._schema(), on, **options)
         from ..household import check_household_columns
 
         declared = check_household_columns(self._schema(), household, household_columns)
@@ -335,7 +340,7 @@ class RecodeMethods(FrameOps[F]):
             from .._columns import resolve_columns
             from ..household import check_household_column, mask_households
 
-            cols = resolve_columns(self._schema(), columns, kind="numeric", what="columns", default="error")
+            cols = resolve_columns(self._schema(), on, kind="numeric", what="on", default="error")
             check_household_column(self._schema(), household, cols)
             schema = pl.DataFrame(schema=self._schema()).with_columns(exprs).schema
             return self._frame_op(

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import polars as pl
 
 from .._columns import ColumnSpec
+from .._signature import deprecated
 from ._base import F, FrameOps
 
 if TYPE_CHECKING:
@@ -25,7 +26,8 @@ def _one(sensitive: Any) -> str:
 class RiskMethods(FrameOps[F]):
     """Disclosure-risk measures on a DataFrame or LazyFrame."""
 
-    def frequencies(self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0,
+    @deprecated(positional=("alpha", "household", "suppressed_as"))
+    def frequencies(self, on: ColumnSpec, weight: str | None = None, *, alpha: float = 1.0,
                     household: str | None = None, suppressed_as: str | None = None) -> F:
         """Sample and population frequencies of each record's key combination (sdcMicro ``freqCalc``).
 
@@ -70,8 +72,9 @@ class RiskMethods(FrameOps[F]):
         schema = frequencies_output_schema(self._schema())
         return self._frame_op(lambda df: frequencies_frame(df, cols, weight, alpha, household, suppressed_as), schema)
 
+    @deprecated(positional=("alpha", "household", "alpha_rule", "suppressed_as"))
     def individual_risk(
-        self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None,
+        self, on: ColumnSpec, weight: str | None = None, *, alpha: float = 1.0, household: str | None = None,
         alpha_rule: Literal["safe", "sdcmicro"] = "safe", suppressed_as: str | None = None,
     ) -> F:
         """sdcMicro's approximate individual risk of each record, in [0, 1], evaluated stably.
@@ -112,8 +115,9 @@ class RiskMethods(FrameOps[F]):
         return self._frame_op(lambda df: individual_risk_frame(df, cols, weight, alpha, household, alpha_rule,
                                                                suppressed_as), schema)
 
+    @deprecated(positional=("alpha", "household", "alpha_rule", "suppressed_as"))
     def global_risk(
-        self, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None,
+        self, on: ColumnSpec, weight: str | None = None, *, alpha: float = 1.0, household: str | None = None,
         alpha_rule: Literal["safe", "sdcmicro"] = "safe", suppressed_as: str | None = None,
     ) -> dict[str, float]:
         """Global risk (mean individual risk) and expected re-identifications (sum); a
@@ -144,7 +148,8 @@ class RiskMethods(FrameOps[F]):
         need = cols + [c for c in (weight, household) if c is not None]
         return global_risk(self._collected(need), cols, weight, alpha, household, alpha_rule, suppressed_as)
 
-    def suda(self, on: ColumnSpec, max_size: int | None = None, dis_fraction: float = 0.01,
+    @deprecated(positional=("max_size", "dis_fraction", "suppressed_as"))
+    def suda(self, on: ColumnSpec, *, max_size: int | None = None, dis_fraction: float = 0.01,
              suppressed_as: str | None = None) -> F:
         """SUDA2 scores, as sdcMicro's ``suda2``.
 
@@ -182,8 +187,9 @@ class RiskMethods(FrameOps[F]):
         schema = suda_output_schema(self._schema())
         return self._frame_op(lambda df: suda_frame(df, cols, max_size, dis_fraction, suppressed_as), schema)
 
+    @deprecated(positional=("kind", "c", "suppressed_as"))
     def l_diversity(
-        self, on: ColumnSpec, sensitive: str, kind: Literal["distinct", "entropy", "recursive"] = "distinct",
+        self, on: ColumnSpec, sensitive: str, *, kind: Literal["distinct", "entropy", "recursive"] = "distinct",
         c: float = 2.0, suppressed_as: str | None = None,
     ) -> F:
         """The l of each record's equivalence class (sdcMicro ``ldiversity``).
@@ -236,7 +242,8 @@ class RiskMethods(FrameOps[F]):
         return self._per_class(on, sensitive, "l_diversity",
                                lambda df, keys, s: l_diversity_frame(df, keys, s, kind, c, suppressed_as), check)
 
-    def t_closeness(self, on: ColumnSpec, sensitive: str, ordered: bool | None = None,
+    @deprecated(positional=("ordered", "suppressed_as"))
+    def t_closeness(self, on: ColumnSpec, sensitive: str, *, ordered: bool | None = None,
                     suppressed_as: str | None = None) -> F:
         """The Earth Mover's Distance between each record's class distribution of
         ``sensitive`` and the whole table's. A null sensitive value is a value of its own
@@ -326,7 +333,9 @@ class RiskMethods(FrameOps[F]):
         orig, mask = self._pair_frames(masked, on)
         return linkage_risk(orig, mask, mask.columns, ties=ties)
 
-    def interval_disclosure(self, masked: pl.DataFrame | pl.LazyFrame, on: ColumnSpec = None, k: float = 0.05) -> float:
+    @deprecated(positional=("k",))
+    def interval_disclosure(self, masked: pl.DataFrame | pl.LazyFrame, on: ColumnSpec = None, *,
+                            k: float = 0.05) -> float:
         """Share of records whose every original value lies within masked +- k * sd(masked)
         (sdcMicro ``dRisk``).
 

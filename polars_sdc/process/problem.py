@@ -40,7 +40,7 @@ from ..loss.sse import sse_sst  # the log's SSE/SST (the report uses it too); pu
 LIST_ROLES = ("keys", "numeric", "strata", "pram")
 ONE_ROLES = ("weight", "household", "sensitive")
 #: the parameters that name what a step masks: without them (and without their role) a step is refused
-TARGETS = ("on", "columns")
+TARGETS = ("on",)
 
 
 @dataclass(frozen=True)
@@ -256,7 +256,7 @@ class Problem:
 
         >>> import polars as pl, polars_sdc
         >>> p = pl.DataFrame({"a": [1, 2, 3, 4]}).sdc.problem(numeric="a")
-        >>> p.apply("top_bottom_code", columns="a", upper=3).release()["a"].to_list()
+        >>> p.apply("top_bottom_code", on="a", upper=3).release()["a"].to_list()
         [1, 2, 3, 3]
         """
         from ..operations import OPERATIONS
@@ -268,6 +268,7 @@ class Problem:
 
         # the step's own copy: a list the caller changes later must not change the lazy plan, the
         # replays of data() / generalization() nor the log and the recipe
+        options = op.canonical(options)   # a deprecated option name runs (warning); logged by its new name
         arguments = step_arguments(op, self._roles, copy.deepcopy(options))
         if (operation != "generalize" and "suppressed_as" in op.names() and "suppressed_as" not in options
                 and self.suppressed_as is not None):   # a step on a generalised release reads its label
@@ -290,7 +291,7 @@ class Problem:
         step = next(s for s in reversed(self.steps) if s.operation == "generalize")
         generalised = set(step.arguments.get("on") or ()) | set(step.arguments.get("hierarchies") or ())
         schema = self._frame.collect_schema()
-        for name in ("on", "columns"):
+        for name in TARGETS:
             value = arguments.get(name)
             if value is None:
                 continue
@@ -374,7 +375,7 @@ class Problem:
 
         >>> import polars as pl, polars_sdc
         >>> p = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]}).sdc.problem(numeric="x")
-        >>> p.apply("top_bottom_code", columns="x", upper=3.0).utility().with_columns(pl.col("sse_sst").round(12)).rows()
+        >>> p.apply("top_bottom_code", on="x", upper=3.0).utility().with_columns(pl.col("sse_sst").round(12)).rows()
         [('x', 'numeric', 0, 1, 0.2), ('(all numeric)', 'numeric', 0, 1, 0.2)]
         """
         if "utility" in self._cache:

@@ -194,6 +194,7 @@ def read_recipe(recipe: Any) -> Recipe:
         if not isinstance(op_name, str):
             raise SDCError(f"{where(i, '')}: step {i + 1} has no operation = \"...\"")
         op = _step_operation(op_name, where(i, "operation"))
+        entry = _renamed(op, entry, i, lines, where)
         for key, value in entry.items():
             if key not in op.names():
                 raise SDCError(f"{where(i, key)}: {unknown_keyword(op.name, key, op.names())}")
@@ -202,6 +203,30 @@ def read_recipe(recipe: Any) -> Recipe:
             entry["hierarchies"] = _beside(entry["hierarchies"], Path(name).parent)
         out.append((op.name, entry))
     return Recipe(roles, tuple(out), lines, name)
+
+
+def _renamed(op: Any, entry: dict[str, Any], i: int, lines: dict[tuple[Any, str], int], where: Any) -> dict[str, Any]:
+    """A step's options with each deprecated name (a recipe written before a rename:
+    ``columns`` of recode, ``risk_above`` of suppress_risky, ...) read as its new name, warning
+    with the recipe line; the line is kept for the new name's errors."""
+    renamed = op.renamed
+    if not any(k in renamed for k in entry):
+        return entry
+    from .._signature import warn_deprecated
+
+    out: dict[str, Any] = {}
+    for key, value in entry.items():
+        new = renamed.get(key)
+        if new is None:
+            out.setdefault(key, value)
+            continue
+        if new in entry:
+            raise SDCError(f"{where(i, key)}: {op.name}: give {new} only ({key} is its deprecated name)")
+        warn_deprecated(f"{where(i, key)}: {op.name} option {key} is deprecated; write {new} (the same option)")
+        if (i, key) in lines:
+            lines[(i, new)] = lines[(i, key)]
+        out[new] = value
+    return out
 
 
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -222,7 +222,7 @@ def _ordinal_spec(ordinal: Any, cols: list[str]) -> dict[str, Any]:
 
 def recode_frame(
     df: pl.DataFrame,
-    columns: ColumnSpec,
+    on: ColumnSpec,
     p: float,
     *,
     hierarchy: Mapping[str, Mapping[str, str]] | None = None,
@@ -230,7 +230,7 @@ def recode_frame(
     enum_as: pl.DataType | None = None,
     **labels: Unpack[LabelOptions],
 ) -> pl.DataFrame:
-    """``df`` with each of ``columns`` recoded by :func:`recode_series` (th = height * p).
+    """``df`` with each of the columns ``on`` recoded by :func:`recode_series` (th = height * p).
 
     ``hierarchy`` maps a column to its {category: parent} tree; ``ordinal`` is a column name,
     a list of Enum columns (their category order) or {column: order list or None}; the label
@@ -241,7 +241,7 @@ def recode_frame(
     >>> recode_frame(df, "c", 0.3, null_values="?")["c"].to_list()
     ['x', 'y|z', 'x', 'y|z', None]
     """
-    cols = resolve_columns(df, columns, kind="categorical", what="columns", default="error")
+    cols = resolve_columns(df, on, kind="categorical", what="on", default="error")
     check_p(p)
     trees, orders = _constraints(cols, hierarchy, ordinal, labels)
     out = [
@@ -266,7 +266,7 @@ def _constraints(cols: list[str], hierarchy: Any, ordinal: Any, labels: Mapping[
 
 def recode_map_frame(
     df: pl.DataFrame,
-    columns: ColumnSpec,
+    on: ColumnSpec,
     p: float,
     *,
     hierarchy: Mapping[str, Mapping[str, str]] | None = None,
@@ -282,7 +282,7 @@ def recode_map_frame(
     >>> recode_map_frame(df, "c", 0.3, null_values=["?"]).rows()
     [('c', 'x', 'x', 2, 2), ('c', 'y', 'y|z', 1, 2), ('c', 'z', 'y|z', 1, 2), ('c', '?', None, 1, None)]
     """
-    cols = resolve_columns(df, columns, kind="categorical", what="columns", default="error")
+    cols = resolve_columns(df, on, kind="categorical", what="on", default="error")
     check_p(p)
     trees, orders = _constraints(cols, hierarchy, ordinal, labels)
     parts = []

@@ -125,15 +125,15 @@ def _exact_mean(x: pl.Expr, side: str) -> pl.Expr:
     return x.map_batches(lambda s: _fsum_mean(s, side), return_dtype=pl.Float64, returns_scalar=True)
 
 
-def top_bottom_frame_exprs(schema: pl.Schema, columns: ColumnSpec, **options: Any) -> list[pl.Expr]:
-    """One :func:`top_bottom_expr` per numeric column of ``columns`` (names kept).
+def top_bottom_frame_exprs(schema: pl.Schema, on: ColumnSpec, **options: Any) -> list[pl.Expr]:
+    """One :func:`top_bottom_expr` per numeric column of ``on`` (names kept).
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"x": [1, 50], "y": [-5, 2]})
     >>> df.with_columns(top_bottom_frame_exprs(df.schema, ["x", "y"], lower=0, upper=10)).rows()
     [(1, 0), (10, 2)]
     """
-    cols = resolve_columns(schema, columns, kind="numeric", what="columns", default="error")
+    cols = resolve_columns(schema, on, kind="numeric", what="on", default="error")
     for c in cols:
         if schema[c] == pl.Boolean:
             raise SDCError(f"column {c!r}: a Boolean column cannot be top/bottom coded")

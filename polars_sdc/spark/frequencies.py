@@ -38,7 +38,7 @@ import polars as pl
 
 from .._columns import ColumnSpec
 from .._errors import SDCError
-from .._signature import check_keywords
+from .._signature import check_keywords, deprecated
 from .._validation import check_int
 from ..household import check_household_column, missing_ids_error
 from ..risk.individual import check_household_for_risk
@@ -327,9 +327,10 @@ LOCAL_ONLY = {
 
 
 @check_keywords
+@deprecated(positional=("alpha", "household", "suppressed_as"))
 def frequencies(
-    sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None,
-    suppressed_as: str | None = None, *, fk: str = "fk", Fk: str = "Fk_pop",
+    sdf: Any, on: ColumnSpec, weight: str | None = None, *, alpha: float = 1.0, household: str | None = None,
+    suppressed_as: str | None = None, fk: str = "fk", Fk: str = "Fk_pop",
 ) -> Any:
     """``sdf`` with ``fk`` (double: the records sharing the row's key values, missing keys
     matching as wildcards weighted by ``alpha``, as local ``df.sdc.frequencies(on, weight,
@@ -408,9 +409,10 @@ def _household_risk(household: str, risk: str) -> Any:
 
 
 @check_keywords
+@deprecated(positional=("alpha", "household", "alpha_rule", "suppressed_as"))
 def individual_risk(
-    sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0, household: str | None = None,
-    alpha_rule: str = "safe", suppressed_as: str | None = None, *, fk: str = "fk", Fk: str = "Fk_pop",
+    sdf: Any, on: ColumnSpec, weight: str | None = None, *, alpha: float = 1.0, household: str | None = None,
+    alpha_rule: str = "safe", suppressed_as: str | None = None, fk: str = "fk", Fk: str = "Fk_pop",
     risk: str = "risk",
     household_risk: str = "household_risk",
 ) -> Any:
@@ -439,7 +441,8 @@ def individual_risk(
 
 
 @check_keywords
-def global_risk(sdf: Any, on: ColumnSpec, weight: str | None = None, alpha: float = 1.0,
+@deprecated(positional=("alpha", "household", "alpha_rule", "suppressed_as"))
+def global_risk(sdf: Any, on: ColumnSpec, weight: str | None = None, *, alpha: float = 1.0,
                 household: str | None = None, alpha_rule: str = "safe",
                 suppressed_as: str | None = None) -> dict[str, float]:
     """Global risk (the mean individual risk over records) and expected re-identifications

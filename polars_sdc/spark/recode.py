@@ -18,7 +18,7 @@ import polars as pl
 
 from .._columns import ColumnSpec, resolve_columns
 from .._errors import SDCError
-from .._signature import check_keywords
+from .._signature import check_keywords, deprecated
 from .._typing import LabelOptions
 from ..recode import (
     check_label_options,
@@ -66,9 +66,10 @@ def _arguments(schema: pl.Schema, columns: ColumnSpec, p: float, hierarchy: Any,
 
 
 @check_keywords
+@deprecated(renamed={"columns": "on"})
 def recode_map(
     sdf: Any,
-    columns: ColumnSpec,
+    on: ColumnSpec,
     p: float,
     *,
     hierarchy: Mapping[str, Mapping[str, str]] | None = None,
@@ -83,7 +84,7 @@ def recode_map(
     >>> sdcs.recode_map(sdf, "occupation", p=0.01)               # doctest: +SKIP
     """
     require_pyspark(sdf)
-    cols, p, hierarchy, ordinal = _arguments(polars_schema(sdf), columns, p, hierarchy, ordinal, label_options)
+    cols, p, hierarchy, ordinal = _arguments(polars_schema(sdf), on, p, hierarchy, ordinal, label_options)
     names, missing = check_label_options(label_options)
     opts = dict(sep=names.sep, other=names.other, max_label=names.max_label)
     n, counts = _counts(sdf, cols)
@@ -123,9 +124,10 @@ def recode_map(
 
 
 @check_keywords
+@deprecated(renamed={"columns": "on"})
 def recode(
     sdf: Any,
-    columns: ColumnSpec,
+    on: ColumnSpec,
     p: float,
     *,
     hierarchy: Mapping[str, Mapping[str, str]] | None = None,
@@ -134,8 +136,8 @@ def recode(
     household_columns: Sequence[str] | None = None,
     **label_options: Unpack[LabelOptions],
 ) -> Any:
-    """``sdf`` with each of ``columns`` (string) recoded by minimum frequency (Sano & Hattori,
-    Fig. 1, th = rows * p), as local ``df.sdc.recode(columns, p, hierarchy=, ordinal=,
+    """``sdf`` with each of the (string) columns ``on`` recoded by minimum frequency (Sano & Hattori,
+    Fig. 1, th = rows * p), as local ``df.sdc.recode(on, p, hierarchy=, ordinal=,
     household=, household_columns=, **label_options)``: the plan of :func:`recode_map` applied
     as a map lookup; nulls stay null, the ``null_values`` become null, other columns are
     untouched. ``household``: the household id; a household-level column (constant within
@@ -157,7 +159,7 @@ def recode(
 
         require_pyspark(sdf)
         schema = polars_schema(sdf)
-        cols, p, trees, orders = _arguments(schema, columns, p, hierarchy, ordinal, label_options)
+        cols, p, trees, orders = _arguments(schema, on, p, hierarchy, ordinal, label_options)
         declared = check_household_columns(schema, household, household_columns)
         check_household_column(schema, household, cols)
 
@@ -167,7 +169,7 @@ def recode(
 
         return mask_households(sdf, household, cols, part, declared=declared)
 
-    plan = recode_map(sdf, columns, p, hierarchy=hierarchy, ordinal=ordinal, **label_options)
+    plan = recode_map(sdf, on, p, hierarchy=hierarchy, ordinal=ordinal, **label_options)
     changed = plan.filter(pl.col("original") != pl.col("recoded"))
     nulled = plan.filter(pl.col("recoded").is_null())
     exprs = {}
