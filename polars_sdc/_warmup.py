@@ -28,6 +28,9 @@ _KEYS = ["sex", "region", "age"]
 #: Rows of the frame of the ``-large`` warm-ups: MDAV on it (k = 3, 3 numeric columns and
 #: one nominal) takes the kd-tree kernel, not the brute-force one.
 LARGE_ROWS = 1200
+#: Rows of the frame of the ``-wide`` warm-ups (11 numeric columns: the brute-force kernel
+#: would take 1,200).
+WIDE_ROWS = 1500
 
 
 def tiny_frame(n: int = 60) -> pl.DataFrame:
@@ -58,6 +61,19 @@ def _bought(call: Callable[[], Any]) -> Any:
 
     with rental.disabled():
         return call()
+
+
+def _wide_frame() -> tuple[pl.DataFrame, list[str]]:
+    """:func:`tiny_frame` of :data:`WIDE_ROWS` rows with numeric columns added up to MDAV's
+    ``_WIDE`` (kernels/mdav.py: from that many columns the kd-tree kernel compiles its fused
+    pass, another specialisation), and the numeric columns' names."""
+    from .kernels.mdav import _WIDE
+
+    df = tiny_frame(WIDE_ROWS)
+    rng = np.random.default_rng(1)
+    num = ["a", "b", "c", "age", "income", "w"]
+    extra = [f"x{j}" for j in range(max(_WIDE - len(num), 0))]
+    return df.with_columns(pl.Series(c, rng.normal(size=df.height)) for c in extra), num + extra
 
 
 def _suppress(df: pl.DataFrame) -> Any:
@@ -118,6 +134,9 @@ WARMUPS: dict[str, Callable[[pl.DataFrame], Any]] = {
     # so do MDAV's two kernels (numeric data: codes=None, kernels/mdav.py)
     "mdav-numeric": lambda df: df.sdc.mdav(3, _NUM),
     "mdav-large-numeric": lambda df: _bought(lambda: tiny_frame(LARGE_ROWS).sdc.mdav(3, _NUM)),
+    # and so does the kd-tree kernel on many columns (p + mc >= _WIDE: its fused pass)
+    "mdav-large-wide": lambda df: _bought(lambda: (lambda w, num: w.sdc.mdav(3, num[1:] + ["sex"]))(*_wide_frame())),
+    "mdav-large-wide-numeric": lambda df: _bought(lambda: (lambda w, num: w.sdc.mdav(3, num))(*_wide_frame())),
     "suppress": _suppress,
     "frequencies-many-keys": _frequencies_many_keys,
 }

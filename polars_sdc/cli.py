@@ -248,27 +248,36 @@ def _check_csv_shape(path: str, role: str = "input") -> None:
                                "a ragged CSV cannot be read safely")
 
 
-def _check_numeric_text(lf: pl.LazyFrame, on: Sequence[str]) -> None:
-    """A CSV column of ``on`` read as String although most of its values are numbers holds a
-    stray token (e.g. "n/a"): raise naming the column and the first bad value instead of
-    masking it silently as a nominal category."""
+def _check_numeric_text(lf: pl.LazyFrame, on: Sequence[str] | None) -> pl.LazyFrame:
+    """``lf`` with the CSV columns of ``on`` (columns a command masks as numbers) that were read
+    as String although every value is a number -- written with a leading zero or a sign ("007",
+    "+5", "-05"; :func:`_scan_csv` keeps such columns as text) -- read as numbers (Int64 when
+    every value is an integer, else Float64): the user named them as numeric. A column read as
+    String although most of its values are numbers holds a stray token (e.g. "n/a"): raise
+    naming the column and the first bad value instead of masking it silently as a nominal
+    category."""
     schema = lf.collect_schema()
-    text = [c for c in on if c in schema and schema[c] == pl.String]
+    text = [c for c in on or [] if c in schema and schema[c] == pl.String]
     if not text:
-        return
+        return lf
     df = lf.select(text).collect()
+    numbers = []
     for c in text:
         s = df.get_column(c)
         values = s.drop_nulls()
         parsed = values.str.strip_chars().cast(pl.Float64, strict=False)
         good = int(parsed.is_not_null().sum())
-        if good and 2 * good >= values.len():
+        if good and good == values.len():
+            ints = values.str.strip_chars().cast(pl.Int64, strict=False).is_not_null().all()
+            numbers.append(pl.col(c).str.strip_chars().cast(pl.Int64 if ints else pl.Float64))
+        elif good and 2 * good >= values.len():
             bad_at = (s.is_not_null() & s.str.strip_chars().cast(pl.Float64, strict=False).is_null()).arg_true()
             row = int(bad_at[0])
             raise SDCError(
                 f"column {c!r}: value {s[row]!r} (row {row + 1}) is not a number, though {good} of "
                 f"{values.len()} values are; fix the file or pass --null-values {s[row]!r}"
             )
+    return lf.with_columns(numbers) if numbers else lf
 
 
 def _sink(lf: pl.LazyFrame, path: str, fmt: str | None = None) -> None:
@@ -543,7 +552,7 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
     schema = lf.collect_schema()
     on, by = _exact_names(on, schema), _exact_names(by, schema)
     if _format(args.input, "input") == "csv":
-        _check_numeric_text(lf, on)
+        lf = _check_numeric_text(lf, on)
     options: dict = {}
     if args.order is not None:
         options["order"] = args.order
@@ -643,7 +652,7 @@ def _cmd_noise(args: argparse.Namespace) -> int:
     schema = lf.collect_schema()
     on, key, household = (_exact_names(v, schema) for v in (on, args.key, args.household))
     if _format(args.input, "input") == "csv":
-        _check_numeric_text(lf, on)
+        lf = _check_numeric_text(lf, on)
     t0 = time.perf_counter()
     m = 1 if args.m is None else args.m
     if args.k is not None:  # the Pk-anonymity scale, computed once and passed on: the phi printed is the phi used
@@ -693,6 +702,9 @@ def _cmd_loss(args: argparse.Namespace) -> int:
     _check_paths([args.original, args.masked], None, args.report)
     orig_lf, masked_lf = _scan(args.original, null_values), _scan(args.masked, null_values)
     on = _exact_names(on, orig_lf.collect_schema())
+    # numbers written with a leading zero or sign ('+5') as the masking commands read them
+    orig_lf, masked_lf = (_check_numeric_text(f, on) if _format(p, "input") == "csv" else f
+                          for f, p in ((orig_lf, args.original), (masked_lf, args.masked)))
     if args.label:
         args.label = _exact_names(args.label, orig_lf.collect_schema())
     n_orig = orig_lf.select(pl.len()).collect().item()

@@ -242,7 +242,7 @@ def run_operation(args: argparse.Namespace) -> int:
              for k, v in given.items()}
     numeric = given.get(op.numeric) if op.numeric else None
     if numeric and cli._format(args.input, "input") == "csv":
-        cli._check_numeric_text(lf, [numeric] if isinstance(numeric, str) else numeric)
+        lf = cli._check_numeric_text(lf, [numeric] if isinstance(numeric, str) else numeric)
     released = getattr(lf.sdc, op.method)(**given)
     keys = next((given.get(o.name) for o in op.options if o.role == "keys"), None)
     keys = [keys] if isinstance(keys, str) else keys
@@ -431,6 +431,20 @@ def _write_text(path: str, text: str) -> None:
             os.remove(tmp)
 
 
+def _recipe_numeric(recipe: Any) -> list[str]:
+    """The columns a recipe masks as numbers: its numeric role and each step's numeric option."""
+    from .operations import OPERATIONS
+
+    out: list[str] = []
+    given = [recipe.roles.get("numeric")]
+    given += [opts.get(OPERATIONS[name].numeric) for name, opts in recipe.steps if OPERATIONS[name].numeric]
+    for value in given:
+        for c in [value] if isinstance(value, str) else value or []:
+            if isinstance(c, str) and c not in out:
+                out.append(c)
+    return out
+
+
 def run_recipe_command(args: argparse.Namespace) -> int:
     from .process import read_recipe, run_recipe, step_effects
 
@@ -442,6 +456,8 @@ def run_recipe_command(args: argparse.Namespace) -> int:
 
     recipe = read_recipe(Path(args.recipe))  # every check that needs no data, before the input is opened
     lf = cli._scan(args.input, cli._null_values(args))
+    if cli._format(args.input, "input") == "csv":   # the numeric columns as the steps' commands read them
+        lf = cli._check_numeric_text(lf, _recipe_numeric(recipe))
     problem = run_recipe(recipe, lf)
     keys = list(problem.roles.keys)
     classes = problem.class_columns() if keys else []   # the keys and the released strata

@@ -146,8 +146,8 @@ class Rental:
                 try:
                     with open(self.path) as f:
                         state = json.load(f)
-                    if state.get("stamp") != _stamp(self.kernel):
-                        state = {}
+                    if not isinstance(state, dict) or state.get("stamp") != _stamp(self.kernel):
+                        state = {}  # another source's count, or JSON that is not ours (e.g. [])
                 except (OSError, ValueError):
                     state = {}
                 spent = state.get("spent") if isinstance(state.get("spent"), dict) else {}
@@ -156,9 +156,14 @@ class Rental:
                 folder = os.path.dirname(self.path) or "."
                 os.makedirs(folder, exist_ok=True)
                 fd, tmp = tempfile.mkstemp(prefix=".rental-", dir=folder)
-                with os.fdopen(fd, "w") as f:
-                    json.dump(state, f)
-                os.replace(tmp, self.path)  # atomic: a concurrent reader sees the old or the new file
+                try:
+                    with os.fdopen(fd, "w") as f:
+                        json.dump(state, f)
+                    os.replace(tmp, self.path)  # atomic: a concurrent reader sees the old or the new file
+                except OSError:
+                    with contextlib.suppress(OSError):
+                        os.unlink(tmp)  # a full disk: no stray temporary file left behind
+                    raise
             except OSError:
                 pass  # a read-only cache: this process keeps its own count
 

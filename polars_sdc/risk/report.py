@@ -1010,9 +1010,18 @@ def _check_label_against_outliers(m: pl.DataFrame, keys: list[str], suppressed_a
         return
     kept = int((read & ~out).sum())
     if kept:
+        own = getattr(generalization, "suppressed_as", None)
+        qis = list(getattr(generalization, "levels", None) or {})
+        if suppressed_as == own and qis and set(keys) != set(qis):
+            # the generalization's own label, read on other keys than its quasi-identifiers: a
+            # subset whose every column is at its top shows the label on kept records
+            fix = (f"report on the generalization's quasi-identifiers ({', '.join(map(repr, qis))}), which its "
+                   f"label marks unambiguously, or generalize with a label no hierarchy level uses "
+                   "(e.g. suppressed_as='(suppressed)')")
+        else:
+            fix = f"give the generalization's own label ({own!r})"
         raise SDCError(f"suppressed_as={suppressed_as!r}: {kept} record(s) the generalization kept show it in every "
-                       f"key ({', '.join(map(repr, keys))}) and would read as suppressed; give the generalization's "
-                       f"own label ({getattr(generalization, 'suppressed_as', None)!r})")
+                       f"key ({', '.join(map(repr, keys))}) and would read as suppressed; {fix}")
 
 
 def report(

@@ -1,0 +1,65 @@
+"""audit28d: MDAV's ski rental (kernels/rental.py) and what warmup() leaves for it."""
+import json
+
+import numpy as np
+import polars as pl
+import pytest
+
+import polars_sdc
+from polars_sdc.kernels import mdav as M
+from polars_sdc.kernels.rental import Rental
+
+
+@pytest.mark.parametrize("text", ["[]", "1", "null", '"x"', '{"stamp": null, "spent": [1]}'])
+def test_a_rental_file_of_other_json_is_rewritten_not_a_crash(tmp_path, text):
+    # valid JSON that is not the rental's object (a corrupt or foreign file beside Numba's
+    # cache): pay() raised AttributeError ('list' object has no attribute 'get'), i.e. an
+    # mdav call failed because of a stray file in the cache directory
+    path = tmp_path / "k.rental.json"
+    path.write_text(text)
+    r = Rental(None, "numeric", 1.0, path=str(path))
+    assert r.spent() == 0.0
+    r.pay(0.25)
+    assert r.spent() == pytest.approx(0.25)
+    assert json.loads(path.read_text())["spent"] == {"numeric": 0.25}
+    assert [p.name for p in tmp_path.iterdir()] == ["k.rental.json"]  # no temporary file left
+
+
+def test_mdav_with_a_foreign_rental_file_runs(tmp_path, monkeypatch):
+    # the whole path: a call that rents (kd-tree kernel not ready) with a stray file
+    X = np.random.default_rng(4).normal(size=(1300, 2))
+    r = Rental(M.mdav_labels_tree, "numeric", 1e9, path=str(tmp_path / "t.rental.json"))
+    (tmp_path / "t.rental.json").write_text("[]")
+    monkeypatch.setitem(M._TREE_RENTALS, False, r)
+    monkeypatch.setattr(M, "ready_for", lambda kernel, args: False)
+    got = M.mdav_labels(X, 3)
+    assert r.spent() > 0.0
+    np.testing.assert_array_equal(got, M.mdav_labels(X, 3, leaf=64))
+
+
+
+@pytest.mark.parametrize("nominal", [False, True])
+def test_warmup_compiles_the_wide_kd_tree_kernel(nominal):
+    # from _WIDE (11) columns the kd-tree kernel takes its fused pass, a specialisation of
+    # its own (wide=True); warmup() compiled only the narrow ones, so after it a call on
+    # 11 numeric columns of 1,500 rows still rented, then compiled the kd-tree kernel
+    name = "mdav-large-wide" if nominal else "mdav-large-wide-numeric"
+    assert name in polars_sdc._warmup.WARMUPS
+    polars_sdc.warmup([name], progress=False)
+    wide = [sig for sig in M.mdav_labels_tree.signatures
+            if str(sig[-1]) == "bool" and (str(sig[1]) != "none") == nominal]
+    assert wide, M.mdav_labels_tree.signatures
+    # and a user's call of that shape is ready: it never rents
+    r = Rental(M.mdav_labels_tree, "x", 1e9, path=None)
+    saved = dict(M._TREE_RENTALS)
+    M._TREE_RENTALS[nominal] = r
+    try:
+        rng = np.random.default_rng(0)
+        df = pl.DataFrame({f"v{j}": rng.normal(size=1500) for j in range(10 if nominal else 11)})
+        if nominal:
+            df = df.with_columns(s=pl.Series(rng.choice(["a", "b", "c"], 1500)))
+        df.sdc.mdav(3, df.columns)
+    finally:
+        M._TREE_RENTALS.clear()
+        M._TREE_RENTALS.update(saved)
+    assert r.spent() == 0.0
