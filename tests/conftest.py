@@ -119,7 +119,7 @@ def _kernels_cached() -> bool:
     index for a few kernels of each half (compiled late in it): a warm cache, nothing to prepare."""
     from polars_sdc.kernels import anneal, compiled_or_cached, laplace_em, mdav, suda
 
-    return all(compiled_or_cached(k) for k in (mdav.mdav_labels_tree, anneal.anneal_stage, laplace_em.em_pass,
+    return all(compiled_or_cached(k) for k in (mdav._tree_rounds, anneal.anneal_stage, laplace_em.em_pass,
                                                 suda._msu_scores))
 
 

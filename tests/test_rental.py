@@ -67,6 +67,17 @@ def test_rental_without_a_file_counts_in_memory():
     assert r.spent() == pytest.approx(0.6) and not r.rents(False, 0.5)
 
 
+def test_ready_like_matches_the_named_arguments_only():
+    @njit
+    def pick(x, opt):
+        return x if opt is None else 2 * x
+
+    assert not rental.ready_like(pick, opt=None)
+    pick(np.zeros(2, dtype=np.int32), None)
+    assert rental.ready_like(pick, opt=None) and not rental.ready_like(pick, opt=True)
+    assert rental.ready_like(pick, x=np.zeros(3, dtype=np.int32)) and not rental.ready_like(pick, x=np.zeros(3))
+
+
 def test_ready_for_is_per_signature():
     @njit
     def twice(x):
@@ -104,7 +115,7 @@ if step == "buy":  # whatever was spent, the next estimate no longer fits
 with event.install_recorder("numba:compile") as rec:
     labels = partition_mdav(X, 3)
 out["compiled"] = sorted({ev.data["dispatcher"].py_func.__name__ for _, ev in rec.buffer if ev.is_start})
-out["tree_sigs"] = len(M.mdav_labels_tree.signatures)
+out["tree_sigs"] = len(M._tree_rounds.signatures)
 out["small_sigs"] = len(M.mdav_labels_small.signatures)
 out["spent_after"] = r.spent()
 out["labels"] = labels.tolist()
@@ -131,13 +142,13 @@ def test_first_call_rents_then_buys_across_processes_with_the_same_labels(tmp_pa
     assert first["spent_before"] == 0.0 and first["spent_after"] > 0.0
     # the kernel's own compile (~1-3 s) is not rent: its estimated run time is (1,500 x 3: ~2 ms)
     assert first["spent_after"] < 0.1
-    assert "mdav_labels_small" in first["compiled"] and "mdav_labels_tree" not in first["compiled"]
+    assert "mdav_labels_small" in first["compiled"] and "_tree_rounds" not in first["compiled"]
     assert first["tree_sigs"] == 0 and os.path.exists(first["path"])
     np.testing.assert_array_equal(canonical_ids(np.array(first["labels"])), want)
     # 2. a new process reads what the first spent; over the budget it compiles the kd-tree kernel
     second = _child("buy", env)
     assert second["spent_before"] == pytest.approx(first["spent_after"])
-    assert "mdav_labels_tree" in second["compiled"] and second["small_sigs"] == 0
+    assert "_tree_rounds" in second["compiled"] and second["small_sigs"] == 0
     assert second["spent_after"] == pytest.approx(second["spent_before"])  # buying spends nothing
     np.testing.assert_array_equal(canonical_ids(np.array(second["labels"])), want)
     # 3. from then on every process loads the kd-tree kernel from the cache (no compile, no rent)
@@ -157,5 +168,5 @@ def test_large_first_call_buys_at_once(monkeypatch):
     monkeypatch.setattr(r, "budget", 0.0)
     before = r.spent()
     got = M.mdav_labels(X, 3)
-    assert len(M.mdav_labels_tree.signatures) >= 1 and r.spent() == before
+    assert len(M._tree_rounds.signatures) >= 1 and r.spent() == before
     np.testing.assert_array_equal(got, M.mdav_labels(X, 3, leaf=64))

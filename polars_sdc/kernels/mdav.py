@@ -56,9 +56,9 @@ import time
 
 import numpy as np
 from numba import njit, types
-from numba.extending import overload
+from numba.extending import overload, register_jitable
 
-from .rental import Rental, ready_for
+from .rental import Rental, ready_like
 from ._common import helper, add_nominal, mean_query, nominal_part, topk_insert, widest_dim
 
 _LEAF = 64  # rows per kd-tree leaf at most
@@ -448,14 +448,21 @@ def _centroid_sums(X, sums, errs):
             _add_exact(sums, errs, j, X[i, j])
 
 
-@helper
-def _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, kw, iw, nom):
-    """r = distance to ref (nominal part: the reference query of ``nom``) for every live row
-    (kd-tree slots) and the list of live rows sorted by r descending (kw, iw: scratch of the
-    sort); returns the list length."""
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+def _refresh(TD, TR, first_leaf, cnt, ref, LR, LI, nom, rm):
+    """A new reference point ``ref`` (nominal part: the reference query of ``nom``, the mean of
+    rm rows): r = distance to ref for every live row (kd-tree slots) into TR (the round kernel
+    refits the bounds when it resumes), and the unsorted list of the live rows: LR = -r, LI =
+    slot (leaf * C + slot). Returns its length m; :func:`_sort_list` (numpy) / :func:`_sort_list_nb` then sort
+    it by r descending and fill the list's columns. A kernel of its own, called between two
+    calls of :func:`_tree_rounds` (a few times per run), so none of it is in the round kernel."""
     p = TD.shape[1]
     C = TD.shape[2]
-    m = 0
+    if nom is not None:
+        tq, m2 = mean_query(nom[_QC][_REF], nom[_QQ][1], rm, nom[_QK][_REF])
+        nom[_QT][_REF] = tq
+        nom[_QM][_REF] = m2
+    m = np.int64(0)
     for f in range(first_leaf + 1):
         for t in range(cnt[f + first_leaf]):
             d = 0.0
@@ -470,11 +477,36 @@ def _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, kw, iw, n
             LR[m] = -r
             LI[m] = f * C + t
             m += 1
-    # sort (LR, LI)[:m] by LR ascending (r descending; NaN last, as np.argsort): a bottom-up
-    # merge sort (np.argsort compiles Numba's quicksort, ~1 s on a first call; the order of
-    # equal r never changes a result, only where a farthest-row scan of the kernel stops)
+    return m
+
+
+def _sort_list(m, TD, TR, TI, LX, LR, NI, nom):
+    """The list of the m live rows (after :func:`_refresh`) sorted by r descending (LR = -r
+    ascending, stable, NaN last: np.argsort's order, the same as :func:`_sort_list_nb`'s merge
+    sort), its columns LX, codes, LR = r, LI = original index and lpos filled; numpy (the
+    order of equal r never changes a result, only where a farthest-row scan stops)."""
+    C = TD.shape[2]
+    s = NI[_LI, :m][np.argsort(LR[:m], kind="stable")]
+    f = s // C
+    t = s - f * C
+    LX[:, :m] = TD[f, :, t].T
+    if nom is not None:
+        nom[_LC][:, :m] = nom[_TC][f, :, t].T
+    LR[:m] = TR[f, t]
+    LI = NI[_LI]
+    LI[:m] = TI[f, t]
+    NI[_LPOS, LI[:m]] = np.arange(m)
+
+
+@helper
+def _sort_list_nb(m, TD, TR, TI, LX, LR, NI, kw, nom):
+    """:func:`_sort_list` compiled (the kd-tree kernel called from a kernel: MHM's kd-mdav):
+    a bottom-up merge sort (stable, NaN last), kw float (m) and NI[_OS] scratch."""
+    C = TD.shape[2]
+    p = TD.shape[1]
     ka = LR
-    ia = LI
+    ia = NI[_LI]
+    iw = NI[_OS]
     width = 1
     while width < m:
         for a in range(0, m, 2 * width):
@@ -497,6 +529,8 @@ def _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, kw, iw, n
         ka, kw = kw, ka
         ia, iw = iw, ia
         width *= 2
+    LI = NI[_LI]
+    lpos = NI[_LPOS]
     for i in range(m):
         s = ia[i]
         f = s // C
@@ -511,35 +545,30 @@ def _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, kw, iw, n
         LR[i] = TR[f, t]
         LI[i] = TI[f, t]
         lpos[LI[i]] = i
-    return m
 
 
-@helper
-def _tree(Xs, os, rs, m, leaf, pos, order, start, end, TD, TR, TI, cnt, nom):
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+def _tree(S, Xs, os, rs, m, leaf, NI, SE, TD, TR, TI, cnt):
     """kd-tree store of the first m rows of Xs (rows), os (their original indices) and rs
-    (their reference distances) in the kernel's buffers TD (leaves, p, C), TR, TI (leaves, C)
-    and cnt (nodes), made for the first tree (a later one, on fewer rows, is never deeper and
-    never has larger leaves); the leaves' codes go to ``nom``; sets pos[o] = leaf * C + slot
-    and returns the first leaf node. The bounds are fitted by the kernel (every node, leaves first).
+    (their reference distances) in the buffers TD (leaves, p, C), TR, TI (leaves, C) and cnt
+    (nodes) of :func:`_tree_state`, made for the first tree (a later one, on fewer rows, is
+    never deeper and never has larger leaves); sets pos[o] = leaf * C + slot (NI[_POS]) and
+    returns the first leaf node. The caller stores the leaves' codes (:func:`_leaf_codes`), the
+    round kernel fits the bounds when it resumes. A kernel of its own, called from Python
+    before the rounds and when the round kernel :func:`_tree_rounds` asks for a rebuild
+    (~log2(n / k) times per run); numeric and mixed data compile it once.
 
     Implicit complete binary tree: node v has children 2v+1, 2v+2; each internal node splits
-    its row range at the middle (order, start, end: scratch), by the median of its widest
-    column, so leaf sizes differ by at most one. Splits use the codes too, as numbers times
-    cscale (this groups equal codes in leaves; it changes the speed only)."""
+    its row range at the middle (NI[_ORDER], SE: scratch), by the median of its widest
+    column of S (m, >= p): Xs, or with nominal columns Xs and the codes as numbers times
+    cscale (:func:`_split_rows`; this groups equal codes in leaves; it changes the speed
+    only). Leaf sizes differ by at most one."""
     p = TD.shape[1]
     C = TD.shape[2]
-    S = Xs
-    if nom is not None:
-        codes = nom[_CODES]
-        cscale = nom[_CSCALE]
-        mc = codes.shape[1]
-        if mc > 0:
-            S = np.empty((m, p + mc), dtype=np.float64)
-            for i in range(m):
-                for j in range(p):
-                    S[i, j] = Xs[i, j]
-                for j in range(mc):
-                    S[i, p + j] = codes[os[i], j] * cscale[j]
+    pos = NI[_POS]
+    order = NI[_ORDER]
+    start = SE[0]
+    end = SE[1]
     depth = 0
     while ((m + (1 << depth) - 1) >> depth) > leaf:
         depth += 1
@@ -570,6 +599,44 @@ def _tree(Xs, os, rs, m, leaf, pos, order, start, end, TD, TR, TI, cnt, nom):
             pos[o] = f * C + t
             for j in range(p):
                 TD[f, j, t] = Xs[i, j]
+    return first_leaf
+
+
+def _split_rows(Xs, os, m, nom):
+    """The split coordinates of :func:`_tree` for the first m rows of Xs: Xs itself, or with
+    nominal columns (``nom``) a new (m, p + mc) array of Xs and the codes of the rows os
+    times cscale; numpy (:func:`_tree_nb` compiled)."""
+    if nom is None:
+        return Xs
+    S = np.empty((m, Xs.shape[1] + nom[_CODES].shape[1]))
+    S[:, :Xs.shape[1]] = Xs[:m]
+    S[:, Xs.shape[1]:] = nom[_CODES][os[:m]] * nom[_CSCALE]
+    return S
+
+
+def _live(C, cnt, first):
+    """(leaves, C) mask of the live slots of the kd-tree leaves (first leaf node ``first``),
+    leaf by leaf, slot by slot: the order of the kernels' loops over the live rows."""
+    return np.arange(C) < cnt[first:2 * first + 1, None]
+
+
+@helper
+def _tree_nb(Xs, os, rs, m, leaf, NI, SE, TD, TR, TI, cnt, nom):
+    """:func:`_tree` with the split coordinates of :func:`_split_rows` and the leaves' codes
+    stored (:func:`_run_tree` does both in numpy), for :func:`mdav_labels_tree`."""
+    S = Xs
+    if nom is not None:
+        codes = nom[_CODES]
+        cscale = nom[_CSCALE]
+        p = Xs.shape[1]
+        mc = codes.shape[1]
+        S = np.empty((m, p + mc), dtype=np.float64)
+        for i in range(m):
+            for j in range(p):
+                S[i, j] = Xs[i, j]
+            for j in range(mc):
+                S[i, p + j] = codes[os[i], j] * cscale[j]
+    first_leaf = _tree(S, Xs, os, rs, m, leaf, NI, SE, TD, TR, TI, cnt)
     if nom is not None:
         codes = nom[_CODES]
         TC = nom[_TC]
@@ -708,10 +775,11 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=None, done=None):
             depth += 1
         nom = nominal_state(codes, off, gid, gw, max(lf, _SCAN), 1 << depth, min(lf, n), (2 << depth) - 1)
     # the fused pass (_nearest_and_farthest) only where it pays: many columns (else not compiled)
-    args = (X, nom, off, gid, gw, k, leaf, done, True if p + mc >= _WIDE else None)
+    wide = True if p + mc >= _WIDE else None
     if not given:
         rental, estimate = tree_rental(mc > 0), small_seconds(n, p, mc, max(k, 1))
-        if rental.rents(ready_for(mdav_labels_tree, args), estimate):
+        # the round kernel stands for the kd-tree path's kernels (compiled together)
+        if rental.rents(ready_like(_tree_rounds, nom=nom, wide=wide), estimate):
             small = _small_args(X, codes, off, gid, gw, k, done)
             # the rent is the kernel's run time, not its own compile or cache load: the estimate then
             loaded = _in_process(mdav_labels_small, small)
@@ -719,7 +787,7 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=None, done=None):
             labels = mdav_labels_small(*small)
             rental.pay(time.thread_time() - t if loaded else estimate)
             return labels
-    return mdav_labels_tree(*args)
+    return _run_tree(X, nom, k, leaf, done, wide)
 
 
 def _small_args(X, codes, off, gid, gw, k, done):
@@ -755,8 +823,8 @@ def tree_rental(nominal):
     """
     r = _TREE_RENTALS.get(nominal)
     if r is None:
-        r = _TREE_RENTALS[nominal] = Rental(mdav_labels_tree, "nominal" if nominal else "numeric",
-                                            TREE_COMPILE_SECONDS[nominal])
+        r = _TREE_RENTALS[nominal] = Rental(_tree_rounds, "nominal" if nominal else "numeric",
+                                            TREE_COMPILE_SECONDS[nominal], name="mdav_tree")
     return r
 
 
@@ -910,160 +978,102 @@ def _all_dists(LX, m, q, buf, nom, s):
             add_nominal(nom[_LC], np.int64(0), m, buf, _query(nom, s))
 
 
-@njit(cache=True, nogil=True)
-def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done, wide=None):
-    """:func:`mdav_labels_codes` by the kd-tree and the sorted centroid-distance scan of the
-    module docstring: O(n (p + mc) + sum U) memory, fast on large n.
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+def _tree_rounds(X, labels, done, TD, TR, TI, cnt, box, R, NI, LX, LR, V, FS, IS, st, k, nom, wide):
+    """The rounds of :func:`mdav_labels_tree` on the state of :func:`_tree_state` (``st``: the
+    scalars, saved on return): forms pairs of groups until it is done (returns
+    ``_ASK_DONE``, every label set) or needs a rebuild of the kd-tree on the live rows
+    (``_ASK_REBUILD``: the caller runs :func:`_tree`) or a new reference point (``_ASK_REFRESH``,
+    ``ref`` set: the caller runs :func:`_refresh` and sorts the list), then is called again and
+    resumes. The first call (st[_S_M] = 0) starts the centroid's sums and asks for the first
+    reference. Resumable so that the rarely run rebuild and refresh (~log2(n / k) and ~10 times
+    per run) are kernels of their own, called from Python (:func:`_run_tree`), not code of this
+    one: a helper called from a kernel is compiled again inside it (issue 27, session 28).
 
-    Parameters
-    ----------
-    X : float64 (n, p); codes : int32 (n, mc), or None without nominal columns (then no
-    nominal code is compiled); off : int64 (mc + 1); gid : int64 (mc); gw : float64 (G);
-    k : int; done : int64 (1) (see :func:`mdav_labels_codes`).
-    leaf : int
-        Rows per kd-tree leaf at most (the speed only, never the result).
-    wide : True or None
-        True: when the bounds prune badly, switch to one fused pass over the live rows per
-        pair (:func:`_nearest_and_farthest`; pays from ~11 columns, ``_WIDE``); None
-        (default): never, and that pass is not compiled. The speed only, never the result.
-
-    Notes
-    -----
-    One function, no wrapper: every extra @njit layer on top of the body compiles the whole
-    body's machine code once more on first use.
-    """
-    n, p = X.shape
-    labels = np.empty(n, dtype=np.uint32)  # (np.zeros: two compilations more)
-    for i in range(n):
-        labels[i] = 0
-    if n < 2 * k:
-        done[0] = n
-        return labels
-    leaf = 1 if 1 > leaf else leaf  # = max(leaf, 1) (Numba's min and max compile per caller)
-    # the kd-tree's buffers, made for the first tree (a rebuilt one is never deeper, nor has
-    # larger leaves); every array of the kernel is allocated here, once (each np.empty of
-    # another dtype or rank, here or in a helper, is one more compilation)
-    depth = 0
-    while ((n + (1 << depth) - 1) >> depth) > leaf:
-        depth += 1
-    nleaf = 1 << depth
-    nnodes = 2 * nleaf - 1
-    C = n if n < leaf else leaf
-    nom = _nominal_state(codes, off, gid, gw, _SCAN if _SCAN > leaf else leaf, nleaf, C, nnodes)
-    TD = np.empty((nleaf, p, C), dtype=np.float64)
-    TR = np.empty((nleaf, C), dtype=np.float64)
-    TI = np.empty((nleaf, C), dtype=np.int64)
-    cnt = np.empty(nnodes, dtype=np.int64)
-    start = np.empty(nnodes, dtype=np.int64)
-    end = np.empty(nnodes, dtype=np.int64)
-    lo = np.empty((nnodes, p), dtype=np.float64)
-    hi = np.empty((nnodes, p), dtype=np.float64)
-    rmin = np.empty(nnodes, dtype=np.float64)
-    rmax = np.empty(nnodes, dtype=np.float64)
-    pos = np.empty(n, dtype=np.int64)
-    order = np.empty(n, dtype=np.int64)
-    # the rows a tree is (re)built from; between rebuilds, scratch of _set_reference's sort
-    Xs = np.empty((n, p), dtype=np.float64)
-    os = np.empty(n, dtype=np.int64)
-    rs = np.empty(n, dtype=np.float64)
-    for i in range(n):
-        os[i] = i
-        rs[i] = 0.0
-    first_leaf = _tree(X, os, rs, n, leaf, pos, order, start, end, TD, TR, TI, cnt, nom)
-    built = n
-    sums = np.empty(p, dtype=np.float64)
-    errs = np.empty(p, dtype=np.float64)
-    _centroid_sums(X, sums, errs)
-    rm = n  # rows of the reference point (a centroid)
-    c = np.empty(p, dtype=np.float64)
-    ref = np.empty(p, dtype=np.float64)
-    for j in range(p):
-        ref[j] = (sums[j] + errs[j]) / n
-    LX = np.empty((p, n), dtype=np.float64)
-    LR = np.empty(n, dtype=np.float64)
-    LI = np.empty(n, dtype=np.int64)
-    lpos = np.empty(n, dtype=np.int64)
-    if codes is not None:
-        tq, m2 = mean_query(nom[_QC][_REF], nom[_QQ][1], rm, nom[_QK][_REF])
-        nom[_QT][_REF] = tq
-        nom[_QM][_REF] = m2
-    stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, rs, os, nom)
-    head = np.int64(0)  # not a literal 0 (one typing round less)
-    # fit the bounds of every node with live rows, leaves first
-    for v in range(first_leaf, 2 * first_leaf + 1):
-        if cnt[v] > 0:
-            _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, nom)
-    for v in range(first_leaf - 1, -1, -1):
-        if cnt[v] > 0:
-            _fit_inner(v, cnt, lo, hi, rmin, rmax, nom)
-    sn = np.empty(2 * depth + 4, dtype=np.int64)
-    sb = np.empty(2 * depth + 4, dtype=np.float64)
+    ``wide``: True: when the bounds prune badly, switch to one fused pass over the live rows
+    per pair (:func:`_nearest_and_farthest`; pays from ~11 columns, ``_WIDE``); None: never,
+    and that pass is not compiled. The speed only, never the result."""
+    n = X.shape[0]
+    p = X.shape[1]
+    C = TD.shape[2]
+    lo = box[0]
+    hi = box[1]
+    rmin = R[0]
+    rmax = R[1]
+    pos = NI[_POS]
+    LI = NI[_LI]
+    lpos = NI[_LPOS]
+    sums = V[_SUMS]
+    errs = V[_ERRS]
+    c = V[_C]
+    ref = V[_RP]
+    q = V[_Q]
+    sb = FS[0]
+    bd = FS[1]
+    buf = FS[2]
+    sbuf = FS[3]
+    sn = IS[0]
+    bi = IS[1]
+    first_leaf = st[_S_FIRST]
+    built = st[_S_BUILT]
+    head = st[_S_HEAD]
+    stop = st[_S_STOP]
+    m = st[_S_M]
+    label = st[_S_LABEL]
+    full = st[_S_FULL]
+    rm = st[_S_RM]
+    fresh = st[_S_FRESH]
     kk = k - 1
-    bd = np.empty(kk + 1, dtype=np.float64)
-    bi = np.empty(kk + 1, dtype=np.int64)
-    buf = np.empty(C, dtype=np.float64)
-    sbuf = np.empty(_SCAN, dtype=np.float64)
-    q = np.empty(p, dtype=np.float64)
-    m = n
-    label = np.int64(0)  # not a literal 0 (one typing round less)
-    full = 0
+    first = m == 0
+    if first:
+        _centroid_sums(X, sums, errs)
+        m = n
+        built = n
+    else:
+        # resumed after a rebuild or a refresh: fit the bounds of every node with live rows,
+        # leaves first
+        for v in range(first_leaf, 2 * first_leaf + 1):
+            if cnt[v] > 0:
+                _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, nom)
+        for v in range(first_leaf - 1, -1, -1):
+            if cnt[v] > 0:
+                _fit_inner(v, cnt, lo, hi, rmin, rmax, nom)
+    ask = _ASK_DONE
     while m >= 2 * k:
         if m <= _REBUILD * built:
-            # removed rows leave sparse leaves with wide boxes behind: rebuild on the live rows
-            i = 0
-            for f in range(first_leaf + 1):
-                for t in range(cnt[f + first_leaf]):
-                    for j in range(p):
-                        Xs[i, j] = TD[f, j, t]
-                    os[i] = TI[f, t]
-                    rs[i] = TR[f, t]
-                    i += 1
-            first_leaf = _tree(Xs, os, rs, m, leaf, pos, order, start, end, TD, TR, TI, cnt, nom)
-            # fit the bounds of every node with live rows, leaves first
-            for v in range(first_leaf, 2 * first_leaf + 1):
-                if cnt[v] > 0:
-                    _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, nom)
-            for v in range(first_leaf - 1, -1, -1):
-                if cnt[v] > 0:
-                    _fit_inner(v, cnt, lo, hi, rmin, rmax, nom)
-            built = m
+            # removed rows leave sparse leaves with wide boxes behind: the caller rebuilds the
+            # tree on the live rows (_tree) and calls again
+            ask = _ASK_REBUILD
+            break
         for j in range(p):
             c[j] = (sums[j] + errs[j]) / m
-        for it in range(2):
-            # dq = |centroid - ref|; when the centroid drifted (first pass), it becomes the
-            # reference so that the bounds stay tight, and dq is measured again
+        dq = 0.0
+        if not first:
+            # dq = |centroid - ref|; when the centroid drifted, it becomes the reference (the
+            # caller runs _refresh, then calls again: dq is measured again, not compared)
             d2 = 0.0
             for j in range(p):
                 d = c[j] - ref[j]
                 d2 += d * d
-            if codes is not None:
-                d2 += _mean_gap(off, gid, gw, nom[_QC][_CEN], m, nom[_QC][_REF], rm)
+            if nom is not None:
+                d2 += _mean_gap(nom[_OFF], nom[_GID], nom[_GW], nom[_QC][_CEN], m, nom[_QC][_REF], rm)
             dq = np.sqrt(d2)
-            if it == 1 or not dq > _DRIFT * rmax[0]:
-                break
+        if first or (fresh == 0 and dq > _DRIFT * rmax[0]):
             for j in range(p):
                 ref[j] = c[j]
             rm = m
-            if codes is not None:
+            if nom is not None:
                 QC = nom[_QC]
                 QQ = nom[_QQ]
                 for u in range(QC.shape[1]):
                     QC[_REF, u] = QC[_CEN, u]
                 for j in range(QQ.shape[1]):
                     QQ[1, j] = QQ[0, j]
-                tq, m2 = mean_query(QC[_REF], QQ[1], rm, nom[_QK][_REF])
-                nom[_QT][_REF] = tq
-                nom[_QM][_REF] = m2
-            stop = _set_reference(TD, TR, TI, first_leaf, cnt, ref, LX, LR, LI, lpos, rs, os, nom)
-            head = np.int64(0)
-            # fit the bounds of every node with live rows, leaves first
-            for v in range(first_leaf, 2 * first_leaf + 1):
-                if cnt[v] > 0:
-                    _fit_leaf(TD, TR, v, first_leaf, cnt, lo, hi, rmin, rmax, nom)
-            for v in range(first_leaf - 1, -1, -1):
-                if cnt[v] > 0:
-                    _fit_inner(v, cnt, lo, hi, rmin, rmax, nom)
-        if codes is not None:
+            fresh = 1
+            ask = _ASK_REFRESH
+            break
+        fresh = 0
+        if nom is not None:
             tqc, m2c = mean_query(nom[_QC][_CEN], nom[_QQ][0], m, nom[_QK][_CEN])
             nom[_QT][_CEN] = tqc
             nom[_QM][_CEN] = m2c
@@ -1100,7 +1110,7 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done, wide=None):
                         for t in range(wb):
                             d = col[t] - qj
                             sbuf[t] += d * d
-                    if codes is not None:
+                    if nom is not None:
                         if nom[_LC].shape[0] > 0:
                             add_nominal(nom[_LC], b, wb, sbuf, _query(nom, g))
                     for t in range(wb):
@@ -1125,7 +1135,7 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done, wide=None):
                             if wb != i:
                                 for j in range(p):
                                     LX[j, wb] = LX[j, i]
-                                if codes is not None:
+                                if nom is not None:
                                     LC = nom[_LC]
                                     for j in range(LC.shape[0]):
                                         LC[j, wb] = LC[j, i]
@@ -1137,14 +1147,15 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done, wide=None):
             t = pos[xr] - f * TD.shape[2]
             for j in range(p):
                 q[j] = TD[f, j, t]
-            if codes is not None:
+            if nom is not None:
                 TC = nom[_TC]
                 qcode = nom[_QCODE]
                 pcnt = nom[_QC][_PNT]
+                noff = nom[_OFF]
                 for j in range(TC.shape[1]):
-                    pcnt[off[j] + qcode[j]] = 0
+                    pcnt[noff[j] + qcode[j]] = 0
                     qcode[j] = TC[f, j, t]
-                    pcnt[off[j] + qcode[j]] = 1
+                    pcnt[noff[j] + qcode[j]] = 1
             dq = TR[f, t]
             fused = False
             if wide is not None:  # (pruned before typing when None: the fused pass not compiled)
@@ -1172,7 +1183,7 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done, wide=None):
                         cv = cnt[v]
                         seen += cv
                         _leaf_dists(TD, f, cv, q, buf)
-                        if codes is not None:
+                        if nom is not None:
                             if nom[_TC].shape[1] > 0:
                                 add_nominal(nom[_TC][f], np.int64(0), cv, buf, _query(nom, _PNT))
                         for t in range(cv):
@@ -1204,7 +1215,7 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done, wide=None):
                                 e = 0.0 if 0.0 > e else e
                                 d = d + e
                                 bw += d * d
-                            if codes is not None:
+                            if nom is not None:
                                 if nom[_TC].shape[1] > 0:
                                     nb = _nominal_lower(nom[_NCODE], w, nom[_QCODE], nom[_GID], nom[_GW], nom[_ACC])
                                     if nb > 0.0:
@@ -1245,7 +1256,7 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done, wide=None):
                 LI[lpos[o]] = -1
                 for j in range(p):
                     _add_exact(sums, errs, j, -TD[f, j, t])
-                if codes is not None:
+                if nom is not None:
                     TC = nom[_TC]
                     noff = nom[_OFF]
                     lcnt = nom[_QC][_CEN]
@@ -1257,7 +1268,7 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done, wide=None):
                 if t != last:
                     for j in range(p):
                         TD[f, j, t] = TD[f, j, last]
-                    if codes is not None:
+                    if nom is not None:
                         TC = nom[_TC]
                         for j in range(TC.shape[1]):
                             TC[f, j, t] = TC[f, j, last]
@@ -1291,8 +1302,191 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done, wide=None):
                 full -= 1
             elif 2 * measured > m:
                 full = _PROBE
-    for f in range(first_leaf + 1):
-        for t in range(cnt[f + first_leaf]):
-            labels[TI[f, t]] = label
-    done[0] = n
-    return labels
+    st[_S_FIRST] = first_leaf
+    st[_S_BUILT] = built
+    st[_S_HEAD] = head
+    st[_S_STOP] = stop
+    st[_S_M] = m
+    st[_S_LABEL] = label
+    st[_S_FULL] = full
+    st[_S_RM] = rm
+    st[_S_FRESH] = fresh
+    if ask == _ASK_DONE:
+        for f in range(first_leaf + 1):
+            for t in range(cnt[f + first_leaf]):
+                labels[TI[f, t]] = label
+        done[0] = n
+    return ask
+
+
+# the state of the kd-tree rounds (:func:`_tree_state`): rows of NI (int64 (5, n))
+_POS = 0  # original index -> kd-tree slot (leaf * C + slot)
+_LI = 1  # the list of live rows sorted by r: original index (-1: removed)
+_LPOS = 2  # original index -> list position
+_ORDER = 3  # scratch of _tree
+_OS = 4  # the original indices of the rows a tree is (re)built from; scratch of the merge sort
+# rows of V (float64 (5, p)): the centroid's exact sums (double-double), the centroid, the
+# reference point, the row xr
+_SUMS = 0
+_ERRS = 1
+_C = 2
+_RP = 3
+_Q = 4
+# the scalars of the rounds (st, int64)
+_S_FIRST = 0  # the first leaf node of the current tree
+_S_BUILT = 1  # rows the current tree was built on
+_S_HEAD = 2  # first slot of the list still scanned
+_S_STOP = 3  # length of the list
+_S_M = 4  # live rows (0: not started)
+_S_LABEL = 5  # the next label
+_S_FULL = 6  # pairs left with the fused pass
+_S_RM = 7  # rows of the reference point (a centroid)
+_S_FRESH = 8  # 1: the reference was just refreshed (measure dq, do not compare it)
+_NST = 9
+# what _tree_rounds returns
+_ASK_DONE = 0
+_ASK_REBUILD = 1
+_ASK_REFRESH = 2
+
+
+@register_jitable
+def _tree_state(n, p, k, leaf):
+    """The arrays of the kd-tree rounds for n rows, p columns, group size k and leaves of at
+    most ``leaf`` rows (>= 1), made for the first tree (a rebuilt one is never deeper, nor has
+    larger leaves): TD (leaves, p, C), TR, TI (leaves, C), cnt (nodes), SE (2, nodes: start
+    and end of _tree), box (2, nodes, p: lo, hi), R (2, nodes: rmin, rmax), NI (5, n: rows
+    _POS .. _OS), LX (p, n), LR (n), Xs (n, p), rs (n), V (5, p: rows _SUMS .. _Q), FS (4, w:
+    the search stack's bounds, the k-1 best distances, a leaf's distances, a scan block's),
+    IS (2, w: the search stack's nodes, the k-1 best rows) and st (the scalars, zeros).
+    Plain numpy: run from Python (:func:`_run_tree`) it compiles nothing; grouped so that
+    the round kernel unboxes few arrays."""
+    depth = 0
+    while ((n + (1 << depth) - 1) >> depth) > leaf:
+        depth += 1
+    nleaf = 1 << depth
+    nnodes = 2 * nleaf - 1
+    C = n if n < leaf else leaf
+    w = 2 * depth + 4
+    w = k if k > w else w
+    w = C if C > w else w
+    w = _SCAN if _SCAN > w else w
+    st = np.empty(_NST, dtype=np.int64)
+    for i in range(_NST):
+        st[i] = 0
+    return (np.empty((nleaf, p, C), dtype=np.float64), np.empty((nleaf, C), dtype=np.float64),
+            np.empty((nleaf, C), dtype=np.int64), np.empty(nnodes, dtype=np.int64),
+            np.empty((2, nnodes), dtype=np.int64), np.empty((2, nnodes, p), dtype=np.float64),
+            np.empty((2, nnodes), dtype=np.float64), np.empty((5, n), dtype=np.int64),
+            np.empty((p, n), dtype=np.float64), np.empty(n, dtype=np.float64),
+            np.empty((n, p), dtype=np.float64), np.empty(n, dtype=np.float64),
+            np.empty((5, p), dtype=np.float64), np.empty((4, w), dtype=np.float64),
+            np.empty((2, w), dtype=np.int64), st)
+
+
+def _run_tree(X, nom, k, leaf, done, wide):
+    """:func:`mdav_labels_tree` driven from Python: the round kernel :func:`_tree_rounds` runs
+    until it needs a rebuild (:func:`_tree`) or a new reference (:func:`_refresh`, then
+    :func:`_sort_list` in numpy), which run as kernels of their own, and resumes; the state is
+    allocated here in numpy (:func:`_tree_state`). Three small kernels compile instead of one
+    holding all of them (issue 27, session 28); ~20 round trips per run of ~2 us each.
+
+    ``nom``: None or the state of :func:`nominal_state` for the first tree's sizes."""
+    n, p = X.shape
+    labels = np.zeros(n, dtype=np.uint32)
+    if n < 2 * k:
+        done[0] = n
+        return labels
+    leaf = max(int(leaf), 1)
+    TD, TR, TI, cnt, SE, box, R, NI, LX, LR, Xs, rs, V, FS, IS, st = _tree_state(n, p, k, leaf)
+    os = NI[_OS]
+    os[:] = np.arange(n)
+    rs[:] = 0.0
+    C = TD.shape[2]
+    m = n
+    S = _split_rows(X, os, n, nom)
+    Xt = X
+    while True:
+        # a (new) tree on the m rows Xt, then the leaves' codes
+        first = _tree(S, Xt, os, rs, m, leaf, NI, SE, TD, TR, TI, cnt)
+        st[_S_FIRST] = first
+        if nom is not None:
+            live = _live(C, cnt, first)
+            nom[_TC][:first + 1].transpose(0, 2, 1)[live] = nom[_CODES][TI[:first + 1][live]]
+        while True:
+            ask = _tree_rounds(X, labels, done, TD, TR, TI, cnt, box, R, NI, LX, LR, V, FS, IS, st, k, nom, wide)
+            if ask != _ASK_REFRESH:
+                break
+            stop = _refresh(TD, TR, st[_S_FIRST], cnt, V[_RP], LR, NI[_LI], nom, st[_S_RM])
+            _sort_list(stop, TD, TR, TI, LX, LR, NI, nom)
+            st[_S_STOP] = stop
+            st[_S_HEAD] = 0
+        if ask == _ASK_DONE:
+            return labels
+        # rebuild: the live rows, leaf by leaf, slot by slot (as the kernel stores them)
+        first, m = st[_S_FIRST], st[_S_M]
+        live = _live(C, cnt, first)
+        Xs[:m] = TD[:first + 1].transpose(0, 2, 1)[live]
+        os[:m] = TI[:first + 1][live]
+        rs[:m] = TR[:first + 1][live]
+        S = _split_rows(Xs, os, m, nom)
+        Xt = Xs
+        st[_S_BUILT] = m
+
+
+@njit(cache=True, nogil=True)
+def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done, wide=None):
+    """:func:`mdav_labels_codes` by the kd-tree and the sorted centroid-distance scan of the
+    module docstring: O(n (p + mc) + sum U) memory, fast on large n. :func:`_run_tree` in one
+    kernel, for kernels that call MDAV (MHM's kd-mdav on small leaves) and for tests;
+    :func:`mdav_labels_codes` runs :func:`_run_tree` from Python, which compiles less.
+
+    Parameters
+    ----------
+    X : float64 (n, p); codes : int32 (n, mc), or None without nominal columns (then no
+    nominal code is compiled); off : int64 (mc + 1); gid : int64 (mc); gw : float64 (G);
+    k : int; done : int64 (1) (see :func:`mdav_labels_codes`).
+    leaf : int
+        Rows per kd-tree leaf at most (the speed only, never the result).
+    wide : True or None
+        As in :func:`_tree_rounds`.
+    """
+    n, p = X.shape
+    labels = np.empty(n, dtype=np.uint32)  # (np.zeros: two compilations more)
+    for i in range(n):
+        labels[i] = 0
+    if n < 2 * k:
+        done[0] = n
+        return labels
+    leaf = 1 if 1 > leaf else leaf  # = max(leaf, 1) (Numba's min and max compile per caller)
+    depth = 0
+    while ((n + (1 << depth) - 1) >> depth) > leaf:
+        depth += 1
+    C = n if n < leaf else leaf
+    nom = _nominal_state(codes, off, gid, gw, _SCAN if _SCAN > leaf else leaf, 1 << depth, C, (2 << depth) - 1)
+    TD, TR, TI, cnt, SE, box, R, NI, LX, LR, Xs, rs, V, FS, IS, st = _tree_state(n, p, k, leaf)
+    os = NI[_OS]
+    for i in range(n):
+        os[i] = i
+        rs[i] = 0.0
+    st[_S_FIRST] = _tree_nb(X, os, rs, n, leaf, NI, SE, TD, TR, TI, cnt, nom)
+    while True:
+        ask = _tree_rounds(X, labels, done, TD, TR, TI, cnt, box, R, NI, LX, LR, V, FS, IS, st, k, nom, wide)
+        if ask == _ASK_REBUILD:
+            first_leaf = st[_S_FIRST]
+            i = 0
+            for f in range(first_leaf + 1):
+                for t in range(cnt[f + first_leaf]):
+                    for j in range(p):
+                        Xs[i, j] = TD[f, j, t]
+                    os[i] = TI[f, t]
+                    rs[i] = TR[f, t]
+                    i += 1
+            st[_S_FIRST] = _tree_nb(Xs, os, rs, st[_S_M], leaf, NI, SE, TD, TR, TI, cnt, nom)
+            st[_S_BUILT] = st[_S_M]
+        elif ask == _ASK_REFRESH:
+            m = _refresh(TD, TR, st[_S_FIRST], cnt, V[_RP], LR, NI[_LI], nom, st[_S_RM])
+            _sort_list_nb(m, TD, TR, TI, LX, LR, NI, rs, nom)
+            st[_S_STOP] = m
+            st[_S_HEAD] = 0
+        else:
+            return labels

@@ -79,6 +79,49 @@ def ready_for(kernel: Any, args: Sequence[Any]) -> bool:
         return compiled_or_cached(kernel)
 
 
+def ready_like(kernel: Any, **like: Any) -> bool:
+    """Whether ``kernel`` is compiled in this process, or indexed in Numba's cache, for some
+    signature whose arguments named in ``like`` have the Numba types of the given values (the
+    others may be anything): e.g. ``ready_like(k, nom=None)`` for the numeric specialisation of a
+    kernel whose other arguments are always of one type. Falls back as :func:`ready_for`.
+
+    >>> import numpy as np
+    >>> from numba import njit
+    >>> @njit
+    ... def pick(x, opt):
+    ...     return x if opt is None else 2 * x
+    >>> ready_like(pick, opt=None)
+    False
+    >>> _ = pick(np.zeros(2), None)
+    >>> ready_like(pick, opt=None), ready_like(pick, opt=True)
+    (True, False)
+    """
+    if not hasattr(kernel, "signatures"):
+        return True
+    import inspect
+
+    from . import compiled_or_cached
+
+    try:
+        names = list(inspect.signature(kernel.py_func).parameters)
+        want = {names.index(name): kernel.typeof_pyval(value) for name, value in like.items()}
+    except Exception:  # pragma: no cover - Numba internals moved
+        return compiled_or_cached(kernel)
+
+    def fits(sig: Any) -> bool:
+        return all(len(sig) > i and sig[i] == t for i, t in want.items())
+
+    if any(fits(sig) for sig in kernel.overloads):
+        return True
+    cache = getattr(kernel, "_cache", None)
+    if not hasattr(cache, "_cache_file"):
+        return False
+    try:
+        return any(fits(key[0]) for key in cache._cache_file._load_index())
+    except Exception:  # pragma: no cover - Numba internals moved
+        return compiled_or_cached(kernel)
+
+
 class Rental:
     """The rent-or-buy state of one fast kernel (one variant of its arguments, e.g. numeric
     or nominal data, each compiled apart): ``budget`` CPU seconds of renting before buying.
@@ -93,8 +136,10 @@ class Rental:
         CPU seconds of the cheap kernel allowed before the fast kernel compiles; about the fast
         kernel's compile time.
     path : str, optional
-        The JSON file of spent seconds (default: ``<Numba cache dir of kernel>/<kernel
-        name>.rental.json``; in memory only when there is none or it cannot be written).
+        The JSON file of spent seconds (default: ``<Numba cache dir of kernel>/<name>.rental.json``;
+        in memory only when there is none or it cannot be written).
+    name : str, optional
+        The file's name (default: the kernel's).
 
     Examples
     --------
@@ -110,11 +155,12 @@ class Rental:
     0.7
     """
 
-    def __init__(self, kernel: Any, variant: str, budget: float, path: str | None = None) -> None:
+    def __init__(self, kernel: Any, variant: str, budget: float, path: str | None = None,
+                 name: str | None = None) -> None:
         self.kernel = kernel
         self.variant = variant
         self.budget = float(budget)
-        self.path = path if path is not None else _default_path(kernel)
+        self.path = path if path is not None else _default_path(kernel, name)
         self._memory = 0.0
 
     def spent(self) -> float:
@@ -168,9 +214,9 @@ class Rental:
                 pass  # a read-only cache: this process keeps its own count
 
 
-def _default_path(kernel: Any) -> str | None:
+def _default_path(kernel: Any, name: str | None = None) -> str | None:
     try:
-        return os.path.join(kernel._cache.cache_path, f"{kernel.py_func.__name__}.rental.json")
+        return os.path.join(kernel._cache.cache_path, f"{name or kernel.py_func.__name__}.rental.json")
     except AttributeError:  # no Numba cache (NUMBA_DISABLE_JIT, cache=False)
         return None
 
