@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import polars_sdc  # noqa: F401
+from polars_sdc.generalize import Hierarchy, SuppressionLabelWarning
 from polars_sdc.risk.arx import arx_risk
 
 
@@ -175,6 +176,36 @@ def test_one_key_null_suppression_is_sdcmicros_wildcard_the_label_is_not():
     # wildcards; only the label tells the generalisation's suppressed records apart
     df, h = _one_key_release()
     star = df.sdc.generalize(h, k=3, suppression_limit=0.34).frame
-    null = df.sdc.generalize(h, k=3, suppression_limit=0.34, suppressed_as=None).frame
+    with pytest.warns(SuppressionLabelWarning) as caught:
+        null = df.sdc.generalize(h, k=3, suppression_limit=0.34, suppressed_as=None).frame
     assert star.sdc.k_anonymity(["age"], suppressed_as="*") == 3
     assert null.sdc.k_anonymity(["age"]) == 6
+    # ... and generalize says so, with the numbers the measures will read (3 records read as 6)
+    (w,) = caught
+    assert "column 'age': the only quasi-identifier, with 3 record(s) suppressed as null" in str(w.message)
+    assert "its smallest class, 3 records, reads as 6 (the release itself is 3-anonymous)" in str(w.message)
+
+
+def test_one_key_null_suppression_warns_only_where_the_reading_differs():
+    import warnings
+
+    df, h = _one_key_release()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SuppressionLabelWarning)
+        df.sdc.generalize(h, k=3, suppression_limit=0.34)                          # the label: no warning
+        df.sdc.generalize(h, k=1, suppressed_as=None)                              # nothing suppressed
+        two = df.with_columns(sex=pl.Series(["f", "m"] * 4 + ["f"]))
+        hs = {**h, "sex": Hierarchy([["f", "m"], ["*", "*"]])}
+        r = two.sdc.generalize(hs, k=3, suppression_limit=0.34, suppressed_as=None)   # two keys: sdcMicro's
+        assert r.suppressed > 0                                                    # multi-key rule holds
+    # a user's own null stays sdcMicro's wildcard: counted with the suppressed ones, nothing read otherwise
+    own = pl.concat([df, df.head(3).with_columns(pl.lit(None, pl.String).alias("age"))])
+    with pytest.warns(SuppressionLabelWarning, match="also counts the 6 null record.*3 records, reads as 9"):
+        r = own.sdc.generalize(h, k=3, suppression_limit=0.34, suppressed_as=None)
+    assert r.frame["age"].null_count() == 6 and r.suppressed == 3
+    assert r.frame.sdc.k_anonymity(["age"]) == 9          # sdcMicro's reading of every null, unchanged
+    # a problem's generalize step warns as well, and the warning is what its log then reads
+    with pytest.warns(SuppressionLabelWarning):
+        p = df.sdc.problem(keys=["age"]).generalize(hierarchies=h, k=3, suppression_limit=0.34, suppressed_as=None)
+        rel = p.release()
+    assert rel.sdc.k_anonymity(["age"]) == 6

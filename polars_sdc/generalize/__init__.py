@@ -7,6 +7,6 @@
 from __future__ import annotations
 
 from .hierarchy import Hierarchy
-from .release import GeneralizationResult, generalize
+from .release import GeneralizationResult, SuppressionLabelWarning, generalize
 
-__all__ = ["Hierarchy", "GeneralizationResult", "generalize"]
+__all__ = ["Hierarchy", "GeneralizationResult", "SuppressionLabelWarning", "generalize"]

@@ -39,6 +39,12 @@ from .metrics import METRICS, ColumnTables, Metric
 SUPPRESSED = "*"
 
 
+class SuppressionLabelWarning(UserWarning):
+    """A generalisation on ONE quasi-identifier released its suppressed records as null
+    (``suppressed_as=None``): the risk measures read a null of a single key as sdcMicro's
+    wildcard, which raises every kept class; only a label tells the suppressed records apart."""
+
+
 @dataclass(frozen=True, eq=False)
 class GeneralizationResult:
     """The optimal full-domain generalisation (ARX ``ARXResult.getGlobalOptimum()``;
@@ -617,6 +623,8 @@ def generalize(
         exprs.append(labels.gather(pl.Series(row, dtype=pl.UInt32)).alias(c))
     del idx, out_s
     frame = df.with_columns(exprs)
+    if suppressed_as is None and len(on) == 1 and cls.n_out:
+        _warn_one_key_nulls(frame, on[0], int(cls.n_out), k)
     return GeneralizationResult(frame=frame, levels=levels, metric=metric, loss=float(res.loss),
                                 suppressed=int(cls.n_out), max_suppressed=max_out,
                                 checked=int(res.checked.size), ties=tuple(res.ties), lattice=lattice,
@@ -651,6 +659,28 @@ def _check_label_unambiguous(on: list[str], hs: list[Hierarchy], levels: dict[st
                    f"({lv}), so {int(hit.sum())} released record(s) would show {suppressed_as!r} in every "
                    "quasi-identifier and read as suppressed (ARX tells them apart by its outlier flag; a frame "
                    "cannot); give suppressed_as a label no hierarchy level uses (e.g. '(suppressed)') or None (null)")
+
+def _warn_one_key_nulls(frame: pl.DataFrame, column: str, suppressed: int, k: int) -> None:
+    """The :class:`SuppressionLabelWarning` of a one-key release with null-suppressed records:
+    what the risk measures will read (sdcMicro's one-key rule, alpha = 1: a value's frequency
+    is its records plus every null), so the gap to the release's own classes is in view. The
+    nulls are not read otherwise: the frame cannot tell them from the user's own (structural)
+    nulls, which sdcMicro reads so."""
+    import warnings
+
+    col = frame.get_column(column)
+    nulls = col.null_count()
+    counts = col.drop_nulls().value_counts(name="_n").get_column("_n")
+    smallest = (f"; its smallest class, {int(counts.min())} records, reads as {int(counts.min()) + nulls}"
+                if counts.len() else "")
+    warnings.warn(
+        f"column {column!r}: the only quasi-identifier, with {suppressed} record(s) suppressed as null "
+        f"(suppressed_as=None): the risk measures read a null of a single key as sdcMicro's wildcard, which "
+        f"matches every value, so every kept class also counts the {nulls} null record(s){smallest} "
+        f"(the release itself is {k}-anonymous). Keep a label (suppressed_as='*', the default) and measure with "
+        "it (suppressed_as='*'; --suppressed-as '*') to read the release's own classes",
+        SuppressionLabelWarning, stacklevel=3)
+
 
 def _why_no_transformation(df: pl.DataFrame, n: int, k: int, sensitive: str | None, l_diversity: Any,
                            t_closeness: Any, household: str | None) -> str:

@@ -9,7 +9,10 @@ sampling weights; a missing key value (null, or NaN in a float key) is a wildcar
 with missing keys matches every record that agrees on its other keys, weighted by ``alpha``;
 a record with every key missing counts for complete records only when there is one key
 (:func:`polars_sdc.risk.frequencies.all_missing_is_wildcard`, sdcMicro's two branches; module
-docstring of :mod:`polars_sdc.risk.frequencies`).
+docstring of :mod:`polars_sdc.risk.frequencies`). A generalised release's suppressed records
+(``suppressed_as``) are read by the local :func:`polars_sdc.risk.suppressed.frequency_keys` on
+the driver's combination table: every key missing, and with one key too they raise no kept
+class, as locally.
 
 Steps: one aggregation gives the *combination table* (one row per distinct key combination
 and missing-value pattern, with its record count and weight). Without missing keys that is
@@ -73,11 +76,14 @@ def _check(sdf: Any, on: ColumnSpec, weight: str | None, alpha: float,
 
 def _keyed(sdf: Any, cols: Sequence[str], schema: pl.Schema, weights: str | None,
            suppressed_as: str | None = None) -> Any:
-    """``sdf`` with the keys copied as ``__sdc_key<i>`` (NaN turned into null; with
+    """``sdf`` with the keys copied as ``__sdc_key<i>`` (NaN turned into null), the
+    missing-value pattern (bit j set: key j missing) and the weight (1 without weights). With
     ``suppressed_as``, a generalised release's label, a record whose keys are all that label
-    with every key null, as the local :func:`polars_sdc.risk.suppressed.suppressed_as_missing`;
-    without it every value as written), the missing-value pattern (bit j set: key j missing)
-    and the weight (1 without weights)."""
+    has every bit of its pattern set (every key missing) and keeps the label in its keys: the
+    combination table then goes to the driver (a missing key), where the local
+    :func:`polars_sdc.risk.suppressed.frequency_keys` reads it (:func:`_wildcard_table`), so a
+    one-key release's suppressed records raise no kept class as locally; without it every value
+    as written."""
     from pyspark.sql import functions as F
 
     suppressed = None
@@ -91,12 +97,11 @@ def _keyed(sdf: Any, cols: Sequence[str], schema: pl.Schema, weights: str | None
         e = F.col(c)
         if schema[c].is_float():
             e = F.when(F.isnan(e), F.lit(None)).otherwise(e)
-        if suppressed is not None:
-            e = F.when(suppressed, F.lit(None)).otherwise(e)
         out.append(e.alias(_key(i)))
     pattern = F.lit(0).cast("long")
     for j, c in enumerate(cols):
-        pattern = pattern + F.when(F.col(_key(j)).isNull(), F.lit(1 << j)).otherwise(F.lit(0)).cast("long")
+        missing = F.col(_key(j)).isNull() if suppressed is None else (F.col(_key(j)).isNull() | suppressed)
+        pattern = pattern + F.when(missing, F.lit(1 << j)).otherwise(F.lit(0)).cast("long")
     w = F.col(weights).cast("double") if weights is not None else F.lit(1.0)
     return sdf.select("*", *out, w.alias(WSUM)).withColumn(PATTERN, pattern)
 
@@ -161,25 +166,30 @@ def combination_table(
     if not meta["missing"]:   # no missing key anywhere: fk and Fk are the combination's own
         table = combos.select(*ks, PATTERN, COUNT, WSUM, F.col(COUNT).alias(FK), F.col(WSUM).alias(FKP))
         return (table if alpha_rule is None else _with_risk(table, alpha_rule)), cols
-    return _wildcard_table(combos, ks, a, alpha_rule), cols
+    return _wildcard_table(combos, ks, a, alpha_rule, suppressed_as), cols
 
 
-def _wildcard_table(combos: Any, ks: list[str], alpha: float, alpha_rule: str | None) -> pl.DataFrame:
+def _wildcard_table(combos: Any, ks: list[str], alpha: float, alpha_rule: str | None,
+                    suppressed_as: str | None = None) -> pl.DataFrame:
     """``combos`` (one row per key combination and missing-value pattern, with its record count
     and weight), brought to the driver, with ``fk``, ``Fk`` (and, with ``alpha_rule``, the risk)
     by the local functions: the missing-value rule compares every combination with every other,
     and the table holds one row per distinct combination, not per record (EU-SILC: 14,827
     records, 7,269 combinations). The one local rule, so Spark equals local by construction
-    (:func:`polars_sdc.risk.frequencies.frequency_groups`, ``count=``)."""
+    (:func:`polars_sdc.risk.frequencies.frequency_groups`, ``count=``), on the keys the local
+    :func:`polars_sdc.risk.suppressed.frequency_keys` gives for ``suppressed_as`` (the
+    combination table keeps a generalised release's label: :func:`_keyed`)."""
     from ..risk.frequencies import frequency_groups
     from ..risk.individual import frequencies_and_risk
+    from ..risk.suppressed import frequency_keys
 
     df = pl.from_arrow(combos.select(*ks, PATTERN, COUNT, WSUM).toArrow())
     df = df.sort([*ks, PATTERN], nulls_last=True)          # one order: the same sums every run
+    counted, on = frequency_keys(df, ks, suppressed_as)   # the suppressed records: keys missing, as locally
     if alpha_rule is not None:
-        fk, Fk, r = frequencies_and_risk(df, ks, WSUM, alpha, alpha_rule, count=COUNT)
+        fk, Fk, r = frequencies_and_risk(counted, on, WSUM, alpha, alpha_rule, count=COUNT)
         return df.with_columns(pl.Series(FK, fk), pl.Series(FKP, Fk), pl.Series(RISK, r))
-    index, fk, Fk = frequency_groups(df, ks, WSUM, alpha, COUNT)
+    index, fk, Fk = frequency_groups(counted, on, WSUM, alpha, COUNT)
     if index is not None:
         fk, Fk = fk[index], Fk[index]
     return df.with_columns(pl.Series(FK, fk), pl.Series(FKP, Fk))
@@ -251,7 +261,7 @@ def household_table(sdf: Any, on: ColumnSpec, household: str, weight: str | None
     from ..risk.household_frequencies import household_frequencies
 
     pairs = pl.from_arrow(keyed.select(*ks, PATTERN, HH, F.col(WSUM).alias(HW)).distinct().toArrow())
-    fk, Fk = household_frequencies(pairs, ks, HH, HW, 1.0)
+    fk, Fk = household_frequencies(pairs, ks, HH, HW, 1.0, suppressed_as)   # the label read as locally
     table = (pairs.select(*ks, PATTERN).with_columns(pl.Series(FK, fk), pl.Series(FKP, Fk))
              .unique([*ks, PATTERN], keep="first"))
     return table, cols
@@ -340,8 +350,9 @@ def frequencies(
     with a compatible record and ``Fk`` sums their household weights (:func:`household_table`; the
     weight must be constant within every household). ``suppressed_as``: the label a
     generalisation gave its suppressed records' keys (``"*"``): a record whose every key is
-    that label is read as every key missing; default None: every value as written
-    (:mod:`polars_sdc.risk.suppressed`, as locally).
+    that label is read as every key missing, and with one key raises no kept record's
+    frequency; default None: every value as written (:mod:`polars_sdc.risk.suppressed`, as
+    locally).
 
     >>> from polars_sdc import spark as sdcs                              # doctest: +SKIP
     >>> sdcs.frequencies(sdf, ["age", "sex", "region"], weight="w")       # doctest: +SKIP
