@@ -1136,6 +1136,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         formatwarning = warnings.formatwarning
         with warnings.catch_warnings():
             warnings.formatwarning = _format_warning
+            if not sys.warnoptions:   # a recipe's old option name is said (Python hides DeprecationWarnings)
+                from ._signature import SDCDeprecationWarning
+
+                warnings.simplefilter("default", SDCDeprecationWarning)
             try:
                 parser = build_parser()
                 args, extra = parser.parse_known_args(argv)

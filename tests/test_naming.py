@@ -292,3 +292,19 @@ def test_no_code_docs_or_notebook_uses_an_old_name():
                                  "line 2: k_anonymity(...) with 2 positional arguments"]
     problems = [f"{where}: {p}" for where, src in _snippets() for p in _old_forms(src, table)]
     assert not problems, "\n".join(problems)
+
+
+def test_the_cli_runs_a_recipe_with_an_old_name_and_says_so(tmp_path):
+    import subprocess
+    import sys
+
+    src, out, recipe = tmp_path / "in.csv", tmp_path / "out.csv", tmp_path / "r.toml"
+    DF.write_csv(src)
+    recipe.write_text(OLD_RECIPE)
+    run = subprocess.run([sys.executable, "-m", "polars_sdc", "run", str(recipe), str(src), str(out)],
+                         capture_output=True, text=True, env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 0, run.stderr
+    assert "polars-sdc: warning: SDCDeprecationWarning: " in run.stderr
+    assert "recode option columns is deprecated; write on (the same option)" in run.stderr
+    want = _quiet(lambda: polars_sdc.run_recipe(OLD_RECIPE, pl.read_csv(src)))[0].release()
+    assert pl.read_csv(out).equals(want)
