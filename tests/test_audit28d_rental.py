@@ -63,3 +63,32 @@ def test_warmup_compiles_the_wide_kd_tree_kernel(nominal):
         M._TREE_RENTALS.clear()
         M._TREE_RENTALS.update(saved)
     assert r.spent() == 0.0
+
+
+@pytest.mark.parametrize("case", ["numeric", "nominal-weights", "strata", "ties-extremes"])
+def test_a_rented_call_releases_what_a_bought_call_does(case, monkeypatch):
+    # the public method end to end, once forced to rent (the kd-tree kernel 'not ready', an
+    # endless budget) and once forced to buy: the same frame, bit for bit
+    from polars_sdc.kernels import rental
+
+    rng = np.random.default_rng(7)
+    n = 2400
+    df = pl.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n) * 1e3,
+                       "s": rng.choice(["x", "y", "z"], n), "g": rng.choice(["p", "q"], n)})
+    kw = {"k": 3, "on": ["a", "b"]}
+    if case == "nominal-weights":
+        kw = {"k": 4, "on": ["a", "b", "s"], "weights": {"a": 2.0, "s": 0.5}}
+    elif case == "strata":
+        kw = {"k": 3, "on": ["a", "b"], "by": "g"}
+    elif case == "ties-extremes":
+        df = df.with_columns(a=(pl.col("a") * 2).round(0) * 1e300, b=(pl.col("b") / 500).round(0) * 1e-300)
+    nominal = "s" in kw["on"]
+    assert not M.small_enough(n // 2, 2, 0, 3)   # every stratum is beyond the brute-force rule
+    r = Rental(M.mdav_labels_tree, "x", 1e9, path=None)
+    monkeypatch.setitem(M._TREE_RENTALS, nominal, r)
+    monkeypatch.setattr(M, "ready_for", lambda kernel, args: False)
+    rented = df.sdc.mdav(**kw)
+    assert r.spent() > 0.0                       # it did rent
+    with rental.disabled():
+        bought = df.sdc.mdav(**kw)
+    assert rented.equals(bought)
