@@ -809,6 +809,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
     orig, masked = _scan(args.original), _scan(args.masked)
     schema = orig.collect_schema()   # a name typed without a CSV header's spaces: the header's column
     on, numeric = _exact_names(on, schema), _exact_names(numeric, schema)
+    # numbers written with a leading zero or sign ('+5') as the masking commands read them
+    orig, masked = (_check_numeric_text(f, numeric) if _format(p, "input") == "csv" else f
+                    for f, p in ((orig, args.original), (masked, args.masked)))
     for name in ("sensitive", "weight", "household"):
         setattr(args, name, _exact_names(getattr(args, name), schema))
     categorical = _exact_names(_columns(args.categorical), schema) if args.categorical else None

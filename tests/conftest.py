@@ -104,7 +104,7 @@ def _whole_suite(config) -> bool:
 # The halves: about equal compile time (90 s of CPU in all, cold; benchmarks/README.md, "Session
 # 27"): MDAV, MIL and annealing (which share kernels) in one, every other warm-up in the other.
 FIRST_HALF = ("mdav", "mdav-large", "mil", "mil-nominal", "anneal", "mil-1d", "anneal-numeric", "mdav-numeric",
-              "mdav-large-numeric", "ilssdm", "ild")
+              "mdav-large-numeric", "mdav-large-wide", "mdav-large-wide-numeric", "ilssdm", "ild")
 
 
 def prewarm_halves() -> tuple[list[str], list[str]]:

@@ -88,3 +88,13 @@ def test_run_recipe_reads_its_numeric_role_as_the_command_does(tmp_path):
     assert main(["microaggregate", str(src), str(out2), "--k", "3", "--on", "delta"]) == 0
     # the recipe's step masked delta as numbers (was: as a nominal column of text '+5', '-3')
     assert out1.read_bytes() == out2.read_bytes()
+
+
+def test_report_reads_the_numeric_columns_as_the_masking_command_did(tmp_path):
+    # microaggregate read delta ('+5', '-3') as numbers; the report of that release refused
+    # the same file: "column 'delta': dtype String is not numeric"
+    src, out, page = tmp_path / "in.csv", tmp_path / "out.csv", tmp_path / "r.html"
+    src.write_text(CSV)
+    assert main(["microaggregate", str(src), str(out), "--k", "3", "--on", "delta,x"]) == 0
+    assert main(["report", str(src), str(out), "--on", "zip", "--numeric", "delta,x", "--out", str(page)]) == 0
+    assert "delta" in page.read_text()

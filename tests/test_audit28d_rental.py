@@ -10,6 +10,14 @@ from polars_sdc.kernels import mdav as M
 from polars_sdc.kernels.rental import Rental
 
 
+def _never_ready(monkeypatch):
+    """The kd-tree kernel reads as neither compiled nor cached: every call beyond the
+    brute-force rule rents (whichever readiness test kernels/mdav.py imports)."""
+    for name in ("ready_for", "ready_like"):
+        if hasattr(M, name):
+            monkeypatch.setattr(M, name, lambda *a, **kw: False)
+
+
 @pytest.mark.parametrize("text", ["[]", "1", "null", '"x"', '{"stamp": null, "spent": [1]}'])
 def test_a_rental_file_of_other_json_is_rewritten_not_a_crash(tmp_path, text):
     # valid JSON that is not the rental's object (a corrupt or foreign file beside Numba's
@@ -28,10 +36,10 @@ def test_a_rental_file_of_other_json_is_rewritten_not_a_crash(tmp_path, text):
 def test_mdav_with_a_foreign_rental_file_runs(tmp_path, monkeypatch):
     # the whole path: a call that rents (kd-tree kernel not ready) with a stray file
     X = np.random.default_rng(4).normal(size=(1300, 2))
-    r = Rental(M.mdav_labels_tree, "numeric", 1e9, path=str(tmp_path / "t.rental.json"))
+    r = Rental(None, "numeric", 1e9, path=str(tmp_path / "t.rental.json"))
     (tmp_path / "t.rental.json").write_text("[]")
     monkeypatch.setitem(M._TREE_RENTALS, False, r)
-    monkeypatch.setattr(M, "ready_for", lambda kernel, args: False)
+    _never_ready(monkeypatch)
     got = M.mdav_labels(X, 3)
     assert r.spent() > 0.0
     np.testing.assert_array_equal(got, M.mdav_labels(X, 3, leaf=64))
@@ -44,13 +52,12 @@ def test_warmup_compiles_the_wide_kd_tree_kernel(nominal):
     # its own (wide=True); warmup() compiled only the narrow ones, so after it a call on
     # 11 numeric columns of 1,500 rows still rented, then compiled the kd-tree kernel
     name = "mdav-large-wide" if nominal else "mdav-large-wide-numeric"
-    assert name in polars_sdc._warmup.WARMUPS
+    from polars_sdc._warmup import WARMUPS
+
+    assert name in WARMUPS
     polars_sdc.warmup([name], progress=False)
-    wide = [sig for sig in M.mdav_labels_tree.signatures
-            if str(sig[-1]) == "bool" and (str(sig[1]) != "none") == nominal]
-    assert wide, M.mdav_labels_tree.signatures
     # and a user's call of that shape is ready: it never rents
-    r = Rental(M.mdav_labels_tree, "x", 1e9, path=None)
+    r = Rental(None, "x", 1e9, path=None)   # in memory: an endless budget, nothing spent yet
     saved = dict(M._TREE_RENTALS)
     M._TREE_RENTALS[nominal] = r
     try:
@@ -58,8 +65,37 @@ def test_warmup_compiles_the_wide_kd_tree_kernel(nominal):
         df = pl.DataFrame({f"v{j}": rng.normal(size=1500) for j in range(10 if nominal else 11)})
         if nominal:
             df = df.with_columns(s=pl.Series(rng.choice(["a", "b", "c"], 1500)))
-        df.sdc.mdav(3, df.columns)
+        df.sdc.mdav(3, on=df.columns)
     finally:
         M._TREE_RENTALS.clear()
         M._TREE_RENTALS.update(saved)
     assert r.spent() == 0.0
+
+
+@pytest.mark.parametrize("case", ["numeric", "nominal-weights", "strata", "ties-extremes"])
+def test_a_rented_call_releases_what_a_bought_call_does(case, monkeypatch):
+    # the public method end to end, once forced to rent (the kd-tree kernel 'not ready', an
+    # endless budget) and once forced to buy: the same frame, bit for bit
+    from polars_sdc.kernels import rental
+
+    rng = np.random.default_rng(7)
+    n = 2400
+    df = pl.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n) * 1e3,
+                       "s": rng.choice(["x", "y", "z"], n), "g": rng.choice(["p", "q"], n)})
+    kw = {"k": 3, "on": ["a", "b"]}
+    if case == "nominal-weights":
+        kw = {"k": 4, "on": ["a", "b", "s"], "weights": {"a": 2.0, "s": 0.5}}
+    elif case == "strata":
+        kw = {"k": 3, "on": ["a", "b"], "by": "g"}
+    elif case == "ties-extremes":
+        df = df.with_columns(a=(pl.col("a") * 2).round(0) * 1e300, b=(pl.col("b") / 500).round(0) * 1e-300)
+    nominal = "s" in kw["on"]
+    assert not M.small_enough(n // 2, 2, 0, 3)   # every stratum is beyond the brute-force rule
+    r = Rental(None, "x", 1e9, path=None)
+    monkeypatch.setitem(M._TREE_RENTALS, nominal, r)
+    _never_ready(monkeypatch)
+    rented = df.sdc.mdav(**kw)
+    assert r.spent() > 0.0                       # it did rent
+    with rental.disabled():
+        bought = df.sdc.mdav(**kw)
+    assert rented.equals(bought)
