@@ -59,7 +59,7 @@ from numba import njit, types
 from numba.extending import overload, register_jitable
 
 from .rental import Rental, ready_like
-from ._common import helper, add_nominal, mean_query, nominal_part, topk_insert, widest_dim
+from ._common import helper, add_nominal, mean_query, topk_insert, widest_dim
 
 _LEAF = 64  # rows per kd-tree leaf at most
 _REL = 1e-9  # relative margin on triangle-inequality bounds (rounding is ~1e-15)
@@ -316,7 +316,7 @@ def _fit_inner(v, cnt, lo, hi, rmin, rmax, nom):
         c1 = c2
     elif cnt[c2] == 0:
         c2 = c1
-    changed = False
+    changed = np.bool_(False)
     if nom is not None:
         ncode = nom[_NCODE]
         for j in range(ncode.shape[1] // 2):
@@ -358,7 +358,7 @@ def _nominal_lower(ncode, v, qcode, gid, gw, acc):
     mc = ncode.shape[1] // 2
     G = gw.shape[0]
     if G == 1:
-        t = 0
+        t = np.int64(0)
         for c in range(mc):
             u = qcode[c]
             if u < ncode[v, c] or u > ncode[v, mc + c]:
@@ -449,30 +449,33 @@ def _centroid_sums(X, sums, errs):
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
-def _refresh(TD, TR, first_leaf, cnt, ref, LR, LI, nom, rm):
-    """A new reference point ``ref`` (nominal part: the reference query of ``nom``, the mean of
-    rm rows): r = distance to ref for every live row (kd-tree slots) into TR (the round kernel
-    refits the bounds when it resumes), and the unsorted list of the live rows: LR = -r, LI =
-    slot (leaf * C + slot). Returns its length m; :func:`_sort_list` (numpy) / :func:`_sort_list_nb` then sort
-    it by r descending and fill the list's columns. A kernel of its own, called between two
-    calls of :func:`_tree_rounds` (a few times per run), so none of it is in the round kernel."""
-    p = TD.shape[1]
+def _refresh(TD, TR, cnt, V, LR, NI, FS, st, nom):
+    """A new reference point (the row _RP of V; nominal part: the reference query of ``nom``,
+    the mean of st[_S_RM] rows): r = distance to it for every live row (kd-tree slots) into
+    TR, and the unsorted list of the live rows: LR = -r, NI[_LI] = slot (leaf * C + slot);
+    returns its length m. ``FS[2]`` (>= C) scratch. The caller puts the slots sorted by LR
+    (np.argsort, kind="stable": r descending, NaN last) into NI[_ORDER] and calls the round
+    kernel, which fills the sorted list and refits the bounds when it resumes. A kernel of its
+    own, called between two calls of :func:`_tree_rounds` (~10 times per run), so none of it
+    is in the round kernel; the distances as the kernel's (:func:`_leaf_dists`,
+    :func:`~._common.add_nominal`)."""
     C = TD.shape[2]
+    first_leaf = st[_S_FIRST]
+    buf = FS[2]
+    LI = NI[_LI]
     if nom is not None:
-        tq, m2 = mean_query(nom[_QC][_REF], nom[_QQ][1], rm, nom[_QK][_REF])
+        tq, m2 = mean_query(nom[_QC][_REF], nom[_QQ][1], st[_S_RM], nom[_QK][_REF])
         nom[_QT][_REF] = tq
         nom[_QM][_REF] = m2
     m = np.int64(0)
     for f in range(first_leaf + 1):
-        for t in range(cnt[f + first_leaf]):
-            d = 0.0
-            for j in range(p):
-                x = TD[f, j, t] - ref[j]
-                d += x * x
-            if nom is not None:
-                if nom[_TC].shape[1] > 0:
-                    d += nominal_part(nom[_TC][f], t, *_query(nom, _REF))
-            r = np.sqrt(d)
+        cf = cnt[f + first_leaf]
+        _leaf_dists(TD, f, cf, V[_RP], buf)
+        if nom is not None:
+            if nom[_TC].shape[1] > 0:
+                add_nominal(nom[_TC][f], np.int64(0), cf, buf, _query(nom, _REF))
+        for t in range(cf):
+            r = np.sqrt(buf[t])
             TR[f, t] = r
             LR[m] = -r
             LI[m] = f * C + t
@@ -480,34 +483,19 @@ def _refresh(TD, TR, first_leaf, cnt, ref, LR, LI, nom, rm):
     return m
 
 
-def _sort_list(m, TD, TR, TI, LX, LR, NI, nom):
-    """The list of the m live rows (after :func:`_refresh`) sorted by r descending (LR = -r
-    ascending, stable, NaN last: np.argsort's order, the same as :func:`_sort_list_nb`'s merge
-    sort), its columns LX, codes, LR = r, LI = original index and lpos filled; numpy (the
-    order of equal r never changes a result, only where a farthest-row scan stops)."""
-    C = TD.shape[2]
-    s = NI[_LI, :m][np.argsort(LR[:m], kind="stable")]
-    f = s // C
-    t = s - f * C
-    LX[:, :m] = TD[f, :, t].T
-    if nom is not None:
-        nom[_LC][:, :m] = nom[_TC][f, :, t].T
-    LR[:m] = TR[f, t]
-    LI = NI[_LI]
-    LI[:m] = TI[f, t]
-    NI[_LPOS, LI[:m]] = np.arange(m)
-
-
 @helper
-def _sort_list_nb(m, TD, TR, TI, LX, LR, NI, kw, nom):
-    """:func:`_sort_list` compiled (the kd-tree kernel called from a kernel: MHM's kd-mdav):
-    a bottom-up merge sort (stable, NaN last), kw float (m) and NI[_OS] scratch."""
-    C = TD.shape[2]
-    p = TD.shape[1]
+def _merge_order(m, LR, kw, order, iw):
+    """order[:m] = np.argsort(LR[:m], kind="stable") (NaN last), for
+    :func:`mdav_labels_tree`, which cannot call numpy's: a bottom-up merge sort; LR itself,
+    kw (float) and iw (int) are scratch (the round kernel overwrites LR)."""
+    for i in range(m):
+        order[i] = i
     ka = LR
-    ia = NI[_LI]
-    iw = NI[_OS]
+    kb = kw
+    ia = order
+    ib = iw
     width = 1
+    flips = 0
     while width < m:
         for a in range(0, m, 2 * width):
             b = a + width
@@ -519,57 +507,71 @@ def _sort_list_nb(m, TD, TR, TI, LX, LR, NI, kw, nom):
             for t in range(a, e):
                 # take the right run's head only when it is smaller (stable)
                 if j < e and (i >= b or ka[j] < ka[i] or (ka[i] != ka[i] and ka[j] == ka[j])):
-                    kw[t] = ka[j]
-                    iw[t] = ia[j]
+                    kb[t] = ka[j]
+                    ib[t] = ia[j]
                     j += 1
                 else:
-                    kw[t] = ka[i]
-                    iw[t] = ia[i]
+                    kb[t] = ka[i]
+                    ib[t] = ia[i]
                     i += 1
-        ka, kw = kw, ka
-        ia, iw = iw, ia
+        ka, kb = kb, ka
+        ia, ib = ib, ia
         width *= 2
-    LI = NI[_LI]
-    lpos = NI[_LPOS]
-    for i in range(m):
-        s = ia[i]
-        f = s // C
-        t = s - f * C
-        for j in range(p):
-            LX[j, i] = TD[f, j, t]
-        if nom is not None:
-            TC = nom[_TC]
-            LC = nom[_LC]
-            for j in range(TC.shape[1]):
-                LC[j, i] = TC[f, j, t]
-        LR[i] = TR[f, t]
-        LI[i] = TI[f, t]
-        lpos[LI[i]] = i
+        flips += 1
+    if flips % 2 == 1:
+        for i in range(m):
+            order[i] = iw[i]
 
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
-def _tree(S, Xs, os, rs, m, leaf, NI, SE, TD, TR, TI, cnt):
-    """kd-tree store of the first m rows of Xs (rows), os (their original indices) and rs
-    (their reference distances) in the buffers TD (leaves, p, C), TR, TI (leaves, C) and cnt
-    (nodes) of :func:`_tree_state`, made for the first tree (a later one, on fewer rows, is
-    never deeper and never has larger leaves); sets pos[o] = leaf * C + slot (NI[_POS]) and
-    returns the first leaf node. The caller stores the leaves' codes (:func:`_leaf_codes`), the
-    round kernel fits the bounds when it resumes. A kernel of its own, called from Python
-    before the rounds and when the round kernel :func:`_tree_rounds` asks for a rebuild
-    (~log2(n / k) times per run); numeric and mixed data compile it once.
+def _tree(Xs, os, rs, S, leaf, NI, SE, TD, TR, TI, cnt, st, nom):
+    """A kd-tree on the rows Xs (n, p) with original indices os and reference distances rs
+    (the first tree: st[_S_M] = 0), or on the live rows of the current one (a rebuild: first
+    copied, leaf by leaf, to Xs, os and rs), stored in the buffers TD (leaves, p, C), TR, TI
+    (leaves, C) and cnt (nodes) of :func:`_tree_state`, made for the first tree (a later
+    one, on fewer rows, is never deeper and never has larger leaves); sets pos[o] = leaf * C +
+    slot (NI[_POS]), the leaves' codes (``nom``), the first leaf node and the rows it was
+    built on (``st``). The round kernel fits the bounds when it resumes. A kernel of its own,
+    called before the rounds and when the round kernel :func:`_tree_rounds` asks for a
+    rebuild (~log2(n / k) times per run).
 
     Implicit complete binary tree: node v has children 2v+1, 2v+2; each internal node splits
     its row range at the middle (NI[_ORDER], SE: scratch), by the median of its widest
-    column of S (m, >= p): Xs, or with nominal columns Xs and the codes as numbers times
-    cscale (:func:`_split_rows`; this groups equal codes in leaves; it changes the speed
-    only). Leaf sizes differ by at most one."""
+    column, so leaf sizes differ by at most one. Splits use the codes too, as numbers times
+    cscale, in S (n, p + mc; None without nominal columns: this groups equal codes in leaves;
+    it changes the speed only)."""
     p = TD.shape[1]
     C = TD.shape[2]
     pos = NI[_POS]
     order = NI[_ORDER]
     start = SE[0]
     end = SE[1]
-    depth = 0
+    m = st[_S_M]
+    if m > 0:
+        first_leaf = st[_S_FIRST]
+        i = np.int64(0)
+        for f in range(first_leaf + 1):
+            for t in range(cnt[f + first_leaf]):
+                for j in range(p):
+                    Xs[i, j] = TD[f, j, t]
+                os[i] = TI[f, t]
+                rs[i] = TR[f, t]
+                i += 1
+    else:
+        m = Xs.shape[0]
+    Sx = Xs
+    if nom is not None:
+        codes = nom[_CODES]
+        cscale = nom[_CSCALE]
+        mc = codes.shape[1]
+        if mc > 0:
+            for i in range(m):
+                for j in range(p):
+                    S[i, j] = Xs[i, j]
+                for j in range(mc):
+                    S[i, p + j] = codes[os[i], j] * cscale[j]
+            Sx = S
+    depth = np.int64(0)
     while ((m + (1 << depth) - 1) >> depth) > leaf:
         depth += 1
     first_leaf = (1 << depth) - 1
@@ -580,9 +582,9 @@ def _tree(S, Xs, os, rs, m, leaf, NI, SE, TD, TR, TI, cnt):
     for v in range(first_leaf):
         a = start[v]
         e = end[v]
-        dim = widest_dim(S, order, a, e)
+        dim = widest_dim(Sx, order, a, e)
         mid = (a + e) // 2
-        _nth_element(S, order, dim, a, e, mid)
+        _nth_element(Sx, order, dim, a, e, mid)
         start[2 * v + 1] = a
         end[2 * v + 1] = mid
         start[2 * v + 2] = mid
@@ -599,44 +601,6 @@ def _tree(S, Xs, os, rs, m, leaf, NI, SE, TD, TR, TI, cnt):
             pos[o] = f * C + t
             for j in range(p):
                 TD[f, j, t] = Xs[i, j]
-    return first_leaf
-
-
-def _split_rows(Xs, os, m, nom):
-    """The split coordinates of :func:`_tree` for the first m rows of Xs: Xs itself, or with
-    nominal columns (``nom``) a new (m, p + mc) array of Xs and the codes of the rows os
-    times cscale; numpy (:func:`_tree_nb` compiled)."""
-    if nom is None:
-        return Xs
-    S = np.empty((m, Xs.shape[1] + nom[_CODES].shape[1]))
-    S[:, :Xs.shape[1]] = Xs[:m]
-    S[:, Xs.shape[1]:] = nom[_CODES][os[:m]] * nom[_CSCALE]
-    return S
-
-
-def _live(C, cnt, first):
-    """(leaves, C) mask of the live slots of the kd-tree leaves (first leaf node ``first``),
-    leaf by leaf, slot by slot: the order of the kernels' loops over the live rows."""
-    return np.arange(C) < cnt[first:2 * first + 1, None]
-
-
-@helper
-def _tree_nb(Xs, os, rs, m, leaf, NI, SE, TD, TR, TI, cnt, nom):
-    """:func:`_tree` with the split coordinates of :func:`_split_rows` and the leaves' codes
-    stored (:func:`_run_tree` does both in numpy), for :func:`mdav_labels_tree`."""
-    S = Xs
-    if nom is not None:
-        codes = nom[_CODES]
-        cscale = nom[_CSCALE]
-        p = Xs.shape[1]
-        mc = codes.shape[1]
-        S = np.empty((m, p + mc), dtype=np.float64)
-        for i in range(m):
-            for j in range(p):
-                S[i, j] = Xs[i, j]
-            for j in range(mc):
-                S[i, p + j] = codes[os[i], j] * cscale[j]
-    first_leaf = _tree(S, Xs, os, rs, m, leaf, NI, SE, TD, TR, TI, cnt)
     if nom is not None:
         codes = nom[_CODES]
         TC = nom[_TC]
@@ -645,7 +609,8 @@ def _tree_nb(Xs, os, rs, m, leaf, NI, SE, TD, TR, TI, cnt, nom):
                 o = TI[f, t]
                 for j in range(TC.shape[1]):
                     TC[f, j, t] = codes[o, j]
-    return first_leaf
+    st[_S_FIRST] = first_leaf
+    st[_S_BUILT] = m
 
 
 #: Scale of the rule of :func:`small_enough`.
@@ -1030,6 +995,25 @@ def _tree_rounds(X, labels, done, TD, TR, TI, cnt, box, R, NI, LX, LR, V, FS, IS
         m = n
         built = n
     else:
+        if fresh:
+            # resumed after a refresh: the list of the live rows from their slots NI[_ORDER],
+            # sorted by r descending
+            order = NI[_ORDER]
+            for i in range(stop):
+                s = order[i]
+                f = s // C
+                t = s - f * C
+                for j in range(p):
+                    LX[j, i] = TD[f, j, t]
+                if nom is not None:
+                    TC = nom[_TC]
+                    LC = nom[_LC]
+                    for j in range(TC.shape[1]):
+                        LC[j, i] = TC[f, j, t]
+                LR[i] = TR[f, t]
+                o = TI[f, t]
+                LI[i] = o
+                lpos[o] = i
         # resumed after a rebuild or a refresh: fit the bounds of every node with live rows,
         # leaves first
         for v in range(first_leaf, 2 * first_leaf + 1):
@@ -1038,12 +1022,12 @@ def _tree_rounds(X, labels, done, TD, TR, TI, cnt, box, R, NI, LX, LR, V, FS, IS
         for v in range(first_leaf - 1, -1, -1):
             if cnt[v] > 0:
                 _fit_inner(v, cnt, lo, hi, rmin, rmax, nom)
-    ask = _ASK_DONE
+    ask = np.int64(_ASK_DONE)  # (int64, not a literal: one typing round less, issue 27)
     while m >= 2 * k:
         if m <= _REBUILD * built:
             # removed rows leave sparse leaves with wide boxes behind: the caller rebuilds the
             # tree on the live rows (_tree) and calls again
-            ask = _ASK_REBUILD
+            ask = np.int64(_ASK_REBUILD)
             break
         for j in range(p):
             c[j] = (sums[j] + errs[j]) / m
@@ -1069,17 +1053,17 @@ def _tree_rounds(X, labels, done, TD, TR, TI, cnt, box, R, NI, LX, LR, V, FS, IS
                     QC[_REF, u] = QC[_CEN, u]
                 for j in range(QQ.shape[1]):
                     QQ[1, j] = QQ[0, j]
-            fresh = 1
-            ask = _ASK_REFRESH
+            fresh = np.int64(1)
+            ask = np.int64(_ASK_REFRESH)
             break
-        fresh = 0
+        fresh = np.int64(0)
         if nom is not None:
             tqc, m2c = mean_query(nom[_QC][_CEN], nom[_QQ][0], m, nom[_QK][_CEN])
             nom[_QT][_CEN] = tqc
             nom[_QM][_CEN] = m2c
         # one pair of groups: xr (farthest from the centroid) and xs (farthest from xr)
-        measured = 0
-        xs = -1
+        measured = np.int64(0)
+        xs = np.int64(-1)
         for g in range(2):
             if g == 1 and xs >= 0 and LI[lpos[xs]] >= 0:
                 xr = xs
@@ -1123,7 +1107,7 @@ def _tree_rounds(X, labels, done, TD, TR, TI, cnt, box, R, NI, LX, LR, V, FS, IS
                     b = be
                 if g == 1:
                     measured += b - head
-                dead = 0
+                dead = np.int64(0)
                 for t in range(head, b):
                     dead += LI[t] < 0
                 if 8 * dead > b - head:
@@ -1385,10 +1369,10 @@ def _tree_state(n, p, k, leaf):
 
 def _run_tree(X, nom, k, leaf, done, wide):
     """:func:`mdav_labels_tree` driven from Python: the round kernel :func:`_tree_rounds` runs
-    until it needs a rebuild (:func:`_tree`) or a new reference (:func:`_refresh`, then
-    :func:`_sort_list` in numpy), which run as kernels of their own, and resumes; the state is
-    allocated here in numpy (:func:`_tree_state`). Three small kernels compile instead of one
-    holding all of them (issue 27, session 28); ~20 round trips per run of ~2 us each.
+    until it needs a rebuild of the kd-tree (:func:`_tree`) or a new reference point
+    (:func:`_refresh`), which run as kernels of their own, and resumes; the state is allocated
+    here in numpy (:func:`_tree_state`). Three kernels compile instead of one holding all of
+    them (issue 27, session 28); ~10-25 round trips per run of a few us each.
 
     ``nom``: None or the state of :func:`nominal_state` for the first tree's sizes."""
     n, p = X.shape
@@ -1399,38 +1383,22 @@ def _run_tree(X, nom, k, leaf, done, wide):
     leaf = max(int(leaf), 1)
     TD, TR, TI, cnt, SE, box, R, NI, LX, LR, Xs, rs, V, FS, IS, st = _tree_state(n, p, k, leaf)
     os = NI[_OS]
+    Xs[:] = X
     os[:] = np.arange(n)
     rs[:] = 0.0
-    C = TD.shape[2]
-    m = n
-    S = _split_rows(X, os, n, nom)
-    Xt = X
+    S = None if nom is None else np.empty((n, p + nom[_CODES].shape[1]))
+    _tree(Xs, os, rs, S, leaf, NI, SE, TD, TR, TI, cnt, st, nom)
     while True:
-        # a (new) tree on the m rows Xt, then the leaves' codes
-        first = _tree(S, Xt, os, rs, m, leaf, NI, SE, TD, TR, TI, cnt)
-        st[_S_FIRST] = first
-        if nom is not None:
-            live = _live(C, cnt, first)
-            nom[_TC][:first + 1].transpose(0, 2, 1)[live] = nom[_CODES][TI[:first + 1][live]]
-        while True:
-            ask = _tree_rounds(X, labels, done, TD, TR, TI, cnt, box, R, NI, LX, LR, V, FS, IS, st, k, nom, wide)
-            if ask != _ASK_REFRESH:
-                break
-            stop = _refresh(TD, TR, st[_S_FIRST], cnt, V[_RP], LR, NI[_LI], nom, st[_S_RM])
-            _sort_list(stop, TD, TR, TI, LX, LR, NI, nom)
-            st[_S_STOP] = stop
+        ask = _tree_rounds(X, labels, done, TD, TR, TI, cnt, box, R, NI, LX, LR, V, FS, IS, st, k, nom, wide)
+        if ask == _ASK_REBUILD:
+            _tree(Xs, os, rs, S, leaf, NI, SE, TD, TR, TI, cnt, st, nom)
+        elif ask == _ASK_REFRESH:
+            m = _refresh(TD, TR, cnt, V, LR, NI, FS, st, nom)
+            NI[_ORDER, :m] = NI[_LI, :m][np.argsort(LR[:m], kind="stable")]
+            st[_S_STOP] = m
             st[_S_HEAD] = 0
-        if ask == _ASK_DONE:
+        else:
             return labels
-        # rebuild: the live rows, leaf by leaf, slot by slot (as the kernel stores them)
-        first, m = st[_S_FIRST], st[_S_M]
-        live = _live(C, cnt, first)
-        Xs[:m] = TD[:first + 1].transpose(0, 2, 1)[live]
-        os[:m] = TI[:first + 1][live]
-        rs[:m] = TR[:first + 1][live]
-        S = _split_rows(Xs, os, m, nom)
-        Xt = Xs
-        st[_S_BUILT] = m
 
 
 @njit(cache=True, nogil=True)
@@ -1466,27 +1434,37 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done, wide=None):
     TD, TR, TI, cnt, SE, box, R, NI, LX, LR, Xs, rs, V, FS, IS, st = _tree_state(n, p, k, leaf)
     os = NI[_OS]
     for i in range(n):
+        for j in range(p):
+            Xs[i, j] = X[i, j]
         os[i] = i
         rs[i] = 0.0
-    st[_S_FIRST] = _tree_nb(X, os, rs, n, leaf, NI, SE, TD, TR, TI, cnt, nom)
+    S = _split_buffer(nom, n, p)
+    _tree(Xs, os, rs, S, leaf, NI, SE, TD, TR, TI, cnt, st, nom)
     while True:
         ask = _tree_rounds(X, labels, done, TD, TR, TI, cnt, box, R, NI, LX, LR, V, FS, IS, st, k, nom, wide)
         if ask == _ASK_REBUILD:
-            first_leaf = st[_S_FIRST]
-            i = 0
-            for f in range(first_leaf + 1):
-                for t in range(cnt[f + first_leaf]):
-                    for j in range(p):
-                        Xs[i, j] = TD[f, j, t]
-                    os[i] = TI[f, t]
-                    rs[i] = TR[f, t]
-                    i += 1
-            st[_S_FIRST] = _tree_nb(Xs, os, rs, st[_S_M], leaf, NI, SE, TD, TR, TI, cnt, nom)
-            st[_S_BUILT] = st[_S_M]
+            _tree(Xs, os, rs, S, leaf, NI, SE, TD, TR, TI, cnt, st, nom)
         elif ask == _ASK_REFRESH:
-            m = _refresh(TD, TR, st[_S_FIRST], cnt, V[_RP], LR, NI[_LI], nom, st[_S_RM])
-            _sort_list_nb(m, TD, TR, TI, LX, LR, NI, rs, nom)
+            m = _refresh(TD, TR, cnt, V, LR, NI, FS, st, nom)
+            _merge_order(m, LR, rs, NI[_ORDER], os)
+            order = NI[_ORDER]
+            LI = NI[_LI]
+            for i in range(m):
+                order[i] = LI[order[i]]
             st[_S_STOP] = m
             st[_S_HEAD] = 0
         else:
             return labels
+
+
+def _split_buffer(nom, n, p):
+    """The split coordinates' buffer S of :func:`_tree` (n, p + mc), None without nominal
+    columns (an overload: decided by the type of ``nom``)."""
+    return None if nom is None else np.empty((n, p + nom[_CODES].shape[1]))
+
+
+@overload(_split_buffer, jit_options={"no_cpython_wrapper": True, "no_cfunc_wrapper": True})
+def _split_buffer_impl(nom, n, p):
+    if isinstance(nom, types.NoneType):
+        return lambda nom, n, p: None
+    return lambda nom, n, p: np.empty((n, p + nom[_CODES].shape[1]), dtype=np.float64)

@@ -804,13 +804,13 @@ def suppress_risky_frame(
     carry = _carry_households(df, household, keys, declared)
     if counted is not keys:   # a one-key generalised release: its suppressed records, label back
         (c,) = keys
-        out = _risky_rounds(df, keys, counted, risk_above, weight, key_var, a, carry)
+        out = _risky_rounds(df, keys, counted, threshold, weight, key_var, a, carry)
         return out.drop(counted[1]).with_columns(
             pl.when(starred).then(pl.lit(suppressed_as)).otherwise(pl.col(c)).cast(df.schema[c]).alias(c))
-    return _risky_rounds(df, keys, counted, risk_above, weight, key_var, a, carry)
+    return _risky_rounds(df, keys, counted, threshold, weight, key_var, a, carry)
 
 
-def _risky_rounds(df: pl.DataFrame, keys: list[str], counted: list[str], risk_above: float, weight: str | None,
+def _risky_rounds(df: pl.DataFrame, keys: list[str], counted: list[str], threshold: float, weight: str | None,
                   key_var: str | None, a: float, carry: Any) -> pl.DataFrame:
     """The rounds of :func:`suppress_risky_frame` on checked arguments; frequencies over
     ``counted`` (``keys``, or with a generalised release's helper key)."""
