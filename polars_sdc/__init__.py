@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._errors import SDCError
+from ._signature import SDCDeprecationWarning
 from .aggregate import aggregate
 from .anonymity import equivalence_classes, k_anonymity
 from .household import HouseholdWarning
@@ -33,20 +34,23 @@ if TYPE_CHECKING:  # for type checkers; at run time they load on first use (Numb
     from .reconstruct import l1_accuracy
     from .risk.report import report
     from .standardize import zscore
+    from .generalize.release import SuppressionLabelWarning
 
-__all__ = ["SDCError", "HouseholdWarning", "aggregate", "equivalence_classes", "k_anonymity", "datasets", "dist", "l1_accuracy", "report",
+__all__ = ["SDCError", "SDCDeprecationWarning", "HouseholdWarning", "SuppressionLabelWarning", "aggregate", "equivalence_classes", "k_anonymity", "datasets", "dist", "l1_accuracy", "report",
            "Problem", "read_recipe", "run_recipe", "warmup", "sdc", "SDCFrame", "SDCLazyFrame", "SDCExpr",
            "sse", "sst", "zscore", "partition_mdav", "partition_vmdav", "partition_mhm", "partition_univariate",
            "refine_mil", "refine_anneal", "mil_1d", "pk_phi"]
 __version__ = "0.1.0"
 
-#: the array-level functions of the public API: name -> the module defining it (loaded on first
-#: use, so ``import polars_sdc`` loads no Numba); the TYPE_CHECKING imports above mirror it
+#: the array-level functions of the public API (and generalize's SuppressionLabelWarning): name ->
+#: the module defining it (loaded on first use, so ``import polars_sdc`` loads no Numba); the
+#: TYPE_CHECKING imports above mirror it
 _LAZY = {
     "sse": "loss.sse", "sst": "loss.sse", "zscore": "standardize",
     "partition_mdav": "microagg.mdav", "partition_vmdav": "microagg.vmdav", "partition_mhm": "microagg.mhm",
     "partition_univariate": "microagg.univariate", "refine_mil": "microagg.mil", "mil_1d": "microagg.mil",
     "refine_anneal": "microagg.anneal", "pk_phi": "laplace",
+    "SuppressionLabelWarning": "generalize.release",
 }
 
 

@@ -26,6 +26,8 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ParamSpec, TypeVar
 
+import polars as pl
+
 P = ParamSpec("P")
 R = TypeVar("R")
 T = TypeVar("T", bound=Callable[..., Any])
@@ -145,18 +147,41 @@ class SDCDeprecationWarning(DeprecationWarning):
     >>> with warnings.catch_warnings(record=True) as w:
     ...     warnings.simplefilter("always")
     ...     out = pl.DataFrame({"x": [1, 9]}).sdc.top_bottom_code(columns="x", upper=5)
-    >>> out["x"].to_list(), issubclass(w[0].category, DeprecationWarning), str(w[0].message)
+    >>> out["x"].to_list(), w[0].category is polars_sdc.SDCDeprecationWarning, str(w[0].message)
     ([1, 5], True, 'top_bottom_code(): columns= is deprecated; use on= (the same option)')
+    >>> issubclass(polars_sdc.SDCDeprecationWarning, DeprecationWarning)   # hidden outside __main__ by default
+    True
     """
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+#: Polars' own frames (a LazyFrame's ``collect`` running a whole-frame step): skipped too, so a
+#: warning of a lazy step points at the ``collect()`` line
+_POLARS = os.path.dirname(os.path.abspath(pl.__file__)) + os.sep
+
+
+def warn_at_caller(message: str, category: type[Warning]) -> None:
+    """Warn ``message`` as ``category`` attributed to the user's line (:func:`caller_stacklevel`),
+    so Python's default filters and ``warnings.catch_warnings`` name the script or notebook
+    line that called polars_sdc, not a line of the package.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_at_caller("the label is null", UserWarning)
+    >>> str(w[0].message), w[0].category.__name__, w[0].filename.endswith("_signature.py")
+    ('the label is null', 'UserWarning', False)
+    """
+    frame, level = sys._getframe(1), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith((_PACKAGE, _POLARS)):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 def warn_deprecated(message: str) -> None:
     """Warn ``message`` as an :class:`SDCDeprecationWarning` attributed to the caller's line:
     the first frame outside polars_sdc (so Python's default filter shows it in a script or a
-    notebook, whatever the depth of the call inside the package).
+    notebook, whatever the depth of the call inside the package; :func:`warn_at_caller`).
 
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as w:
@@ -165,10 +190,7 @@ def warn_deprecated(message: str) -> None:
     >>> str(w[0].message), w[0].filename.endswith("_signature.py")
     ('f(): x= is deprecated; use y=', False)
     """
-    frame, level = sys._getframe(0), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
-        frame, level = frame.f_back, level + 1
-    warnings.warn(message, SDCDeprecationWarning, stacklevel=level)
+    warn_at_caller(message, SDCDeprecationWarning)
 
 
 def renamed_options(owner: str, renamed: Mapping[str, str], options: Mapping[str, Any]) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from .._errors import SDCError
 from .._columns import resolve_columns
 from .._typing import ColumnSpec
 from .._validation import check_int, check_real
+from .._signature import deprecated, warn_at_caller
 from .criteria import L_KINDS, T_DISTANCES, HierarchyTree, Models
 from .hierarchy import Hierarchy, as_hierarchy, hierarchy_mapping
 from .lattice.search import Problem, SearchResult, search
@@ -42,7 +43,19 @@ SUPPRESSED = "*"
 class SuppressionLabelWarning(UserWarning):
     """A generalisation on ONE quasi-identifier released its suppressed records as null
     (``suppressed_as=None``): the risk measures read a null of a single key as sdcMicro's
-    wildcard, which raises every kept class; only a label tells the suppressed records apart."""
+    wildcard, which raises every kept class; only a label tells the suppressed records apart.
+    Attributed to the line that called ``df.sdc.generalize`` (or ``collect()`` of a lazy
+    ``generalize_release``); ``polars_sdc.SuppressionLabelWarning`` at the top level.
+
+    >>> import warnings, polars as pl, polars_sdc
+    >>> df = pl.DataFrame({"age": [21, 23, 25, 31, 33, 35, 47]})
+    >>> hs = {"age": {"rule": "intervals", "widths": [10], "start": 0}}
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     r = df.sdc.generalize(hs, k=3, suppression_limit=0.2, suppressed_as=None)
+    >>> r.frame["age"].to_list(), w[0].category is polars_sdc.SuppressionLabelWarning
+    (['20-29', '20-29', '20-29', '30-39', '30-39', '30-39', None], True)
+    """
 
 
 @dataclass(frozen=True, eq=False)
@@ -508,10 +521,13 @@ def check_options(
     return on, k, limit, l_diversity, c, t_closeness, declared
 
 
+@deprecated(positional=("suppression_limit", "metric", "sensitive", "l_diversity", "t_closeness", "on", "l_kind",
+                        "c", "t_distance", "suppressed_as", "household", "household_columns"))
 def generalize(
     df: pl.DataFrame,
     hierarchies: Mapping[str, Any],
     k: int = 2,
+    *,
     suppression_limit: float = 0.0,
     metric: str = "loss",
     sensitive: str | None = None,
@@ -666,20 +682,18 @@ def _warn_one_key_nulls(frame: pl.DataFrame, column: str, suppressed: int, k: in
     is its records plus every null), so the gap to the release's own classes is in view. The
     nulls are not read otherwise: the frame cannot tell them from the user's own (structural)
     nulls, which sdcMicro reads so."""
-    import warnings
-
     col = frame.get_column(column)
     nulls = col.null_count()
     counts = col.drop_nulls().value_counts(name="_n").get_column("_n")
     smallest = (f"; its smallest class, {int(counts.min())} records, reads as {int(counts.min()) + nulls}"
                 if counts.len() else "")
-    warnings.warn(
+    warn_at_caller(
         f"column {column!r}: the only quasi-identifier, with {suppressed} record(s) suppressed as null "
         f"(suppressed_as=None): the risk measures read a null of a single key as sdcMicro's wildcard, which "
         f"matches every value, so every kept class also counts the {nulls} null record(s){smallest} "
         f"(the release itself is {k}-anonymous). Keep a label (suppressed_as='*', the default) and measure with "
         "it (suppressed_as='*'; --suppressed-as '*') to read the release's own classes",
-        SuppressionLabelWarning, stacklevel=3)
+        SuppressionLabelWarning)
 
 
 def _why_no_transformation(df: pl.DataFrame, n: int, k: int, sensitive: str | None, l_diversity: Any,

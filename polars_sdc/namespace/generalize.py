@@ -6,19 +6,28 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._typing import ColumnSpec
+from .._signature import deprecated
 from ._base import F, FrameOps
 
 if TYPE_CHECKING:
     from ..generalize.release import GeneralizationResult
 
 
+#: the options after ``k`` once given by position, in their old order (keyword-only now, as the
+#: other methods' options; docs/naming.md)
+_MOVED = ("suppression_limit", "metric", "sensitive", "l_diversity", "t_closeness", "on", "l_kind", "c",
+          "t_distance", "suppressed_as", "household", "household_columns")
+
+
 class GeneralizeMethods(FrameOps[F]):
     """Generalisation hierarchies and the optimal full-domain search (ARX)."""
 
+    @deprecated(positional=_MOVED)
     def generalize(
         self,
         hierarchies: Mapping[str, Any],
         k: int = 2,
+        *,
         suppression_limit: float = 0.0,
         metric: str = "loss",
         sensitive: str | None = None,
@@ -103,10 +112,12 @@ class GeneralizeMethods(FrameOps[F]):
 
         return generalize(self._collected(), hierarchies, **options)
 
+    @deprecated(positional=_MOVED)
     def generalize_release(
         self,
         hierarchies: Mapping[str, Any],
         k: int = 2,
+        *,
         suppression_limit: float = 0.0,
         metric: str = "loss",
         sensitive: str | None = None,
