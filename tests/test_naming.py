@@ -61,6 +61,15 @@ def _same(a, b) -> bool:
     return a == b
 
 
+#: hierarchies of DF's keys for generalize
+H = {"a": {"x": ["xy", "*"], "y": ["xy", "*"], "z": ["z", "*"]}, "b": {"u": ["*"], "v": ["*"]}}
+
+
+def _result(r):
+    """What a GeneralizationResult released (it compares by identity)."""
+    return r.frame.rows(), r.levels, r.suppressed, r.loss
+
+
 #: (method, new call, old call): the old form of each renamed keyword and positional option
 CASES = [
     ("recode", lambda ns: ns.recode(on="a", p=0.3), lambda ns: ns.recode(columns="a", p=0.3)),
@@ -88,6 +97,10 @@ CASES = [
      lambda ns: ns.equivalence_classes(["a", "b"], 0.5)),
     ("interval_disclosure", lambda ns: ns.interval_disclosure(DF.with_columns(pl.col("n") + 0.5), "n", k=0.1),
      lambda ns: ns.interval_disclosure(DF.with_columns(pl.col("n") + 0.5), "n", 0.1)),
+    ("generalize", lambda ns: _result(ns.generalize(H, 2, suppression_limit=0.25, metric="entropy")),
+     lambda ns: _result(ns.generalize(H, 2, 0.25, "entropy"))),
+    ("generalize_release", lambda ns: ns.generalize_release(H, 2, suppression_limit=0.25, on=["a", "b"]),
+     lambda ns: ns.generalize_release(H, 2, 0.25, "loss", None, None, None, ["a", "b"])),
 ]
 
 
@@ -123,6 +136,54 @@ def test_top_level_forms():
                                   polars_sdc.equivalence_classes(DF, ["a"], alpha=0.5)))
     got, loud = _quiet(lambda: (polars_sdc.k_anonymity(DF, ["a", "b"], 0.5), polars_sdc.equivalence_classes(DF, ["a"], 0.5)))
     assert quiet == [] and got[0] == want[0] and got[1].equals(want[1]) and len(loud) == 2
+
+
+def test_generalize_function_forms():
+    from polars_sdc.generalize import generalize
+
+    want, quiet = _quiet(lambda: _result(generalize(DF, H, 2, suppression_limit=0.25, metric="entropy")))
+    got, loud = _quiet(lambda: _result(generalize(DF, H, 2, 0.25, "entropy")))
+    assert quiet == [] and got == want and want[2] == 2      # two records suppressed (the z and a v alone)
+    assert [str(w.message) for w in loud] == [
+        "generalize(): suppression_limit, metric given by position is deprecated; give suppression_limit=, metric="]
+    assert loud[0].filename == __file__
+    assert str(inspect.signature(generalize)).startswith("(df: 'pl.DataFrame', hierarchies: 'Mapping[str, Any]', "
+                                                         "k: 'int' = 2, *, suppression_limit")
+
+
+def test_the_warnings_are_exported_at_the_top_level():
+    from polars_sdc.generalize import SuppressionLabelWarning
+
+    assert polars_sdc.SDCDeprecationWarning is SDCDeprecationWarning
+    assert polars_sdc.SuppressionLabelWarning is SuppressionLabelWarning
+    assert {"SDCDeprecationWarning", "SuppressionLabelWarning", "HouseholdWarning"} <= set(polars_sdc.__all__)
+
+
+def test_suppression_label_warning_names_the_callers_line():
+    """One key released with its suppressed records as null: the warning names the line that
+    called generalize (eager, the function, lf.sdc.generalize) or collected the lazy release
+    (in memory and streaming), not a line of polars_sdc."""
+    from polars_sdc.generalize import generalize
+
+    one = pl.DataFrame({"age": [21, 23, 25, 31, 33, 35, 47]})
+    hs = {"age": {"rule": "intervals", "widths": [10], "start": 0}}
+    opts = {"k": 3, "suppression_limit": 0.2, "suppressed_as": None}
+    plan = one.lazy().sdc.generalize_release(hs, **opts)
+    calls = [
+        lambda: one.sdc.generalize(hs, **opts).frame,
+        lambda: generalize(one, hs, **opts).frame,
+        lambda: one.lazy().sdc.generalize(hs, **opts).frame,
+        lambda: plan.collect(),
+        lambda: plan.collect(engine="streaming"),
+    ]
+    for call in calls:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = call()
+        assert out["age"].to_list() == ["20-29"] * 3 + ["30-39"] * 3 + [None]
+        got = [(w.category, w.filename, w.lineno) for w in caught]
+        assert got == [(polars_sdc.SuppressionLabelWarning, __file__, call.__code__.co_firstlineno)], got
+        assert "every kept class also counts the 1 null record(s)" in str(caught[0].message)
 
 
 def test_both_names_or_a_repeated_option_are_refused():
