@@ -1479,3 +1479,28 @@ def reference_top_bottom(values: list, lower_p: float | None = None, upper_p: fl
             v = lo
         out.append(v)
     return out
+
+
+def reference_ibt_loglik(y: list, phi: float, edges: list, p: list) -> float:
+    """Eq. 3 of Hasegawa et al. (Agrawal et al.'s IBT) record by record with Python floats:
+    ``sum_i log sum_b P(y-bin of y_i | x = centre b) p_b``. The y-bins are those of
+    ``fit_ibt``: from ``min(y, edges) - 8 phi`` to ``max(y, edges) + 8 phi`` in
+    ``ceil(span / narrowest bin)`` equal steps; ``P`` is the Laplace(centre, phi) mass of the
+    y-bin, divided by its mass on the whole grid (a transition probability, no density)."""
+    import math
+
+    def cdf(z: float) -> float:
+        return 0.5 * math.exp(z / phi) if z < 0 else 1.0 - 0.5 * math.exp(-z / phi)
+
+    centres = [(a + b) / 2 for a, b in zip(edges, edges[1:])]
+    h = min(b - a for a, b in zip(edges, edges[1:]))
+    lo, hi = min(min(y), edges[0]) - 8 * phi, max(max(y), edges[-1]) + 8 * phi
+    n = math.ceil((hi - lo) / h)
+    grid = [lo + (hi - lo) * k / n for k in range(n + 1)]
+    total = 0.0
+    for v in y:
+        j = min(max(k for k in range(n) if grid[k] <= v), n - 1)   # the last bin holds its right edge
+        q = sum(pb * (cdf(grid[j + 1] - c) - cdf(grid[j] - c)) / (cdf(grid[-1] - c) - cdf(grid[0] - c))
+                for pb, c in zip(p, centres))
+        total += math.log(q)
+    return total

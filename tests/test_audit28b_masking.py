@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+import math
 
 import numpy as np
 import polars as pl
@@ -109,6 +110,57 @@ def test_float32_threshold_beyond_its_range_is_refused():
     # the harmless side is kept: nothing lies above +inf
     assert df.sdc.top_bottom_code("x", upper=1e40)["x"].to_list() == df["x"].to_list()
     assert df.sdc.top_bottom_code("x", upper=-1e40, replacement="mean")["x"].n_unique() == 1
+
+
+# ------------------------------------------------------------------ Decimal thresholds
+def test_decimal_threshold_finer_than_the_scale_is_refused_not_rounded():
+    df = pl.DataFrame({"x": pl.Series([Decimal("1.00"), Decimal("2.55"), Decimal("2.56"), Decimal("3.00"), None],
+                                      dtype=pl.Decimal(10, 2))})
+    # written rounded (2.56), the coded values were released above the threshold 2.555
+    with pytest.raises(SDCError, match=r"column 'x': `upper` = 2.555 has more decimal places than the column's "
+                                       r"scale 2"):
+        df.sdc.top_bottom_code("x", upper=2.555)
+    with pytest.raises(SDCError, match=r"column 'x': `lower` = inf is outside the range"):
+        df.lazy().sdc.top_bottom_code("x", lower=float("inf"))
+    with pytest.raises(SDCError, match=r"`upper` = 1000000000.0 is outside the range of its dtype"):
+        df.sdc.top_bottom_code("x", upper=1e9)
+    out = df.sdc.top_bottom_code("x", upper=2.55)["x"].to_list()
+    assert out == [Decimal("1.00"), Decimal("2.55"), Decimal("2.55"), Decimal("2.55"), None]
+    # replacement='mean' compares exactly at full precision: 2.56 and 3.00 lie above 2.555 (2.55 does not)
+    assert df.sdc.top_bottom_code("x", upper=2.555, replacement="mean")["x"].to_list()[1:4] == [2.55] + [(2.56 + 3.0) / 2] * 2
+    assert df.sdc.top_bottom_code("x", lower=2.551, replacement="mean")["x"].to_list()[:3] == [(1.0 + 2.55) / 2] * 2 + [2.56]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_decimal_threshold_compares_exactly_beyond_float64(lazy):
+    # through Float64, 10^20 + 1 > 1e20 was false: a value above the threshold escaped the coding
+    vals = [10**20, 10**20 + 1, 10**20 + 100_000, 5]
+    df = pl.DataFrame({"x": pl.Series([Decimal(v) for v in vals], dtype=pl.Decimal(25, 0))})
+    f = df.lazy() if lazy else df
+    out = f.sdc.top_bottom_code("x", upper=1e20)
+    out = out.collect() if lazy else out
+    assert out["x"].to_list() == [Decimal(10**20)] * 3 + [Decimal(5)]
+    out = f.sdc.top_bottom_code("x", upper=1e20, replacement="mean")
+    out = out.collect() if lazy else out
+    assert out["x"].to_list() == [1e20, float(10**20 + 50_000), float(10**20 + 50_000), 5.0]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.none(), st.integers(-9999, 9999)), min_size=2, max_size=12),
+       st.integers(-99999, 99999), st.sampled_from(["lower", "upper"]))
+def test_property_decimal_mean_coding_codes_exactly_the_values_beyond(cents, milli, side):
+    values = [None if c is None else Decimal(c).scaleb(-2) for c in cents]
+    t = float(Decimal(milli).scaleb(-3))            # 3 decimals: finer than the column's scale 2
+    exact = Decimal(repr(t))
+    beyond = [v is not None and (v > exact if side == "upper" else v < exact) for v in values]
+    df = pl.DataFrame({"x": pl.Series(values, dtype=pl.Decimal(8, 2))})
+    if sum(beyond) == 1:
+        with pytest.raises(SDCError, match="only 1 value"):
+            df.sdc.top_bottom_code("x", replacement="mean", **{side: t})
+        return
+    out = df.sdc.top_bottom_code("x", replacement="mean", **{side: t})["x"].to_list()
+    mean = math.fsum(float(v) for v, b in zip(values, beyond) if b) / max(sum(beyond), 1)   # as documented
+    assert out == [mean if b else (None if v is None else float(v)) for v, b in zip(values, beyond)]
 
 
 # ------------------------------------------------------------------ PRAM strata of an Enum

@@ -124,3 +124,45 @@ def test_microaggregate_one_block_per_stratum_equals_local(spark, method, on, by
     for parts in (1, 3):
         got = _back(sdcs.microaggregate(_sdf(spark, df, parts), 3, on, method=method, by=by, block_rows=1000))
         assert got.equals(local), parts
+
+
+def _household_frame(person_level: bool) -> pl.DataFrame:
+    import numpy as np
+
+    r = np.random.default_rng(7)
+    hh = np.repeat(np.arange(30), 2)
+    g = np.where(hh < 15, "a", "b")
+    inc = r.normal(size=hh.size) * np.where(g == "a", 1.0, 50.0)
+    size = (r.integers(1, 6, hh.size) if person_level else r.integers(1, 6, 30)[hh]).astype(float) \
+        * np.where(g == "a", 20.0, 1.0)
+    if not person_level:
+        inc = inc[::2].repeat(2)     # one value per household
+    df = pl.DataFrame({"id": np.arange(hh.size), "hh": hh, "g": g.tolist(), "inc": inc, "size": size})
+    # structural nulls: a null income in some households (all members, household-level; one member, person-level)
+    nul = (pl.col("hh") % 5 == 0) & ((pl.col("id") % 2 == 0) if person_level else pl.lit(True))
+    return df.with_columns(pl.when(nul).then(None).otherwise(pl.col("inc")).alias("inc"))
+
+
+@pytest.mark.parametrize("person_level", [False, True])
+@pytest.mark.parametrize("by", [None, "g"])
+def test_microaggregate_household_one_block_per_stratum_equals_local(spark, person_level, by):  # noqa: F811
+    # household=: each block held the whole table's z-scores while local z-scores each stratum and
+    # null pattern on its own rows (strata 50 times apart in scale: another partition)
+    from polars_sdc import spark as sdcs
+
+    df = _household_frame(person_level)
+    local = df.sdc.microaggregate(2, ["inc", "size"], by=by, household="hh", group_column="grp")
+    got = _back(sdcs.microaggregate(_sdf(spark, df, 3), 2, ["inc", "size"], by=by, household="hh",
+                                    group_column="grp", block_rows=1000))
+    assert got.drop("grp").equals(local.drop("grp"))
+
+
+def test_microaggregate_with_a_plan_equals_local(spark):  # noqa: F811
+    from polars_sdc import spark as sdcs
+
+    df = _strata_frame()
+    sdf = _sdf(spark, df, 2)
+    for on in (["x", "i"], ["x", "yn"]):
+        plan = sdcs.plan_blocks(sdf, 3, on, by="g", block_rows=1000, nulls=True)
+        local = df.sdc.microaggregate(3, on, by="g")
+        assert _back(sdcs.microaggregate(sdf, 3, on, by="g", plan=plan)).equals(local), on

@@ -172,13 +172,22 @@ def test_microaggregate_equals_local_on_the_same_blocks(sdf, plan, blocked, data
     # the privacy guarantee: every class of the released quasi-identifiers (strata too) has >= k rows
     assert got.group_by([*ON, "s"]).len()["len"].min() >= K
     assert got.group_by("g").agg(pl.col("blk").n_unique())["blk"].max() == 1
-    # reference: the local method on each block, z-scores of the whole table
+    # reference: the local method on each block, z-scores of the block's stratum (as a local run
+    # with by="s"; the standard deviations as Spark computes them)
+    from polars_sdc.spark.blocking import NULLS
+    from polars_sdc.spark.microaggregate import null_pattern_column, unit_deviations
+
     sd = data.select(pl.col(ON).std(ddof=0)).row(0)
     assert np.allclose(plan.std, sd, rtol=1e-12)
-    w = {c: 1.0 / v**2 for c, v in zip(ON, plan.std)}
+    sds = unit_deviations(sdf.withColumn(NULLS, null_pattern_column(ON)), ["s", NULLS], ON)
+    assert sds.height == data["s"].n_unique()     # one null pattern
     parts = []
     for (b,), block in blocked.partition_by("b", as_dict=True, maintain_order=True).items():
         block = block.drop("b").sort(data.columns, nulls_last=True)
+        row = sds.filter(pl.col("s").eq_missing(block["s"][0])).row(0, named=True)   # (a null stratum too)
+        w = {c: 1.0 / row[f"__sdc_sd{j}"] ** 2 for j, c in enumerate(ON)}
+        assert np.allclose(list(w.values()), 1 / data.filter(pl.col("s").eq_missing(block["s"][0]))
+                           .select(pl.col(ON).std(ddof=0)).to_numpy()[0] ** 2, rtol=1e-10)
         parts.append(block.sdc.microaggregate(K, ON, method=method, refine=refine, standardize=False, weights=w,
                                               **options))
     ref = pl.concat(parts)

@@ -46,12 +46,16 @@ def test_spark_person_level_equals_local(spark, silc_small):  # noqa: F811
     silc_small = silc_small.with_columns(pl.col(P_INCOME[:2]).fill_null(0.0))
     sdf = spark.createDataFrame(silc_small.to_arrow()).repartition(2)
     orig = silc_small.sort("rb030")
-    # one block: the local household path on the block's canonical row order, with the whole
-    # table's z-scores as weights (the standard deviations as Spark computes them)
+    # one block: the local household path on the block's canonical row order, with the z-scores of
+    # the (single) stratum and null pattern as weights (the standard deviations as Spark computes them)
     out = pl.from_arrow(sdcs.mdav(sdf, 3, cols, household="db030", group_column="g").toArrow()).sort("rb030")
     sd, persons, homes = person_stats(sdf, cols, cols, silc_small.schema, "db030")
     assert (persons, homes) == (silc_small.height, silc_small["db030"].n_unique())
     assert sd == pytest.approx(list(silc_small.select(pl.col(cols).std(ddof=0)).row(0)), rel=1e-12)
+    from polars_sdc.spark.blocking import NULLS
+    from polars_sdc.spark.microaggregate import null_pattern_column, unit_deviations
+
+    sd = unit_deviations(sdf.withColumn(NULLS, null_pattern_column(cols)), [NULLS], cols).row(0)[1:]
     w = {c: 1.0 / v ** 2 for c, v in zip(cols, sd)}
     ref = silc_small.sort(silc_small.columns).sdc.mdav(3, cols, household="db030", standardize=False, weights=w,
                                                        group_column="g")

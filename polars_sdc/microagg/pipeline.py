@@ -210,6 +210,9 @@ class MicroaggSpec:
     #: that varies within households over the whole table may not within one block's households)
     person_level: bool = False
     household_columns: tuple[str, ...] | None = None
+    #: Spark's blocks of several null patterns: the weights of a block run on the non-null columns
+    #: ``cols`` (a pattern) are ``pattern_weights[cols]`` when given (its stratum's z-scores), else ``weights``
+    pattern_weights: Mapping[tuple[str, ...], Mapping[str, float]] | None = field(default=None, compare=False)
 
     @classmethod
     def build(
@@ -324,8 +327,9 @@ class MicroaggSpec:
     # -- running -----------------------------------------------------------------------------
     def _features(self, df: pl.DataFrame, columns: Sequence[str] | None = None) -> Features:
         columns = list(self.on if columns is None else columns)
+        weights = self.weights if self.pattern_weights is None else self.pattern_weights.get(tuple(columns), self.weights)
         return features(df, columns, standardize=self.standardize, ordinal=[c for c in self.ordinal if c in columns],
-                        weights=None if self.weights is None else {c: w for c, w in self.weights.items() if c in columns})
+                        weights=None if weights is None else {c: w for c, w in weights.items() if c in columns})
 
     def _run(self, df: pl.DataFrame, pb: Any = None, where: str = "", columns: Sequence[str] | None = None,
              units: np.ndarray | None = None) -> np.ndarray:

@@ -57,11 +57,11 @@ def top_bottom_expr(
     if lower is None and upper is None and lower_p is None and upper_p is None:
         raise SDCError("top/bottom coding needs lower, upper, lower_p or upper_p")
     for name, v in (("lower", lower), ("upper", upper)):
-        if v is not None and (
+        if v is not None and not isinstance(v, pl.Expr) and (   # (an Expr: a Decimal column's exact literal)
             isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(float(v))
         ):
             raise SDCError(f"`{name}` must be a number (not NaN), got {v!r}")
-    if lower is not None and upper is not None and lower > upper:
+    if isinstance(lower, (int, float)) and isinstance(upper, (int, float)) and lower > upper:
         raise SDCError(f"`lower` = {lower!r} is above `upper` = {upper!r}; the coded ranges would overlap")
     if lower_p is not None and upper_p is not None and lower_p + upper_p > 1.0:
         raise SDCError(f"lower_p + upper_p = {lower_p + upper_p!r} exceeds 1; the coded shares would overlap")
@@ -70,8 +70,8 @@ def top_bottom_expr(
     xf = x.cast(pl.Float64)
     num = ~xf.is_nan()
     xq = x.filter(num)
-    lo = _order_stat(xq, lower_p, "lower") if lower_p is not None else (None if lower is None else pl.lit(lower))
-    hi = _order_stat(xq, 1.0 - upper_p, "higher") if upper_p is not None else (None if upper is None else pl.lit(upper))
+    lo = _order_stat(xq, lower_p, "lower") if lower_p is not None else (None if lower is None else _lit(lower))
+    hi = _order_stat(xq, 1.0 - upper_p, "higher") if upper_p is not None else (None if upper is None else _lit(upper))
     above = None if hi is None else (x > hi) & num
     below = None if lo is None else (x < lo) & num
     if replacement == "threshold":
@@ -89,6 +89,10 @@ def top_bottom_expr(
     if lo is not None:
         out = pl.when(below).then(_exact_mean(xf.filter(below), "below the lower")).otherwise(out)
     return out.name.keep()
+
+
+def _lit(v: Any) -> pl.Expr:
+    return v if isinstance(v, pl.Expr) else pl.lit(v)
 
 
 def _order_stat(xq: pl.Expr, q: float, how: str) -> pl.Expr:
@@ -143,7 +147,60 @@ def top_bottom_frame_exprs(schema: pl.Schema, on: ColumnSpec, **options: Any) ->
         if schema[c].is_float() and options.get("replacement", "threshold") == "threshold":
             _check_float_threshold(c, schema[c], options.get("lower"), "lower")
             _check_float_threshold(c, schema[c], options.get("upper"), "upper")
-    return [top_bottom_expr(pl.col(c), **options).alias(c) for c in cols]
+    return [top_bottom_expr(pl.col(c), **_decimal_thresholds(c, schema[c], options)).alias(c) for c in cols]
+
+
+def _decimal_thresholds(column: str, dtype: pl.DataType, options: dict[str, Any]) -> dict[str, Any]:
+    """For a Decimal column, the numeric thresholds as exact Decimal literals (the number as
+    written: ``2.555`` is 2.555, not the float 2.55499999...). Polars compared a Decimal column
+    with a float threshold through Float64 (10^20 + 1 > 1e20 was false) and wrote the threshold
+    rounded to the column's scale (``upper=2.555`` at scale 2 released 2.56, above it). With
+    ``replacement="threshold"`` a threshold the column's scale or precision cannot hold is
+    refused, naming column, threshold and scale; with ``"mean"`` the comparison is exact: the
+    threshold is rounded towards the kept side onto the column's grid (x > 2.555 <=> x > 2.55
+    when x has 2 decimals), an identical comparison."""
+    if not isinstance(dtype, pl.Decimal) or all(options.get(k) is None for k in ("lower", "upper")):
+        return options
+    import decimal
+
+    top_bottom_expr(pl.col(column), **options)   # the arguments' own checks first
+    scale, prec = dtype.scale or 0, dtype.precision or 38
+    ulp = decimal.Decimal(1).scaleb(-scale)
+    out = dict(options)
+    for name in ("lower", "upper"):
+        v = options.get(name)
+        if v is None:
+            continue
+        if not math.isfinite(v):   # (NaN is refused above) +-inf compares exactly as a float; it cannot be written
+            if options.get("replacement", "threshold") == "threshold":
+                raise SDCError(f"column {column!r}: `{name}` = {v!r} is outside the range of its dtype {dtype}; "
+                               "it cannot be written into the column")
+            continue
+        d = decimal.Decimal(v) if isinstance(v, int) else decimal.Decimal(repr(v))
+        with decimal.localcontext() as ctx:
+            ctx.prec = 200
+            if options.get("replacement", "threshold") == "threshold":
+                if d != d.quantize(ulp, rounding=decimal.ROUND_FLOOR):
+                    raise SDCError(
+                        f"column {column!r}: `{name}` = {v!r} has more decimal places than the column's scale "
+                        f"{scale} ({dtype}); the coded values cannot be set to it (rounded, they could stay "
+                        f"beyond it); give a threshold with at most {scale} decimals or use replacement='mean'"
+                    )
+                if abs(d) >= decimal.Decimal(10) ** (prec - scale):
+                    raise SDCError(
+                        f"column {column!r}: `{name}` = {v!r} is outside the range of its dtype {dtype}; "
+                        "it cannot be written into the column"
+                    )
+                g = d
+            else:   # the nearest grid value on the kept side: the same comparison, exactly
+                g = d.quantize(ulp, rounding=decimal.ROUND_FLOOR if name == "upper" else decimal.ROUND_CEILING)
+            if abs(g) >= decimal.Decimal(10) ** (38 - scale):
+                raise SDCError(
+                    f"column {column!r}: `{name}` = {v!r} is beyond the range of Decimal(38, {scale}); "
+                    "it cannot be compared exactly with the column"
+                )
+        out[name] = pl.lit(g, dtype=pl.Decimal(38, scale))
+    return out
 
 
 def _check_float_threshold(column: str, dtype: pl.DataType, v: Any, name: str) -> None:

@@ -20,6 +20,10 @@ from .accuracy import _edges
 class IBTFit:
     """A histogram of x reconstructed by the Iterative Bayesian Technique (Agrawal et al.;
     Igarashi et al. for Laplace noise): ``probabilities[b]`` of the bin ``[edges[b], edges[b+1])``.
+    ``loglik`` is Hasegawa et al.'s eq. 3 at these probabilities, ``sum_j h_j log (A p)_j`` over the
+    binned noisy values: a log-likelihood of y-bin probabilities (the discretised Laplace transition
+    matrix), not of densities, so it is the same when y, phi and the bins are scaled together and is
+    not comparable with ``GMMFit.loglik`` (a density log-likelihood, which moves by ``-N log c``).
 
     >>> import numpy as np, polars as pl, polars_sdc
     >>> x = pl.DataFrame({"x": np.random.default_rng(0).normal(50, 5, 300)})
@@ -94,7 +98,8 @@ def fit_ibt(
     ``A[j, b] = P(y in y-bin j | x = centre b)`` from the Laplace CDF; then
     ``p_b <- p_b sum_j h_j A[j, b] / (A p)_j / N`` until the log-likelihood changes by less
     than ``tol`` or after ``max_iter`` iterations. ``bins``: edges, or a number of equal-width
-    bins over the range of y.
+    bins over the range of y. The reported ``loglik`` is eq. 3 at the returned probabilities (the
+    multinomial log-likelihood of the y-bin counts ``h``; scale-free, see :class:`IBTFit`).
 
     The cap matters. By default IBT stops after 1000 iterations (``converged=False``), or
     earlier when ``|dL| < 1e-3``. That early stop acts as smoothing. Run to convergence

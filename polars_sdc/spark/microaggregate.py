@@ -97,7 +97,9 @@ def microaggregate(
     ``block_column`` (int32) when asked; the rows come back grouped by block.
 
     ``standardize`` z-scores the numeric columns with the standard deviations of each stratum
-    and null pattern, as locally (with ``plan=`` or ``household=``: of the whole table); ``by`` strata are blocked and partitioned separately; ``seed`` only chooses
+    and null pattern, as locally (with ``plan=`` or ``household=`` a block may hold several
+    patterns of its stratum: each gets its own; a ``plan`` whose strata do not include ``by``:
+    the whole table's); ``by`` strata are blocked and partitioned separately; ``seed`` only chooses
     the sample the kd-tree is built from; ``plan`` reuses a :func:`plan_blocks` result;
     ``task_wrapper`` wraps the per-block task function (a test hook: fault injection).
     ``household=``: every group spans >= k distinct households, for household-level and
@@ -157,6 +159,13 @@ def microaggregate(
         # the local method z-scores each stratum's null pattern on its own rows: the blocks of a
         # (stratum, pattern) measure distance with its standard deviations, as a local run does
         unit_std = unit_deviations(frame, by, features)
+    pattern_std = None
+    if (household is not None or plan is not None) and standardize and features \
+            and (plan is None or set(by_cols) <= set(plan.by)):
+        # these blocks lie in one stratum but may hold several null patterns: each pattern of a
+        # block gets its stratum's standard deviations (the spec's pattern_weights), as locally
+        pattern_std = unit_deviations(frame.withColumn(NULLS, null_pattern_column(on_cols)), [*by_cols, NULLS],
+                                      features)
     if units is frame:
         if plan is None:
             plan = plan_blocks(frame, k, on_cols, by=by, block_rows=block_rows, standardize=standardize,
@@ -184,6 +193,8 @@ def microaggregate(
 
     def spec_of(df: pl.DataFrame) -> Any:
         """The block's spec: with the standard deviations of its (stratum, null pattern)."""
+        if pattern_std is not None and df.height:
+            return pattern_spec(df)
         if unit_std is None or not df.height:
             return run_spec
         row = df.head(1).select(by).join(unit_std, on=by, how="left", nulls_equal=True).row(0, named=True)
@@ -191,6 +202,20 @@ def microaggregate(
         if sds not in specs:
             specs[sds] = replace(run_spec, weights=local_weights(sds, features, weights, standardize))
         return specs[sds]
+
+    def pattern_spec(df: pl.DataFrame) -> Any:
+        """The block's spec with the weights of each null pattern of its stratum."""
+        key = ("stratum", df.head(1).select(by_cols).rows()[0] if by_cols else ())
+        if key not in specs:
+            rows = pattern_std.join(df.head(1).select(by_cols), on=by_cols, how="semi", nulls_equal=True) \
+                if by_cols else pattern_std
+            pw = {}
+            for r in rows.iter_rows(named=True):
+                present = set(r[NULLS].split(SEP)) if r[NULLS] else set()
+                sds = [float(r[f"__sdc_sd{j}"] or 0.0) for j in range(len(features))]
+                pw[tuple(c for c in on_cols if c in present)] = local_weights(sds, features, weights, standardize)
+            specs[key] = replace(run_spec, pattern_weights=pw)
+        return specs[key]
 
     def task(df: pl.DataFrame) -> pl.DataFrame:
         block = int(df[BLOCK][0]) if df.height else 0
