@@ -48,7 +48,12 @@ numeric data compile no nominal code. The kernels allocate every array once (eac
 another dtype or rank, and each np.zeros / np.arange / np.argsort / min / max, is a
 compilation of its own), the kd-tree is rebuilt in the buffers of the first one, and
 helpers called from one place are written into their caller (every helper is compiled,
-optimised and turned into machine code on its own, then again inside the kernel).
+optimised and turned into machine code on its own, then again inside the kernel). The
+kd-tree kernel is resumable (session 28): the round kernel :func:`_tree_rounds` returns to
+Python (:func:`_run_tree`) when the tree must be rebuilt or the reference point refreshed,
+which are kernels of their own (:func:`_tree`, :func:`_refresh`; ~10-25 round trips per run),
+and its state is allocated in numpy (:func:`_tree_state`); loop-carried counters start as
+np.int64 (a literal 0 costs Numba's type inference a round per variable).
 """
 from __future__ import annotations
 
@@ -1065,7 +1070,8 @@ def _tree_rounds(X, labels, done, TD, TR, TI, cnt, box, R, NI, LX, LR, V, FS, IS
         measured = np.int64(0)
         xs = np.int64(-1)
         for g in range(2):
-            if g == 1 and xs >= 0 and LI[lpos[xs]] >= 0:
+            # (``wide`` None: xs is never set, the whole test is pruned before typing)
+            if wide is not None and g == 1 and xs >= 0 and LI[lpos[xs]] >= 0:
                 xr = xs
             else:
                 # xr = the original index of the live row farthest from qf (the centroid, query
@@ -1105,8 +1111,9 @@ def _tree_rounds(X, labels, done, TD, TR, TI, cnt, box, R, NI, LX, LR, V, FS, IS
                                 best = d
                                 xr = o
                     b = be
-                if g == 1:
-                    measured += b - head
+                if wide is not None:
+                    if g == 1:
+                        measured += b - head
                 dead = np.int64(0)
                 for t in range(head, b):
                     dead += LI[t] < 0
@@ -1165,7 +1172,8 @@ def _tree_rounds(X, labels, done, TD, TR, TI, cnt, box, R, NI, LX, LR, V, FS, IS
                     if v >= first_leaf:
                         f = v - first_leaf
                         cv = cnt[v]
-                        seen += cv
+                        if wide is not None:
+                            seen += cv
                         _leaf_dists(TD, f, cv, q, buf)
                         if nom is not None:
                             if nom[_TC].shape[1] > 0:
@@ -1226,7 +1234,8 @@ def _tree_rounds(X, labels, done, TD, TR, TI, cnt, box, R, NI, LX, LR, V, FS, IS
                             sn[sp] = c1
                             sb[sp] = b1
                             sp += 1
-                measured += seen if g == 0 else 0
+                if wide is not None:
+                    measured += seen if g == 0 else 0
             for u in range(-1, kk):
                 # give the live row with original index o the label, drop it from the sums (and
                 # its codes from the centroid's level counts and their sums of squares) and swap
@@ -1394,7 +1403,7 @@ def _run_tree(X, nom, k, leaf, done, wide):
             _tree(Xs, os, rs, S, leaf, NI, SE, TD, TR, TI, cnt, st, nom)
         elif ask == _ASK_REFRESH:
             m = _refresh(TD, TR, cnt, V, LR, NI, FS, st, nom)
-            NI[_ORDER, :m] = NI[_LI, :m][np.argsort(LR[:m], kind="stable")]
+            NI[_LI, :m].take(LR[:m].argsort(kind="stable"), out=NI[_ORDER, :m])
             st[_S_STOP] = m
             st[_S_HEAD] = 0
         else:
