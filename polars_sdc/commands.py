@@ -99,9 +99,24 @@ class _DeprecatedFlag(argparse.Action):
         import sys
 
         print(f"polars-sdc: {option_string} is deprecated; use {self.new_flag} (the same option)", file=sys.stderr)
+        used = dict(getattr(namespace, "_deprecated_flags", {}))
+        before = getattr(namespace, self.dest, None)
         if self.append:
-            values = [*(getattr(namespace, self.dest, None) or []), values]
+            values = [*(before or []), values]
+        n_old = used.get(self.dest, (None, None, 0, False))[2] + 1   # values this old flag gave so far
+        used[self.dest] = (option_string, self.new_flag, n_old, before is not None and not self.append, values)
+        namespace._deprecated_flags = used
         setattr(namespace, self.dest, values)
+
+
+def _check_deprecated_flags(args: argparse.Namespace) -> None:
+    """Refuse an old flag given together with its new name (``--columns a --on b``), as Python
+    refuses both keywords: the two would have been merged (or one dropped) silently."""
+    for dest, (old, new, n_old, overwrote, set_to) in getattr(args, "_deprecated_flags", {}).items():
+        value = getattr(args, dest, None)
+        later = len(value) > n_old if isinstance(value, list) else value is not set_to   # the new flag after it
+        if overwrote or later:
+            raise cli._UsageError(f"{old} and {new} are the same option; give {new} only")
 
 
 def _split(text: str) -> list[Any]:
@@ -228,6 +243,7 @@ def run_operation(args: argparse.Namespace) -> int:
 
     op: Operation = args.operation
     t_start = time.perf_counter()
+    _check_deprecated_flags(args)
     given = options(op, args)
     drawn = "seed" in op.names() and given.get("seed") is None
     if drawn:   # drawn here, so the summary and --report can say it: the release stays reproducible

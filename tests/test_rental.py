@@ -170,3 +170,20 @@ def test_large_first_call_buys_at_once(monkeypatch):
     got = M.mdav_labels(X, 3)
     assert len(M._tree_rounds.signatures) >= 1 and r.spent() == before
     np.testing.assert_array_equal(got, M.mdav_labels(X, 3, leaf=64))
+
+
+PAYER = """
+import sys
+from polars_sdc.kernels.rental import Rental
+r = Rental(None, "numeric", budget=1e9, path=sys.argv[1])
+for _ in range(200):
+    r.pay(0.001)
+"""
+
+
+def test_processes_paying_at_once_add_up(tmp_path):
+    # the read-add-write of the file is under a lock: four processes x 200 payments of 1 ms = 0.8 s
+    path = str(tmp_path / "k.rental.json")
+    procs = [subprocess.Popen([sys.executable, "-c", PAYER, path]) for _ in range(4)]
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    assert Rental(None, "numeric", 1.0, path=path).spent() == pytest.approx(0.8)

@@ -182,8 +182,10 @@ class Rental:
         return ENABLED and not ready and self.spent() + estimate <= self.budget
 
     def pay(self, seconds: float) -> None:
-        """Add ``seconds`` (the cheap kernel's measured CPU time) to the seconds spent."""
-        with _LOCK:
+        """Add ``seconds`` (the cheap kernel's measured CPU time) to the seconds spent (the
+        file's read-add-write under an exclusive lock of ``<path>.lock`` where the OS has one, so
+        processes paying at once add up)."""
+        with _LOCK, _file_lock(self.path):
             total = self.spent() + max(float(seconds), 0.0)
             self._memory = total
             if self.path is None:
@@ -212,6 +214,27 @@ class Rental:
                     raise
             except OSError:
                 pass  # a read-only cache: this process keeps its own count
+
+
+@contextlib.contextmanager
+def _file_lock(path: str | None) -> Iterator[None]:
+    """An exclusive advisory lock of ``path + ".lock"`` (POSIX ``flock``); none where that is not
+    available or the lock file cannot be made (a read-only cache)."""
+    if path is None:
+        yield
+        return
+    try:
+        import fcntl
+
+        fd = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o666)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def _default_path(kernel: Any, name: str | None = None) -> str | None:
