@@ -788,6 +788,15 @@ def tree_rental(nominal):
     """The :class:`~.rental.Rental` of the kd-tree kernel for numeric (``nominal`` False) or
     mixed data (compiled apart).
 
+    Parameters
+    ----------
+    nominal : bool
+        Whether the data have nominal columns.
+
+    Notes
+    -----
+    The budget is :data:`TREE_COMPILE_SECONDS` (kernels/rental.py: the rent-or-buy rule).
+
     >>> tree_rental(False).budget
     3.5
     """
@@ -800,8 +809,19 @@ def tree_rental(nominal):
 
 def small_seconds(n, p, mc, k):
     """Estimated CPU seconds of the brute-force kernel on n rows, p numeric and mc nominal
-    columns, group size k: n^2 / k (1.7 + 0.2 p + 2.6 mc) ns (fitted on n 1,000-20,000, p 1-8,
-    mc 0-2, k 3-10, 2-core machine: within -5..+30 %).
+    columns, group size k.
+
+    Parameters
+    ----------
+    n, p, mc : int
+        Rows, numeric columns, nominal columns.
+    k : int
+        Minimum group size (>= 1).
+
+    Notes
+    -----
+    n^2 / k (1.7 + 0.2 p + 2.6 mc) ns: fitted on n 1,000-20,000, p 1-8, mc 0-2, k 3-10 on the
+    2-core development machine (within -5..+30 %); the rent of :func:`tree_rental`.
 
     >>> round(small_seconds(5000, 3, 0, 3), 4)
     0.0192
@@ -1426,6 +1446,11 @@ def mdav_labels_tree(X, codes, off, gid, gw, k, leaf, done, wide=None):
         Rows per kd-tree leaf at most (the speed only, never the result).
     wide : True or None
         As in :func:`_tree_rounds`.
+
+    Notes
+    -----
+    MDAV (Domingo-Ferrer & Torra 2005) as Akiyama 2018 (thesis) 2.3.4 states it, the same
+    labels as :func:`mdav_labels_small` bit for bit.
     """
     n, p = X.shape
     labels = np.empty(n, dtype=np.uint32)  # (np.zeros: two compilations more)

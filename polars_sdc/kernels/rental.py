@@ -32,6 +32,14 @@ _LOCK = threading.Lock()
 def disabled() -> Iterator[None]:
     """Within the block, every rental buys (the fast kernels compile): used by warm-up.
 
+    Parameters
+    ----------
+    None.
+
+    Notes
+    -----
+    Sets the module's :data:`ENABLED` (all threads) and restores it on exit.
+
     >>> from polars_sdc.kernels import rental
     >>> with rental.disabled():
     ...     rental.ENABLED
@@ -54,6 +62,17 @@ def ready_for(kernel: Any, args: Sequence[Any]) -> bool:
     indexed in Numba's cache (then the call loads machine code). True for a plain Python
     function (``NUMBA_DISABLE_JIT=1``); when Numba's internals cannot answer, whether any
     signature of the kernel is compiled or cached (:func:`polars_sdc.kernels.compiled_or_cached`).
+
+    Parameters
+    ----------
+    kernel : Numba dispatcher
+    args : sequence
+        Every argument of the call (Numba types them as it would).
+
+    Notes
+    -----
+    Reads Numba's cache index (``_cache._cache_file``; Numba 0.60-0.68): an internal API, hence
+    the fallback.
 
     >>> import numpy as np
     >>> from polars_sdc.kernels.sse import total_ss
@@ -84,6 +103,16 @@ def ready_like(kernel: Any, **like: Any) -> bool:
     signature whose arguments named in ``like`` have the Numba types of the given values (the
     others may be anything): e.g. ``ready_like(k, nom=None)`` for the numeric specialisation of a
     kernel whose other arguments are always of one type. Falls back as :func:`ready_for`.
+
+    Parameters
+    ----------
+    kernel : Numba dispatcher
+    **like
+        Argument name -> a value of the type wanted.
+
+    Notes
+    -----
+    As :func:`ready_for`, on the signatures compiled in this process and in the cache index.
 
     >>> import numpy as np
     >>> from numba import njit

@@ -993,7 +993,6 @@ def _verdict(f: dict[str, Any]) -> str:
     return text[0].upper() + text[1:]
 
 
-@check_keywords
 def _check_label_against_outliers(m: pl.DataFrame, keys: list[str], suppressed_as: str | None,
                                   generalization: Any) -> None:
     """With the generalisation's result at hand, its suppression mask (``outliers``) decides:
@@ -1024,6 +1023,7 @@ def _check_label_against_outliers(m: pl.DataFrame, keys: list[str], suppressed_a
                        f"key ({', '.join(map(repr, keys))}) and would read as suppressed; {fix}")
 
 
+@check_keywords
 def report(
     orig,
     masked,
