@@ -63,7 +63,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload, register_jitable
 
-from .rental import Rental, ready_like
+from .rental import Rental, compiled_like, ready_like
 from ._common import helper, add_nominal, mean_query, topk_insert, widest_dim
 
 _LEAF = 64  # rows per kd-tree leaf at most
@@ -752,7 +752,7 @@ def mdav_labels_codes(X, codes, off, gid, gw, k, leaf=None, done=None):
         if rental.rents(ready_like(_tree_rounds, nom=nom, wide=wide), estimate):
             small = _small_args(X, codes, off, gid, gw, k, done)
             # the rent is the kernel's run time, not its own compile or cache load: the estimate then
-            loaded = _in_process(mdav_labels_small, small)
+            loaded = compiled_like(mdav_labels_small, codes=small[1])
             t = time.thread_time()
             labels = mdav_labels_small(*small)
             rental.pay(time.thread_time() - t if loaded else estimate)
@@ -766,13 +766,6 @@ def _small_args(X, codes, off, gid, gw, k, done):
     :func:`nominal_state` (built in numpy)."""
     nom = nominal_state(codes, off, gid, gw, X.shape[0], 0, 0, 0) if codes.shape[1] > 0 else None
     return X, nom, off, gid, gw, k, done
-
-
-def _in_process(kernel, args):
-    """Whether ``kernel`` is compiled (or loaded) in this process for ``args``."""
-    if not hasattr(kernel, "overloads"):  # NUMBA_DISABLE_JIT
-        return True
-    return tuple(kernel.typeof_pyval(a) for a in args) in kernel.overloads
 
 
 #: CPU seconds the kd-tree kernel takes to compile on a first call beyond the brute-force

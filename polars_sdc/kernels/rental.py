@@ -19,7 +19,7 @@ import json
 import os
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator
 from typing import Any
 
 #: Renting is on (``polars_sdc.warmup()`` turns it off while it compiles the fast kernels).
@@ -56,53 +56,14 @@ def disabled() -> Iterator[None]:
         ENABLED = old
 
 
-def ready_for(kernel: Any, args: Sequence[Any]) -> bool:
-    """Whether a call of the Numba dispatcher ``kernel`` on ``args`` (all arguments given,
-    none left to a default) would not compile: that signature is compiled in this process or
-    indexed in Numba's cache (then the call loads machine code). True for a plain Python
-    function (``NUMBA_DISABLE_JIT=1``); when Numba's internals cannot answer, whether any
-    signature of the kernel is compiled or cached (:func:`polars_sdc.kernels.compiled_or_cached`).
-
-    Parameters
-    ----------
-    kernel : Numba dispatcher
-    args : sequence
-        Every argument of the call (Numba types them as it would).
-
-    Notes
-    -----
-    Reads Numba's cache index (``_cache._cache_file``; Numba 0.60-0.68): an internal API, hence
-    the fallback.
-
-    >>> import numpy as np
-    >>> from polars_sdc.kernels.sse import total_ss
-    >>> isinstance(ready_for(total_ss, (np.zeros((2, 1)),)), bool)
-    True
-    """
-    if not hasattr(kernel, "signatures"):
-        return True
-    from . import compiled_or_cached
-
-    try:
-        sig = tuple(kernel.typeof_pyval(a) for a in args)
-    except Exception:  # pragma: no cover - Numba internals moved
-        return compiled_or_cached(kernel)
-    if sig in kernel.overloads:
-        return True
-    cache = getattr(kernel, "_cache", None)
-    if not hasattr(cache, "_cache_file"):  # a kernel without cache=True: nothing on disk
-        return False
-    try:
-        return cache._index_key(sig, kernel.targetctx.codegen()) in cache._cache_file._load_index()
-    except Exception:  # pragma: no cover - Numba internals moved
-        return compiled_or_cached(kernel)
-
-
 def ready_like(kernel: Any, **like: Any) -> bool:
-    """Whether ``kernel`` is compiled in this process, or indexed in Numba's cache, for some
-    signature whose arguments named in ``like`` have the Numba types of the given values (the
-    others may be anything): e.g. ``ready_like(k, nom=None)`` for the numeric specialisation of a
-    kernel whose other arguments are always of one type. Falls back as :func:`ready_for`.
+    """Whether ``kernel`` is compiled in this process, or indexed in Numba's cache (then a call
+    loads machine code instead of compiling), for some signature whose arguments named in
+    ``like`` have the Numba types of the given values (the others may be anything): e.g.
+    ``ready_like(k, nom=None)`` for the numeric specialisation of a kernel whose other
+    arguments are always of one type. True for a plain Python function (``NUMBA_DISABLE_JIT=1``);
+    when Numba's internals cannot answer, whether any signature is compiled or cached
+    (:func:`polars_sdc.kernels.compiled_or_cached`).
 
     Parameters
     ----------
@@ -112,7 +73,8 @@ def ready_like(kernel: Any, **like: Any) -> bool:
 
     Notes
     -----
-    As :func:`ready_for`, on the signatures compiled in this process and in the cache index.
+    Reads Numba's cache index (``_cache._cache_file``; Numba 0.60-0.68): an internal API, hence
+    the fallback.
 
     >>> import numpy as np
     >>> from numba import njit
@@ -125,30 +87,64 @@ def ready_like(kernel: Any, **like: Any) -> bool:
     >>> ready_like(pick, opt=None), ready_like(pick, opt=True)
     (True, False)
     """
-    if not hasattr(kernel, "signatures"):
-        return True
-    import inspect
-
     from . import compiled_or_cached
 
-    try:
-        names = list(inspect.signature(kernel.py_func).parameters)
-        want = {names.index(name): kernel.typeof_pyval(value) for name, value in like.items()}
-    except Exception:  # pragma: no cover - Numba internals moved
+    fits = _signature_test(kernel, like)
+    if fits is None:
         return compiled_or_cached(kernel)
-
-    def fits(sig: Any) -> bool:
-        return all(len(sig) > i and sig[i] == t for i, t in want.items())
-
-    if any(fits(sig) for sig in kernel.overloads):
+    if any(fits(sig) for sig in getattr(kernel, "overloads", ())):
         return True
     cache = getattr(kernel, "_cache", None)
-    if not hasattr(cache, "_cache_file"):
+    if not hasattr(cache, "_cache_file"):  # a kernel without cache=True: nothing on disk
         return False
     try:
         return any(fits(key[0]) for key in cache._cache_file._load_index())
     except Exception:  # pragma: no cover - Numba internals moved
         return compiled_or_cached(kernel)
+
+
+def compiled_like(kernel: Any, **like: Any) -> bool:
+    """:func:`ready_like` in this process only (compiled or already loaded from the cache): a
+    call now runs without compiling or loading anything.
+
+    Parameters
+    ----------
+    kernel : Numba dispatcher
+    **like
+        Argument name -> a value of the type wanted.
+
+    Notes
+    -----
+    The in-process half of :func:`ready_like`.
+
+    >>> import numpy as np
+    >>> from numba import njit
+    >>> @njit
+    ... def twice(x):
+    ...     return 2 * x
+    >>> _ = twice(np.zeros(2))
+    >>> compiled_like(twice, x=np.zeros(3)), compiled_like(twice, x=np.zeros(3, dtype=np.int32))
+    (True, False)
+    """
+    fits = _signature_test(kernel, like)
+    if fits is None:
+        return not hasattr(kernel, "signatures")
+    return any(fits(sig) for sig in kernel.overloads)
+
+
+def _signature_test(kernel: Any, like: dict[str, Any]) -> Callable[[Any], bool] | None:
+    """A test of a signature (a tuple of Numba types) against ``like``; None for a plain Python
+    function or when Numba's internals cannot type the values."""
+    if not hasattr(kernel, "signatures"):
+        return None
+    import inspect
+
+    try:
+        names = list(inspect.signature(kernel.py_func).parameters)
+        want = {names.index(name): kernel.typeof_pyval(value) for name, value in like.items()}
+    except Exception:  # pragma: no cover - Numba internals moved
+        return None
+    return lambda sig: all(len(sig) > i and sig[i] == t for i, t in want.items())
 
 
 class Rental:
@@ -207,7 +203,7 @@ class Rental:
 
     def rents(self, ready: bool, estimate: float) -> bool:
         """Whether to run the cheap kernel now: the fast one is not ``ready`` (see
-        :func:`ready_for`) and the seconds spent plus this call's ``estimate`` fit the budget."""
+        :func:`ready_like`) and the seconds spent plus this call's ``estimate`` fit the budget."""
         return ENABLED and not ready and self.spent() + estimate <= self.budget
 
     def pay(self, seconds: float) -> None:
